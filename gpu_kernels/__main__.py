@@ -1,0 +1,76 @@
+"""Command line: `python -m gpu_kernels compare Q.fa R.fa -o out.paf [options]`."""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+
+from .engine import compare
+from .errors import InputError
+from .output import save_hsps, write_paf
+from .params import Params
+
+log = logging.getLogger("gpu_kernels")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser; option defaults come from Params."""
+    d = Params()
+    top = argparse.ArgumentParser(prog="python -m gpu_kernels", description="Exact seed-and-extend genome comparison.")
+    sub = top.add_subparsers(dest="command", required=True)
+    cmp_ = sub.add_parser("compare", help="compare every record of a query FASTA with every record of a reference FASTA")
+    cmp_.add_argument("query", help="query FASTA (plain or gzip)")
+    cmp_.add_argument("reference", help="reference FASTA (plain or gzip)")
+    cmp_.add_argument("-o", "--output", help="PAF output path")
+    cmp_.add_argument("--hsps", help="binary columnar HSP table (.npz) output path")
+    cmp_.add_argument("--k", type=int, default=d.k, help="word length, 8..32 (default %(default)s)")
+    cmp_.add_argument("--min-len", type=int, default=d.min_len, help="shortest HSP (default %(default)s)")
+    cmp_.add_argument("--min-identity", type=float, default=d.min_identity, help="lowest identity, percent (default %(default)s)")
+    cmp_.add_argument("--match", type=int, default=d.match, help="match score (default %(default)s)")
+    cmp_.add_argument("--mismatch", type=int, default=d.mismatch, help="mismatch score (default %(default)s)")
+    cmp_.add_argument("--n-score", type=int, default=d.n_score, help="score against N (default %(default)s)")
+    cmp_.add_argument("--xdrop", type=int, default=d.xdrop, help="stop a walk this far below its best, 0 off (default %(default)s)")
+    cmp_.add_argument("--max-freq", type=int, default=d.max_freq, help="fast mode: skip words more frequent than this in a record, 0 off")
+    cmp_.add_argument("--strands", choices=("both", "forward", "reverse"), default=d.strands)
+    cmp_.add_argument("--tile-bytes", type=int, default=d.tile_bytes, help="memory budget of one tile's seeds")
+    cmp_.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="numpy")
+    cmp_.add_argument("-v", "--verbose", action="store_true", help="log progress")
+    return top
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    """The compare command."""
+    params = Params(k=args.k, min_len=args.min_len, min_identity=args.min_identity, match=args.match,
+                    mismatch=args.mismatch, n_score=args.n_score, xdrop=args.xdrop, max_freq=args.max_freq,
+                    strands=args.strands, tile_bytes=args.tile_bytes)
+    start = time.perf_counter()
+    result = compare(args.query, args.reference, params, backend=args.backend)
+    q, r = result.query, result.reference
+    if args.hsps:
+        save_hsps(args.hsps, result.hsps, q, r, result.stats)
+    if args.output:
+        write_paf(args.output, result.hsps, q.names, q.lengths, r.names, r.lengths)
+    s = result.stats
+    print(f"{s['hsps']} HSPs ({s.get('hsps_forward', 0)} forward, {s.get('hsps_reverse', 0)} reverse), "
+          f"query coverage {100 * result.coverage():.2f} %, {len(q.names)} x {len(r.names)} records, "
+          f"{s['seeds']} seeds, {s['kept_seeds']} kept, backend {s['backend']}, {time.perf_counter() - start:.2f} s")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: one line and exit status 2 on bad input."""
+    args = parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+    try:
+        return run_compare(args)
+    except InputError as error:
+        print(f"error: {error.line()}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("error: out of memory; lower --tile-bytes", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,39 @@
+"""Diagonal keys and the seed filter.
+
+A seed (q, r) gets the key d * width + q with d = q - r + rtotal, so sorting keys orders seeds by
+diagonal, then by query position. width > qtotal + 2k makes a difference of 1..2k-1 between
+neighbouring keys possible only on one diagonal.
+"""
+from __future__ import annotations
+
+from .encode import array_module
+
+
+def key_width(qtotal: int, k: int) -> int:
+    """The multiplier of the diagonal in a key."""
+    return qtotal + 2 * k
+
+
+def diagonal_keys(sq, sr, rtotal: int, width: int):
+    """Sorted uint64 keys of seeds."""
+    xp = array_module(sq)
+    keys = (sq - sr + rtotal).astype(xp.uint64) * xp.uint64(width) + sq.astype(xp.uint64)
+    keys.sort()
+    return keys
+
+
+def filter_keys(keys, k: int):
+    """Keep a seed unless another seed on its diagonal starts 1 to 2k-1 bases before it."""
+    xp = array_module(keys)
+    keep = xp.ones(keys.size, dtype=bool)
+    if keys.size > 1:
+        keep[1:] = (keys[1:] - keys[:-1]) >= xp.uint64(2 * k)
+    return keys[keep]
+
+
+def decode_keys(keys, rtotal: int, width: int):
+    """Keys back to (query positions, reference positions), int64."""
+    xp = array_module(keys)
+    sq = (keys % xp.uint64(width)).astype(xp.int64)
+    diag = (keys // xp.uint64(width)).astype(xp.int64)
+    return sq, sq - diag + rtotal

@@ -1,0 +1,178 @@
+"""One comparison: every query record against every reference record, both strands, tiled."""
+from __future__ import annotations
+
+import logging
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import hsps as H
+from .backend import Backend, get_backend
+from .diagonals import decode_keys, diagonal_keys, filter_keys, key_width
+from .extend import extend, pair_tables
+from .fasta import Record, check_lengths, read_fasta
+from .errors import InputError
+from .params import Params
+from .seeds import seed_groups, seeds
+from .encode import reverse_complement
+from .seqset import SeqSet, make_seqset
+from .tiles import SEED_BYTES, plan, tile_words
+from .words import drop_frequent
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Result:
+    """The HSP table of a comparison, the record tables of both sides, and the job's stats."""
+
+    hsps: dict
+    query: SeqSet
+    reference: SeqSet
+    params: Params
+    stats: dict = field(default_factory=dict)
+
+    def coverage(self) -> float:
+        """Fraction of query bases inside at least one HSP (either strand)."""
+        return covered_bases(self.hsps, self.query.lengths.size) / max(1, int(self.query.lengths.sum()))
+
+
+class Stats:
+    """Stage times and item counts of one comparison."""
+
+    def __init__(self, backend: Backend):
+        self.backend = backend
+        self.times: dict[str, float] = defaultdict(float)
+        self.counts: dict[str, int] = defaultdict(int)
+
+    def timed(self, stage: str):
+        """Context manager adding the stage's wall time (device work synchronized)."""
+        stats = self
+
+        class _Timer:
+            def __enter__(self):
+                stats.backend.synchronize()
+                self.start = time.perf_counter()
+
+            def __exit__(self, *exc):
+                stats.backend.synchronize()
+                stats.times[stage] += time.perf_counter() - self.start
+
+        return _Timer()
+
+    def as_dict(self) -> dict:
+        """Counts and times (seconds, key suffix _s) as one flat dict."""
+        out: dict = {"backend": self.backend.name}
+        out.update(self.counts)
+        out.update({f"{stage}_s": round(t, 6) for stage, t in self.times.items()})
+        return out
+
+
+def as_seqset(side, k: int) -> SeqSet:
+    """A SeqSet from a SeqSet, a list of Records or a FASTA path."""
+    if isinstance(side, SeqSet):
+        return side
+    if isinstance(side, (str, bytes)) or hasattr(side, "__fspath__"):
+        path = str(side)
+        records = read_fasta(path)
+        check_lengths(records, k, path)
+        return make_seqset([r.name for r in records], [r.codes for r in records])
+    records = list(side)
+    if records and isinstance(records[0], Record):
+        return make_seqset([r.name for r in records], [r.codes for r in records])
+    raise TypeError("query and reference must be SeqSets, Records or FASTA paths")
+
+
+def check_width(query: SeqSet, reference: SeqSet, k: int) -> None:
+    """Diagonal keys must fit in 64 bits."""
+    if (query.total + reference.total + 1) * key_width(query.total, k) >= 1 << 64:
+        raise InputError(f"the pair is too long for 64-bit diagonal keys ({query.total} x {reference.total} bases);"
+                         " compare chromosomes or bins, not whole genomes")
+
+
+def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats, backend: Backend) -> dict:
+    """Raw HSPs of the query against one strand of the reference concatenation."""
+    xp = backend.xp
+    k = params.k
+    qtotal, rtotal = int(qcodes.size), int(rcodes.size)
+    width = key_width(qtotal, k)
+    tables = pair_tables(params.match, params.mismatch, params.n_score)
+    with stats.timed("words"):
+        words_r = drop_frequent(*backend.words(rcodes, k), rstarts, params.max_freq)
+    with stats.timed("plan"):
+        tiles = plan(words_q, words_r, qtotal, rtotal, k,
+                     max(1, params.tile_bytes // SEED_BYTES), params.tile_len)
+    stats.counts["words"] += int(words_r[0].size)
+    stats.counts["tiles"] += len(tiles)
+    parts = []
+    for number, tile in enumerate(tiles, start=1):
+        if len(tiles) > 8 and number % max(1, len(tiles) // 8) == 0:
+            log.info("tile %d/%d", number, len(tiles))
+        with stats.timed("seeds"):
+            qk, qp, rk, rp = tile_words(words_q, words_r, tile, k)
+            sq, sr = seeds(seed_groups(qk, rk), qp, rp)
+        stats.counts["seeds"] += int(sq.size)
+        with stats.timed("diagonals"):
+            keys = filter_keys(diagonal_keys(sq, sr, rtotal, width), k)
+            del sq, sr
+            sq, sr = decode_keys(keys, rtotal, width)
+            owned = (sq >= tile.q0) & (sr >= tile.r0)
+            sq, sr = sq[owned], sr[owned]
+        stats.counts["kept_seeds"] += int(sq.size)
+        with stats.timed("extend"):
+            qstart, qend, score, ids = backend.extend(qcodes, rcodes, sq, sr, k, tables, params.match, params.xdrop)
+            raw = {"qstart": qstart, "qend": qend, "rstart": sr - (sq - qstart), "rend": sr + (qend - sq),
+                   "score": score, "identities": ids}
+        with stats.timed("hsps"):
+            raw = H.take(raw, H.passes(raw, params.min_len, params.min_identity))
+            parts.append(H.drop_contained(raw))
+    with stats.timed("hsps"):
+        raw = H.drop_contained(H.concat(parts, H.RAW))
+        raw = {name: backend.to_host(column) for name, column in raw.items()}
+    return raw
+
+
+def compare(query, reference, params: Params | None = None, backend: str = "numpy") -> Result:
+    """Compare every query record with every reference record on the strands asked for."""
+    params = params or Params()
+    engine = get_backend(backend)
+    stats = Stats(engine)
+    start = time.perf_counter()
+    with stats.timed("load"):
+        query = as_seqset(query, params.k)
+        reference = as_seqset(reference, params.k)
+        check_width(query, reference, params.k)
+        qcodes = engine.to_device(query.codes)
+        rcodes = engine.to_device(reference.codes)
+    with stats.timed("words"):
+        words_q = drop_frequent(*engine.words(qcodes, params.k), query.starts, params.max_freq)
+    stats.counts["words"] += int(words_q[0].size)
+    tables = []
+    for strand, name in ((0, "forward"), (1, "reverse")):
+        if params.strands not in (name, "both"):
+            continue
+        codes = rcodes if strand == 0 else reverse_complement(rcodes)
+        starts = reference.starts if strand == 0 else np.sort(reference.total - reference.starts - reference.lengths)
+        raw = search_strand(qcodes, words_q, codes, starts, params, stats, engine)
+        tables.append(H.to_records(raw, strand, query, reference))
+        stats.counts[f"hsps_{name}"] = int(raw["qstart"].size)
+    hsps = H.sort_rows(H.concat(tables))
+    stats.counts["hsps"] = int(hsps["qstart"].size)
+    stats.times["total"] = time.perf_counter() - start
+    return Result(hsps, query, reference, params, stats.as_dict())
+
+
+def covered_bases(hsps: dict, nrecords: int) -> int:
+    """Query bases inside the union of HSP query intervals, per record, summed."""
+    if hsps["qstart"].size == 0:
+        return 0
+    order = np.lexsort((hsps["qstart"], hsps["qrec"]))
+    rec, start, end = hsps["qrec"][order], hsps["qstart"][order], hsps["qend"][order]
+    # running end within each record: offset records apart so one cumulative max serves all
+    span = int(end.max()) + 1
+    reach = np.maximum.accumulate(rec * span + end) - rec * span
+    prev = np.concatenate(([0], reach[:-1]))
+    prev[np.concatenate(([True], rec[1:] != rec[:-1]))] = 0
+    return int(np.clip(end - np.maximum(start, prev), 0, None).sum())

@@ -1,0 +1,56 @@
+"""Seeds: every (query word, reference word) pair with equal keys, counted exactly first."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .encode import array_module
+
+
+@dataclass
+class SeedGroups:
+    """One entry per key present on both sides: where its words lie in the two sorted lists."""
+
+    qfirst: object  # index of the key's first query word
+    qcount: object
+    rfirst: object  # index of the key's first reference word
+    rcount: object
+
+    def sizes(self):
+        """Seeds per key: the cross product of the key's occurrences."""
+        return self.qcount * self.rcount
+
+
+def seed_groups(qkeys, rkeys) -> SeedGroups:
+    """Group sorted query and reference keys by value."""
+    xp = array_module(qkeys)
+    if qkeys.size == 0 or rkeys.size == 0:
+        empty = xp.zeros(0, dtype=xp.int64)
+        return SeedGroups(empty, empty, empty, empty)
+    starts = xp.flatnonzero(xp.concatenate((xp.ones(1, dtype=bool), qkeys[1:] != qkeys[:-1])))
+    qcount = xp.diff(xp.concatenate((starts, xp.array([qkeys.size])))).astype(xp.int64)
+    unique = qkeys[starts]
+    rfirst = xp.searchsorted(rkeys, unique, side="left").astype(xp.int64)
+    rcount = xp.searchsorted(rkeys, unique, side="right").astype(xp.int64) - rfirst
+    keep = rcount > 0
+    return SeedGroups(starts[keep].astype(xp.int64), qcount[keep], rfirst[keep], rcount[keep])
+
+
+def count_seeds(groups: SeedGroups) -> int:
+    """Exact number of seeds the groups make."""
+    return int(groups.sizes().sum())
+
+
+def seeds(groups: SeedGroups, qpos, rpos):
+    """The full cross product of each group: (query positions, reference positions), int64."""
+    xp = array_module(qpos)
+    sizes = groups.sizes()
+    total = int(sizes.sum())
+    if total == 0:
+        empty = xp.zeros(0, dtype=xp.int64)
+        return empty, empty
+    group = xp.repeat(xp.arange(sizes.size), sizes)
+    local = xp.arange(total, dtype=xp.int64) - (xp.cumsum(sizes) - sizes)[group]
+    rcount = groups.rcount[group]
+    qi = groups.qfirst[group] + local // rcount
+    ri = groups.rfirst[group] + local % rcount
+    return qpos[qi].astype(xp.int64), rpos[ri].astype(xp.int64)

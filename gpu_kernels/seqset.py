@@ -1,0 +1,50 @@
+"""A set of records laid end to end in one code array, BORDER codes between and around them.
+
+The engine compares two such sets at once, so a bin of many small contigs is one job and not
+thousands. The borders are GAP codes wide: GAP >= k keeps two seeds of different records from
+ever looking adjacent to the diagonal filter, and GAP >= 32 lets extension read a whole 32-base
+chunk past any record end without leaving the array.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .encode import BORDER, reverse_complement
+
+GAP = 64
+
+
+@dataclass
+class SeqSet:
+    """Records concatenated: codes, record names, lengths and start offsets into codes."""
+
+    names: list[str]
+    lengths: np.ndarray  # int64, one per record
+    starts: np.ndarray   # int64, offset of each record in codes
+    codes: np.ndarray    # uint8, GAP borders, record 0, GAP borders, record 1, ..., GAP borders
+
+    @property
+    def total(self) -> int:
+        """Length of the concatenated code array."""
+        return int(self.codes.size)
+
+    def record_of(self, pos: np.ndarray) -> np.ndarray:
+        """Index of the record holding each concatenated position."""
+        return np.searchsorted(self.starts, pos, side="right") - 1
+
+
+def make_seqset(names: list[str], arrays: list[np.ndarray]) -> SeqSet:
+    """Lay records end to end with borders."""
+    lengths = np.array([a.size for a in arrays], dtype=np.int64)
+    starts = GAP + np.concatenate(([0], np.cumsum(lengths + GAP)[:-1])).astype(np.int64)
+    codes = np.full(int(GAP + lengths.sum() + GAP * len(arrays)), BORDER, dtype=np.uint8)
+    for start, array in zip(starts, arrays):
+        codes[start:start + array.size] = array
+    return SeqSet(list(names), lengths, starts, codes)
+
+
+def reverse_codes(seqset: SeqSet):
+    """The reverse complement of the whole concatenation (record i lands at total - start - length)."""
+    return reverse_complement(seqset.codes)

@@ -1,0 +1,56 @@
+"""Words: every k-mer made only of A, C, G, T, packed 2 bits a base into a uint64, sorted by key."""
+from __future__ import annotations
+
+import numpy as np
+
+from .encode import array_module
+
+
+def word_keys(codes, k: int):
+    """(keys, valid) for every window start 0..n-k: the packed k-mer and whether it is all ACGT."""
+    xp = array_module(codes)
+    n = codes.size - k + 1
+    if n <= 0:
+        return xp.zeros(0, dtype=xp.uint64), xp.zeros(0, dtype=bool)
+    bad = xp.concatenate((xp.zeros(1, dtype=xp.int64), xp.cumsum(codes > 3, dtype=xp.int64)))
+    valid = (bad[k:] - bad[:-k]) == 0
+    base = (codes & 3).astype(xp.uint64)
+    keys = xp.zeros(n, dtype=xp.uint64)
+    for j in range(k):  # k shifted passes; the GPU backend replaces this with one kernel
+        keys <<= xp.uint64(2)
+        keys |= base[j:j + n]
+    return keys, valid
+
+
+def words(codes, k: int):
+    """Sorted words of a code array: (keys uint64, positions int64), ties in position order."""
+    xp = array_module(codes)
+    keys, valid = word_keys(codes, k)
+    pos = xp.flatnonzero(valid)
+    keys = keys[pos]
+    order = xp.argsort(keys, kind="stable")
+    return keys[order], pos[order]
+
+
+def words_in(keys, pos, lo: int, hi: int):
+    """The words whose position lies in [lo, hi), still sorted."""
+    keep = (pos >= lo) & (pos < hi)
+    return keys[keep], pos[keep]
+
+
+def drop_frequent(keys, pos, starts, max_freq: int):
+    """Fast mode: drop words whose key occurs more than max_freq times in their own record.
+
+    starts are the sorted record start offsets of the array the positions index. Counting per
+    record, over the whole record, keeps the seed set independent of tiling and of binning.
+    """
+    xp = array_module(keys)
+    if not max_freq or keys.size == 0:
+        return keys, pos
+    record = xp.searchsorted(xp.asarray(starts), pos, side="right")
+    edge = xp.ones(keys.size + 1, dtype=bool)
+    edge[1:-1] = (keys[1:] != keys[:-1]) | (record[1:] != record[:-1])
+    first = xp.flatnonzero(edge)
+    runs = xp.diff(first)
+    keep = xp.repeat(runs <= max_freq, runs)
+    return keys[keep], pos[keep]
