@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import hsps as H
+from .coverage import query_coverage
 from .backend import Backend, get_backend
 from .diagonals import decode_keys, diagonal_keys, filter_keys, key_width
 from .extend import extend, pair_tables
@@ -36,7 +37,8 @@ class Result:
 
     def coverage(self) -> float:
         """Fraction of query bases inside at least one HSP (either strand)."""
-        return covered_bases(self.hsps, self.query.lengths.size) / max(1, int(self.query.lengths.sum()))
+        covered = query_coverage(self.hsps, self.query.lengths.size)["both"]
+        return int(covered.sum()) / max(1, int(self.query.lengths.sum()))
 
 
 class Stats:
@@ -162,17 +164,3 @@ def compare(query, reference, params: Params | None = None, backend: str = "nump
     stats.counts["hsps"] = int(hsps["qstart"].size)
     stats.times["total"] = time.perf_counter() - start
     return Result(hsps, query, reference, params, stats.as_dict())
-
-
-def covered_bases(hsps: dict, nrecords: int) -> int:
-    """Query bases inside the union of HSP query intervals, per record, summed."""
-    if hsps["qstart"].size == 0:
-        return 0
-    order = np.lexsort((hsps["qstart"], hsps["qrec"]))
-    rec, start, end = hsps["qrec"][order], hsps["qstart"][order], hsps["qend"][order]
-    # running end within each record: offset records apart so one cumulative max serves all
-    span = int(end.max()) + 1
-    reach = np.maximum.accumulate(rec * span + end) - rec * span
-    prev = np.concatenate(([0], reach[:-1]))
-    prev[np.concatenate(([True], rec[1:] != rec[:-1]))] = 0
-    return int(np.clip(end - np.maximum(start, prev), 0, None).sum())

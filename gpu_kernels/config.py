@@ -1,0 +1,48 @@
+"""Config checks the workflow runs before any job: schema errors and duplicate keys as one line each."""
+from __future__ import annotations
+
+import jsonschema
+import yaml
+
+from .errors import InputError
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """A YAML loader that refuses a key repeated in one mapping (PyYAML keeps the last silently)."""
+
+
+def _mapping(loader, node, deep=False):
+    seen = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise InputError(f"line {key_node.start_mark.line + 1}: key '{key}' appears twice "
+                             "(two genomes with the same name?)")
+        seen.add(key)
+    return loader.construct_mapping(node, deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+
+
+def check_config_file(path: str) -> None:
+    """Raise InputError when a config file repeats a key in one mapping."""
+    try:
+        with open(path) as handle:
+            yaml.load(handle, Loader=_StrictLoader)
+    except InputError as error:
+        raise InputError(error.problem, path) from None
+    except yaml.YAMLError as error:
+        raise InputError(f"not valid YAML: {' '.join(str(error).split())}", path) from None
+
+
+def schema_error(config: dict, schema_path: str) -> str | None:
+    """The most relevant schema violation as one line, or None."""
+    with open(schema_path) as handle:
+        schema = yaml.safe_load(handle)
+    validator = jsonschema.Draft202012Validator(schema)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(config))
+    if error is None:
+        return None
+    where = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+    return f"config {where}: {error.message}"

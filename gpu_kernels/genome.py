@@ -1,0 +1,134 @@
+"""Genomes in the workflow: a fast header scan, bins of records, and the encoded index on disk.
+
+The Snakefile scans every genome before any job runs, so duplicate names and empty records stop
+the run at once, and it knows every chromosome (and bin) when it builds the job graph: no
+checkpoint is needed. The scan is cached beside the results, keyed by the file's size and mtime.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import InputError
+from .fasta import read_bytes, read_fasta
+from .encode import N_CODE
+from .output import atomic_path
+from .seqset import SeqSet, make_seqset
+
+HEADER = re.compile(rb"^>([^\n]*)$", re.M)
+
+
+@dataclass(frozen=True)
+class Chromosome:
+    """One record of a genome: name and length."""
+
+    name: str
+    length: int
+
+
+def scan_fasta(path: str) -> list[Chromosome]:
+    """Record names and lengths from headers and line lengths, with the header checks of read_fasta."""
+    data = read_bytes(path)
+    if b"\x00" in data[:1 << 20]:
+        raise InputError("binary data (NUL bytes), not FASTA", path)
+    heads = list(HEADER.finditer(data))
+    if not heads or data[:heads[0].start()].strip():
+        raise InputError("sequence data before the first '>' header line", path)
+    chromosomes: list[Chromosome] = []
+    seen: dict[str, int] = {}
+    for number, head in enumerate(heads, start=1):
+        words = head.group(1).decode("ascii", "replace").split()
+        if not words:
+            raise InputError(f"record #{number}: empty record name", path)
+        name = words[0]
+        if name in seen:
+            raise InputError(f"duplicate record name (records #{seen[name]} and #{number})", path, name)
+        seen[name] = number
+        end = heads[number].start() if number < len(heads) else len(data)
+        body = data[head.end():end]
+        length = len(body) - sum(body.count(c) for c in (b"\n", b"\r", b" ", b"\t"))
+        if length == 0:
+            raise InputError("empty record, no sequence", path, name)
+        chromosomes.append(Chromosome(name, length))
+    return chromosomes
+
+
+def scan_cached(path: str, cache: str) -> list[Chromosome]:
+    """scan_fasta, remembered in a JSON file keyed by the FASTA's size and mtime."""
+    if not os.path.exists(path):
+        raise InputError("no such file", path)
+    stat = os.stat(path)
+    key = [os.path.abspath(path), stat.st_size, stat.st_mtime_ns]
+    if os.path.exists(cache):
+        try:
+            with open(cache) as handle:
+                saved = json.load(handle)
+            if saved["key"] == key:
+                return [Chromosome(n, l) for n, l in saved["chromosomes"]]
+        except (OSError, ValueError, KeyError):
+            pass
+    chromosomes = scan_fasta(path)
+    with atomic_path(cache) as tmp:
+        with open(tmp, "w") as handle:
+            json.dump({"key": key, "chromosomes": [[c.name, c.length] for c in chromosomes]}, handle)
+    return chromosomes
+
+
+def make_bins(chromosomes: list[Chromosome], bin_size: int) -> list[list[int]]:
+    """Records grouped in file order into bins of at most bin_size bases (a longer record is a bin alone)."""
+    bins: list[list[int]] = []
+    size = 0
+    for index, chrom in enumerate(chromosomes):
+        if bins and size + chrom.length <= bin_size and size > 0:
+            bins[-1].append(index)
+            size += chrom.length
+        else:
+            bins.append([index])
+            size = chrom.length
+    return bins
+
+
+def bin_name(number: int) -> str:
+    """Name of the number-th bin (0-based)."""
+    return f"b{number + 1:05d}"
+
+
+def write_index(fasta: str, codes_path: str, table_path: str, bin_size: int) -> None:
+    """Encode a genome once: codes.npy (records laid end to end) and a chromosome table."""
+    records = read_fasta(fasta)
+    seqset = make_seqset([r.name for r in records], [r.codes for r in records])
+    bins = make_bins([Chromosome(r.name, r.codes.size) for r in records], bin_size)
+    bin_of = {index: bin_name(b) for b, members in enumerate(bins) for index in members}
+    with atomic_path(codes_path) as tmp:
+        with open(tmp, "wb") as handle:
+            np.save(handle, seqset.codes)
+    with atomic_path(table_path) as tmp:
+        with open(tmp, "w") as handle:
+            handle.write("name\tlength\tn_count\tstart\tbin\n")
+            for index, record in enumerate(records):
+                n_count = int(np.count_nonzero(record.codes == N_CODE))
+                handle.write(f"{record.name}\t{record.codes.size}\t{n_count}\t{seqset.starts[index]}\t{bin_of[index]}\n")
+
+
+def read_table(table_path: str) -> list[dict]:
+    """Rows of a chromosome table."""
+    with open(table_path) as handle:
+        header = handle.readline().rstrip("\n").split("\t")
+        rows = [dict(zip(header, line.rstrip("\n").split("\t"))) for line in handle if line.strip()]
+    for row in rows:
+        for key in ("length", "n_count", "start"):
+            row[key] = int(row[key])
+    return rows
+
+
+def load_bin(codes_path: str, table_path: str, bin_: str) -> tuple[SeqSet, np.ndarray]:
+    """The records of one bin as a SeqSet, and their indices in the genome."""
+    rows = read_table(table_path)
+    codes = np.load(codes_path, mmap_mode="r")
+    members = [i for i, row in enumerate(rows) if row["bin"] == bin_]
+    arrays = [np.asarray(codes[rows[i]["start"]:rows[i]["start"] + rows[i]["length"]]) for i in members]
+    return make_seqset([rows[i]["name"] for i in members], arrays), np.array(members, dtype=np.int64)

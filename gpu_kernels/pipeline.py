@@ -1,0 +1,238 @@
+"""The workflow's steps as library functions; workflow/scripts/ only unpack Snakemake's arguments."""
+from __future__ import annotations
+
+import csv
+import logging
+import os
+import re
+
+import numpy as np
+
+from .coverage import pair_coverage, query_coverage
+from .engine import compare
+from .genome import load_bin, read_table
+from .hsps import concat, empty, sort_rows, take
+from .output import atomic_path, load_hsps, save_hsps, write_paf
+from .params import Params
+
+log = logging.getLogger(__name__)
+
+STAT_KEYS = ("backend", "tiles", "words", "seeds", "kept_seeds", "hsps_forward", "hsps_reverse", "hsps")
+TIME_KEYS = ("load_s", "words_s", "plan_s", "seeds_s", "diagonals_s", "extend_s", "hsps_s", "total_s")
+
+
+class Genome:
+    """A genome's index files and chromosome table."""
+
+    def __init__(self, name: str, codes: str | None, table: str):
+        self.name, self.codes, self.table = name, codes, table
+        self.rows = read_table(table)
+        self.names = np.array([r["name"] for r in self.rows])
+        self.lengths = np.array([r["length"] for r in self.rows], dtype=np.int64)
+
+
+def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str, params: Params, backend: str,
+                 hsps_path: str, stats_path: str, labels: dict) -> None:
+    """Compare one bin pair; HSPs keep genome-wide record indices."""
+    qset, qindex = load_bin(query.codes, query.table, qbin)
+    rset, rindex = load_bin(reference.codes, reference.table, rbin)
+    log.info("comparing %s:%s (%d records, %d bp) with %s:%s (%d records, %d bp), %s",
+             query.name, qbin, len(qset.names), qset.lengths.sum(), reference.name, rbin,
+             len(rset.names), rset.lengths.sum(), params)
+    result = compare(qset, rset, params, backend=backend)
+    hsps = dict(result.hsps)
+    hsps["qrec"] = qindex[hsps["qrec"]]
+    hsps["rrec"] = rindex[hsps["rrec"]]
+    save_hsps(hsps_path, hsps, _Side(query), _Side(reference))
+    stats = {**labels, "qbin": qbin, "rbin": rbin, **{key: result.stats.get(key, 0) for key in STAT_KEYS + TIME_KEYS}}
+    write_tsv(stats_path, [stats])
+    log.info("%d HSPs (%d forward, %d reverse) in %.2f s", stats["hsps"], stats["hsps_forward"],
+             stats["hsps_reverse"], stats["total_s"])
+
+
+class _Side:
+    """Record table of a whole genome, as save_hsps wants it."""
+
+    def __init__(self, genome: Genome):
+        self.names, self.lengths = list(genome.names), genome.lengths
+
+
+def merge(parts: list[str], stats_parts: list[str], query: Genome, reference: Genome, params: Params,
+          hsps_path: str, paf_path: str | None, csv_path: str | None, stats_path: str) -> None:
+    """All bin pairs of a genome pair into one HSP table, PAF, GECKO CSV and stats table."""
+    tables = [load_hsps(p)[0] for p in parts]
+    hsps = sort_rows(concat(tables)) if tables else empty()
+    save_hsps(hsps_path, hsps, _Side(query), _Side(reference))
+    if paf_path:
+        write_paf(paf_path, hsps, query.names, query.lengths, reference.names, reference.lengths)
+    if csv_path:
+        stats = [row for p in stats_parts for row in read_tsv(p)]
+        seeds = sum(int(r["seeds"]) for r in stats)
+        kept = sum(int(r["kept_seeds"]) for r in stats)
+        write_gecko_csv(csv_path, hsps, query, reference, params, seeds, kept)
+    write_tsv(stats_path, [row for p in stats_parts for row in read_tsv(p)])
+    log.info("%s vs %s: %d HSPs from %d bin pairs", query.name, reference.name, hsps["qstart"].size, len(parts))
+
+
+def write_gecko_csv(path: str, hsps: dict, query: Genome, reference: Genome, params: Params,
+                    seeds: int, kept: int) -> None:
+    """GECKO's CSV: its 17-line header with real values, then one Frag row per HSP.
+
+    Coordinates are 1-based and inclusive on the records laid end to end (as GECKO numbers a
+    multi-FASTA); reverse fragments run from the higher reference coordinate to the lower.
+    """
+    qoff = np.concatenate(([0], np.cumsum(query.lengths)[:-1]))
+    roff = np.concatenate(([0], np.cumsum(reference.lengths)[:-1]))
+    x0 = hsps["qstart"] + qoff[hsps["qrec"]] + 1
+    x1 = hsps["qend"] + qoff[hsps["qrec"]]
+    lo = hsps["rstart"] + roff[hsps["rrec"]] + 1
+    hi = hsps["rend"] + roff[hsps["rrec"]]
+    forward = hsps["strand"] == 0
+    y0, y1 = np.where(forward, lo, hi), np.where(forward, hi, lo)
+    length = hsps["length"]
+    similarity = 100.0 * hsps["score"] / np.maximum(1, length * params.match)
+    ident = hsps["identities"] / np.maximum(1, length)
+    header = [
+        "All by-Identity Ungapped Fragments (Hits based approach)",
+        "[Abr.98/Apr.2010/Dec.2011 -- <ortrelles@uma.es>",
+        f"SeqX filename        : {query.name}",
+        f"SeqY filename        : {reference.name}",
+        f"SeqX name            : {query.name}",
+        f"SeqY name            : {reference.name}",
+        f"SeqX length          : {int(query.lengths.sum())}",
+        f"SeqY length          : {int(reference.lengths.sum())}",
+        f"Min.fragment.length  : {params.min_len}",
+        f"Min.Identity         : {params.min_identity:g}",
+        f"Tot Hits (seeds)     : {seeds}",
+        f"Tot Hits (seeds) used: {kept}",
+        f"Total fragments      : {length.size}",
+        "========================================================",
+        "Total CSB: 0",
+        "========================================================",
+        "Type,xStart,yStart,xEnd,yEnd,strand(f/r),block,length,score,ident,similarity,%ident,SeqX,SeqY",
+    ]
+    strand = np.where(forward, "f", "r")
+    rows = zip(x0.tolist(), y0.tolist(), x1.tolist(), y1.tolist(), strand.tolist(), length.tolist(),
+               hsps["score"].tolist(), hsps["identities"].tolist(), similarity.tolist(), ident.tolist(),
+               hsps["qrec"].tolist(), hsps["rrec"].tolist())
+    with atomic_path(path) as tmp:
+        with open(tmp, "w") as handle:
+            handle.write("\n".join(header) + "\n")
+            handle.writelines("Frag,%d,%d,%d,%d,%s,0,%d,%d,%d,%.2f,%.2f,%d,%d\n" % row for row in rows)
+
+
+def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path: str, query_path: str) -> None:
+    """Coverage per chromosome pair and per query chromosome, forward, reverse and both strands."""
+    hsps, _ = load_hsps(hsps_path)
+    nq, nr = len(query.names), len(reference.names)
+    per_pair = pair_coverage(hsps, nq, nr)
+    counts = np.zeros((nq, nr), dtype=np.int64)
+    np.add.at(counts, (hsps["qrec"], hsps["rrec"]), 1)
+    rows = []
+    for qi, ri in zip(*np.nonzero(counts)):
+        qlen = int(query.lengths[qi])
+        rows.append({"query_genome": query.name, "query": query.names[qi], "query_length": qlen,
+                     "reference_genome": reference.name, "reference": reference.names[ri],
+                     "reference_length": int(reference.lengths[ri]), "hsps": int(counts[qi, ri]),
+                     **{f"covered_{s}": int(per_pair[s][qi, ri]) for s in ("forward", "reverse", "both")},
+                     **{f"coverage_{s}": round(per_pair[s][qi, ri] / qlen, 6) for s in ("forward", "reverse", "both")}})
+    write_tsv(pairs_path, rows, fields=PAIR_FIELDS)
+    per_query = query_coverage(hsps, nq)
+    rows = [{"query_genome": query.name, "query": query.names[qi], "query_length": int(query.lengths[qi]),
+             "reference_genome": reference.name,
+             **{f"covered_{s}": int(per_query[s][qi]) for s in ("forward", "reverse", "both")},
+             **{f"coverage_{s}": round(per_query[s][qi] / query.lengths[qi], 6) for s in ("forward", "reverse", "both")}}
+            for qi in range(nq)]
+    write_tsv(query_path, rows)
+
+
+PAIR_FIELDS = ["query_genome", "query", "query_length", "reference_genome", "reference", "reference_length", "hsps",
+               "covered_forward", "covered_reverse", "covered_both", "coverage_forward", "coverage_reverse",
+               "coverage_both"]
+
+
+def plots(hsps_path: str, query: Genome, reference: Genome, grid_path: str | None, heatmap_path: str | None,
+          pairs_dir: str | None, max_pair_plots: int) -> None:
+    """Grid dotplot, coverage heatmap and per chromosome pair dotplots of one genome pair."""
+    from .plots import coverage_heatmap, grid_dotplot, pair_dotplot
+
+    hsps, _ = load_hsps(hsps_path)
+    if grid_path:
+        grid_dotplot(hsps, query.names, query.lengths, reference.names, reference.lengths,
+                     query.name, reference.name, grid_path)
+    nq, nr = len(query.names), len(reference.names)
+    both = pair_coverage(hsps, nq, nr)["both"]
+    if heatmap_path:
+        qorder = np.argsort(-query.lengths, kind="stable")
+        rorder = np.argsort(-reference.lengths, kind="stable")
+        matrix = both[np.ix_(qorder, rorder)] / query.lengths[qorder, None]
+        coverage_heatmap(matrix, query.names[qorder], reference.names[rorder], query.name, reference.name, heatmap_path)
+    if pairs_dir:
+        os.makedirs(pairs_dir, exist_ok=True)
+        flat = np.argsort(-both, axis=None, kind="stable")[:max_pair_plots]
+        for qi, ri in zip(*np.unravel_index(flat, both.shape)):
+            if both[qi, ri] == 0:
+                break
+            mask = (hsps["qrec"] == qi) & (hsps["rrec"] == ri)
+            name = f"{_safe(query.names[qi])}__{_safe(reference.names[ri])}.png"
+            pair_dotplot(take(hsps, mask), query.names[qi], reference.names[ri], int(query.lengths[qi]),
+                         int(reference.lengths[ri]), os.path.join(pairs_dir, name))
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", str(name))[:80]
+
+
+def sweep_summary(rows_in: list[dict], tsv_path: str, png_path: str) -> None:
+    """One row per parameter set and genome pair: parameters, HSPs, coverage, compare time; and a plot."""
+    rows = []
+    for item in rows_in:
+        stats = read_tsv(item["stats"])
+        coverage = read_tsv(item["coverage"])
+        qlen = sum(int(r["query_length"]) for r in coverage)
+        covered = sum(int(r["covered_both"]) for r in coverage)
+        rows.append({"set": item["set"], "query": item["query"], "reference": item["reference"],
+                     **{key: item["params"][key] for key in ("k", "min_len", "min_identity", "xdrop", "max_freq")},
+                     "hsps": sum(int(r["hsps"]) for r in stats), "coverage": round(covered / max(1, qlen), 6),
+                     "compare_jobs": len(stats), "compare_s": round(sum(float(r["total_s"]) for r in stats), 3)})
+    write_tsv(tsv_path, rows)
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(12, 0.6 + 0.4 * max(3, len(rows))))
+    labels = [f"{r['set']}  {r['query']} vs {r['reference']}" for r in rows]
+    for ax, key, title in zip(axes, ("coverage", "hsps", "compare_s"), ("query coverage", "HSPs", "compare time (s)")):
+        ax.barh(range(len(rows)), [float(r[key]) for r in rows], color="#1f5fbf")
+        ax.set_yticks(range(len(rows)))
+        ax.set_yticklabels(labels if ax is axes[0] else [], fontsize=7)
+        ax.invert_yaxis()
+        ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    with atomic_path(png_path) as tmp:
+        fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None})
+    plt.close(fig)
+
+
+def write_tsv(path: str, rows: list[dict], fields: list[str] | None = None) -> None:
+    """Rows as a tab-separated table with a header line, written atomically."""
+    fields = fields or (list(rows[0]) if rows else [])
+    with atomic_path(path) as tmp:
+        with open(tmp, "w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=fields, delimiter="\t", lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
+
+
+def read_tsv(path: str) -> list[dict]:
+    """Rows of a table written by write_tsv."""
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+def setup_logging(log_path: str | None) -> None:
+    """Log to the job's log file (and stderr when there is none)."""
+    handlers = [logging.FileHandler(log_path)] if log_path else [logging.StreamHandler()]
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+                        handlers=handlers, force=True)
+
+
+__all__ = ["Genome", "compare_bins", "merge", "coverage_tables", "plots", "sweep_summary", "setup_logging"]

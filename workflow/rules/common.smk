@@ -1,0 +1,152 @@
+# Configuration, the comparison plan, and the one helper that builds every path.
+import os
+import sys
+
+from snakemake.utils import validate
+
+sys.path.insert(0, workflow.basedir)
+
+from gpu_kernels.backend import gpu_available
+from gpu_kernels.config import check_config_file, schema_error
+from gpu_kernels.errors import InputError
+from gpu_kernels.genome import bin_name, make_bins, scan_cached
+from gpu_kernels.sweep import engine_params, param_sets
+
+
+def fail(message):
+    """Stop before any job runs, with one line."""
+    sys.stderr.write(f"error: {message}\n")
+    sys.exit(1)
+
+
+SCHEMA = os.path.join(workflow.basedir, "config", "schema.yaml")
+try:
+    for _file in workflow.configfiles:
+        check_config_file(_file)
+except InputError as error:
+    fail(error.line())
+if (_problem := schema_error(config, SCHEMA)) is not None:
+    fail(_problem)
+validate(config, SCHEMA, set_default=True)
+
+RESULTS = config["results"]
+OUT = config["outputs"]
+
+TEMPLATES = {
+    "scan": "{results}/index/{genome}/scan.json",
+    "codes": "{results}/index/{genome}/codes.npy",
+    "chromosomes": "{results}/index/{genome}/chromosomes.tsv",
+    "bin_hsps": "{results}/{set}/{query}_vs_{reference}/bins/{qbin}__{rbin}.npz",
+    "bin_stats": "{results}/{set}/{query}_vs_{reference}/bins/{qbin}__{rbin}.stats.tsv",
+    "hsps": "{results}/{set}/{query}_vs_{reference}/hsps.npz",
+    "paf": "{results}/{set}/{query}_vs_{reference}/hsps.paf",
+    "gecko_csv": "{results}/{set}/{query}_vs_{reference}/hsps.gecko.csv",
+    "stats": "{results}/{set}/{query}_vs_{reference}/stats.tsv",
+    "coverage_pairs": "{results}/{set}/{query}_vs_{reference}/coverage_pairs.tsv",
+    "coverage_query": "{results}/{set}/{query}_vs_{reference}/coverage_query.tsv",
+    "grid_dotplot": "{results}/{set}/{query}_vs_{reference}/grid_dotplot.png",
+    "coverage_heatmap": "{results}/{set}/{query}_vs_{reference}/coverage_heatmap.png",
+    "pair_dotplots": "{results}/{set}/{query}_vs_{reference}/pair_dotplots",
+    "summary_tsv": "{results}/summary.tsv",
+    "summary_png": "{results}/summary.png",
+    "log": "{results}/logs/{name}.log",
+}
+
+
+class _Keep(dict):
+    """Leaves placeholders it has no value for, so they stay Snakemake wildcards."""
+
+    def __missing__(self, key):
+        return f"{{{key}}}"
+
+
+def path(kind, **values):
+    """The path of an output kind; unfilled placeholders remain wildcards."""
+    return TEMPLATES[kind].format_map(_Keep(results=RESULTS, **values))
+
+
+def log_path(rule, *wildcards):
+    """The log file of a rule's job, one per wildcard combination."""
+    parts = [rule] + [f"{{{w}}}" for w in wildcards]
+    return path("log", name=os.path.join(*parts))
+
+
+# Genomes: scanned (and cached) before any job runs, so bad input stops the run at once.
+for _name, _fasta in config["genomes"].items():
+    if not os.path.exists(_fasta):
+        fail(f"genome {_name}: {_fasta}: no such file")
+if len({os.path.abspath(p) for p in config["genomes"].values()}) < len(config["genomes"]):
+    print("warning: two genome names point at the same FASTA file", file=sys.stderr)
+try:
+    CHROMOSOMES = {g: scan_cached(fa, path("scan", genome=g)) for g, fa in config["genomes"].items()}
+except InputError as error:
+    fail(error.line())
+BINS = {g: [bin_name(i) for i in range(len(make_bins(c, config["bins"]["size"])))] for g, c in CHROMOSOMES.items()}
+
+
+def comparison_pairs():
+    """(query genome, reference genome) pairs to compare."""
+    names = list(config["genomes"])
+    if config["comparisons"]["mode"] == "pairs":
+        pairs = [(p["query"], p["reference"]) for p in config["comparisons"]["pairs"]]
+        for q, r in pairs:
+            for g in (q, r):
+                if g not in config["genomes"]:
+                    fail(f"comparison {q} vs {r}: genome {g} is not listed under genomes")
+        if not pairs:
+            fail("comparisons: mode is pairs but no pairs are listed")
+        return pairs
+    start = 0 if config["comparisons"]["self"] else 1
+    pairs = [(names[i], names[j]) for i in range(len(names)) for j in range(i + start, len(names))]
+    if not pairs:
+        fail("all-vs-all over a single genome needs comparisons: self: true")
+    return pairs
+
+
+PAIRS = comparison_pairs()
+SETS = param_sets(config["engine"], config.get("sweep"))
+try:
+    PARAMS = {name: engine_params(settings) for name, settings in SETS.items()}
+except InputError as error:
+    fail(f"engine parameters: {error.line()}")
+for _set, _params in PARAMS.items():
+    for _genome, _chroms in CHROMOSOMES.items():
+        _short = [c for c in _chroms if c.length < _params.k]
+        if _short:
+            fail(f"{config['genomes'][_genome]}: record '{_short[0].name}': {_short[0].length} bp is shorter than k = {_params.k}")
+
+BACKEND = config["backend"]
+if BACKEND == "auto":
+    BACKEND = "cupy" if gpu_available() else "numpy"
+
+
+wildcard_constraints:
+    genome="[A-Za-z0-9][A-Za-z0-9.-]*",
+    query="[A-Za-z0-9][A-Za-z0-9.-]*",
+    reference="[A-Za-z0-9][A-Za-z0-9.-]*",
+    set="[A-Za-z0-9][A-Za-z0-9._-]*",
+    qbin="b[0-9]+",
+    rbin="b[0-9]+",
+
+
+def bin_pairs(query, reference):
+    """Every (query bin, reference bin) of a genome pair."""
+    return [(qb, rb) for qb in BINS[query] for rb in BINS[reference]]
+
+
+def bin_outputs(kind):
+    """Input function: a bin-pair output of every bin pair of the job's genome pair."""
+
+    def inputs(wc):
+        return [path(kind, set=wc.set, query=wc.query, reference=wc.reference, qbin=qb, rbin=rb)
+                for qb, rb in bin_pairs(wc.query, wc.reference)]
+
+    return inputs
+
+
+def final_outputs():
+    """Everything rule all asks for."""
+    kinds = ["hsps", "stats", "coverage_pairs", "coverage_query"]
+    kinds += [kind for kind in ("paf", "gecko_csv", "grid_dotplot", "coverage_heatmap", "pair_dotplots") if OUT[kind]]
+    targets = [path(kind, set=s, query=q, reference=r) for s in SETS for q, r in PAIRS for kind in kinds]
+    return targets + [path("summary_tsv"), path("summary_png")]

@@ -1,0 +1,18 @@
+# Summary: one row per parameter set and genome pair (the sweep summary), as a table and a plot.
+
+
+rule summary:
+    input:
+        stats=[path("stats", set=s, query=q, reference=r) for s in SETS for q, r in PAIRS],
+        coverage=[path("coverage_query", set=s, query=q, reference=r) for s in SETS for q, r in PAIRS],
+    output:
+        tsv=report(path("summary_tsv"), category="Summary", caption="../report/summary.rst"),
+        png=report(path("summary_png"), category="Summary", caption="../report/summary.rst"),
+    params:
+        runs=[{"set": s, "query": q, "reference": r, "params": PARAMS[s].as_dict()} for s in SETS for q, r in PAIRS],
+    conda:
+        "../envs/engine.yaml"
+    log:
+        log_path("summary"),
+    script:
+        "../scripts/summary.py"

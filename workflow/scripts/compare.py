@@ -1,0 +1,23 @@
+"""Snakemake script: compare one bin pair of a genome pair."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _setup import run  # noqa: E402
+
+from gpu_kernels.params import Params  # noqa: E402
+from gpu_kernels.pipeline import Genome, compare_bins  # noqa: E402
+
+sm = snakemake  # noqa: F821
+w = sm.wildcards
+
+
+def step():
+    query = Genome(w.query, sm.input.qcodes, sm.input.qtable)
+    reference = Genome(w.reference, sm.input.rcodes, sm.input.rtable)
+    labels = {"set": w.set, "query": w.query, "reference": w.reference}
+    compare_bins(query, reference, w.qbin, w.rbin, Params(**sm.params.engine), sm.params.backend,
+                 sm.output.hsps, sm.output.stats, labels)
+
+
+run(sm, step)

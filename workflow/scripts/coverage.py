@@ -1,0 +1,14 @@
+"""Snakemake script: coverage tables of a genome pair."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _setup import run  # noqa: E402
+
+from gpu_kernels.pipeline import Genome, coverage_tables  # noqa: E402
+
+sm = snakemake  # noqa: F821
+w = sm.wildcards
+
+run(sm, lambda: coverage_tables(sm.input.hsps, Genome(w.query, None, sm.input.qtable),
+                                Genome(w.reference, None, sm.input.rtable), sm.output.pairs, sm.output.query))

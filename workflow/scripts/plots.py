@@ -1,0 +1,15 @@
+"""Snakemake script: grid dotplot, coverage heatmap and pair dotplots of a genome pair."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _setup import run  # noqa: E402
+
+from gpu_kernels.pipeline import Genome, plots  # noqa: E402
+
+sm = snakemake  # noqa: F821
+w = sm.wildcards
+
+run(sm, lambda: plots(sm.input.hsps, Genome(w.query, None, sm.input.qtable), Genome(w.reference, None, sm.input.rtable),
+                      sm.output.grid or None, sm.output.heatmap or None, sm.output.pairs or None,
+                      sm.params.max_pair_dotplots))
