@@ -48,7 +48,7 @@ def run_compare(args: argparse.Namespace) -> int:
     result = compare(args.query, args.reference, params, backend=args.backend)
     q, r = result.query, result.reference
     if args.hsps:
-        save_hsps(args.hsps, result.hsps, q, r, result.stats)
+        save_hsps(args.hsps, result.hsps, q, r)
     if args.output:
         write_paf(args.output, result.hsps, q.names, q.lengths, r.names, r.lengths)
     s = result.stats

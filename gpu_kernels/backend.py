@@ -11,7 +11,10 @@ import os
 import numpy as np
 
 from .errors import InputError
+from .diagonals import diagonal_keys
 from .extend import extend
+from .seeds import seed_groups, seeds
+from .tiles import SEED_BYTES
 from .words import words
 
 log = logging.getLogger(__name__)
@@ -22,14 +25,31 @@ class Backend:
 
     name = "numpy"
     xp = np
+    oom_errors: tuple = (MemoryError,)
 
     def words(self, codes, k: int):
         """Sorted words of a code array."""
         return words(codes, k)
 
-    def extend(self, qcodes, rcodes, sq, sr, k: int, tables, match: int, xdrop: int = 0):
-        """HSP spans of seeds."""
-        return extend(qcodes, rcodes, sq, sr, k, tables, match, xdrop)
+    def tile_keys(self, qk, qp, rk, rp, rtotal: int, width: int):
+        """Sorted diagonal keys of the seeds between sorted query and reference words."""
+        return diagonal_keys(*seeds(seed_groups(qk, rk), qp, rp), rtotal, width)
+
+    def extend(self, qcodes, rcodes, sq, sr, k: int, tables, params):
+        """(seeds walked, their HSP spans): every seed is walked here."""
+        qstart, qend, score, ids = extend(qcodes, rcodes, sq, sr, k, tables, params.match, params.xdrop)
+        return sq, sr, qstart, qend, score, ids
+
+    def seed_budget(self, tile_bytes: int) -> int:
+        """Seeds one tile may hold."""
+        return max(1, tile_bytes // SEED_BYTES)
+
+    def counters(self) -> dict:
+        """Counts only the backend keeps (none on the CPU)."""
+        return {}
+
+    def release(self) -> None:
+        """Give memory back after an out-of-memory error (nothing cached on the CPU)."""
 
     def to_device(self, array):
         """Move a host array to where this backend computes."""
@@ -42,9 +62,6 @@ class Backend:
     def synchronize(self) -> None:
         """Wait for queued device work (nothing to wait for on the CPU)."""
 
-    def free_bytes(self) -> int | None:
-        """Free device memory, where there is a device."""
-        return None
 
 
 def gpu_available() -> bool:

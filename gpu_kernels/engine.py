@@ -11,15 +11,14 @@ import numpy as np
 from . import hsps as H
 from .coverage import query_coverage
 from .backend import Backend, get_backend
-from .diagonals import decode_keys, diagonal_keys, filter_keys, key_width
+from .diagonals import decode_keys, filter_keys, key_width
 from .extend import extend, pair_tables
 from .fasta import Record, check_lengths, read_fasta
 from .errors import InputError
 from .params import Params
-from .seeds import seed_groups, seeds
 from .encode import reverse_complement
 from .seqset import SeqSet, make_seqset
-from .tiles import SEED_BYTES, plan, tile_words
+from .tiles import Tile, plan, split, tile_words
 from .words import drop_frequent
 
 log = logging.getLogger(__name__)
@@ -95,45 +94,67 @@ def check_width(query: SeqSet, reference: SeqSet, k: int) -> None:
 
 
 def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats, backend: Backend) -> dict:
-    """Raw HSPs of the query against one strand of the reference concatenation."""
-    xp = backend.xp
+    """Raw HSPs of the query against one strand of the reference concatenation (host arrays)."""
     k = params.k
     qtotal, rtotal = int(qcodes.size), int(rcodes.size)
     width = key_width(qtotal, k)
     tables = pair_tables(params.match, params.mismatch, params.n_score)
     with stats.timed("words"):
         words_r = drop_frequent(*backend.words(rcodes, k), rstarts, params.max_freq)
-    with stats.timed("plan"):
-        tiles = plan(words_q, words_r, qtotal, rtotal, k,
-                     max(1, params.tile_bytes // SEED_BYTES), params.tile_len)
     stats.counts["words"] += int(words_r[0].size)
-    stats.counts["tiles"] += len(tiles)
+    with stats.timed("plan"):
+        todo = plan(words_q, words_r, qtotal, rtotal, k, backend.seed_budget(params.tile_bytes), params.tile_len)
+    stats.counts["tiles"] += len(todo)
+    todo.reverse()
     parts = []
-    for number, tile in enumerate(tiles, start=1):
-        if len(tiles) > 8 and number % max(1, len(tiles) // 8) == 0:
-            log.info("tile %d/%d", number, len(tiles))
-        with stats.timed("seeds"):
-            qk, qp, rk, rp = tile_words(words_q, words_r, tile, k)
-            sq, sr = seeds(seed_groups(qk, rk), qp, rp)
-        stats.counts["seeds"] += int(sq.size)
-        with stats.timed("diagonals"):
-            keys = filter_keys(diagonal_keys(sq, sr, rtotal, width), k)
-            del sq, sr
-            sq, sr = decode_keys(keys, rtotal, width)
-            owned = (sq >= tile.q0) & (sr >= tile.r0)
-            sq, sr = sq[owned], sr[owned]
-        stats.counts["kept_seeds"] += int(sq.size)
-        with stats.timed("extend"):
-            qstart, qend, score, ids = backend.extend(qcodes, rcodes, sq, sr, k, tables, params.match, params.xdrop)
-            raw = {"qstart": qstart, "qend": qend, "rstart": sr - (sq - qstart), "rend": sr + (qend - sq),
-                   "score": score, "identities": ids}
-        with stats.timed("hsps"):
-            raw = H.take(raw, H.passes(raw, params.min_len, params.min_identity))
-            parts.append(H.drop_contained(raw))
+    done = 0
+    while todo:
+        tile = todo.pop()
+        try:
+            parts.append(search_tile(qcodes, words_q, rcodes, words_r, tile, width, tables, params, stats, backend))
+        except backend.oom_errors:
+            backend.release()
+            if max(tile.q1 - tile.q0, tile.r1 - tile.r0) <= 2 * k:
+                raise
+            halves = split(tile)
+            log.warning("out of memory in tile %s (%d seeds): split in two", tile, tile.seeds)
+            stats.counts["retries"] += 1
+            stats.counts["tiles"] += 1
+            todo.extend(reversed(halves))
+            continue
+        done += 1
+        if done % 16 == 0:
+            log.info("%d tiles done, %d to go", done, len(todo))
     with stats.timed("hsps"):
         raw = H.drop_contained(H.concat(parts, H.RAW))
         raw = {name: backend.to_host(column) for name, column in raw.items()}
     return raw
+
+
+def search_tile(qcodes, words_q, rcodes, words_r, tile: Tile, width: int, tables, params: Params, stats: Stats,
+                backend: Backend) -> dict:
+    """Raw HSPs of the seeds one tile owns, filtered and deduplicated within the tile (on the backend)."""
+    k = params.k
+    rtotal = int(rcodes.size)
+    with stats.timed("seeds"):
+        qk, qp, rk, rp = tile_words(words_q, words_r, tile, k)
+        keys = backend.tile_keys(qk, qp, rk, rp, rtotal, width)
+    stats.counts["seeds"] += int(keys.size)
+    with stats.timed("diagonals"):
+        keys = filter_keys(keys, k)
+        sq, sr = decode_keys(keys, rtotal, width)
+        del keys
+        owned = (sq >= tile.q0) & (sr >= tile.r0)
+        sq, sr = sq[owned], sr[owned]
+    stats.counts["kept_seeds"] += int(sq.size)
+    with stats.timed("extend"):
+        sq, sr, qstart, qend, score, ids = backend.extend(qcodes, rcodes, sq, sr, k, tables, params)
+        raw = {"qstart": qstart, "qend": qend, "rstart": sr - (sq - qstart), "rend": sr + (qend - sq),
+               "score": score, "identities": ids}
+    stats.counts["extended_seeds"] += int(sq.size)
+    with stats.timed("hsps"):
+        raw = H.take(raw, H.passes(raw, params.min_len, params.min_identity))
+        return H.drop_contained(raw)
 
 
 def compare(query, reference, params: Params | None = None, backend: str = "numpy") -> Result:
@@ -160,7 +181,8 @@ def compare(query, reference, params: Params | None = None, backend: str = "nump
         raw = search_strand(qcodes, words_q, codes, starts, params, stats, engine)
         tables.append(H.to_records(raw, strand, query, reference))
         stats.counts[f"hsps_{name}"] = int(raw["qstart"].size)
-    hsps = H.sort_rows(H.concat(tables))
+    hsps = H.concat(tables)  # ordered by strand, then diagonal, qstart and -qend: the same on every backend
     stats.counts["hsps"] = int(hsps["qstart"].size)
+    stats.counts.update(engine.counters())
     stats.times["total"] = time.perf_counter() - start
     return Result(hsps, query, reference, params, stats.as_dict())

@@ -35,6 +35,26 @@ def passes(table: dict, min_len: int, min_identity: float):
     return (length >= min_len) & (table["identities"] * 100.0 >= min_identity * length)
 
 
+def sort_order(first, second, third):
+    """Indices ordering rows by (first, second, third), all int64."""
+    xp = array_module(first)
+    if xp is np:
+        return np.lexsort((third, second, first))
+    order = xp.argsort(third)  # CuPy's argsort is a stable radix sort: sort by the last key first
+    order = order[xp.argsort(second[order])]
+    return order[xp.argsort(first[order])]
+
+
+def running_max(values):
+    """Inclusive running maximum of a 1-D int64 array."""
+    xp = array_module(values)
+    if xp is np:
+        return np.maximum.accumulate(values)
+    from .cuda import running_max as device_running_max
+
+    return device_running_max(values)
+
+
 def drop_contained(table: dict) -> dict:
     """Drop duplicate HSPs and HSPs inside another on the same diagonal (one strand's raw table).
 
@@ -46,14 +66,14 @@ def drop_contained(table: dict) -> dict:
     if n < 2:
         return table
     diag = table["qstart"] - table["rstart"]
-    order = xp.lexsort(xp.stack((-table["qend"], table["qstart"], diag)))
+    order = sort_order(diag, table["qstart"], -table["qend"])
     table = take(table, order)
     diag = diag[order]
     first = xp.concatenate((xp.ones(1, dtype=bool), diag[1:] != diag[:-1]))
     group = xp.cumsum(first) - 1
     span = int(table["qend"].max()) + 1
     end = group * span + table["qend"]
-    reach = xp.maximum.accumulate(end)
+    reach = running_max(end)
     keep = xp.ones(n, dtype=bool)
     keep[1:] = end[1:] > reach[:-1]
     return take(table, keep)

@@ -25,9 +25,14 @@ def atomic_path(path: str):
             os.remove(tmp)
 
 
-def save_hsps(path: str, hsps: dict, query, reference, stats: dict | None = None) -> None:
+# On disk: record-local positions fit 32 bits (a record is shorter than 2^31 bases).
+DISK_TYPES = {"qrec": np.int32, "rrec": np.int32, "qstart": np.int32, "qend": np.int32, "rstart": np.int32,
+              "rend": np.int32, "strand": np.int8, "score": np.int32, "identities": np.int32, "length": np.int32}
+
+
+def save_hsps(path: str, hsps: dict, query, reference) -> None:
     """Save the HSP columns and both record tables as one uncompressed .npz (a few large writes)."""
-    arrays = {f"hsp_{name}": np.asarray(hsps[name], dtype=np.int64) for name in COLUMNS}
+    arrays = {f"hsp_{name}": np.asarray(hsps[name]).astype(DISK_TYPES[name], copy=False) for name in COLUMNS}
     arrays.update(query_names=np.array(query.names), query_lengths=query.lengths,
                   reference_names=np.array(reference.names), reference_lengths=reference.lengths)
     with atomic_path(path) as tmp:
@@ -38,7 +43,7 @@ def save_hsps(path: str, hsps: dict, query, reference, stats: dict | None = None
 def load_hsps(path: str) -> tuple[dict, dict]:
     """(HSP columns, record tables) from a file written by save_hsps."""
     with np.load(path) as data:
-        hsps = {name: data[f"hsp_{name}"] for name in COLUMNS}
+        hsps = {name: data[f"hsp_{name}"].astype(np.int64) for name in COLUMNS}
         tables = {key: data[key] for key in ("query_names", "query_lengths", "reference_names", "reference_lengths")}
     return hsps, tables
 

@@ -17,7 +17,8 @@ from .params import Params
 
 log = logging.getLogger(__name__)
 
-STAT_KEYS = ("backend", "tiles", "words", "seeds", "kept_seeds", "hsps_forward", "hsps_reverse", "hsps")
+STAT_KEYS = ("backend", "tiles", "retries", "words", "seeds", "kept_seeds", "extended_seeds", "hsps_forward",
+             "hsps_reverse", "hsps")
 TIME_KEYS = ("load_s", "words_s", "plan_s", "seeds_s", "diagonals_s", "extend_s", "hsps_s", "total_s")
 
 

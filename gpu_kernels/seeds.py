@@ -40,16 +40,28 @@ def count_seeds(groups: SeedGroups) -> int:
     return int(groups.sizes().sum())
 
 
+def seed_group_index(groups: SeedGroups):
+    """(group of each seed, first seed of each group): one marker per group start, then a prefix sum.
+
+    Every seed gets its own index, so the work is balanced however frequent a few keys are.
+    """
+    xp = array_module(groups.qcount)
+    sizes = groups.sizes()
+    offsets = xp.cumsum(sizes) - sizes
+    total = int(sizes.sum())
+    marks = xp.zeros(total, dtype=xp.int32)
+    marks[offsets[1:]] = 1  # groups are never empty, so the offsets are distinct
+    return xp.cumsum(marks, dtype=xp.int32), offsets
+
+
 def seeds(groups: SeedGroups, qpos, rpos):
     """The full cross product of each group: (query positions, reference positions), int64."""
     xp = array_module(qpos)
-    sizes = groups.sizes()
-    total = int(sizes.sum())
-    if total == 0:
+    if groups.qcount.size == 0:
         empty = xp.zeros(0, dtype=xp.int64)
         return empty, empty
-    group = xp.repeat(xp.arange(sizes.size), sizes)
-    local = xp.arange(total, dtype=xp.int64) - (xp.cumsum(sizes) - sizes)[group]
+    group, offsets = seed_group_index(groups)
+    local = xp.arange(group.size, dtype=xp.int64) - offsets[group]
     rcount = groups.rcount[group]
     qi = groups.qfirst[group] + local // rcount
     ri = groups.rfirst[group] + local % rcount

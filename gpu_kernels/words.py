@@ -24,8 +24,12 @@ def word_keys(codes, k: int):
 
 def words(codes, k: int):
     """Sorted words of a code array: (keys uint64, positions int64), ties in position order."""
-    xp = array_module(codes)
-    keys, valid = word_keys(codes, k)
+    return sorted_words(*word_keys(codes, k))
+
+
+def sorted_words(keys, valid):
+    """Positions of valid windows, sorted by key (ties in position order)."""
+    xp = array_module(keys)
     pos = xp.flatnonzero(valid)
     keys = keys[pos]
     order = xp.argsort(keys, kind="stable")
@@ -48,9 +52,9 @@ def drop_frequent(keys, pos, starts, max_freq: int):
     if not max_freq or keys.size == 0:
         return keys, pos
     record = xp.searchsorted(xp.asarray(starts), pos, side="right")
-    edge = xp.ones(keys.size + 1, dtype=bool)
-    edge[1:-1] = (keys[1:] != keys[:-1]) | (record[1:] != record[:-1])
-    first = xp.flatnonzero(edge)
-    runs = xp.diff(first)
-    keep = xp.repeat(runs <= max_freq, runs)
+    edge = xp.ones(keys.size, dtype=bool)
+    edge[1:] = (keys[1:] != keys[:-1]) | (record[1:] != record[:-1])
+    run = xp.cumsum(edge) - 1
+    sizes = xp.diff(xp.concatenate((xp.flatnonzero(edge), xp.array([keys.size]))))
+    keep = sizes[run] <= max_freq
     return keys[keep], pos[keep]

@@ -1,0 +1,145 @@
+"""GPU benchmark: simulated pairs end to end (FASTA in, binary HSP table out), with a floor per stage.
+
+    python bench/gpu_pair.py --sizes 5 50 150 [--runs 3] [--budget-check]
+
+Ceilings are measured first in the same run (device copy bandwidth, uint64 radix sort and
+argsort rates); each stage's floor is its items over the sort rate plus its bytes over the copy
+bandwidth. Times are medians of --runs runs after a warm-up; stage times come from the engine's
+synchronized timers around each stage.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+import cupy as cp  # noqa: E402
+import numpy as np  # noqa: E402
+
+from gpu_kernels import Params, compare  # noqa: E402
+from gpu_kernels.output import save_hsps  # noqa: E402
+from simulate import simulate_pair, write_fasta  # noqa: E402
+
+STAGES = ("load", "words", "plan", "seeds", "diagonals", "extend", "hsps")
+
+
+def timed(fn, repeat: int = 5) -> float:
+    """Median seconds of fn() with CUDA events, after one warm-up call."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
+    return statistics.median(times)
+
+
+def ceilings() -> dict:
+    """Copy bandwidth (bytes read + written per second) and uint64 sort / argsort rates (keys per second)."""
+    n = 1 << 28
+    a = cp.empty(n * 4, dtype=cp.uint8)
+    b = cp.empty_like(a)
+    copy = timed(lambda: b.__setitem__(slice(None), a))
+    keys = cp.random.randint(0, 2**62, size=200_000_000, dtype=cp.int64).astype(cp.uint64)
+    sort = timed(lambda: cp.sort(keys), 3)
+    argsort = timed(lambda: cp.argsort(keys), 3)
+    del a, b, keys
+    cp.get_default_memory_pool().free_all_blocks()
+    return {"copy_Bps": 2 * n * 4 / copy, "sort_kps": 200e6 / sort, "argsort_kps": 200e6 / argsort}
+
+
+def floors(stats: dict, bases: int, ceil: dict) -> dict:
+    """Lower bounds per stage from the counts of one run."""
+    bw, sort, argsort = ceil["copy_Bps"], ceil["sort_kps"], ceil["argsort_kps"]
+    words, seeds, kept = stats["words"], stats["seeds"], stats["kept_seeds"]
+    hsps = stats["hsps"]
+    # words: read codes, write keys + valid flags (9 B a window), gather 16 B a word, argsort the words
+    # (three sequences: query, reference forward and reverse)
+    return {
+        "load": bases * 2 / 25e9,  # host to device over PCIe at a nominal 25 GB/s
+        "words": words / argsort + (10 * bases * 1.5 + 32 * words) / bw,
+        "plan": 16 * words / bw,
+        "seeds": seeds / sort + 16 * seeds / bw,
+        "diagonals": (8 * seeds + 16 * kept) / bw,
+        "extend": 64 * stats.get("extend_chunks", 0) / bw,
+        "hsps": 48 * hsps / bw,
+    }
+
+
+def run_once(qa: str, qb: str, out: str, params: Params) -> tuple[float, dict]:
+    """End to end: FASTA in, HSP table (.npz) out; returns wall seconds and the engine's stats."""
+    start = time.perf_counter()
+    result = compare(qa, qb, params, backend="cupy")
+    save_hsps(out, result.hsps, result.query, result.reference)
+    return time.perf_counter() - start, result.stats
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=float, nargs="+", default=[5, 50, 150], help="Mbp per genome")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--budget-check", action="store_true", help="also run the largest pair with a 4 GB budget")
+    parser.add_argument("--workdir", default=tempfile.gettempdir())
+    args = parser.parse_args()
+    params = Params(k=32, min_len=64, min_identity=80)
+    print(f"device: {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, CuPy {cp.__version__}")
+    ceil = ceilings()
+    print(f"ceilings: copy {ceil['copy_Bps'] / 1e12:.2f} TB/s, sort {ceil['sort_kps'] / 1e9:.2f} G keys/s, "
+          f"argsort {ceil['argsort_kps'] / 1e9:.2f} G keys/s")
+    rows = []
+    warm = False
+    for size in args.sizes:
+        t0 = time.perf_counter()
+        first, second = simulate_pair(int(size * 1e6), 1, seed=11)
+        qa, qb = os.path.join(args.workdir, f"gpu_{size:g}_a.fa"), os.path.join(args.workdir, f"gpu_{size:g}_b.fa")
+        write_fasta(qa, ["chr1"], first)
+        write_fasta(qb, ["chr1"], second)
+        print(f"simulated {size:g} Mbp pair in {time.perf_counter() - t0:.1f} s", flush=True)
+        out = os.path.join(args.workdir, f"gpu_{size:g}.npz")
+        if not warm:
+            run_once(qa, qb, out, params)
+            warm = True
+        runs = [run_once(qa, qb, out, params) for _ in range(args.runs)]
+        wall = statistics.median(w for w, _ in runs)
+        stats = runs[0][1]
+        stage = {s: statistics.median(r[1].get(f"{s}_s", 0.0) for r in runs) for s in STAGES}
+        floor = floors(stats, int(2 * size * 1e6), ceil)
+        rows.append((size, wall, stats, stage, floor, os.path.getsize(out)))
+        if args.budget_check and size == max(args.sizes):
+            small = Params(k=32, min_len=64, min_identity=80, tile_bytes=4 << 30)
+            w4, s4 = run_once(qa, qb, out + ".4g.npz", small)
+            same = _same(out, out + ".4g.npz")
+            print(f"4 GB budget: {s4['tiles']} tiles (unlimited: {stats['tiles']}), {w4:.2f} s, same HSPs: {same}")
+    for size, wall, stats, stage, floor, nbytes in rows:
+        print(f"\n{size:g} Mbp pair: wall {wall:.2f} s end to end, {stats['hsps']:,} HSPs "
+              f"({stats['hsps_forward']:,} forward), {nbytes / 1e6:.0f} MB out, {stats['tiles']} tiles")
+        print(f"  {'stage':<10} {'time s':>8} {'floor s':>8} {'x floor':>8}  items")
+        items = {"words": stats["words"], "seeds": stats["seeds"], "diagonals": stats["kept_seeds"],
+                 "extend": stats.get("extend_chunks", 0), "hsps": stats["hsps"], "plan": stats["tiles"]}
+        for s in STAGES:
+            ratio = stage[s] / floor[s] if floor[s] else float("nan")
+            print(f"  {s:<10} {stage[s]:8.3f} {floor[s]:8.3f} {ratio:8.1f}  {items.get(s, '')}")
+        gpu = sum(stage[s] for s in STAGES if s != "load")
+        fl = sum(floor[s] for s in STAGES if s != "load")
+        print(f"  {'GPU sum':<10} {gpu:8.3f} {fl:8.3f} {gpu / fl:8.1f}")
+
+
+def _same(a: str, b: str) -> bool:
+    with np.load(a) as x, np.load(b) as y:
+        rows_a = set(zip(*(x[k].tolist() for k in x.files if k.startswith("hsp_"))))
+        rows_b = set(zip(*(y[k].tolist() for k in y.files if k.startswith("hsp_"))))
+    return rows_a == rows_b
+
+
+if __name__ == "__main__":
+    main()

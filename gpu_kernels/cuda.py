@@ -1,0 +1,149 @@
+"""The CuPy backend: the generic stages on device arrays, raw CUDA kernels for the hot ones.
+
+Kernels live in the .cu files beside this module (each with its launch shape and invariants in
+its header) and are compiled once per process by cupy.RawModule.
+"""
+from __future__ import annotations
+
+import functools
+import logging
+import os
+
+import cupy as cp
+import numpy as np
+
+from .backend import Backend
+from .seeds import seed_group_index, seed_groups
+from .words import sorted_words
+
+log = logging.getLogger(__name__)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXTEND_THREADS = 128
+SEEDS_PER_WARP = 16
+# Device bytes a seed occupies while a tile is processed: group index and its markers (8), the
+# diagonal key (8), the radix sort's buffers (16), the filter mask and compaction (9).
+GPU_SEED_BYTES = 48
+
+
+@functools.lru_cache(maxsize=None)
+def module(name: str) -> cp.RawModule:
+    """The compiled .cu file gpu_kernels/<name>.cu."""
+    with open(os.path.join(HERE, f"{name}.cu")) as handle:
+        return cp.RawModule(code=handle.read(), options=("-std=c++17",))
+
+
+def _blocks(n: int, threads: int) -> int:
+    return max(1, (n + threads - 1) // threads)
+
+
+def word_keys(codes: cp.ndarray, k: int):
+    """(keys, valid) of every window, one thread per window."""
+    n = codes.size - k + 1
+    keys = cp.empty(max(n, 0), dtype=cp.uint64)
+    valid = cp.empty(max(n, 0), dtype=cp.uint8)
+    if n > 0:
+        module("words").get_function("word_keys")((_blocks(n, 256),), (256,), (codes, np.int64(n), np.int32(k), keys, valid))
+    return keys, valid.view(cp.bool_)
+
+
+def seed_keys(qk, qp, rk, rp, rtotal: int, width: int):
+    """Sorted diagonal keys of every seed of a tile, generated on the device from exact counts."""
+    groups = seed_groups(qk, rk)
+    if groups.qcount.size == 0:
+        return cp.zeros(0, dtype=cp.uint64)
+    group, offsets = seed_group_index(groups)
+    keys = cp.empty(group.size, dtype=cp.uint64)
+    blocks = min(_blocks(group.size, 256), 65535 * 8)
+    module("seeds").get_function("seed_keys")(
+        (blocks,), (256,),
+        (group, offsets, groups.qfirst, groups.rfirst, groups.rcount, qp, rp, np.int64(group.size),
+         np.int64(rtotal), np.uint64(width), keys))
+    del group, offsets
+    keys.sort()
+    return keys
+
+
+def extend_seeds(qcodes, rcodes, sq, sr, k: int, match: int, xdrop: int, mismatch: int, n_score: int,
+                 min_len: int, min_identity: float, chunks: cp.ndarray):
+    """Extend every seed with one warp per run of seeds; returns only the seeds that were walked."""
+    n = sq.size
+    qstart = cp.empty(n, dtype=cp.int64)
+    qend = cp.empty(n, dtype=cp.int64)
+    score = cp.empty(n, dtype=cp.int32)
+    ids = cp.empty(n, dtype=cp.int32)
+    status = cp.zeros(n, dtype=cp.uint8)
+    if n:
+        warps = (n + SEEDS_PER_WARP - 1) // SEEDS_PER_WARP
+        module("extend").get_function("extend_runs")(
+            (_blocks(warps * 32, EXTEND_THREADS),), (EXTEND_THREADS,),
+            (qcodes, rcodes, sq, sr, np.int64(n), np.int32(SEEDS_PER_WARP), np.int32(k), np.int32(match),
+             np.int32(mismatch), np.int32(n_score), np.int32(xdrop), np.int64(min_len), np.float64(min_identity),
+             qstart, qend, score, ids, status, chunks))
+    walked = status.view(cp.bool_)
+    return (sq[walked], sr[walked], qstart[walked], qend[walked], score[walked].astype(cp.int64),
+            ids[walked].astype(cp.int64))
+
+
+def running_max(values: cp.ndarray) -> cp.ndarray:
+    """Inclusive running maximum (int64), block scans then carries, recursively over block totals."""
+    n = values.size
+    out = cp.empty_like(values)
+    if n == 0:
+        return out
+    tile = 1024
+    blocks = _blocks(n, tile)
+    totals = cp.empty(blocks, dtype=cp.int64)
+    scan = module("scan")
+    scan.get_function("block_max_scan")((blocks,), (256,), (values, out, totals, np.int64(n)))
+    if blocks > 1:
+        scanned = running_max(totals)
+        scan.get_function("add_carry")((blocks,), (256,), (out, scanned, np.int64(n)))
+    return out
+
+
+class CupyBackend(Backend):
+    """Every stage on the current CUDA device (CUDA_VISIBLE_DEVICES decides which)."""
+
+    name = "cupy"
+    xp = cp
+    oom_errors = (cp.cuda.memory.OutOfMemoryError,)
+
+    def __init__(self):
+        self.chunks = cp.zeros(1, dtype=cp.uint64)
+
+    def words(self, codes, k: int):
+        """Sorted words, keys hashed by a kernel, sorted by CuPy's radix sort."""
+        return sorted_words(*word_keys(codes, k))
+
+    def tile_keys(self, qk, qp, rk, rp, rtotal: int, width: int):
+        """Sorted diagonal keys of a tile's seeds."""
+        return seed_keys(qk, qp, rk, rp, rtotal, width)
+
+    def extend(self, qcodes, rcodes, sq, sr, k: int, tables, params):
+        """Walked seeds and their HSP spans."""
+        return extend_seeds(qcodes, rcodes, sq, sr, k, params.match, params.xdrop, params.mismatch,
+                            params.n_score, params.min_len, params.min_identity, self.chunks)
+
+    def counters(self) -> dict:
+        """Device-side counts: 32-base chunks read by extension."""
+        return {"extend_chunks": int(self.chunks.get()[0])}
+
+    def to_device(self, array):
+        return cp.asarray(array)
+
+    def to_host(self, array):
+        return cp.asnumpy(array)
+
+    def synchronize(self) -> None:
+        cp.cuda.Device().synchronize()
+
+    def seed_budget(self, tile_bytes: int) -> int:
+        """Seeds a tile may hold: the smaller of tile_bytes and half the free device memory."""
+        pool = cp.get_default_memory_pool()
+        free = cp.cuda.runtime.memGetInfo()[0] + pool.free_bytes()
+        return max(1, min(tile_bytes, free // 2) // GPU_SEED_BYTES)
+
+    def release(self) -> None:
+        """Return cached blocks to the device (after an out-of-memory error)."""
+        cp.get_default_memory_pool().free_all_blocks()

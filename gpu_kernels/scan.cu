@@ -1,0 +1,59 @@
+// scan.cu: inclusive running maximum of int64 values, in two launches per level.
+//
+// block_max_scan: 1-D grid, 256 threads a block, each block scans SCAN_TILE = 1024 values
+// (4 a thread, a warp shuffle scan, then the 8 warp totals) and writes its total to totals[b].
+// add_carry: after the caller has scanned totals (recursively), block b > 0 raises its values
+// to at least the scanned total of block b - 1.
+#define SCAN_THREADS 256
+#define SCAN_ITEMS 4
+#define SCAN_TILE (SCAN_THREADS * SCAN_ITEMS)
+#define FULL_MASK 0xffffffffu
+#define SCAN_LOWEST (-9223372036854775807LL - 1)
+
+extern "C" __global__ void block_max_scan(const long long* __restrict__ in, long long* __restrict__ out,
+                                          long long* __restrict__ totals, long long n)
+{
+    __shared__ long long warp_tops[SCAN_THREADS / 32];
+    const long long base = (long long)blockIdx.x * SCAN_TILE + (long long)threadIdx.x * SCAN_ITEMS;
+    long long v[SCAN_ITEMS];
+    long long run = SCAN_LOWEST;
+    for (int j = 0; j < SCAN_ITEMS; ++j) {
+        const long long p = base + j;
+        v[j] = p < n ? in[p] : SCAN_LOWEST;
+        run = run > v[j] ? run : v[j];
+        v[j] = run;
+    }
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    long long scan = run;
+    for (int o = 1; o < 32; o <<= 1) {
+        const long long t = __shfl_up_sync(FULL_MASK, scan, o);
+        if (lane >= o && t > scan) scan = t;
+    }
+    if (lane == 31) warp_tops[warp] = scan;
+    __syncthreads();
+    long long carry = SCAN_LOWEST;
+    for (int w = 0; w < warp; ++w) carry = carry > warp_tops[w] ? carry : warp_tops[w];
+    long long before = __shfl_up_sync(FULL_MASK, scan, 1);
+    if (lane == 0) before = SCAN_LOWEST;
+    before = before > carry ? before : carry;
+    for (int j = 0; j < SCAN_ITEMS; ++j) {
+        const long long p = base + j;
+        if (p < n) out[p] = v[j] > before ? v[j] : before;
+    }
+    if (threadIdx.x == SCAN_THREADS - 1) {
+        long long top = SCAN_LOWEST;
+        for (int w = 0; w < SCAN_THREADS / 32; ++w) top = top > warp_tops[w] ? top : warp_tops[w];
+        totals[blockIdx.x] = top;
+    }
+}
+
+extern "C" __global__ void add_carry(long long* __restrict__ out, const long long* __restrict__ scanned_totals, long long n)
+{
+    if (blockIdx.x == 0) return;
+    const long long carry = scanned_totals[blockIdx.x - 1];
+    const long long base = (long long)blockIdx.x * SCAN_TILE;
+    for (int j = threadIdx.x; j < SCAN_TILE; j += blockDim.x) {
+        const long long p = base + j;
+        if (p < n && out[p] < carry) out[p] = carry;
+    }
+}

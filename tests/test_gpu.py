@@ -1,0 +1,155 @@
+"""The CuPy backend against the NumPy backend, stage by stage and end to end (skipped without a GPU)."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import oracle
+from conftest import MYCO_232, MYCO_7422
+from generate import related_pair
+from gpu_kernels import Params, compare
+from gpu_kernels.encode import encode
+from gpu_kernels.fasta import Record, read_fasta
+from gpu_kernels.seqset import make_seqset
+
+pytestmark = pytest.mark.gpu
+cp = pytest.importorskip("cupy")
+
+
+def records(seqs):
+    return [Record(f"r{i}", encode(s.encode())) for i, s in enumerate(seqs)]
+
+
+def hsp_set(result) -> set:
+    h = result.hsps
+    cols = ("qrec", "rrec", "qstart", "qend", "rstart", "rend", "strand", "score", "identities", "length")
+    return set(zip(*(h[c].tolist() for c in cols)))
+
+
+@pytest.fixture(scope="module")
+def myco():
+    q = read_fasta(MYCO_232)
+    r = read_fasta(MYCO_7422)
+    return make_seqset([x.name for x in q], [x.codes for x in q]), make_seqset([x.name for x in r], [x.codes for x in r])
+
+
+def test_word_keys_match(myco):
+    from gpu_kernels.cuda import word_keys as device_word_keys
+    from gpu_kernels.words import word_keys
+
+    codes = myco[0].codes.copy()
+    codes[1000:1010] = 4  # an N run
+    for k in (8, 17, 32):
+        keys, valid = word_keys(codes, k)
+        dkeys, dvalid = device_word_keys(cp.asarray(codes), k)
+        assert np.array_equal(valid, cp.asnumpy(dvalid))
+        assert np.array_equal(keys[valid], cp.asnumpy(dkeys)[valid])
+
+
+def test_tile_keys_and_filter_match(myco):
+    from gpu_kernels.backend import Backend
+    from gpu_kernels.cuda import CupyBackend
+    from gpu_kernels.diagonals import filter_keys, key_width
+
+    q, r = myco
+    cpu, gpu = Backend(), CupyBackend()
+    wq, wr = cpu.words(q.codes, 24), cpu.words(r.codes, 24)
+    dq, dr = gpu.words(cp.asarray(q.codes), 24), gpu.words(cp.asarray(r.codes), 24)
+    assert np.array_equal(wq[0], cp.asnumpy(dq[0]))  # the same keys in the same order
+    width = key_width(q.total, 24)
+    keys = cpu.tile_keys(*wq, *wr, r.total, width)
+    dkeys = gpu.tile_keys(*dq, *dr, r.total, width)
+    assert keys.size > 100_000 and np.array_equal(keys, cp.asnumpy(dkeys))
+    assert np.array_equal(filter_keys(keys, 24), cp.asnumpy(filter_keys(dkeys, 24)))
+
+
+def test_extension_matches_or_is_shadowed(myco):
+    from gpu_kernels.backend import Backend
+    from gpu_kernels.cuda import CupyBackend
+    from gpu_kernels.diagonals import decode_keys, filter_keys, key_width
+    from gpu_kernels.extend import pair_tables
+
+    q, r = myco
+    cpu, gpu = Backend(), CupyBackend()
+    params = Params(k=32)
+    width = key_width(q.total, 32)
+    keys = filter_keys(cpu.tile_keys(*cpu.words(q.codes, 32), *cpu.words(r.codes, 32), r.total, width), 32)
+    sq, sr = decode_keys(keys, r.total, width)
+    tables = pair_tables(1, -1, -1)
+    host = cpu.extend(q.codes, r.codes, sq, sr, 32, tables, params)
+    dev = [cp.asnumpy(a) for a in gpu.extend(cp.asarray(q.codes), cp.asarray(r.codes), cp.asarray(sq), cp.asarray(sr),
+                                             32, tables, params)]
+    by_seed = {(a, b): (c, d, e, f) for a, b, c, d, e, f in zip(*(x.tolist() for x in host))}
+    walked = set()
+    for a, b, c, d, e, f in zip(*(x.tolist() for x in dev)):
+        assert by_seed[(a, b)] == (c, d, e, f)
+        walked.add((a, b))
+    assert 0 < len(walked) <= len(by_seed)
+    # every skipped seed's HSP lies inside a walked, reported HSP of its diagonal
+    reported = {}
+    for (a, b) in walked:
+        c, d, e, f = by_seed[(a, b)]
+        if d - c >= params.min_len and f * 100.0 >= params.min_identity * (d - c):
+            reported.setdefault(a - b, []).append((c, d))
+    for (a, b), (c, d, e, f) in by_seed.items():
+        if (a, b) not in walked:
+            assert any(s <= c and d <= t for s, t in reported.get(a - b, [])), (a, b)
+
+
+def test_running_max_matches():
+    from gpu_kernels.cuda import running_max
+
+    rng = np.random.default_rng(1)
+    for n in (1, 5, 1023, 1024, 1025, 300_000, 3_000_000):
+        values = rng.integers(-10**12, 10**12, n)
+        assert np.array_equal(np.maximum.accumulate(values), cp.asnumpy(running_max(cp.asarray(values))))
+
+
+def test_real_pair_same_hsps():
+    for params in (Params(), Params(xdrop=50), Params(k=20, min_len=40, min_identity=70)):
+        cpu = compare(MYCO_232, MYCO_7422, params, backend="numpy")
+        gpu = compare(MYCO_232, MYCO_7422, params, backend="cupy")
+        assert gpu.stats["backend"] == "cupy"
+        assert hsp_set(gpu) == hsp_set(cpu) and len(hsp_set(cpu)) > 400
+
+
+def test_small_budget_splits_on_gpu():
+    whole = compare(MYCO_232, MYCO_7422, Params(k=16), backend="cupy")
+    split = compare(MYCO_232, MYCO_7422, Params(k=16, tile_bytes=1 << 24), backend="cupy")
+    assert split.stats["tiles"] > whole.stats["tiles"]
+    assert hsp_set(split) == hsp_set(whole)
+
+
+def test_out_of_memory_splits_the_tile(monkeypatch):
+    from gpu_kernels import cuda
+
+    real = cuda.seed_keys
+    calls = {"n": 0}
+
+    def flaky(qk, qp, rk, rp, rtotal, width):
+        calls["n"] += 1
+        if calls["n"] <= 2:
+            raise cp.cuda.memory.OutOfMemoryError(1 << 40, 0)
+        return real(qk, qp, rk, rp, rtotal, width)
+
+    expected = hsp_set(compare(MYCO_232, MYCO_7422, Params(), backend="cupy"))
+    monkeypatch.setattr(cuda, "seed_keys", flaky)
+    result = compare(MYCO_232, MYCO_7422, Params(), backend="cupy")
+    assert result.stats["retries"] == 2 and hsp_set(result) == expected
+
+
+cases = st.tuples(st.integers(0, 2**31), st.integers(40, 900), st.integers(1, 3), st.sampled_from([8, 12, 16, 32]),
+                  st.sampled_from([0, 20]), st.sampled_from([0.0, 80.0]), st.sampled_from([0, 0, 20]),
+                  st.sampled_from([0, 0, 3]), st.sampled_from([0, 40]))
+
+
+@settings(max_examples=120, deadline=None)
+@given(cases)
+def test_generated_cases_same_as_numpy_and_oracle(case):
+    seed, length, nrec, k, min_len, min_identity, xdrop, max_freq, tile_len = case
+    query, reference = related_pair(seed, length, nrec, k)
+    params = Params(k=k, min_len=min_len, min_identity=min_identity, xdrop=xdrop, max_freq=max_freq,
+                    tile_len=tile_len and max(k, tile_len))
+    gpu = hsp_set(compare(records(query), records(reference), params, backend="cupy"))
+    assert gpu == hsp_set(compare(records(query), records(reference), params, backend="numpy"))
+    if length < 400:
+        assert gpu == oracle.compare(query, reference, params)
