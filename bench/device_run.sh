@@ -5,7 +5,7 @@ set -uo pipefail
 what=${1:-all}; shift || true
 export PYTHONUNBUFFERED=1
 if [ -d .whl ]; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl >/dev/null 2>&1
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl 2>&1 | grep -v -i warning | tail -3
     export PYTHONPATH=/tmp/site:$(pwd)
     export PATH=/tmp/site/bin:$PATH
 fi

@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 from gpu_kernels import Params, compare  # noqa: E402
 from simulate import simulate_pair, write_fasta  # noqa: E402
 
-STAGES = ("load", "words", "plan", "seeds", "diagonals", "extend", "hsps", "total")
+STAGES = ("load", "words", "seeds", "diagonals", "extend", "hsps", "total")
 COUNTS = ("words", "seeds", "kept_seeds", "hsps_forward", "hsps_reverse", "tiles")
 
 

@@ -16,14 +16,16 @@ import numpy as np
 LETTERS = np.frombuffer(b"ACGT", dtype=np.uint8)
 
 
-def with_repeats(rng: np.random.Generator, length: int, fraction: float = 0.2, families: int = 40) -> np.ndarray:
-    """Random codes with about `fraction` of the bases in copies of repeat families."""
+def with_repeats(rng: np.random.Generator, length: int, fraction: float = 0.2, families: int = 40,
+                 divergence: float = 0.1) -> np.ndarray:
+    """Random codes with about `fraction` of the bases in copies of repeat families, each copy
+    `divergence` substituted from its family's consensus."""
     seq = rng.integers(0, 4, length, dtype=np.uint8)
     units = [rng.integers(0, 4, int(rng.integers(300, 6000)), dtype=np.uint8) for _ in range(families)]
     placed = 0
     while placed < fraction * length:
         unit = units[int(rng.integers(families))]
-        copy = substitute(rng, unit, 0.1)
+        copy = substitute(rng, unit, divergence)
         if rng.random() < 0.5:
             copy = 3 - copy[::-1]
         at = int(rng.integers(0, max(1, length - copy.size)))
@@ -75,11 +77,12 @@ def write_fasta(path: str, names: list[str], chromosomes: list[np.ndarray]) -> N
             handle.write(b"\n".join(text[i:i + 80] for i in range(0, len(text), 80)) + b"\n")
 
 
-def simulate_pair(length: int, chromosomes: int = 1, seed: int = 1, subst: float = 0.05):
+def simulate_pair(length: int, chromosomes: int = 1, seed: int = 1, subst: float = 0.05,
+                  repeat_divergence: float = 0.1, repeat_fraction: float = 0.2):
     """Two lists of chromosomes (codes) of about `length` bases in all, the second derived from the first."""
     rng = np.random.default_rng(seed)
     size = length // chromosomes
-    first = [with_repeats(rng, size) for _ in range(chromosomes)]
+    first = [with_repeats(rng, size, repeat_fraction, divergence=repeat_divergence) for _ in range(chromosomes)]
     second = [related(rng, chrom, subst) for chrom in first]
     return first, second
 
@@ -91,9 +94,12 @@ def main() -> None:
     parser.add_argument("--chromosomes", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--subst", type=float, default=0.05, help="substitution rate between the two genomes")
+    parser.add_argument("--repeat-divergence", type=float, default=0.1, help="substitutions of a repeat copy from its family")
+    parser.add_argument("--repeat-fraction", type=float, default=0.2, help="fraction of the genome in repeat copies")
     parser.add_argument("--out", default="bench/out/sim", help="output prefix")
     args = parser.parse_args()
-    first, second = simulate_pair(int(args.length), args.chromosomes, args.seed, args.subst)
+    first, second = simulate_pair(int(args.length), args.chromosomes, args.seed, args.subst,
+                                  args.repeat_divergence, args.repeat_fraction)
     names = [f"chr{i + 1}" for i in range(args.chromosomes)]
     write_fasta(f"{args.out}_a.fa", names, first)
     write_fasta(f"{args.out}_b.fa", names, second)

@@ -13,7 +13,9 @@ import numpy as np
 from .errors import InputError
 from .diagonals import diagonal_keys
 from .extend import extend
-from .seeds import seed_groups, seeds
+from .fasta import read_fasta
+from .seeds import seeds
+from .seqset import SeqSet, make_seqset
 from .tiles import SEED_BYTES
 from .words import words
 
@@ -31,9 +33,14 @@ class Backend:
         """Sorted words of a code array."""
         return words(codes, k)
 
-    def tile_keys(self, qk, qp, rk, rp, rtotal: int, width: int):
-        """Sorted diagonal keys of the seeds between sorted query and reference words."""
-        return diagonal_keys(*seeds(seed_groups(qk, rk), qp, rp), rtotal, width)
+    def load_fasta(self, path: str) -> SeqSet:
+        """A FASTA file's records, checked, encoded and laid end to end."""
+        records = read_fasta(path)
+        return make_seqset([r.name for r in records], [r.codes for r in records])
+
+    def tile_keys(self, groups, qp, rp, rtotal: int, width: int):
+        """Sorted diagonal keys of a tile's seeds."""
+        return diagonal_keys(*seeds(groups, qp, rp), rtotal, width)
 
     def extend(self, qcodes, rcodes, sq, sr, k: int, tables, params):
         """(seeds walked, their HSP spans): every seed is walked here."""
@@ -41,8 +48,8 @@ class Backend:
         return sq, sr, qstart, qend, score, ids
 
     def seed_budget(self, tile_bytes: int) -> int:
-        """Seeds one tile may hold."""
-        return max(1, tile_bytes // SEED_BYTES)
+        """Seeds one tile may hold (tile_bytes 0: 1 GiB)."""
+        return max(1, (tile_bytes or 1 << 30) // SEED_BYTES)
 
     def counters(self) -> dict:
         """Counts only the backend keeps (none on the CPU)."""

@@ -13,7 +13,11 @@ import cupy as cp
 import numpy as np
 
 from .backend import Backend
-from .seeds import seed_group_index, seed_groups
+from .encode import BORDER, ENCODE, N_CODE
+from .errors import InputError
+from .fasta import layout, read_bytes
+from .seeds import seed_group_index
+from .seqset import GAP, SeqSet
 from .words import sorted_words
 
 log = logging.getLogger(__name__)
@@ -47,9 +51,8 @@ def word_keys(codes: cp.ndarray, k: int):
     return keys, valid.view(cp.bool_)
 
 
-def seed_keys(qk, qp, rk, rp, rtotal: int, width: int):
+def seed_keys(groups, qp, rp, rtotal: int, width: int):
     """Sorted diagonal keys of every seed of a tile, generated on the device from exact counts."""
-    groups = seed_groups(qk, rk)
     if groups.qcount.size == 0:
         return cp.zeros(0, dtype=cp.uint64)
     group, offsets = seed_group_index(groups)
@@ -102,6 +105,54 @@ def running_max(values: cp.ndarray) -> cp.ndarray:
     return out
 
 
+WHITESPACE = np.zeros(256, dtype=bool)
+WHITESPACE[[9, 10, 13, 32]] = True
+
+
+def load_fasta(path: str) -> SeqSet:
+    """Records of a FASTA file laid end to end on the device: the raw file is uploaded once and
+    line breaks, encoding, borders and the record checks are all done there."""
+    data = read_bytes(path)
+    spans = layout(data, path)
+    names = [name for name, _, _ in spans]
+    raw = cp.asarray(np.frombuffer(data, dtype=np.uint8))
+    starts = cp.asarray(np.array([s for _, s, _ in spans], dtype=np.int64))
+    ends = cp.asarray(np.array([e for _, _, e in spans], dtype=np.int64))
+    edge = cp.zeros(raw.size + 1, dtype=cp.int32)
+    cp.add.at(edge, starts, 1)
+    cp.add.at(edge, ends, -1)
+    keep = (cp.cumsum(edge[:-1]) > 0) & ~cp.asarray(WHITESPACE)[raw]
+    kept = cp.concatenate((cp.zeros(1, dtype=cp.int64), cp.cumsum(keep, dtype=cp.int64)))
+    lengths = cp.asnumpy(kept[ends] - kept[starts])
+    codes = cp.asarray(ENCODE)[raw[keep]]
+    del raw, keep, edge
+    ends_of = np.cumsum(lengths)
+    acgt = cp.concatenate((cp.zeros(1, dtype=cp.int64), cp.cumsum(codes < N_CODE, dtype=cp.int64)))
+    acgt = cp.asnumpy(acgt[cp.asarray(ends_of)] - acgt[cp.asarray(ends_of - lengths)])
+    bad = cp.flatnonzero(codes == 255)
+    for i, name in enumerate(names):
+        if lengths[i] == 0:
+            raise InputError("empty record, no sequence", path, name)
+    if bad.size:
+        first = int(bad[0])
+        i = int(np.searchsorted(ends_of, first, side="right"))
+        body = data[spans[i][1]:spans[i][2]]
+        byte = body.translate(None, b" \t\r\n")[first - (ends_of[i] - lengths[i])]
+        shown = chr(byte) if 32 < byte < 127 else f"byte 0x{byte:02x}"
+        raise InputError(f"unexpected character {shown!r} in the sequence", path, names[i])
+    for i, name in enumerate(names):
+        if acgt[i] == 0:
+            raise InputError("no A, C, G or T in the sequence (all N)", path, name)
+    lengths = lengths.astype(np.int64)
+    record_starts = GAP + np.concatenate(([0], np.cumsum(lengths + GAP)[:-1])).astype(np.int64)
+    total = int(GAP + lengths.sum() + GAP * len(names))
+    out = cp.full(total, BORDER, dtype=cp.uint8)
+    index = cp.arange(codes.size, dtype=cp.int64)
+    record = cp.searchsorted(cp.asarray(ends_of), index, side="right")
+    out[index + GAP * (record + 1)] = codes
+    return SeqSet(names, lengths, record_starts, out)
+
+
 class CupyBackend(Backend):
     """Every stage on the current CUDA device (CUDA_VISIBLE_DEVICES decides which)."""
 
@@ -116,9 +167,13 @@ class CupyBackend(Backend):
         """Sorted words, keys hashed by a kernel, sorted by CuPy's radix sort."""
         return sorted_words(*word_keys(codes, k))
 
-    def tile_keys(self, qk, qp, rk, rp, rtotal: int, width: int):
+    def load_fasta(self, path: str) -> SeqSet:
+        """A FASTA file encoded on the device from its raw bytes (one upload, no host-side pass)."""
+        return load_fasta(path)
+
+    def tile_keys(self, groups, qp, rp, rtotal: int, width: int):
         """Sorted diagonal keys of a tile's seeds."""
-        return seed_keys(qk, qp, rk, rp, rtotal, width)
+        return seed_keys(groups, qp, rp, rtotal, width)
 
     def extend(self, qcodes, rcodes, sq, sr, k: int, tables, params):
         """Walked seeds and their HSP spans."""
@@ -139,10 +194,10 @@ class CupyBackend(Backend):
         cp.cuda.Device().synchronize()
 
     def seed_budget(self, tile_bytes: int) -> int:
-        """Seeds a tile may hold: the smaller of tile_bytes and half the free device memory."""
+        """Seeds a tile may hold: tile_bytes, or half the free device memory (pool included) if smaller or 0."""
         pool = cp.get_default_memory_pool()
-        free = cp.cuda.runtime.memGetInfo()[0] + pool.free_bytes()
-        return max(1, min(tile_bytes, free // 2) // GPU_SEED_BYTES)
+        free = (cp.cuda.runtime.memGetInfo()[0] + pool.free_bytes()) // 2
+        return max(1, min(tile_bytes or free, free) // GPU_SEED_BYTES)
 
     def release(self) -> None:
         """Return cached blocks to the device (after an out-of-memory error)."""

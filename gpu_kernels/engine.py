@@ -13,12 +13,13 @@ from .coverage import query_coverage
 from .backend import Backend, get_backend
 from .diagonals import decode_keys, filter_keys, key_width
 from .extend import extend, pair_tables
-from .fasta import Record, check_lengths, read_fasta
+from .fasta import Record, check_lengths
 from .errors import InputError
 from .params import Params
 from .encode import reverse_complement
 from .seqset import SeqSet, make_seqset
-from .tiles import Tile, plan, split, tile_words
+from .seeds import count_seeds, seed_groups
+from .tiles import Tile, grid, split, splittable, tile_words
 from .words import drop_frequent
 
 log = logging.getLogger(__name__)
@@ -71,15 +72,15 @@ class Stats:
         return out
 
 
-def as_seqset(side, k: int) -> SeqSet:
-    """A SeqSet from a SeqSet, a list of Records or a FASTA path."""
+def as_seqset(side, k: int, backend: Backend) -> SeqSet:
+    """A SeqSet from a SeqSet, a list of Records or a FASTA path (read by the backend)."""
     if isinstance(side, SeqSet):
         return side
     if isinstance(side, (str, bytes)) or hasattr(side, "__fspath__"):
         path = str(side)
-        records = read_fasta(path)
-        check_lengths(records, k, path)
-        return make_seqset([r.name for r in records], [r.codes for r in records])
+        seqset = backend.load_fasta(path)
+        check_lengths(seqset.names, seqset.lengths, k, path)
+        return seqset
     records = list(side)
     if records and isinstance(records[0], Record):
         return make_seqset([r.name for r in records], [r.codes for r in records])
@@ -94,7 +95,11 @@ def check_width(query: SeqSet, reference: SeqSet, k: int) -> None:
 
 
 def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats, backend: Backend) -> dict:
-    """Raw HSPs of the query against one strand of the reference concatenation (host arrays)."""
+    """Raw HSPs of the query against one strand of the reference concatenation (host arrays).
+
+    Tiles are taken from a stack: each is counted exactly from its word lists and halved before
+    any seed is generated if its seeds would not fit; a device out-of-memory error halves it too.
+    """
     k = params.k
     qtotal, rtotal = int(qcodes.size), int(rcodes.size)
     width = key_width(qtotal, k)
@@ -102,43 +107,45 @@ def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats
     with stats.timed("words"):
         words_r = drop_frequent(*backend.words(rcodes, k), rstarts, params.max_freq)
     stats.counts["words"] += int(words_r[0].size)
-    with stats.timed("plan"):
-        todo = plan(words_q, words_r, qtotal, rtotal, k, backend.seed_budget(params.tile_bytes), params.tile_len)
-    stats.counts["tiles"] += len(todo)
-    todo.reverse()
+    budget = backend.seed_budget(params.tile_bytes)
+    todo = grid(qtotal, rtotal, params.tile_len)[::-1]
     parts = []
-    done = 0
     while todo:
         tile = todo.pop()
         try:
-            parts.append(search_tile(qcodes, words_q, rcodes, words_r, tile, width, tables, params, stats, backend))
-        except backend.oom_errors:
-            backend.release()
-            if max(tile.q1 - tile.q0, tile.r1 - tile.r0) <= 2 * k:
-                raise
-            halves = split(tile)
-            log.warning("out of memory in tile %s (%d seeds): split in two", tile, tile.seeds)
-            stats.counts["retries"] += 1
+            with stats.timed("seeds"):
+                qk, qp, rk, rp = tile_words(words_q, words_r, tile, k, qtotal, rtotal)
+                groups = seed_groups(qk, rk)
+                count = count_seeds(groups)
+            if count > budget and splittable(tile, k):
+                todo.extend(reversed(split(tile)))
+                continue
             stats.counts["tiles"] += 1
-            todo.extend(reversed(halves))
-            continue
-        done += 1
-        if done % 16 == 0:
-            log.info("%d tiles done, %d to go", done, len(todo))
+            if count:
+                parts.append(search_tile(qcodes, rcodes, tile, groups, qp, rp, width, tables, params, stats, backend))
+        except backend.oom_errors:
+            del groups, qk, qp, rk, rp
+            backend.release()
+            if not splittable(tile, k):
+                raise
+            log.warning("out of memory in tile %s: split in two", tile)
+            stats.counts["retries"] += 1
+            todo.extend(reversed(split(tile)))
+        if stats.counts["tiles"] % 16 == 0 and todo:
+            log.info("%d tiles done, %d to go", stats.counts["tiles"], len(todo))
     with stats.timed("hsps"):
         raw = H.drop_contained(H.concat(parts, H.RAW))
         raw = {name: backend.to_host(column) for name, column in raw.items()}
     return raw
 
 
-def search_tile(qcodes, words_q, rcodes, words_r, tile: Tile, width: int, tables, params: Params, stats: Stats,
+def search_tile(qcodes, rcodes, tile: Tile, groups, qp, rp, width: int, tables, params: Params, stats: Stats,
                 backend: Backend) -> dict:
     """Raw HSPs of the seeds one tile owns, filtered and deduplicated within the tile (on the backend)."""
     k = params.k
     rtotal = int(rcodes.size)
     with stats.timed("seeds"):
-        qk, qp, rk, rp = tile_words(words_q, words_r, tile, k)
-        keys = backend.tile_keys(qk, qp, rk, rp, rtotal, width)
+        keys = backend.tile_keys(groups, qp, rp, rtotal, width)
     stats.counts["seeds"] += int(keys.size)
     with stats.timed("diagonals"):
         keys = filter_keys(keys, k)
@@ -164,8 +171,8 @@ def compare(query, reference, params: Params | None = None, backend: str = "nump
     stats = Stats(engine)
     start = time.perf_counter()
     with stats.timed("load"):
-        query = as_seqset(query, params.k)
-        reference = as_seqset(reference, params.k)
+        query = as_seqset(query, params.k, engine)
+        reference = as_seqset(reference, params.k, engine)
         check_width(query, reference, params.k)
         qcodes = engine.to_device(query.codes)
         rcodes = engine.to_device(reference.codes)

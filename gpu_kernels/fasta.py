@@ -3,12 +3,15 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
-from .encode import ENCODE, N_CODE, encode
+from .encode import ENCODE, N_CODE
 from .errors import InputError
+
+N_BYTE = bytes([N_CODE])
 
 
 @dataclass
@@ -33,36 +36,61 @@ def read_bytes(path: str) -> bytes:
     return data
 
 
-def read_fasta(path: str) -> list[Record]:
-    """All records of a FASTA file, in file order, each checked and encoded."""
-    data = read_bytes(path)
-    if not data.strip():
-        raise InputError("empty file, no FASTA records", path)
+# bytes.translate applies this table and deletes line breaks in one C pass: far faster than a
+# NumPy lookup on genome-sized records.
+CODE_TABLE = bytes(ENCODE.tolist())
+WHITESPACE = b" \t\r\n"
+
+
+def layout(data: bytes, path: str) -> list[tuple[str, int, int]]:
+    """(name, body start, body end) of every record, header checks done; bodies still hold line breaks."""
     if b"\x00" in data:
         raise InputError("binary data (NUL bytes), not FASTA", path)
-    start = len(data) - len(data.lstrip())
+    start = re.match(rb"\s*", data).end()
+    if start == len(data):
+        raise InputError("empty file, no FASTA records", path)
     if data[start:start + 1] != b">":
         raise InputError("sequence data before the first '>' header line", path)
-    records: list[Record] = []
+    records: list[tuple[str, int, int]] = []
     seen: dict[str, int] = {}
-    for number, chunk in enumerate(data[start + 1:].split(b"\n>"), start=1):
-        header, _, body = chunk.partition(b"\n")
-        name = _record_name(header, number, path)
+    head = start
+    while head >= 0:
+        line_end = data.find(b"\n", head)
+        line_end = len(data) if line_end < 0 else line_end
+        following = data.find(b"\n>", line_end)
+        body_end = len(data) if following < 0 else following
+        number = len(records) + 1
+        name = _record_name(data[head + 1:line_end], number, path)
         if name in seen:
             raise InputError(f"duplicate record name (records #{seen[name]} and #{number})", path, name)
         seen[name] = number
-        seq = body.translate(None, b" \t\r\n")
-        if not seq:
-            raise InputError("empty record, no sequence", path, name)
-        codes = encode(seq)
-        bad = np.flatnonzero(codes == 255)
-        if bad.size:
-            byte = seq[bad[0]]
-            shown = chr(byte) if 32 < byte < 127 else f"byte 0x{byte:02x}"
-            raise InputError(f"unexpected character {shown!r} in the sequence", path, name)
-        if not np.any(codes < N_CODE):
-            raise InputError("no A, C, G or T in the sequence (all N)", path, name)
-        records.append(Record(name, codes))
+        records.append((name, line_end + 1, body_end))
+        head = following + 1 if following >= 0 else -1
+    return records
+
+
+def check_record(seq: bytes, body: bytes, path: str, name: str) -> None:
+    """A translated record must be non-empty, hold only sequence characters, and hold some ACGT."""
+    if not seq:
+        raise InputError("empty record, no sequence", path, name)
+    bad = seq.find(b"\xff")
+    if bad >= 0:
+        byte = body.translate(None, WHITESPACE)[bad]
+        shown = chr(byte) if 32 < byte < 127 else f"byte 0x{byte:02x}"
+        raise InputError(f"unexpected character {shown!r} in the sequence", path, name)
+    if seq.count(N_BYTE) == len(seq):
+        raise InputError("no A, C, G or T in the sequence (all N)", path, name)
+
+
+def read_fasta(path: str) -> list[Record]:
+    """All records of a FASTA file, in file order, each checked and encoded."""
+    data = read_bytes(path)
+    records = []
+    for name, start, end in layout(data, path):
+        body = data[start:end]
+        seq = body.translate(CODE_TABLE, WHITESPACE)
+        check_record(seq, body, path, name)
+        records.append(Record(name, np.frombuffer(seq, dtype=np.uint8)))
     return records
 
 
@@ -79,11 +107,11 @@ def _record_name(header: bytes, number: int, path: str) -> str:
     return text.split()[0]
 
 
-def check_lengths(records: list[Record], k: int, path: str) -> None:
+def check_lengths(names: list[str], lengths, k: int, path: str) -> None:
     """Every record must hold at least one word of length k."""
-    for record in records:
-        if record.codes.size < k:
-            raise InputError(f"{record.codes.size} bp is shorter than k = {k}", path, record.name)
+    for name, length in zip(names, lengths):
+        if length < k:
+            raise InputError(f"{int(length)} bp is shorter than k = {k}", path, name)
 
 
 __all__ = ["Record", "read_fasta", "read_bytes", "check_lengths", "ENCODE"]

@@ -18,7 +18,7 @@ class Params:
     n_score: int = -1           # score of any position holding a non-ACGT code
     xdrop: int = 0              # also stop a walk this far below its best score (0: off, GECKO's rule only)
     max_freq: int = 0           # fast mode: skip words seen more often than this on either side (0: exhaustive)
-    tile_bytes: int = 1 << 30   # memory budget of one tile's seeds
+    tile_bytes: int = 0         # memory budget of one tile's seeds (0: 1 GiB on the CPU, half the free GPU memory)
     tile_len: int = 0           # longest side of a tile in bases (0: no limit; tests use small tiles)
     strands: str = "both"       # forward, reverse or both
 
@@ -37,7 +37,7 @@ class Params:
             raise InputError(f"xdrop = {self.xdrop} is negative")
         if self.max_freq < 0:
             raise InputError(f"max_freq = {self.max_freq} is negative")
-        if self.tile_bytes < 1 << 16:
+        if self.tile_bytes and self.tile_bytes < 1 << 16:
             raise InputError(f"tile_bytes = {self.tile_bytes} is below 64 KiB")
         if self.tile_len and self.tile_len < self.k:
             raise InputError(f"tile_len = {self.tile_len} is shorter than k")

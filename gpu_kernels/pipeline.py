@@ -19,7 +19,7 @@ log = logging.getLogger(__name__)
 
 STAT_KEYS = ("backend", "tiles", "retries", "words", "seeds", "kept_seeds", "extended_seeds", "hsps_forward",
              "hsps_reverse", "hsps")
-TIME_KEYS = ("load_s", "words_s", "plan_s", "seeds_s", "diagonals_s", "extend_s", "hsps_s", "total_s")
+TIME_KEYS = ("load_s", "words_s", "seeds_s", "diagonals_s", "extend_s", "hsps_s", "total_s")
 
 
 class Genome:

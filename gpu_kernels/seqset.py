@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .encode import BORDER, reverse_complement
+from .encode import BORDER
 
 GAP = 64
 
@@ -43,8 +43,3 @@ def make_seqset(names: list[str], arrays: list[np.ndarray]) -> SeqSet:
     for start, array in zip(starts, arrays):
         codes[start:start + array.size] = array
     return SeqSet(list(names), lengths, starts, codes)
-
-
-def reverse_codes(seqset: SeqSet):
-    """The reverse complement of the whole concatenation (record i lands at total - start - length)."""
-    return reverse_complement(seqset.codes)

@@ -36,8 +36,10 @@ def sorted_words(keys, valid):
     return keys[order], pos[order]
 
 
-def words_in(keys, pos, lo: int, hi: int):
-    """The words whose position lies in [lo, hi), still sorted."""
+def words_in(keys, pos, lo: int, hi: int, total: int):
+    """The words whose position lies in [lo, hi), still sorted (all of them, uncopied, when [lo, hi) spans 0..total)."""
+    if lo <= 0 and hi >= total:
+        return keys, pos
     keep = (pos >= lo) & (pos < hi)
     return keys[keep], pos[keep]
 

@@ -9,6 +9,7 @@ from generate import related_pair
 from gpu_kernels import Params, compare
 from gpu_kernels.encode import encode
 from gpu_kernels.fasta import Record, read_fasta
+from gpu_kernels.seeds import seed_groups
 from gpu_kernels.seqset import make_seqset
 
 pytestmark = pytest.mark.gpu
@@ -56,8 +57,8 @@ def test_tile_keys_and_filter_match(myco):
     dq, dr = gpu.words(cp.asarray(q.codes), 24), gpu.words(cp.asarray(r.codes), 24)
     assert np.array_equal(wq[0], cp.asnumpy(dq[0]))  # the same keys in the same order
     width = key_width(q.total, 24)
-    keys = cpu.tile_keys(*wq, *wr, r.total, width)
-    dkeys = gpu.tile_keys(*dq, *dr, r.total, width)
+    keys = cpu.tile_keys(seed_groups(wq[0], wr[0]), wq[1], wr[1], r.total, width)
+    dkeys = gpu.tile_keys(seed_groups(dq[0], dr[0]), dq[1], dr[1], r.total, width)
     assert keys.size > 100_000 and np.array_equal(keys, cp.asnumpy(dkeys))
     assert np.array_equal(filter_keys(keys, 24), cp.asnumpy(filter_keys(dkeys, 24)))
 
@@ -72,7 +73,8 @@ def test_extension_matches_or_is_shadowed(myco):
     cpu, gpu = Backend(), CupyBackend()
     params = Params(k=32)
     width = key_width(q.total, 32)
-    keys = filter_keys(cpu.tile_keys(*cpu.words(q.codes, 32), *cpu.words(r.codes, 32), r.total, width), 32)
+    (qk, qp), (rk, rp) = cpu.words(q.codes, 32), cpu.words(r.codes, 32)
+    keys = filter_keys(cpu.tile_keys(seed_groups(qk, rk), qp, rp, r.total, width), 32)
     sq, sr = decode_keys(keys, r.total, width)
     tables = pair_tables(1, -1, -1)
     host = cpu.extend(q.codes, r.codes, sq, sr, 32, tables, params)
@@ -104,6 +106,23 @@ def test_running_max_matches():
         assert np.array_equal(np.maximum.accumulate(values), cp.asnumpy(running_max(cp.asarray(values))))
 
 
+def test_device_fasta_loading_matches_host(tmp_path):
+    from gpu_kernels.backend import Backend
+    from gpu_kernels.cuda import CupyBackend
+
+    fa = tmp_path / "x.fa"
+    fa.write_text(">a desc\nACGTN\nnnacgT\r\n\n>b\n" + "GATTACA" * 20 + "\n>c\nAC GT-RYK\n")
+    host, dev = Backend().load_fasta(str(fa)), CupyBackend().load_fasta(str(fa))
+    assert host.names == dev.names == ["a", "b", "c"]
+    assert np.array_equal(host.lengths, dev.lengths) and np.array_equal(host.starts, dev.starts)
+    assert np.array_equal(host.codes, cp.asnumpy(dev.codes))
+    for bad, message in ((">a\nAC1GT\n", "unexpected character '1'"), (">a\n\n>b\nACGT\n", "empty record"),
+                         (">a\nNNNN\n", "no A, C, G or T")):
+        fa.write_text(bad)
+        with pytest.raises(Exception, match=message):
+            CupyBackend().load_fasta(str(fa))
+
+
 def test_real_pair_same_hsps():
     for params in (Params(), Params(xdrop=50), Params(k=20, min_len=40, min_identity=70)):
         cpu = compare(MYCO_232, MYCO_7422, params, backend="numpy")
@@ -114,7 +133,7 @@ def test_real_pair_same_hsps():
 
 def test_small_budget_splits_on_gpu():
     whole = compare(MYCO_232, MYCO_7422, Params(k=16), backend="cupy")
-    split = compare(MYCO_232, MYCO_7422, Params(k=16, tile_bytes=1 << 24), backend="cupy")
+    split = compare(MYCO_232, MYCO_7422, Params(k=16, tile_bytes=1 << 20), backend="cupy")
     assert split.stats["tiles"] > whole.stats["tiles"]
     assert hsp_set(split) == hsp_set(whole)
 
@@ -125,11 +144,11 @@ def test_out_of_memory_splits_the_tile(monkeypatch):
     real = cuda.seed_keys
     calls = {"n": 0}
 
-    def flaky(qk, qp, rk, rp, rtotal, width):
+    def flaky(groups, qp, rp, rtotal, width):
         calls["n"] += 1
         if calls["n"] <= 2:
             raise cp.cuda.memory.OutOfMemoryError(1 << 40, 0)
-        return real(qk, qp, rk, rp, rtotal, width)
+        return real(groups, qp, rp, rtotal, width)
 
     expected = hsp_set(compare(MYCO_232, MYCO_7422, Params(), backend="cupy"))
     monkeypatch.setattr(cuda, "seed_keys", flaky)
