@@ -21,6 +21,7 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 import cupy as cp  # noqa: E402
+import cupyx  # noqa: E402
 import numpy as np  # noqa: E402
 
 from gpu_kernels import Params, compare  # noqa: E402
@@ -53,9 +54,13 @@ def ceilings() -> dict:
     keys = cp.random.randint(0, 2**62, size=200_000_000, dtype=cp.int64).astype(cp.uint64)
     sort = timed(lambda: cp.sort(keys), 3)
     argsort = timed(lambda: cp.argsort(keys), 3)
-    del a, b, keys
+    del b, keys
+    host = cupyx.empty_pinned(a.shape, a.dtype)
+    d2h = timed(lambda: a.get(out=host), 3)
+    del a, host
     cp.get_default_memory_pool().free_all_blocks()
-    return {"copy_Bps": 2 * n * 4 / copy, "sort_kps": 200e6 / sort, "argsort_kps": 200e6 / argsort}
+    return {"copy_Bps": 2 * n * 4 / copy, "sort_kps": 200e6 / sort, "argsort_kps": 200e6 / argsort,
+            "d2h_Bps": n * 4 / d2h}
 
 
 def floors(stats: dict, bases: int, ceil: dict) -> dict:
@@ -71,7 +76,8 @@ def floors(stats: dict, bases: int, ceil: dict) -> dict:
         "seeds": seeds / sort + 16 * seeds / bw,
         "diagonals": (8 * seeds + 16 * kept) / bw,
         "extend": 64 * stats.get("extend_chunks", 0) / bw,
-        "hsps": 48 * hsps / bw,
+        # two stable argsorts of the walked seeds' HSPs, then 48 B an HSP back to the host
+        "hsps": 2 * stats.get("extended_seeds", hsps) / argsort + 48 * hsps / ceil["d2h_Bps"],
     }
 
 
@@ -96,7 +102,7 @@ def main() -> None:
     print(f"device: {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, CuPy {cp.__version__}")
     ceil = ceilings()
     print(f"ceilings: copy {ceil['copy_Bps'] / 1e12:.2f} TB/s, sort {ceil['sort_kps'] / 1e9:.2f} G keys/s, "
-          f"argsort {ceil['argsort_kps'] / 1e9:.2f} G keys/s")
+          f"argsort {ceil['argsort_kps'] / 1e9:.2f} G keys/s, device to pinned host {ceil['d2h_Bps'] / 1e9:.1f} GB/s")
     rows = []
     warm = False
     for size in args.sizes:
@@ -125,8 +131,10 @@ def main() -> None:
         print(f"\n{size:g} Mbp pair: wall {wall:.2f} s end to end, {stats['hsps']:,} HSPs "
               f"({stats['hsps_forward']:,} forward), {nbytes / 1e6:.0f} MB out, {stats['tiles']} tiles")
         print(f"  {'stage':<10} {'time s':>8} {'floor s':>8} {'x floor':>8}  items")
-        items = {"words": stats["words"], "seeds": stats["seeds"], "diagonals": stats["kept_seeds"],
-                 "extend": stats.get("extend_chunks", 0), "hsps": stats["hsps"]}
+        items = {"words": f"{stats['words']:,} words", "seeds": f"{stats['seeds']:,} seeds",
+                 "diagonals": f"{stats['kept_seeds']:,} kept seeds",
+                 "extend": f"{stats.get('extended_seeds', 0):,} seeds walked, {stats.get('extend_chunks', 0):,} chunks",
+                 "hsps": f"{stats['hsps']:,} HSPs"}
         for s in STAGES:
             ratio = stage[s] / floor[s] if floor[s] else float("nan")
             print(f"  {s:<10} {stage[s]:8.3f} {floor[s]:8.3f} {ratio:8.1f}  {items.get(s, '')}")

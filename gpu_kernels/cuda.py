@@ -10,6 +10,7 @@ import logging
 import os
 
 import cupy as cp
+import cupyx
 import numpy as np
 
 from .backend import Backend
@@ -188,7 +189,10 @@ class CupyBackend(Backend):
         return cp.asarray(array)
 
     def to_host(self, array):
-        return cp.asnumpy(array)
+        """Copy to pinned host memory (about twice the bandwidth of a pageable copy)."""
+        out = cupyx.empty_pinned(array.shape, array.dtype)
+        array.get(out=out)
+        return out
 
     def synchronize(self) -> None:
         cp.cuda.Device().synchronize()

@@ -134,7 +134,7 @@ def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats
         if stats.counts["tiles"] % 16 == 0 and todo:
             log.info("%d tiles done, %d to go", stats.counts["tiles"], len(todo))
     with stats.timed("hsps"):
-        raw = H.drop_contained(H.concat(parts, H.RAW))
+        raw = parts[0] if len(parts) == 1 else H.drop_contained(H.concat(parts, H.RAW))
         raw = {name: backend.to_host(column) for name, column in raw.items()}
     return raw
 

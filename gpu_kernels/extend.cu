@@ -38,16 +38,17 @@ __device__ Walk walk(const unsigned char* __restrict__ q, const unsigned char* _
         const bool stop = a == BORDER || b == BORDER;
         ++w.chunks;
         int s = (a > 3 || b > 3) ? n_score : (a == b ? match : mismatch);
-        int m = (a == b && a < 4) ? 1 : 0;
         if (stop) s = 0;
-        int run = s, run_ids = m;
+        // score and identity prefix sums in one scan: identities in the high half, the score
+        // (|sum| < 2^15 since |scores| <= 1000) in the low half, borrowed through when negative
+        int packed = ((a == b && a < 4) ? 65536 : 0) + s;
         for (int o = 1; o < 32; o <<= 1) {
-            const int t = __shfl_up_sync(FULL, run, o);
-            const int u = __shfl_up_sync(FULL, run_ids, o);
-            if (lane >= o) { run += t; run_ids += u; }
+            const int t = __shfl_up_sync(FULL, packed, o);
+            if (lane >= o) packed += t;
         }
-        run += score;
-        run_ids += ids;
+        const int chunk_score = (int)(short)(packed & 0xffff);
+        const int run = score + chunk_score;
+        const int run_ids = ids + ((packed - chunk_score) >> 16);
         bool dead = stop || run < 0;
         if (xdrop) {
             int top_so_far = run;
@@ -62,11 +63,7 @@ __device__ Walk walk(const unsigned char* __restrict__ q, const unsigned char* _
         const unsigned dead_mask = __ballot_sync(FULL, dead);
         const int end = dead_mask ? __ffs(dead_mask) - 1 : 32;
         const int cand = lane < end ? run : NEG_INF;
-        int top = cand;
-        for (int o = 16; o; o >>= 1) {
-            const int t = __shfl_xor_sync(FULL, top, o);
-            top = t > top ? t : top;
-        }
+        const int top = __reduce_max_sync(FULL, cand);
         if (top > w.best) {  // uniform across the warp
             const int first = __ffs(__ballot_sync(FULL, cand == top)) - 1;
             w.best = top;

@@ -35,14 +35,12 @@ def passes(table: dict, min_len: int, min_identity: float):
     return (length >= min_len) & (table["identities"] * 100.0 >= min_identity * length)
 
 
-def sort_order(first, second, third):
-    """Indices ordering rows by (first, second, third), all int64."""
-    xp = array_module(first)
-    if xp is np:
-        return np.lexsort((third, second, first))
-    order = xp.argsort(third)  # CuPy's argsort is a stable radix sort: sort by the last key first
-    order = order[xp.argsort(second[order])]
-    return order[xp.argsort(first[order])]
+def sort_order(diag, qstart, qend):
+    """Indices ordering rows by diagonal, then qstart, then qend descending: two stable sorts."""
+    xp = array_module(diag)
+    key = (diag - diag.min()) * (int(qstart.max()) + 1) + qstart  # fits: check_width bounds it
+    order = xp.argsort(-qend, kind="stable")
+    return order[xp.argsort(key[order], kind="stable")]
 
 
 def running_max(values):
@@ -66,7 +64,7 @@ def drop_contained(table: dict) -> dict:
     if n < 2:
         return table
     diag = table["qstart"] - table["rstart"]
-    order = sort_order(diag, table["qstart"], -table["qend"])
+    order = sort_order(diag, table["qstart"], table["qend"])
     table = take(table, order)
     diag = diag[order]
     first = xp.concatenate((xp.ones(1, dtype=bool), diag[1:] != diag[:-1]))

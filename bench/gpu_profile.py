@@ -1,0 +1,74 @@
+"""Where the GPU time goes inside the seed and HSP stages: each step of one strand, timed alone.
+
+    python bench/gpu_profile.py A.fa B.fa
+
+Each step runs once for warm-up, then three times; the median is printed (CUDA events).
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+import cupy as cp  # noqa: E402
+
+from gpu_kernels import Params  # noqa: E402
+from gpu_kernels import hsps as H  # noqa: E402
+from gpu_kernels.cuda import CupyBackend, seed_keys  # noqa: E402
+from gpu_kernels.diagonals import decode_keys, filter_keys, key_width  # noqa: E402
+from gpu_kernels.extend import pair_tables  # noqa: E402
+from gpu_kernels.seeds import seed_group_index, seed_groups  # noqa: E402
+
+
+def timed(name: str, fn):
+    """Run fn four times; print the median of the last three; return its last result."""
+    out = fn()
+    times = []
+    for _ in range(3):
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        out = fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
+    print(f"  {name:<28} {statistics.median(times):8.2f} ms")
+    return out
+
+
+def main() -> None:
+    backend = CupyBackend()
+    params = Params()
+    k = params.k
+    q = backend.load_fasta(sys.argv[1])
+    r = backend.load_fasta(sys.argv[2])
+    print(f"query {q.total:,} codes, reference {r.total:,} codes")
+    wq = timed("words (query)", lambda: backend.words(q.codes, k))
+    wr = timed("words (reference)", lambda: backend.words(r.codes, k))
+    groups = timed("seed_groups", lambda: seed_groups(wq[0], wr[0]))
+    timed("seed_group_index", lambda: seed_group_index(groups))
+    width = key_width(q.total, k)
+    keys = timed("seed_keys (kernel + sort)", lambda: seed_keys(groups, wq[1], wr[1], r.total, width))
+    print(f"  {keys.size:,} seeds")
+    kept = timed("filter_keys", lambda: filter_keys(keys, k))
+    sq, sr = timed("decode_keys", lambda: decode_keys(kept, r.total, width))
+    print(f"  {sq.size:,} kept seeds")
+    tables = pair_tables(1, -1, -1)
+    out = timed("extend", lambda: backend.extend(q.codes, r.codes, sq, sr, k, tables, params))
+    sq2, sr2, qs, qe, sc, ids = out
+    print(f"  {sq2.size:,} seeds walked")
+    raw = {"qstart": qs, "qend": qe, "rstart": sr2 - (sq2 - qs), "rend": sr2 + (qe - sq2), "score": sc, "identities": ids}
+    mask = timed("passes", lambda: H.passes(raw, params.min_len, params.min_identity))
+    raw = timed("take", lambda: H.take(raw, mask))
+    diag = raw["qstart"] - raw["rstart"]
+    timed("sort_order", lambda: H.sort_order(diag, raw["qstart"], raw["qend"]))
+    final = timed("drop_contained", lambda: H.drop_contained(raw))
+    print(f"  {final['qstart'].size:,} HSPs")
+    timed("to host, pageable (6 columns)", lambda: {n: cp.asnumpy(c) for n, c in final.items()})
+    timed("to host, pinned (6 columns)", lambda: {n: backend.to_host(c) for n, c in final.items()})
+
+
+if __name__ == "__main__":
+    main()
