@@ -75,7 +75,7 @@ def floors(stats: dict, bases: int, ceil: dict) -> dict:
         "words": words / argsort + (10 * bases * 1.5 + 32 * words) / bw,
         "seeds": seeds / sort + 16 * seeds / bw,
         "diagonals": (8 * seeds + 16 * kept) / bw,
-        "extend": 64 * stats.get("extend_chunks", 0) / bw,
+        "extend": 2 * stats.get("extend_bases", 0) / bw,  # one byte a base read, on each sequence
         # two stable argsorts of the walked seeds' HSPs, then 48 B an HSP back to the host
         "hsps": 2 * stats.get("extended_seeds", hsps) / argsort + 48 * hsps / ceil["d2h_Bps"],
     }
@@ -133,7 +133,7 @@ def main() -> None:
         print(f"  {'stage':<10} {'time s':>8} {'floor s':>8} {'x floor':>8}  items")
         items = {"words": f"{stats['words']:,} words", "seeds": f"{stats['seeds']:,} seeds",
                  "diagonals": f"{stats['kept_seeds']:,} kept seeds",
-                 "extend": f"{stats.get('extended_seeds', 0):,} seeds walked, {stats.get('extend_chunks', 0):,} chunks",
+                 "extend": f"{stats.get('extended_seeds', 0):,} seeds walked, {stats.get('extend_bases', 0):,} bases read",
                  "hsps": f"{stats['hsps']:,} HSPs"}
         for s in STAGES:
             ratio = stage[s] / floor[s] if floor[s] else float("nan")

@@ -14,7 +14,7 @@ from .errors import InputError
 from .diagonals import diagonal_keys
 from .extend import extend
 from .fasta import read_fasta
-from .seeds import seeds
+from .seeds import seed_groups, seeds
 from .seqset import SeqSet, make_seqset
 from .tiles import SEED_BYTES
 from .words import words
@@ -37,6 +37,10 @@ class Backend:
         """A FASTA file's records, checked, encoded and laid end to end."""
         records = read_fasta(path)
         return make_seqset([r.name for r in records], [r.codes for r in records])
+
+    def seed_groups(self, qk, rk):
+        """Keys present on both sides and where their words lie."""
+        return seed_groups(qk, rk)
 
     def tile_keys(self, groups, qp, rp, rtotal: int, width: int):
         """Sorted diagonal keys of a tile's seeds."""

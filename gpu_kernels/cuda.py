@@ -17,7 +17,7 @@ from .backend import Backend
 from .encode import BORDER, ENCODE, N_CODE
 from .errors import InputError
 from .fasta import layout, read_bytes
-from .seeds import seed_group_index
+from .seeds import SeedGroups, seed_group_index
 from .seqset import GAP, SeqSet
 from .words import sorted_words
 
@@ -52,6 +52,22 @@ def word_keys(codes: cp.ndarray, k: int):
     return keys, valid.view(cp.bool_)
 
 
+def device_seed_groups(qk: cp.ndarray, rk: cp.ndarray) -> SeedGroups:
+    """Seed groups from sorted query and reference keys: one kernel, one compaction."""
+    nq = qk.size
+    if nq == 0 or rk.size == 0:
+        empty = cp.zeros(0, dtype=cp.int64)
+        return SeedGroups(empty, empty, empty, empty)
+    qcount = cp.empty(nq, dtype=cp.int64)
+    rfirst = cp.empty(nq, dtype=cp.int64)
+    rcount = cp.empty(nq, dtype=cp.int64)
+    blocks = min(_blocks(nq, 256), 65535 * 8)
+    module("groups").get_function("group_starts")((blocks,), (256,), (qk, np.int64(nq), rk, np.int64(rk.size),
+                                                                       qcount, rfirst, rcount))
+    start = cp.flatnonzero(rcount)
+    return SeedGroups(start, qcount[start], rfirst[start], rcount[start])
+
+
 def seed_keys(groups, qp, rp, rtotal: int, width: int):
     """Sorted diagonal keys of every seed of a tile, generated on the device from exact counts."""
     if groups.qcount.size == 0:
@@ -69,7 +85,7 @@ def seed_keys(groups, qp, rp, rtotal: int, width: int):
 
 
 def extend_seeds(qcodes, rcodes, sq, sr, k: int, match: int, xdrop: int, mismatch: int, n_score: int,
-                 min_len: int, min_identity: float, chunks: cp.ndarray):
+                 min_len: int, min_identity: float, bases: cp.ndarray):
     """Extend every seed with one warp per run of seeds; returns only the seeds that were walked."""
     n = sq.size
     qstart = cp.empty(n, dtype=cp.int64)
@@ -83,7 +99,7 @@ def extend_seeds(qcodes, rcodes, sq, sr, k: int, match: int, xdrop: int, mismatc
             (_blocks(warps * 32, EXTEND_THREADS),), (EXTEND_THREADS,),
             (qcodes, rcodes, sq, sr, np.int64(n), np.int32(SEEDS_PER_WARP), np.int32(k), np.int32(match),
              np.int32(mismatch), np.int32(n_score), np.int32(xdrop), np.int64(min_len), np.float64(min_identity),
-             qstart, qend, score, ids, status, chunks))
+             qstart, qend, score, ids, status, bases))
     walked = status.view(cp.bool_)
     return (sq[walked], sr[walked], qstart[walked], qend[walked], score[walked].astype(cp.int64),
             ids[walked].astype(cp.int64))
@@ -162,7 +178,7 @@ class CupyBackend(Backend):
     oom_errors = (cp.cuda.memory.OutOfMemoryError,)
 
     def __init__(self):
-        self.chunks = cp.zeros(1, dtype=cp.uint64)
+        self.bases = cp.zeros(1, dtype=cp.uint64)
 
     def words(self, codes, k: int):
         """Sorted words, keys hashed by a kernel, sorted by CuPy's radix sort."""
@@ -172,6 +188,10 @@ class CupyBackend(Backend):
         """A FASTA file encoded on the device from its raw bytes (one upload, no host-side pass)."""
         return load_fasta(path)
 
+    def seed_groups(self, qk, rk) -> SeedGroups:
+        """Keys present on both sides and where their words lie."""
+        return device_seed_groups(qk, rk)
+
     def tile_keys(self, groups, qp, rp, rtotal: int, width: int):
         """Sorted diagonal keys of a tile's seeds."""
         return seed_keys(groups, qp, rp, rtotal, width)
@@ -179,11 +199,11 @@ class CupyBackend(Backend):
     def extend(self, qcodes, rcodes, sq, sr, k: int, tables, params):
         """Walked seeds and their HSP spans."""
         return extend_seeds(qcodes, rcodes, sq, sr, k, params.match, params.xdrop, params.mismatch,
-                            params.n_score, params.min_len, params.min_identity, self.chunks)
+                            params.n_score, params.min_len, params.min_identity, self.bases)
 
     def counters(self) -> dict:
-        """Device-side counts: 32-base chunks read by extension."""
-        return {"extend_chunks": int(self.chunks.get()[0])}
+        """Device-side counts: bases read on each sequence by extension."""
+        return {"extend_bases": int(self.bases.get()[0])}
 
     def to_device(self, array):
         return cp.asarray(array)

@@ -18,7 +18,7 @@ from .errors import InputError
 from .params import Params
 from .encode import reverse_complement
 from .seqset import SeqSet, make_seqset
-from .seeds import count_seeds, seed_groups
+from .seeds import count_seeds
 from .tiles import Tile, grid, split, splittable, tile_words
 from .words import drop_frequent
 
@@ -115,7 +115,7 @@ def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats
         try:
             with stats.timed("seeds"):
                 qk, qp, rk, rp = tile_words(words_q, words_r, tile, k, qtotal, rtotal)
-                groups = seed_groups(qk, rk)
+                groups = backend.seed_groups(qk, rk)
                 count = count_seeds(groups)
             if count > budget and splittable(tile, k):
                 todo.extend(reversed(split(tile)))

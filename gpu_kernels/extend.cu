@@ -1,28 +1,35 @@
 // extend.cu: base-exact GECKO extension, one warp per run of seeds.
 //
 // Launch: 1-D grid, 128 threads a block (4 warps); warp w takes seeds [w*run, (w+1)*run).
-// The 32 lanes read 32 consecutive bases of the seed's diagonal at once; a shuffle prefix sum
-// gives the score after every base of the chunk, a ballot the first base where the walk stops
-// (score < 0, a BORDER code, or with xdrop the score more than xdrop below its best), and a
-// max reduction with a ballot the first best position inside the chunk: ends are exact.
+// The warp reads a chunk of 128 consecutive bases of the seed's diagonal at once, 4 a lane: each
+// lane sums its 4 bases, one shuffle scan over the lanes gives the score after every base of the
+// chunk, a ballot the first base where the walk stops (score < 0, a BORDER code, or with xdrop
+// the score more than xdrop below its best), and a REDUX max with a ballot the first best
+// position inside the chunk: ends are exact, not multiples of the chunk.
 // Skip rule (only with xdrop = 0): seeds arrive sorted by diagonal, then query position; a seed
 // lying inside an HSP of an earlier seed of its diagonal that passes min_len and min_identity
 // gives an HSP inside that one (DESIGN.md's filter keeps seeds of one diagonal >= 2k apart, so
 // the earlier walk enters the seed with score >= k*match and dominates it on both sides), which
 // the containment filter would drop: the warp marks it skipped (status 0) instead of walking.
-// chunks counts the 32-base chunks read, for the benchmark's byte count.
-// Invariants: every record has >= 32 BORDER (5) codes on each side, so a chunk that starts
+// bases counts the bases read on each sequence, for the benchmark's byte count.
+// Invariants: every record has >= 128 BORDER (5) codes on each side, so a chunk that starts
 // inside a record never leaves the array; seeds are all-ACGT k-mers inside one record.
 #define BORDER 5
 #define FULL 0xffffffffu
 #define NEG_INF (-2147483647 - 1)
+#define PER_LANE 4
+#define CHUNK (32 * PER_LANE)
 
 struct Walk {
-    int best;        // best score reached
-    long long len;   // bases from the start of the walk to the best position
-    int ids;         // identities among those bases
-    long long chunks;  // 32-base chunks read
+    int best;          // best score reached
+    long long len;     // bases from the start of the walk to the best position
+    int ids;           // identities among those bases
+    long long chunks;  // chunks read
 };
+
+// Scores and identities travel packed in one int: identities in the high half, the score in the
+// low half (borrowed through when negative). |score| <= 255 a base keeps a chunk's sum in 16 bits.
+__device__ __forceinline__ int low_score(int packed) { return (int)(short)(packed & 0xffff); }
 
 __device__ Walk walk(const unsigned char* __restrict__ q, const unsigned char* __restrict__ r, long long qpos,
                      long long rpos, int step, int score, int match, int mismatch, int n_score, int xdrop, int lane)
@@ -32,48 +39,79 @@ __device__ Walk walk(const unsigned char* __restrict__ q, const unsigned char* _
     int peak = score;
     long long walked = 0;
     while (true) {
-        const long long at = walked + lane;
-        const unsigned a = q[qpos + step * at];
-        const unsigned b = r[rpos + step * at];
-        const bool stop = a == BORDER || b == BORDER;
         ++w.chunks;
-        int s = (a > 3 || b > 3) ? n_score : (a == b ? match : mismatch);
-        if (stop) s = 0;
-        // score and identity prefix sums in one scan: identities in the high half, the score
-        // (|sum| < 2^15 since |scores| <= 1000) in the low half, borrowed through when negative
-        int packed = ((a == b && a < 4) ? 65536 : 0) + s;
+        const long long at = walked + lane * PER_LANE;
+        int packed[PER_LANE];
+        bool stop[PER_LANE];
+        int acc = 0;
+#pragma unroll
+        for (int j = 0; j < PER_LANE; ++j) {
+            const unsigned a = q[qpos + step * (at + j)];
+            const unsigned b = r[rpos + step * (at + j)];
+            stop[j] = a == BORDER || b == BORDER;
+            int s = (a > 3 || b > 3) ? n_score : (a == b ? match : mismatch);
+            if (stop[j]) s = 0;
+            acc += ((a == b && a < 4) ? 65536 : 0) + s;
+            packed[j] = acc;
+        }
+        int incl = acc;
         for (int o = 1; o < 32; o <<= 1) {
-            const int t = __shfl_up_sync(FULL, packed, o);
-            if (lane >= o) packed += t;
+            const int t = __shfl_up_sync(FULL, incl, o);
+            if (lane >= o) incl += t;
         }
-        const int chunk_score = (int)(short)(packed & 0xffff);
-        const int run = score + chunk_score;
-        const int run_ids = ids + ((packed - chunk_score) >> 16);
-        bool dead = stop || run < 0;
+        const int before = incl - acc;
+        int run[PER_LANE], run_ids[PER_LANE];
+#pragma unroll
+        for (int j = 0; j < PER_LANE; ++j) {
+            const int p = before + packed[j];
+            const int cs = low_score(p);
+            run[j] = score + cs;
+            run_ids[j] = ids + ((p - cs) >> 16);
+        }
+        int first_dead = PER_LANE;
+        int top_last = 0;
         if (xdrop) {
-            int top_so_far = run;
+            int local[PER_LANE];
+            int m = NEG_INF;
+#pragma unroll
+            for (int j = 0; j < PER_LANE; ++j) { m = run[j] > m ? run[j] : m; local[j] = m; }
+            int scan = m;
             for (int o = 1; o < 32; o <<= 1) {
-                const int t = __shfl_up_sync(FULL, top_so_far, o);
-                if (lane >= o && t > top_so_far) top_so_far = t;
+                const int t = __shfl_up_sync(FULL, scan, o);
+                if (lane >= o && t > scan) scan = t;
             }
-            if (peak > top_so_far) top_so_far = peak;
-            dead = dead || top_so_far - run > xdrop;
-            peak = __shfl_sync(FULL, top_so_far, 31);
+            int prior = __shfl_up_sync(FULL, scan, 1);
+            if (lane == 0 || prior < peak) prior = peak;
+#pragma unroll
+            for (int j = 0; j < PER_LANE; ++j) {
+                const int top_so_far = local[j] > prior ? local[j] : prior;
+                if (first_dead == PER_LANE && (stop[j] || run[j] < 0 || top_so_far - run[j] > xdrop)) first_dead = j;
+                top_last = top_so_far;
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < PER_LANE; ++j)
+                if (first_dead == PER_LANE && (stop[j] || run[j] < 0)) first_dead = j;
         }
-        const unsigned dead_mask = __ballot_sync(FULL, dead);
-        const int end = dead_mask ? __ffs(dead_mask) - 1 : 32;
-        const int cand = lane < end ? run : NEG_INF;
+        const unsigned dead_mask = __ballot_sync(FULL, first_dead < PER_LANE);
+        const int end_lane = dead_mask ? __ffs(dead_mask) - 1 : 32;
+        const int limit = lane < end_lane ? PER_LANE : (lane == end_lane ? first_dead : 0);
+        int cand = NEG_INF, cand_j = 0, cand_ids = 0;
+#pragma unroll
+        for (int j = 0; j < PER_LANE; ++j)
+            if (j < limit && run[j] > cand) { cand = run[j]; cand_j = j; cand_ids = run_ids[j]; }
         const int top = __reduce_max_sync(FULL, cand);
         if (top > w.best) {  // uniform across the warp
-            const int first = __ffs(__ballot_sync(FULL, cand == top)) - 1;
+            const int lane_at = __ffs(__ballot_sync(FULL, cand == top)) - 1;
             w.best = top;
-            w.len = walked + first + 1;
-            w.ids = __shfl_sync(FULL, run_ids, first);
+            w.len = walked + lane_at * PER_LANE + __shfl_sync(FULL, cand_j, lane_at) + 1;
+            w.ids = __shfl_sync(FULL, cand_ids, lane_at);
         }
         if (dead_mask) break;
-        score = __shfl_sync(FULL, run, 31);
-        ids = __shfl_sync(FULL, run_ids, 31);
-        walked += 32;
+        score = __shfl_sync(FULL, run[PER_LANE - 1], 31);
+        ids = __shfl_sync(FULL, run_ids[PER_LANE - 1], 31);
+        if (xdrop) peak = __shfl_sync(FULL, top_last, 31);
+        walked += CHUNK;
     }
     return w;
 }
@@ -84,7 +122,7 @@ extern "C" __global__ void extend_runs(const unsigned char* __restrict__ q, cons
                                        int xdrop, long long min_len, double min_identity,
                                        long long* __restrict__ qstart, long long* __restrict__ qend,
                                        int* __restrict__ score, int* __restrict__ identities,
-                                       unsigned char* __restrict__ status, unsigned long long* __restrict__ chunks)
+                                       unsigned char* __restrict__ status, unsigned long long* __restrict__ bases)
 {
     const int lane = threadIdx.x & 31;
     const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
@@ -104,7 +142,7 @@ extern "C" __global__ void extend_runs(const unsigned char* __restrict__ q, cons
         const long long qs = sq - left.len, qe = sq + k + right.len;
         const int ids = k + left.ids + right.ids;
         if (lane == 0) {
-            atomicAdd(chunks, (unsigned long long)(left.chunks + right.chunks));
+            atomicAdd(bases, (unsigned long long)(left.chunks + right.chunks) * CHUNK);
             qstart[i] = qs;
             qend[i] = qe;
             score[i] = left.best;

@@ -33,8 +33,8 @@ class Params:
             raise InputError(f"match score = {self.match} must be positive")
         if self.mismatch >= 0 or self.n_score > 0:
             raise InputError("mismatch score must be negative and the N score not positive")
-        if max(self.match, -self.mismatch, -self.n_score) > 1000:
-            raise InputError("scores must lie within -1000..1000")
+        if max(self.match, -self.mismatch, -self.n_score) > 255:
+            raise InputError("scores must lie within -255..255")
         if self.xdrop < 0:
             raise InputError(f"xdrop = {self.xdrop} is negative")
         if self.max_freq < 0:

@@ -2,8 +2,8 @@
 
 The engine compares two such sets at once, so a bin of many small contigs is one job and not
 thousands. The borders are GAP codes wide: GAP >= k keeps two seeds of different records from
-ever looking adjacent to the diagonal filter, and GAP >= 32 lets extension read a whole 32-base
-chunk past any record end without leaving the array.
+ever looking adjacent to the diagonal filter, and GAP >= 128 lets the GPU extension read a whole
+128-base chunk past any record end without leaving the array.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import numpy as np
 
 from .encode import BORDER
 
-GAP = 64
+GAP = 128
 
 
 @dataclass

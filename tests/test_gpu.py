@@ -58,8 +58,11 @@ def test_tile_keys_and_filter_match(myco):
     assert np.array_equal(wq[0], cp.asnumpy(dq[0]))  # the same keys in the same order
     width = key_width(q.total, 24)
     keys = cpu.tile_keys(seed_groups(wq[0], wr[0]), wq[1], wr[1], r.total, width)
-    dkeys = gpu.tile_keys(seed_groups(dq[0], dr[0]), dq[1], dr[1], r.total, width)
+    dkeys = gpu.tile_keys(gpu.seed_groups(dq[0], dr[0]), dq[1], dr[1], r.total, width)
     assert keys.size > 100_000 and np.array_equal(keys, cp.asnumpy(dkeys))
+    host_groups, dev_groups = seed_groups(wq[0], wr[0]), gpu.seed_groups(dq[0], dr[0])
+    for field in ("qfirst", "qcount", "rfirst", "rcount"):
+        assert np.array_equal(getattr(host_groups, field), cp.asnumpy(getattr(dev_groups, field)))
     assert np.array_equal(filter_keys(keys, 24), cp.asnumpy(filter_keys(dkeys, 24)))
 
 
