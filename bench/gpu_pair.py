@@ -97,6 +97,7 @@ def main() -> None:
     parser.add_argument("--workdir", default=tempfile.gettempdir())
     parser.add_argument("--repeat-divergence", type=float, default=0.03,
                         help="repeat copies' divergence from their family (young repeats: many seeds)")
+    parser.add_argument("--repeat-fraction", type=float, default=0.2, help="fraction of each genome in repeat copies")
     args = parser.parse_args()
     params = Params(k=32, min_len=64, min_identity=80)
     print(f"device: {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, CuPy {cp.__version__}")
@@ -107,7 +108,8 @@ def main() -> None:
     warm = False
     for size in args.sizes:
         t0 = time.perf_counter()
-        first, second = simulate_pair(int(size * 1e6), 1, seed=11, repeat_divergence=args.repeat_divergence)
+        first, second = simulate_pair(int(size * 1e6), 1, seed=11, repeat_divergence=args.repeat_divergence,
+                                      repeat_fraction=args.repeat_fraction)
         qa, qb = os.path.join(args.workdir, f"gpu_{size:g}_a.fa"), os.path.join(args.workdir, f"gpu_{size:g}_b.fa")
         write_fasta(qa, ["chr1"], first)
         write_fasta(qb, ["chr1"], second)

@@ -9,10 +9,10 @@ def union_length(group: np.ndarray, start: np.ndarray, end: np.ndarray, groups: 
     covered = np.zeros(groups, dtype=np.int64)
     if start.size == 0:
         return covered
-    order = np.lexsort((start, group))
-    group, start, end = group[order], start[order], end[order]
-    # Offsetting each group by span lets one running maximum serve every group at once.
+    # Offsetting each group by span lets one sort and one running maximum serve every group at once.
     span = int(end.max()) + 1
+    order = np.argsort(group * span + start, kind="stable")
+    group, start, end = group[order], start[order], end[order]
     reach = np.maximum.accumulate(group * span + end) - group * span
     before = np.concatenate(([0], reach[:-1]))
     before[np.concatenate(([True], group[1:] != group[:-1]))] = 0

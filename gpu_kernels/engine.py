@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import hsps as H
-from .coverage import query_coverage
+from .coverage import union_length
 from .backend import Backend, get_backend
 from .diagonals import decode_keys, filter_keys, key_width
 from .extend import extend, pair_tables
@@ -37,7 +37,8 @@ class Result:
 
     def coverage(self) -> float:
         """Fraction of query bases inside at least one HSP (either strand)."""
-        covered = query_coverage(self.hsps, self.query.lengths.size)["both"]
+        h = self.hsps
+        covered = union_length(h["qrec"], h["qstart"], h["qend"], self.query.lengths.size)
         return int(covered.sum()) / max(1, int(self.query.lengths.sum()))
 
 
