@@ -7,7 +7,9 @@ from snakemake.utils import min_version
 min_version("8.0")
 
 
-if not config:
+# The bundled config unless --configfile names another (--config key=value still applies on top).
+if not workflow.overwrite_configfiles:
+
     configfile: "config/config.yaml"
 
 

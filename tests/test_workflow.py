@@ -1,5 +1,4 @@
 """The Snakemake workflow end to end: default run, lint, sweeps, bad configs, fragmented assemblies, resume."""
-import csv
 import os
 import shutil
 import signal
@@ -10,32 +9,10 @@ import time
 import numpy as np
 import pytest
 
-from conftest import ROOT
 from contigs import fragmented_pair
+from wfhelpers import SNAKEFILE, comparable, read_tsv, snakemake, workdir
 
-SNAKEFILE = os.path.join(ROOT, "Snakefile")
 PAIR = "results/default/Mhyo232_vs_Mhyo7422"
-
-
-def workdir(tmp_path):
-    """A working directory that sees the repository's config/ and resources/."""
-    for name in ("config", "resources"):
-        os.symlink(os.path.join(ROOT, name), tmp_path / name)
-    return tmp_path
-
-
-def snakemake(cwd, *args, check=True, timeout=600):
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", SNAKEFILE, "-d", str(cwd), *args],
-                          cwd=cwd, capture_output=True, text=True, timeout=timeout)
-    if check:
-        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return proc
-
-
-def read_tsv(path):
-    with open(path) as handle:
-        return list(csv.DictReader(handle, delimiter="\t"))
-
 
 def png_is_a_picture(path):
     import matplotlib.image as mpimg
@@ -150,23 +127,6 @@ def test_fragmented_assemblies_are_a_bounded_number_of_jobs(tmp_path):
             counts[parts[0]] = int(parts[1])
     # 1 Mbp in bins of at most 250 kbp: at most 5 bins a genome, so at most 25 compare jobs, not 4 million
     assert 16 <= counts["compare"] <= 25 and counts["index"] == 2, proc.stdout
-
-
-def comparable(cwd):
-    """Every output's bytes, with timing columns of stats tables removed."""
-    out = {}
-    for path in sorted((cwd / "results").rglob("*")):
-        rel = str(path.relative_to(cwd))
-        if path.is_dir() or "/logs/" in rel or rel.endswith((".json", ".snakemake_timestamp")):
-            continue
-        data = path.read_bytes()
-        if rel.endswith(".tsv") and (b"total_s" in data or b"compare_s" in data):
-            rows = read_tsv(path)
-            data = str([{k: v for k, v in r.items() if not k.endswith("_s")} for r in rows]).encode()
-        if rel.endswith("summary.png"):
-            continue  # plots the compare times
-        out[rel] = data
-    return out
 
 
 @pytest.mark.slow

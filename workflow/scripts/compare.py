@@ -13,6 +13,10 @@ w = sm.wildcards
 
 
 def step():
+    if sm.params.backend == "cupy":
+        from gpu_kernels.devices import claim_device
+
+        claim_device()
     query = Genome(w.query, sm.input.qcodes, sm.input.qtable)
     reference = Genome(w.reference, sm.input.rcodes, sm.input.rtable)
     labels = {"set": w.set, "query": w.query, "reference": w.reference}

@@ -1,0 +1,46 @@
+"""Helpers of the workflow tests: a working directory, a Snakemake call, outputs compared byte for byte."""
+import csv
+import os
+import subprocess
+import sys
+
+from conftest import ROOT
+
+SNAKEFILE = os.path.join(ROOT, "Snakefile")
+
+
+def workdir(tmp_path):
+    """A working directory that sees the repository's config/ and resources/."""
+    for name in ("config", "resources"):
+        os.symlink(os.path.join(ROOT, name), tmp_path / name)
+    return tmp_path
+
+
+def snakemake(cwd, *args, check=True, timeout=600):
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", SNAKEFILE, "-d", str(cwd), *args],
+                          cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    if check:
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc
+
+
+def read_tsv(path):
+    with open(path) as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+def comparable(cwd):
+    """Every output's bytes, with timing columns of stats tables removed."""
+    out = {}
+    for path in sorted((cwd / "results").rglob("*")):
+        rel = str(path.relative_to(cwd))
+        if path.is_dir() or "/logs/" in rel or rel.endswith((".json", ".snakemake_timestamp")):
+            continue
+        data = path.read_bytes()
+        if rel.endswith(".tsv") and (b"total_s" in data or b"compare_s" in data):
+            rows = read_tsv(path)
+            data = str([{k: v for k, v in r.items() if not k.endswith("_s")} for r in rows]).encode()
+        if rel.endswith("summary.png"):
+            continue  # plots the compare times
+        out[rel] = data
+    return out
