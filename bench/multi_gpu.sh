@@ -27,7 +27,7 @@ run() {  # run <dir> <gpus>
     local rc=$?
     local t1=$(date +%s.%N)
     kill $mon
-    echo "$2 GPU(s): rc $rc, wall $(echo "$t1 - $t0" | bc) s"
+    echo "$2 GPU(s): rc $rc, wall $(awk "BEGIN {printf \"%.1f\", $t1 - $t0}") s"
     echo "  compare jobs per GPU: $(grep -ho 'bound to GPU [0-9]*' "$1"/results/logs/compare -r | sort | uniq -c | tr '\n' ';')"
     echo "  GPU busy samples (>0 % utilization) per GPU: $(awk -F', ' '$2 > 0 {n[$1]++} END {for (g in n) printf "%s:%d ", g, n[g]}' "$1/gpu_util.csv")"
     tail -3 "$1/snakemake.log"
