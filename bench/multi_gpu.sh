@@ -14,6 +14,8 @@ genomes:
   simA: $work/sim_a.fa
   simB: $work/sim_b.fa
 backend: cupy
+bins:
+  size: 1000   # every chromosome its own bin: one compare job per chromosome pair
 outputs:
   max_pair_dotplots: 4
 CONF
