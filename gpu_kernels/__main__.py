@@ -36,6 +36,16 @@ def parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--tile-bytes", type=int, default=d.tile_bytes, help="memory budget of one tile's seeds")
     cmp_.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="numpy")
     cmp_.add_argument("-v", "--verbose", action="store_true", help="log progress")
+    for mode, text in (("mems", "maximal exact matches (like mummer -maxmatch -b -c)"),
+                       ("mums", "maximal unique matches (like mummer -mum -b -c)")):
+        m = sub.add_parser(mode, help=text)
+        m.add_argument("query", help="query FASTA or FASTQ (plain or gzip)")
+        m.add_argument("reference", help="reference FASTA (plain or gzip)")
+        m.add_argument("-l", "--min-len", type=int, default=20, help="shortest match (default %(default)s)")
+        m.add_argument("-o", "--output", help="MUMmer-format output path (default: standard output)")
+        m.add_argument("--paf", help="also write PAF")
+        m.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="numpy")
+        m.add_argument("-v", "--verbose", action="store_true", help="log progress")
     return top
 
 
@@ -58,12 +68,48 @@ def run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_matches(args: argparse.Namespace) -> int:
+    """The mems and mums commands."""
+    from .backend import get_backend
+    from .matches import find_matches, matches_to_hsps, mummer_text
+    from .output import atomic_path
+
+    if args.min_len < 1:
+        raise InputError(f"-l {args.min_len}: the shortest match must be at least 1")
+    backend = get_backend(args.backend)
+    query = backend_seqset(args.query, backend)
+    reference = backend_seqset(args.reference, backend)
+    start = time.perf_counter()
+    matches = find_matches(query, reference, args.min_len, args.command == "mums", backend)
+    text = mummer_text(matches, query, reference)
+    if args.output:
+        with atomic_path(args.output) as tmp:
+            with open(tmp, "w") as handle:
+                handle.write(text)
+    else:
+        sys.stdout.write(text)
+    if args.paf:
+        write_paf(args.paf, matches_to_hsps(matches, query), query.names, query.lengths, reference.names,
+                  reference.lengths)
+    log.info("%d %s in %.2f s", matches["length"].size, args.command, time.perf_counter() - start)
+    return 0
+
+
+def backend_seqset(path: str, backend):
+    """A FASTA or FASTQ file as a SeqSet on the host."""
+    from .fasta import read_fasta
+    from .seqset import make_seqset
+
+    records = read_fasta(path)
+    return make_seqset([r.name for r in records], [r.codes for r in records])
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: one line and exit status 2 on bad input."""
     args = parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s %(message)s")
     try:
-        return run_compare(args)
+        return run_compare(args) if args.command == "compare" else run_matches(args)
     except InputError as error:
         print(f"error: {error.line()}", file=sys.stderr)
         return 2

@@ -82,9 +82,36 @@ def check_record(seq: bytes, body: bytes, path: str, name: str) -> None:
         raise InputError("no A, C, G or T in the sequence (all N)", path, name)
 
 
+def read_fastq(data: bytes, path: str) -> list[Record]:
+    """Records of FASTQ data (4 lines a record: @name, sequence, +, qualities), checked and encoded."""
+    lines = data.split(b"\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if len(lines) % 4:
+        raise InputError(f"{len(lines)} lines is not a multiple of 4: truncated FASTQ", path)
+    records: list[Record] = []
+    seen: dict[str, int] = {}
+    for number in range(1, len(lines) // 4 + 1):
+        head, seq, plus, qual = lines[4 * number - 4:4 * number]
+        if not head.startswith(b"@") or not plus.startswith(b"+"):
+            raise InputError(f"record #{number}: not a FASTQ record (no '@' or '+' line)", path)
+        name = _record_name(head[1:], number, path)
+        if name in seen:
+            raise InputError(f"duplicate record name (records #{seen[name]} and #{number})", path, name)
+        seen[name] = number
+        codes = seq.translate(CODE_TABLE, WHITESPACE)
+        check_record(codes, seq, path, name)
+        if len(qual.rstrip(b"\r")) != len(seq.rstrip(b"\r")):
+            raise InputError("quality line and sequence differ in length", path, name)
+        records.append(Record(name, np.frombuffer(codes, dtype=np.uint8)))
+    return records
+
+
 def read_fasta(path: str) -> list[Record]:
-    """All records of a FASTA file, in file order, each checked and encoded."""
+    """All records of a FASTA (or FASTQ, when the file starts with '@') file, in file order, checked and encoded."""
     data = read_bytes(path)
+    if data.lstrip()[:1] == b"@":
+        return read_fastq(data.lstrip(), path)
     records = []
     for name, start, end in layout(data, path):
         body = data[start:end]

@@ -1,0 +1,200 @@
+"""Exact-match modes: maximal exact matches (MEMs) and maximal unique matches (MUMs), as MUMmer defines them.
+
+Definitions, the ones `mummer -maxmatch -b -c` and `mummer -mum -b -c` use:
+- A match is a query substring equal to a reference substring, upper and lower case alike; any
+  non-ACGT letter counts as N, and N matches N (MUMmer without -n). A MEM is a match of length
+  >= L that cannot be extended left or right (record ends stop it).
+- Reverse matches are matches of the reverse complement of each query record.
+- A MUM is a MEM whose string occurs exactly once in the reference (all records) and exactly once
+  in its query record (on that strand).
+
+Algorithm: words of k = min(L, 21) symbols, 3 bits a symbol. Reference words are sampled every
+L - k + 1 positions and query words all taken, so every match of length >= L contains a sampled
+seed; each seed is extended exactly to maximality and duplicates are removed. Occurrences are
+counted from the MEM set itself: a match string occurs in the reference once for every MEM that
+contains its query interval, and in the query once for every MEM (of that query record and strand)
+that contains its reference interval.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .encode import BORDER, array_module, reverse_complement
+from .seeds import seed_groups, seeds
+from .seqset import SeqSet
+
+MAX_K = 21  # 3 bits a symbol in a uint64
+CHUNK = 32
+
+
+def match_word_keys(codes, k: int):
+    """(keys, valid) of every window: symbols 0..4 packed 3 bits each; valid when no BORDER inside."""
+    xp = array_module(codes)
+    n = codes.size - k + 1
+    if n <= 0:
+        return xp.zeros(0, dtype=xp.uint64), xp.zeros(0, dtype=bool)
+    bad = xp.concatenate((xp.zeros(1, dtype=xp.int64), xp.cumsum(codes == BORDER, dtype=xp.int64)))
+    valid = (bad[k:] - bad[:-k]) == 0
+    base = codes.astype(xp.uint64)
+    keys = xp.zeros(n, dtype=xp.uint64)
+    for j in range(k):
+        keys <<= xp.uint64(3)
+        keys |= base[j:j + n]
+    return keys, valid
+
+
+def sorted_match_words(codes, k: int, step: int = 1):
+    """Words at valid positions that are multiples of step, sorted by key."""
+    xp = array_module(codes)
+    keys, valid = match_word_keys(codes, k)
+    if step > 1:
+        valid &= (xp.arange(valid.size) % step) == 0
+    pos = xp.flatnonzero(valid)
+    keys = keys[pos]
+    order = xp.argsort(keys, kind="stable")
+    return keys[order], pos[order]
+
+
+def _reach(qcodes, rcodes, qpos, rpos, step: int):
+    """Bases equal from (qpos, rpos) onward in direction step, up to a mismatch or a BORDER."""
+    xp = array_module(qpos)
+    n = qpos.size
+    length = xp.zeros(n, dtype=xp.int64)
+    offsets = xp.arange(CHUNK, dtype=xp.int64) * step
+    live = xp.arange(n)
+    while live.size:
+        qi = qpos[live, None] + length[live, None] * step + offsets
+        ri = rpos[live, None] + length[live, None] * step + offsets
+        a, b = qcodes[qi], rcodes[ri]
+        differ = (a != b) | (a == BORDER)
+        ends = xp.where(differ.any(axis=1), differ.argmax(axis=1), CHUNK)
+        length[live] += ends
+        live = live[ends == CHUNK]
+    return length
+
+
+def strand_mems(qcodes, rcodes, min_len: int):
+    """MEMs (qstart, rstart, length) between two code arrays, unique rows, sorted by (qstart, rstart)."""
+    xp = array_module(qcodes)
+    k = min(min_len, MAX_K)
+    step = min_len - k + 1
+    qk, qp = sorted_match_words(qcodes, k)
+    rk, rp = sorted_match_words(rcodes, k, step)
+    sq, sr = seeds(seed_groups(qk, rk), qp, rp)
+    left = _reach(qcodes, rcodes, sq - 1, sr - 1, -1)
+    right = _reach(qcodes, rcodes, sq + k, sr + k, +1)
+    qs, rs, length = sq - left, sr - left, left + k + right
+    keep = length >= min_len
+    qs, rs, length = qs[keep], rs[keep], length[keep]
+    if qs.size == 0:
+        return qs, rs, length
+    # one MEM per (diagonal, qstart): its length follows from maximality
+    order = xp.lexsort(xp.stack((rs, qs))) if xp is np else _order2(qs, rs)
+    qs, rs, length = qs[order], rs[order], length[order]
+    first = xp.ones(qs.size, dtype=bool)
+    first[1:] = (qs[1:] != qs[:-1]) | (rs[1:] != rs[:-1])
+    return qs[first], rs[first], length[first]
+
+
+def _order2(first, second):
+    """Indices ordering rows by (first, second) with two stable sorts (CuPy)."""
+    xp = array_module(first)
+    order = xp.argsort(second)
+    return order[xp.argsort(first[order])]
+
+
+def unique_mask(qrec, qs, rs, length):
+    """MUMs among MEMs: the query interval inside no other MEM and the reference interval inside no
+    other MEM of the same query record (MEMs of one strand)."""
+    n = qs.size
+    alone_in_reference = ~_contained(qrec, qs, qs + length)
+    alone_in_query = ~_contained(qrec, rs, rs + length)
+    return alone_in_reference & alone_in_query if n else np.zeros(0, dtype=bool)
+
+
+def _contained(group, start, end):
+    """Whether each interval lies inside another interval of its group (equal intervals count)."""
+    n = start.size
+    out = np.zeros(n, dtype=bool)
+    if n == 0:
+        return out
+    order = np.lexsort((-end, start, group))
+    g, s, e = group[order], start[order], end[order]
+    new = np.ones(n, dtype=bool)
+    new[1:] = g[1:] != g[:-1]
+    span = int(e.max()) + 1
+    running = np.maximum.accumulate(np.cumsum(new) * span + e)
+    inside = np.zeros(n, dtype=bool)
+    inside[1:] = ((np.cumsum(new) * span + e)[1:] <= running[:-1]) & ~new[1:]
+    same = np.zeros(n, dtype=bool)
+    same[1:] = (g[1:] == g[:-1]) & (s[1:] == s[:-1]) & (e[1:] == e[:-1])
+    same[:-1] |= same[1:]
+    out[order] = inside | same
+    return out
+
+
+def find_matches(query: SeqSet, reference: SeqSet, min_len: int, unique: bool, backend) -> dict:
+    """MEMs (or MUMs) of every query record against the reference set, forward and reverse.
+
+    Returns columns qrec, rrec, strand, qstart (0-based on the query strand searched: the reverse
+    complement of the record for strand 1), rstart (0-based, forward reference), length.
+    """
+    qcodes = backend.to_device(query.codes)
+    rcodes = backend.to_device(reference.codes)
+    tables = []
+    for strand in (0, 1):
+        codes = qcodes if strand == 0 else reverse_complement(qcodes)
+        qs, rs, length = (backend.to_host(a) for a in strand_mems(codes, rcodes, min_len))
+        if strand == 0:
+            starts = query.starts
+            qrec = query.record_of(qs)
+        else:  # record i of the reverse complement starts at total - start_i - length_i, in reverse order
+            starts = query.total - query.starts - query.lengths
+            order = np.argsort(starts)
+            qrec = order[np.searchsorted(starts[order], qs, side="right") - 1]
+        rrec = reference.record_of(rs)
+        qs = qs - starts[qrec]
+        rs = rs - reference.starts[rrec]
+        if unique:
+            keep = unique_mask(qrec, qs, rs + reference.starts[rrec], length)
+            qrec, rrec, qs, rs, length = qrec[keep], rrec[keep], qs[keep], rs[keep], length[keep]
+        tables.append({"qrec": qrec, "rrec": rrec, "strand": np.full(qs.size, strand), "qstart": qs,
+                       "rstart": rs, "length": length})
+    return {name: np.concatenate([t[name] for t in tables]) for name in tables[0]}
+
+
+def mummer_text(matches: dict, query: SeqSet, reference: SeqSet) -> str:
+    """MUMmer's output with -b -c: a '>' header per query record and strand, then reference position,
+    query position and length (1-based; reverse query positions on the forward strand, as -c gives
+    them), with the reference name first when the reference has several records."""
+    names = reference.names
+    width = max(len(n) for n in names)
+    lines = []
+    order = np.lexsort((matches["rstart"], matches["qstart"], matches["strand"], matches["qrec"]))
+    m = {key: value[order] for key, value in matches.items()}
+    bounds = np.searchsorted(m["qrec"] * 2 + m["strand"], np.arange(2 * len(query.names) + 1))
+    for i, qname in enumerate(query.names):
+        for strand in (0, 1):
+            lines.append(f"> {qname}" + (" Reverse" if strand else ""))
+            block = slice(bounds[2 * i + strand], bounds[2 * i + strand + 1])
+            qpos = m["qstart"][block] + 1
+            if strand:
+                qpos = query.lengths[i] - m["qstart"][block]
+            for rrec, rpos, qp, length in zip(m["rrec"][block].tolist(), (m["rstart"][block] + 1).tolist(),
+                                              qpos.tolist(), m["length"][block].tolist()):
+                if len(names) > 1:
+                    lines.append(f"  {names[rrec]:<{width}}  {rpos:8d}  {qp:8d}  {length:8d}")
+                else:
+                    lines.append(f"{rpos:8d}  {qp:8d}  {length:8d}")
+    return "\n".join(lines) + "\n"
+
+
+def matches_to_hsps(matches: dict, query: SeqSet) -> dict:
+    """Matches as HSP columns (query coordinates on the forward strand), for PAF, plots and coverage."""
+    qstart = matches["qstart"].copy()
+    reverse = matches["strand"] == 1
+    qstart[reverse] = query.lengths[matches["qrec"][reverse]] - matches["qstart"][reverse] - matches["length"][reverse]
+    length = matches["length"]
+    return {"qrec": matches["qrec"], "rrec": matches["rrec"], "qstart": qstart, "qend": qstart + length,
+            "rstart": matches["rstart"], "rend": matches["rstart"] + length, "strand": matches["strand"],
+            "score": length, "identities": length, "length": length}

@@ -1,0 +1,111 @@
+"""mems and mums against MUMmer's own mummer (Debian's package), on the real pair and on drawn cases.
+
+Skipped where mummer is not installed (CI installs it).
+"""
+import os
+import random
+import shutil
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from conftest import MYCO_232, MYCO_7422, ROOT
+from generate import mutate, tandem
+
+pytestmark = pytest.mark.skipif(shutil.which("mummer") is None, reason="MUMmer's mummer is not installed")
+
+
+def parse(text: str) -> set:
+    """MUMmer output as a set of (query header, fields...) rows: ordering aside."""
+    rows, header = set(), None
+    for line in text.splitlines():
+        if line.startswith(">"):
+            header = line[1:].strip()
+            rows.add((header,))
+        elif line.strip():
+            rows.add((header, *line.split()))
+    return rows
+
+
+def mummer(mode: str, query: str, reference: str, min_len: int) -> set:
+    flag = "-maxmatch" if mode == "mems" else "-mum"
+    proc = subprocess.run(["mummer", flag, "-b", "-c", "-l", str(min_len), reference, query],
+                          capture_output=True, text=True, check=True)
+    return parse(proc.stdout)
+
+
+def ours(mode: str, query: str, reference: str, min_len: int) -> set:
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", mode, query, reference, "-l", str(min_len)],
+                          cwd=ROOT, capture_output=True, text=True, check=True)
+    return parse(proc.stdout)
+
+
+@pytest.fixture(scope="module")
+def plain_pair(tmp_path_factory):
+    import gzip
+
+    folder = tmp_path_factory.mktemp("myco")
+    paths = []
+    for source in (MYCO_232, MYCO_7422):
+        path = folder / os.path.basename(source).replace(".gz", "")
+        path.write_bytes(gzip.decompress(open(source, "rb").read()))
+        paths.append(str(path))
+    return paths
+
+
+@pytest.mark.parametrize("mode", ["mems", "mums"])
+@pytest.mark.parametrize("min_len", [20, 50])
+def test_real_pair_equals_mummer(plain_pair, mode, min_len):
+    query, reference = plain_pair
+    expected = mummer(mode, query, reference, min_len)
+    assert len(expected) > 1000
+    assert ours(mode, query, reference, min_len) == expected
+
+
+def drawn_records(rng: random.Random, ancestor: str, records: int) -> list[str]:
+    """Descendant records: substitutions, indels, tandem repeats, N runs, lowercase stretches."""
+    seq = mutate(ancestor, rng, subst=rng.choice([0.0, 0.01, 0.05]), indel=rng.choice([0.0, 0.01]))
+    if rng.random() < 0.5:
+        comp = {"A": "T", "C": "G", "G": "C", "T": "A"}
+        a = rng.randrange(len(seq) // 2)
+        b = a + rng.randint(20, len(seq) // 2)
+        seq = seq[:a] + "".join(comp[c] for c in reversed(seq[a:b])) + seq[b:]
+    if rng.random() < 0.4:
+        seq = tandem(seq, rng)
+    chars = list(seq)
+    for _ in range(rng.randint(0, 3)):
+        a = rng.randrange(len(chars))
+        for i in range(a, min(len(chars), a + rng.randint(1, 30))):
+            chars[i] = "N"
+    for _ in range(rng.randint(0, 2)):
+        a = rng.randrange(len(chars))
+        for i in range(a, min(len(chars), a + rng.randint(5, 60))):
+            chars[i] = chars[i].lower()
+    seq = "".join(chars)
+    cuts = sorted(rng.sample(range(1, len(seq)), records - 1))
+    pieces = [p for p in (seq[a:b] for a, b in zip([0] + cuts, cuts + [len(seq)])) if any(c in "ACGTacgt" for c in p)]
+    return pieces or ["ACGT"]  # all-N records are refused as bad input, by design
+
+
+def write(path, records, prefix):
+    with open(path, "w") as handle:
+        for i, seq in enumerate(records):
+            handle.write(f">{prefix}{i} description\n")
+            handle.writelines(seq[j:j + 60] + "\n" for j in range(0, len(seq), 60))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**31), st.integers(100, 2000), st.integers(1, 3), st.integers(1, 3),
+       st.sampled_from([12, 20, 25, 40]), st.sampled_from(["mems", "mums"]))
+def test_drawn_cases_equal_mummer(tmp_path_factory, seed, length, nq, nr, min_len, mode):
+    rng = random.Random(seed)
+    ancestor = "".join(rng.choice("ACGT") for _ in range(length))
+    if rng.random() < 0.5:
+        ancestor = tandem(ancestor, rng)
+    folder = tmp_path_factory.mktemp("case")
+    query, reference = folder / "q.fa", folder / "r.fa"
+    write(query, drawn_records(rng, ancestor, nq), "q")
+    write(reference, drawn_records(rng, ancestor, nr), "r")
+    assert ours(mode, str(query), str(reference), min_len) == mummer(mode, str(query), str(reference), min_len)
