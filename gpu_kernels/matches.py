@@ -163,7 +163,7 @@ def find_matches(query: SeqSet, reference: SeqSet, min_len: int, unique: bool, b
     return {name: np.concatenate([t[name] for t in tables]) for name in tables[0]}
 
 
-def mummer_text(matches: dict, query: SeqSet, reference: SeqSet) -> str:
+def mummer_text(matches: dict, query, reference) -> str:
     """MUMmer's output with -b -c: a '>' header per query record and strand, then reference position,
     query position and length (1-based; reverse query positions on the forward strand, as -c gives
     them), with the reference name first when the reference has several records."""
@@ -179,7 +179,7 @@ def mummer_text(matches: dict, query: SeqSet, reference: SeqSet) -> str:
             block = slice(bounds[2 * i + strand], bounds[2 * i + strand + 1])
             qpos = m["qstart"][block] + 1
             if strand:
-                qpos = query.lengths[i] - m["qstart"][block]
+                qpos = np.asarray(query.lengths)[i] - m["qstart"][block]
             for rrec, rpos, qp, length in zip(m["rrec"][block].tolist(), (m["rstart"][block] + 1).tolist(),
                                               qpos.tolist(), m["length"][block].tolist()):
                 if len(names) > 1:
@@ -198,3 +198,12 @@ def matches_to_hsps(matches: dict, query: SeqSet) -> dict:
     return {"qrec": matches["qrec"], "rrec": matches["rrec"], "qstart": qstart, "qend": qstart + length,
             "rstart": matches["rstart"], "rend": matches["rstart"] + length, "strand": matches["strand"],
             "score": length, "identities": length, "length": length}
+
+
+def hsps_to_matches(hsps: dict, query_lengths) -> dict:
+    """The inverse of matches_to_hsps: reverse matches back to query-strand coordinates."""
+    qstart = hsps["qstart"].copy()
+    reverse = hsps["strand"] == 1
+    qstart[reverse] = np.asarray(query_lengths)[hsps["qrec"][reverse]] - hsps["qend"][reverse]
+    return {"qrec": hsps["qrec"], "rrec": hsps["rrec"], "strand": hsps["strand"], "qstart": qstart,
+            "rstart": hsps["rstart"], "length": hsps["length"]}

@@ -21,6 +21,8 @@ class Params:
     tile_bytes: int = 0         # memory budget of one tile's seeds (0: 1 GiB on the CPU, half the free GPU memory)
     tile_len: int = 0           # longest side of a tile in bases (0: no limit; tests use small tiles)
     strands: str = "both"       # forward, reverse or both
+    mode: str = "hsp"           # hsp (seed and extend), mem (maximal exact matches) or mum (maximal unique matches)
+    min_match: int = 20         # shortest match of the mem and mum modes
 
     def __post_init__(self) -> None:
         if not 8 <= self.k <= 32:
@@ -43,6 +45,10 @@ class Params:
             raise InputError(f"tile_bytes = {self.tile_bytes} is below 64 KiB")
         if self.tile_len and self.tile_len < self.k:
             raise InputError(f"tile_len = {self.tile_len} is shorter than k")
+        if self.mode not in ("hsp", "mem", "mum"):
+            raise InputError(f"mode = {self.mode!r} is not hsp, mem or mum")
+        if self.min_match < 1:
+            raise InputError(f"min_match = {self.min_match} must be at least 1")
         if self.strands not in ("forward", "reverse", "both"):
             raise InputError(f"strands = {self.strands!r} is not forward, reverse or both")
 

@@ -5,6 +5,7 @@ import csv
 import logging
 import os
 import re
+import time
 
 import numpy as np
 
@@ -40,15 +41,34 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str, params:
     log.info("comparing %s:%s (%d records, %d bp) with %s:%s (%d records, %d bp), %s",
              query.name, qbin, len(qset.names), qset.lengths.sum(), reference.name, rbin,
              len(rset.names), rset.lengths.sum(), params)
-    result = compare(qset, rset, params, backend=backend)
-    hsps = dict(result.hsps)
+    if params.mode == "hsp":
+        result = compare(qset, rset, params, backend=backend)
+        hsps, stats = dict(result.hsps), result.stats
+    else:
+        hsps, stats = exact_matches(qset, rset, params, backend)
+    hsps = dict(hsps)
     hsps["qrec"] = qindex[hsps["qrec"]]
     hsps["rrec"] = rindex[hsps["rrec"]]
     save_hsps(hsps_path, hsps, _Side(query), _Side(reference))
-    stats = {**labels, "qbin": qbin, "rbin": rbin, **{key: result.stats.get(key, 0) for key in STAT_KEYS + TIME_KEYS}}
+    stats = {**labels, "qbin": qbin, "rbin": rbin, **{key: stats.get(key, 0) for key in STAT_KEYS + TIME_KEYS}}
     write_tsv(stats_path, [stats])
     log.info("%d HSPs (%d forward, %d reverse) in %.2f s", stats["hsps"], stats["hsps_forward"],
              stats["hsps_reverse"], stats["total_s"])
+
+
+def exact_matches(qset, rset, params: Params, backend: str) -> tuple[dict, dict]:
+    """MEMs or MUMs of a bin pair as HSP columns, with the stats a compare job reports."""
+    from .backend import get_backend
+    from .matches import find_matches, matches_to_hsps
+
+    start = time.perf_counter()
+    engine = get_backend(backend)
+    matches = find_matches(qset, rset, params.min_match, params.mode == "mum", engine)
+    hsps = matches_to_hsps(matches, qset)
+    strand = hsps["strand"]
+    stats = {"backend": engine.name, "hsps": int(strand.size), "hsps_forward": int((strand == 0).sum()),
+             "hsps_reverse": int((strand == 1).sum()), "total_s": round(time.perf_counter() - start, 6)}
+    return hsps, stats
 
 
 class _Side:
@@ -73,6 +93,16 @@ def merge(parts: list[str], stats_parts: list[str], query: Genome, reference: Ge
         write_gecko_csv(csv_path, hsps, query, reference, params, seeds, kept)
     write_tsv(stats_path, [row for p in stats_parts for row in read_tsv(p)])
     log.info("%s vs %s: %d HSPs from %d bin pairs", query.name, reference.name, hsps["qstart"].size, len(parts))
+
+
+def write_mummer(hsps_path: str, query: Genome, reference: Genome, path: str) -> None:
+    """A genome pair's MEMs or MUMs in MUMmer's text format (mummer -b -c)."""
+    from .matches import hsps_to_matches, mummer_text
+
+    hsps, _ = load_hsps(hsps_path)
+    with atomic_path(path) as tmp:
+        with open(tmp, "w") as handle:
+            handle.write(mummer_text(hsps_to_matches(hsps, query.lengths), _Side(query), _Side(reference)))
 
 
 def write_gecko_csv(path: str, hsps: dict, query: Genome, reference: Genome, params: Params,
@@ -193,7 +223,8 @@ def sweep_summary(rows_in: list[dict], tsv_path: str, png_path: str) -> None:
         qlen = sum(int(r["query_length"]) for r in coverage)
         covered = sum(int(r["covered_both"]) for r in coverage)
         rows.append({"set": item["set"], "query": item["query"], "reference": item["reference"],
-                     **{key: item["params"][key] for key in ("k", "min_len", "min_identity", "xdrop", "max_freq")},
+                     **{key: item["params"][key] for key in ("mode", "min_match", "k", "min_len", "min_identity",
+                                                             "xdrop", "max_freq")},
                      "hsps": sum(int(r["hsps"]) for r in stats), "coverage": round(covered / max(1, qlen), 6),
                      "compare_jobs": len(stats), "compare_s": round(sum(float(r["total_s"]) for r in stats), 3)})
     write_tsv(tsv_path, rows)

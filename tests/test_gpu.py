@@ -175,3 +175,19 @@ def test_generated_cases_same_as_numpy_and_oracle(case):
     assert gpu == hsp_set(compare(records(query), records(reference), params, backend="numpy"))
     if length < 400:
         assert gpu == oracle.compare(query, reference, params)
+
+
+@pytest.mark.parametrize("unique", [False, True])
+def test_exact_matches_same_on_gpu(unique):
+    from gpu_kernels.backend import Backend
+    from gpu_kernels.cuda import CupyBackend
+    from gpu_kernels.matches import find_matches
+
+    q, r = read_fasta(MYCO_232), read_fasta(MYCO_7422)
+    query = make_seqset([x.name for x in q], [x.codes for x in q])
+    reference = make_seqset([x.name for x in r], [x.codes for x in r])
+    for min_len in (20, 50):
+        host = find_matches(query, reference, min_len, unique, Backend())
+        dev = find_matches(query, reference, min_len, unique, CupyBackend())
+        rows = lambda m: set(zip(*(np.asarray(m[c]).tolist() for c in ("qrec", "rrec", "strand", "qstart", "rstart", "length"))))
+        assert rows(host) == rows(dev) and len(rows(host)) > 1000

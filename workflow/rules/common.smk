@@ -40,6 +40,7 @@ TEMPLATES = {
     "bin_stats": "{results}/{set}/{query}_vs_{reference}/bins/{qbin}__{rbin}.stats.tsv",
     "hsps": "{results}/{set}/{query}_vs_{reference}/hsps.npz",
     "paf": "{results}/{set}/{query}_vs_{reference}/hsps.paf",
+    "mummer": "{results}/{set}/{query}_vs_{reference}/matches.mummer.txt",
     "gecko_csv": "{results}/{set}/{query}_vs_{reference}/hsps.gecko.csv",
     "stats": "{results}/{set}/{query}_vs_{reference}/stats.tsv",
     "coverage_pairs": "{results}/{set}/{query}_vs_{reference}/coverage_pairs.tsv",
@@ -126,12 +127,14 @@ wildcard_constraints:
     reference="[A-Za-z0-9][A-Za-z0-9.-]*",
     set="[A-Za-z0-9][A-Za-z0-9._-]*",
     qbin="b[0-9]+",
-    rbin="b[0-9]+",
+    rbin="b[0-9]+|whole",
 
 
-def bin_pairs(query, reference):
-    """Every (query bin, reference bin) of a genome pair."""
-    return [(qb, rb) for qb in BINS[query] for rb in BINS[reference]]
+def bin_pairs(set_name, query, reference):
+    """Every (query bin, reference bin) of a genome pair; MUMs need the whole reference at once,
+    since uniqueness is decided over the whole reference genome."""
+    rbins = ["whole"] if PARAMS[set_name].mode == "mum" else BINS[reference]
+    return [(qb, rb) for qb in BINS[query] for rb in rbins]
 
 
 def bin_outputs(kind):
@@ -139,7 +142,7 @@ def bin_outputs(kind):
 
     def inputs(wc):
         return [path(kind, set=wc.set, query=wc.query, reference=wc.reference, qbin=qb, rbin=rb)
-                for qb, rb in bin_pairs(wc.query, wc.reference)]
+                for qb, rb in bin_pairs(wc.set, wc.query, wc.reference)]
 
     return inputs
 
@@ -149,4 +152,5 @@ def final_outputs():
     kinds = ["hsps", "stats", "coverage_pairs", "coverage_query"]
     kinds += [kind for kind in ("paf", "gecko_csv", "grid_dotplot", "coverage_heatmap", "pair_dotplots") if OUT[kind]]
     targets = [path(kind, set=s, query=q, reference=r) for s in SETS for q, r in PAIRS for kind in kinds]
+    targets += [path("mummer", set=s, query=q, reference=r) for s in SETS for q, r in PAIRS if PARAMS[s].mode != "hsp"]
     return targets + [path("summary_tsv"), path("summary_png")]

@@ -20,3 +20,18 @@ rule merge:
         log_path("merge", "set", "query", "reference"),
     script:
         "../scripts/merge.py"
+
+
+rule mummer_text:
+    input:
+        hsps=path("hsps"),
+        qtable=path("chromosomes", genome="{query}"),
+        rtable=path("chromosomes", genome="{reference}"),
+    output:
+        path("mummer"),
+    conda:
+        "../envs/engine.yaml"
+    log:
+        log_path("mummer_text", "set", "query", "reference"),
+    script:
+        "../scripts/mummer_text.py"

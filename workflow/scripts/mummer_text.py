@@ -1,0 +1,13 @@
+"""Snakemake script: MEMs or MUMs of a genome pair in MUMmer's text format."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _setup import run  # noqa: E402
+
+from gpu_kernels.pipeline import Genome, write_mummer  # noqa: E402
+
+sm = snakemake  # noqa: F821
+w = sm.wildcards
+run(sm, lambda: write_mummer(sm.input.hsps, Genome(w.query, None, sm.input.qtable),
+                             Genome(w.reference, None, sm.input.rtable), sm.output[0]))
