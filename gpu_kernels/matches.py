@@ -25,6 +25,7 @@ from .seqset import SeqSet
 
 MAX_K = 21  # 3 bits a symbol in a uint64
 CHUNK = 32
+BATCH = 1 << 23  # seeds extended at once
 
 
 def match_word_keys(codes, k: int):
@@ -81,11 +82,19 @@ def strand_mems(qcodes, rcodes, min_len: int):
     qk, qp = sorted_match_words(qcodes, k)
     rk, rp = sorted_match_words(rcodes, k, step)
     sq, sr = seeds(seed_groups(qk, rk), qp, rp)
-    left = _reach(qcodes, rcodes, sq - 1, sr - 1, -1)
-    right = _reach(qcodes, rcodes, sq + k, sr + k, +1)
-    qs, rs, length = sq - left, sr - left, left + k + right
-    keep = length >= min_len
-    qs, rs, length = qs[keep], rs[keep], length[keep]
+    del qk, qp, rk, rp
+    parts = []
+    for at in range(0, sq.size, BATCH):  # bounded temporaries: a batch of seeds x CHUNK bases
+        bq, br = sq[at:at + BATCH], sr[at:at + BATCH]
+        left = _reach(qcodes, rcodes, bq - 1, br - 1, -1)
+        right = _reach(qcodes, rcodes, bq + k, br + k, +1)
+        length = left + k + right
+        keep = length >= min_len
+        parts.append((bq[keep] - left[keep], br[keep] - left[keep], length[keep]))
+    if not parts:
+        empty = xp.zeros(0, dtype=xp.int64)
+        return empty, empty, empty
+    qs, rs, length = (xp.concatenate([p[i] for p in parts]) for i in range(3))
     if qs.size == 0:
         return qs, rs, length
     # one MEM per (diagonal, qstart): its length follows from maximality
