@@ -1,6 +1,6 @@
 """The engine against the oracle on drawn related pairs, for several tilings and both strands."""
 import numpy as np
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 import oracle
 from generate import related_pair
@@ -60,6 +60,7 @@ def test_engine_equals_oracle_for_every_tiling(case, small):
         assert ids * 100.0 >= min_identity * length_
 
 
+@settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**31), st.integers(200, 900))
 def test_records_and_scores_recomputed(seed, length):
     """Every HSP's score, identities and length match the sequences; none crosses a record border."""
@@ -85,6 +86,7 @@ def test_budget_split_keeps_the_set():
     assert hsp_set(split) == hsp_set(whole)
 
 
+@settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**31), st.sampled_from([(2, -3, -1), (1, -2, 0), (3, -1, -2)]))
 def test_other_scorings_equal_oracle(seed, scoring):
     match, mismatch, n_score = scoring
