@@ -45,22 +45,28 @@ def timed(fn, repeat: int = 5) -> float:
     return statistics.median(times)
 
 
+def copy_rates(nbytes: int = 1 << 30) -> tuple[float, float]:
+    """(device copy bytes read + written per second, device to pinned host bytes per second)."""
+    src = cp.empty(nbytes, dtype=cp.uint8)
+    dst = cp.empty_like(src)
+    host = cupyx.empty_pinned(src.shape, src.dtype)
+    copy = timed(lambda: dst.__setitem__(slice(None), src))
+    d2h = timed(lambda: src.get(out=host), 3)
+    return 2 * nbytes / copy, nbytes / d2h
+
+
+def sort_rates(n: int = 200_000_000) -> tuple[float, float]:
+    """(uint64 sort keys per second, uint64 argsort keys per second)."""
+    keys = cp.random.randint(0, 2**62, size=n, dtype=cp.int64).astype(cp.uint64)
+    return n / timed(lambda: cp.sort(keys), 3), n / timed(lambda: cp.argsort(keys), 3)
+
+
 def ceilings() -> dict:
-    """Copy bandwidth (bytes read + written per second) and uint64 sort / argsort rates (keys per second)."""
-    n = 1 << 28
-    a = cp.empty(n * 4, dtype=cp.uint8)
-    b = cp.empty_like(a)
-    copy = timed(lambda: b.__setitem__(slice(None), a))
-    keys = cp.random.randint(0, 2**62, size=200_000_000, dtype=cp.int64).astype(cp.uint64)
-    sort = timed(lambda: cp.sort(keys), 3)
-    argsort = timed(lambda: cp.argsort(keys), 3)
-    del b, keys
-    host = cupyx.empty_pinned(a.shape, a.dtype)
-    d2h = timed(lambda: a.get(out=host), 3)
-    del a, host
+    """The ceilings the floors are computed from, measured now."""
+    copy, d2h = copy_rates()
+    sort, argsort = sort_rates()
     cp.get_default_memory_pool().free_all_blocks()
-    return {"copy_Bps": 2 * n * 4 / copy, "sort_kps": 200e6 / sort, "argsort_kps": 200e6 / argsort,
-            "d2h_Bps": n * 4 / d2h}
+    return {"copy_Bps": copy, "sort_kps": sort, "argsort_kps": argsort, "d2h_Bps": d2h}
 
 
 def floors(stats: dict, bases: int, ceil: dict) -> dict:

@@ -70,15 +70,16 @@ def run_compare(args: argparse.Namespace) -> int:
 
 def run_matches(args: argparse.Namespace) -> int:
     """The mems and mums commands."""
-    from .backend import get_backend
+    from .backend import Backend, get_backend
     from .matches import find_matches, matches_to_hsps, mummer_text
     from .output import atomic_path
 
     if args.min_len < 1:
         raise InputError(f"-l {args.min_len}: the shortest match must be at least 1")
     backend = get_backend(args.backend)
-    query = backend_seqset(args.query, backend)
-    reference = backend_seqset(args.reference, backend)
+    # read on the host: FASTQ queries included; find_matches moves the codes to the backend
+    query = Backend().load_fasta(args.query)
+    reference = Backend().load_fasta(args.reference)
     start = time.perf_counter()
     matches = find_matches(query, reference, args.min_len, args.command == "mums", backend)
     text = mummer_text(matches, query, reference)
@@ -93,15 +94,6 @@ def run_matches(args: argparse.Namespace) -> int:
                   reference.lengths)
     log.info("%d %s in %.2f s", matches["length"].size, args.command, time.perf_counter() - start)
     return 0
-
-
-def backend_seqset(path: str, backend):
-    """A FASTA or FASTQ file as a SeqSet on the host."""
-    from .fasta import read_fasta
-    from .seqset import make_seqset
-
-    records = read_fasta(path)
-    return make_seqset([r.name for r in records], [r.codes for r in records])
 
 
 def main(argv: list[str] | None = None) -> int:

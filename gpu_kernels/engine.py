@@ -4,6 +4,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -12,7 +13,7 @@ from . import hsps as H
 from .coverage import union_length
 from .backend import Backend, get_backend
 from .diagonals import decode_keys, filter_keys, key_width
-from .extend import extend, pair_tables
+from .extend import pair_tables
 from .fasta import Record, check_lengths
 from .errors import InputError
 from .params import Params
@@ -50,20 +51,16 @@ class Stats:
         self.times: dict[str, float] = defaultdict(float)
         self.counts: dict[str, int] = defaultdict(int)
 
+    @contextmanager
     def timed(self, stage: str):
-        """Context manager adding the stage's wall time (device work synchronized)."""
-        stats = self
-
-        class _Timer:
-            def __enter__(self):
-                stats.backend.synchronize()
-                self.start = time.perf_counter()
-
-            def __exit__(self, *exc):
-                stats.backend.synchronize()
-                stats.times[stage] += time.perf_counter() - self.start
-
-        return _Timer()
+        """Add the block's wall time to a stage (device work synchronized at both ends)."""
+        self.backend.synchronize()
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.backend.synchronize()
+            self.times[stage] += time.perf_counter() - start
 
     def as_dict(self) -> dict:
         """Counts and times (seconds, key suffix _s) as one flat dict."""

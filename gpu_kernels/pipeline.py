@@ -86,12 +86,12 @@ def merge(parts: list[str], stats_parts: list[str], query: Genome, reference: Ge
     save_hsps(hsps_path, hsps, _Side(query), _Side(reference))
     if paf_path:
         write_paf(paf_path, hsps, query.names, query.lengths, reference.names, reference.lengths)
+    stats = [row for p in stats_parts for row in read_tsv(p)]
     if csv_path:
-        stats = [row for p in stats_parts for row in read_tsv(p)]
         seeds = sum(int(r["seeds"]) for r in stats)
         kept = sum(int(r["kept_seeds"]) for r in stats)
         write_gecko_csv(csv_path, hsps, query, reference, params, seeds, kept)
-    write_tsv(stats_path, [row for p in stats_parts for row in read_tsv(p)])
+    write_tsv(stats_path, stats)
     log.info("%s vs %s: %d HSPs from %d bin pairs", query.name, reference.name, hsps["qstart"].size, len(parts))
 
 

@@ -1,7 +1,6 @@
 """Words: every k-mer made only of A, C, G, T, packed 2 bits a base into a uint64, sorted by key."""
 from __future__ import annotations
 
-import numpy as np
 
 from .encode import array_module
 

@@ -1,22 +1,12 @@
 """The engine against the oracle on drawn related pairs, for several tilings and both strands."""
-import numpy as np
 from hypothesis import given, settings, strategies as st
 
 import oracle
 from generate import related_pair
 from gpu_kernels import Params, compare
-from gpu_kernels.fasta import Record
-from gpu_kernels.encode import encode
+from hspsets import hsp_set, records
 
 
-def records(seqs):
-    return [Record(f"r{i}", encode(s.encode())) for i, s in enumerate(seqs)]
-
-
-def hsp_set(result) -> set:
-    h = result.hsps
-    cols = ("qrec", "rrec", "qstart", "qend", "rstart", "rend", "strand", "score", "identities", "length")
-    return set(zip(*(h[c].tolist() for c in cols)))
 
 
 def recomputed(query, reference, row):

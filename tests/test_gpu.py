@@ -7,8 +7,8 @@ import oracle
 from conftest import MYCO_232, MYCO_7422
 from generate import related_pair
 from gpu_kernels import Params, compare
-from gpu_kernels.encode import encode
-from gpu_kernels.fasta import Record, read_fasta
+from hspsets import hsp_set, records
+from gpu_kernels.fasta import read_fasta
 from gpu_kernels.seeds import seed_groups
 from gpu_kernels.seqset import make_seqset
 
@@ -16,14 +16,6 @@ pytestmark = pytest.mark.gpu
 cp = pytest.importorskip("cupy")
 
 
-def records(seqs):
-    return [Record(f"r{i}", encode(s.encode())) for i, s in enumerate(seqs)]
-
-
-def hsp_set(result) -> set:
-    h = result.hsps
-    cols = ("qrec", "rrec", "qstart", "qend", "rstart", "rend", "strand", "score", "identities", "length")
-    return set(zip(*(h[c].tolist() for c in cols)))
 
 
 @pytest.fixture(scope="module")

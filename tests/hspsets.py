@@ -1,0 +1,15 @@
+"""Shared by the engine tests: sequences as Records, and an engine result as a set of HSP rows."""
+from gpu_kernels.encode import encode
+from gpu_kernels.fasta import Record
+
+COLUMNS = ("qrec", "rrec", "qstart", "qend", "rstart", "rend", "strand", "score", "identities", "length")
+
+
+def records(seqs):
+    """Strings as Records named r0, r1, ..."""
+    return [Record(f"r{i}", encode(s.encode())) for i, s in enumerate(seqs)]
+
+
+def hsp_set(result) -> set:
+    """The HSP table of a Result as a set of row tuples."""
+    return set(zip(*(result.hsps[c].tolist() for c in COLUMNS)))
