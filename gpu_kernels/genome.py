@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InputError
-from .fasta import read_bytes, read_fasta
+from .fasta import read_bytes, read_fasta, read_fastq
 from .encode import N_CODE
 from .output import atomic_path
 from .seqset import SeqSet, make_seqset
@@ -30,9 +30,17 @@ class Chromosome:
     length: int
 
 
+def scan_fastq(data: bytes, path: str) -> list[Chromosome]:
+    """Record names and lengths of FASTQ data (a read set used as a genome)."""
+    return [Chromosome(r.name, int(r.codes.size)) for r in read_fastq(data, path)]
+
+
 def scan_fasta(path: str) -> list[Chromosome]:
-    """Record names and lengths from headers and line lengths, with the header checks of read_fasta."""
+    """Record names and lengths from headers and line lengths, with the header checks of read_fasta
+    (FASTQ files, which start with '@', are read whole)."""
     data = read_bytes(path)
+    if data.lstrip()[:1] == b"@":
+        return scan_fastq(data.lstrip(), path)
     if b"\x00" in data[:1 << 20]:
         raise InputError("binary data (NUL bytes), not FASTA", path)
     heads = list(HEADER.finditer(data))

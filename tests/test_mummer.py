@@ -109,3 +109,47 @@ def test_drawn_cases_equal_mummer(tmp_path_factory, seed, length, nq, nr, min_le
     write(query, drawn_records(rng, ancestor, nq), "q")
     write(reference, drawn_records(rng, ancestor, nr), "r")
     assert ours(mode, str(query), str(reference), min_len) == mummer(mode, str(query), str(reference), min_len)
+
+
+READS_CONFIG = """genomes:
+  reads: reads.fq
+  Mhyo7422: resources/Mhyopneumoniae_7422.fa.gz
+comparisons:
+  mode: pairs
+  pairs: [{query: reads, reference: Mhyo7422}]
+engine:
+  mode: mem
+  min_match: 20
+bins:
+  size: 1000000000
+"""
+
+
+def test_read_set_is_one_workflow_job_and_equals_mummer(tmp_path):
+    """A FASTQ read set as the query genome: one compare job, MEMs per read equal to mummer's."""
+    import gzip
+
+    import numpy as np
+    from wfhelpers import snakemake, workdir
+
+    rng = np.random.default_rng(2)
+    genome = gzip.decompress(open(MYCO_7422, "rb").read()).split(b"\n", 1)[1].replace(b"\n", b"")
+    cwd = workdir(tmp_path)
+    with open(cwd / "reads.fq", "w") as fq, open(cwd / "reads.fa", "w") as fa:
+        for i in range(60):
+            at = int(rng.integers(0, len(genome) - 6000))
+            read = bytearray(genome[at:at + int(rng.integers(2000, 6000))])
+            for j in np.flatnonzero(rng.random(len(read)) < 0.1):
+                read[j] = b"ACGT"[(b"ACGT".index(read[j]) + 1) % 4] if read[j] in b"ACGT" else read[j]
+            if rng.random() < 0.5:
+                read = bytearray(read[::-1].translate(bytes.maketrans(b"ACGT", b"TGCA")))
+            fq.write(f"@read{i} sim\n{read.decode()}\n+\n{'I' * len(read)}\n")
+            fa.write(f">read{i}\n{read.decode()}\n")
+    (cwd / "reads.yaml").write_text(READS_CONFIG)
+    proc = snakemake(cwd, "--cores", "2", "--configfile", "reads.yaml")
+    assert len(list((cwd / "results/default/reads_vs_Mhyo7422/bins").glob("*.npz"))) == 1
+    reference = tmp_path / "ref.fa"
+    reference.write_bytes(gzip.decompress(open(MYCO_7422, "rb").read()))
+    ours_text = (cwd / "results/default/reads_vs_Mhyo7422/matches.mummer.txt").read_text()
+    expected = mummer("mems", str(cwd / "reads.fa"), str(reference), 20)
+    assert len(expected) > 200 and parse(ours_text) == expected, proc.stderr[-2000:]
