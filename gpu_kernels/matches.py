@@ -21,11 +21,12 @@ import numpy as np
 
 from .encode import BORDER, array_module, reverse_complement
 from .seeds import seed_groups, seeds
-from .seqset import SeqSet
+from .seqset import SeqSet, make_seqset
 
 MAX_K = 21  # 3 bits a symbol in a uint64
 CHUNK = 32
 BATCH = 1 << 23  # seeds extended at once
+QUERY_BATCH = 32_000_000  # query bases matched at once (whole records)
 
 
 def match_word_keys(codes, k: int):
@@ -142,12 +143,42 @@ def _contained(group, start, end):
     return out
 
 
-def find_matches(query: SeqSet, reference: SeqSet, min_len: int, unique: bool, backend) -> dict:
+def query_batches(query: SeqSet, bases: int) -> list[tuple[SeqSet, int]]:
+    """The query's records in batches of about `bases` (a longer record alone), each with its first record index.
+
+    Matches of one query record never depend on another record (uniqueness is per query record), so a
+    read set of hundreds of megabases is matched a batch at a time in bounded memory."""
+    if query.total <= bases:
+        return [(query, 0)]
+    batches, first, size = [], 0, 0
+    for i, length in enumerate(query.lengths.tolist()):
+        if size and size + length > bases:
+            batches.append((first, i))
+            first, size = i, 0
+        size += length
+    batches.append((first, len(query.names)))
+    codes = np.asarray(query.codes)
+    return [(make_seqset(query.names[a:b], [codes[s:s + n] for s, n in zip(query.starts[a:b], query.lengths[a:b])]), a)
+            for a, b in batches]
+
+
+def find_matches(query: SeqSet, reference: SeqSet, min_len: int, unique: bool, backend,
+                 batch_bases: int = QUERY_BATCH) -> dict:
     """MEMs (or MUMs) of every query record against the reference set, forward and reverse.
 
     Returns columns qrec, rrec, strand, qstart (0-based on the query strand searched: the reverse
     complement of the record for strand 1), rstart (0-based, forward reference), length.
     """
+    parts = []
+    for batch, first in query_batches(query, batch_bases):
+        found = batch_matches(batch, reference, min_len, unique, backend)
+        found["qrec"] = found["qrec"] + first
+        parts.append(found)
+    return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
+
+
+def batch_matches(query: SeqSet, reference: SeqSet, min_len: int, unique: bool, backend) -> dict:
+    """find_matches for one batch of query records."""
     qcodes = backend.to_device(query.codes)
     rcodes = backend.to_device(reference.codes)
     tables = []

@@ -153,3 +153,22 @@ def test_read_set_is_one_workflow_job_and_equals_mummer(tmp_path):
     ours_text = (cwd / "results/default/reads_vs_Mhyo7422/matches.mummer.txt").read_text()
     expected = mummer("mems", str(cwd / "reads.fa"), str(reference), 20)
     assert len(expected) > 200 and parse(ours_text) == expected, proc.stderr[-2000:]
+
+
+def test_query_batches_change_nothing():
+    """Matching a read set a batch of records at a time gives the same matches as all at once."""
+    from gpu_kernels.backend import Backend
+    from gpu_kernels.matches import find_matches
+    from gpu_kernels.seqset import make_seqset
+    from gpu_kernels.fasta import read_fasta
+
+    genome = read_fasta(MYCO_7422)[0].codes
+    rng = random.Random(4)
+    starts = [rng.randrange(0, genome.size - 3000) for _ in range(40)]
+    query = make_seqset([f"q{i}" for i in range(40)], [genome[s:s + rng.randint(500, 3000)] for s in starts])
+    reference = make_seqset(["r"], [genome])
+    rows = lambda m: sorted(zip(*(m[k].tolist() for k in ("qrec", "rrec", "strand", "qstart", "rstart", "length"))))
+    for unique in (False, True):
+        whole = find_matches(query, reference, 20, unique, Backend())
+        batched = find_matches(query, reference, 20, unique, Backend(), batch_bases=5000)
+        assert rows(whole) == rows(batched) and len(rows(whole)) >= 40
