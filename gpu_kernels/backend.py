@@ -15,7 +15,7 @@ from .diagonals import diagonal_keys
 from .extend import extend
 from .fasta import read_fasta
 from .seeds import seed_groups, seeds
-from .seqset import SeqSet, make_seqset
+from .seqset import SeqSet, seqset_of
 from .tiles import SEED_BYTES
 from .words import words
 
@@ -35,8 +35,7 @@ class Backend:
 
     def load_fasta(self, path: str) -> SeqSet:
         """A FASTA file's records, checked, encoded and laid end to end."""
-        records = read_fasta(path)
-        return make_seqset([r.name for r in records], [r.codes for r in records])
+        return seqset_of(read_fasta(path))
 
     def seed_groups(self, qk, rk):
         """Keys present on both sides and where their words lie."""

@@ -16,7 +16,7 @@ import numpy as np
 from .backend import Backend
 from .encode import BORDER, ENCODE, N_CODE
 from .errors import InputError
-from .fasta import layout, read_bytes
+from .fasta import bad_character, layout, read_bytes
 from .seeds import SeedGroups, seed_group_index
 from .seqset import GAP, SeqSet
 from .words import sorted_words
@@ -153,10 +153,7 @@ def load_fasta(path: str) -> SeqSet:
     if bad.size:
         first = int(bad[0])
         i = int(np.searchsorted(ends_of, first, side="right"))
-        body = data[spans[i][1]:spans[i][2]]
-        byte = body.translate(None, b" \t\r\n")[first - (ends_of[i] - lengths[i])]
-        shown = chr(byte) if 32 < byte < 127 else f"byte 0x{byte:02x}"
-        raise InputError(f"unexpected character {shown!r} in the sequence", path, names[i])
+        raise bad_character(data[spans[i][1]:spans[i][2]], first - (ends_of[i] - lengths[i]), path, names[i])
     for i, name in enumerate(names):
         if acgt[i] == 0:
             raise InputError("no A, C, G or T in the sequence (all N)", path, name)

@@ -7,7 +7,6 @@ from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-import numpy as np
 
 from . import hsps as H
 from .coverage import union_length
@@ -18,7 +17,7 @@ from .fasta import Record, check_lengths
 from .errors import InputError
 from .params import Params
 from .encode import reverse_complement
-from .seqset import SeqSet, make_seqset
+from .seqset import SeqSet, seqset_of
 from .seeds import count_seeds
 from .tiles import Tile, grid, split, splittable, tile_words
 from .words import drop_frequent
@@ -81,7 +80,7 @@ def as_seqset(side, k: int, backend: Backend) -> SeqSet:
         return seqset
     records = list(side)
     if records and isinstance(records[0], Record):
-        return make_seqset([r.name for r in records], [r.codes for r in records])
+        return seqset_of(records)
     raise TypeError("query and reference must be SeqSets, Records or FASTA paths")
 
 
@@ -182,7 +181,7 @@ def compare(query, reference, params: Params | None = None, backend: str = "nump
         if params.strands not in (name, "both"):
             continue
         codes = rcodes if strand == 0 else reverse_complement(rcodes)
-        starts = reference.starts if strand == 0 else np.sort(reference.total - reference.starts - reference.lengths)
+        starts = reference.starts if strand == 0 else reference.reverse_starts()[::-1]
         raw = search_strand(qcodes, words_q, codes, starts, params, stats, engine)
         tables.append(H.to_records(raw, strand, query, reference))
         stats.counts[f"hsps_{name}"] = int(raw["qstart"].size)

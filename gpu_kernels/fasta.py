@@ -69,15 +69,20 @@ def layout(data: bytes, path: str) -> list[tuple[str, int, int]]:
     return records
 
 
+def bad_character(body: bytes, index: int, path: str, name: str) -> InputError:
+    """The error for the index-th sequence character of a record body (line breaks not counted)."""
+    byte = body.translate(None, WHITESPACE)[index]
+    shown = chr(byte) if 32 < byte < 127 else f"byte 0x{byte:02x}"
+    return InputError(f"unexpected character {shown!r} in the sequence", path, name)
+
+
 def check_record(seq: bytes, body: bytes, path: str, name: str) -> None:
     """A translated record must be non-empty, hold only sequence characters, and hold some ACGT."""
     if not seq:
         raise InputError("empty record, no sequence", path, name)
     bad = seq.find(b"\xff")
     if bad >= 0:
-        byte = body.translate(None, WHITESPACE)[bad]
-        shown = chr(byte) if 32 < byte < 127 else f"byte 0x{byte:02x}"
-        raise InputError(f"unexpected character {shown!r} in the sequence", path, name)
+        raise bad_character(body, bad, path, name)
     if seq.count(N_BYTE) == len(seq):
         raise InputError("no A, C, G or T in the sequence (all N)", path, name)
 

@@ -8,18 +8,17 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from .errors import InputError
-from .fasta import read_bytes, read_fasta, read_fastq
+from .fasta import layout, read_bytes, read_fasta, read_fastq
 from .encode import N_CODE
 from .output import atomic_path
-from .seqset import SeqSet, make_seqset
+from .seqset import SeqSet, make_seqset, seqset_of
 
-HEADER = re.compile(rb"^>([^\n]*)$", re.M)
+WHITESPACE_BYTES = (b"\n", b"\r", b" ", b"\t")
 
 
 @dataclass(frozen=True)
@@ -41,24 +40,10 @@ def scan_fasta(path: str) -> list[Chromosome]:
     data = read_bytes(path)
     if data.lstrip()[:1] == b"@":
         return scan_fastq(data.lstrip(), path)
-    if b"\x00" in data[:1 << 20]:
-        raise InputError("binary data (NUL bytes), not FASTA", path)
-    heads = list(HEADER.finditer(data))
-    if not heads or data[:heads[0].start()].strip():
-        raise InputError("sequence data before the first '>' header line", path)
-    chromosomes: list[Chromosome] = []
-    seen: dict[str, int] = {}
-    for number, head in enumerate(heads, start=1):
-        words = head.group(1).decode("ascii", "replace").split()
-        if not words:
-            raise InputError(f"record #{number}: empty record name", path)
-        name = words[0]
-        if name in seen:
-            raise InputError(f"duplicate record name (records #{seen[name]} and #{number})", path, name)
-        seen[name] = number
-        end = heads[number].start() if number < len(heads) else len(data)
-        body = data[head.end():end]
-        length = len(body) - sum(body.count(c) for c in (b"\n", b"\r", b" ", b"\t"))
+    chromosomes = []
+    for name, start, end in layout(data, path):
+        body = data[start:end]
+        length = len(body) - sum(body.count(c) for c in WHITESPACE_BYTES)
         if length == 0:
             raise InputError("empty record, no sequence", path, name)
         chromosomes.append(Chromosome(name, length))
@@ -108,7 +93,7 @@ def bin_name(number: int) -> str:
 def write_index(fasta: str, codes_path: str, table_path: str, bin_size: int) -> None:
     """Encode a genome once: codes.npy (records laid end to end) and a chromosome table."""
     records = read_fasta(fasta)
-    seqset = make_seqset([r.name for r in records], [r.codes for r in records])
+    seqset = seqset_of(records)
     bins = make_bins([Chromosome(r.name, r.codes.size) for r in records], bin_size)
     bin_of = {index: bin_name(b) for b, members in enumerate(bins) for index in members}
     with atomic_path(codes_path) as tmp:

@@ -186,12 +186,9 @@ def batch_matches(query: SeqSet, reference: SeqSet, min_len: int, unique: bool, 
         codes = qcodes if strand == 0 else reverse_complement(qcodes)
         qs, rs, length = (backend.to_host(a) for a in strand_mems(codes, rcodes, min_len))
         if strand == 0:
-            starts = query.starts
-            qrec = query.record_of(qs)
-        else:  # record i of the reverse complement starts at total - start_i - length_i, in reverse order
-            starts = query.total - query.starts - query.lengths
-            order = np.argsort(starts)
-            qrec = order[np.searchsorted(starts[order], qs, side="right") - 1]
+            starts, qrec = query.starts, query.record_of(qs)
+        else:
+            starts, qrec = query.reverse_starts(), query.reverse_record_of(qs)
         rrec = reference.record_of(rs)
         qs = qs - starts[qrec]
         rs = rs - reference.starts[rrec]

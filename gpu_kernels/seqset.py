@@ -34,6 +34,15 @@ class SeqSet:
         """Index of the record holding each concatenated position."""
         return np.searchsorted(self.starts, pos, side="right") - 1
 
+    def reverse_starts(self) -> np.ndarray:
+        """Where each record starts in the reverse complement of the concatenation (last record first)."""
+        return self.total - self.starts - self.lengths
+
+    def reverse_record_of(self, pos: np.ndarray) -> np.ndarray:
+        """Index of the record holding each position of the reverse-complemented concatenation."""
+        starts = self.reverse_starts()[::-1]  # ascending
+        return self.lengths.size - np.searchsorted(starts, pos, side="right")
+
 
 def make_seqset(names: list[str], arrays: list[np.ndarray]) -> SeqSet:
     """Lay records end to end with borders."""
@@ -43,3 +52,8 @@ def make_seqset(names: list[str], arrays: list[np.ndarray]) -> SeqSet:
     for start, array in zip(starts, arrays):
         codes[start:start + array.size] = array
     return SeqSet(list(names), lengths, starts, codes)
+
+
+def seqset_of(records) -> SeqSet:
+    """A SeqSet of fasta.Records."""
+    return make_seqset([r.name for r in records], [r.codes for r in records])
