@@ -49,7 +49,8 @@ def main() -> None:
             row(f"simulated {args.sim_length / 1e6:g} Mbp", sim_a, sim_b, params)]
     header = ["input"] + list(COUNTS) + [f"{t} s" for t in STAGES] + ["wall s", "coverage %"]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    print(f"NumPy backend, k={params.k}, min_len={params.min_len}, min_identity={params.min_identity}, xdrop={params.xdrop}")
+    p = params.as_dict()
+    print(f"NumPy backend, k={p['k']}, min_len={p['min_len']}, min_identity={p['min_identity']}, xdrop={p['xdrop']}")
     for line in [header] + rows:
         print("  ".join(cell.rjust(w) for cell, w in zip(line, widths)))
 

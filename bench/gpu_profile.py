@@ -17,9 +17,8 @@ import cupy as cp  # noqa: E402
 
 from gpu_kernels import Params  # noqa: E402
 from gpu_kernels import hsps as H  # noqa: E402
-from gpu_kernels.cuda import CupyBackend, seed_keys  # noqa: E402
+from gpu_kernels.backend import CupyBackend  # noqa: E402
 from gpu_kernels.diagonals import decode_keys, filter_keys, key_width  # noqa: E402
-from gpu_kernels.extend import pair_tables  # noqa: E402
 from gpu_kernels.seeds import seed_group_index, seed_groups  # noqa: E402
 
 
@@ -41,7 +40,7 @@ def timed(name: str, fn):
 def main() -> None:
     backend = CupyBackend()
     params = Params()
-    k = params.k
+    k = params.seeding.k
     q = backend.load_fasta(sys.argv[1])
     r = backend.load_fasta(sys.argv[2])
     print(f"query {q.total:,} codes, reference {r.total:,} codes")
@@ -51,21 +50,18 @@ def main() -> None:
     groups = timed("seed_groups (kernel)", lambda: backend.seed_groups(wq[0], wr[0]))
     timed("seed_group_index", lambda: seed_group_index(groups))
     width = key_width(q.total, k)
-    keys = timed("seed_keys (kernel + sort)", lambda: seed_keys(groups, wq[1], wr[1], r.total, width))
+    keys = timed("seed_keys (kernel + sort)", lambda: backend.seed_keys(groups, wq[1], wr[1], r.total, width))
     print(f"  {keys.size:,} seeds")
     kept = timed("filter_keys", lambda: filter_keys(keys, k))
     sq, sr = timed("decode_keys", lambda: decode_keys(kept, r.total, width))
     print(f"  {sq.size:,} kept seeds")
-    tables = pair_tables(1, -1, -1)
-    out = timed("extend", lambda: backend.extend(q.codes, r.codes, sq, sr, k, tables, params))
-    sq2, sr2, qs, qe, sc, ids = out
-    print(f"  {sq2.size:,} seeds walked")
-    raw = {"qstart": qs, "qend": qe, "rstart": sr2 - (sq2 - qs), "rend": sr2 + (qe - sq2), "score": sc, "identities": ids}
-    mask = timed("passes", lambda: H.passes(raw, params.min_len, params.min_identity))
+    qs, qe, sc, ids = timed("extend", lambda: backend.extend(q.codes, r.codes, sq, sr, k, params.extension))
+    raw = {"qstart": qs, "qend": qe, "rstart": sr - (sq - qs), "rend": sr + (qe - sq), "score": sc, "identities": ids}
+    mask = timed("passes", lambda: H.passes(raw, params.reporting.min_len, params.extension.min_identity))
     raw = timed("take", lambda: H.take(raw, mask))
     diag = raw["qstart"] - raw["rstart"]
     timed("sort_order", lambda: H.sort_order(diag, raw["qstart"], raw["qend"]))
-    final = timed("drop_contained", lambda: H.drop_contained(raw))
+    final = timed("drop_contained", lambda: backend.drop_contained(raw))
     print(f"  {final['qstart'].size:,} HSPs")
     timed("to host, pageable (6 columns)", lambda: {n: cp.asnumpy(c) for n, c in final.items()})
     timed("to host, pinned (6 columns)", lambda: {n: backend.to_host(c) for n, c in final.items()})

@@ -6,9 +6,12 @@ import logging
 import sys
 import time
 
+from .backend import get_backend
 from .engine import compare
 from .errors import InputError
-from .output import save_hsps, write_paf
+from .fasta import load_fasta
+from .formats import mummer_text, save_hsps, write_paf, write_text
+from .matches import find_matches, matches_to_hsps
 from .params import Params
 
 log = logging.getLogger("gpu_kernels")
@@ -16,7 +19,7 @@ log = logging.getLogger("gpu_kernels")
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser; option defaults come from Params."""
-    d = Params()
+    d = Params().as_dict()
     top = argparse.ArgumentParser(prog="python -m gpu_kernels", description="Exact seed-and-extend genome comparison.")
     sub = top.add_subparsers(dest="command", required=True)
     cmp_ = sub.add_parser("compare", help="compare every record of a query FASTA with every record of a reference FASTA")
@@ -24,16 +27,20 @@ def parser() -> argparse.ArgumentParser:
     cmp_.add_argument("reference", help="reference FASTA (plain or gzip)")
     cmp_.add_argument("-o", "--output", help="PAF output path")
     cmp_.add_argument("--hsps", help="binary columnar HSP table (.npz) output path")
-    cmp_.add_argument("--k", type=int, default=d.k, help="word length, 8..32 (default %(default)s)")
-    cmp_.add_argument("--min-len", type=int, default=d.min_len, help="shortest HSP (default %(default)s)")
-    cmp_.add_argument("--min-identity", type=float, default=d.min_identity, help="lowest identity, percent (default %(default)s)")
-    cmp_.add_argument("--match", type=int, default=d.match, help="match score (default %(default)s)")
-    cmp_.add_argument("--mismatch", type=int, default=d.mismatch, help="mismatch score (default %(default)s)")
-    cmp_.add_argument("--n-score", type=int, default=d.n_score, help="score against N (default %(default)s)")
-    cmp_.add_argument("--xdrop", type=int, default=d.xdrop, help="stop a walk this far below its best, 0 off (default %(default)s)")
-    cmp_.add_argument("--max-freq", type=int, default=d.max_freq, help="fast mode: skip words more frequent than this in a record, 0 off")
-    cmp_.add_argument("--strands", choices=("both", "forward", "reverse"), default=d.strands)
-    cmp_.add_argument("--tile-bytes", type=int, default=d.tile_bytes, help="memory budget of one tile's seeds")
+    seeding = cmp_.add_argument_group("seeding")
+    seeding.add_argument("--k", type=int, default=d["k"], help="word length, 8..32 (default %(default)s)")
+    seeding.add_argument("--max-freq", type=int, default=d["max_freq"], help="fast mode: skip words more frequent than this in a record, 0 off")
+    seeding.add_argument("--strands", choices=("both", "forward", "reverse"), default=d["strands"])
+    extension = cmp_.add_argument_group("extension")
+    extension.add_argument("--match", type=int, default=d["match"], help="match score (default %(default)s)")
+    extension.add_argument("--mismatch", type=int, default=d["mismatch"], help="mismatch score (default %(default)s)")
+    extension.add_argument("--n-score", type=int, default=d["n_score"], help="score against N (default %(default)s)")
+    extension.add_argument("--xdrop", type=int, default=d["xdrop"], help="stop a walk this far below its best, 0 off (default %(default)s)")
+    extension.add_argument("--min-identity", type=float, default=d["min_identity"], help="lowest identity, percent (default %(default)s)")
+    reporting = cmp_.add_argument_group("reporting")
+    reporting.add_argument("--min-len", type=int, default=d["min_len"], help="shortest HSP (default %(default)s)")
+    tiling = cmp_.add_argument_group("tiling")
+    tiling.add_argument("--tile-bytes", type=int, default=d["tile_bytes"], help="memory budget of one tile's seeds")
     cmp_.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="numpy")
     cmp_.add_argument("-v", "--verbose", action="store_true", help="log progress")
     for mode, text in (("mems", "maximal exact matches (like mummer -maxmatch -b -c)"),
@@ -41,7 +48,7 @@ def parser() -> argparse.ArgumentParser:
         m = sub.add_parser(mode, help=text)
         m.add_argument("query", help="query FASTA or FASTQ (plain or gzip)")
         m.add_argument("reference", help="reference FASTA (plain or gzip)")
-        m.add_argument("-l", "--min-len", type=int, default=20, help="shortest match (default %(default)s)")
+        m.add_argument("-l", "--min-match", type=int, default=d["min_match"], help="shortest match (default %(default)s)")
         m.add_argument("-o", "--output", help="MUMmer-format output path (default: standard output)")
         m.add_argument("--paf", help="also write PAF")
         m.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="numpy")
@@ -58,7 +65,7 @@ def run_compare(args: argparse.Namespace) -> int:
     result = compare(args.query, args.reference, params, backend=args.backend)
     q, r = result.query, result.reference
     if args.hsps:
-        save_hsps(args.hsps, result.hsps, q, r)
+        save_hsps(args.hsps, result.hsps, q.names, q.lengths, r.names, r.lengths)
     if args.output:
         write_paf(args.output, result.hsps, q.names, q.lengths, r.names, r.lengths)
     s = result.stats
@@ -70,23 +77,17 @@ def run_compare(args: argparse.Namespace) -> int:
 
 def run_matches(args: argparse.Namespace) -> int:
     """The mems and mums commands."""
-    from .backend import Backend, get_backend
-    from .matches import find_matches, matches_to_hsps, mummer_text
-    from .output import atomic_path
-
-    if args.min_len < 1:
-        raise InputError(f"-l {args.min_len}: the shortest match must be at least 1")
+    if args.min_match < 1:
+        raise InputError(f"-l {args.min_match}: the shortest match must be at least 1")
     backend = get_backend(args.backend)
     # read on the host: FASTQ queries included; find_matches moves the codes to the backend
-    query = Backend().load_fasta(args.query)
-    reference = Backend().load_fasta(args.reference)
+    query = load_fasta(args.query)
+    reference = load_fasta(args.reference)
     start = time.perf_counter()
-    matches = find_matches(query, reference, args.min_len, args.command == "mums", backend)
-    text = mummer_text(matches, query, reference)
+    matches = find_matches(query, reference, args.min_match, args.command == "mums", backend)
+    text = mummer_text(matches, query.names, query.lengths, reference.names)
     if args.output:
-        with atomic_path(args.output) as tmp:
-            with open(tmp, "w") as handle:
-                handle.write(text)
+        write_text(args.output, text)
     else:
         sys.stdout.write(text)
     if args.paf:

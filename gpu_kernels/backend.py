@@ -1,7 +1,9 @@
-"""Backends: the array module and the stage implementations one comparison runs with.
+"""Backends: which twin of each stage one comparison runs, chosen once by get_backend.
 
-The NumPy backend runs the generic stage functions. The CuPy backend (gpu_kernels.cuda) runs
-the same functions on device arrays and swaps in raw kernels for the hot stages.
+Every stage module holds a NumPy function and its CuPy twin (`words` and `words_cupy`, same
+signature, same result columns). A backend is the table of the twins it runs plus the few things
+that differ by device: copies, memory budget, out-of-memory errors, synchronization. Nothing
+else in the engine asks which backend it runs on.
 """
 from __future__ import annotations
 
@@ -10,68 +12,78 @@ import os
 
 import numpy as np
 
+from . import arrays, extend, fasta, hsps, seeds, words
 from .errors import InputError
-from .diagonals import diagonal_keys
-from .extend import extend
-from .fasta import read_fasta
-from .seeds import seed_groups, seeds
-from .seqset import SeqSet, seqset_of
-from .tiles import SEED_BYTES
-from .words import words
 
 log = logging.getLogger(__name__)
 
+# Bytes a seed occupies while a tile is processed: on the CPU positions, group indices and the
+# diagonal key; on the GPU the group index and its markers (8), the key (8), the radix sort's
+# buffers (16), the filter mask and compaction (9).
+CPU_SEED_BYTES = 48
+GPU_SEED_BYTES = 48
 
-class Backend:
-    """The NumPy backend; subclasses override the stages they run differently."""
+
+class NumpyBackend:
+    """Every stage on the host with NumPy."""
 
     name = "numpy"
     xp = np
     oom_errors: tuple = (MemoryError,)
-
-    def words(self, codes, k: int):
-        """Sorted words of a code array."""
-        return words(codes, k)
-
-    def load_fasta(self, path: str) -> SeqSet:
-        """A FASTA file's records, checked, encoded and laid end to end."""
-        return seqset_of(read_fasta(path))
-
-    def seed_groups(self, qk, rk):
-        """Keys present on both sides and where their words lie."""
-        return seed_groups(qk, rk)
-
-    def tile_keys(self, groups, qp, rp, rtotal: int, width: int):
-        """Sorted diagonal keys of a tile's seeds."""
-        return diagonal_keys(*seeds(groups, qp, rp), rtotal, width)
-
-    def extend(self, qcodes, rcodes, sq, sr, k: int, tables, params):
-        """(seeds walked, their HSP spans): every seed is walked here."""
-        qstart, qend, score, ids = extend(qcodes, rcodes, sq, sr, k, tables, params.match, params.xdrop)
-        return sq, sr, qstart, qend, score, ids
+    load_fasta = staticmethod(fasta.load_fasta)
+    words = staticmethod(words.words)
+    seed_groups = staticmethod(seeds.seed_groups)
+    seed_keys = staticmethod(seeds.seed_keys)
+    extend = staticmethod(extend.extend)
+    drop_contained = staticmethod(hsps.drop_contained)
 
     def seed_budget(self, tile_bytes: int) -> int:
         """Seeds one tile may hold (tile_bytes 0: 1 GiB)."""
-        return max(1, (tile_bytes or 1 << 30) // SEED_BYTES)
-
-    def counters(self) -> dict:
-        """Counts only the backend keeps (none on the CPU)."""
-        return {}
+        return max(1, (tile_bytes or 1 << 30) // CPU_SEED_BYTES)
 
     def release(self) -> None:
         """Give memory back after an out-of-memory error (nothing cached on the CPU)."""
 
     def to_device(self, array):
-        """Move a host array to where this backend computes."""
-        return array
+        """A host array where this backend computes."""
+        return arrays.to_device(array, self.xp)
 
     def to_host(self, array) -> np.ndarray:
-        """Move an array back to the host."""
-        return array
+        """An array back on the host."""
+        return arrays.to_host(array)
 
     def synchronize(self) -> None:
         """Wait for queued device work (nothing to wait for on the CPU)."""
 
+
+class CupyBackend(NumpyBackend):
+    """Every stage on the current CUDA device (CUDA_VISIBLE_DEVICES decides which)."""
+
+    name = "cupy"
+    load_fasta = staticmethod(fasta.load_fasta_cupy)
+    words = staticmethod(words.words_cupy)
+    seed_groups = staticmethod(seeds.seed_groups_cupy)
+    seed_keys = staticmethod(seeds.seed_keys_cupy)
+    extend = staticmethod(extend.extend_cupy)
+    drop_contained = staticmethod(hsps.drop_contained_cupy)
+
+    def __init__(self):
+        cp = arrays.cupy()
+        self.xp = cp
+        self.oom_errors = (cp.cuda.memory.OutOfMemoryError,)
+
+    def seed_budget(self, tile_bytes: int) -> int:
+        """Seeds a tile may hold: tile_bytes, or half the free device memory (pool included) if smaller or 0."""
+        cp = self.xp
+        free = (cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes()) // 2
+        return max(1, min(tile_bytes or free, free) // GPU_SEED_BYTES)
+
+    def release(self) -> None:
+        """Return cached blocks to the device (after an out-of-memory error)."""
+        self.xp.get_default_memory_pool().free_all_blocks()
+
+    def synchronize(self) -> None:
+        self.xp.cuda.Device().synchronize()
 
 
 def gpu_available() -> bool:
@@ -79,23 +91,19 @@ def gpu_available() -> bool:
     if os.environ.get("CUDA_VISIBLE_DEVICES", None) in ("", "-1"):
         return False
     try:
-        import cupy
-
-        return cupy.cuda.runtime.getDeviceCount() > 0
+        return arrays.cupy().cuda.runtime.getDeviceCount() > 0
     except Exception:  # no CuPy, no driver, no device: all mean "no GPU"
         return False
 
 
-def get_backend(name: str = "numpy") -> Backend:
+def get_backend(name: str = "numpy") -> NumpyBackend:
     """The backend called name: numpy, cupy, or auto (CuPy when a GPU is present)."""
     if name == "auto":
         name = "cupy" if gpu_available() else "numpy"
     if name == "numpy":
-        return Backend()
+        return NumpyBackend()
     if name == "cupy":
         if not gpu_available():
             raise InputError("backend cupy asked for, but CuPy finds no CUDA device")
-        from .cuda import CupyBackend
-
         return CupyBackend()
     raise InputError(f"unknown backend {name!r} (auto, numpy or cupy)")

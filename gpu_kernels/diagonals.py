@@ -6,7 +6,7 @@ neighbouring keys possible only on one diagonal.
 """
 from __future__ import annotations
 
-from .encode import array_module
+from .arrays import array_module
 
 
 def key_width(qtotal: int, k: int) -> int:

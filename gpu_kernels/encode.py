@@ -1,6 +1,7 @@
 """Sequence codes: A=0 C=1 G=2 T=3, any other letter 4, and 5 for the border between records.
 
 Code 5 (BORDER) never occurs inside a record: extension stops on it, words never span it.
+Records laid end to end are separated by GAP border codes (see seqset.py).
 """
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ import numpy as np
 
 N_CODE = 4
 BORDER = 5
+# Border codes around every record: >= k keeps seeds of two records from looking adjacent to the
+# diagonal filter, and >= one extension chunk (arrays.PER_LANE * 32) lets the GPU read a whole
+# chunk past a record end without leaving the array.
+GAP = 128
 
 # Byte -> code; 255 marks a byte that may not appear in a sequence line.
 ENCODE = np.full(256, 255, dtype=np.uint8)
@@ -24,19 +29,3 @@ COMPLEMENT = np.array([3, 2, 1, 0, N_CODE, BORDER], dtype=np.uint8)
 def encode(seq: bytes) -> np.ndarray:
     """Encode sequence bytes (no line breaks) to codes; bytes that are not sequence give 255."""
     return ENCODE[np.frombuffer(seq, dtype=np.uint8)]
-
-
-def reverse_complement(codes):
-    """Reverse complement of a code array (NumPy or CuPy); BORDER and N stay as they are."""
-    xp = array_module(codes)
-    return xp.asarray(COMPLEMENT)[codes[::-1]]
-
-
-def array_module(array):
-    """NumPy or CuPy, whichever owns the array."""
-    module = type(array).__module__
-    if module.startswith("cupy"):
-        import cupy
-
-        return cupy
-    return np

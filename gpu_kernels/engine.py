@@ -1,4 +1,8 @@
-"""One comparison: every query record against every reference record, both strands, tiled."""
+"""One comparison: every query record against every reference record, both strands, tiled.
+
+The orchestrator: it calls the stages in order (load, words, seeds, diagonals, extend, hsps)
+through the backend chosen once, and keeps the stage times and counts.
+"""
 from __future__ import annotations
 
 import logging
@@ -9,16 +13,14 @@ from dataclasses import dataclass, field
 
 
 from . import hsps as H
+from .backend import NumpyBackend, get_backend
 from .coverage import union_length
-from .backend import Backend, get_backend
 from .diagonals import decode_keys, filter_keys, key_width
-from .extend import pair_tables
-from .fasta import Record, check_lengths
 from .errors import InputError
+from .fasta import Record, check_lengths
 from .params import Params
-from .encode import reverse_complement
-from .seqset import SeqSet, seqset_of
 from .seeds import count_seeds
+from .seqset import SeqSet, reverse_complement, seqset_of
 from .tiles import Tile, grid, split, splittable, tile_words
 from .words import drop_frequent
 
@@ -45,7 +47,7 @@ class Result:
 class Stats:
     """Stage times and item counts of one comparison."""
 
-    def __init__(self, backend: Backend):
+    def __init__(self, backend: NumpyBackend):
         self.backend = backend
         self.times: dict[str, float] = defaultdict(float)
         self.counts: dict[str, int] = defaultdict(int)
@@ -69,7 +71,7 @@ class Stats:
         return out
 
 
-def as_seqset(side, k: int, backend: Backend) -> SeqSet:
+def as_seqset(side, k: int, backend: NumpyBackend) -> SeqSet:
     """A SeqSet from a SeqSet, a list of Records or a FASTA path (read by the backend)."""
     if isinstance(side, SeqSet):
         return side
@@ -91,21 +93,20 @@ def check_width(query: SeqSet, reference: SeqSet, k: int) -> None:
                          " compare chromosomes or bins, not whole genomes")
 
 
-def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats, backend: Backend) -> dict:
+def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats, backend: NumpyBackend) -> dict:
     """Raw HSPs of the query against one strand of the reference concatenation (host arrays).
 
     Tiles are taken from a stack: each is counted exactly from its word lists and halved before
     any seed is generated if its seeds would not fit; a device out-of-memory error halves it too.
     """
-    k = params.k
+    k = params.seeding.k
     qtotal, rtotal = int(qcodes.size), int(rcodes.size)
     width = key_width(qtotal, k)
-    tables = pair_tables(params.match, params.mismatch, params.n_score)
     with stats.timed("words"):
-        words_r = drop_frequent(*backend.words(rcodes, k), rstarts, params.max_freq)
+        words_r = drop_frequent(*backend.words(rcodes, k), rstarts, params.seeding.max_freq)
     stats.counts["words"] += int(words_r[0].size)
-    budget = backend.seed_budget(params.tile_bytes)
-    todo = grid(qtotal, rtotal, params.tile_len)[::-1]
+    budget = backend.seed_budget(params.tiling.tile_bytes)
+    todo = grid(qtotal, rtotal, params.tiling.tile_len)[::-1]
     parts = []
     while todo:
         tile = todo.pop()
@@ -119,7 +120,7 @@ def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats
                 continue
             stats.counts["tiles"] += 1
             if count:
-                parts.append(search_tile(qcodes, rcodes, tile, groups, qp, rp, width, tables, params, stats, backend))
+                parts.append(search_tile(qcodes, rcodes, tile, groups, qp, rp, width, params, stats, backend))
         except backend.oom_errors:
             del groups, qk, qp, rk, rp
             backend.release()
@@ -131,18 +132,18 @@ def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats
         if stats.counts["tiles"] % 16 == 0 and todo:
             log.info("%d tiles done, %d to go", stats.counts["tiles"], len(todo))
     with stats.timed("hsps"):
-        raw = parts[0] if len(parts) == 1 else H.drop_contained(H.concat(parts, H.RAW))
+        raw = parts[0] if len(parts) == 1 else backend.drop_contained(H.concat(parts, H.RAW))
         raw = {name: backend.to_host(column) for name, column in raw.items()}
     return raw
 
 
-def search_tile(qcodes, rcodes, tile: Tile, groups, qp, rp, width: int, tables, params: Params, stats: Stats,
-                backend: Backend) -> dict:
+def search_tile(qcodes, rcodes, tile: Tile, groups, qp, rp, width: int, params: Params, stats: Stats,
+                backend: NumpyBackend) -> dict:
     """Raw HSPs of the seeds one tile owns, filtered and deduplicated within the tile (on the backend)."""
-    k = params.k
+    k = params.seeding.k
     rtotal = int(rcodes.size)
     with stats.timed("seeds"):
-        keys = backend.tile_keys(groups, qp, rp, rtotal, width)
+        keys = backend.seed_keys(groups, qp, rp, rtotal, width)
     stats.counts["seeds"] += int(keys.size)
     with stats.timed("diagonals"):
         keys = filter_keys(keys, k)
@@ -152,41 +153,45 @@ def search_tile(qcodes, rcodes, tile: Tile, groups, qp, rp, width: int, tables, 
         sq, sr = sq[owned], sr[owned]
     stats.counts["kept_seeds"] += int(sq.size)
     with stats.timed("extend"):
-        sq, sr, qstart, qend, score, ids = backend.extend(qcodes, rcodes, sq, sr, k, tables, params)
+        qstart, qend, score, ids = backend.extend(qcodes, rcodes, sq, sr, k, params.extension)
         raw = {"qstart": qstart, "qend": qend, "rstart": sr - (sq - qstart), "rend": sr + (qend - sq),
                "score": score, "identities": ids}
     stats.counts["extended_seeds"] += int(sq.size)
     with stats.timed("hsps"):
-        raw = H.take(raw, H.passes(raw, params.min_len, params.min_identity))
-        return H.drop_contained(raw)
+        raw = H.take(raw, H.passes(raw, params.reporting.min_len, params.extension.min_identity))
+        return backend.drop_contained(raw)
 
 
-def compare(query, reference, params: Params | None = None, backend: str = "numpy") -> Result:
-    """Compare every query record with every reference record on the strands asked for."""
+def compare(query, reference, params: Params | None = None, backend: str | NumpyBackend = "numpy") -> Result:
+    """Compare every query record with every reference record on the strands asked for.
+
+    query and reference: FASTA paths, lists of fasta.Records or SeqSets; backend: a name for
+    get_backend (numpy, cupy, auto) or a backend object."""
     params = params or Params()
-    engine = get_backend(backend)
-    stats = Stats(engine)
+    backend = get_backend(backend) if isinstance(backend, str) else backend
+    k = params.seeding.k
+    stats = Stats(backend)
     start = time.perf_counter()
     with stats.timed("load"):
-        query = as_seqset(query, params.k, engine)
-        reference = as_seqset(reference, params.k, engine)
-        check_width(query, reference, params.k)
-        qcodes = engine.to_device(query.codes)
-        rcodes = engine.to_device(reference.codes)
+        query = as_seqset(query, k, backend)
+        reference = as_seqset(reference, k, backend)
+        check_width(query, reference, k)
+        qcodes = backend.to_device(query.codes)
+        rcodes = backend.to_device(reference.codes)
     with stats.timed("words"):
-        words_q = drop_frequent(*engine.words(qcodes, params.k), query.starts, params.max_freq)
+        words_q = drop_frequent(*backend.words(qcodes, k), query.starts, params.seeding.max_freq)
     stats.counts["words"] += int(words_q[0].size)
     tables = []
     for strand, name in ((0, "forward"), (1, "reverse")):
-        if params.strands not in (name, "both"):
+        if params.seeding.strands not in (name, "both"):
             continue
         codes = rcodes if strand == 0 else reverse_complement(rcodes)
         starts = reference.starts if strand == 0 else reference.reverse_starts()[::-1]
-        raw = search_strand(qcodes, words_q, codes, starts, params, stats, engine)
+        raw = search_strand(qcodes, words_q, codes, starts, params, stats, backend)
         tables.append(H.to_records(raw, strand, query, reference))
         stats.counts[f"hsps_{name}"] = int(raw["qstart"].size)
     hsps = H.concat(tables)  # ordered by strand, then diagonal, qstart and -qend: the same on every backend
     stats.counts["hsps"] = int(hsps["qstart"].size)
-    stats.counts.update(engine.counters())
+    stats.counts["hsp_bases"] = int(hsps["length"].sum())
     stats.times["total"] = time.perf_counter() - start
     return Result(hsps, query, reference, params, stats.as_dict())

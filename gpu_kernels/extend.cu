@@ -1,30 +1,22 @@
 // extend.cu: base-exact GECKO extension, one warp per run of seeds.
 //
-// Launch: 1-D grid, 128 threads a block (4 warps); warp w takes seeds [w*run, (w+1)*run).
-// The warp reads a chunk of 128 consecutive bases of the seed's diagonal at once, 4 a lane: each
-// lane sums its 4 bases, one shuffle scan over the lanes gives the score after every base of the
-// chunk, a ballot the first base where the walk stops (score < 0, a BORDER code, or with xdrop
-// the score more than xdrop below its best), and a REDUX max with a ballot the first best
-// position inside the chunk: ends are exact, not multiples of the chunk.
-// Skip rule (only with xdrop = 0): seeds arrive sorted by diagonal, then query position; a seed
-// lying inside an HSP of an earlier seed of its diagonal that passes min_len and min_identity
-// gives an HSP inside that one (DESIGN.md's filter keeps seeds of one diagonal >= 2k apart, so
-// the earlier walk enters the seed with score >= k*match and dominates it on both sides), which
-// the containment filter would drop: the warp marks it skipped (status 0) instead of walking.
-// bases counts the bases read on each sequence, for the benchmark's byte count.
-// Invariants: every record has >= 128 BORDER (5) codes on each side, so a chunk that starts
-// inside a record never leaves the array; seeds are all-ACGT k-mers inside one record.
-#define BORDER 5
+// Launch: 1-D grid, EXTEND_THREADS threads a block; warp w takes seeds [w*run, (w+1)*run).
+// The warp reads a chunk of 32 * PER_LANE consecutive bases of the seed's diagonal at once,
+// PER_LANE a lane: each lane sums its bases, one shuffle scan over the lanes gives the score after
+// every base of the chunk, a ballot the first base where the walk stops (score < 0, a BORDER code,
+// or with xdrop the score more than xdrop below its best), and a REDUX max with a ballot the first
+// best position inside the chunk: ends are exact, not multiples of the chunk.
+// Invariants: every record has >= 32 * PER_LANE BORDER codes on each side (arrays.py checks it),
+// so a chunk that starts inside a record never leaves the array; seeds are all-ACGT k-mers inside
+// one record. BORDER and PER_LANE come from gpu_kernels/arrays.py as -D macros.
 #define FULL 0xffffffffu
 #define NEG_INF (-2147483647 - 1)
-#define PER_LANE 4
 #define CHUNK (32 * PER_LANE)
 
 struct Walk {
     int best;          // best score reached
     long long len;     // bases from the start of the walk to the best position
     int ids;           // identities among those bases
-    long long chunks;  // chunks read
 };
 
 // Scores and identities travel packed in one int: identities in the high half, the score in the
@@ -34,12 +26,11 @@ __device__ __forceinline__ int low_score(int packed) { return (int)(short)(packe
 __device__ Walk walk(const unsigned char* __restrict__ q, const unsigned char* __restrict__ r, long long qpos,
                      long long rpos, int step, int score, int match, int mismatch, int n_score, int xdrop, int lane)
 {
-    Walk w = {score, 0, 0, 0};
+    Walk w = {score, 0, 0};
     int ids = 0;
     int peak = score;
     long long walked = 0;
     while (true) {
-        ++w.chunks;
         const long long at = walked + lane * PER_LANE;
         int packed[PER_LANE];
         bool stop[PER_LANE];
@@ -119,43 +110,22 @@ __device__ Walk walk(const unsigned char* __restrict__ q, const unsigned char* _
 extern "C" __global__ void extend_runs(const unsigned char* __restrict__ q, const unsigned char* __restrict__ r,
                                        const long long* __restrict__ seed_q, const long long* __restrict__ seed_r,
                                        long long n_seeds, int run, int k, int match, int mismatch, int n_score,
-                                       int xdrop, long long min_len, double min_identity,
-                                       long long* __restrict__ qstart, long long* __restrict__ qend,
-                                       int* __restrict__ score, int* __restrict__ identities,
-                                       unsigned char* __restrict__ status, unsigned long long* __restrict__ bases)
+                                       int xdrop, long long* __restrict__ qstart, long long* __restrict__ qend,
+                                       int* __restrict__ score, int* __restrict__ identities)
 {
     const int lane = threadIdx.x & 31;
     const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const long long first = warp * run;
     const long long last = first + run < n_seeds ? first + run : n_seeds;
-    bool have = false;             // a passing HSP on prev_diag from this warp
-    long long prev_diag = 0, prev_end = 0;
     for (long long i = first; i < last; ++i) {
         const long long sq = seed_q[i], sr = seed_r[i];
-        const long long diag = sq - sr;
-        if (xdrop == 0 && have && diag == prev_diag && sq + k <= prev_end) {
-            if (lane == 0) status[i] = 0;
-            continue;
-        }
         const Walk right = walk(q, r, sq + k, sr + k, 1, k * match, match, mismatch, n_score, xdrop, lane);
         const Walk left = walk(q, r, sq - 1, sr - 1, -1, right.best, match, mismatch, n_score, xdrop, lane);
-        const long long qs = sq - left.len, qe = sq + k + right.len;
-        const int ids = k + left.ids + right.ids;
         if (lane == 0) {
-            atomicAdd(bases, (unsigned long long)(left.chunks + right.chunks) * CHUNK);
-            qstart[i] = qs;
-            qend[i] = qe;
+            qstart[i] = sq - left.len;
+            qend[i] = sq + k + right.len;
             score[i] = left.best;
-            identities[i] = ids;
-            status[i] = 1;
-        }
-        const long long length = qe - qs;
-        const bool passes = length >= min_len && ids * 100.0 >= min_identity * (double)length;
-        if (diag != prev_diag) have = false;
-        if (passes && (!have || qe > prev_end)) {
-            have = true;
-            prev_diag = diag;
-            prev_end = qe;
+            identities[i] = k + left.ids + right.ids;
         }
     }
 }

@@ -1,9 +1,12 @@
-"""HSP tables: columns of equal length, filtered, deduplicated, and mapped to record coordinates."""
+"""HSP tables: columns of equal length, filtered, deduplicated, and mapped to record coordinates.
+
+NumPy: np.maximum.accumulate. CuPy: the running maximum of the deduplication is scan.cu.
+"""
 from __future__ import annotations
 
 import numpy as np
 
-from .encode import array_module
+from .arrays import BLOCK, SCAN_ITEMS, array_module, blocks, cupy, kernel
 
 # Columns of a raw HSP table, all int64, positions on the concatenated axes of the strand searched.
 RAW = ("qstart", "qend", "rstart", "rend", "score", "identities")
@@ -45,12 +48,23 @@ def sort_order(diag, qstart, qend):
 
 def running_max(values):
     """Inclusive running maximum of a 1-D int64 array."""
-    xp = array_module(values)
-    if xp is np:
-        return np.maximum.accumulate(values)
-    from .cuda import running_max as device_running_max
+    return np.maximum.accumulate(values)
 
-    return device_running_max(values)
+
+def running_max_cupy(values):
+    """running_max on the device: block scans, then carries, recursively over the block totals (scan.cu)."""
+    cp = cupy()
+    n = values.size
+    out = cp.empty_like(values)
+    if n == 0:
+        return out
+    tile = BLOCK * SCAN_ITEMS
+    count = blocks(n, tile, cap=2**31 - 1)
+    totals = cp.empty(count, dtype=cp.int64)
+    kernel("scan.cu", "block_max_scan")((count,), (BLOCK,), (values, out, totals, cp.int64(n)))
+    if count > 1:
+        kernel("scan.cu", "add_carry")((count,), (BLOCK,), (out, running_max_cupy(totals), cp.int64(n)))
+    return out
 
 
 def drop_contained(table: dict) -> dict:
@@ -59,6 +73,15 @@ def drop_contained(table: dict) -> dict:
     Sorted by (diagonal, qstart, -qend), an HSP is inside an earlier one of its diagonal exactly
     when its qend is not beyond the running maximum qend of that diagonal.
     """
+    return _drop_contained(table, running_max)
+
+
+def drop_contained_cupy(table: dict) -> dict:
+    """drop_contained on the device (the running maximum from scan.cu)."""
+    return _drop_contained(table, running_max_cupy)
+
+
+def _drop_contained(table: dict, running_max_fn) -> dict:
     xp = array_module(table["qstart"])
     n = table["qstart"].size
     if n < 2:
@@ -71,7 +94,7 @@ def drop_contained(table: dict) -> dict:
     group = xp.cumsum(first) - 1
     span = int(table["qend"].max()) + 1
     end = group * span + table["qend"]
-    reach = running_max(end)
+    reach = running_max_fn(end)
     keep = xp.ones(n, dtype=bool)
     keep[1:] = end[1:] > reach[:-1]
     return take(table, keep)

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .encode import BORDER, array_module, reverse_complement
+from .arrays import array_module
+from .encode import BORDER
 from .seeds import seed_groups, seeds
-from .seqset import SeqSet, make_seqset
+from .seqset import SeqSet, make_seqset, reverse_complement
 
 MAX_K = 21  # 3 bits a symbol in a uint64
 CHUNK = 32
@@ -75,11 +76,11 @@ def _reach(qcodes, rcodes, qpos, rpos, step: int):
     return length
 
 
-def strand_mems(qcodes, rcodes, min_len: int):
+def strand_mems(qcodes, rcodes, min_match: int):
     """MEMs (qstart, rstart, length) between two code arrays, unique rows, sorted by (qstart, rstart)."""
     xp = array_module(qcodes)
-    k = min(min_len, MAX_K)
-    step = min_len - k + 1
+    k = min(min_match, MAX_K)
+    step = min_match - k + 1
     qk, qp = sorted_match_words(qcodes, k)
     rk, rp = sorted_match_words(rcodes, k, step)
     sq, sr = seeds(seed_groups(qk, rk), qp, rp)
@@ -90,7 +91,7 @@ def strand_mems(qcodes, rcodes, min_len: int):
         left = _reach(qcodes, rcodes, bq - 1, br - 1, -1)
         right = _reach(qcodes, rcodes, bq + k, br + k, +1)
         length = left + k + right
-        keep = length >= min_len
+        keep = length >= min_match
         parts.append((bq[keep] - left[keep], br[keep] - left[keep], length[keep]))
     if not parts:
         empty = xp.zeros(0, dtype=xp.int64)
@@ -99,7 +100,7 @@ def strand_mems(qcodes, rcodes, min_len: int):
     if qs.size == 0:
         return qs, rs, length
     # one MEM per (diagonal, qstart): its length follows from maximality
-    order = xp.lexsort(xp.stack((rs, qs))) if xp is np else _order2(qs, rs)
+    order = _order2(qs, rs)
     qs, rs, length = qs[order], rs[order], length[order]
     first = xp.ones(qs.size, dtype=bool)
     first[1:] = (qs[1:] != qs[:-1]) | (rs[1:] != rs[:-1])
@@ -107,10 +108,10 @@ def strand_mems(qcodes, rcodes, min_len: int):
 
 
 def _order2(first, second):
-    """Indices ordering rows by (first, second) with two stable sorts (CuPy)."""
+    """Indices ordering rows by (first, second) with two stable sorts (NumPy's lexsort, also on CuPy)."""
     xp = array_module(first)
-    order = xp.argsort(second)
-    return order[xp.argsort(first[order])]
+    order = xp.argsort(second, kind="stable")
+    return order[xp.argsort(first[order], kind="stable")]
 
 
 def unique_mask(qrec, qs, rs, length):
@@ -162,7 +163,7 @@ def query_batches(query: SeqSet, bases: int) -> list[tuple[SeqSet, int]]:
             for a, b in batches]
 
 
-def find_matches(query: SeqSet, reference: SeqSet, min_len: int, unique: bool, backend,
+def find_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, backend,
                  batch_bases: int = QUERY_BATCH) -> dict:
     """MEMs (or MUMs) of every query record against the reference set, forward and reverse.
 
@@ -171,20 +172,20 @@ def find_matches(query: SeqSet, reference: SeqSet, min_len: int, unique: bool, b
     """
     parts = []
     for batch, first in query_batches(query, batch_bases):
-        found = batch_matches(batch, reference, min_len, unique, backend)
+        found = batch_matches(batch, reference, min_match, unique, backend)
         found["qrec"] = found["qrec"] + first
         parts.append(found)
     return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
 
 
-def batch_matches(query: SeqSet, reference: SeqSet, min_len: int, unique: bool, backend) -> dict:
+def batch_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, backend) -> dict:
     """find_matches for one batch of query records."""
     qcodes = backend.to_device(query.codes)
     rcodes = backend.to_device(reference.codes)
     tables = []
     for strand in (0, 1):
         codes = qcodes if strand == 0 else reverse_complement(qcodes)
-        qs, rs, length = (backend.to_host(a) for a in strand_mems(codes, rcodes, min_len))
+        qs, rs, length = (backend.to_host(a) for a in strand_mems(codes, rcodes, min_match))
         if strand == 0:
             starts, qrec = query.starts, query.record_of(qs)
         else:
@@ -198,32 +199,6 @@ def batch_matches(query: SeqSet, reference: SeqSet, min_len: int, unique: bool, 
         tables.append({"qrec": qrec, "rrec": rrec, "strand": np.full(qs.size, strand), "qstart": qs,
                        "rstart": rs, "length": length})
     return {name: np.concatenate([t[name] for t in tables]) for name in tables[0]}
-
-
-def mummer_text(matches: dict, query, reference) -> str:
-    """MUMmer's output with -b -c: a '>' header per query record and strand, then reference position,
-    query position and length (1-based; reverse query positions on the forward strand, as -c gives
-    them), with the reference name first when the reference has several records."""
-    names = reference.names
-    width = max(len(n) for n in names)
-    lines = []
-    order = np.lexsort((matches["rstart"], matches["qstart"], matches["strand"], matches["qrec"]))
-    m = {key: value[order] for key, value in matches.items()}
-    bounds = np.searchsorted(m["qrec"] * 2 + m["strand"], np.arange(2 * len(query.names) + 1))
-    for i, qname in enumerate(query.names):
-        for strand in (0, 1):
-            lines.append(f"> {qname}" + (" Reverse" if strand else ""))
-            block = slice(bounds[2 * i + strand], bounds[2 * i + strand + 1])
-            qpos = m["qstart"][block] + 1
-            if strand:
-                qpos = np.asarray(query.lengths)[i] - m["qstart"][block]
-            for rrec, rpos, qp, length in zip(m["rrec"][block].tolist(), (m["rstart"][block] + 1).tolist(),
-                                              qpos.tolist(), m["length"][block].tolist()):
-                if len(names) > 1:
-                    lines.append(f"  {names[rrec]:<{width}}  {rpos:8d}  {qp:8d}  {length:8d}")
-                else:
-                    lines.append(f"{rpos:8d}  {qp:8d}  {length:8d}")
-    return "\n".join(lines) + "\n"
 
 
 def matches_to_hsps(matches: dict, query: SeqSet) -> dict:

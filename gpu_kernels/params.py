@@ -1,36 +1,45 @@
-"""Engine parameters, validated once, shared by the command line, the workflow and the tests."""
+"""Engine parameters, grouped by the stage that reads them, validated once.
+
+The command line, the workflow config (`engine:` keys) and the tests all use the same flat names
+(`k`, `min_len`, `xdrop`, ...); `Params(**flat)` sorts them into the stage groups, and each stage
+function receives its group: `params.seeding.k` is the `k` of `config/config.yaml` and the `k`
+argument of the kernels.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass, asdict, fields
+from dataclasses import asdict, dataclass, fields
 
 from .errors import InputError
 
 
 @dataclass(frozen=True)
-class Params:
-    """Parameters of one comparison (see DESIGN.md, "The engine")."""
+class Seeding:
+    """Words and seeds: word length, fast mode and strands."""
 
     k: int = 32                 # word length, 8..32
-    min_len: int = 64           # shortest HSP reported
-    min_identity: float = 80.0  # lowest identity reported, percent
-    match: int = 1              # score of a match
-    mismatch: int = -1          # score of a mismatch
-    n_score: int = -1           # score of any position holding a non-ACGT code
-    xdrop: int = 0              # also stop a walk this far below its best score (0: off, GECKO's rule only)
-    max_freq: int = 0           # fast mode: skip words seen more often than this on either side (0: exhaustive)
-    tile_bytes: int = 0         # memory budget of one tile's seeds (0: 1 GiB on the CPU, half the free GPU memory)
-    tile_len: int = 0           # longest side of a tile in bases (0: no limit; tests use small tiles)
+    max_freq: int = 0           # fast mode: skip words seen more often than this in their record (0: exhaustive)
     strands: str = "both"       # forward, reverse or both
-    mode: str = "hsp"           # hsp (seed and extend), mem (maximal exact matches) or mum (maximal unique matches)
-    min_match: int = 20         # shortest match of the mem and mum modes
 
     def __post_init__(self) -> None:
         if not 8 <= self.k <= 32:
             raise InputError(f"k = {self.k} is outside 8..32")
-        if not 0 <= self.min_identity <= 100:
-            raise InputError(f"min_identity = {self.min_identity} is outside 0..100")
-        if self.min_len < 0:
-            raise InputError(f"min_len = {self.min_len} is negative")
+        if self.max_freq < 0:
+            raise InputError(f"max_freq = {self.max_freq} is negative")
+        if self.strands not in ("forward", "reverse", "both"):
+            raise InputError(f"strands = {self.strands!r} is not forward, reverse or both")
+
+
+@dataclass(frozen=True)
+class Extension:
+    """Ungapped extension: scoring, the X-drop and the identity an HSP end must keep."""
+
+    match: int = 1              # score of a match
+    mismatch: int = -1          # score of a mismatch
+    n_score: int = -1           # score of any position holding a non-ACGT code
+    xdrop: int = 0              # also stop a walk this far below its best score (0: off)
+    min_identity: float = 80.0  # lowest identity of an HSP, percent
+
+    def __post_init__(self) -> None:
         if self.match <= 0:
             raise InputError(f"match score = {self.match} must be positive")
         if self.mismatch >= 0 or self.n_score > 0:
@@ -39,25 +48,94 @@ class Params:
             raise InputError("scores must lie within -255..255")
         if self.xdrop < 0:
             raise InputError(f"xdrop = {self.xdrop} is negative")
-        if self.max_freq < 0:
-            raise InputError(f"max_freq = {self.max_freq} is negative")
+        if not 0 <= self.min_identity <= 100:
+            raise InputError(f"min_identity = {self.min_identity} is outside 0..100")
+
+
+@dataclass(frozen=True)
+class Reporting:
+    """Which HSPs are reported."""
+
+    min_len: int = 64           # shortest HSP reported
+
+    def __post_init__(self) -> None:
+        if self.min_len < 0:
+            raise InputError(f"min_len = {self.min_len} is negative")
+
+
+@dataclass(frozen=True)
+class Tiling:
+    """How a pair is cut into tiles whose seeds fit in memory."""
+
+    tile_bytes: int = 0         # memory budget of one tile's seeds (0: 1 GiB on the CPU, half the free GPU memory)
+    tile_len: int = 0           # longest side of a tile in bases (0: no limit; tests use small tiles)
+
+    def __post_init__(self) -> None:
         if self.tile_bytes and self.tile_bytes < 1 << 16:
             raise InputError(f"tile_bytes = {self.tile_bytes} is below 64 KiB")
-        if self.tile_len and self.tile_len < self.k:
-            raise InputError(f"tile_len = {self.tile_len} is shorter than k")
+        if self.tile_len < 0:
+            raise InputError(f"tile_len = {self.tile_len} is negative")
+
+
+@dataclass(frozen=True)
+class Matching:
+    """The exact-match modes (mode mem or mum) instead of seed and extend (mode hsp)."""
+
+    mode: str = "hsp"           # hsp (seed and extend), mem (maximal exact matches) or mum (maximal unique matches)
+    min_match: int = 20         # shortest match of the mem and mum modes
+
+    def __post_init__(self) -> None:
         if self.mode not in ("hsp", "mem", "mum"):
             raise InputError(f"mode = {self.mode!r} is not hsp, mem or mum")
         if self.min_match < 1:
             raise InputError(f"min_match = {self.min_match} must be at least 1")
-        if self.strands not in ("forward", "reverse", "both"):
-            raise InputError(f"strands = {self.strands!r} is not forward, reverse or both")
+
+
+GROUPS = {"seeding": Seeding, "extension": Extension, "reporting": Reporting, "tiling": Tiling, "matching": Matching}
+# flat name -> group name
+GROUP_OF = {f.name: group for group, cls in GROUPS.items() for f in fields(cls)}
+
+
+class Params:
+    """Parameters of one comparison: Params(k=20, xdrop=50) puts each name in its stage group."""
+
+    __slots__ = tuple(GROUPS)
+
+    def __init__(self, **values):
+        unknown = sorted(set(values) - set(GROUP_OF))
+        if unknown:
+            raise InputError(f"unknown engine parameter {unknown[0]!r}")
+        for group, cls in GROUPS.items():
+            own = {name: value for name, value in values.items() if GROUP_OF[name] == group}
+            object.__setattr__(self, group, cls(**own))
+        if self.tiling.tile_len and self.tiling.tile_len < self.seeding.k:
+            raise InputError(f"tile_len = {self.tiling.tile_len} is shorter than k")
+
+    seeding: Seeding
+    extension: Extension
+    reporting: Reporting
+    tiling: Tiling
+    matching: Matching
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Params are frozen")
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Params) and self.as_dict() == other.as_dict()
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.as_dict().items()))
+
+    def __repr__(self) -> str:
+        return "Params(" + ", ".join(f"{key}={value!r}" for key, value in self.as_dict().items()) + ")"
 
     def as_dict(self) -> dict:
-        """The parameters as a plain dict (for logs and stats)."""
-        return asdict(self)
+        """Every parameter under its flat name (for logs, stats and Snakemake params)."""
+        out: dict = {}
+        for group in GROUPS:
+            out.update(asdict(getattr(self, group)))
+        return out
 
-    @classmethod
-    def from_mapping(cls, values: dict) -> "Params":
-        """Build from a mapping, ignoring keys that are not parameters."""
-        names = {f.name for f in fields(cls)}
-        return cls(**{key: value for key, value in values.items() if key in names and value is not None})
+    def replace(self, **values) -> "Params":
+        """A copy with some parameters changed."""
+        return Params(**{**self.as_dict(), **values})

@@ -1,11 +1,11 @@
 // scan.cu: inclusive running maximum of int64 values, in two launches per level.
 //
-// block_max_scan: 1-D grid, 256 threads a block, each block scans SCAN_TILE = 1024 values
-// (4 a thread, a warp shuffle scan, then the 8 warp totals) and writes its total to totals[b].
+// block_max_scan: 1-D grid, BLOCK threads a block, each block scans SCAN_TILE = BLOCK * SCAN_ITEMS
+// values (SCAN_ITEMS a thread, a warp shuffle scan, then the warp totals) and writes its total to
+// totals[b]. BLOCK and SCAN_ITEMS come from gpu_kernels/arrays.py as -D macros.
 // add_carry: after the caller has scanned totals (recursively), block b > 0 raises its values
 // to at least the scanned total of block b - 1.
-#define SCAN_THREADS 256
-#define SCAN_ITEMS 4
+#define SCAN_THREADS BLOCK
 #define SCAN_TILE (SCAN_THREADS * SCAN_ITEMS)
 #define FULL_MASK 0xffffffffu
 #define SCAN_LOWEST (-9223372036854775807LL - 1)

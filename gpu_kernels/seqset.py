@@ -1,9 +1,7 @@
 """A set of records laid end to end in one code array, BORDER codes between and around them.
 
 The engine compares two such sets at once, so a bin of many small contigs is one job and not
-thousands. The borders are GAP codes wide: GAP >= k keeps two seeds of different records from
-ever looking adjacent to the diagonal filter, and GAP >= 128 lets the GPU extension read a whole
-128-base chunk past any record end without leaving the array.
+thousands. The borders are encode.GAP codes wide.
 """
 from __future__ import annotations
 
@@ -11,9 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .encode import BORDER
-
-GAP = 128
+from .arrays import array_module
+from .encode import BORDER, COMPLEMENT, GAP
 
 
 @dataclass
@@ -57,3 +54,9 @@ def make_seqset(names: list[str], arrays: list[np.ndarray]) -> SeqSet:
 def seqset_of(records) -> SeqSet:
     """A SeqSet of fasta.Records."""
     return make_seqset([r.name for r in records], [r.codes for r in records])
+
+
+def reverse_complement(codes):
+    """Reverse complement of a code array (NumPy or CuPy); BORDER and N stay as they are."""
+    xp = array_module(codes)
+    return xp.asarray(COMPLEMENT)[codes[::-1]]

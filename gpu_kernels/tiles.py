@@ -14,10 +14,6 @@ from dataclasses import dataclass
 
 from .words import words_in
 
-# Bytes a seed occupies while a tile is processed (positions, group indices, diagonal keys).
-SEED_BYTES = 48
-
-
 @dataclass(frozen=True)
 class Tile:
     """Owned query window [q0, q1) x reference window [r0, r1)."""

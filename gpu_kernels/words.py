@@ -1,8 +1,10 @@
-"""Words: every k-mer made only of A, C, G, T, packed 2 bits a base into a uint64, sorted by key."""
+"""Words: every k-mer made only of A, C, G, T, packed 2 bits a base into a uint64, sorted by key.
+
+NumPy: k shifted passes over the codes. CuPy: one thread a window (words.cu), CuPy's radix sort.
+"""
 from __future__ import annotations
 
-
-from .encode import array_module
+from .arrays import BLOCK, array_module, blocks, cupy, kernel
 
 
 def word_keys(codes, k: int):
@@ -15,15 +17,31 @@ def word_keys(codes, k: int):
     valid = (bad[k:] - bad[:-k]) == 0
     base = (codes & 3).astype(xp.uint64)
     keys = xp.zeros(n, dtype=xp.uint64)
-    for j in range(k):  # k shifted passes; the GPU backend replaces this with one kernel
+    for j in range(k):
         keys <<= xp.uint64(2)
         keys |= base[j:j + n]
     return keys, valid
 
 
+def word_keys_cupy(codes, k: int):
+    """word_keys on the device: one thread a window, the block's codes staged in shared memory."""
+    cp = cupy()
+    n = codes.size - k + 1
+    keys = cp.empty(max(n, 0), dtype=cp.uint64)
+    valid = cp.empty(max(n, 0), dtype=cp.uint8)
+    if n > 0:
+        kernel("words.cu", "word_keys")((blocks(n, cap=2**31 - 1),), (BLOCK,), (codes, cp.int64(n), cp.int32(k), keys, valid))
+    return keys, valid.view(cp.bool_)
+
+
 def words(codes, k: int):
     """Sorted words of a code array: (keys uint64, positions int64), ties in position order."""
     return sorted_words(*word_keys(codes, k))
+
+
+def words_cupy(codes, k: int):
+    """words on the device (word keys from words.cu)."""
+    return sorted_words(*word_keys_cupy(codes, k))
 
 
 def sorted_words(keys, valid):

@@ -7,6 +7,8 @@ reverse-strand reference coordinates on the forward strand.
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 ACGT = "ACGT"
 COMP = {"A": "T", "C": "G", "G": "C", "T": "A"}
 
@@ -84,7 +86,11 @@ def hsps_one_strand(q: str, r: str, p):
 
 
 def compare(queries: list[str], references: list[str], p) -> set:
-    """The HSP set of every query record against every reference record, both strands as asked."""
+    """The HSP set of every query record against every reference record, both strands as asked.
+
+    p: anything with the flat parameter names (a gpu_kernels.Params is read through as_dict())."""
+    if hasattr(p, "as_dict"):
+        p = SimpleNamespace(**p.as_dict())
     out = set()
     for qi, q in enumerate(queries):
         q = clean(q)

@@ -26,8 +26,7 @@ def myco():
 
 
 def test_word_keys_match(myco):
-    from gpu_kernels.cuda import word_keys as device_word_keys
-    from gpu_kernels.words import word_keys
+    from gpu_kernels.words import word_keys, word_keys_cupy as device_word_keys
 
     codes = myco[0].codes.copy()
     codes[1000:1010] = 4  # an N run
@@ -38,19 +37,18 @@ def test_word_keys_match(myco):
         assert np.array_equal(keys[valid], cp.asnumpy(dkeys)[valid])
 
 
-def test_tile_keys_and_filter_match(myco):
-    from gpu_kernels.backend import Backend
-    from gpu_kernels.cuda import CupyBackend
+def test_seed_keys_and_filter_match(myco):
+    from gpu_kernels.backend import CupyBackend, NumpyBackend
     from gpu_kernels.diagonals import filter_keys, key_width
 
     q, r = myco
-    cpu, gpu = Backend(), CupyBackend()
+    cpu, gpu = NumpyBackend(), CupyBackend()
     wq, wr = cpu.words(q.codes, 24), cpu.words(r.codes, 24)
     dq, dr = gpu.words(cp.asarray(q.codes), 24), gpu.words(cp.asarray(r.codes), 24)
     assert np.array_equal(wq[0], cp.asnumpy(dq[0]))  # the same keys in the same order
     width = key_width(q.total, 24)
-    keys = cpu.tile_keys(seed_groups(wq[0], wr[0]), wq[1], wr[1], r.total, width)
-    dkeys = gpu.tile_keys(gpu.seed_groups(dq[0], dr[0]), dq[1], dr[1], r.total, width)
+    keys = cpu.seed_keys(seed_groups(wq[0], wr[0]), wq[1], wr[1], r.total, width)
+    dkeys = gpu.seed_keys(gpu.seed_groups(dq[0], dr[0]), dq[1], dr[1], r.total, width)
     assert keys.size > 100_000 and np.array_equal(keys, cp.asnumpy(dkeys))
     host_groups, dev_groups = seed_groups(wq[0], wr[0]), gpu.seed_groups(dq[0], dr[0])
     for field in ("qfirst", "qcount", "rfirst", "rcount"):
@@ -58,42 +56,26 @@ def test_tile_keys_and_filter_match(myco):
     assert np.array_equal(filter_keys(keys, 24), cp.asnumpy(filter_keys(dkeys, 24)))
 
 
-def test_extension_matches_or_is_shadowed(myco):
-    from gpu_kernels.backend import Backend
-    from gpu_kernels.cuda import CupyBackend
+def test_extension_matches(myco):
+    from gpu_kernels.backend import CupyBackend, NumpyBackend
     from gpu_kernels.diagonals import decode_keys, filter_keys, key_width
-    from gpu_kernels.extend import pair_tables
 
     q, r = myco
-    cpu, gpu = Backend(), CupyBackend()
-    params = Params(k=32)
-    width = key_width(q.total, 32)
-    (qk, qp), (rk, rp) = cpu.words(q.codes, 32), cpu.words(r.codes, 32)
-    keys = filter_keys(cpu.tile_keys(seed_groups(qk, rk), qp, rp, r.total, width), 32)
-    sq, sr = decode_keys(keys, r.total, width)
-    tables = pair_tables(1, -1, -1)
-    host = cpu.extend(q.codes, r.codes, sq, sr, 32, tables, params)
-    dev = [cp.asnumpy(a) for a in gpu.extend(cp.asarray(q.codes), cp.asarray(r.codes), cp.asarray(sq), cp.asarray(sr),
-                                             32, tables, params)]
-    by_seed = {(a, b): (c, d, e, f) for a, b, c, d, e, f in zip(*(x.tolist() for x in host))}
-    walked = set()
-    for a, b, c, d, e, f in zip(*(x.tolist() for x in dev)):
-        assert by_seed[(a, b)] == (c, d, e, f)
-        walked.add((a, b))
-    assert 0 < len(walked) <= len(by_seed)
-    # every skipped seed's HSP lies inside a walked, reported HSP of its diagonal
-    reported = {}
-    for (a, b) in walked:
-        c, d, e, f = by_seed[(a, b)]
-        if d - c >= params.min_len and f * 100.0 >= params.min_identity * (d - c):
-            reported.setdefault(a - b, []).append((c, d))
-    for (a, b), (c, d, e, f) in by_seed.items():
-        if (a, b) not in walked:
-            assert any(s <= c and d <= t for s, t in reported.get(a - b, [])), (a, b)
+    cpu, gpu = NumpyBackend(), CupyBackend()
+    for params in (Params(k=32), Params(k=32, xdrop=50)):
+        width = key_width(q.total, 32)
+        (qk, qp), (rk, rp) = cpu.words(q.codes, 32), cpu.words(r.codes, 32)
+        keys = filter_keys(cpu.seed_keys(seed_groups(qk, rk), qp, rp, r.total, width), 32)
+        sq, sr = decode_keys(keys, r.total, width)
+        host = cpu.extend(q.codes, r.codes, sq, sr, 32, params.extension)
+        dev = gpu.extend(cp.asarray(q.codes), cp.asarray(r.codes), cp.asarray(sq), cp.asarray(sr), 32, params.extension)
+        assert sq.size > 1000
+        for h, d in zip(host, dev):
+            assert d.dtype == h.dtype and np.array_equal(h, cp.asnumpy(d))
 
 
 def test_running_max_matches():
-    from gpu_kernels.cuda import running_max
+    from gpu_kernels.hsps import running_max_cupy as running_max
 
     rng = np.random.default_rng(1)
     for n in (1, 5, 1023, 1024, 1025, 300_000, 3_000_000):
@@ -102,12 +84,11 @@ def test_running_max_matches():
 
 
 def test_device_fasta_loading_matches_host(tmp_path):
-    from gpu_kernels.backend import Backend
-    from gpu_kernels.cuda import CupyBackend
+    from gpu_kernels.backend import CupyBackend, NumpyBackend
 
     fa = tmp_path / "x.fa"
     fa.write_text(">a desc\nACGTN\nnnacgT\r\n\n>b\n" + "GATTACA" * 20 + "\n>c\nAC GT-RYK\n")
-    host, dev = Backend().load_fasta(str(fa)), CupyBackend().load_fasta(str(fa))
+    host, dev = NumpyBackend().load_fasta(str(fa)), CupyBackend().load_fasta(str(fa))
     assert host.names == dev.names == ["a", "b", "c"]
     assert np.array_equal(host.lengths, dev.lengths) and np.array_equal(host.starts, dev.starts)
     assert np.array_equal(host.codes, cp.asnumpy(dev.codes))
@@ -134,9 +115,9 @@ def test_small_budget_splits_on_gpu():
 
 
 def test_out_of_memory_splits_the_tile(monkeypatch):
-    from gpu_kernels import cuda
+    from gpu_kernels.backend import CupyBackend
 
-    real = cuda.seed_keys
+    real = CupyBackend.seed_keys
     calls = {"n": 0}
 
     def flaky(groups, qp, rp, rtotal, width):
@@ -146,7 +127,7 @@ def test_out_of_memory_splits_the_tile(monkeypatch):
         return real(groups, qp, rp, rtotal, width)
 
     expected = hsp_set(compare(MYCO_232, MYCO_7422, Params(), backend="cupy"))
-    monkeypatch.setattr(cuda, "seed_keys", flaky)
+    monkeypatch.setattr(CupyBackend, "seed_keys", staticmethod(flaky))
     result = compare(MYCO_232, MYCO_7422, Params(), backend="cupy")
     assert result.stats["retries"] == 2 and hsp_set(result) == expected
 
@@ -171,15 +152,14 @@ def test_generated_cases_same_as_numpy_and_oracle(case):
 
 @pytest.mark.parametrize("unique", [False, True])
 def test_exact_matches_same_on_gpu(unique):
-    from gpu_kernels.backend import Backend
-    from gpu_kernels.cuda import CupyBackend
+    from gpu_kernels.backend import CupyBackend, NumpyBackend
     from gpu_kernels.matches import find_matches
 
     q, r = read_fasta(MYCO_232), read_fasta(MYCO_7422)
     query = make_seqset([x.name for x in q], [x.codes for x in q])
     reference = make_seqset([x.name for x in r], [x.codes for x in r])
     for min_len in (20, 50):
-        host = find_matches(query, reference, min_len, unique, Backend())
+        host = find_matches(query, reference, min_len, unique, NumpyBackend())
         dev = find_matches(query, reference, min_len, unique, CupyBackend())
         rows = lambda m: set(zip(*(np.asarray(m[c]).tolist() for c in ("qrec", "rrec", "strand", "qstart", "rstart", "length"))))
         assert rows(host) == rows(dev) and len(rows(host)) > 1000

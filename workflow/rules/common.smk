@@ -7,10 +7,10 @@ from snakemake.utils import validate
 sys.path.insert(0, workflow.basedir)
 
 from gpu_kernels.backend import gpu_available
-from gpu_kernels.config import check_config_file, schema_error
+from gpu_kernels.workflow.config import check_config_file, schema_error
 from gpu_kernels.errors import InputError
-from gpu_kernels.genome import bin_name, make_bins, scan_cached
-from gpu_kernels.sweep import engine_params, param_sets
+from gpu_kernels.workflow.genome import bin_name, make_bins, scan_cached
+from gpu_kernels.workflow.sweep import engine_params, param_sets
 
 
 def fail(message):
@@ -107,14 +107,14 @@ def comparison_pairs():
 PAIRS = comparison_pairs()
 SETS = param_sets(config["engine"], config.get("sweep"))
 try:
-    PARAMS = {name: engine_params(settings) for name, settings in SETS.items()}
+    PARAMS = {name: engine_params(engine) for name, engine in SETS.items()}
 except InputError as error:
     fail(f"engine parameters: {error.line()}")
 for _set, _params in PARAMS.items():
     for _genome, _chroms in CHROMOSOMES.items():
-        _short = [c for c in _chroms if c.length < _params.k]
+        _short = [c for c in _chroms if c.length < _params.seeding.k]
         if _short:
-            fail(f"{config['genomes'][_genome]}: record '{_short[0].name}': {_short[0].length} bp is shorter than k = {_params.k}")
+            fail(f"{config['genomes'][_genome]}: record '{_short[0].name}': {_short[0].length} bp is shorter than k = {_params.seeding.k}")
 
 BACKEND = config["backend"]
 if BACKEND == "auto":
@@ -133,7 +133,7 @@ wildcard_constraints:
 def bin_pairs(set_name, query, reference):
     """Every (query bin, reference bin) of a genome pair; MUMs need the whole reference at once,
     since uniqueness is decided over the whole reference genome."""
-    rbins = ["whole"] if PARAMS[set_name].mode == "mum" else BINS[reference]
+    rbins = ["whole"] if PARAMS[set_name].matching.mode == "mum" else BINS[reference]
     return [(qb, rb) for qb in BINS[query] for rb in rbins]
 
 
@@ -152,5 +152,5 @@ def final_outputs():
     kinds = ["hsps", "stats", "coverage_pairs", "coverage_query"]
     kinds += [kind for kind in ("paf", "gecko_csv", "grid_dotplot", "coverage_heatmap", "pair_dotplots") if OUT[kind]]
     targets = [path(kind, set=s, query=q, reference=r) for s in SETS for q, r in PAIRS for kind in kinds]
-    targets += [path("mummer", set=s, query=q, reference=r) for s in SETS for q, r in PAIRS if PARAMS[s].mode != "hsp"]
+    targets += [path("mummer", set=s, query=q, reference=r) for s in SETS for q, r in PAIRS if PARAMS[s].matching.mode != "hsp"]
     return targets + [path("summary_tsv"), path("summary_png")]

@@ -6,7 +6,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _setup import run  # noqa: E402
 
 from gpu_kernels.params import Params  # noqa: E402
-from gpu_kernels.pipeline import Genome, compare_bins  # noqa: E402
+from gpu_kernels.workflow.steps import Genome, compare_bins  # noqa: E402
 
 sm = snakemake  # noqa: F821
 w = sm.wildcards
@@ -14,7 +14,7 @@ w = sm.wildcards
 
 def step():
     if sm.params.backend == "cupy":
-        from gpu_kernels.devices import claim_device
+        from gpu_kernels.workflow.devices import claim_device
 
         claim_device()
     query = Genome(w.query, sm.input.qcodes, sm.input.qtable)

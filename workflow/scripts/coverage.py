@@ -5,7 +5,7 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 from _setup import run  # noqa: E402
 
-from gpu_kernels.pipeline import Genome, coverage_tables  # noqa: E402
+from gpu_kernels.workflow.steps import Genome, coverage_tables  # noqa: E402
 
 sm = snakemake  # noqa: F821
 w = sm.wildcards

@@ -6,7 +6,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _setup import run  # noqa: E402
 
 from gpu_kernels.params import Params  # noqa: E402
-from gpu_kernels.pipeline import Genome, merge  # noqa: E402
+from gpu_kernels.workflow.steps import Genome, merge  # noqa: E402
 
 sm = snakemake  # noqa: F821
 w = sm.wildcards

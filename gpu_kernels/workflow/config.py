@@ -4,7 +4,7 @@ from __future__ import annotations
 import jsonschema
 import yaml
 
-from .errors import InputError
+from ..errors import InputError
 
 
 class _StrictLoader(yaml.SafeLoader):

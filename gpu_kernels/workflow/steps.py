@@ -1,7 +1,6 @@
 """The workflow's steps as library functions; workflow/scripts/ only unpack Snakemake's arguments."""
 from __future__ import annotations
 
-import csv
 import logging
 import os
 import re
@@ -9,12 +8,15 @@ import time
 
 import numpy as np
 
-from .coverage import pair_coverage, query_coverage
-from .engine import compare
+from ..backend import get_backend
+from ..coverage import pair_coverage, query_coverage
+from ..engine import compare
+from ..formats import (atomic_path, load_hsps, mummer_text, read_tsv, save_hsps, write_gecko_csv, write_paf,
+                       write_text, write_tsv)
+from ..hsps import concat, empty, sort_rows, take
+from ..matches import find_matches, hsps_to_matches, matches_to_hsps
+from ..params import Params
 from .genome import load_bin, read_table
-from .hsps import concat, empty, sort_rows, take
-from .output import atomic_path, load_hsps, save_hsps, write_paf
-from .params import Params
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +43,7 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str, params:
     log.info("comparing %s:%s (%d records, %d bp) with %s:%s (%d records, %d bp), %s",
              query.name, qbin, len(qset.names), qset.lengths.sum(), reference.name, rbin,
              len(rset.names), rset.lengths.sum(), params)
-    if params.mode == "hsp":
+    if params.matching.mode == "hsp":
         result = compare(qset, rset, params, backend=backend)
         hsps, stats = dict(result.hsps), result.stats
     else:
@@ -49,7 +51,7 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str, params:
     hsps = dict(hsps)
     hsps["qrec"] = qindex[hsps["qrec"]]
     hsps["rrec"] = rindex[hsps["rrec"]]
-    save_hsps(hsps_path, hsps, _Side(query), _Side(reference))
+    save_hsps(hsps_path, hsps, query.names, query.lengths, reference.names, reference.lengths)
     stats = {**labels, "qbin": qbin, "rbin": rbin, **{key: stats.get(key, 0) for key in STAT_KEYS + TIME_KEYS}}
     write_tsv(stats_path, [stats])
     log.info("%d HSPs (%d forward, %d reverse) in %.2f s", stats["hsps"], stats["hsps_forward"],
@@ -58,24 +60,15 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str, params:
 
 def exact_matches(qset, rset, params: Params, backend: str) -> tuple[dict, dict]:
     """MEMs or MUMs of a bin pair as HSP columns, with the stats a compare job reports."""
-    from .backend import get_backend
-    from .matches import find_matches, matches_to_hsps
-
     start = time.perf_counter()
-    engine = get_backend(backend)
-    matches = find_matches(qset, rset, params.min_match, params.mode == "mum", engine)
+    backend = get_backend(backend)
+    matching = params.matching
+    matches = find_matches(qset, rset, matching.min_match, matching.mode == "mum", backend)
     hsps = matches_to_hsps(matches, qset)
     strand = hsps["strand"]
-    stats = {"backend": engine.name, "hsps": int(strand.size), "hsps_forward": int((strand == 0).sum()),
+    stats = {"backend": backend.name, "hsps": int(strand.size), "hsps_forward": int((strand == 0).sum()),
              "hsps_reverse": int((strand == 1).sum()), "total_s": round(time.perf_counter() - start, 6)}
     return hsps, stats
-
-
-class _Side:
-    """Record table of a whole genome, as save_hsps wants it."""
-
-    def __init__(self, genome: Genome):
-        self.names, self.lengths = list(genome.names), genome.lengths
 
 
 def merge(parts: list[str], stats_parts: list[str], query: Genome, reference: Genome, params: Params,
@@ -83,73 +76,22 @@ def merge(parts: list[str], stats_parts: list[str], query: Genome, reference: Ge
     """All bin pairs of a genome pair into one HSP table, PAF, GECKO CSV and stats table."""
     tables = [load_hsps(p)[0] for p in parts]
     hsps = sort_rows(concat(tables)) if tables else empty()
-    save_hsps(hsps_path, hsps, _Side(query), _Side(reference))
+    save_hsps(hsps_path, hsps, query.names, query.lengths, reference.names, reference.lengths)
     if paf_path:
         write_paf(paf_path, hsps, query.names, query.lengths, reference.names, reference.lengths)
     stats = [row for p in stats_parts for row in read_tsv(p)]
     if csv_path:
         seeds = sum(int(r["seeds"]) for r in stats)
         kept = sum(int(r["kept_seeds"]) for r in stats)
-        write_gecko_csv(csv_path, hsps, query, reference, params, seeds, kept)
+        write_gecko_csv(csv_path, hsps, query.name, query.lengths, reference.name, reference.lengths, params, seeds, kept)
     write_tsv(stats_path, stats)
     log.info("%s vs %s: %d HSPs from %d bin pairs", query.name, reference.name, hsps["qstart"].size, len(parts))
 
 
 def write_mummer(hsps_path: str, query: Genome, reference: Genome, path: str) -> None:
     """A genome pair's MEMs or MUMs in MUMmer's text format (mummer -b -c)."""
-    from .matches import hsps_to_matches, mummer_text
-
     hsps, _ = load_hsps(hsps_path)
-    with atomic_path(path) as tmp:
-        with open(tmp, "w") as handle:
-            handle.write(mummer_text(hsps_to_matches(hsps, query.lengths), _Side(query), _Side(reference)))
-
-
-def write_gecko_csv(path: str, hsps: dict, query: Genome, reference: Genome, params: Params,
-                    seeds: int, kept: int) -> None:
-    """GECKO's CSV: its 17-line header with real values, then one Frag row per HSP.
-
-    Coordinates are 1-based and inclusive on the records laid end to end (as GECKO numbers a
-    multi-FASTA); reverse fragments run from the higher reference coordinate to the lower.
-    """
-    qoff = np.concatenate(([0], np.cumsum(query.lengths)[:-1]))
-    roff = np.concatenate(([0], np.cumsum(reference.lengths)[:-1]))
-    x0 = hsps["qstart"] + qoff[hsps["qrec"]] + 1
-    x1 = hsps["qend"] + qoff[hsps["qrec"]]
-    lo = hsps["rstart"] + roff[hsps["rrec"]] + 1
-    hi = hsps["rend"] + roff[hsps["rrec"]]
-    forward = hsps["strand"] == 0
-    y0, y1 = np.where(forward, lo, hi), np.where(forward, hi, lo)
-    length = hsps["length"]
-    similarity = 100.0 * hsps["score"] / np.maximum(1, length * params.match)
-    ident = hsps["identities"] / np.maximum(1, length)
-    header = [
-        "All by-Identity Ungapped Fragments (Hits based approach)",
-        "[Abr.98/Apr.2010/Dec.2011 -- <ortrelles@uma.es>",
-        f"SeqX filename        : {query.name}",
-        f"SeqY filename        : {reference.name}",
-        f"SeqX name            : {query.name}",
-        f"SeqY name            : {reference.name}",
-        f"SeqX length          : {int(query.lengths.sum())}",
-        f"SeqY length          : {int(reference.lengths.sum())}",
-        f"Min.fragment.length  : {params.min_len}",
-        f"Min.Identity         : {params.min_identity:g}",
-        f"Tot Hits (seeds)     : {seeds}",
-        f"Tot Hits (seeds) used: {kept}",
-        f"Total fragments      : {length.size}",
-        "========================================================",
-        "Total CSB: 0",
-        "========================================================",
-        "Type,xStart,yStart,xEnd,yEnd,strand(f/r),block,length,score,ident,similarity,%ident,SeqX,SeqY",
-    ]
-    strand = np.where(forward, "f", "r")
-    rows = zip(x0.tolist(), y0.tolist(), x1.tolist(), y1.tolist(), strand.tolist(), length.tolist(),
-               hsps["score"].tolist(), hsps["identities"].tolist(), similarity.tolist(), ident.tolist(),
-               hsps["qrec"].tolist(), hsps["rrec"].tolist())
-    with atomic_path(path) as tmp:
-        with open(tmp, "w") as handle:
-            handle.write("\n".join(header) + "\n")
-            handle.writelines("Frag,%d,%d,%d,%d,%s,0,%d,%d,%d,%.2f,%.2f,%d,%d\n" % row for row in rows)
+    write_text(path, mummer_text(hsps_to_matches(hsps, query.lengths), query.names, query.lengths, reference.names))
 
 
 def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path: str, query_path: str) -> None:
@@ -244,27 +186,9 @@ def sweep_summary(rows_in: list[dict], tsv_path: str, png_path: str) -> None:
     plt.close(fig)
 
 
-def write_tsv(path: str, rows: list[dict], fields: list[str] | None = None) -> None:
-    """Rows as a tab-separated table with a header line, written atomically."""
-    fields = fields or (list(rows[0]) if rows else [])
-    with atomic_path(path) as tmp:
-        with open(tmp, "w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=fields, delimiter="\t", lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(rows)
-
-
-def read_tsv(path: str) -> list[dict]:
-    """Rows of a table written by write_tsv."""
-    with open(path, newline="") as handle:
-        return list(csv.DictReader(handle, delimiter="\t"))
-
-
 def setup_logging(log_path: str | None) -> None:
     """Log to the job's log file (and stderr when there is none)."""
     handlers = [logging.FileHandler(log_path)] if log_path else [logging.StreamHandler()]
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         handlers=handlers, force=True)
 
-
-__all__ = ["Genome", "compare_bins", "merge", "coverage_tables", "plots", "sweep_summary", "setup_logging"]

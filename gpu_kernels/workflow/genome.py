@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError
-from .fasta import layout, read_bytes, read_fasta, read_fastq
-from .encode import N_CODE
-from .output import atomic_path
-from .seqset import SeqSet, make_seqset, seqset_of
+from ..encode import N_CODE
+from ..errors import InputError
+from ..fasta import layout, read_bytes, read_fasta, read_fastq
+from ..formats import atomic_path
+from ..seqset import SeqSet, make_seqset, seqset_of
 
 WHITESPACE_BYTES = (b"\n", b"\r", b" ", b"\t")
 

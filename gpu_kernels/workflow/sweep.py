@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from itertools import product
 
-from .params import Params
+from ..params import Params
 
 
 def _value_name(value) -> str:
@@ -13,7 +13,7 @@ def _value_name(value) -> str:
 
 
 def param_sets(engine: dict, sweep: dict | None) -> dict[str, dict]:
-    """Name -> engine settings; 'default' when no sweep is configured."""
+    """Name -> the engine section with the set's overrides; 'default' when no sweep is configured."""
     sweep = sweep or {}
     sets: dict[str, dict] = {}
     for name, overrides in (sweep.get("sets") or {}).items():
@@ -27,8 +27,8 @@ def param_sets(engine: dict, sweep: dict | None) -> dict[str, dict]:
     return sets or {"default": dict(engine)}
 
 
-def engine_params(settings: dict) -> Params:
-    """Params from one set's settings (fast mode turns max_freq on)."""
-    values = dict(settings)
+def engine_params(engine: dict) -> Params:
+    """Params from one set's engine section (the config's `fast` turns `max_freq` on)."""
+    values = {key: value for key, value in engine.items() if value is not None}
     values["max_freq"] = values.get("max_freq", 0) if values.pop("fast", False) else 0
-    return Params.from_mapping(values)
+    return Params(**values)

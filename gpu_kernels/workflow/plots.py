@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.collections import LineCollection  # noqa: E402
 
-from .output import atomic_path  # noqa: E402
+from ..formats import atomic_path  # noqa: E402
 
 FORWARD = "#1f5fbf"
 REVERSE = "#d62728"

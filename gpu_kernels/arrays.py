@@ -1,0 +1,81 @@
+"""Array-module helpers every stage shares: which module owns an array, host/device copies, and
+the loader of the raw CUDA kernels.
+
+CuPy is imported only when a device function is first called, so `import gpu_kernels` stays
+cheap on a machine without a GPU.
+
+Constants that the Python code and the kernels must agree on are defined here (or in encode.py)
+and passed to every `.cu` file as `-D` macros when it is compiled: no number is copied by hand.
+"""
+from __future__ import annotations
+
+import functools
+import os
+
+import numpy as np
+
+from .encode import BORDER, GAP, N_CODE
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+BLOCK = 256           # threads a block of the one-thread-per-item kernels (words, groups, seeds, scan)
+SCAN_ITEMS = 4        # values a thread of scan.cu scans: a block covers BLOCK * SCAN_ITEMS values
+EXTEND_THREADS = 128  # threads a block of extend.cu (4 warps)
+PER_LANE = 4          # bases a lane of extend.cu reads per chunk: a chunk is 32 * PER_LANE bases
+
+# extend.cu reads a whole chunk past a record end: the border must be at least that wide.
+assert 32 * PER_LANE <= GAP
+
+DEFINES = {"BORDER": BORDER, "N_CODE": N_CODE, "BLOCK": BLOCK, "SCAN_ITEMS": SCAN_ITEMS, "PER_LANE": PER_LANE}
+
+
+def nvcc_options() -> list[str]:
+    """The compiler options every kernel file is built with (also used by CI's nvcc check)."""
+    return ["-std=c++17"] + [f"-D{name}={value}" for name, value in DEFINES.items()]
+
+
+def array_module(array):
+    """NumPy or CuPy, whichever owns the array."""
+    if type(array).__module__.startswith("cupy"):
+        return cupy()
+    return np
+
+
+def cupy():
+    """The cupy module, imported on first use."""
+    import cupy as cp
+
+    return cp
+
+
+@functools.lru_cache(maxsize=None)
+def _module(file: str):
+    with open(os.path.join(HERE, file)) as handle:
+        return cupy().RawModule(code=handle.read(), options=tuple(nvcc_options()))
+
+
+def kernel(file: str, name: str):
+    """The kernel `name` of gpu_kernels/<file>, compiled once per process."""
+    return _module(file).get_function(name)
+
+
+def blocks(n: int, threads: int = BLOCK, cap: int = 65535 * 8) -> int:
+    """Blocks of a 1-D launch over n items (grid-stride kernels accept the cap)."""
+    return min(max(1, (n + threads - 1) // threads), cap)
+
+
+def to_device(array, xp):
+    """A host array as an array of module xp (no copy for NumPy)."""
+    return xp.asarray(array)
+
+
+def to_host(array) -> np.ndarray:
+    """An array on the host: device arrays are copied into pinned memory (about twice the bandwidth
+    of a pageable copy), host arrays pass through."""
+    if isinstance(array, np.ndarray):
+        return array
+    import cupyx
+
+    out = cupyx.empty_pinned(array.shape, array.dtype)
+    array.get(out=out)
+    return out

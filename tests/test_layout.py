@@ -1,0 +1,120 @@
+"""The package's shape: no import cycle, and the engine never imports the workflow subpackage."""
+import ast
+import os
+
+import pytest
+
+from conftest import ROOT
+
+PACKAGE = os.path.join(ROOT, "gpu_kernels")
+
+
+def module_name(path: str) -> str:
+    rel = os.path.relpath(path, ROOT)[:-3].replace(os.sep, ".")
+    return rel[: -len(".__init__")] if rel.endswith(".__init__") else rel
+
+
+def imports_of(path: str) -> set[str]:
+    """Every gpu_kernels module a file imports, at the top or inside a function."""
+    name = module_name(path)
+    package = name if path.endswith("__init__.py") else name.rsplit(".", 1)[0]
+    found = set()
+    for node in ast.walk(ast.parse(open(path).read())):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("gpu_kernels"))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if not target.startswith("gpu_kernels"):
+                continue
+            for alias in node.names:  # `from . import words` imports the module gpu_kernels.words
+                sub = f"{target}.{alias.name}"
+                found.add(sub if os.path.exists(os.path.join(ROOT, *sub.split(".")) + ".py") else target)
+    found.discard(name)
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    out = {}
+    for folder, _, files in os.walk(PACKAGE):
+        for file in files:
+            if file.endswith(".py"):
+                path = os.path.join(folder, file)
+                out[module_name(path)] = imports_of(path)
+    return out
+
+
+def test_the_walk_sees_the_package():
+    g = graph()
+    assert "gpu_kernels.engine" in g and "gpu_kernels.workflow.steps" in g
+    assert "gpu_kernels.backend" in g["gpu_kernels.engine"]
+    assert "gpu_kernels.words" in g["gpu_kernels.backend"]  # `from . import words`
+
+
+def find_cycle(g: dict[str, set[str]]):
+    """One import cycle as a list of modules, or None. A package's __init__ is left out of its
+    submodules' edges: Python imports it first anyway, so it cannot close a cycle by itself."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node):
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(g.get(node, ())):
+            if nxt not in g or node.startswith(nxt + "."):
+                continue
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(g):
+        if node not in state and (cycle := visit(node)):
+            return cycle
+    return None
+
+
+def test_no_import_cycle():
+    assert find_cycle(graph()) is None, " -> ".join(find_cycle(graph()))
+
+
+def test_a_cycle_is_found():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+
+
+def test_engine_never_imports_the_workflow():
+    for module, imported in graph().items():
+        if module.startswith("gpu_kernels.workflow"):
+            continue
+        bad = sorted(i for i in imported if i.startswith("gpu_kernels.workflow"))
+        assert not bad, f"{module} imports {bad}"
+
+
+def test_import_gpu_kernels_is_the_engine_alone():
+    import subprocess
+    import sys
+
+    code = "import sys, gpu_kernels; print(sorted(m for m in sys.modules if m.startswith('gpu_kernels.workflow') or m in ('cupy', 'matplotlib', 'snakemake')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize("stage", ["words", "seeds", "extend", "hsps", "fasta"])
+def test_each_stage_holds_its_twins(stage):
+    """Every CuPy function of a stage sits beside its NumPy twin, with the same signature."""
+    import importlib
+    import inspect
+
+    module = importlib.import_module(f"gpu_kernels.{stage}")
+    twins = [name for name in dir(module) if name.endswith("_cupy")]
+    assert twins
+    for name in twins:
+        numpy_fn, cupy_fn = getattr(module, name[: -len("_cupy")]), getattr(module, name)
+        assert inspect.signature(numpy_fn) == inspect.signature(cupy_fn), name
