@@ -35,7 +35,7 @@ def row(name: str, query: str, reference: str, params: Params) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sim-length", type=float, default=5e6)
-    parser.add_argument("--xdrop", type=int, default=0)
+    parser.add_argument("--xdrop", type=int, default=Params().extension.xdrop)
     args = parser.parse_args()
     params = Params(k=32, min_len=64, min_identity=80, xdrop=args.xdrop)
     out = os.path.join(ROOT, "bench", "out")

@@ -1,12 +1,16 @@
-"""Base-exact GECKO extension, vectorized over all live seeds, 32 bases a step.
+"""Base-exact, identity-aware ungapped extension.
 
-Per seed: start with score k*match after the seed and walk right base by base; remember the
-first position of the best score; stop when the score drops below 0 or the record ends (a
-BORDER code). Then walk left from the seed start, continuing from the best right score, the same
-way. The HSP spans [best left, best right).
+Each side of a kept seed is walked on its own, the right side from the seed's end and the left
+side from its start, each from score k * match (match, mismatch and N scores per base). A walk
+stops when its score drops below 0, when it falls more than xdrop below the side's best score
+(xdrop 0: never), or at the record's end (a BORDER code). The side's end moves to the n-th base
+only where the score there beats the side's best so far (the first position of a tie) and the
+side's identity, counting half the seed, clears the threshold:
+`(2 * identities + k) * 100 >= min_identity * (2 * n + k)`. The HSP spans [left end, right end);
+its score is left best + right best - k * match, and its identity is >= min_identity by construction.
 
-NumPy: every live seed reads a 32-base chunk at once; the cumulative score over the chunk gives
-the stop and the first best position inside it exactly. CuPy: one warp per run of seeds over
+NumPy: every live seed reads a 32-base chunk at once; cumulative sums over the chunk give the
+stop and the first best position inside it exactly. CuPy: one warp per run of seeds over
 chunks of 32 * PER_LANE bases (extend.cu), the same ends.
 """
 from __future__ import annotations
@@ -47,22 +51,23 @@ def pair_tables(match: int, mismatch: int, n_score: int):
     return score, stop, same
 
 
-def _walk(qcodes, rcodes, qpos, rpos, score, step: int, tables, xdrop: int = 0):
-    """Walk every seed from (qpos, rpos) in direction step (+1 or -1) while its score stays >= 0.
+def _walk(qcodes, rcodes, qpos, rpos, step: int, k: int, extension: Extension):
+    """Walk one side of every seed from (qpos, rpos), the first base read, in direction step (+1 or -1).
 
-    qpos/rpos are the first base the walk reads. Returns (best score, bases walked to the best
-    position, identities among those bases). Positions grow away from the seed, ties keep the first.
+    Returns (best score, bases walked to the best position, identities among those bases).
     """
     xp = array_module(qpos)
-    score_t, stop_t, same_t = (xp.asarray(t) for t in tables)
+    score_t, stop_t, same_t = (xp.asarray(t) for t in pair_tables(extension.match, extension.mismatch,
+                                                                   extension.n_score))
     n = qpos.size
+    score = xp.full(n, k * extension.match, dtype=xp.int64)
     best = score.copy()
     best_len = xp.zeros(n, dtype=xp.int64)
     best_ids = xp.zeros(n, dtype=xp.int64)
     ids = xp.zeros(n, dtype=xp.int64)
     walked = xp.zeros(n, dtype=xp.int64)
-    score = score.copy()
     offsets = xp.arange(CHUNK, dtype=xp.int64) * step
+    counts = xp.arange(1, CHUNK + 1, dtype=xp.int64)
     live = xp.arange(n)
     while live.size:
         qi = qpos[live, None] + walked[live, None] * step + offsets
@@ -71,15 +76,19 @@ def _walk(qcodes, rcodes, qpos, rpos, score, step: int, tables, xdrop: int = 0):
         stop = stop_t[pair]
         run = score[live, None] + xp.cumsum(score_t[pair], axis=1)
         run_ids = ids[live, None] + xp.cumsum(same_t[pair], axis=1)
+        length = walked[live, None] + counts
+        # where the side's identity (half the seed counted) clears the threshold
+        ok = (2 * run_ids + k) * 100.0 >= extension.min_identity * (2 * length + k)
+        candidate = xp.where(ok, run, NEG)
         dead = stop | (run < 0)
-        if xdrop:
-            peak = xp.maximum(xp.maximum.accumulate(run, axis=1), best[live, None])
-            dead |= peak - run > xdrop
+        if extension.xdrop:
+            top = xp.maximum(xp.maximum.accumulate(candidate, axis=1), best[live, None])
+            dead |= top - run > extension.xdrop
         ends = xp.where(dead.any(axis=1), dead.argmax(axis=1), CHUNK)
-        run = xp.where(xp.arange(CHUNK) < ends[:, None], run, NEG)
-        at = run.argmax(axis=1)
+        candidate = xp.where(xp.arange(CHUNK) < ends[:, None], candidate, NEG)
+        at = candidate.argmax(axis=1)
         rows = xp.arange(live.size)
-        top = run[rows, at]
+        top = candidate[rows, at]
         better = top > best[live]
         gain = live[better]
         best[gain] = top[better]
@@ -95,14 +104,9 @@ def _walk(qcodes, rcodes, qpos, rpos, score, step: int, tables, xdrop: int = 0):
 
 def extend(qcodes, rcodes, sq, sr, k: int, extension: Extension):
     """HSPs of seeds: (qstart, qend, score, identities), int64, one row per seed, on the query axis."""
-    xp = array_module(sq)
-    tables = pair_tables(extension.match, extension.mismatch, extension.n_score)
-    seed_score = xp.full(sq.size, k * extension.match, dtype=xp.int64)
-    right, right_len, right_ids = _walk(qcodes, rcodes, sq + k, sr + k, seed_score, +1, tables, extension.xdrop)
-    score, left_len, left_ids = _walk(qcodes, rcodes, sq - 1, sr - 1, right, -1, tables, extension.xdrop)
-    return sq - left_len, sq + k + right_len, score, k + left_ids + right_ids
-
-
+    right, right_len, right_ids = _walk(qcodes, rcodes, sq + k, sr + k, +1, k, extension)
+    left, left_len, left_ids = _walk(qcodes, rcodes, sq - 1, sr - 1, -1, k, extension)
+    return sq - left_len, sq + k + right_len, left + right - k * extension.match, k + left_ids + right_ids
 def extend_cupy(qcodes, rcodes, sq, sr, k: int, extension: Extension):
     """extend on the device: one warp per run of SEEDS_PER_WARP seeds (extend.cu)."""
     cp = cupy()
@@ -118,5 +122,6 @@ def extend_cupy(qcodes, rcodes, sq, sr, k: int, extension: Extension):
         kernel("extend.cu", "extend_runs")(
             (grid,), (EXTEND_THREADS,),
             (qcodes, rcodes, sq, sr, cp.int64(n), cp.int32(SEEDS_PER_WARP), cp.int32(k), cp.int32(e.match),
-             cp.int32(e.mismatch), cp.int32(e.n_score), cp.int32(e.xdrop), qstart, qend, score, ids))
+             cp.int32(e.mismatch), cp.int32(e.n_score), cp.int32(e.xdrop), cp.float64(e.min_identity),
+             qstart, qend, score, ids))
     return qstart, qend, score.astype(cp.int64), ids.astype(cp.int64)

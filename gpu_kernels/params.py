@@ -36,8 +36,8 @@ class Extension:
     match: int = 1              # score of a match
     mismatch: int = -1          # score of a mismatch
     n_score: int = -1           # score of any position holding a non-ACGT code
-    xdrop: int = 0              # also stop a walk this far below its best score (0: off)
-    min_identity: float = 80.0  # lowest identity of an HSP, percent
+    xdrop: int = 50             # stop a side's walk this far below the side's best score (0: off)
+    min_identity: float = 80.0  # identity a side's end must keep (half the seed counted), percent
 
     def __post_init__(self) -> None:
         if self.match <= 0:

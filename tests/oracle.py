@@ -28,14 +28,21 @@ def pair_score(a: str, b: str, p) -> int:
     return p.match if a == b else p.mismatch
 
 
-def walk(q: str, r: str, i: int, j: int, step: int, score: int, p):
-    """Walk from (i, j) in direction step; return (best score, bases to the best, identities to it)."""
-    best, best_len, best_ids, ids, n = score, 0, 0, 0, 0
+def walk(q: str, r: str, i: int, j: int, step: int, p):
+    """Walk one side of a seed from (i, j) in direction step, starting from score k * match.
+
+    The end moves to the n-th base only where the score there beats the side's best so far and
+    the side's identity, counting half the seed, clears min_identity. The walk stops when the
+    score drops below 0, falls more than xdrop below the side's best, or the record ends.
+    Returns (best score, bases to the best, identities to it)."""
+    k = p.k
+    score = best = k * p.match
+    best_len = best_ids = ids = n = 0
     while 0 <= i < len(q) and 0 <= j < len(r):
         score += pair_score(q[i], r[j], p)
         ids += q[i] == r[j] != "N"
         n += 1
-        if score > best:
+        if score > best and (2 * ids + k) * 100.0 >= p.min_identity * (2 * n + k):
             best, best_len, best_ids = score, n, ids
         if score < 0 or (p.xdrop and best - score > p.xdrop):
             break
@@ -75,10 +82,10 @@ def hsps_one_strand(q: str, r: str, p):
     for (i, j) in all_seeds:
         if any((i - d, j - d) in all_seeds for d in range(1, 2 * k)):
             continue  # shadowed by a seed 1..2k-1 bases before it on its diagonal
-        right, rlen, rids = walk(q, r, i + k, j + k, +1, k * p.match, p)
-        score, llen, lids = walk(q, r, i - 1, j - 1, -1, right, p)
+        right, rlen, rids = walk(q, r, i + k, j + k, +1, p)
+        left, llen, lids = walk(q, r, i - 1, j - 1, -1, p)
         qs, qe = i - llen, i + k + rlen
-        found.add((qs, qe, j - llen, j + k + rlen, score, k + lids + rids))
+        found.add((qs, qe, j - llen, j + k + rlen, left + right - k * p.match, k + lids + rids))
     kept = [h for h in found
             if h[1] - h[0] >= p.min_len and h[5] * 100.0 >= p.min_identity * (h[1] - h[0])]
     return [h for h in kept

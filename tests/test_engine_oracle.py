@@ -27,8 +27,8 @@ cases = st.tuples(
     st.integers(1, 3),                # records per side
     st.sampled_from([8, 11, 12, 16]),  # k
     st.sampled_from([0, 20, 40]),     # min_len
-    st.sampled_from([0.0, 60.0, 80.0, 95.0]),  # min_identity
-    st.sampled_from([0, 0, 15, 40]),  # xdrop
+    st.sampled_from([0.0, 60.0, 70.0, 80.0, 95.0]),  # min_identity
+    st.sampled_from([0, 15, 40, 50]),  # xdrop
     st.sampled_from([0, 0, 3]),       # max_freq
 )
 
@@ -77,11 +77,13 @@ def test_budget_split_keeps_the_set():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**31), st.sampled_from([(2, -3, -1), (1, -2, 0), (3, -1, -2)]))
-def test_other_scorings_equal_oracle(seed, scoring):
+@given(st.integers(0, 2**31), st.sampled_from([(2, -3, -1), (1, -2, 0), (3, -1, -2)]),
+       st.sampled_from([0, 12]), st.sampled_from([0.0, 70.0, 80.0]))
+def test_other_scorings_equal_oracle(seed, scoring, xdrop, min_identity):
     match, mismatch, n_score = scoring
     query, reference = related_pair(seed, 400, 2, 10)
-    params = Params(k=10, min_len=15, min_identity=50.0, match=match, mismatch=mismatch, n_score=n_score)
+    params = Params(k=10, min_len=15, min_identity=min_identity, match=match, mismatch=mismatch, n_score=n_score,
+                    xdrop=xdrop)
     expected = oracle.compare(query, reference, params)
     for tile_len in (0, 27):
         got = hsp_set(compare(records(query), records(reference), Params(**{**params.as_dict(), "tile_len": tile_len})))
