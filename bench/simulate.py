@@ -1,10 +1,16 @@
 """Simulated genome pairs with interspersed repeats, for benchmarks (not tests).
 
-The first genome is random sequence overwritten with copies of repeat families (each copy about
-10 % diverged from its family); the second is the first with substitutions, small indels and
-inversions. Both go to FASTA, one record per chromosome.
+Two models:
+- `young` (the first benchmarks): random sequence overwritten with copies of repeat families (each
+  copy about 10 % diverged from its family); the second genome is the first with substitutions,
+  small indels and inversions.
+- `heavy` (repeat-rich, the size users bring): an ancestor with about 35 % interspersed repeats
+  from 60 families whose copies are 0 to 25 % diverged (half of them reverse-complemented) and
+  1.5 % microsatellites; query and reference are 2 % and 10 % diverged from it, with indels at a
+  tenth of that, inversions, a translocation, N gaps and soft-masked (lowercase) stretches.
+Both go to FASTA, one record per chromosome.
 
-    python bench/simulate.py --length 5e6 --chromosomes 1 --out bench/out/sim5
+    python bench/simulate.py --length 5e6 --chromosomes 1 --out bench/out/sim5 [--model heavy]
 """
 from __future__ import annotations
 
@@ -67,13 +73,82 @@ def related(rng: np.random.Generator, seq: np.ndarray, subst: float = 0.05, inde
     return invert(rng, indels(rng, substitute(rng, seq, subst), indel), max(1, seq.size // 1_000_000))
 
 
-def write_fasta(path: str, names: list[str], chromosomes: list[np.ndarray]) -> None:
-    """Write codes as FASTA, 80 columns a line."""
+def heavy_ancestor(rng: np.random.Generator, length: int, families: int = 60, fraction: float = 0.35,
+                   micro: float = 0.015) -> np.ndarray:
+    """Random codes with about `fraction` of the bases in copies of `families` repeat families, each
+    copy 0-25 % diverged (uniformly), half reverse-complemented, plus `micro` in microsatellites."""
+    seq = rng.integers(0, 4, length, dtype=np.uint8)
+    units = [rng.integers(0, 4, int(rng.integers(300, 6000)), dtype=np.uint8) for _ in range(families)]
+    placed = 0
+    while placed < fraction * length:
+        # most copies old, some young: divergence 0.25 * u^2 for u uniform in [0, 1)
+        copy = substitute(rng, units[int(rng.integers(families))], 0.25 * float(rng.random()) ** 2)
+        if rng.random() < 0.5:
+            copy = 3 - copy[::-1]
+        at = int(rng.integers(0, max(1, length - copy.size)))
+        seq[at:at + copy.size] = copy[: length - at]
+        placed += copy.size
+    placed = 0
+    while placed < micro * length:
+        # mono- and dinucleotide runs most often, as in real genomes
+        unit = rng.integers(0, 4, int(rng.choice([1, 1, 2, 2, 3, 4, 5, 6])), dtype=np.uint8)
+        size = int(rng.integers(20, 400))
+        run = np.tile(unit, size // unit.size + 1)[:size]
+        at = int(rng.integers(0, max(1, length - run.size)))
+        seq[at:at + run.size] = run
+        placed += run.size
+    return seq
+
+
+N_CODE = 4
+
+
+def heavy_descendant(rng: np.random.Generator, ancestor: np.ndarray, subst: float) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, soft mask): substitutions, indels at a tenth of that, inversions, one translocation,
+    N gaps and lowercase stretches."""
+    seq = invert(rng, indels(rng, substitute(rng, ancestor, subst), subst / 10), max(1, ancestor.size // 2_000_000))
+    size = min(seq.size // 10, int(rng.integers(10_000, 200_000)))  # translocation: a segment moved elsewhere
+    at = int(rng.integers(0, seq.size - size))
+    piece, rest = seq[at:at + size], np.concatenate((seq[:at], seq[at + size:]))
+    to = int(rng.integers(0, rest.size))
+    seq = np.concatenate((rest[:to], piece, rest[to:]))
+    for _ in range(max(1, seq.size // 5_000_000)):  # N gaps
+        gap = int(rng.integers(100, 5000))
+        at = int(rng.integers(0, max(1, seq.size - gap)))
+        seq[at:at + gap] = N_CODE
+    mask = np.zeros(seq.size, dtype=bool)
+    for _ in range(max(1, seq.size // 50_000)):  # soft-masked stretches
+        span = int(rng.integers(100, 3000))
+        at = int(rng.integers(0, max(1, seq.size - span)))
+        mask[at:at + span] = True
+    return seq, mask
+
+
+def heavy_pair(length: int, chromosomes: int = 1, seed: int = 1):
+    """(query chromosomes, reference chromosomes, query masks, reference masks) of the heavy model."""
+    rng = np.random.default_rng(seed)
+    size = length // chromosomes
+    query, reference, qmask, rmask = [], [], [], []
+    for _ in range(chromosomes):
+        ancestor = heavy_ancestor(rng, size)
+        for out, masks, rate in ((query, qmask, 0.02), (reference, rmask, 0.10)):
+            codes, mask = heavy_descendant(rng, ancestor, rate)
+            out.append(codes)
+            masks.append(mask)
+    return query, reference, qmask, rmask
+
+
+def write_fasta(path: str, names: list[str], chromosomes: list[np.ndarray], masks: list | None = None) -> None:
+    """Write codes as FASTA, 80 columns a line; masked bases in lowercase."""
+    letters = np.frombuffer(b"ACGTN", dtype=np.uint8)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "wb") as handle:
-        for name, codes in zip(names, chromosomes):
+        for i, (name, codes) in enumerate(zip(names, chromosomes)):
             handle.write(f">{name}\n".encode())
-            text = LETTERS[codes].tobytes()
+            text = letters[codes]
+            if masks is not None:
+                text = np.where(masks[i], text | 0x20, text)
+            text = text.tobytes()
             handle.write(b"\n".join(text[i:i + 80] for i in range(0, len(text), 80)) + b"\n")
 
 
@@ -96,11 +171,17 @@ def main() -> None:
     parser.add_argument("--subst", type=float, default=0.05, help="substitution rate between the two genomes")
     parser.add_argument("--repeat-divergence", type=float, default=0.1, help="substitutions of a repeat copy from its family")
     parser.add_argument("--repeat-fraction", type=float, default=0.2, help="fraction of the genome in repeat copies")
+    parser.add_argument("--model", choices=("young", "heavy"), default="young")
     parser.add_argument("--out", default="bench/out/sim", help="output prefix")
     args = parser.parse_args()
+    names = [f"chr{i + 1}" for i in range(args.chromosomes)]
+    if args.model == "heavy":
+        first, second, first_mask, second_mask = heavy_pair(int(args.length), args.chromosomes, args.seed)
+        write_fasta(f"{args.out}_a.fa", names, first, first_mask)
+        write_fasta(f"{args.out}_b.fa", names, second, second_mask)
+        return
     first, second = simulate_pair(int(args.length), args.chromosomes, args.seed, args.subst,
                                   args.repeat_divergence, args.repeat_fraction)
-    names = [f"chr{i + 1}" for i in range(args.chromosomes)]
     write_fasta(f"{args.out}_a.fa", names, first)
     write_fasta(f"{args.out}_b.fa", names, second)
 

@@ -10,7 +10,7 @@ from .backend import get_backend
 from .engine import compare
 from .errors import InputError
 from .fasta import load_fasta
-from .formats import mummer_text, save_hsps, write_paf, write_text
+from .formats import mummer_text, paf_from_table, write_paf, write_string
 from .matches import find_matches, matches_to_hsps
 from .params import Params
 
@@ -26,7 +26,7 @@ def parser() -> argparse.ArgumentParser:
     cmp_.add_argument("query", help="query FASTA (plain or gzip)")
     cmp_.add_argument("reference", help="reference FASTA (plain or gzip)")
     cmp_.add_argument("-o", "--output", help="PAF output path")
-    cmp_.add_argument("--hsps", help="binary columnar HSP table (.npz) output path")
+    cmp_.add_argument("--hsps", help="HSP table output path (Apache Parquet)")
     seeding = cmp_.add_argument_group("seeding")
     seeding.add_argument("--k", type=int, default=d["k"], help="word length, 8..32 (default %(default)s)")
     seeding.add_argument("--max-freq", type=int, default=d["max_freq"], help="fast mode: skip words more frequent than this in a record, 0 off")
@@ -53,7 +53,24 @@ def parser() -> argparse.ArgumentParser:
         m.add_argument("--paf", help="also write PAF")
         m.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="numpy")
         m.add_argument("-v", "--verbose", action="store_true", help="log progress")
+    paf = sub.add_parser("paf", help="PAF of every HSP of a Parquet HSP table (streamed, in parallel)")
+    paf.add_argument("table", help="HSP table written by compare --hsps or the workflow (.parquet)")
+    paf.add_argument("-o", "--output", required=True, help="PAF output path")
+    paf.add_argument("--threads", type=int, default=0, help="formatting threads (default: the cores, at most 16)")
+    paf.add_argument("-v", "--verbose", action="store_true", help="log progress")
     return top
+
+
+def run_paf(args: argparse.Namespace) -> int:
+    """The paf command."""
+    import os
+
+    if not os.path.isfile(args.table):
+        raise InputError("no such file", args.table)
+    start = time.perf_counter()
+    rows = paf_from_table(args.table, args.output, args.threads)
+    print(f"{rows} PAF lines in {time.perf_counter() - start:.2f} s")
+    return 0
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -65,13 +82,17 @@ def run_compare(args: argparse.Namespace) -> int:
     result = compare(args.query, args.reference, params, backend=args.backend)
     q, r = result.query, result.reference
     if args.hsps:
-        save_hsps(args.hsps, result.hsps, q.names, q.lengths, r.names, r.lengths)
+        result.write_parquet(args.hsps)
     if args.output:
-        write_paf(args.output, result.hsps, q.names, q.lengths, r.names, r.lengths)
+        if args.hsps:  # from the table just written: no second trip through the device
+            paf_from_table(args.hsps, args.output)
+        else:
+            result.write_paf(args.output)
     s = result.stats
     print(f"{s['hsps']} HSPs ({s.get('hsps_forward', 0)} forward, {s.get('hsps_reverse', 0)} reverse), "
           f"query coverage {100 * result.coverage():.2f} %, {len(q.names)} x {len(r.names)} records, "
-          f"{s['seeds']} seeds, {s['kept_seeds']} kept, backend {s['backend']}, {time.perf_counter() - start:.2f} s")
+          f"{s.get('seeds', 0)} seeds, {s.get('kept_seeds', 0)} kept, backend {s['backend']}, "
+          f"{time.perf_counter() - start:.2f} s")
     return 0
 
 
@@ -87,7 +108,7 @@ def run_matches(args: argparse.Namespace) -> int:
     matches = find_matches(query, reference, args.min_match, args.command == "mums", backend)
     text = mummer_text(matches, query.names, query.lengths, reference.names)
     if args.output:
-        write_text(args.output, text)
+        write_string(args.output, text)
     else:
         sys.stdout.write(text)
     if args.paf:
@@ -102,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s %(message)s")
     try:
+        if args.command == "paf":
+            return run_paf(args)
         return run_compare(args) if args.command == "compare" else run_matches(args)
     except InputError as error:
         print(f"error: {error.line()}", file=sys.stderr)

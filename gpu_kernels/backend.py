@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-from . import arrays, extend, fasta, hsps, seeds, words
+from . import arrays, coverage, extend, fasta, hsps, seeds, words
 from .errors import InputError
 
 log = logging.getLogger(__name__)
@@ -36,6 +36,7 @@ class NumpyBackend:
     seed_keys = staticmethod(seeds.seed_keys)
     extend = staticmethod(extend.extend)
     drop_contained = staticmethod(hsps.drop_contained)
+    union_length = staticmethod(coverage.union_length)
 
     def seed_budget(self, tile_bytes: int) -> int:
         """Seeds one tile may hold (tile_bytes 0: 1 GiB)."""
@@ -52,6 +53,13 @@ class NumpyBackend:
         """An array back on the host."""
         return arrays.to_host(array)
 
+    def host_slices(self, table: dict, rows: int, reuse: bool = False):
+        """A table's rows back on the host, `rows` at a time (a dict of NumPy arrays per slice).
+        reuse: the slices share buffers, valid only until the next one is asked for."""
+        n = int(next(iter(table.values())).size)
+        for at in range(0, n, rows):
+            yield {name: np.asarray(column[at:at + rows]) for name, column in table.items()}
+
     def synchronize(self) -> None:
         """Wait for queued device work (nothing to wait for on the CPU)."""
 
@@ -66,6 +74,7 @@ class CupyBackend(NumpyBackend):
     seed_keys = staticmethod(seeds.seed_keys_cupy)
     extend = staticmethod(extend.extend_cupy)
     drop_contained = staticmethod(hsps.drop_contained_cupy)
+    union_length = staticmethod(coverage.union_length_cupy)
 
     def __init__(self):
         cp = arrays.cupy()
@@ -77,6 +86,25 @@ class CupyBackend(NumpyBackend):
         cp = self.xp
         free = (cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes()) // 2
         return max(1, min(tile_bytes or free, free) // GPU_SEED_BYTES)
+
+    def host_slices(self, table: dict, rows: int, reuse: bool = False):
+        """A table's rows copied to the host `rows` at a time; with reuse, into one set of pinned
+        buffers (about twice the bandwidth of a pageable copy) shared by every slice."""
+        n = int(next(iter(table.values())).size)
+        buffers = {}
+        for at in range(0, n, rows):
+            out = {}
+            for name, column in table.items():
+                part = column[at:at + rows]
+                if not reuse:
+                    out[name] = part.get()
+                    continue
+                if name not in buffers:
+                    buffers[name] = arrays.pinned(min(rows, n), column.dtype)
+                view = buffers[name][:part.size]
+                part.get(out=view)
+                out[name] = view
+            yield out
 
     def release(self) -> None:
         """Return cached blocks to the device (after an out-of-memory error)."""

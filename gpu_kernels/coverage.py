@@ -1,23 +1,44 @@
-"""Coverage: query bases inside the union of HSP query intervals, per group, never a sum of lengths."""
+"""Coverage: bases inside the union of HSP intervals, per group, never a sum of lengths.
+
+NumPy: np.maximum.accumulate. CuPy: the running maximum from scan.cu.
+"""
 from __future__ import annotations
 
 import numpy as np
 
+from .arrays import array_module
+from .hsps import running_max, running_max_cupy
 
-def union_length(group: np.ndarray, start: np.ndarray, end: np.ndarray, groups: int) -> np.ndarray:
-    """Bases covered by the union of [start, end) intervals of each group 0..groups-1."""
-    covered = np.zeros(groups, dtype=np.int64)
+
+def union_length(group, start, end, groups: int):
+    """Bases covered by the union of [start, end) intervals of each group 0..groups-1 (int64)."""
+    return _union_length(group, start, end, groups, running_max)
+
+
+def union_length_cupy(group, start, end, groups: int):
+    """union_length on the device (the running maximum from scan.cu)."""
+    return _union_length(group, start, end, groups, running_max_cupy)
+
+
+def _union_length(group, start, end, groups: int, running_max_fn):
+    xp = array_module(start)
+    covered = xp.zeros(groups, dtype=xp.int64)
     if start.size == 0:
         return covered
+    group = group.astype(xp.int64)
     # Offsetting each group by span lets one sort and one running maximum serve every group at once.
     span = int(end.max()) + 1
-    order = np.argsort(group * span + start, kind="stable")
+    order = xp.argsort(group * span + start, kind="stable")
     group, start, end = group[order], start[order], end[order]
-    reach = np.maximum.accumulate(group * span + end) - group * span
-    before = np.concatenate(([0], reach[:-1]))
-    before[np.concatenate(([True], group[1:] != group[:-1]))] = 0
-    np.add.at(covered, group, np.clip(end - np.maximum(start, before), 0, None))
-    return covered
+    reach = running_max_fn(group * span + end) - group * span
+    before = xp.concatenate((xp.zeros(1, dtype=xp.int64), reach[:-1]))
+    first = xp.concatenate((xp.ones(1, dtype=bool), group[1:] != group[:-1]))
+    before = xp.where(first, 0, before)
+    gain = xp.clip(end - xp.maximum(start, before), 0, None)
+    # rows are grouped: a group's sum is the difference of the running sum at its two ends
+    total = xp.concatenate((xp.zeros(1, dtype=xp.int64), xp.cumsum(gain)))
+    bounds = xp.searchsorted(group, xp.arange(groups + 1, dtype=xp.int64), side="left")
+    return total[bounds[1:]] - total[bounds[:-1]]
 
 
 def pair_coverage(hsps: dict, nq: int, nr: int) -> dict[str, np.ndarray]:

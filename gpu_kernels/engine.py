@@ -9,15 +9,14 @@ import logging
 import time
 from collections import defaultdict
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-
+import numpy as np
 
 from . import hsps as H
 from .backend import NumpyBackend, get_backend
-from .coverage import union_length
 from .diagonals import decode_keys, filter_keys, key_width
 from .errors import InputError
 from .fasta import Record, check_lengths
+from .formats import ROW_GROUP_ROWS, TEXT_SLICE_ROWS, HspWriter, paf_text, write_text
 from .params import Params
 from .seeds import count_seeds
 from .seqset import SeqSet, reverse_complement, seqset_of
@@ -27,21 +26,45 @@ from .words import drop_frequent
 log = logging.getLogger(__name__)
 
 
-@dataclass
 class Result:
-    """The HSP table of a comparison, the record tables of both sides, and the job's stats."""
+    """The HSP table of a comparison (in the canonical order, on the backend's device), the record
+    tables of both sides, and the job's stats.
 
-    hsps: dict
-    query: SeqSet
-    reference: SeqSet
-    params: Params
-    stats: dict = field(default_factory=dict)
+    `hsps` copies the table to the host on first use (int64 NumPy columns); `write_parquet` and
+    `write_paf` stream it out a slice at a time instead, so a table of 10^8 HSPs never has to sit
+    whole in host memory."""
+
+    def __init__(self, table: dict, query: SeqSet, reference: SeqSet, params: Params, stats: dict,
+                 backend: NumpyBackend):
+        self.table, self.query, self.reference, self.params, self.stats = table, query, reference, params, stats
+        self.backend = backend
+        self._hsps = None
+
+    @property
+    def hsps(self) -> dict:
+        """The HSP columns as NumPy int64 arrays."""
+        if self._hsps is None:
+            self._hsps = {name: np.asarray(self.backend.to_host(column), dtype=np.int64)
+                          for name, column in self.table.items()}
+        return self._hsps
 
     def coverage(self) -> float:
         """Fraction of query bases inside at least one HSP (either strand)."""
-        h = self.hsps
-        covered = union_length(h["qrec"], h["qstart"], h["qend"], self.query.lengths.size)
-        return int(covered.sum()) / max(1, int(self.query.lengths.sum()))
+        return self.stats["query_covered"] / max(1, int(self.query.lengths.sum()))
+
+    def write_parquet(self, path: str, row_group_rows: int = ROW_GROUP_ROWS) -> None:
+        """The HSP table as Parquet, a row group at a time through reused host buffers."""
+        q, r = self.query, self.reference
+        with HspWriter(path, q.names, q.lengths, r.names, r.lengths, self.params,
+                       {"stats": self.stats}, row_group_rows) as writer:
+            for part in self.backend.host_slices(self.table, row_group_rows, reuse=True):
+                writer.write(part)
+
+    def write_paf(self, path: str, threads: int = 0) -> int:
+        """The HSP table as PAF, slices formatted in parallel; returns the rows written."""
+        q, r = self.query, self.reference
+        return write_text(path, self.backend.host_slices(self.table, TEXT_SLICE_ROWS),
+                          lambda part: paf_text(part, q.names, q.lengths, r.names, r.lengths), threads=threads)
 
 
 class Stats:
@@ -94,7 +117,7 @@ def check_width(query: SeqSet, reference: SeqSet, k: int) -> None:
 
 
 def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats, backend: NumpyBackend) -> dict:
-    """Raw HSPs of the query against one strand of the reference concatenation (host arrays).
+    """Raw HSPs of the query against one strand of the reference concatenation (on the backend's device).
 
     Tiles are taken from a stack: each is counted exactly from its word lists and halved before
     any seed is generated if its seeds would not fit; a device out-of-memory error halves it too.
@@ -132,9 +155,9 @@ def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats
         if stats.counts["tiles"] % 16 == 0 and todo:
             log.info("%d tiles done, %d to go", stats.counts["tiles"], len(todo))
     with stats.timed("hsps"):
-        raw = parts[0] if len(parts) == 1 else backend.drop_contained(H.concat(parts, H.RAW))
-        raw = {name: backend.to_host(column) for name, column in raw.items()}
-    return raw
+        if not parts:
+            return H.empty(H.RAW, backend.xp)
+        return parts[0] if len(parts) == 1 else backend.drop_contained(H.concat(parts, H.RAW))
 
 
 def search_tile(qcodes, rcodes, tile: Tile, groups, qp, rp, width: int, params: Params, stats: Stats,
@@ -188,10 +211,17 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
         codes = rcodes if strand == 0 else reverse_complement(rcodes)
         starts = reference.starts if strand == 0 else reference.reverse_starts()[::-1]
         raw = search_strand(qcodes, words_q, codes, starts, params, stats, backend)
-        tables.append(H.to_records(raw, strand, query, reference))
+        with stats.timed("hsps"):
+            tables.append(H.to_records(raw, strand, query, reference))
         stats.counts[f"hsps_{name}"] = int(raw["qstart"].size)
-    hsps = H.concat(tables)  # ordered by strand, then diagonal, qstart and -qend: the same on every backend
-    stats.counts["hsps"] = int(hsps["qstart"].size)
-    stats.counts["hsp_bases"] = int(hsps["length"].sum())
+        del raw
+    with stats.timed("hsps"):
+        nq, nr = len(query.names), len(reference.names)
+        table = H.sort_rows(H.concat(tables, H.COLUMNS, backend.xp), nq, nr)
+        del tables
+        covered = backend.union_length(table["qrec"], table["qstart"], table["qend"], nq)
+        stats.counts["query_covered"] = int(covered.sum())
+        stats.counts["hsps"] = int(table["qstart"].size)
+        stats.counts["hsp_bases"] = int(table["length"].sum())
     stats.times["total"] = time.perf_counter() - start
-    return Result(hsps, query, reference, params, stats.as_dict())
+    return Result(table, query, reference, params, stats.as_dict(), backend)

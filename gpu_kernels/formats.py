@@ -1,14 +1,21 @@
-"""Every file format the project writes or reads, in one place: the binary HSP table (.npz), PAF,
-GECKO CSV, MUMmer's text and TSV tables.
+"""Every file format the project writes or reads, in one place: the HSP table (Apache Parquet),
+PAF, GECKO CSV, MUMmer's text and TSV tables.
 
 Writers take columns, record names and lengths (never workflow objects) and are atomic: each
-writes to a temporary name beside its target and renames it only when complete.
+writes to a temporary name beside its target and renames it only when complete. The HSP table is
+written row group by row group and the text formats are made from it a row group at a time with
+Arrow's vectorized string kernels (no Python call per row), in parallel over row groups, so host
+memory is bounded by a few row groups, never by the output.
 """
 from __future__ import annotations
 
 import csv
+import json
+import logging
 import os
 import tempfile
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import numpy as np
@@ -16,15 +23,29 @@ import numpy as np
 from .hsps import COLUMNS
 from .params import Params
 
+log = logging.getLogger(__name__)
+
+ROW_GROUP_ROWS = 1 << 22  # HSPs a Parquet row group holds (about 130 MB of columns)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
 
 @contextmanager
 def atomic_path(path: str):
-    """Yield a temporary path beside path; rename it to path only when the block succeeds."""
+    """Yield a temporary path beside path; rename it to path only when the block succeeds.
+
+    The file gets the permissions the umask gives a new file (mkstemp alone would leave it 0600)."""
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
+    # a hidden name that does not end like the target, so no glob for finished files matches it
+    handle, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".part")
     os.close(handle)
     try:
+        os.chmod(tmp, 0o666 & ~_umask())
         yield tmp
         os.replace(tmp, path)
     finally:
@@ -32,105 +53,350 @@ def atomic_path(path: str):
             os.remove(tmp)
 
 
-# On disk: record-local positions fit 32 bits (a record is shorter than 2^31 bases).
-DISK_TYPES = {"qrec": np.int32, "rrec": np.int32, "qstart": np.int32, "qend": np.int32, "rstart": np.int32,
-              "rend": np.int32, "strand": np.int8, "score": np.int32, "identities": np.int32, "length": np.int32}
+# ---------------------------------------------------------------------------------------------
+# The HSP table: Apache Parquet
+
+def hsp_schema():
+    """Column types on disk: record indices int32, strand int8, positions and counts int64."""
+    import pyarrow as pa
+
+    types = {"qrec": pa.int32(), "rrec": pa.int32(), "strand": pa.int8()}
+    return pa.schema([(name, types.get(name, pa.int64())) for name in COLUMNS])
 
 
-def save_hsps(path: str, hsps: dict, qnames, qlens, rnames, rlens) -> None:
-    """Save the HSP columns and both record tables as one uncompressed .npz (a few large writes)."""
-    arrays = {f"hsp_{name}": np.asarray(hsps[name]).astype(DISK_TYPES[name], copy=False) for name in COLUMNS}
-    arrays.update(query_names=np.array(list(qnames)), query_lengths=np.asarray(qlens, dtype=np.int64),
-                  reference_names=np.array(list(rnames)), reference_lengths=np.asarray(rlens, dtype=np.int64))
+class HspWriter:
+    """An HSP table written to Parquet row group by row group (zstd, delta-encoded positions).
+
+    The file's key-value metadata holds `gpu_kernels` (JSON): the query and reference record
+    tables (names, lengths), the parameters, and any extra fields given. Use as a context manager:
+    the file appears under its final name only when the block ends without an error.
+    """
+
+    def __init__(self, path: str, qnames, qlens, rnames, rlens, params: Params | None = None,
+                 extra: dict | None = None, row_group_rows: int = ROW_GROUP_ROWS):
+        self.path, self.row_group_rows, self.rows, self.groups = path, row_group_rows, 0, 0
+        meta = {"query": {"names": [str(n) for n in qnames], "lengths": [int(x) for x in qlens]},
+                "reference": {"names": [str(n) for n in rnames], "lengths": [int(x) for x in rlens]},
+                "params": params.as_dict() if params is not None else None, **(extra or {})}
+        self.schema = hsp_schema().with_metadata({"gpu_kernels": json.dumps(meta)})
+        self._atomic = atomic_path(path)
+        self._writer = None
+
+    def __enter__(self) -> "HspWriter":
+        import pyarrow.parquet as pq
+
+        tmp = self._atomic.__enter__()
+        delta = {name: "DELTA_BINARY_PACKED" for name in COLUMNS if name not in ("qrec", "rrec", "strand")}
+        self._writer = pq.ParquetWriter(tmp, self.schema, compression="zstd", compression_level=1,
+                                        use_dictionary=["qrec", "rrec", "strand"], column_encoding=delta)
+        return self
+
+    def write(self, hsps: dict) -> None:
+        """Append rows (host arrays of the COLUMNS), in row groups of at most row_group_rows."""
+        import pyarrow as pa
+
+        n = int(np.asarray(hsps[COLUMNS[0]]).size)
+        for at in range(0, n, self.row_group_rows):
+            part = [pa.array(np.asarray(hsps[name][at:at + self.row_group_rows]), type=field.type)
+                    for name, field in zip(COLUMNS, self.schema)]
+            self._writer.write_table(pa.Table.from_arrays(part, schema=self.schema), row_group_size=self.row_group_rows)
+            self.rows += len(part[0])
+            self.groups += 1
+            log.info("%s: %d rows written (%d row groups)", self.path, self.rows, self.groups)
+
+    def __exit__(self, kind, error, trace) -> None:
+        try:
+            self._writer.close()
+        finally:
+            self._atomic.__exit__(kind, error, trace)
+
+
+def write_hsps(path: str, hsps: dict, qnames, qlens, rnames, rlens, params: Params | None = None,
+               extra: dict | None = None, row_group_rows: int = ROW_GROUP_ROWS) -> None:
+    """Write a whole HSP table (host arrays) as Parquet."""
+    with HspWriter(path, qnames, qlens, rnames, rlens, params, extra, row_group_rows) as writer:
+        writer.write(hsps)
+
+
+def read_meta(path: str) -> dict:
+    """The `gpu_kernels` metadata of an HSP table: record tables, parameters, extra fields."""
+    import pyarrow.parquet as pq
+
+    return json.loads(pq.read_schema(path).metadata[b"gpu_kernels"])
+
+
+def row_groups(path: str) -> int:
+    """Number of row groups of a Parquet file."""
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(path).num_row_groups
+
+
+def read_row_group(path: str, index: int, columns=None) -> dict:
+    """One row group's columns as NumPy arrays of their stored types."""
+    import pyarrow.parquet as pq
+
+    table = pq.ParquetFile(path).read_row_group(index, columns=columns)
+    return {name: table.column(name).to_numpy() for name in table.column_names}
+
+
+def iter_hsps(path: str, columns=None):
+    """The HSP table a row group at a time: dicts of NumPy arrays of their stored types."""
+    for index in range(row_groups(path)):
+        yield read_row_group(path, index, columns)
+
+
+def read_hsps(path: str, columns=None) -> tuple[dict, dict]:
+    """(HSP columns as int64 NumPy arrays, metadata) of a whole table; use iter_hsps for big ones."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path, columns=list(columns or COLUMNS))
+    hsps = {name: table.column(name).to_numpy().astype(np.int64) for name in table.column_names}
+    return hsps, read_meta(path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Text formats, made from HSP columns a row group at a time
+
+TEXT_SLICE_ROWS = 1 << 18  # rows one formatting task turns into text (about 40 MB of PAF)
+
+
+def ordered_map(fn, items, threads: int):
+    """fn over items on a thread pool, results in order, at most threads + 1 in flight (so memory
+    stays bounded however long items is)."""
+    if threads <= 1:
+        yield from map(fn, items)
+        return
+    with ThreadPoolExecutor(threads) as pool:
+        pending: deque = deque()
+        for item in items:
+            pending.append(pool.submit(fn, item))
+            if len(pending) > threads:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def default_threads() -> int:
+    """Threads for text formatting: the cores this process may use, at most 16."""
+    try:
+        return max(1, min(16, len(os.sched_getaffinity(0))))
+    except AttributeError:
+        return max(1, min(16, os.cpu_count() or 1))
+
+
+def _text(array) -> memoryview:
+    """The bytes of a string array whose every element ends with its own line break (no copy)."""
+    import pyarrow as pa
+
+    array = array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
+    if len(array) == 0:
+        return memoryview(b"")
+    width = 8 if pa.types.is_large_string(array.type) else 4
+    offsets = np.frombuffer(array.buffers()[1], dtype=np.int64 if width == 8 else np.int32,
+                            count=len(array) + 1, offset=array.offset * width)
+    return memoryview(array.buffers()[2])[int(offsets[0]):int(offsets[-1])]
+
+
+def _ints(values):
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pc.cast(pa.array(np.asarray(values, dtype=np.int64)), pa.string())
+
+
+def _fixed(values, decimals: int):
+    """Float64 values as text with a fixed number of decimals, exactly as printf's %.Nf writes them.
+
+    Vectorized: scale and round; the few values whose scaled fraction lies within 1e-6 of one half
+    (where the scaling itself could tip the rounding) are formatted by Python, digit for digit."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    values = np.asarray(values, dtype=np.float64)
+    scale = 10 ** decimals
+    magnitude = np.abs(values) * scale
+    q = np.floor(magnitude)
+    frac = magnitude - q
+    q = (q + (frac > 0.5)).astype(np.int64)
+    near = np.flatnonzero(np.abs(frac - 0.5) < 1e-6)
+    for i in near.tolist():  # rare: exact ties and near-ties
+        q[i] = int(("%.*f" % (decimals, abs(values[i]))).replace(".", ""))
+    whole, part = np.divmod(q, scale)
+    text = pc.binary_join_element_wise(_ints(whole), pc.utf8_lpad(_ints(part), width=decimals, padding="0"), ".")
+    negative = np.signbit(values)
+    if not negative.any():
+        return text
+    return pc.if_else(pa.array(negative), pc.binary_join_element_wise("-", text, ""), text)
+
+
+def paf_text(hsps: dict, qnames, qlens, rnames, rlens) -> memoryview:
+    """PAF rows: cigar <len>M; NM mismatches, AS score, de divergence, id identity percent."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    qrec, rrec = np.asarray(hsps["qrec"]), np.asarray(hsps["rrec"])
+    length, ids = np.asarray(hsps["length"], dtype=np.int64), np.asarray(hsps["identities"], dtype=np.int64)
+    if length.size == 0:
+        return memoryview(b"")
+    identity = np.divide(ids, length, out=np.zeros(length.size), where=length > 0)
+    strand = pa.array(["+", "-"]).take(pa.array(np.asarray(hsps["strand"], dtype=np.int64)))
+    columns = [_names(qnames).take(pa.array(qrec)), _ints(np.asarray(qlens)[qrec]), _ints(hsps["qstart"]),
+               _ints(hsps["qend"]), strand, _names(rnames).take(pa.array(rrec)), _ints(np.asarray(rlens)[rrec]),
+               _ints(hsps["rstart"]), _ints(hsps["rend"]), _ints(ids), _ints(length), pa.scalar("255"),
+               pc.binary_join_element_wise("NM:i:", _ints(length - ids), ""),
+               pc.binary_join_element_wise("AS:i:", _ints(hsps["score"]), ""),
+               pc.binary_join_element_wise("de:f:", _fixed(1 - identity, 4), ""),
+               pc.binary_join_element_wise("id:f:", _fixed(100 * identity, 2), ""),
+               pc.binary_join_element_wise("cg:Z:", _ints(length), "M\n", "")]
+    return _text(pc.binary_join_element_wise(*columns, "\t"))
+
+
+_NAME_CACHE: dict = {}
+
+
+def _names(names):
+    """Record names as an Arrow string array (cached by identity for repeated row groups)."""
+    import pyarrow as pa
+
+    key = id(names)
+    cached = _NAME_CACHE.get(key)
+    if cached is None or cached[0] is not names:
+        cached = (names, pa.array([str(n) for n in names], type=pa.string()))
+        _NAME_CACHE.clear()
+        _NAME_CACHE[key] = cached
+    return cached[1]
+
+
+def _memory_slices(hsps: dict):
+    n = int(np.asarray(hsps["qstart"]).size)
+    for at in range(0, n, TEXT_SLICE_ROWS):
+        yield {name: np.asarray(hsps[name])[at:at + TEXT_SLICE_ROWS] for name in COLUMNS}
+
+
+def write_paf(path: str, hsps: dict, qnames, qlens, rnames, rlens, threads: int = 0) -> int:
+    """Write PAF atomically from HSP columns in memory; returns the rows written."""
+    return write_text(path, _memory_slices(hsps), lambda h: paf_text(h, qnames, qlens, rnames, rlens),
+                      threads=threads)
+
+
+def _slices(table_path: str):
+    """The HSP table as slices of TEXT_SLICE_ROWS rows, read a row group at a time."""
+    for part in iter_hsps(table_path):
+        n = int(part["qstart"].size)
+        for at in range(0, n, TEXT_SLICE_ROWS):
+            yield {name: column[at:at + TEXT_SLICE_ROWS] for name, column in part.items()}
+
+
+def write_text(path: str, slices, fn, header: bytes = b"", threads: int = 0) -> int:
+    """Write a text format made by fn(columns) of every slice: slices formatted in parallel, written in
+    order, atomically; returns the rows written."""
+    threads = threads or default_threads()
+    rows = 0
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as handle:
-            np.savez(handle, **arrays)
+            handle.write(header)
+            for count, (n, text) in enumerate(ordered_map(lambda part: (int(part["qstart"].size), fn(part)),
+                                                          slices, threads), 1):
+                handle.write(text)
+                rows += n
+                if count % 64 == 0:
+                    log.info("%s: %d rows written", path, rows)
+    log.info("%s: %d rows written", path, rows)
+    return rows
 
 
-def load_hsps(path: str) -> tuple[dict, dict]:
-    """(HSP columns, record tables) from a file written by save_hsps."""
-    with np.load(path) as data:
-        hsps = {name: data[f"hsp_{name}"].astype(np.int64) for name in COLUMNS}
-        tables = {key: data[key] for key in ("query_names", "query_lengths", "reference_names", "reference_lengths")}
-    return hsps, tables
+def paf_from_table(table_path: str, path: str, threads: int = 0) -> int:
+    """PAF of every HSP of a Parquet HSP table; returns the rows written."""
+    meta = read_meta(table_path)
+    q, r = meta["query"], meta["reference"]
+    qlens, rlens = np.asarray(q["lengths"], dtype=np.int64), np.asarray(r["lengths"], dtype=np.int64)
+    return write_text(path, _slices(table_path), lambda h: paf_text(h, q["names"], qlens, r["names"], rlens),
+                      threads=threads)
 
 
-def paf_lines(hsps: dict, qnames, qlens, rnames, rlens) -> list[str]:
-    """PAF rows: cigar <len>M; NM mismatches, AS score, de divergence, id identity percent."""
-    qnames, rnames = np.asarray(qnames), np.asarray(rnames)
-    qrec, rrec = hsps["qrec"], hsps["rrec"]
-    length, ids = hsps["length"], hsps["identities"]
-    strand = np.where(hsps["strand"] == 0, "+", "-")
-    identity = np.divide(ids, length, out=np.zeros(length.size), where=length > 0)
-    columns = [qnames[qrec], np.asarray(qlens)[qrec], hsps["qstart"], hsps["qend"], strand,
-               rnames[rrec], np.asarray(rlens)[rrec], hsps["rstart"], hsps["rend"], ids, length,
-               np.full(length.size, 255)]
-    rows = zip(*(c.tolist() for c in columns), (length - ids).tolist(), hsps["score"].tolist(),
-               (1 - identity).tolist(), (100 * identity).tolist())
-    return ["%s\t%d\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\tNM:i:%d\tAS:i:%d\tde:f:%.4f\tid:f:%.2f\tcg:Z:%dM\n"
-            % (*row, row[10]) for row in rows]
-
-
-def write_text(path: str, text: str) -> None:
-    """Write a text atomically."""
-    with atomic_path(path) as tmp:
-        with open(tmp, "w") as handle:
-            handle.write(text)
-
-
-def write_paf(path: str, hsps: dict, qnames, qlens, rnames, rlens) -> None:
-    """Write PAF atomically."""
-    with atomic_path(path) as tmp:
-        with open(tmp, "w") as handle:
-            handle.writelines(paf_lines(hsps, qnames, qlens, rnames, rlens))
-
-
-def write_gecko_csv(path: str, hsps: dict, qgenome: str, qlens, rgenome: str, rlens, params: Params,
-                    seeds: int, kept: int) -> None:
-    """GECKO's CSV: its 17-line header with real values, then one Frag row per HSP.
-
-    Coordinates are 1-based and inclusive on the records laid end to end (as GECKO numbers a
-    multi-FASTA); reverse fragments run from the higher reference coordinate to the lower.
-    """
-    qlens, rlens = np.asarray(qlens), np.asarray(rlens)
-    qoff = np.concatenate(([0], np.cumsum(qlens)[:-1]))
-    roff = np.concatenate(([0], np.cumsum(rlens)[:-1]))
-    x0 = hsps["qstart"] + qoff[hsps["qrec"]] + 1
-    x1 = hsps["qend"] + qoff[hsps["qrec"]]
-    lo = hsps["rstart"] + roff[hsps["rrec"]] + 1
-    hi = hsps["rend"] + roff[hsps["rrec"]]
-    forward = hsps["strand"] == 0
-    y0, y1 = np.where(forward, lo, hi), np.where(forward, hi, lo)
-    length = hsps["length"]
-    similarity = 100.0 * hsps["score"] / np.maximum(1, length * params.extension.match)
-    ident = hsps["identities"] / np.maximum(1, length)
-    header = [
+def gecko_header(qgenome: str, qlens, rgenome: str, rlens, params: Params, seeds: int, kept: int, rows: int) -> bytes:
+    """GECKO's 17-line CSV header with real values."""
+    e, rep = params.extension, params.reporting
+    lines = [
         "All by-Identity Ungapped Fragments (Hits based approach)",
         "[Abr.98/Apr.2010/Dec.2011 -- <ortrelles@uma.es>",
         f"SeqX filename        : {qgenome}",
         f"SeqY filename        : {rgenome}",
         f"SeqX name            : {qgenome}",
         f"SeqY name            : {rgenome}",
-        f"SeqX length          : {int(qlens.sum())}",
-        f"SeqY length          : {int(rlens.sum())}",
-        f"Min.fragment.length  : {params.reporting.min_len}",
-        f"Min.Identity         : {params.extension.min_identity:g}",
+        f"SeqX length          : {int(np.sum(qlens))}",
+        f"SeqY length          : {int(np.sum(rlens))}",
+        f"Min.fragment.length  : {rep.min_len}",
+        f"Min.Identity         : {e.min_identity:g}",
         f"Tot Hits (seeds)     : {seeds}",
         f"Tot Hits (seeds) used: {kept}",
-        f"Total fragments      : {length.size}",
+        f"Total fragments      : {rows}",
         "========================================================",
         "Total CSB: 0",
         "========================================================",
         "Type,xStart,yStart,xEnd,yEnd,strand(f/r),block,length,score,ident,similarity,%ident,SeqX,SeqY",
     ]
-    strand = np.where(forward, "f", "r")
-    rows = zip(x0.tolist(), y0.tolist(), x1.tolist(), y1.tolist(), strand.tolist(), length.tolist(),
-               hsps["score"].tolist(), hsps["identities"].tolist(), similarity.tolist(), ident.tolist(),
-               hsps["qrec"].tolist(), hsps["rrec"].tolist())
+    return ("\n".join(lines) + "\n").encode()
+
+
+def gecko_text(hsps: dict, qlens, rlens, match: int) -> memoryview:
+    """GECKO CSV rows (after the header): coordinates 1-based and inclusive on the records laid end to
+    end (as GECKO numbers a multi-FASTA); reverse fragments run from the higher reference coordinate
+    to the lower."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    qrec, rrec = np.asarray(hsps["qrec"], dtype=np.int64), np.asarray(hsps["rrec"], dtype=np.int64)
+    if qrec.size == 0:
+        return memoryview(b"")
+    qlens, rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
+    qoff = np.concatenate(([0], np.cumsum(qlens)[:-1]))
+    roff = np.concatenate(([0], np.cumsum(rlens)[:-1]))
+    x0 = hsps["qstart"] + qoff[qrec] + 1
+    x1 = hsps["qend"] + qoff[qrec]
+    lo = hsps["rstart"] + roff[rrec] + 1
+    hi = hsps["rend"] + roff[rrec]
+    forward = np.asarray(hsps["strand"]) == 0
+    length = np.asarray(hsps["length"], dtype=np.int64)
+    score = np.asarray(hsps["score"], dtype=np.int64)
+    ids = np.asarray(hsps["identities"], dtype=np.int64)
+    strand = pa.array(["f", "r"]).take(pa.array((~forward).astype(np.int64)))
+    columns = ["Frag", _ints(x0), _ints(np.where(forward, lo, hi)), _ints(x1), _ints(np.where(forward, hi, lo)),
+               strand, "0", _ints(length), _ints(score), _ints(ids),
+               _fixed(100.0 * score / np.maximum(1, length * match), 2), _fixed(ids / np.maximum(1, length), 2),
+               _ints(qrec), pc.binary_join_element_wise(_ints(rrec), "\n", "")]
+    return _text(pc.binary_join_element_wise(*columns, ","))
+
+
+def gecko_csv_from_table(table_path: str, path: str, qgenome: str, rgenome: str, seeds: int, kept: int,
+                         threads: int = 0) -> int:
+    """GECKO CSV of every HSP of a Parquet HSP table; returns the rows written."""
+    import pyarrow.parquet as pq
+
+    meta = read_meta(table_path)
+    params = Params(**meta["params"])
+    qlens, rlens = meta["query"]["lengths"], meta["reference"]["lengths"]
+    rows = pq.ParquetFile(table_path).metadata.num_rows
+    header = gecko_header(qgenome, qlens, rgenome, rlens, params, seeds, kept, rows)
+    return write_text(path, _slices(table_path), lambda h: gecko_text(h, qlens, rlens, params.extension.match),
+                      header, threads)
+
+
+def write_gecko_csv(path: str, hsps: dict, qgenome: str, qlens, rgenome: str, rlens, params: Params,
+                    seeds: int, kept: int, threads: int = 0) -> int:
+    """GECKO CSV atomically from HSP columns in memory; returns the rows written."""
+    n = int(np.asarray(hsps["qstart"]).size)
+    header = gecko_header(qgenome, qlens, rgenome, rlens, params, seeds, kept, n)
+    return write_text(path, _memory_slices(hsps), lambda h: gecko_text(h, qlens, rlens, params.extension.match),
+                      header, threads)
+
+
+def write_string(path: str, text: str) -> None:
+    """Write a string atomically."""
     with atomic_path(path) as tmp:
         with open(tmp, "w") as handle:
-            handle.write("\n".join(header) + "\n")
-            handle.writelines("Frag,%d,%d,%d,%d,%s,0,%d,%d,%d,%.2f,%.2f,%d,%d\n" % row for row in rows)
+            handle.write(text)
 
 
 def mummer_text(matches: dict, qnames, qlens, rnames) -> str:

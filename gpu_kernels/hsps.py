@@ -14,15 +14,15 @@ RAW = ("qstart", "qend", "rstart", "rend", "score", "identities")
 COLUMNS = ("qrec", "rrec", "qstart", "qend", "rstart", "rend", "strand", "score", "identities", "length")
 
 
-def empty(columns=COLUMNS) -> dict:
+def empty(columns=COLUMNS, xp=np) -> dict:
     """An HSP table with no rows."""
-    return {name: np.zeros(0, dtype=np.int64) for name in columns}
+    return {name: xp.zeros(0, dtype=xp.int64) for name in columns}
 
 
-def concat(tables: list[dict], columns=COLUMNS) -> dict:
-    """Rows of several tables, one after another."""
+def concat(tables: list[dict], columns=COLUMNS, xp=None) -> dict:
+    """Rows of several tables, one after another (xp: the array module when tables may be empty)."""
     if not tables:
-        return empty(columns)
+        return empty(columns, xp or np)
     xp = array_module(tables[0][columns[0]])
     return {name: xp.concatenate([t[name] for t in tables]) for name in columns}
 
@@ -101,28 +101,61 @@ def _drop_contained(table: dict, running_max_fn) -> dict:
 
 
 def to_records(raw: dict, strand: int, query, reference) -> dict:
-    """Raw HSPs of one strand to the final columns: record indices and record-local coordinates."""
-    qrec = query.record_of(raw["qstart"])
+    """Raw HSPs of one strand to the final columns: record indices and record-local coordinates
+    (on the raw table's device)."""
+    xp = array_module(raw["qstart"])
+    qstarts, rstarts = xp.asarray(query.starts), xp.asarray(reference.starts)
+    qrec = xp.searchsorted(qstarts, raw["qstart"], side="right") - 1
     if strand == 0:
         rstart, rend = raw["rstart"], raw["rend"]
     else:  # back from the reverse complement of the whole reference concatenation
         rstart, rend = reference.total - raw["rend"], reference.total - raw["rstart"]
-    rrec = reference.record_of(rstart)
+    rrec = xp.searchsorted(rstarts, rstart, side="right") - 1
     return {
         "qrec": qrec,
         "rrec": rrec,
-        "qstart": raw["qstart"] - query.starts[qrec],
-        "qend": raw["qend"] - query.starts[qrec],
-        "rstart": rstart - reference.starts[rrec],
-        "rend": rend - reference.starts[rrec],
-        "strand": np.full(qrec.size, strand, dtype=np.int64),
+        "qstart": raw["qstart"] - qstarts[qrec],
+        "qend": raw["qend"] - qstarts[qrec],
+        "rstart": rstart - rstarts[rrec],
+        "rend": rend - rstarts[rrec],
+        "strand": xp.full(qrec.size, strand, dtype=xp.int64),
         "score": raw["score"],
         "identities": raw["identities"],
         "length": raw["qend"] - raw["qstart"],
     }
 
 
-def sort_rows(table: dict) -> dict:
-    """Rows in a canonical order: query record, reference record, strand, qstart, rstart, qend."""
-    order = np.lexsort(tuple(table[c] for c in ("qend", "rstart", "qstart", "strand", "rrec", "qrec")))
-    return take(table, order)
+ORDER = ("qrec", "rrec", "strand", "qstart", "rstart", "qend")  # the canonical row order, most significant first
+
+
+def order_by(columns: list, spans: list[int]):
+    """Indices ordering rows by several non-negative integer columns (most significant first), each
+    below its span: columns are packed into as few 63-bit keys as fit, then one stable sort a key,
+    least significant first (on the columns' device)."""
+    xp = array_module(columns[0])
+    n = columns[0].size
+    order = xp.arange(n, dtype=xp.int64)
+    key, width = None, 1
+    groups = []
+    for column, span in reversed(list(zip(columns, spans))):
+        span = max(1, int(span))
+        if key is not None and width * span >= 1 << 63:
+            groups.append(key)
+            key, width = None, 1
+        part = column.astype(xp.int64) * width
+        key = part if key is None else key + part
+        width *= span
+    groups.append(key)
+    for key in groups:  # least significant first; stable sorts keep the earlier order among ties
+        order = order[xp.argsort(key[order], kind="stable")]
+    return order
+
+
+def sort_rows(table: dict, nq: int | None = None, nr: int | None = None) -> dict:
+    """Rows in the canonical order: query record, reference record, strand, qstart, rstart, qend."""
+    if table["qstart"].size < 2:
+        return table
+    spans = {"qrec": nq, "rrec": nr, "strand": 2}
+    columns = [table[c] for c in ORDER]
+    sizes = [spans.get(c) or int(table[c].max()) + 1 for c in ORDER]
+    return take(table, order_by(columns, sizes))

@@ -82,4 +82,4 @@ def test_gzip_and_good_run(tmp_path):
     rows = [line.split("\t") for line in out.read_text().splitlines()]
     assert rows and rows[0][:4] == ["g", "200", "0", "200"] and rows[0][4] == "+" and rows[0][9] == "200"
     assert proc.stdout.startswith("1 HSPs (1 forward, 0 reverse)")
-    assert not [name for name in os.listdir(tmp_path) if name.startswith(".tmp-")]
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".part")]

@@ -74,7 +74,7 @@ def test_example_sweep_dry_run(tmp_path):
     out = proc.stdout + proc.stderr
     for k in (16, 24, 32):
         for identity in (70, 80):
-            assert f"results/sweep_grid/k{k}_min_identity{identity}/Mhyo232_vs_Mhyo7422/hsps.npz" in out
+            assert f"results/sweep_grid/k{k}_min_identity{identity}/Mhyo232_vs_Mhyo7422/hsps.parquet" in out
 
 
 @pytest.mark.parametrize("config, expected", [
@@ -138,7 +138,7 @@ def test_killed_run_resumes_to_identical_outputs(tmp_path):
                             stderr=subprocess.DEVNULL, start_new_session=True)
     bins = cut / "results/default/fragA_vs_fragB/bins"
     deadline = time.time() + 300
-    while time.time() < deadline and len(list(bins.glob("*.npz")) if bins.exists() else []) < 3:
+    while time.time() < deadline and len(list(bins.glob("*.parquet")) if bins.exists() else []) < 3:
         time.sleep(0.2)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()

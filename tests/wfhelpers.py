@@ -29,17 +29,32 @@ def read_tsv(path):
         return list(csv.DictReader(handle, delimiter="\t"))
 
 
+def parquet_content(path) -> bytes:
+    """An HSP table's rows and metadata, timings left out."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    meta = json.loads(table.schema.metadata[b"gpu_kernels"])
+    if isinstance(meta.get("stats"), dict):
+        meta["stats"] = {k: v for k, v in meta["stats"].items() if not k.endswith("_s")}
+    return repr((table.to_pydict(), meta)).encode()
+
+
 def comparable(cwd):
     """Every output's bytes, with timing columns of stats tables removed."""
     out = {}
     for path in sorted((cwd / "results").rglob("*")):
         rel = str(path.relative_to(cwd))
-        if path.is_dir() or "/logs/" in rel or rel.endswith((".json", ".snakemake_timestamp")):
+        if path.is_dir() or "/logs/" in rel or rel.endswith((".json", ".snakemake_timestamp", ".part")):
             continue
         data = path.read_bytes()
         if rel.endswith(".tsv") and (b"total_s" in data or b"compare_s" in data):
             rows = read_tsv(path)
             data = str([{k: v for k, v in r.items() if not k.endswith("_s")} for r in rows]).encode()
+        if rel.endswith(".parquet"):
+            data = parquet_content(path)
         if rel.endswith("summary.png"):
             continue  # plots the compare times
         out[rel] = data

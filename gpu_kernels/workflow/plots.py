@@ -22,9 +22,42 @@ def _segments(qstart, qend, rstart, rend, strand, qoff=0, roff=0):
     return np.stack((np.stack((x0, y0), axis=1), np.stack((x1, y1), axis=1)), axis=1)
 
 
+MAX_LINES = 100_000  # segments drawn as lines; the rest are rasterized to the pixels they fall on
+RASTER = 1000        # raster cells a side for the rest
+
+
 def _draw(ax, segments, strand):
-    for mask, colour, label in ((strand == 0, FORWARD, "forward"), (strand == 1, REVERSE, "reverse")):
-        ax.add_collection(LineCollection(segments[mask], colors=colour, linewidths=1.2, label=label))
+    """Forward segments blue, reverse red. Beyond MAX_LINES segments, the longest are drawn as lines
+    and the others as the raster cells their midpoints fall in: at most what the pixels can show."""
+    strand = np.asarray(strand)
+    lines = np.arange(len(segments))
+    if len(segments) > MAX_LINES:
+        span = np.abs(segments[:, 1, 0] - segments[:, 0, 0])
+        lines = np.argpartition(-span, MAX_LINES)[:MAX_LINES]
+        rest = np.ones(len(segments), dtype=bool)
+        rest[lines] = False
+        _raster(ax, segments[rest], strand[rest])
+    for value, colour, label in ((0, FORWARD, "forward"), (1, REVERSE, "reverse")):
+        chosen = lines[strand[lines] == value]
+        ax.add_collection(LineCollection(segments[chosen], colors=colour, linewidths=1.2, label=label))
+
+
+def _raster(ax, segments, strand) -> None:
+    """Segments too many to draw one by one, as filled raster cells (by strand) under the lines."""
+    x = segments[:, :, 0].mean(axis=1)
+    y = segments[:, :, 1].mean(axis=1)
+    xmax = max(1.0, float(segments[:, :, 0].max()))
+    ymax = max(1.0, float(segments[:, :, 1].max()))
+    for value, colour in ((0, FORWARD), (1, REVERSE)):
+        mask = strand == value
+        if not mask.any():
+            continue
+        counts, _, _ = np.histogram2d(y[mask], x[mask], bins=RASTER, range=[[0, ymax], [0, xmax]])
+        rgba = np.zeros(counts.shape + (4,))
+        rgba[..., :3] = matplotlib.colors.to_rgb(colour)
+        rgba[..., 3] = counts > 0
+        ax.imshow(rgba, origin="lower", extent=(0, xmax, 0, ymax), aspect="auto", interpolation="nearest",
+                  zorder=0)
 
 
 def _save(fig, path: str) -> None:

@@ -11,8 +11,8 @@ import numpy as np
 from ..backend import get_backend
 from ..coverage import pair_coverage, query_coverage
 from ..engine import compare
-from ..formats import (atomic_path, load_hsps, mummer_text, read_tsv, save_hsps, write_gecko_csv, write_paf,
-                       write_text, write_tsv)
+from ..formats import (ROW_GROUP_ROWS, HspWriter, atomic_path, gecko_csv_from_table, iter_hsps, mummer_text,
+                       paf_from_table, read_hsps, read_meta, read_tsv, write_string, write_tsv)
 from ..hsps import concat, empty, sort_rows, take
 from ..matches import find_matches, hsps_to_matches, matches_to_hsps
 from ..params import Params
@@ -37,66 +37,97 @@ class Genome:
 
 def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str, params: Params, backend: str,
                  hsps_path: str, stats_path: str, labels: dict) -> None:
-    """Compare one bin pair; HSPs keep genome-wide record indices."""
+    """Compare one bin pair into a Parquet HSP table with genome-wide record indices, in the canonical order."""
     qset, qindex = load_bin(query.codes, query.table, qbin)
     rset, rindex = load_bin(reference.codes, reference.table, rbin)
     log.info("comparing %s:%s (%d records, %d bp) with %s:%s (%d records, %d bp), %s",
              query.name, qbin, len(qset.names), qset.lengths.sum(), reference.name, rbin,
              len(rset.names), rset.lengths.sum(), params)
+    backend = get_backend(backend)
     if params.matching.mode == "hsp":
         result = compare(qset, rset, params, backend=backend)
-        hsps, stats = dict(result.hsps), result.stats
+        table, stats = result.table, result.stats
     else:
         hsps, stats = exact_matches(qset, rset, params, backend)
-    hsps = dict(hsps)
-    hsps["qrec"] = qindex[hsps["qrec"]]
-    hsps["rrec"] = rindex[hsps["rrec"]]
-    save_hsps(hsps_path, hsps, query.names, query.lengths, reference.names, reference.lengths)
+        table = {name: backend.to_device(column) for name, column in hsps.items()}
+    # bin-local record indices to genome-wide ones: an increasing map, so the row order holds
+    table = dict(table)
+    table["qrec"] = backend.to_device(qindex)[table["qrec"]]
+    table["rrec"] = backend.to_device(rindex)[table["rrec"]]
     stats = {**labels, "qbin": qbin, "rbin": rbin, **{key: stats.get(key, 0) for key in STAT_KEYS + TIME_KEYS}}
+    extra = {"qbin": qbin, "rbin": rbin, "query_records": [int(i) for i in qindex], "stats": stats}
+    with HspWriter(hsps_path, query.names, query.lengths, reference.names, reference.lengths, params, extra) as out:
+        for part in backend.host_slices(table, ROW_GROUP_ROWS, reuse=True):
+            out.write(part)
     write_tsv(stats_path, [stats])
     log.info("%d HSPs (%d forward, %d reverse) in %.2f s", stats["hsps"], stats["hsps_forward"],
              stats["hsps_reverse"], stats["total_s"])
 
 
-def exact_matches(qset, rset, params: Params, backend: str) -> tuple[dict, dict]:
-    """MEMs or MUMs of a bin pair as HSP columns, with the stats a compare job reports."""
+def exact_matches(qset, rset, params: Params, backend) -> tuple[dict, dict]:
+    """MEMs or MUMs of a bin pair as an HSP table in the canonical order, with the stats a compare job reports."""
     start = time.perf_counter()
-    backend = get_backend(backend)
     matching = params.matching
     matches = find_matches(qset, rset, matching.min_match, matching.mode == "mum", backend)
-    hsps = matches_to_hsps(matches, qset)
+    hsps = sort_rows(matches_to_hsps(matches, qset), len(qset.names), len(rset.names))
     strand = hsps["strand"]
     stats = {"backend": backend.name, "hsps": int(strand.size), "hsps_forward": int((strand == 0).sum()),
              "hsps_reverse": int((strand == 1).sum()), "total_s": round(time.perf_counter() - start, 6)}
     return hsps, stats
 
 
+def merged_parts(parts: list[str]):
+    """The rows of every bin-pair table of a genome pair in the canonical order, a piece at a time.
+
+    Parts come grouped by query bin, reference bins in order, each part sorted. Reference bins hold
+    increasing record indices, so when a query bin is one record its parts simply follow one another
+    (streamed a row group at a time); a bin of many small records is loaded and sorted (it is at most
+    one bin of bases, so its HSPs are few)."""
+    groups: list[list[tuple[str, dict]]] = []
+    for part in parts:
+        meta = read_meta(part)
+        if groups and groups[-1][0][1]["qbin"] == meta["qbin"]:
+            groups[-1].append((part, meta))
+        else:
+            groups.append([(part, meta)])
+    for group in groups:
+        if len(group[0][1]["query_records"]) <= 1:
+            for part, _ in group:
+                yield from iter_hsps(part)
+        else:
+            tables = [read_hsps(part)[0] for part, _ in group]
+            yield sort_rows(concat(tables))
+
+
 def merge(parts: list[str], stats_parts: list[str], query: Genome, reference: Genome, params: Params,
           hsps_path: str, paf_path: str | None, csv_path: str | None, stats_path: str) -> None:
-    """All bin pairs of a genome pair into one HSP table, PAF, GECKO CSV and stats table."""
-    tables = [load_hsps(p)[0] for p in parts]
-    hsps = sort_rows(concat(tables)) if tables else empty()
-    save_hsps(hsps_path, hsps, query.names, query.lengths, reference.names, reference.lengths)
-    if paf_path:
-        write_paf(paf_path, hsps, query.names, query.lengths, reference.names, reference.lengths)
+    """All bin pairs of a genome pair into one Parquet HSP table (streamed), then PAF and GECKO CSV
+    streamed from it, and the stats table."""
     stats = [row for p in stats_parts for row in read_tsv(p)]
+    seeds = sum(int(r["seeds"]) for r in stats)
+    kept = sum(int(r["kept_seeds"]) for r in stats)
+    extra = {"seeds": seeds, "kept_seeds": kept}
+    with HspWriter(hsps_path, query.names, query.lengths, reference.names, reference.lengths, params, extra) as out:
+        for piece in merged_parts(parts):
+            out.write(piece)
+    rows = out.rows
+    if paf_path:
+        paf_from_table(hsps_path, paf_path)
     if csv_path:
-        seeds = sum(int(r["seeds"]) for r in stats)
-        kept = sum(int(r["kept_seeds"]) for r in stats)
-        write_gecko_csv(csv_path, hsps, query.name, query.lengths, reference.name, reference.lengths, params, seeds, kept)
+        gecko_csv_from_table(hsps_path, csv_path, query.name, reference.name, seeds, kept)
     write_tsv(stats_path, stats)
-    log.info("%s vs %s: %d HSPs from %d bin pairs", query.name, reference.name, hsps["qstart"].size, len(parts))
+    log.info("%s vs %s: %d HSPs from %d bin pairs", query.name, reference.name, rows, len(parts))
 
 
 def write_mummer(hsps_path: str, query: Genome, reference: Genome, path: str) -> None:
     """A genome pair's MEMs or MUMs in MUMmer's text format (mummer -b -c)."""
-    hsps, _ = load_hsps(hsps_path)
-    write_text(path, mummer_text(hsps_to_matches(hsps, query.lengths), query.names, query.lengths, reference.names))
+    hsps, _ = read_hsps(hsps_path)
+    write_string(path, mummer_text(hsps_to_matches(hsps, query.lengths), query.names, query.lengths, reference.names))
 
 
 def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path: str, query_path: str) -> None:
     """Coverage per chromosome pair and per query chromosome, forward, reverse and both strands."""
-    hsps, _ = load_hsps(hsps_path)
+    hsps, _ = read_hsps(hsps_path, ("qrec", "rrec", "strand", "qstart", "qend", "rstart", "rend"))
     nq, nr = len(query.names), len(reference.names)
     per_pair = pair_coverage(hsps, nq, nr)
     counts = np.zeros((nq, nr), dtype=np.int64)
@@ -129,7 +160,7 @@ def plots(hsps_path: str, query: Genome, reference: Genome, grid_path: str | Non
     """Grid dotplot, coverage heatmap and per chromosome pair dotplots of one genome pair."""
     from .plots import coverage_heatmap, grid_dotplot, pair_dotplot
 
-    hsps, _ = load_hsps(hsps_path)
+    hsps, _ = read_hsps(hsps_path, ("qrec", "rrec", "strand", "qstart", "qend", "rstart", "rend"))
     if grid_path:
         grid_dotplot(hsps, query.names, query.lengths, reference.names, reference.lengths,
                      query.name, reference.name, grid_path)

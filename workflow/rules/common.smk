@@ -36,9 +36,9 @@ TEMPLATES = {
     "scan": "{results}/index/{genome}/scan.json",
     "codes": "{results}/index/{genome}/codes.npy",
     "chromosomes": "{results}/index/{genome}/chromosomes.tsv",
-    "bin_hsps": "{results}/{set}/{query}_vs_{reference}/bins/{qbin}__{rbin}.npz",
+    "bin_hsps": "{results}/{set}/{query}_vs_{reference}/bins/{qbin}__{rbin}.parquet",
     "bin_stats": "{results}/{set}/{query}_vs_{reference}/bins/{qbin}__{rbin}.stats.tsv",
-    "hsps": "{results}/{set}/{query}_vs_{reference}/hsps.npz",
+    "hsps": "{results}/{set}/{query}_vs_{reference}/hsps.parquet",
     "paf": "{results}/{set}/{query}_vs_{reference}/hsps.paf",
     "mummer": "{results}/{set}/{query}_vs_{reference}/matches.mummer.txt",
     "gecko_csv": "{results}/{set}/{query}_vs_{reference}/hsps.gecko.csv",
@@ -51,6 +51,7 @@ TEMPLATES = {
     "summary_tsv": "{results}/summary.tsv",
     "summary_png": "{results}/summary.png",
     "log": "{results}/logs/{name}.log",
+    "benchmark": "{results}/logs/benchmarks/{name}.tsv",
 }
 
 
@@ -66,10 +67,10 @@ def path(kind, **values):
     return TEMPLATES[kind].format_map(_Keep(results=RESULTS, **values))
 
 
-def log_path(rule, *wildcards):
-    """The log file of a rule's job, one per wildcard combination."""
+def log_path(rule, *wildcards, kind="log"):
+    """The log file (or benchmark table, kind="benchmark") of a rule's job, one per wildcard combination."""
     parts = [rule] + [f"{{{w}}}" for w in wildcards]
-    return path("log", name=os.path.join(*parts))
+    return path(kind, name=os.path.join(*parts))
 
 
 # Genomes: scanned (and cached) before any job runs, so bad input stops the run at once.

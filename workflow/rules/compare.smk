@@ -19,5 +19,7 @@ rule compare:
         "../envs/engine.yaml"
     log:
         log_path("compare", "set", "query", "reference", "qbin", "rbin"),
+    benchmark:
+        log_path("compare", "set", "query", "reference", "qbin", "rbin", kind="benchmark"),
     script:
         "../scripts/compare.py"

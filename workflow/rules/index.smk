@@ -13,5 +13,7 @@ rule index:
         "../envs/engine.yaml"
     log:
         log_path("index", "genome"),
+    benchmark:
+        log_path("index", "genome", kind="benchmark"),
     script:
         "../scripts/index.py"

@@ -18,6 +18,8 @@ rule merge:
         "../envs/engine.yaml"
     log:
         log_path("merge", "set", "query", "reference"),
+    benchmark:
+        log_path("merge", "set", "query", "reference", kind="benchmark"),
     script:
         "../scripts/merge.py"
 
@@ -33,5 +35,7 @@ rule mummer_text:
         "../envs/engine.yaml"
     log:
         log_path("mummer_text", "set", "query", "reference"),
+    benchmark:
+        log_path("mummer_text", "set", "query", "reference", kind="benchmark"),
     script:
         "../scripts/mummer_text.py"

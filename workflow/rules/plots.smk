@@ -17,5 +17,7 @@ rule plots:
         "../envs/engine.yaml"
     log:
         log_path("plots", "set", "query", "reference"),
+    benchmark:
+        log_path("plots", "set", "query", "reference", kind="benchmark"),
     script:
         "../scripts/plots.py"

@@ -14,5 +14,7 @@ rule summary:
         "../envs/engine.yaml"
     log:
         log_path("summary"),
+    benchmark:
+        log_path("summary", kind="benchmark"),
     script:
         "../scripts/summary.py"

@@ -13,5 +13,7 @@ rule coverage:
         "../envs/engine.yaml"
     log:
         log_path("coverage", "set", "query", "reference"),
+    benchmark:
+        log_path("coverage", "set", "query", "reference", kind="benchmark"),
     script:
         "../scripts/coverage.py"

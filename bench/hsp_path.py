@@ -1,0 +1,91 @@
+"""The HSP path end to end, through the command line: FASTA in, Parquet out (fresh kernel cache and
+warm), then PAF from the Parquet table; wall time and peak host memory of each process.
+
+    python bench/hsp_path.py --size 150 [--backend cupy] [--model heavy] [--workdir /tmp/hsp]
+
+Prints a table; not a test.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+from simulate import heavy_pair, simulate_pair, write_fasta  # noqa: E402
+
+
+def measured(command: list[str], env: dict | None = None) -> tuple[float, float, str]:
+    """(wall seconds, peak resident memory in GB, standard output) of one process."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=err, env={**os.environ, **(env or {})})
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode:
+            raise SystemExit(f"{' '.join(command)} failed:\n{err.read()[-3000:]}")
+        return wall, usage.ru_maxrss / 1e6, out.read().strip()
+
+
+def count_lines(path: str) -> int:
+    lines = 0
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 24):
+            lines += chunk.count(b"\n")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=float, default=150, help="Mbp a side")
+    parser.add_argument("--model", choices=("heavy", "young"), default="heavy")
+    parser.add_argument("--backend", default="cupy")
+    parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "hsp_path"))
+    parser.add_argument("--threads", type=int, default=0)
+    args = parser.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    qa = os.path.join(args.workdir, f"{args.model}_{args.size:g}_a.fa")
+    qb = os.path.join(args.workdir, f"{args.model}_{args.size:g}_b.fa")
+    if not (os.path.exists(qa) and os.path.exists(qb)):
+        t0 = time.perf_counter()
+        if args.model == "heavy":
+            first, second, fm, sm = heavy_pair(int(args.size * 1e6), 1, seed=11)
+        else:
+            (first, second), fm, sm = simulate_pair(int(args.size * 1e6), 1, seed=11), None, None
+        write_fasta(qa, ["chr1"], first, fm)
+        write_fasta(qb, ["chr1"], second, sm)
+        print(f"simulated {args.model} {args.size:g} Mbp pair in {time.perf_counter() - t0:.1f} s", flush=True)
+    table = os.path.join(args.workdir, "out.parquet")
+    paf = os.path.join(args.workdir, "out.paf")
+    compare = [sys.executable, "-m", "gpu_kernels", "compare", qa, qb, "--backend", args.backend, "--hsps", table]
+    rows = []
+    cache = tempfile.mkdtemp(prefix="cupy-cache-")
+    rows.append(("compare, fresh kernel cache", *measured(compare, {"CUPY_CACHE_DIR": cache})))
+    rows.append(("compare, warm", *measured(compare, {"CUPY_CACHE_DIR": cache})))
+    rows.append(("compare, warm (again)", *measured(compare, {"CUPY_CACHE_DIR": cache})))
+    paf_cmd = [sys.executable, "-m", "gpu_kernels", "paf", table, "-o", paf]
+    if args.threads:
+        paf_cmd += ["--threads", str(args.threads)]
+    rows.append(("PAF from Parquet", *measured(paf_cmd)))
+    import pyarrow.parquet as pq
+
+    n = pq.ParquetFile(table).metadata.num_rows
+    print(f"\n{args.model} {args.size:g} Mbp pair, backend {args.backend}, {os.cpu_count()} cores")
+    print(f"{'step':<30} {'wall s':>8} {'peak GB':>8}  output")
+    for name, wall, peak, out in rows:
+        print(f"{name:<30} {wall:8.2f} {peak:8.2f}  {out[:110]}")
+    print(f"Parquet rows {n:,} ({os.path.getsize(table) / 1e9:.2f} GB), PAF lines {count_lines(paf):,} "
+          f"({os.path.getsize(paf) / 1e9:.2f} GB)")
+
+
+if __name__ == "__main__":
+    main()

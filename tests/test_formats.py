@@ -1,0 +1,121 @@
+"""The HSP table (Parquet) and the text formats streamed from it."""
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+import legacy_formats
+from conftest import MYCO_232, MYCO_7422, ROOT
+from gpu_kernels import Params, compare
+from gpu_kernels import formats as F
+from gpu_kernels.hsps import COLUMNS
+
+
+@pytest.fixture(scope="module")
+def myco():
+    return compare(MYCO_232, MYCO_7422, Params())
+
+
+def test_parquet_round_trip(tmp_path, myco):
+    path = tmp_path / "h.parquet"
+    myco.write_parquet(str(path))
+    table = pq.read_table(path)
+    assert table.column_names == list(COLUMNS)
+    types = {f.name: str(f.type) for f in table.schema}
+    assert types["qrec"] == types["rrec"] == "int32" and types["strand"] == "int8"
+    assert all(types[c] == "int64" for c in ("qstart", "qend", "rstart", "rend", "score", "identities", "length"))
+    hsps, meta = F.read_hsps(str(path))
+    for name in COLUMNS:
+        assert np.array_equal(hsps[name], myco.hsps[name])
+    assert meta["query"]["names"] == list(myco.query.names)
+    assert meta["query"]["lengths"] == [int(x) for x in myco.query.lengths]
+    assert meta["reference"]["names"] == list(myco.reference.names)
+    assert meta["params"] == myco.params.as_dict()
+    assert Params(**meta["params"]) == myco.params
+    assert meta["stats"]["hsps"] == table.num_rows
+    # pandas reads it as it is
+    frame = pd_read(path)
+    assert len(frame) == table.num_rows and list(frame.columns) == list(COLUMNS)
+
+
+def pd_read(path):
+    import pandas as pd
+
+    return pd.read_parquet(path)
+
+
+def test_tiny_row_groups_give_the_same_rows(tmp_path, myco):
+    whole, small = tmp_path / "whole.parquet", tmp_path / "small.parquet"
+    myco.write_parquet(str(whole))
+    myco.write_parquet(str(small), row_group_rows=37)
+    n = myco.stats["hsps"]
+    assert pq.ParquetFile(small).num_row_groups == -(-n // 37) > 10
+    assert pq.read_table(small).equals(pq.read_table(whole))
+    parts = list(F.iter_hsps(str(small)))
+    assert sum(p["qstart"].size for p in parts) == n
+
+
+def test_paf_and_gecko_from_parquet_equal_the_old_writers(tmp_path, myco):
+    table = tmp_path / "h.parquet"
+    myco.write_parquet(str(table), row_group_rows=100)
+    h = myco.hsps
+    q, r = myco.query, myco.reference
+    paf = tmp_path / "h.paf"
+    assert F.paf_from_table(str(table), str(paf), threads=3) == len(h["qstart"])
+    assert paf.read_text() == "".join(legacy_formats.paf_lines(h, q.names, q.lengths, r.names, r.lengths))
+    csv = tmp_path / "h.csv"
+    F.gecko_csv_from_table(str(table), str(csv), "A", "B", 10, 5, threads=2)
+    text = csv.read_text().splitlines(keepends=True)
+    assert len(text) == 17 + len(h["qstart"]) and "Total fragments      : %d\n" % len(h["qstart"]) in text
+    assert "".join(text[17:]) == "".join(legacy_formats.gecko_rows(h, q.lengths, r.lengths, 1))
+    # the in-memory writer and the device-side writer give the same bytes
+    direct = tmp_path / "direct.paf"
+    myco.write_paf(str(direct), threads=2)
+    assert direct.read_bytes() == paf.read_bytes()
+
+
+def test_text_formats_round_like_printf():
+    """Fixed decimals as %.Nf writes them, ties and near-ties included, on many drawn fractions."""
+    rng = np.random.default_rng(3)
+    n = 300_000
+    length = rng.integers(0, 5000, n)
+    ids = (length * rng.random(n)).astype(np.int64)
+    hsps = {"qrec": np.zeros(n, np.int64), "rrec": np.zeros(n, np.int64), "qstart": np.zeros(n, np.int64),
+            "qend": length, "rstart": np.zeros(n, np.int64), "rend": length, "strand": rng.integers(0, 2, n),
+            "score": 2 * ids - length, "identities": ids, "length": length}
+    text = bytes(F.paf_text(hsps, ["a"], [10**6], ["b"], [10**6])).decode()
+    assert text == "".join(legacy_formats.paf_lines(hsps, ["a"], [10**6], ["b"], [10**6]))
+    text = bytes(F.gecko_text(hsps, [10**6], [10**6], 3)).decode()
+    assert text == "".join(legacy_formats.gecko_rows(hsps, np.array([10**6]), np.array([10**6]), 3))
+
+
+def test_positions_past_2_31_stay_exact(tmp_path):
+    big = 2**31 + 10
+    hsps = {name: np.array([big - 100, big - 5], dtype=np.int64) for name in COLUMNS}
+    hsps.update(qrec=np.array([0, 0]), rrec=np.array([0, 0]), strand=np.array([0, 1]),
+                qend=np.array([big - 36, big]), rend=np.array([big - 36, big]), length=np.array([64, 5]),
+                score=np.array([64, 5]), identities=np.array([64, 5]))
+    path = tmp_path / "big.parquet"
+    F.write_hsps(str(path), hsps, ["q"], [big], ["r"], [big])
+    back, _ = F.read_hsps(str(path))
+    for name in COLUMNS:
+        assert back[name].tolist() == np.asarray(hsps[name]).tolist()
+    paf = tmp_path / "big.paf"
+    F.paf_from_table(str(path), str(paf))
+    first = paf.read_text().splitlines()[0].split("\t")
+    assert first[1] == str(big) and first[2] == str(big - 100) and first[3] == str(big - 36)
+
+
+def test_command_line_counts_agree(tmp_path):
+    """HSP count == Parquet rows == PAF lines, and nothing half-written is left."""
+    table, paf = tmp_path / "out.parquet", tmp_path / "out.paf"
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "--hsps", str(table),
+                           "-o", str(paf)], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    count = int(proc.stdout.split()[0])
+    assert count == pq.ParquetFile(table).metadata.num_rows == len(paf.read_text().splitlines()) > 500
+    assert json.loads(pq.read_schema(table).metadata[b"gpu_kernels"])["stats"]["hsps"] == count
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
