@@ -45,7 +45,7 @@ class Result:
         """The HSP columns as NumPy int64 arrays."""
         if self._hsps is None:
             self._hsps = {name: np.asarray(self.backend.to_host(column), dtype=np.int64)
-                          for name, column in self.table.items()}
+                          for name, column in H.complete(self.table).items()}
         return self._hsps
 
     def coverage(self) -> float:
@@ -217,11 +217,12 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
         del raw
     with stats.timed("hsps"):
         nq, nr = len(query.names), len(reference.names)
-        table = H.sort_rows(H.concat(tables, H.COLUMNS, backend.xp), nq, nr)
-        del tables
+        table = H.concat(tables, H.STORED, backend.xp)
+        del tables[:]
+        table = H.sort_rows(table, nq, nr)
         covered = backend.union_length(table["qrec"], table["qstart"], table["qend"], nq)
         stats.counts["query_covered"] = int(covered.sum())
         stats.counts["hsps"] = int(table["qstart"].size)
-        stats.counts["hsp_bases"] = int(table["length"].sum())
+        stats.counts["hsp_bases"] = int((table["qend"] - table["qstart"]).sum())
     stats.times["total"] = time.perf_counter() - start
     return Result(table, query, reference, params, stats.as_dict(), backend)

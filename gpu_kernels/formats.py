@@ -20,7 +20,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .hsps import COLUMNS
+from .hsps import COLUMNS, complete
 from .params import Params
 
 log = logging.getLogger(__name__)
@@ -95,6 +95,7 @@ class HspWriter:
         """Append rows (host arrays of the COLUMNS), in row groups of at most row_group_rows."""
         import pyarrow as pa
 
+        hsps = complete(hsps)
         n = int(np.asarray(hsps[COLUMNS[0]]).size)
         for at in range(0, n, self.row_group_rows):
             part = [pa.array(np.asarray(hsps[name][at:at + self.row_group_rows]), type=field.type)
@@ -235,6 +236,7 @@ def paf_text(hsps: dict, qnames, qlens, rnames, rlens) -> memoryview:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    hsps = complete(hsps)
     qrec, rrec = np.asarray(hsps["qrec"]), np.asarray(hsps["rrec"])
     length, ids = np.asarray(hsps["length"], dtype=np.int64), np.asarray(hsps["identities"], dtype=np.int64)
     if length.size == 0:
@@ -271,7 +273,7 @@ def _names(names):
 def _memory_slices(hsps: dict):
     n = int(np.asarray(hsps["qstart"]).size)
     for at in range(0, n, TEXT_SLICE_ROWS):
-        yield {name: np.asarray(hsps[name])[at:at + TEXT_SLICE_ROWS] for name in COLUMNS}
+        yield {name: np.asarray(column)[at:at + TEXT_SLICE_ROWS] for name, column in hsps.items()}
 
 
 def write_paf(path: str, hsps: dict, qnames, qlens, rnames, rlens, threads: int = 0) -> int:
@@ -347,6 +349,7 @@ def gecko_text(hsps: dict, qlens, rlens, match: int) -> memoryview:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    hsps = complete(hsps)
     qrec, rrec = np.asarray(hsps["qrec"], dtype=np.int64), np.asarray(hsps["rrec"], dtype=np.int64)
     if qrec.size == 0:
         return memoryview(b"")

@@ -12,11 +12,24 @@ from .arrays import BLOCK, SCAN_ITEMS, array_module, blocks, cupy, kernel
 RAW = ("qstart", "qend", "rstart", "rend", "score", "identities")
 # Columns of a final HSP table: record indices, record-local coordinates, forward reference axis.
 COLUMNS = ("qrec", "rrec", "qstart", "qend", "rstart", "rend", "strand", "score", "identities", "length")
+# The columns a final table holds while it is on the device: length and rend follow from the others.
+STORED = ("qrec", "rrec", "qstart", "qend", "rstart", "strand", "score", "identities")
+
+
+def complete(table: dict) -> dict:
+    """A table with every one of COLUMNS, length (qend - qstart) and rend (rstart + length) added
+    where missing."""
+    if "length" in table and "rend" in table:
+        return {name: table[name] for name in COLUMNS}
+    length = table["qend"] - table["qstart"]
+    full = dict(table, length=length, rend=table["rstart"] + length)
+    return {name: full[name] for name in COLUMNS}
 
 
 def empty(columns=COLUMNS, xp=np) -> dict:
-    """An HSP table with no rows."""
-    return {name: xp.zeros(0, dtype=xp.int64) for name in columns}
+    """An HSP table with no rows (the stored types of record indices and strand where they apply)."""
+    types = {"qrec": xp.int32, "rrec": xp.int32, "strand": xp.int8}
+    return {name: xp.zeros(0, dtype=types.get(name, xp.int64)) for name in columns}
 
 
 def concat(tables: list[dict], columns=COLUMNS, xp=None) -> dict:
@@ -101,27 +114,28 @@ def _drop_contained(table: dict, running_max_fn) -> dict:
 
 
 def to_records(raw: dict, strand: int, query, reference) -> dict:
-    """Raw HSPs of one strand to the final columns: record indices and record-local coordinates
-    (on the raw table's device)."""
+    """Raw HSPs of one strand to the STORED columns of a final table, on the raw table's device:
+    record indices (int32) and record-local coordinates (int64); strand int8; score and identities
+    int32 when every record is shorter than 2^31 bases (they never exceed an HSP's length), else int64."""
     xp = array_module(raw["qstart"])
     qstarts, rstarts = xp.asarray(query.starts), xp.asarray(reference.starts)
     qrec = xp.searchsorted(qstarts, raw["qstart"], side="right") - 1
     if strand == 0:
-        rstart, rend = raw["rstart"], raw["rend"]
+        rstart = raw["rstart"]
     else:  # back from the reverse complement of the whole reference concatenation
-        rstart, rend = reference.total - raw["rend"], reference.total - raw["rstart"]
+        rstart = reference.total - raw["rend"]
     rrec = xp.searchsorted(rstarts, rstart, side="right") - 1
+    narrow = max(int(query.lengths.max()), int(reference.lengths.max())) < 1 << 31
+    counts = xp.int32 if narrow else xp.int64
     return {
-        "qrec": qrec,
-        "rrec": rrec,
+        "qrec": qrec.astype(xp.int32),
+        "rrec": rrec.astype(xp.int32),
         "qstart": raw["qstart"] - qstarts[qrec],
         "qend": raw["qend"] - qstarts[qrec],
         "rstart": rstart - rstarts[rrec],
-        "rend": rend - rstarts[rrec],
-        "strand": xp.full(qrec.size, strand, dtype=xp.int64),
-        "score": raw["score"],
-        "identities": raw["identities"],
-        "length": raw["qend"] - raw["qstart"],
+        "strand": xp.full(qrec.size, strand, dtype=xp.int8),
+        "score": raw["score"].astype(counts),
+        "identities": raw["identities"].astype(counts),
     }
 
 
@@ -152,10 +166,16 @@ def order_by(columns: list, spans: list[int]):
 
 
 def sort_rows(table: dict, nq: int | None = None, nr: int | None = None) -> dict:
-    """Rows in the canonical order: query record, reference record, strand, qstart, rstart, qend."""
+    """Rows in the canonical order: query record, reference record, strand, qstart, rstart, qend.
+    Columns are reordered one at a time, so the table is never held twice."""
     if table["qstart"].size < 2:
         return table
     spans = {"qrec": nq, "rrec": nr, "strand": 2}
     columns = [table[c] for c in ORDER]
     sizes = [spans.get(c) or int(table[c].max()) + 1 for c in ORDER]
-    return take(table, order_by(columns, sizes))
+    order = order_by(columns, sizes)
+    del columns
+    table = dict(table)
+    for name in list(table):
+        table[name] = table[name][order]
+    return table
