@@ -25,7 +25,7 @@ from .params import Params
 
 log = logging.getLogger(__name__)
 
-ROW_GROUP_ROWS = 1 << 22  # HSPs a Parquet row group holds (about 130 MB of columns)
+ROW_GROUP_ROWS = 1 << 21  # HSPs a Parquet row group holds (about 130 MB of columns in memory, 15 MB on disk)
 
 
 def _umask() -> int:
@@ -64,52 +64,134 @@ def hsp_schema():
     return pa.schema([(name, types.get(name, pa.int64())) for name in COLUMNS])
 
 
+PARQUET_OPTIONS = dict(compression="zstd", compression_level=1, use_dictionary=["qrec", "rrec", "strand"],
+                       column_encoding={name: "DELTA_BINARY_PACKED" for name in COLUMNS
+                                        if name not in ("qrec", "rrec", "strand")})
+
+
 class HspWriter:
     """An HSP table written to Parquet row group by row group (zstd, delta-encoded positions).
 
-    The file's key-value metadata holds `gpu_kernels` (JSON): the query and reference record
-    tables (names, lengths), the parameters, and any extra fields given. Use as a context manager:
-    the file appears under its final name only when the block ends without an error.
+    pyarrow encodes a file on one thread, so row groups are encoded in parallel, each as a small
+    one-row-group Parquet file in memory, and spliced into the output in order: their pages are
+    copied as they are and only the byte offsets in the footer change (thrift.py). Host memory is
+    bounded by the row groups in flight. The file's key-value metadata holds `gpu_kernels` (JSON):
+    the query and reference record tables (names, lengths), the parameters, and any extra fields
+    given. Use as a context manager: the file appears under its final name only when the block
+    ends without an error.
     """
 
     def __init__(self, path: str, qnames, qlens, rnames, rlens, params: Params | None = None,
-                 extra: dict | None = None, row_group_rows: int = ROW_GROUP_ROWS):
+                 extra: dict | None = None, row_group_rows: int = ROW_GROUP_ROWS, threads: int = 0):
         self.path, self.row_group_rows, self.rows, self.groups = path, row_group_rows, 0, 0
+        self.threads = threads or default_threads()
         meta = {"query": {"names": [str(n) for n in qnames], "lengths": [int(x) for x in qlens]},
                 "reference": {"names": [str(n) for n in rnames], "lengths": [int(x) for x in rlens]},
                 "params": params.as_dict() if params is not None else None, **(extra or {})}
         self.schema = hsp_schema().with_metadata({"gpu_kernels": json.dumps(meta)})
         self._atomic = atomic_path(path)
-        self._writer = None
+        self._pending: deque = deque()
+        self._row_groups: list = []
+        self._footer = None
 
     def __enter__(self) -> "HspWriter":
-        import pyarrow.parquet as pq
-
-        tmp = self._atomic.__enter__()
-        delta = {name: "DELTA_BINARY_PACKED" for name in COLUMNS if name not in ("qrec", "rrec", "strand")}
-        self._writer = pq.ParquetWriter(tmp, self.schema, compression="zstd", compression_level=1,
-                                        use_dictionary=["qrec", "rrec", "strand"], column_encoding=delta)
+        self._tmp = self._atomic.__enter__()
+        self._handle = open(self._tmp, "wb")
+        self._handle.write(b"PAR1")
+        self._pool = ThreadPoolExecutor(self.threads)
         return self
 
     def write(self, hsps: dict) -> None:
-        """Append rows (host arrays of the COLUMNS), in row groups of at most row_group_rows."""
+        """Append rows (host arrays of the COLUMNS, or of hsps.STORED), in row groups of at most
+        row_group_rows. The arrays may be reused by the caller as soon as this returns."""
         import pyarrow as pa
 
         hsps = complete(hsps)
         n = int(np.asarray(hsps[COLUMNS[0]]).size)
         for at in range(0, n, self.row_group_rows):
-            part = [pa.array(np.asarray(hsps[name][at:at + self.row_group_rows]), type=field.type)
+            part = [pa.array(np.array(hsps[name][at:at + self.row_group_rows]), type=field.type)
                     for name, field in zip(COLUMNS, self.schema)]
-            self._writer.write_table(pa.Table.from_arrays(part, schema=self.schema), row_group_size=self.row_group_rows)
-            self.rows += len(part[0])
-            self.groups += 1
+            table = pa.Table.from_arrays(part, schema=self.schema)
+            self._pending.append(self._pool.submit(self._encode, table))
+            while len(self._pending) > self.threads:
+                self._splice(self._pending.popleft().result())
+
+    def _encode(self, table) -> bytes:
+        import io
+
+        import pyarrow.parquet as pq
+
+        buffer = io.BytesIO()
+        pq.write_table(table, buffer, row_group_size=max(1, table.num_rows), **PARQUET_OPTIONS)
+        return buffer.getvalue()
+
+    def _splice(self, data: bytes) -> None:
+        """Copy one encoded row group's pages to the output and keep its footer entry, offsets shifted."""
+        from . import thrift
+
+        size = int.from_bytes(data[-8:-4], "little")
+        footer = thrift.Reader(data[-8 - size:-8]).struct()
+        body = data[4:-8 - size]
+        shift = self._handle.tell() - 4
+        for group in thrift.field(footer, 4)[2][1]:
+            _shift_offsets(group, shift, len(self._row_groups))
+            self._row_groups.append(group)
+            self.rows += thrift.field(group, 3)[2]
+        if self._footer is None:
+            self._footer = footer
+        self._handle.write(body)
+        self.groups += 1
+        if self.groups % 16 == 0:
             log.info("%s: %d rows written (%d row groups)", self.path, self.rows, self.groups)
 
     def __exit__(self, kind, error, trace) -> None:
         try:
-            self._writer.close()
+            if kind is None:
+                while self._pending:
+                    self._splice(self._pending.popleft().result())
+                self._handle.write(self._closing_footer())
+                log.info("%s: %d rows written (%d row groups)", self.path, self.rows, self.groups)
         finally:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._handle.close()
             self._atomic.__exit__(kind, error, trace)
+
+    def _closing_footer(self) -> bytes:
+        from . import thrift
+
+        if self._footer is None:  # no rows: the footer of an empty file of this schema
+            import io
+
+            import pyarrow.parquet as pq
+
+            buffer = io.BytesIO()
+            pq.write_table(self.schema.empty_table(), buffer, **PARQUET_OPTIONS)
+            data = buffer.getvalue()
+            return data[4:]
+        footer = [list(entry) for entry in self._footer]
+        thrift.field(footer, 3)[2] = self.rows
+        thrift.field(footer, 4)[2] = [thrift.STRUCT, self._row_groups]
+        encoded = thrift.encode_struct(footer)
+        return encoded + len(encoded).to_bytes(4, "little") + b"PAR1"
+
+
+def _shift_offsets(group: list, shift: int, ordinal: int) -> None:
+    """Move a row group's byte offsets (RowGroup, ColumnChunk, ColumnMetaData fields) by shift."""
+    from . import thrift
+
+    for entry in group:
+        if entry[0] == 5:  # RowGroup.file_offset
+            entry[2] += shift
+        elif entry[0] == 7:  # RowGroup.ordinal
+            entry[2] = ordinal
+    for chunk in thrift.field(group, 1)[2][1]:
+        for entry in chunk:
+            if entry[0] in (2, 4, 6):  # file_offset, offset_index_offset, column_index_offset
+                entry[2] += shift if entry[2] else 0
+            elif entry[0] == 3:  # ColumnMetaData
+                for sub in entry[2]:
+                    if sub[0] in (9, 10, 11, 14):  # data, index, dictionary page and bloom filter offsets
+                        sub[2] += shift
 
 
 def write_hsps(path: str, hsps: dict, qnames, qlens, rnames, rlens, params: Params | None = None,

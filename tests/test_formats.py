@@ -119,3 +119,44 @@ def test_command_line_counts_agree(tmp_path):
     assert count == pq.ParquetFile(table).metadata.num_rows == len(paf.read_text().splitlines()) > 500
     assert json.loads(pq.read_schema(table).metadata[b"gpu_kernels"])["stats"]["hsps"] == count
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+def test_row_groups_encoded_in_parallel_splice_into_one_valid_file(tmp_path):
+    """The spliced file reads back as pyarrow's own single-threaded file does, statistics and filters too."""
+    from gpu_kernels import thrift
+
+    rng = np.random.default_rng(5)
+    n = 50_000
+    qstart = np.sort(rng.integers(0, 10**9, n))
+    length = rng.integers(64, 900, n)
+    hsps = {"qrec": rng.integers(0, 3, n), "rrec": rng.integers(0, 5, n), "qstart": qstart, "qend": qstart + length,
+            "rstart": rng.integers(0, 10**9, n), "strand": rng.integers(0, 2, n), "score": length // 2,
+            "identities": length - 3}
+    spliced, single = tmp_path / "spliced.parquet", tmp_path / "single.parquet"
+    with F.HspWriter(str(spliced), ["a", "b", "c"], [1, 2, 3], list("vwxyz"), [1] * 5, row_group_rows=999,
+                     threads=4) as writer:
+        writer.write(hsps)
+    import pyarrow as pa
+
+    from gpu_kernels.hsps import complete
+
+    full = complete(hsps)
+    table = pa.Table.from_arrays([pa.array(full[c], type=f.type) for c, f in zip(COLUMNS, F.hsp_schema())],
+                                 schema=F.hsp_schema())
+    pq.write_table(table, single, row_group_size=999, **F.PARQUET_OPTIONS)
+    assert pq.ParquetFile(spliced).num_row_groups == pq.ParquetFile(single).num_row_groups == -(-n // 999)
+    assert pq.read_table(spliced).equals(pq.read_table(single))
+    low = int(qstart[n // 3])
+    assert pq.read_table(spliced, filters=[("qstart", "<", low)]).num_rows == int((qstart < low).sum())
+    for i in (0, 7, 50):
+        a = pq.ParquetFile(spliced).metadata.row_group(i).column(2).statistics
+        b = pq.ParquetFile(single).metadata.row_group(i).column(2).statistics
+        assert (a.min, a.max, a.num_values) == (b.min, b.max, b.num_values)
+    footer = spliced.read_bytes()
+    size = int.from_bytes(footer[-8:-4], "little")
+    raw = footer[-8 - size:-8]
+    assert thrift.encode_struct(thrift.Reader(raw).struct()) == raw
+    empty = tmp_path / "empty.parquet"
+    with F.HspWriter(str(empty), ["a"], [1], ["b"], [1]):
+        pass
+    assert pq.read_table(empty).num_rows == 0 and F.read_meta(str(empty))["query"]["names"] == ["a"]
