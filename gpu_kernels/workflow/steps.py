@@ -130,8 +130,7 @@ def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path
     hsps, _ = read_hsps(hsps_path, ("qrec", "rrec", "strand", "qstart", "qend", "rstart", "rend"))
     nq, nr = len(query.names), len(reference.names)
     per_pair = pair_coverage(hsps, nq, nr)
-    counts = np.zeros((nq, nr), dtype=np.int64)
-    np.add.at(counts, (hsps["qrec"], hsps["rrec"]), 1)
+    counts = np.bincount(hsps["qrec"] * nr + hsps["rrec"], minlength=nq * nr).reshape(nq, nr)
     rows = []
     for qi, ri in zip(*np.nonzero(counts)):
         qlen = int(query.lengths[qi])
