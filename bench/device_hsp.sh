@@ -2,6 +2,7 @@
 # Device calls for the HSP path and the extension rule:
 #   bash bench/device_hsp.sh engine     # GPU tests, the command line on the heavy 150 Mbp pair, stage tables
 #   bash bench/device_hsp.sh workflow   # the workflow on 2 x 3 x 30 Mbp heavy genomes, backend cupy
+#   bash bench/device_hsp.sh path       # the command line on the heavy 150 Mbp pair, then the workflow
 # Logs go to $OUT so a run cut off still returns them.
 set -uo pipefail
 what=${1:-engine}
@@ -18,6 +19,10 @@ if [ "$what" = engine ]; then
     python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_formats.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -5
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
     python3 bench/gpu_pair.py --sizes 5 50 --heavy 150 --runs 2 --workdir /tmp/hp 2>&1 | tee "$OUT/gpu_pair.log" | tail -45
+fi
+if [ "$what" = path ]; then
+    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
+    python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 2>&1 | tee "$OUT/workflow.log"
 fi
 if [ "$what" = workflow ]; then
     python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 2>&1 | tee "$OUT/workflow.log"
