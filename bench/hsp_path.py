@@ -85,6 +85,7 @@ def main() -> None:
         print(f"{name:<30} {wall:8.2f} {peak:8.2f}  {out[:110]}")
     print(f"Parquet rows {n:,} ({os.path.getsize(table) / 1e9:.2f} GB), PAF lines {count_lines(paf):,} "
           f"({os.path.getsize(paf) / 1e9:.2f} GB)")
+    os.remove(paf)  # tens of GB: leave the disk to the next benchmark
 
 
 if __name__ == "__main__":
