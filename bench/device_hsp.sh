@@ -22,8 +22,8 @@ if [ "$what" = engine ]; then
 fi
 if [ "$what" = path ]; then
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
-    python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 2>&1 | tee "$OUT/workflow.log"
+    python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 -- --resources gpu=1 2>&1 | tee "$OUT/workflow.log"
 fi
 if [ "$what" = workflow ]; then
-    python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 2>&1 | tee "$OUT/workflow.log"
+    python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 -- --resources gpu=1 2>&1 | tee "$OUT/workflow.log"
 fi

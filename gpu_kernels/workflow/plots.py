@@ -14,40 +14,40 @@ FORWARD = "#1f5fbf"
 REVERSE = "#d62728"
 
 
-def _segments(qstart, qend, rstart, rend, strand, qoff=0, roff=0):
-    """Line segments (query on x, reference on y); reverse HSPs run against the diagonal."""
-    x0, x1 = qstart + qoff, qend + qoff
-    y0 = np.where(strand == 0, rstart, rend) + roff
-    y1 = np.where(strand == 0, rend, rstart) + roff
-    return np.stack((np.stack((x0, y0), axis=1), np.stack((x1, y1), axis=1)), axis=1)
+def _coords(hsps: dict, qoff=0, roff=0):
+    """(x0, y0, x1, y1) of every HSP, query on x and reference on y; reverse HSPs run against the diagonal."""
+    strand = np.asarray(hsps["strand"])
+    rend = hsps["rend"] if "rend" in hsps else hsps["rstart"] + (hsps["qend"] - hsps["qstart"])
+    x0, x1 = hsps["qstart"] + qoff, hsps["qend"] + qoff
+    y0 = np.where(strand == 0, hsps["rstart"], rend) + roff
+    y1 = np.where(strand == 0, rend, hsps["rstart"]) + roff
+    return x0, y0, x1, y1
 
 
 MAX_LINES = 100_000  # segments drawn as lines; the rest are rasterized to the pixels they fall on
 RASTER = 1000        # raster cells a side for the rest
 
 
-def _draw(ax, segments, strand):
+def _draw(ax, x0, y0, x1, y1, strand):
     """Forward segments blue, reverse red. Beyond MAX_LINES segments, the longest are drawn as lines
     and the others as the raster cells their midpoints fall in: at most what the pixels can show."""
     strand = np.asarray(strand)
-    lines = np.arange(len(segments))
-    if len(segments) > MAX_LINES:
-        span = np.abs(segments[:, 1, 0] - segments[:, 0, 0])
-        lines = np.argpartition(-span, MAX_LINES)[:MAX_LINES]
-        rest = np.ones(len(segments), dtype=bool)
+    lines = np.arange(strand.size)
+    if strand.size > MAX_LINES:
+        lines = np.argpartition(-np.abs(x1 - x0), MAX_LINES)[:MAX_LINES]
+        rest = np.ones(strand.size, dtype=bool)
         rest[lines] = False
-        _raster(ax, segments[rest], strand[rest])
+        _raster(ax, (x0[rest] + x1[rest]) / 2, (y0[rest] + y1[rest]) / 2, strand[rest])
+    segments = np.stack((np.stack((x0[lines], y0[lines]), axis=1), np.stack((x1[lines], y1[lines]), axis=1)), axis=1)
     for value, colour, label in ((0, FORWARD, "forward"), (1, REVERSE, "reverse")):
-        chosen = lines[strand[lines] == value]
+        chosen = strand[lines] == value
         ax.add_collection(LineCollection(segments[chosen], colors=colour, linewidths=1.2, label=label))
 
 
-def _raster(ax, segments, strand) -> None:
-    """Segments too many to draw one by one, as filled raster cells (by strand) under the lines."""
-    x = segments[:, :, 0].mean(axis=1)
-    y = segments[:, :, 1].mean(axis=1)
-    xmax = max(1.0, float(segments[:, :, 0].max()))
-    ymax = max(1.0, float(segments[:, :, 1].max()))
+def _raster(ax, x, y, strand) -> None:
+    """Points too many to draw one by one (segment midpoints), as filled raster cells (by strand)
+    under the lines."""
+    xmax, ymax = max(1.0, float(x.max())), max(1.0, float(y.max()))
     for value, colour in ((0, FORWARD), (1, REVERSE)):
         mask = strand == value
         if not mask.any():
@@ -69,7 +69,7 @@ def _save(fig, path: str) -> None:
 def pair_dotplot(hsps: dict, qname: str, rname: str, qlen: int, rlen: int, path: str) -> None:
     """Dotplot of one chromosome pair: forward HSPs blue, reverse HSPs red."""
     fig, ax = plt.subplots(figsize=(6, 6))
-    _draw(ax, _segments(hsps["qstart"], hsps["qend"], hsps["rstart"], hsps["rend"], hsps["strand"]), hsps["strand"])
+    _draw(ax, *_coords(hsps), hsps["strand"])
     ax.set_xlim(0, qlen)
     ax.set_ylim(0, rlen)
     ax.set_xlabel(f"{qname} (bp)")
@@ -85,9 +85,7 @@ def grid_dotplot(hsps: dict, qnames, qlens, rnames, rlens, qgenome: str, rgenome
     qoff = np.concatenate(([0], np.cumsum(qlens)[:-1]))
     roff = np.concatenate(([0], np.cumsum(rlens)[:-1]))
     fig, ax = plt.subplots(figsize=(8, 8))
-    seg = _segments(hsps["qstart"], hsps["qend"], hsps["rstart"], hsps["rend"], hsps["strand"],
-                    qoff[hsps["qrec"]], roff[hsps["rrec"]])
-    _draw(ax, seg, hsps["strand"])
+    _draw(ax, *_coords(hsps, qoff[hsps["qrec"]], roff[hsps["rrec"]]), hsps["strand"])
     qtotal, rtotal = int(np.sum(qlens)), int(np.sum(rlens))
     for x in qoff[1:]:
         ax.axvline(x, color="0.75", linewidth=0.5)

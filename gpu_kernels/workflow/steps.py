@@ -5,6 +5,7 @@ import logging
 import os
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -12,8 +13,8 @@ from ..backend import get_backend
 from ..coverage import pair_coverage, query_coverage
 from ..engine import compare
 from ..formats import (ROW_GROUP_ROWS, HspWriter, atomic_path, gecko_csv_from_table, iter_hsps, mummer_text,
-                       paf_from_table, read_hsps, read_meta, read_tsv, write_string, write_tsv)
-from ..hsps import concat, empty, sort_rows, take
+                       paf_from_table, read_columns, read_hsps, read_meta, read_tsv, write_string, write_tsv)
+from ..hsps import concat, sort_rows
 from ..matches import find_matches, hsps_to_matches, matches_to_hsps
 from ..params import Params
 from .genome import load_bin, read_table
@@ -111,10 +112,15 @@ def merge(parts: list[str], stats_parts: list[str], query: Genome, reference: Ge
         for piece in merged_parts(parts):
             out.write(piece)
     rows = out.rows
-    if paf_path:
-        paf_from_table(hsps_path, paf_path)
-    if csv_path:
-        gecko_csv_from_table(hsps_path, csv_path, query.name, reference.name, seeds, kept)
+    # the two text formats at once: each is mostly disk writes and string kernels that release the GIL
+    with ThreadPoolExecutor(2) as pool:
+        jobs = []
+        if paf_path:
+            jobs.append(pool.submit(paf_from_table, hsps_path, paf_path))
+        if csv_path:
+            jobs.append(pool.submit(gecko_csv_from_table, hsps_path, csv_path, query.name, reference.name, seeds, kept))
+        for job in jobs:
+            job.result()
     write_tsv(stats_path, stats)
     log.info("%s vs %s: %d HSPs from %d bin pairs", query.name, reference.name, rows, len(parts))
 
@@ -127,10 +133,10 @@ def write_mummer(hsps_path: str, query: Genome, reference: Genome, path: str) ->
 
 def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path: str, query_path: str) -> None:
     """Coverage per chromosome pair and per query chromosome, forward, reverse and both strands."""
-    hsps, _ = read_hsps(hsps_path, ("qrec", "rrec", "strand", "qstart", "qend", "rstart", "rend"))
+    hsps = read_columns(hsps_path, ("qrec", "rrec", "strand", "qstart", "qend"))
     nq, nr = len(query.names), len(reference.names)
     per_pair = pair_coverage(hsps, nq, nr)
-    counts = np.bincount(hsps["qrec"] * nr + hsps["rrec"], minlength=nq * nr).reshape(nq, nr)
+    counts = np.bincount(hsps["qrec"].astype(np.int64) * nr + hsps["rrec"], minlength=nq * nr).reshape(nq, nr)
     rows = []
     for qi, ri in zip(*np.nonzero(counts)):
         qlen = int(query.lengths[qi])
@@ -154,17 +160,21 @@ PAIR_FIELDS = ["query_genome", "query", "query_length", "reference_genome", "ref
                "coverage_both"]
 
 
-def plots(hsps_path: str, query: Genome, reference: Genome, grid_path: str | None, heatmap_path: str | None,
-          pairs_dir: str | None, max_pair_plots: int) -> None:
-    """Grid dotplot, coverage heatmap and per chromosome pair dotplots of one genome pair."""
+def plots(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, grid_path: str | None,
+          heatmap_path: str | None, pairs_dir: str | None, max_pair_plots: int) -> None:
+    """Grid dotplot, coverage heatmap and per chromosome pair dotplots of one genome pair (coverage
+    from the pair table the coverage rule wrote, not computed again)."""
     from .plots import coverage_heatmap, grid_dotplot, pair_dotplot
 
-    hsps, _ = read_hsps(hsps_path, ("qrec", "rrec", "strand", "qstart", "qend", "rstart", "rend"))
+    hsps = read_columns(hsps_path, ("qrec", "rrec", "strand", "qstart", "qend", "rstart"))
     if grid_path:
         grid_dotplot(hsps, query.names, query.lengths, reference.names, reference.lengths,
                      query.name, reference.name, grid_path)
     nq, nr = len(query.names), len(reference.names)
-    both = pair_coverage(hsps, nq, nr)["both"]
+    index = {name: i for i, name in enumerate(query.names)}, {name: i for i, name in enumerate(reference.names)}
+    both = np.zeros((nq, nr), dtype=np.int64)
+    for row in read_tsv(coverage_path):
+        both[index[0][row["query"]], index[1][row["reference"]]] = int(row["covered_both"])
     if heatmap_path:
         qorder = np.argsort(-query.lengths, kind="stable")
         rorder = np.argsort(-reference.lengths, kind="stable")
@@ -172,14 +182,16 @@ def plots(hsps_path: str, query: Genome, reference: Genome, grid_path: str | Non
         coverage_heatmap(matrix, query.names[qorder], reference.names[rorder], query.name, reference.name, heatmap_path)
     if pairs_dir:
         os.makedirs(pairs_dir, exist_ok=True)
+        # rows are in (qrec, rrec) order: each chromosome pair is one slice
+        pair = hsps["qrec"].astype(np.int64) * nr + hsps["rrec"]
         flat = np.argsort(-both, axis=None, kind="stable")[:max_pair_plots]
         for qi, ri in zip(*np.unravel_index(flat, both.shape)):
             if both[qi, ri] == 0:
                 break
-            mask = (hsps["qrec"] == qi) & (hsps["rrec"] == ri)
+            lo, hi = np.searchsorted(pair, [qi * nr + ri, qi * nr + ri + 1])
             name = f"{_safe(query.names[qi])}__{_safe(reference.names[ri])}.png"
-            pair_dotplot(take(hsps, mask), query.names[qi], reference.names[ri], int(query.lengths[qi]),
-                         int(reference.lengths[ri]), os.path.join(pairs_dir, name))
+            pair_dotplot({c: v[lo:hi] for c, v in hsps.items()}, query.names[qi], reference.names[ri],
+                         int(query.lengths[qi]), int(reference.lengths[ri]), os.path.join(pairs_dir, name))
 
 
 def _safe(name: str) -> str:

@@ -4,6 +4,7 @@
 rule plots:
     input:
         hsps=path("hsps"),
+        coverage=path("coverage_pairs"),
         qtable=path("chromosomes", genome="{query}"),
         rtable=path("chromosomes", genome="{reference}"),
     output:

@@ -10,6 +10,6 @@ from gpu_kernels.workflow.steps import Genome, plots  # noqa: E402
 sm = snakemake  # noqa: F821
 w = sm.wildcards
 
-run(sm, lambda: plots(sm.input.hsps, Genome(w.query, None, sm.input.qtable), Genome(w.reference, None, sm.input.rtable),
+run(sm, lambda: plots(sm.input.hsps, sm.input.coverage, Genome(w.query, None, sm.input.qtable), Genome(w.reference, None, sm.input.rtable),
                       sm.output.grid or None, sm.output.heatmap or None, sm.output.pairs or None,
                       sm.params.max_pair_dotplots))
