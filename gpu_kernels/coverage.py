@@ -28,8 +28,11 @@ def _union_length(group, start, end, groups: int, running_max_fn):
     group = group.astype(xp.int64)
     # Offsetting each group by span lets one sort and one running maximum serve every group at once.
     span = int(end.max()) + 1
-    order = xp.argsort(group * span + start, kind="stable")
-    group, start, end = group[order], start[order], end[order]
+    key = group * span + start
+    if not bool((key[1:] >= key[:-1]).all()):  # tables in the canonical order often need no sort
+        order = xp.argsort(key, kind="stable")
+        group, start, end = group[order], start[order], end[order]
+    del key
     reach = running_max_fn(group * span + end) - group * span
     before = xp.concatenate((xp.zeros(1, dtype=xp.int64), reach[:-1]))
     first = xp.concatenate((xp.ones(1, dtype=bool), group[1:] != group[:-1]))
@@ -41,20 +44,27 @@ def _union_length(group, start, end, groups: int, running_max_fn):
     return total[bounds[1:]] - total[bounds[:-1]]
 
 
-def pair_coverage(hsps: dict, nq: int, nr: int) -> dict[str, np.ndarray]:
-    """Covered query bases per (query record, reference record): forward, reverse and both, shape (nq, nr)."""
+def pair_coverage(hsps: dict, nq: int, nr: int, union=union_length) -> dict[str, np.ndarray]:
+    """Covered query bases per (query record, reference record): forward, reverse and both, shape (nq, nr).
+
+    union: union_length or union_length_cupy (then the columns are device arrays; the result is on the host)."""
+    xp = array_module(hsps["qstart"])
     out = {}
-    pair = hsps["qrec"] * nr + hsps["rrec"]
-    for name, mask in (("forward", hsps["strand"] == 0), ("reverse", hsps["strand"] == 1),
-                       ("both", np.ones(pair.size, dtype=bool))):
-        out[name] = union_length(pair[mask], hsps["qstart"][mask], hsps["qend"][mask], nq * nr).reshape(nq, nr)
+    pair = hsps["qrec"].astype(xp.int64) * nr + hsps["rrec"]
+    for name, mask in (("forward", hsps["strand"] == 0), ("reverse", hsps["strand"] == 1), ("both", None)):
+        part = (pair, hsps["qstart"], hsps["qend"]) if mask is None else (pair[mask], hsps["qstart"][mask], hsps["qend"][mask])
+        out[name] = _host(union(*part, nq * nr)).reshape(nq, nr)
     return out
 
 
-def query_coverage(hsps: dict, nq: int) -> dict[str, np.ndarray]:
+def query_coverage(hsps: dict, nq: int, union=union_length) -> dict[str, np.ndarray]:
     """Covered bases per query record against all reference records: forward, reverse and both."""
     out = {}
-    for name, mask in (("forward", hsps["strand"] == 0), ("reverse", hsps["strand"] == 1),
-                       ("both", np.ones(hsps["qrec"].size, dtype=bool))):
-        out[name] = union_length(hsps["qrec"][mask], hsps["qstart"][mask], hsps["qend"][mask], nq)
+    for name, mask in (("forward", hsps["strand"] == 0), ("reverse", hsps["strand"] == 1), ("both", None)):
+        part = (hsps["qrec"], hsps["qstart"], hsps["qend"])
+        out[name] = _host(union(*(part if mask is None else (c[mask] for c in part)), nq))
     return out
+
+
+def _host(array) -> np.ndarray:
+    return array if isinstance(array, np.ndarray) else array.get()

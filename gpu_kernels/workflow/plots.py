@@ -52,7 +52,10 @@ def _raster(ax, x, y, strand) -> None:
         mask = strand == value
         if not mask.any():
             continue
-        counts, _, _ = np.histogram2d(y[mask], x[mask], bins=RASTER, range=[[0, ymax], [0, xmax]])
+        # integer binning with one bincount: far faster than histogram2d on 10^8 points
+        ix = np.minimum((x[mask] * (RASTER / xmax)).astype(np.int64), RASTER - 1)
+        iy = np.minimum((y[mask] * (RASTER / ymax)).astype(np.int64), RASTER - 1)
+        counts = np.bincount(iy * RASTER + ix, minlength=RASTER * RASTER).reshape(RASTER, RASTER)
         rgba = np.zeros(counts.shape + (4,))
         rgba[..., :3] = matplotlib.colors.to_rgb(colour)
         rgba[..., 3] = counts > 0

@@ -131,12 +131,18 @@ def write_mummer(hsps_path: str, query: Genome, reference: Genome, path: str) ->
     write_string(path, mummer_text(hsps_to_matches(hsps, query.lengths), query.names, query.lengths, reference.names))
 
 
-def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path: str, query_path: str) -> None:
-    """Coverage per chromosome pair and per query chromosome, forward, reverse and both strands."""
+def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path: str, query_path: str,
+                    backend: str = "numpy") -> None:
+    """Coverage per chromosome pair and per query chromosome, forward, reverse and both strands
+    (unions of intervals on the backend's device)."""
     hsps = read_columns(hsps_path, ("qrec", "rrec", "strand", "qstart", "qend"))
     nq, nr = len(query.names), len(reference.names)
-    per_pair = pair_coverage(hsps, nq, nr)
     counts = np.bincount(hsps["qrec"].astype(np.int64) * nr + hsps["rrec"], minlength=nq * nr).reshape(nq, nr)
+    backend = get_backend(backend)
+    hsps = {name: backend.to_device(column) for name, column in hsps.items()}
+    per_pair = pair_coverage(hsps, nq, nr, backend.union_length)
+    per_query = query_coverage(hsps, nq, backend.union_length)
+    del hsps
     rows = []
     for qi, ri in zip(*np.nonzero(counts)):
         qlen = int(query.lengths[qi])
@@ -146,7 +152,6 @@ def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path
                      **{f"covered_{s}": int(per_pair[s][qi, ri]) for s in ("forward", "reverse", "both")},
                      **{f"coverage_{s}": round(per_pair[s][qi, ri] / qlen, 6) for s in ("forward", "reverse", "both")}})
     write_tsv(pairs_path, rows, fields=PAIR_FIELDS)
-    per_query = query_coverage(hsps, nq)
     rows = [{"query_genome": query.name, "query": query.names[qi], "query_length": int(query.lengths[qi]),
              "reference_genome": reference.name,
              **{f"covered_{s}": int(per_query[s][qi]) for s in ("forward", "reverse", "both")},

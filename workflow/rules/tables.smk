@@ -9,6 +9,10 @@ rule coverage:
     output:
         pairs=report(path("coverage_pairs"), category="Coverage", caption="../report/coverage.rst"),
         query=report(path("coverage_query"), category="Coverage", caption="../report/coverage.rst"),
+    params:
+        backend=BACKEND,
+    resources:
+        gpu=1 if BACKEND == "cupy" else 0,
     conda:
         "../envs/engine.yaml"
     log:

@@ -10,5 +10,13 @@ from gpu_kernels.workflow.steps import Genome, coverage_tables  # noqa: E402
 sm = snakemake  # noqa: F821
 w = sm.wildcards
 
-run(sm, lambda: coverage_tables(sm.input.hsps, Genome(w.query, None, sm.input.qtable),
-                                Genome(w.reference, None, sm.input.rtable), sm.output.pairs, sm.output.query))
+def step():
+    if sm.params.backend == "cupy":
+        from gpu_kernels.workflow.devices import claim_device
+
+        claim_device()
+    coverage_tables(sm.input.hsps, Genome(w.query, None, sm.input.qtable), Genome(w.reference, None, sm.input.rtable),
+                    sm.output.pairs, sm.output.query, sm.params.backend)
+
+
+run(sm, step)
