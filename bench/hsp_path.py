@@ -51,6 +51,7 @@ def main() -> None:
     parser.add_argument("--backend", default="cupy")
     parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "hsp_path"))
     parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--once", action="store_true", help="one compare run (no fresh/warm pair): for the CPU")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     qa = os.path.join(args.workdir, f"{args.model}_{args.size:g}_a.fa")
@@ -69,9 +70,12 @@ def main() -> None:
     compare = [sys.executable, "-m", "gpu_kernels", "compare", qa, qb, "--backend", args.backend, "--hsps", table]
     rows = []
     cache = tempfile.mkdtemp(prefix="cupy-cache-")
-    rows.append(("compare, fresh kernel cache", *measured(compare, {"CUPY_CACHE_DIR": cache})))
-    rows.append(("compare, warm", *measured(compare, {"CUPY_CACHE_DIR": cache})))
-    rows.append(("compare, warm (again)", *measured(compare, {"CUPY_CACHE_DIR": cache})))
+    if args.once:
+        rows.append(("compare", *measured(compare)))
+    else:
+        rows.append(("compare, fresh kernel cache", *measured(compare, {"CUPY_CACHE_DIR": cache})))
+        rows.append(("compare, warm", *measured(compare, {"CUPY_CACHE_DIR": cache})))
+        rows.append(("compare, warm (again)", *measured(compare, {"CUPY_CACHE_DIR": cache})))
     paf_cmd = [sys.executable, "-m", "gpu_kernels", "paf", table, "-o", paf]
     if args.threads:
         paf_cmd += ["--threads", str(args.threads)]

@@ -133,6 +133,7 @@ def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats
     parts = []
     while todo:
         tile = todo.pop()
+        groups = qk = qp = rk = rp = None  # an out-of-memory error may come before any of them is bound
         try:
             with stats.timed("seeds"):
                 qk, qp, rk, rp = tile_words(words_q, words_r, tile, k, qtotal, rtotal)

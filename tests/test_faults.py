@@ -1,0 +1,51 @@
+"""Faults that once gave tracebacks or wrong files: each is kept fixed here."""
+import os
+import stat
+import subprocess
+import sys
+
+from conftest import MYCO_232, MYCO_7422, ROOT
+from gpu_kernels import Params, compare
+from gpu_kernels.backend import NumpyBackend
+from hspsets import hsp_set
+
+
+def test_unrelated_pair_reports_zero_hsps(tmp_path):
+    """No shared k-mer: one line, exit 0, an empty PAF (once a KeyError on a missing stats key)."""
+    q, r = tmp_path / "q.fa", tmp_path / "r.fa"
+    q.write_text(">q\n" + "A" * 40 + "\n")
+    r.write_text(">r\n" + "C" * 40 + "\n")
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", str(q), str(r), "-o", str(tmp_path / "o.paf")],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("0 HSPs") and (tmp_path / "o.paf").read_text() == ""
+
+
+class FailingGroups(NumpyBackend):
+    """A backend whose seed-group stage runs out of memory on its first two calls."""
+
+    calls = 0
+
+    def seed_groups(self, qk, rk):
+        FailingGroups.calls += 1
+        if FailingGroups.calls <= 2:
+            raise MemoryError("injected")
+        return super().seed_groups(qk, rk)
+
+
+def test_out_of_memory_while_grouping_splits_the_tile():
+    """Out of memory before a tile's groups exist splits the tile (once an UnboundLocalError)."""
+    expected = hsp_set(compare(MYCO_232, MYCO_7422, Params()))
+    result = compare(MYCO_232, MYCO_7422, Params(), backend=FailingGroups())
+    assert result.stats["retries"] == 2 and hsp_set(result) == expected
+
+
+def test_outputs_follow_the_umask(tmp_path):
+    """Output files get the umask's permissions, not mkstemp's 0600."""
+    old = os.umask(0o022)
+    try:
+        out = tmp_path / "o.parquet"
+        compare(MYCO_232, MYCO_7422, Params(k=32)).write_parquet(str(out))
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644
