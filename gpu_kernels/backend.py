@@ -39,8 +39,8 @@ class NumpyBackend:
     union_length = staticmethod(coverage.union_length)
 
     def seed_budget(self, tile_bytes: int) -> int:
-        """Seeds one tile may hold (tile_bytes 0: 1 GiB)."""
-        return max(1, (tile_bytes or 1 << 30) // CPU_SEED_BYTES)
+        """Seeds one tile may hold (tile_bytes 0: 256 MiB, so a laptop's memory holds a tile and its HSPs)."""
+        return max(1, (tile_bytes or 1 << 28) // CPU_SEED_BYTES)
 
     def release(self) -> None:
         """Give memory back after an out-of-memory error (nothing cached on the CPU)."""

@@ -102,11 +102,28 @@ def _walk(qcodes, rcodes, qpos, rpos, step: int, k: int, extension: Extension):
     return best, best_len, best_ids
 
 
+BATCH = 1 << 16  # seeds walked at once: each live seed holds a few 32-column int64 rows (about 3 KB)
+
+
 def extend(qcodes, rcodes, sq, sr, k: int, extension: Extension):
-    """HSPs of seeds: (qstart, qend, score, identities), int64, one row per seed, on the query axis."""
-    right, right_len, right_ids = _walk(qcodes, rcodes, sq + k, sr + k, +1, k, extension)
-    left, left_len, left_ids = _walk(qcodes, rcodes, sq - 1, sr - 1, -1, k, extension)
-    return sq - left_len, sq + k + right_len, left + right - k * extension.match, k + left_ids + right_ids
+    """HSPs of seeds: (qstart, qend, score, identities), int64, one row per seed, on the query axis.
+
+    Seeds are walked BATCH at a time, so the temporaries stay near 200 MB however many seeds a tile has."""
+    xp = array_module(sq)
+    parts = []
+    for at in range(0, sq.size, BATCH):
+        q, r = sq[at:at + BATCH], sr[at:at + BATCH]
+        right, right_len, right_ids = _walk(qcodes, rcodes, q + k, r + k, +1, k, extension)
+        left, left_len, left_ids = _walk(qcodes, rcodes, q - 1, r - 1, -1, k, extension)
+        parts.append((q - left_len, q + k + right_len, left + right - k * extension.match, k + left_ids + right_ids))
+    if len(parts) == 1:
+        return parts[0]
+    if not parts:
+        empty = xp.zeros(0, dtype=xp.int64)
+        return empty, empty, empty, empty
+    return tuple(xp.concatenate([p[i] for p in parts]) for i in range(4))
+
+
 def extend_cupy(qcodes, rcodes, sq, sr, k: int, extension: Extension):
     """extend on the device: one warp per run of SEEDS_PER_WARP seeds (extend.cu)."""
     cp = cupy()
