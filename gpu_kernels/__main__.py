@@ -132,6 +132,10 @@ def main(argv: list[str] | None = None) -> int:
     except MemoryError:
         print("error: out of memory; lower --tile-bytes", file=sys.stderr)
         return 3
+    except OSError as error:  # an output path that is a directory, unwritable, or a full disk
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"error: {where}{error.strerror or error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ memory is bounded by a few row groups, never by the output.
 from __future__ import annotations
 
 import csv
+import errno
 import json
 import logging
 import os
@@ -39,6 +40,8 @@ def atomic_path(path: str):
     """Yield a temporary path beside path; rename it to path only when the block succeeds.
 
     The file gets the permissions the umask gives a new file (mkstemp alone would leave it 0600)."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a file name", path)
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     # a hidden name that does not end like the target, so no glob for finished files matches it

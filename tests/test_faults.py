@@ -49,3 +49,26 @@ def test_outputs_follow_the_umask(tmp_path):
     finally:
         os.umask(old)
     assert stat.S_IMODE(out.stat().st_mode) == 0o644
+
+
+def test_output_path_that_is_a_directory(tmp_path):
+    """-o naming a directory: one line and exit 2, no traceback, nothing left behind."""
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "-o", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and str(tmp_path) in proc.stderr
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+def test_workflow_backend_cupy_without_a_gpu(tmp_path):
+    """backend: cupy where CuPy finds no device: one line before any job runs."""
+    from conftest import gpu_present
+    from wfhelpers import snakemake, workdir
+
+    if gpu_present():
+        return
+    cwd = workdir(tmp_path)
+    proc = snakemake(cwd, "--cores", "1", "--config", "backend=cupy", check=False)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert "backend: cupy, but CuPy is not installed or finds no CUDA device" in proc.stderr
+    assert not (cwd / "results" / "default").exists()

@@ -120,6 +120,8 @@ for _set, _params in PARAMS.items():
 BACKEND = config["backend"]
 if BACKEND == "auto":
     BACKEND = "cupy" if gpu_available() else "numpy"
+elif BACKEND == "cupy" and not gpu_available():
+    fail("backend: cupy, but CuPy is not installed or finds no CUDA device (install cupy-cuda12x, or set backend: auto)")
 
 
 wildcard_constraints:
