@@ -4,6 +4,8 @@ import stat
 import subprocess
 import sys
 
+import pytest
+
 from conftest import MYCO_232, MYCO_7422, ROOT
 from gpu_kernels import Params, compare
 from gpu_kernels.backend import NumpyBackend
@@ -72,3 +74,21 @@ def test_workflow_backend_cupy_without_a_gpu(tmp_path):
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert "backend: cupy, but CuPy is not installed or finds no CUDA device" in proc.stderr
     assert not (cwd / "results" / "default").exists()
+
+
+@pytest.mark.parametrize("sweep, message", [
+    ("sets: {a: {kk: 20}}", "Additional properties are not allowed ('kk' was unexpected)"),
+    ("sets: {a: {fast: 'no'}}", "'no' is not of type 'boolean'"),
+    ("grid: {k: [20.5, 24]}", "20.5 is not of type 'integer'"),
+])
+def test_sweep_sets_pass_the_engine_schema(tmp_path, sweep, message):
+    """A typo or a wrong type in a sweep set: one line naming the set, before any job runs."""
+    from wfhelpers import snakemake, workdir
+
+    cwd = workdir(tmp_path)
+    (cwd / "sweep.yaml").write_text("genomes:\n  A: resources/Mhyopneumoniae_232.fa.gz\n"
+                                    "  B: resources/Mhyopneumoniae_7422.fa.gz\nsweep:\n  " + sweep + "\n")
+    proc = snakemake(cwd, "--cores", "1", "--configfile", "sweep.yaml", "-n", check=False)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    line = [x for x in proc.stderr.splitlines() if x.startswith("error:")]
+    assert len(line) == 1 and "sweep set" in line[0] and message in line[0], proc.stderr[-1500:]

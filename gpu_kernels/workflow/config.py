@@ -36,13 +36,18 @@ def check_config_file(path: str) -> None:
         raise InputError(f"not valid YAML: {' '.join(str(error).split())}", path) from None
 
 
-def schema_error(config: dict, schema_path: str) -> str | None:
-    """The most relevant schema violation as one line, or None."""
+def schema_error(config: dict, schema_path: str, section: str | None = None, where: str = "config") -> str | None:
+    """The most relevant schema violation as one line, or None.
+
+    section: check config against that top-level section's schema only (a sweep's parameter set
+    against `engine`, so a set gets the same checks as the engine section)."""
     with open(schema_path) as handle:
         schema = yaml.safe_load(handle)
+    if section is not None:
+        schema = schema["properties"][section]
     validator = jsonschema.Draft202012Validator(schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(config))
     if error is None:
         return None
-    where = ".".join(str(p) for p in error.absolute_path) or "(top level)"
-    return f"config {where}: {error.message}"
+    path = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+    return f"{where} {path}: {error.message}"

@@ -107,6 +107,9 @@ def comparison_pairs():
 
 PAIRS = comparison_pairs()
 SETS = param_sets(config["engine"], config.get("sweep"))
+for _set, _engine in SETS.items():  # a sweep's sets pass the engine section's schema too
+    if (_problem := schema_error(_engine, SCHEMA, "engine", f"sweep set {_set}:")) is not None:
+        fail(_problem)
 try:
     PARAMS = {name: engine_params(engine) for name, engine in SETS.items()}
 except InputError as error:
