@@ -53,9 +53,8 @@ class NumpyBackend:
         """An array back on the host."""
         return arrays.to_host(array)
 
-    def host_slices(self, table: dict, rows: int, reuse: bool = False):
-        """A table's rows back on the host, `rows` at a time (a dict of NumPy arrays per slice).
-        reuse: the slices share buffers, valid only until the next one is asked for."""
+    def host_slices(self, table: dict, rows: int):
+        """A table's rows on the host, `rows` at a time (a dict of NumPy arrays per slice)."""
         n = int(next(iter(table.values())).size)
         for at in range(0, n, rows):
             yield {name: np.asarray(column[at:at + rows]) for name, column in table.items()}
@@ -87,24 +86,12 @@ class CupyBackend(NumpyBackend):
         free = (cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes()) // 2
         return max(1, min(tile_bytes or free, free) // GPU_SEED_BYTES)
 
-    def host_slices(self, table: dict, rows: int, reuse: bool = False):
-        """A table's rows copied to the host `rows` at a time; with reuse, into one set of pinned
-        buffers (about twice the bandwidth of a pageable copy) shared by every slice."""
+    def host_slices(self, table: dict, rows: int):
+        """A table's rows copied to the host `rows` at a time, each slice in fresh host arrays (so
+        the Parquet writer's threads can hold several while the next one is copied)."""
         n = int(next(iter(table.values())).size)
-        buffers = {}
         for at in range(0, n, rows):
-            out = {}
-            for name, column in table.items():
-                part = column[at:at + rows]
-                if not reuse:
-                    out[name] = part.get()
-                    continue
-                if name not in buffers:
-                    buffers[name] = arrays.pinned(min(rows, n), column.dtype)
-                view = buffers[name][:part.size]
-                part.get(out=view)
-                out[name] = view
-            yield out
+            yield {name: column[at:at + rows].get() for name, column in table.items()}
 
     def release(self) -> None:
         """Return cached blocks to the device (after an out-of-memory error)."""

@@ -53,11 +53,11 @@ class Result:
         return self.stats["query_covered"] / max(1, int(self.query.lengths.sum()))
 
     def write_parquet(self, path: str, row_group_rows: int = ROW_GROUP_ROWS) -> None:
-        """The HSP table as Parquet, a row group at a time through reused host buffers."""
+        """The HSP table as Parquet, a row group at a time (row groups encoded on all cores)."""
         q, r = self.query, self.reference
         with HspWriter(path, q.names, q.lengths, r.names, r.lengths, self.params,
                        {"stats": self.stats}, row_group_rows) as writer:
-            for part in self.backend.host_slices(self.table, row_group_rows, reuse=True):
+            for part in self.backend.host_slices(self.table, row_group_rows):
                 writer.write(part)
 
     def write_paf(self, path: str, threads: int = 0) -> int:

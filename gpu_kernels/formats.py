@@ -106,24 +106,25 @@ class HspWriter:
 
     def write(self, hsps: dict) -> None:
         """Append rows (host arrays of the COLUMNS, or of hsps.STORED), in row groups of at most
-        row_group_rows. The arrays may be reused by the caller as soon as this returns."""
-        import pyarrow as pa
-
-        hsps = complete(hsps)
-        n = int(np.asarray(hsps[COLUMNS[0]]).size)
+        row_group_rows. The arrays must not change until the writer is closed (pass copies of
+        reused buffers): the row groups are converted and encoded on the worker threads."""
+        n = int(np.asarray(hsps["qstart"]).size)
         for at in range(0, n, self.row_group_rows):
-            part = [pa.array(np.array(hsps[name][at:at + self.row_group_rows]), type=field.type)
-                    for name, field in zip(COLUMNS, self.schema)]
-            table = pa.Table.from_arrays(part, schema=self.schema)
-            self._pending.append(self._pool.submit(self._encode, table))
+            part = {name: column[at:at + self.row_group_rows] for name, column in hsps.items()}
+            self._pending.append(self._pool.submit(self._encode, part))
             while len(self._pending) > self.threads:
                 self._splice(self._pending.popleft().result())
 
-    def _encode(self, table) -> bytes:
+    def _encode(self, part: dict) -> bytes:
+        """One row group as a one-row-group Parquet file in memory."""
         import io
 
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
+        part = complete(part)
+        table = pa.Table.from_arrays([pa.array(np.asarray(part[name]), type=field.type)
+                                      for name, field in zip(COLUMNS, self.schema)], schema=self.schema)
         buffer = io.BytesIO()
         pq.write_table(table, buffer, row_group_size=max(1, table.num_rows), **PARQUET_OPTIONS)
         return buffer.getvalue()

@@ -144,23 +144,31 @@ ORDER = ("qrec", "rrec", "strand", "qstart", "rstart", "qend")  # the canonical 
 
 def order_by(columns: list, spans: list[int]):
     """Indices ordering rows by several non-negative integer columns (most significant first), each
-    below its span: columns are packed into as few 63-bit keys as fit, then one stable sort a key,
-    least significant first (on the columns' device)."""
+    below its span, on the columns' device.
+
+    Columns are packed, most significant first, into as few 63-bit keys as fit. One stable sort of
+    the first key is enough when it has no ties (the usual case for HSPs: rows with equal record
+    pair, strand, qstart and rstart would lie inside one another); otherwise one stable sort a key,
+    least significant first."""
     xp = array_module(columns[0])
-    n = columns[0].size
-    order = xp.arange(n, dtype=xp.int64)
-    key, width = None, 1
-    groups = []
-    for column, span in reversed(list(zip(columns, spans))):
+    keys, key, width = [], None, 1
+    for column, span in zip(columns, spans):
         span = max(1, int(span))
         if key is not None and width * span >= 1 << 63:
-            groups.append(key)
+            keys.append(key)
             key, width = None, 1
-        part = column.astype(xp.int64) * width
-        key = part if key is None else key + part
+        part = column.astype(xp.int64)
+        key = part if key is None else key * span + part
         width *= span
-    groups.append(key)
-    for key in groups:  # least significant first; stable sorts keep the earlier order among ties
+    keys.append(key)
+    order = xp.argsort(keys[0], kind="stable")
+    if len(keys) == 1:
+        return order
+    first = keys[0][order]
+    if bool((first[1:] != first[:-1]).all()):
+        return order
+    order = xp.arange(columns[0].size, dtype=xp.int64)
+    for key in reversed(keys):  # least significant first; stable sorts keep the earlier order among ties
         order = order[xp.argsort(key[order], kind="stable")]
     return order
 
