@@ -57,7 +57,7 @@ class Result:
         q, r = self.query, self.reference
         with HspWriter(path, q.names, q.lengths, r.names, r.lengths, self.params,
                        {"stats": self.stats}, row_group_rows) as writer:
-            for part in self.backend.host_slices(self.table, row_group_rows):
+            for part in self.backend.host_slices(self.table, row_group_rows, ring=writer.threads + 2):
                 writer.write(part)
 
     def write_paf(self, path: str, threads: int = 0) -> int:

@@ -106,8 +106,9 @@ class HspWriter:
 
     def write(self, hsps: dict) -> None:
         """Append rows (host arrays of the COLUMNS, or of hsps.STORED), in row groups of at most
-        row_group_rows. The arrays must not change until the writer is closed (pass copies of
-        reused buffers): the row groups are converted and encoded on the worker threads."""
+        row_group_rows. The row groups are converted and encoded on the worker threads: at most
+        `threads` of them are in flight when this returns, so buffers reused in a ring of
+        `threads + 2` (backend.host_slices) are safe."""
         n = int(np.asarray(hsps["qstart"]).size)
         for at in range(0, n, self.row_group_rows):
             part = {name: column[at:at + self.row_group_rows] for name, column in hsps.items()}

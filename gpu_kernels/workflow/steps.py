@@ -58,7 +58,7 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str, params:
     stats = {**labels, "qbin": qbin, "rbin": rbin, **{key: stats.get(key, 0) for key in STAT_KEYS + TIME_KEYS}}
     extra = {"qbin": qbin, "rbin": rbin, "query_records": [int(i) for i in qindex], "stats": stats}
     with HspWriter(hsps_path, query.names, query.lengths, reference.names, reference.lengths, params, extra) as out:
-        for part in backend.host_slices(table, ROW_GROUP_ROWS):
+        for part in backend.host_slices(table, ROW_GROUP_ROWS, ring=out.threads + 2):
             out.write(part)
     write_tsv(stats_path, [stats])
     log.info("%d HSPs (%d forward, %d reverse) in %.2f s", stats["hsps"], stats["hsps_forward"],
