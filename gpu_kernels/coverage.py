@@ -44,17 +44,21 @@ def _union_length(group, start, end, groups: int, running_max_fn):
     return total[bounds[1:]] - total[bounds[:-1]]
 
 
-def pair_coverage(hsps: dict, nq: int, nr: int, union=union_length) -> dict[str, np.ndarray]:
-    """Covered query bases per (query record, reference record): forward, reverse and both, shape (nq, nr).
+def pair_coverage(hsps: dict, nq: int, nr: int, union=union_length) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Covered query bases of each (query record, reference record) pair that has HSPs: (the pairs'
+    keys qrec * nr + rrec, ascending; {forward, reverse, both: covered bases per pair}).
 
-    union: union_length or union_length_cupy (then the columns are device arrays; the result is on the host)."""
+    Only pairs with HSPs get an entry, so two drafts of 50,000 contigs need no 50,000 x 50,000 table.
+    union: union_length or union_length_cupy (then the columns are device arrays; results on the host)."""
     xp = array_module(hsps["qstart"])
-    out = {}
     pair = hsps["qrec"].astype(xp.int64) * nr + hsps["rrec"]
+    keys = xp.unique(pair)
+    group = xp.searchsorted(keys, pair)
+    out = {}
     for name, mask in (("forward", hsps["strand"] == 0), ("reverse", hsps["strand"] == 1), ("both", None)):
-        part = (pair, hsps["qstart"], hsps["qend"]) if mask is None else (pair[mask], hsps["qstart"][mask], hsps["qend"][mask])
-        out[name] = _host(union(*part, nq * nr)).reshape(nq, nr)
-    return out
+        part = (group, hsps["qstart"], hsps["qend"]) if mask is None else (group[mask], hsps["qstart"][mask], hsps["qend"][mask])
+        out[name] = _host(union(*part, int(keys.size)))
+    return _host(keys), out
 
 
 def query_coverage(hsps: dict, nq: int, union=union_length) -> dict[str, np.ndarray]:

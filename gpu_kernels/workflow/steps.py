@@ -133,24 +133,26 @@ def write_mummer(hsps_path: str, query: Genome, reference: Genome, path: str) ->
 
 def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path: str, query_path: str,
                     backend: str = "numpy") -> None:
-    """Coverage per chromosome pair and per query chromosome, forward, reverse and both strands
-    (unions of intervals on the backend's device)."""
+    """Coverage per chromosome pair (pairs with HSPs) and per query chromosome, forward, reverse and
+    both strands (unions of intervals on the backend's device)."""
     hsps = read_columns(hsps_path, ("qrec", "rrec", "strand", "qstart", "qend"))
     nq, nr = len(query.names), len(reference.names)
-    counts = np.bincount(hsps["qrec"].astype(np.int64) * nr + hsps["rrec"], minlength=nq * nr).reshape(nq, nr)
     backend = get_backend(backend)
     hsps = {name: backend.to_device(column) for name, column in hsps.items()}
-    per_pair = pair_coverage(hsps, nq, nr, backend.union_length)
+    keys, per_pair = pair_coverage(hsps, nq, nr, backend.union_length)
     per_query = query_coverage(hsps, nq, backend.union_length)
+    pair = backend.to_host(hsps["qrec"].astype(backend.xp.int64) * nr + hsps["rrec"])
     del hsps
+    _, counts = np.unique(pair, return_counts=True)  # the same sorted keys
     rows = []
-    for qi, ri in zip(*np.nonzero(counts)):
+    for i, key in enumerate(keys.tolist()):
+        qi, ri = divmod(key, nr)
         qlen = int(query.lengths[qi])
         rows.append({"query_genome": query.name, "query": query.names[qi], "query_length": qlen,
                      "reference_genome": reference.name, "reference": reference.names[ri],
-                     "reference_length": int(reference.lengths[ri]), "hsps": int(counts[qi, ri]),
-                     **{f"covered_{s}": int(per_pair[s][qi, ri]) for s in ("forward", "reverse", "both")},
-                     **{f"coverage_{s}": round(per_pair[s][qi, ri] / qlen, 6) for s in ("forward", "reverse", "both")}})
+                     "reference_length": int(reference.lengths[ri]), "hsps": int(counts[i]),
+                     **{f"covered_{s}": int(per_pair[s][i]) for s in ("forward", "reverse", "both")},
+                     **{f"coverage_{s}": round(per_pair[s][i] / qlen, 6) for s in ("forward", "reverse", "both")}})
     write_tsv(pairs_path, rows, fields=PAIR_FIELDS)
     rows = [{"query_genome": query.name, "query": query.names[qi], "query_length": int(query.lengths[qi]),
              "reference_genome": reference.name,
@@ -177,21 +179,22 @@ def plots(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, 
                      query.name, reference.name, grid_path)
     nq, nr = len(query.names), len(reference.names)
     index = {name: i for i, name in enumerate(query.names)}, {name: i for i, name in enumerate(reference.names)}
-    both = np.zeros((nq, nr), dtype=np.int64)
-    for row in read_tsv(coverage_path):
-        both[index[0][row["query"]], index[1][row["reference"]]] = int(row["covered_both"])
+    covered = {(index[0][row["query"]], index[1][row["reference"]]): int(row["covered_both"])
+               for row in read_tsv(coverage_path)}  # only pairs with HSPs: never a dense records x records table
     if heatmap_path:
-        qorder = np.argsort(-query.lengths, kind="stable")
-        rorder = np.argsort(-reference.lengths, kind="stable")
-        matrix = both[np.ix_(qorder, rorder)] / query.lengths[qorder, None]
+        shown = 60  # the longest records a side; coverage_heatmap lays out at most this many
+        qorder = np.argsort(-query.lengths, kind="stable")[:shown]
+        rorder = np.argsort(-reference.lengths, kind="stable")[:shown]
+        matrix = np.array([[covered.get((qi, ri), 0) for ri in rorder.tolist()] for qi in qorder.tolist()],
+                          dtype=np.float64).reshape(len(qorder), len(rorder)) / query.lengths[qorder, None]
         coverage_heatmap(matrix, query.names[qorder], reference.names[rorder], query.name, reference.name, heatmap_path)
     if pairs_dir:
         os.makedirs(pairs_dir, exist_ok=True)
         # rows are in (qrec, rrec) order: each chromosome pair is one slice
         pair = hsps["qrec"].astype(np.int64) * nr + hsps["rrec"]
-        flat = np.argsort(-both, axis=None, kind="stable")[:max_pair_plots]
-        for qi, ri in zip(*np.unravel_index(flat, both.shape)):
-            if both[qi, ri] == 0:
+        best = sorted(covered.items(), key=lambda item: (-item[1], item[0]))[:max_pair_plots]
+        for (qi, ri), value in best:
+            if value == 0:
                 break
             lo, hi = np.searchsorted(pair, [qi * nr + ri, qi * nr + ri + 1])
             name = f"{_safe(query.names[qi])}__{_safe(reference.names[ri])}.png"
