@@ -92,3 +92,26 @@ def test_sweep_sets_pass_the_engine_schema(tmp_path, sweep, message):
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     line = [x for x in proc.stderr.splitlines() if x.startswith("error:")]
     assert len(line) == 1 and "sweep set" in line[0] and message in line[0], proc.stderr[-1500:]
+
+
+def test_two_drafts_of_20000_contigs_stay_under_2_gb(tmp_path):
+    """Coverage tables and plots keep only the record pairs with HSPs (once dense 20,000 x 20,000
+    tables of several GB): every job of the workflow peaks under 2 GB (Snakemake's benchmark tables)."""
+    import csv
+
+    from contigs import fragmented_pair
+    from wfhelpers import snakemake
+
+    fragmented_pair(str(tmp_path / "a.fa"), str(tmp_path / "b.fa"), 20000, 10_000_000)
+    (tmp_path / "drafts.yaml").write_text("genomes:\n  draftA: a.fa\n  draftB: b.fa\nbackend: numpy\n")
+    snakemake(tmp_path, "--cores", "2", "--configfile", "drafts.yaml")
+    peaks = {}
+    for path in (tmp_path / "results" / "logs" / "benchmarks").rglob("*.tsv"):
+        with open(path) as handle:
+            row = next(csv.DictReader(handle, delimiter="\t"))
+        if row["max_rss"] not in ("NA", "-", ""):
+            peaks[str(path.relative_to(tmp_path))] = float(row["max_rss"])
+    assert any("compare" in p for p in peaks) and any("coverage" in p for p in peaks)
+    assert max(peaks.values()) < 2000, peaks
+    rows = list(csv.DictReader(open(tmp_path / "results/default/draftA_vs_draftB/coverage_pairs.tsv"), delimiter="\t"))
+    assert len(rows) > 20000  # pairs with HSPs only, far fewer than 20,000 x 20,000
