@@ -130,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error.line()}", file=sys.stderr)
         return 2
     except MemoryError:
-        print("error: out of memory; lower --tile-bytes", file=sys.stderr)
+        advice = "; lower --tile-bytes" if args.command == "compare" else "; give the query in smaller files"
+        print(f"error: out of memory{advice}", file=sys.stderr)
         return 3
     except OSError as error:  # an output path that is a directory, unwritable, or a full disk
         where = f"{error.filename}: " if error.filename else ""

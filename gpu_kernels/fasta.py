@@ -39,6 +39,10 @@ def read_bytes(path: str) -> bytes:
             data = gzip.decompress(data)
     except (OSError, EOFError, gzip.BadGzipFile) as error:
         raise InputError(f"cannot read: {error}", path) from None
+    if data[:3] == b"\xef\xbb\xbf":  # a UTF-8 byte order mark, as some editors write
+        data = data[3:]
+    if b"\r" in data and b"\n" not in data:
+        raise InputError("line breaks are CR only (old Mac text): convert them to LF", path)
     return data
 
 
@@ -133,11 +137,12 @@ def read_fasta(path: str) -> list[Record]:
 
 
 def _record_name(header: bytes, number: int, path: str) -> str:
-    """The first word of a header line; an empty or undecodable name is an InputError."""
+    """The first word of a header line (UTF-8, as NCBI descriptions may be); an empty or undecodable
+    name is an InputError."""
     try:
-        text = header.decode("ascii").strip()
+        text = header.decode("utf-8").strip()
     except UnicodeDecodeError:
-        raise InputError(f"record #{number}: header is not ASCII text (binary data?)", path) from None
+        raise InputError(f"record #{number}: header is not UTF-8 text (binary data?)", path) from None
     if not text or not text.split()[0]:
         raise InputError(f"record #{number}: empty record name", path)
     if any(ord(ch) < 32 and ch != "\t" for ch in text):
@@ -164,9 +169,13 @@ WHITESPACE_TABLE[list(WHITESPACE)] = True
 
 def load_fasta_cupy(path: str) -> SeqSet:
     """load_fasta on the device: the raw file is uploaded once and line breaks, encoding, borders and
-    the record checks are all done there. Deviation: FASTA only (a FASTQ file is refused as FASTA)."""
+    the record checks are all done there. A FASTQ file is read on the host, then uploaded."""
     cp = cupy()
     data = read_bytes(path)
+    if data.lstrip()[:1] == b"@":
+        seqset = seqset_of(read_fastq(data.lstrip(), path))
+        seqset.codes = cp.asarray(seqset.codes)
+        return seqset
     spans = layout(data, path)
     names = [name for name, _, _ in spans]
     raw = cp.asarray(np.frombuffer(data, dtype=np.uint8))

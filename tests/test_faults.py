@@ -115,3 +115,25 @@ def test_two_drafts_of_20000_contigs_stay_under_2_gb(tmp_path):
     assert max(peaks.values()) < 2000, peaks
     rows = list(csv.DictReader(open(tmp_path / "results/default/draftA_vs_draftB/coverage_pairs.tsv"), delimiter="\t"))
     assert len(rows) > 20000  # pairs with HSPs only, far fewer than 20,000 x 20,000
+
+
+def run_compare(tmp_path, query_bytes: bytes):
+    q, r = tmp_path / "q.fa", tmp_path / "r.fa"
+    q.write_bytes(query_bytes)
+    r.write_text(">r\n" + "ACGTTGCAAGGCTTAACCGGTTAA" * 10 + "\n")
+    return subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", str(q), str(r), "--min-len", "32"],
+                          cwd=ROOT, capture_output=True, text=True)
+
+
+def test_utf8_descriptions_and_a_byte_order_mark_are_read(tmp_path):
+    """A UTF-8 description (once "not ASCII text") and a leading UTF-8 BOM (once "sequence data before
+    the first header") are fine."""
+    body = ("ACGTTGCAAGGCTTAACCGGTTAA" * 10 + "\n").encode()
+    for text in ("\ufeff>q plain\n".encode("utf-8") + body, ">q Mycoplasma \u00e9t\u00e9 \u2013 strain\n".encode() + body):
+        proc = run_compare(tmp_path, text)
+        assert proc.returncode == 0 and "query coverage 100.00 %" in proc.stdout, proc.stderr
+
+
+def test_cr_only_line_ends_get_their_own_message(tmp_path):
+    proc = run_compare(tmp_path, b">q\rACGTACGTACGTACGTACGTACGTACGTACGTACGT\r")
+    assert proc.returncode == 2 and "CR only" in proc.stderr and "Traceback" not in proc.stderr

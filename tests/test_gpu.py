@@ -163,3 +163,14 @@ def test_exact_matches_same_on_gpu(unique):
         dev = find_matches(query, reference, min_len, unique, CupyBackend())
         rows = lambda m: set(zip(*(np.asarray(m[c]).tolist() for c in ("qrec", "rrec", "strand", "qstart", "rstart", "length"))))
         assert rows(host) == rows(dev) and len(rows(host)) > 1000
+
+
+def test_fastq_on_the_device(tmp_path):
+    """A FASTQ query loads on the CuPy backend as on the host (it once was refused as FASTA)."""
+    from gpu_kernels.backend import CupyBackend, NumpyBackend
+
+    fq = tmp_path / "r.fq"
+    fq.write_text("@r1 a read\nACGTACGTNNACGT\n+\nIIIIIIIIIIIIII\n@r2\nGATTACAGATTACA\n+\nIIIIIIIIIIIIII\n")
+    host, dev = NumpyBackend().load_fasta(str(fq)), CupyBackend().load_fasta(str(fq))
+    assert host.names == dev.names == ["r1", "r2"]
+    assert np.array_equal(host.codes, cp.asnumpy(dev.codes)) and np.array_equal(host.starts, dev.starts)
