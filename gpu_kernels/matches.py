@@ -59,25 +59,36 @@ def sorted_match_words(codes, k: int, step: int = 1):
 
 
 def _reach(qcodes, rcodes, qpos, rpos, step: int):
-    """Bases equal from (qpos, rpos) onward in direction step, up to a mismatch or a BORDER."""
+    """Bases equal from (qpos, rpos) onward in direction step, up to a mismatch or a BORDER.
+
+    Every live walk reads a chunk at once; the chunk grows as walks finish (up to 64 kb for a
+    few long matches), so one match of megabases costs tens of steps, not 10^5."""
     xp = array_module(qpos)
     n = qpos.size
     length = xp.zeros(n, dtype=xp.int64)
-    offsets = xp.arange(CHUNK, dtype=xp.int64) * step
     live = xp.arange(n)
     while live.size:
-        qi = qpos[live, None] + length[live, None] * step + offsets
-        ri = rpos[live, None] + length[live, None] * step + offsets
+        chunk = int(min(1 << 16, max(CHUNK, (CHUNK * BATCH) // live.size)))
+        offsets = xp.arange(chunk, dtype=xp.int64) * step
+        # a chunk may reach past the array's end (or start): clipped, it reads the BORDER codes there
+        qi = xp.clip(qpos[live, None] + length[live, None] * step + offsets, 0, qcodes.size - 1)
+        ri = xp.clip(rpos[live, None] + length[live, None] * step + offsets, 0, rcodes.size - 1)
         a, b = qcodes[qi], rcodes[ri]
         differ = (a != b) | (a == BORDER)
-        ends = xp.where(differ.any(axis=1), differ.argmax(axis=1), CHUNK)
+        ends = xp.where(differ.any(axis=1), differ.argmax(axis=1), chunk)
         length[live] += ends
-        live = live[ends == CHUNK]
+        live = live[ends == chunk]
     return length
 
 
 def strand_mems(qcodes, rcodes, min_match: int):
-    """MEMs (qstart, rstart, length) between two code arrays, unique rows, sorted by (qstart, rstart)."""
+    """MEMs (qstart, rstart, length) between two code arrays, unique rows, sorted by (qstart, rstart).
+
+    Seeds (query words against reference words sampled every min_match - k + 1 positions) are
+    sorted by diagonal and query position. A run of seeds one sampling step apart on a diagonal is a
+    chain; each round extends only the head of every chain to maximality and drops the seeds that
+    lie inside a match found on their diagonal, so every match is walked once however long it is
+    (extending every seed made identical sequences quadratic)."""
     xp = array_module(qcodes)
     k = min(min_match, MAX_K)
     step = min_match - k + 1
@@ -85,17 +96,40 @@ def strand_mems(qcodes, rcodes, min_match: int):
     rk, rp = sorted_match_words(rcodes, k, step)
     sq, sr = seeds(seed_groups(qk, rk), qp, rp)
     del qk, qp, rk, rp
-    parts = []
-    for at in range(0, sq.size, BATCH):  # bounded temporaries: a batch of seeds x CHUNK bases
-        bq, br = sq[at:at + BATCH], sr[at:at + BATCH]
-        left = _reach(qcodes, rcodes, bq - 1, br - 1, -1)
-        right = _reach(qcodes, rcodes, bq + k, br + k, +1)
-        length = left + k + right
-        keep = length >= min_match
-        parts.append((bq[keep] - left[keep], br[keep] - left[keep], length[keep]))
-    if not parts:
-        empty = xp.zeros(0, dtype=xp.int64)
+    empty = xp.zeros(0, dtype=xp.int64)
+    if sq.size == 0:
         return empty, empty, empty
+    diag = sq - sr
+    order = _order2(diag, sq)
+    sq, sr, diag = sq[order], sr[order], diag[order]
+    del order
+    # (diagonal, query position) as one sortable key
+    span = int(qcodes.size) + 1  # matches never leave the query array, so never their diagonal's block
+    key = (diag - int(diag.min())) * span + sq
+    parts = []
+    pending = xp.arange(sq.size, dtype=xp.int64)
+    while pending.size:
+        q, d = sq[pending], diag[pending]
+        head = xp.ones(pending.size, dtype=bool)
+        head[1:] = (d[1:] != d[:-1]) | (q[1:] - q[:-1] != step)
+        heads = pending[head]
+        starts, ends = [], []
+        for at in range(0, heads.size, BATCH):  # bounded temporaries: a batch of walks x a chunk of bases
+            bq, br = sq[heads[at:at + BATCH]], sr[heads[at:at + BATCH]]
+            left = _reach(qcodes, rcodes, bq - 1, br - 1, -1)
+            right = _reach(qcodes, rcodes, bq + k, br + k, +1)
+            length = left + k + right
+            keep = length >= min_match
+            parts.append((bq[keep] - left[keep], br[keep] - left[keep], length[keep]))
+            starts.append(key[heads[at:at + BATCH]] - left)
+            ends.append(key[heads[at:at + BATCH]] + k + right)
+        # the heads' matches are disjoint and in key order: a pending seed is done when its word lies
+        # inside the match before it on its diagonal
+        starts, ends = xp.concatenate(starts), xp.concatenate(ends)
+        rest = pending[~head]
+        at = xp.searchsorted(starts, key[rest], side="right") - 1
+        inside = (at >= 0) & (key[rest] + k <= ends[xp.maximum(at, 0)])
+        pending = rest[~inside]
     qs, rs, length = (xp.concatenate([p[i] for p in parts]) for i in range(3))
     if qs.size == 0:
         return qs, rs, length
