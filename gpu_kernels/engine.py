@@ -161,6 +161,18 @@ def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats
         return parts[0] if len(parts) == 1 else backend.drop_contained(H.concat(parts, H.RAW))
 
 
+def owned_seeds(keys, tile: Tile, rtotal: int, width: int, chunk: int = 1 << 26) -> int:
+    """Seeds a tile owns among its keys (the margins' seeds belong to other tiles), so the seed count
+    is the same whatever the tiling; counted a chunk of keys at a time."""
+    if tile.q0 == 0 and tile.r0 == 0:
+        return int(keys.size)
+    owned = 0
+    for at in range(0, keys.size, chunk):
+        sq, sr = decode_keys(keys[at:at + chunk], rtotal, width)
+        owned += int(((sq >= tile.q0) & (sr >= tile.r0)).sum())
+    return owned
+
+
 def search_tile(qcodes, rcodes, tile: Tile, groups, qp, rp, width: int, params: Params, stats: Stats,
                 backend: NumpyBackend) -> dict:
     """Raw HSPs of the seeds one tile owns, filtered and deduplicated within the tile (on the backend)."""
@@ -168,7 +180,7 @@ def search_tile(qcodes, rcodes, tile: Tile, groups, qp, rp, width: int, params: 
     rtotal = int(rcodes.size)
     with stats.timed("seeds"):
         keys = backend.seed_keys(groups, qp, rp, rtotal, width)
-    stats.counts["seeds"] += int(keys.size)
+        stats.counts["seeds"] += owned_seeds(keys, tile, rtotal, width)
     with stats.timed("diagonals"):
         keys = filter_keys(keys, k)
         sq, sr = decode_keys(keys, rtotal, width)

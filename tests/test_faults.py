@@ -163,3 +163,14 @@ def test_exact_matches_walk_each_match_once(monkeypatch):
     forward = found["strand"] == 0
     assert (found["length"][forward] == 200_000).any()
     assert sum(walked) < 4 * 200_000, sum(walked)
+
+
+def test_seed_count_does_not_depend_on_the_tiling():
+    """The seeds reported are the pair's seeds: margin seeds are counted by the tile that owns them only."""
+    from generate import related_pair
+    from hspsets import records
+
+    query, reference = related_pair(11, 3000, 2, 12)
+    counts = {compare(records(query), records(reference), Params(k=12, tile_len=tile)).stats["seeds"]
+              for tile in (0, 50, 333, 1000)}
+    assert len(counts) == 1 and counts.pop() > 1000
