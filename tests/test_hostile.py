@@ -1,4 +1,5 @@
-"""Faults that once gave tracebacks or wrong files: each is kept fixed here."""
+"""Hostile input and faults that once gave tracebacks, wrong files or runaway time and memory: each kept fixed here
+(the malformed-input cases that always passed are in test_bad_input.py)."""
 import os
 import stat
 import subprocess
