@@ -20,7 +20,11 @@ log = logging.getLogger("gpu_kernels")
 def parser() -> argparse.ArgumentParser:
     """The argument parser; option defaults come from Params."""
     d = Params().as_dict()
-    top = argparse.ArgumentParser(prog="python -m gpu_kernels", description="Exact seed-and-extend genome comparison.")
+    from . import __version__
+
+    top = argparse.ArgumentParser(prog="gpu-genome-compare",
+                                  description="Exact seed-and-extend genome comparison (also: python -m gpu_kernels).")
+    top.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = top.add_subparsers(dest="command", required=True)
     cmp_ = sub.add_parser("compare", help="compare every record of a query FASTA with every record of a reference FASTA")
     cmp_.add_argument("query", help="query FASTA (plain or gzip)")

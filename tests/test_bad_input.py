@@ -83,3 +83,11 @@ def test_gzip_and_good_run(tmp_path):
     assert rows and rows[0][:4] == ["g", "200", "0", "200"] and rows[0][4] == "+" and rows[0][9] == "200"
     assert proc.stdout.startswith("1 HSPs (1 forward, 0 reverse)")
     assert not [name for name in os.listdir(tmp_path) if name.endswith(".part")]
+
+
+def test_version():
+    """--version names the program and the installed version (the console script is the same entry point)."""
+    import gpu_kernels
+
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "--version"], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.strip() == f"gpu-genome-compare {gpu_kernels.__version__}"
