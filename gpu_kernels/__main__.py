@@ -26,7 +26,10 @@ def parser() -> argparse.ArgumentParser:
                                   description="Exact seed-and-extend genome comparison (also: python -m gpu_kernels).")
     top.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = top.add_subparsers(dest="command", required=True)
-    cmp_ = sub.add_parser("compare", help="compare every record of a query FASTA with every record of a reference FASTA")
+    cmp_ = sub.add_parser("compare", help="QUERY first, then REFERENCE (mummer and minimap2 take the reference first): "
+                          "every record of one against every record of the other, both strands",
+                          description="Arguments: QUERY first, then REFERENCE (mummer and minimap2 take the reference "
+                                      "first). Compares every query record with every reference record, both strands.")
     cmp_.add_argument("query", help="query FASTA (plain or gzip)")
     cmp_.add_argument("reference", help="reference FASTA (plain or gzip)")
     cmp_.add_argument("-o", "--output", help="PAF output path")
