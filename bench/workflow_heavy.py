@@ -8,18 +8,15 @@ Prints a table; not a test.
 from __future__ import annotations
 
 import argparse
-import csv
-import glob
 import os
-import subprocess
 import sys
 import time
-from collections import defaultdict
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 from simulate import heavy_pair, write_fasta  # noqa: E402
+from wfbench import print_rules, rule_times, run_workflow  # noqa: E402
 
 
 def main() -> None:
@@ -43,29 +40,10 @@ def main() -> None:
     config = os.path.join(args.workdir, "config.yaml")
     with open(config, "w") as handle:
         handle.write(f"genomes:\n  A: {a}\n  B: {b}\nbackend: {args.backend}\nresults: {args.workdir}/results\n")
-    start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", os.path.join(ROOT, "Snakefile"), "-d", args.workdir,
-                           "--cores", str(args.cores), "--configfile", config, *args.extra],
-                          capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    if proc.returncode:
-        print(proc.stdout[-2000:], proc.stderr[-4000:])
-        raise SystemExit(f"snakemake failed after {wall:.1f} s")
-    rules = defaultdict(list)
-    for path in glob.glob(os.path.join(args.workdir, "results", "logs", "benchmarks", "**", "*.tsv"), recursive=True):
-        rule = os.path.relpath(path, os.path.join(args.workdir, "results", "logs", "benchmarks")).split(os.sep)[0]
-        with open(path) as handle:
-            row = next(csv.DictReader(handle, delimiter="\t"))
-        rules[rule].append((float(row["s"]), float(row["max_rss"]) if row["max_rss"] not in ("NA", "-") else 0.0))
+    wall = run_workflow(args.workdir, config, args.cores, args.extra)
     print(f"\nworkflow: 2 genomes x {args.chromosomes} chromosomes x {args.size:g} Mbp, backend {args.backend}, "
           f"--cores {args.cores}: {wall:.1f} s wall")
-    print(f"{'rule':<12} {'jobs':>5} {'sum s':>8} {'max s':>8} {'max RSS MB':>11}")
-    for rule in ("index", "compare", "merge", "coverage", "plots", "mummer_text", "summary"):
-        if rule in rules:
-            times = [t for t, _ in rules[rule]]
-            rss = max(m for _, m in rules[rule])
-            print(f"{rule:<12} {len(times):5d} {sum(times):8.1f} {max(times):8.1f} {rss:11.0f}")
-
+    print_rules(rule_times(os.path.join(args.workdir, "results")))
 
 if __name__ == "__main__":
     main()

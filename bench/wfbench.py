@@ -1,0 +1,47 @@
+"""Shared by the workflow benchmarks: run Snakemake on a config, then read its benchmark tables by rule."""
+from __future__ import annotations
+
+import csv
+import glob
+import os
+import subprocess
+import sys
+import time
+from collections import defaultdict
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_workflow(workdir: str, config: str, cores: int, extra: list[str] | tuple = ()) -> float:
+    """Wall seconds of one Snakemake run of the repository's workflow; exits with its log tail on failure."""
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", os.path.join(ROOT, "Snakefile"), "-d", workdir,
+                           "--cores", str(cores), "--configfile", config, *extra], capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if proc.returncode:
+        print(proc.stdout[-2000:], proc.stderr[-4000:])
+        raise SystemExit(f"snakemake failed after {wall:.1f} s")
+    return wall
+
+
+def rule_times(results: str) -> dict[str, list[tuple[float, float]]]:
+    """rule -> [(seconds, peak resident MB)] of every job, from Snakemake's benchmark tables."""
+    rules = defaultdict(list)
+    root = os.path.join(results, "logs", "benchmarks")
+    for path in glob.glob(os.path.join(root, "**", "*.tsv"), recursive=True):
+        with open(path) as handle:
+            row = next(csv.DictReader(handle, delimiter="\t"))
+        rule = os.path.relpath(path, root).split(os.sep)[0].removesuffix(".tsv")
+        peak = float(row["max_rss"]) if row["max_rss"] not in ("NA", "-", "") else 0.0
+        rules[rule].append((float(row["s"]), peak))
+    return rules
+
+
+def print_rules(rules: dict) -> None:
+    """One line a rule: jobs, summed and longest run time, largest peak memory."""
+    print(f"{'rule':<12} {'jobs':>5} {'sum s':>8} {'max s':>8} {'max RSS MB':>11}")
+    for rule in ("index", "compare", "merge", "coverage", "plots", "mummer_text", "summary"):
+        if rule in rules:
+            times = [t for t, _ in rules[rule]]
+            print(f"{rule:<12} {len(times):5d} {sum(times):8.1f} {max(times):8.1f} "
+                  f"{max(m for _, m in rules[rule]):11.0f}")
