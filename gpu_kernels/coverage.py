@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import array_module
+from .arrays import array_module, to_host
 from .hsps import running_max, running_max_cupy
 
 
@@ -44,21 +44,20 @@ def _union_length(group, start, end, groups: int, running_max_fn):
     return total[bounds[1:]] - total[bounds[:-1]]
 
 
-def pair_coverage(hsps: dict, nq: int, nr: int, union=union_length) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def pair_coverage(hsps: dict, nq: int, nr: int, union=union_length) -> tuple[np.ndarray, np.ndarray, dict]:
     """Covered query bases of each (query record, reference record) pair that has HSPs: (the pairs'
-    keys qrec * nr + rrec, ascending; {forward, reverse, both: covered bases per pair}).
+    keys qrec * nr + rrec, ascending; their HSP counts; {forward, reverse, both: covered bases per pair}).
 
     Only pairs with HSPs get an entry, so two drafts of 50,000 contigs need no 50,000 x 50,000 table.
     union: union_length or union_length_cupy (then the columns are device arrays; results on the host)."""
     xp = array_module(hsps["qstart"])
     pair = hsps["qrec"].astype(xp.int64) * nr + hsps["rrec"]
-    keys = xp.unique(pair)
-    group = xp.searchsorted(keys, pair)
+    keys, group, counts = xp.unique(pair, return_inverse=True, return_counts=True)
     out = {}
     for name, mask in (("forward", hsps["strand"] == 0), ("reverse", hsps["strand"] == 1), ("both", None)):
         part = (group, hsps["qstart"], hsps["qend"]) if mask is None else (group[mask], hsps["qstart"][mask], hsps["qend"][mask])
-        out[name] = _host(union(*part, int(keys.size)))
-    return _host(keys), out
+        out[name] = to_host(union(*part, int(keys.size)))
+    return to_host(keys), to_host(counts), out
 
 
 def query_coverage(hsps: dict, nq: int, union=union_length) -> dict[str, np.ndarray]:
@@ -66,9 +65,6 @@ def query_coverage(hsps: dict, nq: int, union=union_length) -> dict[str, np.ndar
     out = {}
     for name, mask in (("forward", hsps["strand"] == 0), ("reverse", hsps["strand"] == 1), ("both", None)):
         part = (hsps["qrec"], hsps["qstart"], hsps["qend"])
-        out[name] = _host(union(*(part if mask is None else (c[mask] for c in part)), nq))
+        out[name] = to_host(union(*(part if mask is None else (c[mask] for c in part)), nq))
     return out
 
-
-def _host(array) -> np.ndarray:
-    return array if isinstance(array, np.ndarray) else array.get()

@@ -16,7 +16,7 @@ from .backend import NumpyBackend, get_backend
 from .diagonals import decode_keys, filter_keys, key_width
 from .errors import InputError
 from .fasta import Record, check_lengths
-from .formats import ROW_GROUP_ROWS, TEXT_SLICE_ROWS, HspWriter, paf_text, write_text
+from .formats import ROW_GROUP_ROWS, TEXT_SLICE_ROWS, HspWriter, name_array, paf_text, write_text
 from .params import Params
 from .seeds import count_seeds
 from .seqset import SeqSet, reverse_complement, seqset_of
@@ -55,16 +55,24 @@ class Result:
     def write_parquet(self, path: str, row_group_rows: int = ROW_GROUP_ROWS) -> None:
         """The HSP table as Parquet, a row group at a time (row groups encoded on all cores)."""
         q, r = self.query, self.reference
-        with HspWriter(path, q.names, q.lengths, r.names, r.lengths, self.params,
-                       {"stats": self.stats}, row_group_rows) as writer:
-            for part in self.backend.host_slices(self.table, row_group_rows, ring=writer.threads + 2):
-                writer.write(part)
+        write_table(path, self.table, self.backend, q.names, q.lengths, r.names, r.lengths, self.params,
+                    {"stats": self.stats}, row_group_rows)
 
     def write_paf(self, path: str, threads: int = 0) -> int:
         """The HSP table as PAF, slices formatted in parallel; returns the rows written."""
         q, r = self.query, self.reference
+        qnames, rnames = name_array(q.names), name_array(r.names)
         return write_text(path, self.backend.host_slices(self.table, TEXT_SLICE_ROWS),
-                          lambda part: paf_text(part, q.names, q.lengths, r.names, r.lengths), threads=threads)
+                          lambda part: paf_text(part, qnames, q.lengths, rnames, r.lengths), threads=threads)
+
+
+def write_table(path: str, table: dict, backend: NumpyBackend, qnames, qlens, rnames, rlens, params: Params,
+                extra: dict | None = None, row_group_rows: int = ROW_GROUP_ROWS) -> None:
+    """An HSP table held by a backend written as Parquet: slices copied off the device through a ring
+    of pinned buffers while the writer encodes earlier ones on its threads."""
+    with HspWriter(path, qnames, qlens, rnames, rlens, params, extra, row_group_rows) as writer:
+        for part in backend.host_slices(table, row_group_rows, ring=writer.threads + 2):
+            writer.write(part)
 
 
 class Stats:

@@ -213,25 +213,15 @@ def read_meta(path: str) -> dict:
     return json.loads(pq.read_schema(path).metadata[b"gpu_kernels"])
 
 
-def row_groups(path: str) -> int:
-    """Number of row groups of a Parquet file."""
-    import pyarrow.parquet as pq
-
-    return pq.ParquetFile(path).num_row_groups
-
-
-def read_row_group(path: str, index: int, columns=None) -> dict:
-    """One row group's columns as NumPy arrays of their stored types."""
-    import pyarrow.parquet as pq
-
-    table = pq.ParquetFile(path).read_row_group(index, columns=columns)
-    return {name: table.column(name).to_numpy() for name in table.column_names}
-
-
 def iter_hsps(path: str, columns=None):
-    """The HSP table a row group at a time: dicts of NumPy arrays of their stored types."""
-    for index in range(row_groups(path)):
-        yield read_row_group(path, index, columns)
+    """The HSP table a row group at a time: dicts of NumPy arrays of their stored types (the file is
+    opened, and its footer read, once)."""
+    import pyarrow.parquet as pq
+
+    handle = pq.ParquetFile(path)
+    for index in range(handle.num_row_groups):
+        table = handle.read_row_group(index, columns=columns)
+        yield {name: table.column(name).to_numpy() for name in table.column_names}
 
 
 def read_columns(path: str, columns) -> dict:
@@ -339,8 +329,8 @@ def paf_text(hsps: dict, qnames, qlens, rnames, rlens) -> memoryview:
         return memoryview(b"")
     identity = np.divide(ids, length, out=np.zeros(length.size), where=length > 0)
     strand = pa.array(["+", "-"]).take(pa.array(np.asarray(hsps["strand"], dtype=np.int64)))
-    columns = [_names(qnames).take(pa.array(qrec)), _ints(np.asarray(qlens)[qrec]), _ints(hsps["qstart"]),
-               _ints(hsps["qend"]), strand, _names(rnames).take(pa.array(rrec)), _ints(np.asarray(rlens)[rrec]),
+    columns = [name_array(qnames).take(pa.array(qrec)), _ints(np.asarray(qlens)[qrec]), _ints(hsps["qstart"]),
+               _ints(hsps["qend"]), strand, name_array(rnames).take(pa.array(rrec)), _ints(np.asarray(rlens)[rrec]),
                _ints(hsps["rstart"]), _ints(hsps["rend"]), _ints(ids), _ints(length), pa.scalar("255"),
                pc.binary_join_element_wise("NM:i:", _ints(length - ids), ""),
                pc.binary_join_element_wise("AS:i:", _ints(hsps["score"]), ""),
@@ -350,20 +340,11 @@ def paf_text(hsps: dict, qnames, qlens, rnames, rlens) -> memoryview:
     return _text(pc.binary_join_element_wise(*columns, "\t"))
 
 
-_NAME_CACHE: dict = {}
-
-
-def _names(names):
-    """Record names as an Arrow string array (cached by identity for repeated row groups)."""
+def name_array(names):
+    """Record names as an Arrow string array: convert once, then pass it to paf_text for every slice."""
     import pyarrow as pa
 
-    key = id(names)
-    cached = _NAME_CACHE.get(key)
-    if cached is None or cached[0] is not names:
-        cached = (names, pa.array([str(n) for n in names], type=pa.string()))
-        _NAME_CACHE.clear()
-        _NAME_CACHE[key] = cached
-    return cached[1]
+    return names if isinstance(names, pa.Array) else pa.array([str(n) for n in names], type=pa.string())
 
 
 def _memory_slices(hsps: dict):
@@ -374,6 +355,7 @@ def _memory_slices(hsps: dict):
 
 def write_paf(path: str, hsps: dict, qnames, qlens, rnames, rlens, threads: int = 0) -> int:
     """Write PAF atomically from HSP columns in memory; returns the rows written."""
+    qnames, rnames = name_array(qnames), name_array(rnames)
     return write_text(path, _memory_slices(hsps), lambda h: paf_text(h, qnames, qlens, rnames, rlens),
                       threads=threads)
 
@@ -409,7 +391,8 @@ def paf_from_table(table_path: str, path: str, threads: int = 0) -> int:
     meta = read_meta(table_path)
     q, r = meta["query"], meta["reference"]
     qlens, rlens = np.asarray(q["lengths"], dtype=np.int64), np.asarray(r["lengths"], dtype=np.int64)
-    return write_text(path, _slices(table_path), lambda h: paf_text(h, q["names"], qlens, r["names"], rlens),
+    qnames, rnames = name_array(q["names"]), name_array(r["names"])
+    return write_text(path, _slices(table_path), lambda h: paf_text(h, qnames, qlens, rnames, rlens),
                       threads=threads)
 
 

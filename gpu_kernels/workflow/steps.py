@@ -9,10 +9,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..backend import get_backend
+from ..backend import NumpyBackend, get_backend
 from ..coverage import pair_coverage, query_coverage
-from ..engine import compare
-from ..formats import (ROW_GROUP_ROWS, HspWriter, atomic_path, gecko_csv_from_table, iter_hsps, mummer_text,
+from ..engine import compare, write_table
+from ..formats import (HspWriter, atomic_path, gecko_csv_from_table, iter_hsps, mummer_text,
                        paf_from_table, read_columns, read_hsps, read_meta, read_tsv, write_string, write_tsv)
 from ..hsps import concat, sort_rows
 from ..matches import find_matches, hsps_to_matches, matches_to_hsps
@@ -47,19 +47,17 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str, params:
     backend = get_backend(backend)
     if params.matching.mode == "hsp":
         result = compare(qset, rset, params, backend=backend)
-        table, stats = result.table, result.stats
-    else:
-        hsps, stats = exact_matches(qset, rset, params, backend)
-        table = {name: backend.to_device(column) for name, column in hsps.items()}
+        table, stats, home = result.table, result.stats, backend
+    else:  # exact matches come back on the host: they stay there
+        table, stats = exact_matches(qset, rset, params, backend)
+        home = NumpyBackend()
     # bin-local record indices to genome-wide ones: an increasing map, so the row order holds
     table = dict(table)
-    table["qrec"] = backend.to_device(qindex)[table["qrec"]]
-    table["rrec"] = backend.to_device(rindex)[table["rrec"]]
+    table["qrec"] = home.to_device(qindex)[table["qrec"]]
+    table["rrec"] = home.to_device(rindex)[table["rrec"]]
     stats = {**labels, "qbin": qbin, "rbin": rbin, **{key: stats.get(key, 0) for key in STAT_KEYS + TIME_KEYS}}
     extra = {"qbin": qbin, "rbin": rbin, "query_records": [int(i) for i in qindex], "stats": stats}
-    with HspWriter(hsps_path, query.names, query.lengths, reference.names, reference.lengths, params, extra) as out:
-        for part in backend.host_slices(table, ROW_GROUP_ROWS, ring=out.threads + 2):
-            out.write(part)
+    write_table(hsps_path, table, home, query.names, query.lengths, reference.names, reference.lengths, params, extra)
     write_tsv(stats_path, [stats])
     log.info("%d HSPs (%d forward, %d reverse) in %.2f s", stats["hsps"], stats["hsps_forward"],
              stats["hsps_reverse"], stats["total_s"])
@@ -139,11 +137,9 @@ def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path
     nq, nr = len(query.names), len(reference.names)
     backend = get_backend(backend)
     hsps = {name: backend.to_device(column) for name, column in hsps.items()}
-    keys, per_pair = pair_coverage(hsps, nq, nr, backend.union_length)
+    keys, counts, per_pair = pair_coverage(hsps, nq, nr, backend.union_length)
     per_query = query_coverage(hsps, nq, backend.union_length)
-    pair = backend.to_host(hsps["qrec"].astype(backend.xp.int64) * nr + hsps["rrec"])
     del hsps
-    _, counts = np.unique(pair, return_counts=True)  # the same sorted keys
     rows = []
     for i, key in enumerate(keys.tolist()):
         qi, ri = divmod(key, nr)
@@ -177,7 +173,7 @@ def plots(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, 
     if grid_path:
         grid_dotplot(hsps, query.names, query.lengths, reference.names, reference.lengths,
                      query.name, reference.name, grid_path)
-    nq, nr = len(query.names), len(reference.names)
+    nr = len(reference.names)
     index = {name: i for i, name in enumerate(query.names)}, {name: i for i, name in enumerate(reference.names)}
     covered = {(index[0][row["query"]], index[1][row["reference"]]): int(row["covered_both"])
                for row in read_tsv(coverage_path)}  # only pairs with HSPs: never a dense records x records table
