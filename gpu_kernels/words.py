@@ -15,8 +15,10 @@ def word_keys(codes, k: int):
         return xp.zeros(0, dtype=xp.uint64), xp.zeros(0, dtype=bool)
     bad = xp.concatenate((xp.zeros(1, dtype=xp.int64), xp.cumsum(codes > 3, dtype=xp.int64)))
     valid = (bad[k:] - bad[:-k]) == 0
-    base = (codes & 3).astype(xp.uint64)
     keys = xp.zeros(n, dtype=xp.uint64)
+    if not valid.any():  # a run of N or borders: no key to pack
+        return keys, valid
+    base = (codes & 3).astype(xp.uint64)
     for j in range(k):
         keys <<= xp.uint64(2)
         keys |= base[j:j + n]
@@ -34,21 +36,41 @@ def word_keys_cupy(codes, k: int):
     return keys, valid.view(cp.bool_)
 
 
+# Windows one pass of word_keys covers: the words stage holds a chunk of every window's key and
+# the valid ones, never a key for every window (a record of 2^31 bases, mostly N, keeps few words).
+CHUNK = 1 << 22
+CHUNK_CUPY = 1 << 27
+
+
 def words(codes, k: int):
     """Sorted words of a code array: (keys uint64, positions int64), ties in position order."""
-    return sorted_words(*word_keys(codes, k))
+    return sorted_words(*valid_words(codes, k, word_keys, CHUNK))
 
 
 def words_cupy(codes, k: int):
-    """words on the device (word keys from words.cu)."""
-    return sorted_words(*word_keys_cupy(codes, k))
+    """words on the device (word keys from words.cu, in larger chunks)."""
+    return sorted_words(*valid_words(codes, k, word_keys_cupy, CHUNK_CUPY))
 
 
-def sorted_words(keys, valid):
-    """Positions of valid windows, sorted by key (ties in position order)."""
+def valid_words(codes, k: int, keys_of, chunk: int):
+    """(keys, positions) of the windows made only of ACGT, in position order, chunk windows at a time."""
+    xp = array_module(codes)
+    n = codes.size - k + 1
+    keys, pos = [], []
+    for at in range(0, max(n, 1), chunk):
+        part, valid = keys_of(codes[at:at + chunk + k - 1], k)
+        where = xp.flatnonzero(valid)
+        keys.append(part[where])
+        pos.append(where + at)
+        del part, valid
+    if len(keys) == 1:
+        return keys[0], pos[0]
+    return xp.concatenate(keys), xp.concatenate(pos)
+
+
+def sorted_words(keys, pos):
+    """Words sorted by key (ties in position order)."""
     xp = array_module(keys)
-    pos = xp.flatnonzero(valid)
-    keys = keys[pos]
     order = xp.argsort(keys, kind="stable")
     return keys[order], pos[order]
 

@@ -175,3 +175,42 @@ def test_seed_count_does_not_depend_on_the_tiling():
     counts = {compare(records(query), records(reference), Params(k=12, tile_len=tile)).stats["seeds"]
               for tile in (0, 50, 333, 1000)}
     assert len(counts) == 1 and counts.pop() > 1000
+
+
+@pytest.mark.slow
+def test_a_record_past_2_31_bases_keeps_exact_coordinates(tmp_path):
+    """A record of 2^31 + 10 bases (N but for a 3,000-base segment across 2^31) against a small one,
+    as the query and as the reference: Parquet and PAF give the segment's coordinates exactly
+    (once the words stage needed a key for every window, and positions were cast to int32)."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    length, seg_len = (1 << 31) + 10, 3000
+    segment = np.frombuffer(b"ACGT", dtype=np.uint8)[np.random.default_rng(5).integers(0, 4, seg_len)].tobytes()
+    big, small = tmp_path / "big.fa", tmp_path / "small.fa"
+    with open(big, "wb") as handle:
+        handle.write(b">big\n")
+        left, chunk = length - seg_len, b"N" * (1 << 26)
+        while left:
+            handle.write(chunk[:min(left, len(chunk))])
+            left -= min(left, len(chunk))
+        handle.write(segment + b"\n")
+    flank = 400
+    small.write_bytes(b">small\n" + b"ACGTTGCA" * (flank // 8) + segment + b"TTTT" * 50 + b"\n")
+    small_len = flank + seg_len + 200
+    expected_big = (length - seg_len, length)
+    expected_small = (flank, flank + seg_len)
+    for first, second in ((big, small), (small, big)):
+        table, paf = tmp_path / "out.parquet", tmp_path / "out.paf"
+        proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", str(first), str(second),
+                               "--hsps", str(table), "-o", str(paf)], cwd=ROOT, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        rows = pq.read_table(table).to_pylist()
+        assert len(rows) == 1
+        q, r = (expected_big, expected_small) if first == big else (expected_small, expected_big)
+        row = rows[0]
+        assert (row["qstart"], row["qend"], row["rstart"], row["rend"], row["strand"]) == (*q, *r, 0)
+        fields = paf.read_text().split("\t")
+        assert [int(x) for x in fields[1:4]] == [length if first == big else small_len, *q]
+        assert [int(x) for x in fields[6:9]] == [length if second == big else small_len, *r]
+    os.remove(big)
