@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-from . import arrays, coverage, extend, fasta, hsps, seeds, words
+from . import arrays, coverage, extend, fasta, hsps, pages, seeds, words
 from .errors import InputError
 
 log = logging.getLogger(__name__)
@@ -37,6 +37,7 @@ class NumpyBackend:
     extend = staticmethod(extend.extend)
     drop_contained = staticmethod(hsps.drop_contained)
     union_length = staticmethod(coverage.union_length)
+    delta_pages = staticmethod(pages.delta_pages)
 
     def seed_budget(self, tile_bytes: int) -> int:
         """Seeds one tile may hold (tile_bytes 0: 256 MiB, so a laptop's memory holds a tile and its HSPs)."""
@@ -75,6 +76,7 @@ class CupyBackend(NumpyBackend):
     extend = staticmethod(extend.extend_cupy)
     drop_contained = staticmethod(hsps.drop_contained_cupy)
     union_length = staticmethod(coverage.union_length_cupy)
+    delta_pages = staticmethod(pages.delta_pages_cupy)
 
     def __init__(self):
         cp = arrays.cupy()

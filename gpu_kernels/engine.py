@@ -16,7 +16,7 @@ from .backend import NumpyBackend, get_backend
 from .diagonals import decode_keys, filter_keys, key_width
 from .errors import InputError
 from .fasta import Record, check_lengths
-from .formats import ROW_GROUP_ROWS, TEXT_SLICE_ROWS, HspWriter, name_array, paf_text, write_text
+from .formats import ROW_GROUP_ROWS, TEXT_SLICE_ROWS, HspWriter, name_array, paf_text, physical_bits, write_text
 from .params import Params
 from .seeds import count_seeds
 from .seqset import SeqSet, reverse_complement, seqset_of
@@ -68,11 +68,17 @@ class Result:
 
 def write_table(path: str, table: dict, backend: NumpyBackend, qnames, qlens, rnames, rlens, params: Params,
                 extra: dict | None = None, row_group_rows: int = ROW_GROUP_ROWS) -> None:
-    """An HSP table held by a backend written as Parquet: slices copied off the device through a ring
-    of pinned buffers while the writer encodes earlier ones on its threads."""
+    """An HSP table held by a backend written as Parquet: the backend delta-encodes the pages of a
+    slice of row groups where the table lives (on the GPU only the packed bytes, a few a value, come
+    back), while the writer compresses and writes earlier ones on its threads."""
     with HspWriter(path, qnames, qlens, rnames, rlens, params, extra, row_group_rows) as writer:
-        for part in backend.host_slices(table, row_group_rows, ring=writer.threads + 2):
-            writer.write(part)
+        n = int(table["qstart"].size)
+        step = row_group_rows * writer.threads
+        for at in range(0, n, step):
+            part = H.complete({name: column[at:at + step] for name, column in table.items()})
+            pages = {name: tuple(backend.to_host(a) for a in backend.delta_pages(part[name], row_group_rows, physical_bits(name)))
+                     for name in H.COLUMNS}
+            writer.write_pages(pages, int(part["qstart"].size))
 
 
 class Stats:

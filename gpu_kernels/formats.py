@@ -59,29 +59,41 @@ def atomic_path(path: str):
 # ---------------------------------------------------------------------------------------------
 # The HSP table: Apache Parquet
 
+NARROW = ("qrec", "rrec", "strand")  # columns stored as Parquet INT32 (int32 record indices, int8 strand)
+
+
+def physical_bits(name: str) -> int:
+    """The width of a column's Parquet physical type (INT32 or INT64), in which its deltas wrap."""
+    return 32 if name in NARROW else 64
+
+
 def hsp_schema():
-    """Column types on disk: record indices int32, strand int8, positions and counts int64."""
+    """Column types on disk: record indices int32, strand int8, positions and counts int64; no nulls."""
     import pyarrow as pa
 
     types = {"qrec": pa.int32(), "rrec": pa.int32(), "strand": pa.int8()}
-    return pa.schema([(name, types.get(name, pa.int64())) for name in COLUMNS])
+    return pa.schema([pa.field(name, types.get(name, pa.int64()), nullable=False) for name in COLUMNS])
 
 
-PARQUET_OPTIONS = dict(compression="zstd", compression_level=1, use_dictionary=["qrec", "rrec", "strand"],
-                       column_encoding={name: "DELTA_BINARY_PACKED" for name in COLUMNS
-                                        if name not in ("qrec", "rrec", "strand")})
+ZSTD_LEVEL = 1
+# Parquet's enum values (parquet.thrift)
+_INT32, _INT64 = 1, 2
+_UNCOMPRESSED, _ZSTD = 0, 6
+_RLE, _DELTA_BINARY_PACKED = 3, 5
+_DATA_PAGE = 0
 
 
 class HspWriter:
-    """An HSP table written to Parquet row group by row group (zstd, delta-encoded positions).
+    """An HSP table written to Parquet row group by row group: every column DELTA_BINARY_PACKED, one
+    page a row group, zstd where it pays, min/max statistics.
 
-    pyarrow encodes a file on one thread, so row groups are encoded in parallel, each as a small
-    one-row-group Parquet file in memory, and spliced into the output in order: their pages are
-    copied as they are and only the byte offsets in the footer change (thrift.py). Host memory is
-    bounded by the row groups in flight. The file's key-value metadata holds `gpu_kernels` (JSON):
-    the query and reference record tables (names, lengths), the parameters, and any extra fields
-    given. Use as a context manager: the file appears under its final name only when the block
-    ends without an error.
+    The pages are made by pages.delta_pages (NumPy, on the writer's threads) or handed over already
+    encoded by a backend (write_pages: on the GPU, every row group of a slice at once), compressed on
+    the writer's threads, and written in order with their headers; the footer is written last
+    (thrift.py), from a template pyarrow makes for the schema. Host memory is bounded by the row
+    groups in flight. The file's key-value metadata holds `gpu_kernels` (JSON): the query and
+    reference record tables (names, lengths), the parameters, and any extra fields given. Use as a
+    context manager: the file appears under its final name only when the block ends without an error.
     """
 
     def __init__(self, path: str, qnames, qlens, rnames, rlens, params: Params | None = None,
@@ -95,7 +107,6 @@ class HspWriter:
         self._atomic = atomic_path(path)
         self._pending: deque = deque()
         self._row_groups: list = []
-        self._footer = None
 
     def __enter__(self) -> "HspWriter":
         self._tmp = self._atomic.__enter__()
@@ -106,45 +117,79 @@ class HspWriter:
 
     def write(self, hsps: dict) -> None:
         """Append rows (host arrays of the COLUMNS, or of hsps.STORED), in row groups of at most
-        row_group_rows. The row groups are converted and encoded on the worker threads: at most
-        `threads` of them are in flight when this returns, so buffers reused in a ring of
-        `threads + 2` (backend.host_slices) are safe."""
+        row_group_rows, each encoded on a worker thread. At most `threads` row groups are in flight
+        when this returns, so buffers reused in a ring of `threads + 2` (backend.host_slices) are safe."""
+        from .pages import delta_pages
+
         n = int(np.asarray(hsps["qstart"]).size)
         for at in range(0, n, self.row_group_rows):
             part = {name: column[at:at + self.row_group_rows] for name, column in hsps.items()}
-            self._pending.append(self._pool.submit(self._encode, part))
-            while len(self._pending) > self.threads:
-                self._splice(self._pending.popleft().result())
+            self._submit(self._encode, part, delta_pages)
 
-    def _encode(self, part: dict) -> bytes:
-        """One row group as a one-row-group Parquet file in memory."""
-        import io
+    def write_pages(self, pages: dict, rows: int) -> None:
+        """Append rows already encoded by a backend's delta_pages (host arrays; one tuple per column
+        of COLUMNS, row groups of row_group_rows): the pages are compressed on the worker threads."""
+        for g in range(-(-rows // self.row_group_rows)):
+            count = min(self.row_group_rows, rows - g * self.row_group_rows)
+            self._submit(self._pack, {name: _group(column, g) for name, column in pages.items()}, count)
 
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+    def _submit(self, fn, *args) -> None:
+        self._pending.append(self._pool.submit(fn, *args))
+        while len(self._pending) > self.threads:
+            self._splice(self._pending.popleft().result())
 
+    def _encode(self, part: dict, delta_pages) -> tuple:
+        """One row group, encoded and compressed (on a worker thread)."""
         part = complete(part)
-        table = pa.Table.from_arrays([pa.array(np.asarray(part[name]), type=field.type)
-                                      for name, field in zip(COLUMNS, self.schema)], schema=self.schema)
-        buffer = io.BytesIO()
-        pq.write_table(table, buffer, row_group_size=max(1, table.num_rows), **PARQUET_OPTIONS)
-        return buffer.getvalue()
+        rows = int(np.asarray(part["qstart"]).size)
+        return self._pack({name: _group(delta_pages(part[name], rows, physical_bits(name)), 0) for name in COLUMNS},
+                          rows)
 
-    def _splice(self, data: bytes) -> None:
-        """Copy one encoded row group's pages to the output and keep its footer entry, offsets shifted."""
-        from . import thrift
+    def _pack(self, pages: dict, rows: int) -> tuple:
+        """(bytes, column chunk entries with offsets from the start of bytes, rows) of one row group."""
+        import pyarrow as pa
 
-        size = int.from_bytes(data[-8:-4], "little")
-        footer = thrift.Reader(data[-8 - size:-8]).struct()
-        body = data[4:-8 - size]
-        shift = self._handle.tell() - 4
-        for group in thrift.field(footer, 4)[2][1]:
-            _shift_offsets(group, shift, len(self._row_groups))
-            self._row_groups.append(group)
-            self.rows += thrift.field(group, 3)[2]
-        if self._footer is None:
-            self._footer = footer
+        from . import thrift as T
+        from .pages import page_header
+
+        codec = pa.Codec("zstd", compression_level=ZSTD_LEVEL)
+        body, chunks = bytearray(), []
+        for name, field in zip(COLUMNS, self.schema):
+            data, first, low, high = pages[name]
+            raw = page_header(rows, first) + data.tobytes()
+            packed = codec.compress(raw, asbytes=True)
+            kind = _ZSTD if len(packed) < 0.95 * len(raw) else _UNCOMPRESSED
+            stored = packed if kind == _ZSTD else raw
+            header = T.encode_struct([[1, T.I32, _DATA_PAGE], [2, T.I32, len(raw)], [3, T.I32, len(stored)],
+                                      [5, T.STRUCT, [[1, T.I32, rows], [2, T.I32, _DELTA_BINARY_PACKED],
+                                                     [3, T.I32, _RLE], [4, T.I32, _RLE]]]])
+            width = physical_bits(name) // 8
+            stats = [[3, T.I64, 0], [5, T.BINARY, int(high).to_bytes(width, "little", signed=True)],
+                     [6, T.BINARY, int(low).to_bytes(width, "little", signed=True)], [7, T.TRUE, True], [8, T.TRUE, True]]
+            meta = [[1, T.I32, _INT64 if width == 8 else _INT32], [2, T.LIST, [T.I32, [_RLE, _DELTA_BINARY_PACKED]]],
+                    [3, T.LIST, [T.BINARY, [name.encode()]]], [4, T.I32, kind], [5, T.I64, rows],
+                    [6, T.I64, len(header) + len(raw)], [7, T.I64, len(header) + len(stored)],
+                    [9, T.I64, len(body)], [12, T.STRUCT, stats],
+                    [13, T.LIST, [T.STRUCT, [[[1, T.I32, _DATA_PAGE], [2, T.I32, _DELTA_BINARY_PACKED], [3, T.I32, 1]]]]]]
+            chunks.append(meta)
+            body += header
+            body += stored
+        return bytes(body), chunks, rows
+
+    def _splice(self, encoded: tuple) -> None:
+        """Write one row group's pages and keep its footer entry (offsets made absolute)."""
+        from . import thrift as T
+
+        body, chunks, rows = encoded
+        at = self._handle.tell()
         self._handle.write(body)
+        for meta in chunks:
+            T.field(meta, 9)[2] += at
+        self._row_groups.append([
+            [1, T.LIST, [T.STRUCT, [[[2, T.I64, 0], [3, T.STRUCT, meta]] for meta in chunks]]],
+            [2, T.I64, sum(T.field(meta, 6)[2] for meta in chunks)], [3, T.I64, rows], [5, T.I64, at],
+            [6, T.I64, len(body)], [7, T.I16, len(self._row_groups)]])
+        self.rows += rows
         self.groups += 1
         if self.groups % 16 == 0:
             log.info("%s: %d rows written (%d row groups)", self.path, self.rows, self.groups)
@@ -154,49 +199,37 @@ class HspWriter:
             if kind is None:
                 while self._pending:
                     self._splice(self._pending.popleft().result())
-                self._handle.write(self._closing_footer())
+                self._handle.write(self._footer())
                 log.info("%s: %d rows written (%d row groups)", self.path, self.rows, self.groups)
         finally:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._handle.close()
             self._atomic.__exit__(kind, error, trace)
 
-    def _closing_footer(self) -> bytes:
-        from . import thrift
+    def _footer(self) -> bytes:
+        """The file's footer: pyarrow's for this schema and no rows, with the row groups written."""
+        import io
 
-        if self._footer is None:  # no rows: the footer of an empty file of this schema
-            import io
+        import pyarrow.parquet as pq
 
-            import pyarrow.parquet as pq
+        from . import thrift as T
 
-            buffer = io.BytesIO()
-            pq.write_table(self.schema.empty_table(), buffer, **PARQUET_OPTIONS)
-            data = buffer.getvalue()
-            return data[4:]
-        footer = [list(entry) for entry in self._footer]
-        thrift.field(footer, 3)[2] = self.rows
-        thrift.field(footer, 4)[2] = [thrift.STRUCT, self._row_groups]
-        encoded = thrift.encode_struct(footer)
+        buffer = io.BytesIO()
+        pq.write_table(self.schema.empty_table(), buffer, compression="zstd", use_dictionary=False,
+                       column_encoding="DELTA_BINARY_PACKED")
+        data = buffer.getvalue()
+        size = int.from_bytes(data[-8:-4], "little")
+        footer = T.Reader(data[-8 - size:-8]).struct()
+        T.field(footer, 3)[2] = self.rows
+        T.field(footer, 4)[2] = [T.STRUCT, self._row_groups]
+        encoded = T.encode_struct(footer)
         return encoded + len(encoded).to_bytes(4, "little") + b"PAR1"
 
 
-def _shift_offsets(group: list, shift: int, ordinal: int) -> None:
-    """Move a row group's byte offsets (RowGroup, ColumnChunk, ColumnMetaData fields) by shift."""
-    from . import thrift
-
-    for entry in group:
-        if entry[0] == 5:  # RowGroup.file_offset
-            entry[2] += shift
-        elif entry[0] == 7:  # RowGroup.ordinal
-            entry[2] = ordinal
-    for chunk in thrift.field(group, 1)[2][1]:
-        for entry in chunk:
-            if entry[0] in (2, 4, 6):  # file_offset, offset_index_offset, column_index_offset
-                entry[2] += shift if entry[2] else 0
-            elif entry[0] == 3:  # ColumnMetaData
-                for sub in entry[2]:
-                    if sub[0] in (9, 10, 11, 14):  # data, index, dictionary page and bloom filter offsets
-                        sub[2] += shift
+def _group(column: tuple, g: int) -> tuple:
+    """Row group g of a column encoded by delta_pages: (bytes, first value, minimum, maximum)."""
+    data, bounds, firsts, lows, highs = column
+    return data[int(bounds[g]):int(bounds[g + 1])], int(firsts[g]), int(lows[g]), int(highs[g])
 
 
 def write_hsps(path: str, hsps: dict, qnames, qlens, rnames, rlens, params: Params | None = None,
