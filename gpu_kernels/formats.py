@@ -43,6 +43,11 @@ def atomic_path(path: str):
     if os.path.isdir(path):
         raise IsADirectoryError(errno.EISDIR, "is a directory, not a file name", path)
     folder = os.path.dirname(os.path.abspath(path))
+    existing = folder
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):  # makedirs would say "File exists", which misleads
+        raise NotADirectoryError(errno.ENOTDIR, "is a file, not a directory", existing)
     os.makedirs(folder, exist_ok=True)
     # a hidden name that does not end like the target, so no glob for finished files matches it
     handle, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".part")

@@ -1,6 +1,9 @@
-"""Hostile input and faults that once gave tracebacks, wrong files or runaway time and memory: each kept fixed here
-(the malformed-input cases that always passed are in test_bad_input.py)."""
+"""Hostile input and faults: the cases that once gave tracebacks, wrong files or runaway time and memory,
+and the malformed input that always got one line. Each asserts the exit status, one line on stderr naming
+the file (and the record where there is one), no traceback, and no output left under its final name."""
+import gzip
 import os
+import random
 import stat
 import subprocess
 import sys
@@ -214,3 +217,154 @@ def test_a_record_past_2_31_bases_keeps_exact_coordinates(tmp_path):
         assert [int(x) for x in fields[1:4]] == [length if first == big else small_len, *q]
         assert [int(x) for x in fields[6:9]] == [length if second == big else small_len, *r]
     os.remove(big)
+
+
+# ---------------------------------------------------------------------------------------------
+# Malformed input and parameters: one line, exit 2, no output
+
+_RNG = random.Random(1)
+GOOD = ">g\n" + "".join(_RNG.choice("ACGT") for _ in range(200)) + "\n"
+
+
+def run_cli(tmp_path, query_text, ref_text=GOOD, *options, raw=False):
+    q = tmp_path / "q.fa"
+    r = tmp_path / "r.fa"
+    (q.write_bytes if raw else q.write_text)(query_text)
+    r.write_text(ref_text)
+    out = tmp_path / "out.paf"
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", str(q), str(r), "-o", str(out), *options],
+                          cwd=ROOT, capture_output=True, text=True)
+    return proc, out
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("ACGT\n>x\nACGT\n", "before the first '>'"),
+    (">a\n\n>b\n" + "ACGT" * 20 + "\n", "record 'a': empty record"),
+    (">a\n" + "ACGT" * 20 + "\n>a\n" + "ACGT" * 20 + "\n", "record 'a': duplicate record name"),
+    (">a\nACGT\n", "record 'a': 4 bp is shorter than k = 32"),
+    (">a\n" + "N" * 100 + "\n", "record 'a': no A, C, G or T"),
+    (">\n" + "ACGT" * 20 + "\n", "empty record name"),
+    (">a\nACGT12ACGT" + "ACGT" * 20 + "\n", "unexpected character '1'"),
+    ("", "empty file"),
+])
+def test_malformed_fasta(tmp_path, text, expected):
+    proc, out = run_cli(tmp_path, text)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and expected in lines[0] and "q.fa" in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not out.exists()
+
+
+def test_binary_bytes(tmp_path):
+    proc, out = run_cli(tmp_path, b">a\n\x00\x01\x02\xff" + b"ACGT" * 20, raw=True)
+    assert proc.returncode == 2 and "binary" in proc.stderr and "Traceback" not in proc.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("options, expected", [
+    (["--k", "7"], "k = 7 is outside 8..32"),
+    (["--k", "33"], "k = 33 is outside 8..32"),
+    (["--min-identity", "101"], "min_identity = 101.0 is outside 0..100"),
+    (["--min-identity", "-1"], "outside 0..100"),
+])
+def test_bad_parameters(tmp_path, options, expected):
+    proc, out = run_cli(tmp_path, GOOD, GOOD, *options)
+    assert proc.returncode == 2 and expected in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_missing_file(tmp_path):
+    out = tmp_path / "out.paf"
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", str(tmp_path / "nope.fa"), str(tmp_path / "nope.fa"),
+                           "-o", str(out)], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 2 and "nope.fa: no such file" in proc.stderr and "Traceback" not in proc.stderr
+    assert not out.exists()
+
+
+def test_gzip_and_good_run(tmp_path):
+    q = tmp_path / "q.fa.gz"
+    with gzip.open(q, "wt") as handle:
+        handle.write(GOOD.lower())
+    r = tmp_path / "r.fa"
+    r.write_text(GOOD)
+    out = tmp_path / "out.paf"
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", str(q), str(r), "-o", str(out), "--min-len", "32"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split("\t") for line in out.read_text().splitlines()]
+    assert rows and rows[0][:4] == ["g", "200", "0", "200"] and rows[0][4] == "+" and rows[0][9] == "200"
+    assert proc.stdout.startswith("1 HSPs (1 forward, 0 reverse)")
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".part")]
+
+
+def test_version():
+    """--version names the program and the installed version (the console script is the same entry point)."""
+    import gpu_kernels
+
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "--version"], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.strip() == f"gpu-genome-compare {gpu_kernels.__version__}"
+
+
+def one_line_error(proc, *needles) -> None:
+    """Exit 2, one line on stderr holding every needle, no traceback."""
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+
+
+def test_truncated_and_fake_gzip(tmp_path):
+    truncated, fake = tmp_path / "t.fa.gz", tmp_path / "f.fa.gz"
+    with gzip.open(truncated, "wt") as handle:
+        handle.write(GOOD * 50)
+    data = truncated.read_bytes()
+    truncated.write_bytes(data[:len(data) // 2])
+    fake.write_bytes(b"\x1f\x8b" + b"not gzip at all" * 4)
+    r = tmp_path / "r.fa"
+    r.write_text(GOOD)
+    for path in (truncated, fake):
+        out = tmp_path / "out.paf"
+        proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", str(path), str(r), "-o", str(out)],
+                              cwd=ROOT, capture_output=True, text=True)
+        one_line_error(proc, str(path))
+        assert not out.exists()
+
+
+def test_fastq_with_a_short_quality_line(tmp_path):
+    fq, r, out = tmp_path / "q.fq", tmp_path / "r.fa", tmp_path / "out.txt"
+    fq.write_text("@r1\n" + "ACGT" * 10 + "\n+\nIIII\n")
+    r.write_text(GOOD)
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "mems", str(fq), str(r), "-o", str(out)],
+                          cwd=ROOT, capture_output=True, text=True)
+    one_line_error(proc, str(fq), "record 'r1'", "quality")
+    assert not out.exists()
+
+
+def test_a_directory_as_input(tmp_path):
+    r = tmp_path / "r.fa"
+    r.write_text(GOOD)
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", str(tmp_path), str(r)],
+                          cwd=ROOT, capture_output=True, text=True)
+    one_line_error(proc, str(tmp_path), "directory")
+
+
+def test_output_under_a_regular_file(tmp_path):
+    """An output path whose folder is a file: the message says so (makedirs alone says "File exists")."""
+    r = tmp_path / "r.fa"
+    r.write_text(GOOD)
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", str(r), str(r), "-o", str(r / "out.paf")],
+                          cwd=ROOT, capture_output=True, text=True)
+    one_line_error(proc, str(r), "not a directory")
+
+
+def test_crlf_lowercase_and_iupac_are_read(tmp_path):
+    """CRLF line ends, lowercase (soft-masked) bases and IUPAC codes are valid input."""
+    seq = GOOD.split("\n")[1]
+    q, r, out = tmp_path / "q.fa", tmp_path / "r.fa", tmp_path / "out.paf"
+    q.write_bytes((">g desc\r\n" + seq[:100].lower() + "RYKM" + seq[104:] + "\r\n").encode())
+    r.write_text(GOOD)
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", str(q), str(r), "-o", str(out),
+                           "--min-len", "32"], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.startswith("1 HSPs"), proc.stderr
+    assert out.read_text().split("\t")[0] == "g"
