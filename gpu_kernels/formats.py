@@ -151,21 +151,26 @@ class HspWriter:
                           rows)
 
     def _pack(self, pages: dict, rows: int) -> tuple:
-        """(bytes, column chunk entries with offsets from the start of bytes, rows) of one row group."""
+        """(pieces, their total size, column chunk entries with offsets from the start of the pieces, rows)
+        of one row group. Runs on a worker thread: the large buffers are copied and compressed by
+        NumPy and Arrow, which release the GIL, and never joined into one bytes object."""
         import pyarrow as pa
 
         from . import thrift as T
         from .pages import page_header
 
         codec = pa.Codec("zstd", compression_level=ZSTD_LEVEL)
-        body, chunks = bytearray(), []
-        for name, field in zip(COLUMNS, self.schema):
+        pieces, size, chunks = [], 0, []
+        for name in COLUMNS:
             data, first, low, high = pages[name]
-            raw = page_header(rows, first) + data.tobytes()
-            packed = codec.compress(raw, asbytes=True)
-            kind = _ZSTD if len(packed) < 0.95 * len(raw) else _UNCOMPRESSED
+            head = page_header(rows, first)
+            raw = np.empty(len(head) + data.size, dtype=np.uint8)
+            raw[:len(head)] = np.frombuffer(head, dtype=np.uint8)
+            raw[len(head):] = data
+            packed = codec.compress(raw)
+            kind = _ZSTD if packed.size < 0.95 * raw.size else _UNCOMPRESSED
             stored = packed if kind == _ZSTD else raw
-            header = T.encode_struct([[1, T.I32, _DATA_PAGE], [2, T.I32, len(raw)], [3, T.I32, len(stored)],
+            header = T.encode_struct([[1, T.I32, _DATA_PAGE], [2, T.I32, raw.size], [3, T.I32, stored.size],
                                       [5, T.STRUCT, [[1, T.I32, rows], [2, T.I32, _DELTA_BINARY_PACKED],
                                                      [3, T.I32, _RLE], [4, T.I32, _RLE]]]])
             width = physical_bits(name) // 8
@@ -173,27 +178,28 @@ class HspWriter:
                      [6, T.BINARY, int(low).to_bytes(width, "little", signed=True)], [7, T.TRUE, True], [8, T.TRUE, True]]
             meta = [[1, T.I32, _INT64 if width == 8 else _INT32], [2, T.LIST, [T.I32, [_RLE, _DELTA_BINARY_PACKED]]],
                     [3, T.LIST, [T.BINARY, [name.encode()]]], [4, T.I32, kind], [5, T.I64, rows],
-                    [6, T.I64, len(header) + len(raw)], [7, T.I64, len(header) + len(stored)],
-                    [9, T.I64, len(body)], [12, T.STRUCT, stats],
+                    [6, T.I64, len(header) + raw.size], [7, T.I64, len(header) + stored.size],
+                    [9, T.I64, size], [12, T.STRUCT, stats],
                     [13, T.LIST, [T.STRUCT, [[[1, T.I32, _DATA_PAGE], [2, T.I32, _DELTA_BINARY_PACKED], [3, T.I32, 1]]]]]]
             chunks.append(meta)
-            body += header
-            body += stored
-        return bytes(body), chunks, rows
+            pieces += [header, stored]
+            size += len(header) + stored.size
+        return pieces, size, chunks, rows
 
     def _splice(self, encoded: tuple) -> None:
         """Write one row group's pages and keep its footer entry (offsets made absolute)."""
         from . import thrift as T
 
-        body, chunks, rows = encoded
+        pieces, size, chunks, rows = encoded
         at = self._handle.tell()
-        self._handle.write(body)
+        for piece in pieces:
+            self._handle.write(piece)
         for meta in chunks:
             T.field(meta, 9)[2] += at
         self._row_groups.append([
             [1, T.LIST, [T.STRUCT, [[[2, T.I64, 0], [3, T.STRUCT, meta]] for meta in chunks]]],
             [2, T.I64, sum(T.field(meta, 6)[2] for meta in chunks)], [3, T.I64, rows], [5, T.I64, at],
-            [6, T.I64, len(body)], [7, T.I16, len(self._row_groups)]])
+            [6, T.I64, size], [7, T.I16, len(self._row_groups)]])
         self.rows += rows
         self.groups += 1
         if self.groups % 16 == 0:
