@@ -69,13 +69,6 @@ def to_device(array, xp):
     return xp.asarray(array)
 
 
-def pinned(size: int, dtype) -> np.ndarray:
-    """An empty array in pinned (page-locked) host memory."""
-    import cupyx
-
-    return cupyx.empty_pinned((size,), dtype)
-
-
 def to_host(array) -> np.ndarray:
     """An array on the host: device arrays are copied into pinned memory (about twice the bandwidth
     of a pageable copy), host arrays pass through."""

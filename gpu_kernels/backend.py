@@ -54,9 +54,8 @@ class NumpyBackend:
         """An array back on the host."""
         return arrays.to_host(array)
 
-    def host_slices(self, table: dict, rows: int, ring: int = 0):
-        """A table's rows on the host, `rows` at a time (a dict of NumPy arrays per slice; ring is
-        for the device backends)."""
+    def host_slices(self, table: dict, rows: int):
+        """A table's rows on the host, `rows` at a time (a dict of NumPy arrays per slice)."""
         n = int(next(iter(table.values())).size)
         for at in range(0, n, rows):
             yield {name: np.asarray(column[at:at + rows]) for name, column in table.items()}
@@ -89,23 +88,11 @@ class CupyBackend(NumpyBackend):
         free = (cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes()) // 2
         return max(1, min(tile_bytes or free, free) // GPU_SEED_BYTES)
 
-    def host_slices(self, table: dict, rows: int, ring: int = 0):
-        """A table's rows copied to the host `rows` at a time. ring 0: each slice in fresh host
-        arrays; ring n: into n sets of pinned buffers used in turn (about twice the bandwidth and no
-        page faults), so a slice stays valid until n more have been asked for."""
+    def host_slices(self, table: dict, rows: int):
+        """A table's rows copied to the host `rows` at a time, each slice in fresh host arrays."""
         n = int(next(iter(table.values())).size)
-        buffers = [{name: arrays.pinned(min(rows, n), column.dtype) for name, column in table.items()}
-                   for _ in range(ring if n else 0)]
-        for number, at in enumerate(range(0, n, rows)):
-            if not ring:
-                yield {name: column[at:at + rows].get() for name, column in table.items()}
-                continue
-            out = {}
-            for name, column in table.items():
-                part = column[at:at + rows]
-                out[name] = buffers[number % ring][name][:part.size]
-                part.get(out=out[name])
-            yield out
+        for at in range(0, n, rows):
+            yield {name: column[at:at + rows].get() for name, column in table.items()}
 
     def release(self) -> None:
         """Return cached blocks to the device (after an out-of-memory error)."""

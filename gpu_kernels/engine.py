@@ -76,8 +76,8 @@ def write_table(path: str, table: dict, backend: NumpyBackend, qnames, qlens, rn
         step = row_group_rows * writer.threads
         for at in range(0, n, step):
             part = H.complete({name: column[at:at + step] for name, column in table.items()})
-            pages = {name: tuple(backend.to_host(a) for a in backend.delta_pages(part[name], row_group_rows, physical_bits(name)))
-                     for name in H.COLUMNS}
+            pages = {name: backend.delta_pages(part[name], row_group_rows, physical_bits(name)) for name in H.COLUMNS}
+            pages = {name: tuple(backend.to_host(a) for a in encoded) for name, encoded in pages.items()}
             writer.write_pages(pages, int(part["qstart"].size))
 
 

@@ -122,14 +122,10 @@ class HspWriter:
 
     def write(self, hsps: dict) -> None:
         """Append rows (host arrays of the COLUMNS, or of hsps.STORED), in row groups of at most
-        row_group_rows, each encoded on a worker thread. At most `threads` row groups are in flight
-        when this returns, so buffers reused in a ring of `threads + 2` (backend.host_slices) are safe."""
-        from .pages import delta_pages
-
+        row_group_rows, each encoded on a worker thread (at most `threads` in flight when this returns)."""
         n = int(np.asarray(hsps["qstart"]).size)
         for at in range(0, n, self.row_group_rows):
-            part = {name: column[at:at + self.row_group_rows] for name, column in hsps.items()}
-            self._submit(self._encode, part, delta_pages)
+            self._submit(self._encode, {name: column[at:at + self.row_group_rows] for name, column in hsps.items()})
 
     def write_pages(self, pages: dict, rows: int) -> None:
         """Append rows already encoded by a backend's delta_pages (host arrays; one tuple per column
@@ -143,8 +139,10 @@ class HspWriter:
         while len(self._pending) > self.threads:
             self._splice(self._pending.popleft().result())
 
-    def _encode(self, part: dict, delta_pages) -> tuple:
+    def _encode(self, part: dict) -> tuple:
         """One row group, encoded and compressed (on a worker thread)."""
+        from .pages import delta_pages
+
         part = complete(part)
         rows = int(np.asarray(part["qstart"]).size)
         return self._pack({name: _group(delta_pages(part[name], rows, physical_bits(name)), 0) for name in COLUMNS},
