@@ -16,7 +16,7 @@ from .backend import NumpyBackend, get_backend
 from .diagonals import decode_keys, filter_keys, key_width
 from .errors import InputError
 from .fasta import Record, check_lengths
-from .formats import ROW_GROUP_ROWS, TEXT_SLICE_ROWS, HspWriter, name_array, paf_text, physical_bits, write_text
+from .formats import ROW_GROUP_ROWS, TEXT_SLICE_ROWS, HspWriter, name_table, paf_text, physical_bits, write_text
 from .params import Params
 from .seeds import count_seeds
 from .seqset import SeqSet, reverse_complement, seqset_of
@@ -61,9 +61,10 @@ class Result:
     def write_paf(self, path: str, threads: int = 0) -> int:
         """The HSP table as PAF, slices formatted in parallel; returns the rows written."""
         q, r = self.query, self.reference
-        qnames, rnames = name_array(q.names), name_array(r.names)
-        return write_text(path, self.backend.host_slices(self.table, TEXT_SLICE_ROWS),
-                          lambda part: paf_text(part, qnames, q.lengths, rnames, r.lengths), threads=threads)
+        qnames, rnames = name_table(q.names), name_table(r.names)
+        parts = (lambda part=part: part for part in self.backend.host_slices(self.table, TEXT_SLICE_ROWS))
+        return write_text(path, parts, lambda part: paf_text(part, qnames, q.lengths, rnames, r.lengths),
+                          threads=threads)
 
 
 def write_table(path: str, table: dict, backend: NumpyBackend, qnames, qlens, rnames, rlens, params: Params,

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from .errors import InputError
 from .hsps import COLUMNS, complete
 from .params import Params
 
@@ -314,113 +315,170 @@ def default_threads() -> int:
         return max(1, min(16, os.cpu_count() or 1))
 
 
-def _text(array) -> memoryview:
-    """The bytes of a string array whose every element ends with its own line break (no copy)."""
-    import pyarrow as pa
-
-    array = array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
-    if len(array) == 0:
-        return memoryview(b"")
-    width = 8 if pa.types.is_large_string(array.type) else 4
-    offsets = np.frombuffer(array.buffers()[1], dtype=np.int64 if width == 8 else np.int32,
-                            count=len(array) + 1, offset=array.offset * width)
-    return memoryview(array.buffers()[2])[int(offsets[0]):int(offsets[-1])]
+def _compiled():
+    """The compiled row printer (format.c), built by the install command."""
+    try:
+        from . import _format
+    except ImportError as error:  # a source tree used without `pip install -e .`
+        raise InputError(f"the compiled text formatter is missing ({error}): install with `pip install -e .`, "
+                         "which needs a C compiler") from None
+    return _format
 
 
-def _ints(values):
-    import pyarrow as pa
-    import pyarrow.compute as pc
+def format_rows(n: int, fields: tuple) -> memoryview:
+    """n text rows of fields (kinds in format.c: "s" text, "i" int64 column, "f" float64 column with
+    decimals, "n" an index column into a string table), printed by compiled code with the GIL released."""
+    compiled = _compiled()
+    merged: list = []
+    for field in map(_field, fields):  # neighbouring texts as one
+        if merged and field[0] == "s" and merged[-1][0] == "s":
+            merged[-1] = ("s", merged[-1][1] + field[1])
+        else:
+            merged.append(field)
+    fields = tuple(merged)
+    out = np.empty(compiled.row_bound(n, fields), dtype=np.uint8)
+    return memoryview(out)[:compiled.format_rows(out, n, fields)]
 
-    return pc.cast(pa.array(np.asarray(values, dtype=np.int64)), pa.string())
+
+def _field(field):
+    """A field with its columns made contiguous in the type format.c reads."""
+    if isinstance(field, str):
+        return ("s", field.encode())
+    kind = field[0]
+    if kind == "i":
+        return ("i", np.ascontiguousarray(field[1], dtype=np.int64))
+    if kind == "f":
+        return ("f", np.ascontiguousarray(field[1], dtype=np.float64), int(field[2]))
+    if kind == "n":
+        return ("n", np.ascontiguousarray(field[1], dtype=np.int64), *field[2])
+    return field
 
 
-def _fixed(values, decimals: int):
-    """Float64 values as text with a fixed number of decimals, exactly as printf's %.Nf writes them.
+def _rows(columns: list, sep: str) -> tuple:
+    """Fields of a row: the columns with sep between them and a line break at the end; a column given
+    as a list is several fields printed together (a tag's name and its value)."""
+    fields = []
+    for column in columns:
+        fields += column if isinstance(column, list) else [column]
+        fields.append(sep)
+    fields[-1] = "\n"
+    return tuple(fields)
 
-    Vectorized: scale and round; the few values whose scaled fraction lies within 1e-6 of one half
-    (where the scaling itself could tip the rounding) are formatted by Python, digit for digit."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
 
-    values = np.asarray(values, dtype=np.float64)
-    scale = 10 ** decimals
-    magnitude = np.abs(values) * scale
-    q = np.floor(magnitude)
-    frac = magnitude - q
-    q = (q + (frac > 0.5)).astype(np.int64)
-    near = np.flatnonzero(np.abs(frac - 0.5) < 1e-6)
-    for i in near.tolist():  # rare: exact ties and near-ties
-        q[i] = int(("%.*f" % (decimals, abs(values[i]))).replace(".", ""))
-    whole, part = np.divmod(q, scale)
-    text = pc.binary_join_element_wise(_ints(whole), pc.utf8_lpad(_ints(part), width=decimals, padding="0"), ".")
-    negative = np.signbit(values)
-    if not negative.any():
-        return text
-    return pc.if_else(pa.array(negative), pc.binary_join_element_wise("-", text, ""), text)
+STRANDS = ("+", "-")
 
 
 def paf_text(hsps: dict, qnames, qlens, rnames, rlens) -> memoryview:
     """PAF rows: cigar <len>M; NM mismatches, AS score, de divergence, id identity percent."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     hsps = complete(hsps)
     qrec, rrec = np.asarray(hsps["qrec"]), np.asarray(hsps["rrec"])
     length, ids = np.asarray(hsps["length"], dtype=np.int64), np.asarray(hsps["identities"], dtype=np.int64)
     if length.size == 0:
         return memoryview(b"")
     identity = np.divide(ids, length, out=np.zeros(length.size), where=length > 0)
-    strand = pa.array(["+", "-"]).take(pa.array(np.asarray(hsps["strand"], dtype=np.int64)))
-    columns = [name_array(qnames).take(pa.array(qrec)), _ints(np.asarray(qlens)[qrec]), _ints(hsps["qstart"]),
-               _ints(hsps["qend"]), strand, name_array(rnames).take(pa.array(rrec)), _ints(np.asarray(rlens)[rrec]),
-               _ints(hsps["rstart"]), _ints(hsps["rend"]), _ints(ids), _ints(length), pa.scalar("255"),
-               pc.binary_join_element_wise("NM:i:", _ints(length - ids), ""),
-               pc.binary_join_element_wise("AS:i:", _ints(hsps["score"]), ""),
-               pc.binary_join_element_wise("de:f:", _fixed(1 - identity, 4), ""),
-               pc.binary_join_element_wise("id:f:", _fixed(100 * identity, 2), ""),
-               pc.binary_join_element_wise("cg:Z:", _ints(length), "M\n", "")]
-    return _text(pc.binary_join_element_wise(*columns, "\t"))
+    columns = [("n", qrec, name_table(qnames)), ("i", np.asarray(qlens, dtype=np.int64)[qrec]),
+               ("i", hsps["qstart"]), ("i", hsps["qend"]), ("n", hsps["strand"], name_table(STRANDS)),
+               ("n", rrec, name_table(rnames)), ("i", np.asarray(rlens, dtype=np.int64)[rrec]),
+               ("i", hsps["rstart"]), ("i", hsps["rend"]), ("i", ids), ("i", length), "255",
+               ["NM:i:", ("i", length - ids)], ["AS:i:", ("i", hsps["score"])], ["de:f:", ("f", 1 - identity, 4)],
+               ["id:f:", ("f", 100 * identity, 2)], ["cg:Z:", ("i", length), "M"]]
+    return format_rows(int(length.size), _rows(columns, "\t"))
 
 
-def name_array(names):
-    """Record names as an Arrow string array: convert once, then pass it to paf_text for every slice."""
-    import pyarrow as pa
+def name_table(names) -> tuple:
+    """Record names as a string table for format_rows (bytes, int64 offsets): convert once, then pass
+    it to paf_text for every slice."""
+    if isinstance(names, tuple) and len(names) == 2 and isinstance(names[0], bytes):
+        return names
+    encoded = [str(n).encode() for n in names]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    return b"".join(encoded), offsets
 
-    return names if isinstance(names, pa.Array) else pa.array([str(n) for n in names], type=pa.string())
 
-
-def _memory_slices(hsps: dict):
+def memory_parts(hsps: dict):
+    """Loaders (for write_text) of the slices of HSP columns held in memory."""
     n = int(np.asarray(hsps["qstart"]).size)
     for at in range(0, n, TEXT_SLICE_ROWS):
-        yield {name: np.asarray(column)[at:at + TEXT_SLICE_ROWS] for name, column in hsps.items()}
+        yield lambda at=at: {name: np.asarray(column)[at:at + TEXT_SLICE_ROWS] for name, column in hsps.items()}
+
+
+def table_parts(table_path: str) -> list:
+    """Loaders (for write_text) of the slices of TEXT_SLICE_ROWS rows of a Parquet HSP table. A row
+    group is read once, by the first thread that needs one of its slices (the others wait for it),
+    and dropped when its last slice is loaded: threads format small slices in parallel while host
+    memory holds only the few row groups in flight."""
+    import threading
+
+    import pyarrow.parquet as pq
+
+    meta = pq.ParquetFile(table_path).metadata
+    local, lock, loaded = threading.local(), threading.Lock(), {}
+
+    def read(group: int) -> dict:
+        if not hasattr(local, "handle"):
+            local.handle = pq.ParquetFile(table_path)
+        table = local.handle.read_row_group(group, use_threads=False)
+        return {name: table.column(name).to_numpy() for name in table.column_names}
+
+    def load(group: int, at: int, slices: int) -> dict:
+        with lock:
+            entry = loaded.get(group)
+            owner = entry is None
+            if owner:
+                entry = loaded[group] = {"ready": threading.Event(), "left": slices, "part": None, "error": None}
+        if owner:
+            try:
+                entry["part"] = read(group)
+            except BaseException as error:  # the waiting threads raise it too
+                entry["error"] = error
+                raise
+            finally:
+                entry["ready"].set()
+        entry["ready"].wait()
+        with lock:
+            entry["left"] -= 1
+            if entry["left"] == 0:
+                del loaded[group]
+        if entry["error"] is not None:
+            raise entry["error"]
+        return {name: column[at:at + TEXT_SLICE_ROWS] for name, column in entry["part"].items()}
+
+    parts = []
+    for group in range(meta.num_row_groups):
+        rows = meta.row_group(group).num_rows
+        starts = range(0, rows, TEXT_SLICE_ROWS)
+        parts += [lambda group=group, at=at, n=len(starts): load(group, at, n) for at in starts]
+    return parts
 
 
 def write_paf(path: str, hsps: dict, qnames, qlens, rnames, rlens, threads: int = 0) -> int:
     """Write PAF atomically from HSP columns in memory; returns the rows written."""
-    qnames, rnames = name_array(qnames), name_array(rnames)
-    return write_text(path, _memory_slices(hsps), lambda h: paf_text(h, qnames, qlens, rnames, rlens),
+    qnames, rnames = name_table(qnames), name_table(rnames)
+    return write_text(path, memory_parts(hsps), lambda h: paf_text(h, qnames, qlens, rnames, rlens),
                       threads=threads)
 
 
-def _slices(table_path: str):
-    """The HSP table as slices of TEXT_SLICE_ROWS rows, read a row group at a time."""
-    for part in iter_hsps(table_path):
-        n = int(part["qstart"].size)
-        for at in range(0, n, TEXT_SLICE_ROWS):
-            yield {name: column[at:at + TEXT_SLICE_ROWS] for name, column in part.items()}
-
-
-def write_text(path: str, slices, fn, header: bytes = b"", threads: int = 0) -> int:
-    """Write a text format made by fn(columns) of every slice: slices formatted in parallel, written in
-    order, atomically; returns the rows written."""
+def write_text(path: str, parts, fn, header: bytes = b"", threads: int = 0) -> int:
+    """Write a text format made by fn(columns): parts are loaders (callables returning HSP columns: a
+    row group read from a table, a slice copied off a device), each loaded and formatted
+    TEXT_SLICE_ROWS rows at a time on a worker thread; the text is written in order, atomically, by
+    this thread. At most threads + 1 parts in flight. Returns the rows written."""
     threads = threads or default_threads()
+
+    def task(load) -> tuple[int, list]:
+        part = load()
+        n = int(part["qstart"].size)
+        return n, [fn({name: column[at:at + TEXT_SLICE_ROWS] for name, column in part.items()})
+                   for at in range(0, n, TEXT_SLICE_ROWS)]
+
     rows = 0
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as handle:
             handle.write(header)
-            for count, (n, text) in enumerate(ordered_map(lambda part: (int(part["qstart"].size), fn(part)),
-                                                          slices, threads), 1):
-                handle.write(text)
+            for count, (n, texts) in enumerate(ordered_map(task, parts, threads), 1):
+                for text in texts:
+                    handle.write(text)
                 rows += n
                 if count % 64 == 0:
                     log.info("%s: %d rows written", path, rows)
@@ -429,12 +487,13 @@ def write_text(path: str, slices, fn, header: bytes = b"", threads: int = 0) -> 
 
 
 def paf_from_table(table_path: str, path: str, threads: int = 0) -> int:
-    """PAF of every HSP of a Parquet HSP table; returns the rows written."""
+    """PAF of every HSP of a Parquet HSP table, row groups read and formatted in parallel; returns
+    the rows written."""
     meta = read_meta(table_path)
     q, r = meta["query"], meta["reference"]
     qlens, rlens = np.asarray(q["lengths"], dtype=np.int64), np.asarray(r["lengths"], dtype=np.int64)
-    qnames, rnames = name_array(q["names"]), name_array(r["names"])
-    return write_text(path, _slices(table_path), lambda h: paf_text(h, qnames, qlens, rnames, rlens),
+    qnames, rnames = name_table(q["names"]), name_table(r["names"])
+    return write_text(path, table_parts(table_path), lambda h: paf_text(h, qnames, qlens, rnames, rlens),
                       threads=threads)
 
 
@@ -467,9 +526,6 @@ def gecko_text(hsps: dict, qlens, rlens, match: int) -> memoryview:
     """GECKO CSV rows (after the header): coordinates 1-based and inclusive on the records laid end to
     end (as GECKO numbers a multi-FASTA); reverse fragments run from the higher reference coordinate
     to the lower."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     hsps = complete(hsps)
     qrec, rrec = np.asarray(hsps["qrec"], dtype=np.int64), np.asarray(hsps["rrec"], dtype=np.int64)
     if qrec.size == 0:
@@ -485,12 +541,11 @@ def gecko_text(hsps: dict, qlens, rlens, match: int) -> memoryview:
     length = np.asarray(hsps["length"], dtype=np.int64)
     score = np.asarray(hsps["score"], dtype=np.int64)
     ids = np.asarray(hsps["identities"], dtype=np.int64)
-    strand = pa.array(["f", "r"]).take(pa.array((~forward).astype(np.int64)))
-    columns = ["Frag", _ints(x0), _ints(np.where(forward, lo, hi)), _ints(x1), _ints(np.where(forward, hi, lo)),
-               strand, "0", _ints(length), _ints(score), _ints(ids),
-               _fixed(100.0 * score / np.maximum(1, length * match), 2), _fixed(ids / np.maximum(1, length), 2),
-               _ints(qrec), pc.binary_join_element_wise(_ints(rrec), "\n", "")]
-    return _text(pc.binary_join_element_wise(*columns, ","))
+    columns = ["Frag", ("i", x0), ("i", np.where(forward, lo, hi)), ("i", x1), ("i", np.where(forward, hi, lo)),
+               ("n", (~forward).astype(np.int64), name_table(("f", "r"))), "0", ("i", length), ("i", score),
+               ("i", ids), ("f", 100.0 * score / np.maximum(1, length * match), 2),
+               ("f", ids / np.maximum(1, length), 2), ("i", qrec), ("i", rrec)]
+    return format_rows(int(qrec.size), _rows(columns, ","))
 
 
 def gecko_csv_from_table(table_path: str, path: str, qgenome: str, rgenome: str, seeds: int, kept: int,
@@ -503,7 +558,7 @@ def gecko_csv_from_table(table_path: str, path: str, qgenome: str, rgenome: str,
     qlens, rlens = meta["query"]["lengths"], meta["reference"]["lengths"]
     rows = pq.ParquetFile(table_path).metadata.num_rows
     header = gecko_header(qgenome, qlens, rgenome, rlens, params, seeds, kept, rows)
-    return write_text(path, _slices(table_path), lambda h: gecko_text(h, qlens, rlens, params.extension.match),
+    return write_text(path, table_parts(table_path), lambda h: gecko_text(h, qlens, rlens, params.extension.match),
                       header, threads)
 
 
@@ -512,7 +567,7 @@ def write_gecko_csv(path: str, hsps: dict, qgenome: str, qlens, rgenome: str, rl
     """GECKO CSV atomically from HSP columns in memory; returns the rows written."""
     n = int(np.asarray(hsps["qstart"]).size)
     header = gecko_header(qgenome, qlens, rgenome, rlens, params, seeds, kept, n)
-    return write_text(path, _memory_slices(hsps), lambda h: gecko_text(h, qlens, rlens, params.extension.match),
+    return write_text(path, memory_parts(hsps), lambda h: gecko_text(h, qlens, rlens, params.extension.match),
                       header, threads)
 
 

@@ -58,7 +58,9 @@ def test_tiny_row_groups_give_the_same_rows(tmp_path, myco):
     assert sum(p["qstart"].size for p in parts) == n
 
 
-def test_paf_and_gecko_from_parquet_equal_the_old_writers(tmp_path, myco):
+def test_paf_and_gecko_from_parquet_equal_the_old_writers(tmp_path, myco, monkeypatch):
+    # slices of 7 rows: every row group of 100 is cut into slices read from one shared row group
+    monkeypatch.setattr(F, "TEXT_SLICE_ROWS", 7)
     table = tmp_path / "h.parquet"
     myco.write_parquet(str(table), row_group_rows=100)
     h = myco.hsps
@@ -90,6 +92,22 @@ def test_text_formats_round_like_printf():
     assert text == "".join(legacy_formats.paf_lines(hsps, ["a"], [10**6], ["b"], [10**6]))
     text = bytes(F.gecko_text(hsps, [10**6], [10**6], 3)).decode()
     assert text == "".join(legacy_formats.gecko_rows(hsps, np.array([10**6]), np.array([10**6]), 3))
+
+
+def test_compiled_decimals_are_printf_exact():
+    """The compiled row printer's fixed decimals equal printf's on exact ties (k/64, k/8: half to even),
+    values near 2^53, tiny and huge values, negative zero, infinities; integers at the int64 ends."""
+    rng = np.random.default_rng(5)
+    values = np.concatenate([rng.random(100_000) * 10.0 ** rng.integers(-8, 12, 100_000), -rng.random(1000),
+                             np.arange(1, 5000) / 64.0, np.arange(0, 4, 0.125), [0.0, -0.0, 5e-324, 1e-300, 2.0**53 - 1,
+                             123456789.987654321, 1e30, np.inf, -np.inf]])
+    for decimals in range(10):
+        text = bytes(F.format_rows(values.size, (("f", values, decimals), "\n"))).decode()
+        assert text == "".join("%.*f\n" % (decimals, v) for v in values)
+    ints = np.array([0, -1, 9, 10, 99, 100, 2**31, -2**63, 2**63 - 1], dtype=np.int64)
+    names = F.name_table(["", "chr1", "a|b"])
+    text = bytes(F.format_rows(ints.size, (("i", ints), "\t", ("n", np.arange(ints.size) % 3, names), "\n"))).decode()
+    assert text == "".join(f"{v}\t{['', 'chr1', 'a|b'][i % 3]}\n" for i, v in enumerate(ints.tolist()))
 
 
 def test_positions_past_2_31_stay_exact(tmp_path):
