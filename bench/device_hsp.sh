@@ -28,6 +28,7 @@ if [ "$what" = engine ]; then
     python3 bench/gpu_pair.py --sizes 5 50 --heavy 150 --runs 2 --workdir /tmp/hp 2>&1 | tee "$OUT/gpu_pair.log" | tail -45
 fi
 if [ "$what" = path ]; then
+    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_formats.py tests/test_plots.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -5
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
     python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 -- --resources gpu=1 2>&1 | tee "$OUT/workflow.log"
 fi

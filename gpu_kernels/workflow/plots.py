@@ -14,53 +14,83 @@ FORWARD = "#1f5fbf"
 REVERSE = "#d62728"
 
 
-def _coords(hsps: dict, qoff=0, roff=0):
-    """(x0, y0, x1, y1) of every HSP, query on x and reference on y; reverse HSPs run against the diagonal."""
-    strand = np.asarray(hsps["strand"])
-    rend = hsps["rend"] if "rend" in hsps else hsps["rstart"] + (hsps["qend"] - hsps["qstart"])
-    x0, x1 = hsps["qstart"] + qoff, hsps["qend"] + qoff
-    y0 = np.where(strand == 0, hsps["rstart"], rend) + roff
-    y1 = np.where(strand == 0, rend, hsps["rstart"]) + roff
-    return x0, y0, x1, y1
-
-
 MAX_LINES = 100_000  # segments drawn as lines; the rest are rasterized to the pixels they fall on
 RASTER = 1000        # raster cells a side for the rest
 
 
-def _draw(ax, x0, y0, x1, y1, strand):
-    """Forward segments blue, reverse red. Beyond MAX_LINES segments, the longest are drawn as lines
-    and the others as the raster cells their midpoints fall in: at most what the pixels can show."""
-    strand = np.asarray(strand)
-    lines = np.arange(strand.size)
-    if strand.size > MAX_LINES:
-        lines = np.argpartition(-np.abs(x1 - x0), MAX_LINES)[:MAX_LINES]
-        rest = np.ones(strand.size, dtype=bool)
-        rest[lines] = False
-        _raster(ax, (x0[rest] + x1[rest]) / 2, (y0[rest] + y1[rest]) / 2, strand[rest])
-    segments = np.stack((np.stack((x0[lines], y0[lines]), axis=1), np.stack((x1[lines], y1[lines]), axis=1)), axis=1)
-    for value, colour, label in ((0, FORWARD, "forward"), (1, REVERSE, "reverse")):
-        chosen = strand[lines] == value
-        ax.add_collection(LineCollection(segments[chosen], colors=colour, linewidths=1.2, label=label))
+class Dots:
+    """The segments of one dotplot, gathered a chunk of HSPs at a time in bounded memory: the
+    MAX_LINES longest are kept as lines and every other one marks the raster cell of its midpoint
+    (at most what the pixels can show), so 10^8 HSPs draw as fast as 10^5.
+
+    Query on x, reference on y; reverse HSPs run against the diagonal. qoff and roff (arrays by
+    record index) place records end to end, for the grid dotplot."""
+
+    def __init__(self, width: float, height: float, qoff=None, roff=None):
+        self.width, self.height = max(1.0, float(width)), max(1.0, float(height))
+        self.qoff, self.roff = qoff, roff
+        self.cells = np.zeros((2, RASTER * RASTER), dtype=bool)
+        self.lines = np.zeros((5, 0), dtype=np.float64)  # x0, y0, x1, y1, strand
+        self.count = self.rastered = 0
+
+    def add(self, hsps: dict) -> "Dots":
+        """Take a chunk of HSPs (qstart, qend, rstart, strand, and qrec/rrec for a grid)."""
+        strand = np.asarray(hsps["strand"])
+        if strand.size == 0:
+            return self
+        qoff = self.qoff[np.asarray(hsps["qrec"])] if self.qoff is not None else 0
+        roff = self.roff[np.asarray(hsps["rrec"])] if self.roff is not None else 0
+        qstart, qend, rstart = (np.asarray(hsps[c], dtype=np.int64) for c in ("qstart", "qend", "rstart"))
+        rend = rstart + (qend - qstart)
+        forward = strand == 0
+        chunk = np.stack([qstart + qoff, np.where(forward, rstart, rend) + roff, qend + qoff,
+                          np.where(forward, rend, rstart) + roff, strand]).astype(np.float64)
+        lines = np.concatenate([self.lines, chunk], axis=1)
+        self.count += strand.size
+        if lines.shape[1] > MAX_LINES:
+            order = np.argpartition(-(lines[2] - lines[0]), MAX_LINES)
+            self._raster(lines[:, order[MAX_LINES:]])
+            lines = lines[:, order[:MAX_LINES]]
+        self.lines = lines
+        return self
+
+    def _raster(self, rest: np.ndarray) -> None:
+        ix = np.clip(((rest[0] + rest[2]) / 2 * (RASTER / self.width)).astype(np.int64), 0, RASTER - 1)
+        iy = np.clip(((rest[1] + rest[3]) / 2 * (RASTER / self.height)).astype(np.int64), 0, RASTER - 1)
+        reverse = rest[4].astype(bool)
+        self.cells[0, (iy * RASTER + ix)[~reverse]] = True
+        self.cells[1, (iy * RASTER + ix)[reverse]] = True
+        self.rastered += rest.shape[1]
+
+    def draw(self, ax) -> None:
+        """Raster cells under the lines; forward blue, reverse red."""
+        for value, colour in ((0, FORWARD), (1, REVERSE)):
+            if self.rastered and self.cells[value].any():
+                rgba = np.zeros((RASTER, RASTER, 4))
+                rgba[..., :3] = matplotlib.colors.to_rgb(colour)
+                rgba[..., 3] = self.cells[value].reshape(RASTER, RASTER)
+                ax.imshow(rgba, origin="lower", extent=(0, self.width, 0, self.height), aspect="auto",
+                          interpolation="nearest", zorder=0)
+        x0, y0, x1, y1, strand = self.lines
+        segments = np.stack((np.stack((x0, y0), axis=1), np.stack((x1, y1), axis=1)), axis=1)
+        for value, colour, label in ((0, FORWARD, "forward"), (1, REVERSE, "reverse")):
+            ax.add_collection(LineCollection(segments[strand == value], colors=colour, linewidths=1.2, label=label))
 
 
-def _raster(ax, x, y, strand) -> None:
-    """Points too many to draw one by one (segment midpoints), as filled raster cells (by strand)
-    under the lines."""
-    xmax, ymax = max(1.0, float(x.max())), max(1.0, float(y.max()))
-    for value, colour in ((0, FORWARD), (1, REVERSE)):
-        mask = strand == value
-        if not mask.any():
-            continue
-        # integer binning with one bincount: far faster than histogram2d on 10^8 points
-        ix = np.minimum((x[mask] * (RASTER / xmax)).astype(np.int64), RASTER - 1)
-        iy = np.minimum((y[mask] * (RASTER / ymax)).astype(np.int64), RASTER - 1)
-        counts = np.bincount(iy * RASTER + ix, minlength=RASTER * RASTER).reshape(RASTER, RASTER)
-        rgba = np.zeros(counts.shape + (4,))
-        rgba[..., :3] = matplotlib.colors.to_rgb(colour)
-        rgba[..., 3] = counts > 0
-        ax.imshow(rgba, origin="lower", extent=(0, xmax, 0, ymax), aspect="auto", interpolation="nearest",
-                  zorder=0)
+def _dots(hsps, width: float, height: float, qoff=None, roff=None) -> Dots:
+    """Dots as given, or gathered from a dict of HSP columns or an iterable of such chunks."""
+    if isinstance(hsps, Dots):
+        return hsps
+    dots = Dots(width, height, qoff, roff)
+    for chunk in ([hsps] if isinstance(hsps, dict) else hsps):
+        dots.add(chunk)
+    return dots
+
+
+def offsets(lengths) -> np.ndarray:
+    """Where each record starts when records are laid end to end."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    return np.concatenate(([0], np.cumsum(lengths)[:-1]))
 
 
 def _save(fig, path: str) -> None:
@@ -69,27 +99,30 @@ def _save(fig, path: str) -> None:
     plt.close(fig)
 
 
-def pair_dotplot(hsps: dict, qname: str, rname: str, qlen: int, rlen: int, path: str) -> None:
-    """Dotplot of one chromosome pair: forward HSPs blue, reverse HSPs red."""
+def pair_dotplot(hsps, qname: str, rname: str, qlen: int, rlen: int, path: str) -> None:
+    """Dotplot of one chromosome pair (hsps: Dots, HSP columns, or chunks of them): forward HSPs
+    blue, reverse HSPs red."""
+    dots = _dots(hsps, qlen, rlen)
     fig, ax = plt.subplots(figsize=(6, 6))
-    _draw(ax, *_coords(hsps), hsps["strand"])
+    dots.draw(ax)
     ax.set_xlim(0, qlen)
     ax.set_ylim(0, rlen)
     ax.set_xlabel(f"{qname} (bp)")
     ax.set_ylabel(f"{rname} (bp)")
-    ax.set_title(f"{qname} vs {rname}: {hsps['qstart'].size} HSPs", fontsize=9)
+    ax.set_title(f"{qname} vs {rname}: {dots.count} HSPs", fontsize=9)
     ax.legend(loc="upper left", fontsize=8, frameon=False)
     _save(fig, path)
 
 
-def grid_dotplot(hsps: dict, qnames, qlens, rnames, rlens, qgenome: str, rgenome: str, path: str,
+def grid_dotplot(hsps, qnames, qlens, rnames, rlens, qgenome: str, rgenome: str, path: str,
                  max_labels: int = 40) -> None:
-    """Genome-by-genome dotplot: chromosomes end to end on both axes, borders and names drawn."""
-    qoff = np.concatenate(([0], np.cumsum(qlens)[:-1]))
-    roff = np.concatenate(([0], np.cumsum(rlens)[:-1]))
-    fig, ax = plt.subplots(figsize=(8, 8))
-    _draw(ax, *_coords(hsps, qoff[hsps["qrec"]], roff[hsps["rrec"]]), hsps["strand"])
+    """Genome-by-genome dotplot (hsps: Dots, HSP columns, or chunks of them): chromosomes end to end
+    on both axes, borders and names drawn."""
+    qoff, roff = offsets(qlens), offsets(rlens)
     qtotal, rtotal = int(np.sum(qlens)), int(np.sum(rlens))
+    dots = _dots(hsps, qtotal, rtotal, qoff, roff)
+    fig, ax = plt.subplots(figsize=(8, 8))
+    dots.draw(ax)
     for x in qoff[1:]:
         ax.axvline(x, color="0.75", linewidth=0.5)
     for y in roff[1:]:
@@ -100,7 +133,7 @@ def grid_dotplot(hsps: dict, qnames, qlens, rnames, rlens, qgenome: str, rgenome
     ax.set_ylim(0, rtotal)
     ax.set_xlabel(f"{qgenome} ({qtotal:,} bp)")
     ax.set_ylabel(f"{rgenome} ({rtotal:,} bp)")
-    ax.set_title(f"{qgenome} vs {rgenome}: {hsps['qstart'].size} HSPs (blue forward, red reverse)", fontsize=9)
+    ax.set_title(f"{qgenome} vs {rgenome}: {dots.count} HSPs (blue forward, red reverse)", fontsize=9)
     fig.tight_layout()
     _save(fig, path)
 

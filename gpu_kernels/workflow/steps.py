@@ -166,17 +166,32 @@ PAIR_FIELDS = ["query_genome", "query", "query_length", "reference_genome", "ref
 def plots(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, grid_path: str | None,
           heatmap_path: str | None, pairs_dir: str | None, max_pair_plots: int) -> None:
     """Grid dotplot, coverage heatmap and per chromosome pair dotplots of one genome pair (coverage
-    from the pair table the coverage rule wrote, not computed again)."""
-    from .plots import coverage_heatmap, grid_dotplot, pair_dotplot
+    from the pair table the coverage rule wrote, not computed again). The HSP table is read once, a
+    row group at a time, into the dotplots' bounded Dots."""
+    from .plots import Dots, coverage_heatmap, grid_dotplot, offsets, pair_dotplot
 
-    hsps = read_columns(hsps_path, ("qrec", "rrec", "strand", "qstart", "qend", "rstart"))
-    if grid_path:
-        grid_dotplot(hsps, query.names, query.lengths, reference.names, reference.lengths,
-                     query.name, reference.name, grid_path)
     nr = len(reference.names)
     index = {name: i for i, name in enumerate(query.names)}, {name: i for i, name in enumerate(reference.names)}
     covered = {(index[0][row["query"]], index[1][row["reference"]]): int(row["covered_both"])
                for row in read_tsv(coverage_path)}  # only pairs with HSPs: never a dense records x records table
+    grid = Dots(query.lengths.sum(), reference.lengths.sum(), offsets(query.lengths), offsets(reference.lengths))
+    best = [key for key, value in sorted(covered.items(), key=lambda item: (-item[1], item[0]))[:max_pair_plots]
+            if value > 0] if pairs_dir else []
+    pair_dots = {qi * nr + ri: Dots(query.lengths[qi], reference.lengths[ri]) for qi, ri in best}
+    if grid_path or pair_dots:
+        for chunk in iter_hsps(hsps_path, ["qrec", "rrec", "strand", "qstart", "qend", "rstart"]):
+            if grid_path:
+                grid.add(chunk)
+            if pair_dots:
+                # rows are in (qrec, rrec) order: each chromosome pair is one run of a chunk
+                pair = chunk["qrec"].astype(np.int64) * nr + chunk["rrec"]
+                bounds = np.flatnonzero(np.diff(pair)) + 1
+                for lo, hi in zip(np.concatenate(([0], bounds)).tolist(), np.concatenate((bounds, [pair.size])).tolist()):
+                    if int(pair[lo]) in pair_dots:
+                        pair_dots[int(pair[lo])].add({c: v[lo:hi] for c, v in chunk.items()})
+    if grid_path:
+        grid_dotplot(grid, query.names, query.lengths, reference.names, reference.lengths,
+                     query.name, reference.name, grid_path)
     if heatmap_path:
         shown = 60  # the longest records a side; coverage_heatmap lays out at most this many
         qorder = np.argsort(-query.lengths, kind="stable")[:shown]
@@ -186,15 +201,9 @@ def plots(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, 
         coverage_heatmap(matrix, query.names[qorder], reference.names[rorder], query.name, reference.name, heatmap_path)
     if pairs_dir:
         os.makedirs(pairs_dir, exist_ok=True)
-        # rows are in (qrec, rrec) order: each chromosome pair is one slice
-        pair = hsps["qrec"].astype(np.int64) * nr + hsps["rrec"]
-        best = sorted(covered.items(), key=lambda item: (-item[1], item[0]))[:max_pair_plots]
-        for (qi, ri), value in best:
-            if value == 0:
-                break
-            lo, hi = np.searchsorted(pair, [qi * nr + ri, qi * nr + ri + 1])
+        for qi, ri in best:
             name = f"{_safe(query.names[qi])}__{_safe(reference.names[ri])}.png"
-            pair_dotplot({c: v[lo:hi] for c, v in hsps.items()}, query.names[qi], reference.names[ri],
+            pair_dotplot(pair_dots[qi * nr + ri], query.names[qi], reference.names[ri],
                          int(query.lengths[qi]), int(reference.lengths[ri]), os.path.join(pairs_dir, name))
 
 
