@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import array_module, to_host
+from .arrays import array_module, every, to_host
 from .hsps import running_max, running_max_cupy
 
 
@@ -29,7 +29,7 @@ def _union_length(group, start, end, groups: int, running_max_fn):
     # Offsetting each group by span lets one sort and one running maximum serve every group at once.
     span = int(end.max()) + 1
     key = group * span + start
-    if not bool((key[1:] >= key[:-1]).all()):  # tables in the canonical order often need no sort
+    if not every(key[1:] >= key[:-1]):  # tables in the canonical order often need no sort
         order = xp.argsort(key, kind="stable")
         group, start, end = group[order], start[order], end[order]
     del key

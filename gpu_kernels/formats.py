@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import tempfile
+import threading
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -119,6 +120,10 @@ class HspWriter:
         self._handle = open(self._tmp, "wb")
         self._handle.write(b"PAR1")
         self._pool = ThreadPoolExecutor(self.threads)
+        # One thread writes the packed row groups in order, so the caller (on the GPU path, the
+        # thread that keeps the device encoding) never waits on the disk.
+        self._disk = ThreadPoolExecutor(1)
+        self._slots = threading.BoundedSemaphore(2 * self.threads)  # row groups in flight
         return self
 
     def write(self, hsps: dict) -> None:
@@ -136,9 +141,17 @@ class HspWriter:
             self._submit(self._pack, {name: _group(column, g) for name, column in pages.items()}, count)
 
     def _submit(self, fn, *args) -> None:
-        self._pending.append(self._pool.submit(fn, *args))
-        while len(self._pending) > self.threads:
-            self._splice(self._pending.popleft().result())
+        self._slots.acquire()
+        packed = self._pool.submit(fn, *args)
+        self._pending.append(self._disk.submit(self._write, packed))
+        while self._pending and self._pending[0].done():
+            self._pending.popleft().result()  # a failed row group stops the caller here
+
+    def _write(self, packed) -> None:
+        try:
+            self._splice(packed.result())
+        finally:
+            self._slots.release()
 
     def _encode(self, part: dict) -> tuple:
         """One row group, encoded and compressed (on a worker thread)."""
@@ -208,11 +221,12 @@ class HspWriter:
         try:
             if kind is None:
                 while self._pending:
-                    self._splice(self._pending.popleft().result())
+                    self._pending.popleft().result()
                 self._handle.write(self._footer())
                 log.info("%s: %d rows written (%d row groups)", self.path, self.rows, self.groups)
         finally:
             self._pool.shutdown(wait=True, cancel_futures=True)
+            self._disk.shutdown(wait=True, cancel_futures=True)
             self._handle.close()
             self._atomic.__exit__(kind, error, trace)
 
@@ -288,20 +302,24 @@ def read_hsps(path: str, columns=None) -> tuple[dict, dict]:
 # ---------------------------------------------------------------------------------------------
 # Text formats, made from HSP columns a row group at a time
 
-TEXT_SLICE_ROWS = 1 << 18  # rows one formatting task turns into text (about 40 MB of PAF)
+TEXT_SLICE_ROWS = 1 << 18  # rows one formatting task turns into text (about 35 MB of PAF)
+# Slices of a table in flight a formatting thread: a few row groups read ahead, so that the threads
+# never wait on one group's read (16 threads: about 1.7 GB of PAF and 6 row groups of columns).
+READ_AHEAD = 3
 
 
-def ordered_map(fn, items, threads: int):
-    """fn over items on a thread pool, results in order, at most threads + 1 in flight (so memory
-    stays bounded however long items is)."""
+def ordered_map(fn, items, threads: int, window: int = 0):
+    """fn over items on a thread pool, results in order, at most `window` (default threads + 1) in
+    flight, so memory stays bounded however long items is."""
     if threads <= 1:
         yield from map(fn, items)
         return
+    window = max(window, threads + 1)
     with ThreadPoolExecutor(threads) as pool:
         pending: deque = deque()
         for item in items:
             pending.append(pool.submit(fn, item))
-            if len(pending) > threads:
+            if len(pending) >= window:
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
@@ -418,7 +436,7 @@ def table_parts(table_path: str) -> list:
     def read(group: int) -> dict:
         if not hasattr(local, "handle"):
             local.handle = pq.ParquetFile(table_path)
-        table = local.handle.read_row_group(group, use_threads=False)
+        table = local.handle.read_row_group(group)  # columns decoded on Arrow's threads
         return {name: table.column(name).to_numpy() for name in table.column_names}
 
     def load(group: int, at: int, slices: int) -> dict:
@@ -459,11 +477,11 @@ def write_paf(path: str, hsps: dict, qnames, qlens, rnames, rlens, threads: int 
                       threads=threads)
 
 
-def write_text(path: str, parts, fn, header: bytes = b"", threads: int = 0) -> int:
+def write_text(path: str, parts, fn, header: bytes = b"", threads: int = 0, window: int = 0) -> int:
     """Write a text format made by fn(columns): parts are loaders (callables returning HSP columns: a
     row group read from a table, a slice copied off a device), each loaded and formatted
     TEXT_SLICE_ROWS rows at a time on a worker thread; the text is written in order, atomically, by
-    this thread. At most threads + 1 parts in flight. Returns the rows written."""
+    this thread. At most `window` parts in flight (at least threads + 1). Returns the rows written."""
     threads = threads or default_threads()
 
     def task(load) -> tuple[int, list]:
@@ -476,7 +494,7 @@ def write_text(path: str, parts, fn, header: bytes = b"", threads: int = 0) -> i
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as handle:
             handle.write(header)
-            for count, (n, texts) in enumerate(ordered_map(task, parts, threads), 1):
+            for count, (n, texts) in enumerate(ordered_map(task, parts, threads, window), 1):
                 for text in texts:
                     handle.write(text)
                 rows += n
@@ -493,8 +511,9 @@ def paf_from_table(table_path: str, path: str, threads: int = 0) -> int:
     q, r = meta["query"], meta["reference"]
     qlens, rlens = np.asarray(q["lengths"], dtype=np.int64), np.asarray(r["lengths"], dtype=np.int64)
     qnames, rnames = name_table(q["names"]), name_table(r["names"])
+    threads = threads or default_threads()
     return write_text(path, table_parts(table_path), lambda h: paf_text(h, qnames, qlens, rnames, rlens),
-                      threads=threads)
+                      threads=threads, window=READ_AHEAD * threads)
 
 
 def gecko_header(qgenome: str, qlens, rgenome: str, rlens, params: Params, seeds: int, kept: int, rows: int) -> bytes:
@@ -558,8 +577,9 @@ def gecko_csv_from_table(table_path: str, path: str, qgenome: str, rgenome: str,
     qlens, rlens = meta["query"]["lengths"], meta["reference"]["lengths"]
     rows = pq.ParquetFile(table_path).metadata.num_rows
     header = gecko_header(qgenome, qlens, rgenome, rlens, params, seeds, kept, rows)
+    threads = threads or default_threads()
     return write_text(path, table_parts(table_path), lambda h: gecko_text(h, qlens, rlens, params.extension.match),
-                      header, threads)
+                      header, threads, READ_AHEAD * threads)
 
 
 def write_gecko_csv(path: str, hsps: dict, qgenome: str, qlens, rgenome: str, rlens, params: Params,

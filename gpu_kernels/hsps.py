@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import BLOCK, SCAN_ITEMS, array_module, blocks, cupy, kernel
+from .arrays import BLOCK, SCAN_ITEMS, array_module, blocks, cupy, every, kernel
 
 # Columns of a raw HSP table, all int64, positions on the concatenated axes of the strand searched.
 RAW = ("qstart", "qend", "rstart", "rend", "score", "identities")
@@ -165,7 +165,7 @@ def order_by(columns: list, spans: list[int]):
     if len(keys) == 1:
         return order
     first = keys[0][order]
-    if bool((first[1:] != first[:-1]).all()):
+    if every(first[1:] != first[:-1]):
         return order
     order = xp.arange(columns[0].size, dtype=xp.int64)
     for key in reversed(keys):  # least significant first; stable sorts keep the earlier order among ties

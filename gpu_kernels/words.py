@@ -4,7 +4,7 @@ NumPy: k shifted passes over the codes. CuPy: one thread a window (words.cu), Cu
 """
 from __future__ import annotations
 
-from .arrays import BLOCK, array_module, blocks, cupy, kernel
+from .arrays import BLOCK, array_module, blocks, cupy, every, kernel
 
 
 def word_keys(codes, k: int):
@@ -16,7 +16,7 @@ def word_keys(codes, k: int):
     bad = xp.concatenate((xp.zeros(1, dtype=xp.int64), xp.cumsum(codes > 3, dtype=xp.int64)))
     valid = (bad[k:] - bad[:-k]) == 0
     keys = xp.zeros(n, dtype=xp.uint64)
-    if not valid.any():  # a run of N or borders: no key to pack
+    if every(~valid):  # a run of N or borders: no key to pack
         return keys, valid
     base = (codes & 3).astype(xp.uint64)
     for j in range(k):

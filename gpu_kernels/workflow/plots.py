@@ -38,29 +38,44 @@ class Dots:
         strand = np.asarray(hsps["strand"])
         if strand.size == 0:
             return self
+        self.count += strand.size
+        qstart, qend, rstart = (np.asarray(hsps[c], dtype=np.int64) for c in ("qstart", "qend", "rstart"))
         qoff = self.qoff[np.asarray(hsps["qrec"])] if self.qoff is not None else 0
         roff = self.roff[np.asarray(hsps["rrec"])] if self.roff is not None else 0
-        qstart, qend, rstart = (np.asarray(hsps[c], dtype=np.int64) for c in ("qstart", "qend", "rstart"))
-        rend = rstart + (qend - qstart)
+        length = qend - qstart
+        # Once MAX_LINES lines are kept, only a segment longer than the shortest of them can become a
+        # line: every other one goes straight to the raster, without building its segment.
+        short = length <= self.lines[2, 0] - self.lines[0, 0] if self.lines.shape[1] >= MAX_LINES else None
+        if short is not None and short.any():
+            self._mark(*(np.compress(short, a) if np.ndim(a) else a
+                         for a in (qstart + qend + 2 * qoff, rstart + rstart + length + 2 * roff, strand)))
+            keep = ~short
+            qstart, qend, rstart, length, strand = (a[keep] for a in (qstart, qend, rstart, length, strand))
+            qoff, roff = (a[keep] if np.ndim(a) else a for a in (qoff, roff))
+        rend = rstart + length
         forward = strand == 0
         chunk = np.stack([qstart + qoff, np.where(forward, rstart, rend) + roff, qend + qoff,
                           np.where(forward, rend, rstart) + roff, strand]).astype(np.float64)
         lines = np.concatenate([self.lines, chunk], axis=1)
-        self.count += strand.size
         if lines.shape[1] > MAX_LINES:
             order = np.argpartition(-(lines[2] - lines[0]), MAX_LINES)
-            self._raster(lines[:, order[MAX_LINES:]])
+            rest = lines[:, order[MAX_LINES:]]
+            self._mark(rest[0] + rest[2], rest[1] + rest[3], rest[4])
             lines = lines[:, order[:MAX_LINES]]
+            # the shortest kept line first: the threshold the next chunk is compared with
+            lines[:, [0, np.argmin(lines[2] - lines[0])]] = lines[:, [np.argmin(lines[2] - lines[0]), 0]]
         self.lines = lines
         return self
 
-    def _raster(self, rest: np.ndarray) -> None:
-        ix = np.clip(((rest[0] + rest[2]) / 2 * (RASTER / self.width)).astype(np.int64), 0, RASTER - 1)
-        iy = np.clip(((rest[1] + rest[3]) / 2 * (RASTER / self.height)).astype(np.int64), 0, RASTER - 1)
-        reverse = rest[4].astype(bool)
-        self.cells[0, (iy * RASTER + ix)[~reverse]] = True
-        self.cells[1, (iy * RASTER + ix)[reverse]] = True
-        self.rastered += rest.shape[1]
+    def _mark(self, x2, y2, strand) -> None:
+        """Mark the raster cells of midpoints given doubled (x0 + x1, y0 + y1), by strand."""
+        ix = np.clip((x2 * (RASTER / (2 * self.width))).astype(np.int64), 0, RASTER - 1)
+        iy = np.clip((y2 * (RASTER / (2 * self.height))).astype(np.int64), 0, RASTER - 1)
+        cell = iy * RASTER + ix
+        reverse = np.asarray(strand).astype(bool)
+        self.cells[0, cell[~reverse]] = True
+        self.cells[1, cell[reverse]] = True
+        self.rastered += cell.size
 
     def draw(self, ax) -> None:
         """Raster cells under the lines; forward blue, reverse red."""
