@@ -140,6 +140,35 @@ class HspWriter:
             count = min(self.row_group_rows, rows - g * self.row_group_rows)
             self._submit(self._pack, {name: _group(column, g) for name, column in pages.items()}, count)
 
+    def copy_row_groups(self, path: str) -> None:
+        """Append every row group of another HSP table made by HspWriter, byte for byte: its pages are
+        neither decoded nor encoded again (the workflow's merge of its bin-pair tables)."""
+        self._slots.acquire()
+        self._pending.append(self._disk.submit(self._copy, path))
+
+    def _copy(self, path: str) -> None:
+        from . import thrift as T
+
+        try:
+            with open(path, "rb") as source:
+                source.seek(-8, os.SEEK_END)
+                size = int.from_bytes(source.read(4), "little")
+                if source.read(4) != b"PAR1":
+                    raise InputError("not a Parquet file", path)
+                source.seek(-8 - size, os.SEEK_END)
+                footer = T.Reader(source.read(size)).struct()
+                for group in T.field(footer, 4)[2][1]:
+                    start, size = T.field(group, 5)[2], T.field(group, 6)[2]
+                    chunks = [T.field(chunk, 3)[2] for chunk in T.field(group, 1)[2][1]]
+                    if [T.field(meta, 3)[2][1][0].decode() for meta in chunks] != list(COLUMNS):
+                        raise InputError("not an HSP table of this version (columns differ)", path)
+                    for meta in chunks:  # offsets from the start of the row group, as _splice takes them
+                        T.field(meta, 9)[2] -= start
+                    source.seek(start)
+                    self._splice(([source.read(size)], size, chunks, T.field(group, 3)[2]))
+        finally:
+            self._slots.release()
+
     def _submit(self, fn, *args) -> None:
         self._slots.acquire()
         packed = self._pool.submit(fn, *args)
@@ -224,6 +253,9 @@ class HspWriter:
                     self._pending.popleft().result()
                 self._handle.write(self._footer())
                 log.info("%s: %d rows written (%d row groups)", self.path, self.rows, self.groups)
+        except BaseException as failure:  # a row group failed late: the file must not appear either
+            kind, error, trace = type(failure), failure, failure.__traceback__
+            raise
         finally:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._disk.shutdown(wait=True, cancel_futures=True)

@@ -11,6 +11,7 @@ import legacy_formats
 from conftest import MYCO_232, MYCO_7422, ROOT
 from gpu_kernels import Params, compare
 from gpu_kernels import formats as F
+from gpu_kernels.errors import InputError
 from gpu_kernels.hsps import COLUMNS
 
 
@@ -137,6 +138,39 @@ def test_command_line_counts_agree(tmp_path):
     assert count == pq.ParquetFile(table).metadata.num_rows == len(paf.read_text().splitlines()) > 500
     assert json.loads(pq.read_schema(table).metadata[b"gpu_kernels"])["stats"]["hsps"] == count
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+def test_row_groups_copied_byte_for_byte_read_as_the_rows_written(tmp_path):
+    """The workflow's merge: tables appended by copying their row groups (mixed with rows encoded
+    anew) read back as one table of all the rows, in order, statistics included."""
+    rng = np.random.default_rng(8)
+    tables, paths = [], []
+    for i, n in enumerate((5_000, 1, 12_345)):
+        qstart = np.sort(rng.integers(0, 10**9, n))
+        length = rng.integers(64, 900, n)
+        hsps = {"qrec": np.full(n, i), "rrec": rng.integers(0, 5, n), "qstart": qstart, "qend": qstart + length,
+                "rstart": rng.integers(0, 10**9, n), "strand": rng.integers(0, 2, n), "score": length,
+                "identities": length - 3}
+        path = tmp_path / f"part{i}.parquet"
+        F.write_hsps(str(path), hsps, ["a", "b", "c"], [1, 2, 3], list("vwxyz"), [1] * 5, row_group_rows=999)
+        tables.append(pq.read_table(path))
+        paths.append(path)
+    merged = tmp_path / "merged.parquet"
+    with F.HspWriter(str(merged), ["a", "b", "c"], [1, 2, 3], list("vwxyz"), [1] * 5, row_group_rows=999) as out:
+        out.copy_row_groups(str(paths[0]))
+        out.write({name: tables[1].column(name).to_numpy() for name in tables[1].column_names})
+        out.copy_row_groups(str(paths[2]))
+    import pyarrow as pa
+
+    assert pq.read_table(merged).equals(pa.concat_tables(tables))
+    assert pq.ParquetFile(merged).metadata.num_row_groups == 6 + 1 + 13
+    filtered = pq.read_table(merged, filters=[("qrec", "=", 2)])
+    assert filtered.num_rows == 12_345
+    with pytest.raises(InputError):
+        with F.HspWriter(str(tmp_path / "bad.parquet"), ["a"], [1], ["b"], [1]) as out:
+            (tmp_path / "junk.parquet").write_bytes(b"not parquet at all")
+            out.copy_row_groups(str(tmp_path / "junk.parquet"))
+    assert not (tmp_path / "bad.parquet").exists()
 
 
 def test_row_groups_encoded_in_parallel_splice_into_one_valid_file(tmp_path):

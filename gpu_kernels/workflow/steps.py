@@ -76,12 +76,13 @@ def exact_matches(qset, rset, params: Params, backend) -> tuple[dict, dict]:
 
 
 def merged_parts(parts: list[str]):
-    """The rows of every bin-pair table of a genome pair in the canonical order, a piece at a time.
+    """The rows of every bin-pair table of a genome pair in the canonical order, a piece at a time:
+    a part's path where its row groups can be copied as they are, else HSP columns.
 
     Parts come grouped by query bin, reference bins in order, each part sorted. Reference bins hold
     increasing record indices, so when a query bin is one record its parts simply follow one another
-    (streamed a row group at a time); a bin of many small records is loaded and sorted (it is at most
-    one bin of bases, so its HSPs are few)."""
+    (their row groups copied byte for byte); a bin of many small records is loaded and sorted (it is
+    at most one bin of bases, so its HSPs are few)."""
     groups: list[list[tuple[str, dict]]] = []
     for part in parts:
         meta = read_meta(part)
@@ -92,7 +93,7 @@ def merged_parts(parts: list[str]):
     for group in groups:
         if len(group[0][1]["query_records"]) <= 1:
             for part, _ in group:
-                yield from iter_hsps(part)
+                yield part
         else:
             tables = [read_hsps(part)[0] for part, _ in group]
             yield sort_rows(concat(tables))
@@ -108,7 +109,10 @@ def merge(parts: list[str], stats_parts: list[str], query: Genome, reference: Ge
     extra = {"seeds": seeds, "kept_seeds": kept}
     with HspWriter(hsps_path, query.names, query.lengths, reference.names, reference.lengths, params, extra) as out:
         for piece in merged_parts(parts):
-            out.write(piece)
+            if isinstance(piece, str):
+                out.copy_row_groups(piece)
+            else:
+                out.write(piece)
     rows = out.rows
     # the two text formats at once: each is mostly disk writes and string kernels that release the GIL
     with ThreadPoolExecutor(2) as pool:
