@@ -302,15 +302,19 @@ def read_meta(path: str) -> dict:
     return json.loads(pq.read_schema(path).metadata[b"gpu_kernels"])
 
 
-def iter_hsps(path: str, columns=None):
+def iter_hsps(path: str, columns=None, read_ahead: int = 0):
     """The HSP table a row group at a time: dicts of NumPy arrays of their stored types (the file is
-    opened, and its footer read, once)."""
+    opened, and its footer read, once). read_ahead: row groups read on a thread while the caller
+    works on earlier ones."""
     import pyarrow.parquet as pq
 
     handle = pq.ParquetFile(path)
-    for index in range(handle.num_row_groups):
+
+    def read(index: int) -> dict:
         table = handle.read_row_group(index, columns=columns)
-        yield {name: table.column(name).to_numpy() for name in table.column_names}
+        return {name: table.column(name).to_numpy() for name in table.column_names}
+
+    yield from ordered_map(read, range(handle.num_row_groups), 1 if read_ahead <= 0 else 2, read_ahead + 1)
 
 
 def read_columns(path: str, columns) -> dict:

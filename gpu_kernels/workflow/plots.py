@@ -43,10 +43,14 @@ class Dots:
         qoff = self.qoff[np.asarray(hsps["qrec"])] if self.qoff is not None else 0
         roff = self.roff[np.asarray(hsps["rrec"])] if self.roff is not None else 0
         length = qend - qstart
-        # Once MAX_LINES lines are kept, only a segment longer than the shortest of them can become a
-        # line: every other one goes straight to the raster, without building its segment.
-        short = length <= self.lines[2, 0] - self.lines[0, 0] if self.lines.shape[1] >= MAX_LINES else None
-        if short is not None and short.any():
+        # Only a segment longer than the shortest kept line (once MAX_LINES are kept), and not shorter
+        # than the chunk's own MAX_LINES-th longest, can become a line: every other one goes straight
+        # to the raster, without building its segment.
+        floor = self.lines[2, 0] - self.lines[0, 0] + 1 if self.lines.shape[1] >= MAX_LINES else -np.inf
+        if length.size > MAX_LINES:
+            floor = max(floor, np.partition(length, length.size - MAX_LINES)[length.size - MAX_LINES])
+        short = length < floor
+        if short.any():
             self._mark(*(np.compress(short, a) if np.ndim(a) else a
                          for a in (qstart + qend + 2 * qoff, rstart + rstart + length + 2 * roff, strand)))
             keep = ~short

@@ -183,7 +183,7 @@ def plots(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, 
             if value > 0] if pairs_dir else []
     pair_dots = {qi * nr + ri: Dots(query.lengths[qi], reference.lengths[ri]) for qi, ri in best}
     if grid_path or pair_dots:
-        for chunk in iter_hsps(hsps_path, ["qrec", "rrec", "strand", "qstart", "qend", "rstart"]):
+        for chunk in iter_hsps(hsps_path, ["qrec", "rrec", "strand", "qstart", "qend", "rstart"], read_ahead=2):
             if grid_path:
                 grid.add(chunk)
             if pair_dots:
