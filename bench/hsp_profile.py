@@ -62,6 +62,37 @@ def main() -> None:
     write_table(out, result.table, backend, q.names, q.lengths, r.names, r.lengths, result.params)
     print(f"write_table {time.perf_counter() - t0:.2f} s, {os.path.getsize(out) / 1e9:.2f} GB", flush=True)
     os.remove(out)
+    # The same write with each step timed: the calling thread's steps, and the writer threads' work
+    # summed over threads (seconds of thread time).
+    import threading
+    from collections import defaultdict
+
+    from gpu_kernels import formats
+
+    spent, lock = defaultdict(float), threading.Lock()
+
+    def timing(label, fn):
+        def timed(*a, **k):
+            start = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                if label.startswith("main"):
+                    backend.synchronize()
+                with lock:
+                    spent[label] += time.perf_counter() - start
+        return timed
+
+    backend.delta_pages = timing("main: delta_pages", backend.delta_pages)
+    backend.to_host = timing("main: to_host", backend.to_host)
+    for name, label in (("write_pages", "main: write_pages (waits for slots)"), ("_pack", "threads: _pack"),
+                        ("_splice", "disk thread: _splice")):
+        setattr(formats.HspWriter, name, timing(label, getattr(formats.HspWriter, name)))
+    t0 = time.perf_counter()
+    write_table(out, result.table, backend, q.names, q.lengths, r.names, r.lengths, result.params)
+    print(f"write_table, timed by step {time.perf_counter() - t0:.2f} s: " +
+          ", ".join(f"{k} {v:.2f}" for k, v in spent.items()), flush=True)
+    os.remove(out)
 
 
 if __name__ == "__main__":

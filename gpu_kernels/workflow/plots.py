@@ -14,7 +14,7 @@ FORWARD = "#1f5fbf"
 REVERSE = "#d62728"
 
 
-MAX_LINES = 100_000  # segments drawn as lines; the rest are rasterized to the pixels they fall on
+MAX_LINES = 20_000   # segments drawn as lines (more than a 660-pixel plot shows); the rest are rasterized
 RASTER = 1000        # raster cells a side for the rest
 
 
