@@ -467,8 +467,6 @@ def table_parts(table_path: str) -> list:
     group is read once, by the first thread that needs one of its slices (the others wait for it),
     and dropped when its last slice is loaded: threads format small slices in parallel while host
     memory holds only the few row groups in flight."""
-    import threading
-
     import pyarrow.parquet as pq
 
     meta = pq.ParquetFile(table_path).metadata
@@ -519,17 +517,15 @@ def write_paf(path: str, hsps: dict, qnames, qlens, rnames, rlens, threads: int 
 
 
 def write_text(path: str, parts, fn, header: bytes = b"", threads: int = 0, window: int = 0) -> int:
-    """Write a text format made by fn(columns): parts are loaders (callables returning HSP columns: a
-    row group read from a table, a slice copied off a device), each loaded and formatted
-    TEXT_SLICE_ROWS rows at a time on a worker thread; the text is written in order, atomically. At
-    most `window` parts in flight (at least threads + 1). Returns the rows written."""
+    """Write a text format made by fn(columns): parts are loaders (callables returning at most
+    TEXT_SLICE_ROWS rows of HSP columns: a slice of a table's row group, of a table in memory, or
+    copied off a device), each loaded and formatted on a worker thread; the text is written in order,
+    atomically. At most `window` parts in flight (at least threads + 1). Returns the rows written."""
     threads = threads or default_threads()
 
-    def task(load) -> tuple[int, list]:
+    def task(load) -> tuple[int, memoryview]:
         part = load()
-        n = int(part["qstart"].size)
-        return n, [fn({name: column[at:at + TEXT_SLICE_ROWS] for name, column in part.items()})
-                   for at in range(0, n, TEXT_SLICE_ROWS)]
+        return int(part["qstart"].size), fn(part)
 
     rows = 0
     with atomic_path(path) as tmp, open(tmp, "wb") as handle, ThreadPoolExecutor(WRITERS) as disk:
@@ -538,10 +534,9 @@ def write_text(path: str, parts, fn, header: bytes = b"", threads: int = 0, wind
         handle.write(header)
         handle.flush()
         offset, writes = len(header), deque()
-        for count, (n, texts) in enumerate(ordered_map(task, parts, threads, window), 1):
-            for text in texts:
-                writes.append(disk.submit(_write_at, handle.fileno(), text, offset))
-                offset += len(text)
+        for count, (n, text) in enumerate(ordered_map(task, parts, threads, window), 1):
+            writes.append(disk.submit(_write_at, handle.fileno(), text, offset))
+            offset += len(text)
             while len(writes) > 2 * WRITERS:
                 writes.popleft().result()
             rows += n
