@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import time
 
@@ -29,10 +30,12 @@ def parser() -> argparse.ArgumentParser:
     cmp_ = sub.add_parser("compare", help="QUERY first, then REFERENCE (mummer and minimap2 take the reference first): "
                           "every record of one against every record of the other, both strands",
                           description="Arguments: QUERY first, then REFERENCE (mummer and minimap2 take the reference "
-                                      "first). Compares every query record with every reference record, both strands.")
+                                      "first). Compares every query record with every reference record, both strands. "
+                                      "PAF goes to standard output unless -o or --hsps names an output; the summary "
+                                      "line goes to standard error.")
     cmp_.add_argument("query", help="query FASTA (plain or gzip)")
     cmp_.add_argument("reference", help="reference FASTA (plain or gzip)")
-    cmp_.add_argument("-o", "--output", help="PAF output path")
+    cmp_.add_argument("-o", "--output", help="PAF output path ('-': standard output, the default when no output is named)")
     cmp_.add_argument("--hsps", help="HSP table output path (Apache Parquet)")
     seeding = cmp_.add_argument_group("seeding")
     seeding.add_argument("--k", type=int, default=d["k"], help="word length, 8..32 (default %(default)s)")
@@ -48,8 +51,9 @@ def parser() -> argparse.ArgumentParser:
     reporting.add_argument("--min-len", type=int, default=d["min_len"], help="shortest HSP (default %(default)s)")
     tiling = cmp_.add_argument_group("tiling")
     tiling.add_argument("--tile-bytes", type=int, default=d["tile_bytes"], help="memory budget of one tile's seeds")
-    cmp_.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="numpy")
-    cmp_.add_argument("-v", "--verbose", action="store_true", help="log progress")
+    cmp_.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="auto",
+                      help="auto: cupy where CuPy finds a CUDA device, else numpy (default %(default)s)")
+    cmp_.add_argument("-v", "--verbose", action="store_true", help="log each stage to standard error")
     for mode, text in (("mems", "maximal exact matches (like mummer -maxmatch -b -c)"),
                        ("mums", "maximal unique matches (like mummer -mum -b -c)")):
         m = sub.add_parser(mode, help=text)
@@ -58,8 +62,9 @@ def parser() -> argparse.ArgumentParser:
         m.add_argument("-l", "--min-match", type=int, default=d["min_match"], help="shortest match (default %(default)s)")
         m.add_argument("-o", "--output", help="MUMmer-format output path (default: standard output)")
         m.add_argument("--paf", help="also write PAF")
-        m.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="numpy")
-        m.add_argument("-v", "--verbose", action="store_true", help="log progress")
+        m.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="auto",
+                       help="auto: cupy where CuPy finds a CUDA device, else numpy (default %(default)s)")
+        m.add_argument("-v", "--verbose", action="store_true", help="log each stage to standard error")
     paf = sub.add_parser("paf", help="PAF of every HSP of a Parquet HSP table (streamed, in parallel)")
     paf.add_argument("table", help="HSP table written by compare --hsps or the workflow (.parquet)")
     paf.add_argument("-o", "--output", required=True, help="PAF output path")
@@ -70,13 +75,11 @@ def parser() -> argparse.ArgumentParser:
 
 def run_paf(args: argparse.Namespace) -> int:
     """The paf command."""
-    import os
-
     if not os.path.isfile(args.table):
         raise InputError("no such file", args.table)
     start = time.perf_counter()
     rows = paf_from_table(args.table, args.output, args.threads)
-    print(f"{rows} PAF lines in {time.perf_counter() - start:.2f} s")
+    print(f"{rows} PAF lines in {time.perf_counter() - start:.2f} s", file=sys.stderr)
     return 0
 
 
@@ -88,18 +91,20 @@ def run_compare(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     result = compare(args.query, args.reference, params, backend=args.backend)
     q, r = result.query, result.reference
+    output = args.output or (None if args.hsps else "-")  # as minimap2: PAF to standard output by default
     if args.hsps:
         result.write_parquet(args.hsps)
-    if args.output:
-        if args.hsps:  # from the table just written: no second trip through the device
-            paf_from_table(args.hsps, args.output)
+        log.info("%s: HSP table written", args.hsps)
+    if output:
+        if args.hsps and output != "-":  # from the table just written: no second trip through the device
+            paf_from_table(args.hsps, output)
         else:
-            result.write_paf(args.output)
+            result.write_paf(output)
     s = result.stats
     print(f"{s['hsps']} HSPs ({s.get('hsps_forward', 0)} forward, {s.get('hsps_reverse', 0)} reverse), "
           f"query coverage {100 * result.coverage():.2f} %, {len(q.names)} x {len(r.names)} records, "
           f"{s.get('seeds', 0)} seeds, {s.get('kept_seeds', 0)} kept, backend {s['backend']}, "
-          f"{time.perf_counter() - start:.2f} s")
+          f"{time.perf_counter() - start:.2f} s", file=sys.stderr)
     return 0
 
 
@@ -128,7 +133,8 @@ def run_matches(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: one line and exit status 2 on bad input."""
     args = parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
+                        format="%(asctime)s %(name)s %(message)s")
     try:
         if args.command == "paf":
             return run_paf(args)
@@ -140,6 +146,9 @@ def main(argv: list[str] | None = None) -> int:
         advice = "; lower --tile-bytes" if args.command == "compare" else "; give the query in smaller files"
         print(f"error: out of memory{advice}", file=sys.stderr)
         return 3
+    except BrokenPipeError:  # `... | head`: the reader has all it wants; nothing more goes to the pipe
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as error:  # an output path that is a directory, unwritable, or a full disk
         where = f"{error.filename}: " if error.filename else ""
         print(f"error: {where}{error.strerror or error}", file=sys.stderr)

@@ -229,9 +229,12 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
         check_width(query, reference, k)
         qcodes = backend.to_device(query.codes)
         rcodes = backend.to_device(reference.codes)
+    log.info("load: query %d records, %d bp; reference %d records, %d bp; backend %s (%.2f s)", len(query.names),
+             int(query.lengths.sum()), len(reference.names), int(reference.lengths.sum()), backend.name, stats.times["load"])
     with stats.timed("words"):
         words_q = drop_frequent(*backend.words(qcodes, k), query.starts, params.seeding.max_freq)
     stats.counts["words"] += int(words_q[0].size)
+    log.info("words: %d query words of k = %d", stats.counts["words"], k)
     tables = []
     for strand, name in ((0, "forward"), (1, "reverse")):
         if params.seeding.strands not in (name, "both"):
@@ -243,6 +246,10 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
             tables.append(H.to_records(raw, strand, query, reference))
         stats.counts[f"hsps_{name}"] = int(raw["qstart"].size)
         del raw
+        log.info("%s strand: %d seeds so far, %d kept, %d HSPs; words %.2f s, seeds %.2f s, diagonals %.2f s, "
+                 "extend %.2f s", name, stats.counts["seeds"], stats.counts["kept_seeds"],
+                 stats.counts[f"hsps_{name}"], stats.times["words"], stats.times["seeds"], stats.times["diagonals"],
+                 stats.times["extend"])
     with stats.timed("hsps"):
         nq, nr = len(query.names), len(reference.names)
         table = H.concat(tables, H.STORED, backend.xp)
@@ -253,4 +260,6 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
         stats.counts["hsps"] = int(table["qstart"].size)
         stats.counts["hsp_bases"] = int((table["qend"] - table["qstart"]).sum())
     stats.times["total"] = time.perf_counter() - start
+    log.info("hsps: %d in the canonical order, query coverage %.2f %% (%.2f s); compare %.2f s", stats.counts["hsps"],
+             100 * stats.counts["query_covered"] / max(1, int(query.lengths.sum())), stats.times["hsps"], stats.times["total"])
     return Result(table, query, reference, params, stats.as_dict(), backend)

@@ -14,6 +14,7 @@ import errno
 import json
 import logging
 import os
+import sys
 import tempfile
 import threading
 from collections import deque
@@ -520,13 +521,17 @@ def write_text(path: str, parts, fn, header: bytes = b"", threads: int = 0, wind
     """Write a text format made by fn(columns): parts are loaders (callables returning at most
     TEXT_SLICE_ROWS rows of HSP columns: a slice of a table's row group, of a table in memory, or
     copied off a device), each loaded and formatted on a worker thread; the text is written in order,
-    atomically. At most `window` parts in flight (at least threads + 1). Returns the rows written."""
+    atomically, or to standard output when path is "-". At most `window` parts in flight (at least
+    threads + 1). Returns the rows written."""
     threads = threads or default_threads()
 
     def task(load) -> tuple[int, memoryview]:
         part = load()
         return int(part["qstart"].size), fn(part)
 
+    pieces = ordered_map(task, parts, threads, window)
+    if path == "-":
+        return _write_stream(sys.stdout.buffer, header, pieces)
     rows = 0
     with atomic_path(path) as tmp, open(tmp, "wb") as handle, ThreadPoolExecutor(WRITERS) as disk:
         # Each piece's place in the file is known once the pieces before it are formatted: several
@@ -534,7 +539,7 @@ def write_text(path: str, parts, fn, header: bytes = b"", threads: int = 0, wind
         handle.write(header)
         handle.flush()
         offset, writes = len(header), deque()
-        for count, (n, text) in enumerate(ordered_map(task, parts, threads, window), 1):
+        for count, (n, text) in enumerate(pieces, 1):
             writes.append(disk.submit(_write_at, handle.fileno(), text, offset))
             offset += len(text)
             while len(writes) > 2 * WRITERS:
@@ -545,6 +550,18 @@ def write_text(path: str, parts, fn, header: bytes = b"", threads: int = 0, wind
         while writes:
             writes.popleft().result()
     log.info("%s: %d rows written", path, rows)
+    return rows
+
+
+def _write_stream(stream, header: bytes, pieces) -> int:
+    """Pieces written one after another to a stream (a pipe has no offsets)."""
+    rows = 0
+    stream.write(header)
+    for n, text in pieces:
+        stream.write(text)
+        rows += n
+    stream.flush()
+    log.info("standard output: %d rows written", rows)
     return rows
 
 
@@ -597,9 +614,10 @@ def gecko_header(qgenome: str, qlens, rgenome: str, rlens, params: Params, seeds
 
 
 def gecko_text(hsps: dict, qlens, rlens, match: int) -> memoryview:
-    """GECKO CSV rows (after the header): coordinates 1-based and inclusive on the records laid end to
-    end (as GECKO numbers a multi-FASTA); reverse fragments run from the higher reference coordinate
-    to the lower."""
+    """GECKO CSV rows (after the header), as GECKO's getInfoCSB writes them since 2018: coordinates
+    0-based and inclusive on the records laid end to end (GECKO numbers a multi-FASTA so), reverse
+    fragments from the higher reference coordinate to the lower; similarity (score over the best
+    possible score) and %ident both percentages with two decimals (GECKO-MGV filters both on 0-100)."""
     hsps = complete(hsps)
     qrec, rrec = np.asarray(hsps["qrec"], dtype=np.int64), np.asarray(hsps["rrec"], dtype=np.int64)
     if qrec.size == 0:
@@ -607,10 +625,10 @@ def gecko_text(hsps: dict, qlens, rlens, match: int) -> memoryview:
     qlens, rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
     qoff = np.concatenate(([0], np.cumsum(qlens)[:-1]))
     roff = np.concatenate(([0], np.cumsum(rlens)[:-1]))
-    x0 = hsps["qstart"] + qoff[qrec] + 1
-    x1 = hsps["qend"] + qoff[qrec]
-    lo = hsps["rstart"] + roff[rrec] + 1
-    hi = hsps["rend"] + roff[rrec]
+    x0 = hsps["qstart"] + qoff[qrec]
+    x1 = hsps["qend"] - 1 + qoff[qrec]
+    lo = hsps["rstart"] + roff[rrec]
+    hi = hsps["rend"] - 1 + roff[rrec]
     forward = np.asarray(hsps["strand"]) == 0
     length = np.asarray(hsps["length"], dtype=np.int64)
     score = np.asarray(hsps["score"], dtype=np.int64)
@@ -618,7 +636,7 @@ def gecko_text(hsps: dict, qlens, rlens, match: int) -> memoryview:
     columns = ["Frag", ("i", x0), ("i", np.where(forward, lo, hi)), ("i", x1), ("i", np.where(forward, hi, lo)),
                ("n", (~forward).astype(np.int64), name_table(("f", "r"))), "0", ("i", length), ("i", score),
                ("i", ids), ("f", 100.0 * score / np.maximum(1, length * match), 2),
-               ("f", ids / np.maximum(1, length), 2), ("i", qrec), ("i", rrec)]
+               ("f", 100.0 * ids / np.maximum(1, length), 2), ("i", qrec), ("i", rrec)]
     return format_rows(int(qrec.size), _rows(columns, ","))
 
 

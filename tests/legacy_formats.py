@@ -21,15 +21,16 @@ def paf_lines(hsps: dict, qnames, qlens, rnames, rlens) -> list[str]:
 def gecko_rows(hsps: dict, qlens, rlens, match: int) -> list[str]:
     qoff = np.concatenate(([0], np.cumsum(qlens)[:-1]))
     roff = np.concatenate(([0], np.cumsum(rlens)[:-1]))
-    x0 = hsps["qstart"] + qoff[hsps["qrec"]] + 1
-    x1 = hsps["qend"] + qoff[hsps["qrec"]]
-    lo = hsps["rstart"] + roff[hsps["rrec"]] + 1
-    hi = hsps["rend"] + roff[hsps["rrec"]]
+    # GECKO's getInfoCSB (2018 on): 0-based inclusive coordinates, similarity and %ident as percentages
+    x0 = hsps["qstart"] + qoff[hsps["qrec"]]
+    x1 = hsps["qend"] - 1 + qoff[hsps["qrec"]]
+    lo = hsps["rstart"] + roff[hsps["rrec"]]
+    hi = hsps["rend"] - 1 + roff[hsps["rrec"]]
     forward = hsps["strand"] == 0
     y0, y1 = np.where(forward, lo, hi), np.where(forward, hi, lo)
     length = hsps["length"]
     similarity = 100.0 * hsps["score"] / np.maximum(1, length * match)
-    ident = hsps["identities"] / np.maximum(1, length)
+    ident = 100.0 * hsps["identities"] / np.maximum(1, length)
     strand = np.where(forward, "f", "r")
     rows = zip(x0.tolist(), y0.tolist(), x1.tolist(), y1.tolist(), strand.tolist(), length.tolist(),
                hsps["score"].tolist(), hsps["identities"].tolist(), similarity.tolist(), ident.tolist(),

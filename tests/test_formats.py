@@ -134,7 +134,7 @@ def test_command_line_counts_agree(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "--hsps", str(table),
                            "-o", str(paf)], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    count = int(proc.stdout.split()[0])
+    count = int(proc.stderr.split()[0])
     assert count == pq.ParquetFile(table).metadata.num_rows == len(paf.read_text().splitlines()) > 500
     assert json.loads(pq.read_schema(table).metadata[b"gpu_kernels"])["stats"]["hsps"] == count
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
@@ -278,3 +278,43 @@ def test_other_readers_read_the_table(tmp_path):
             assert np.array_equal(frame[name].to_numpy(), hsps[name]), name
     if not tried:
         pytest.skip("neither duckdb nor polars is installed")
+
+
+def test_paf_goes_to_standard_output_when_no_output_is_named(tmp_path):
+    """As minimap2: no -o and no --hsps writes PAF to standard output (the summary line and, with -v,
+    a line per stage to standard error); the same bytes as -o FILE; a closed pipe is not an error."""
+    paf = tmp_path / "out.paf"
+    base = [sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422]
+    to_file = subprocess.run(base + ["-o", str(paf)], cwd=ROOT, capture_output=True, text=True)
+    to_stdout = subprocess.run(base + ["-v"], cwd=ROOT, capture_output=True, text=True)
+    assert to_file.returncode == to_stdout.returncode == 0, to_stdout.stderr
+    assert to_file.stdout == "" and to_stdout.stdout == paf.read_text() and len(to_stdout.stdout.splitlines()) > 500
+    for stage in ("load:", "words:", "forward strand:", "reverse strand:", "hsps:", "standard output:"):
+        assert stage in to_stdout.stderr
+    assert "load:" not in to_file.stderr  # without -v only the summary line
+    piped = subprocess.run(" ".join(base) + " | head -n 3", shell=True, cwd=ROOT, capture_output=True, text=True)
+    assert len(piped.stdout.splitlines()) == 3 and "Traceback" not in piped.stderr
+
+
+def test_gecko_csv_reads_as_gecko_and_gecko_mgv_read_it(tmp_path, myco):
+    """Checked against the readers: GECKO's csvExtractBorders takes the lengths from lines 6 and 7
+    ("%*s %*s : %d") and the fragments from line 17 on (14 comma fields, 0-based inclusive
+    coordinates); GECKO-MGV splits header lines 2-12 on ':' and filters similarity (field 10) and
+    %ident (field 11) against 0-100 sliders."""
+    table, path = tmp_path / "h.parquet", tmp_path / "h.csv"
+    myco.write_parquet(str(table))
+    F.gecko_csv_from_table(str(table), str(path), "Mhyo232", "Mhyo7422", 10, 5)
+    lines = path.read_text().splitlines()
+    q, r = myco.query, myco.reference
+    assert int(lines[6].split()[3]) == q.lengths.sum() and int(lines[7].split()[3]) == r.lengths.sum()
+    assert [line.split(":")[1].strip() for line in lines[2:4]] == ["Mhyo232", "Mhyo7422"]
+    assert lines[16].split(",")[10:12] == ["similarity", "%ident"]
+    h = myco.hsps
+    for i, line in enumerate(lines[17:]):
+        f = line.split(",")
+        assert len(f) == 14 and f[0] == "Frag" and f[5] == "fr"[h["strand"][i]]
+        x0, y0, x1, y1, length, score, ident = (int(f[j]) for j in (1, 2, 3, 4, 7, 8, 9))
+        assert (x0, x1 + 1, length, ident) == (h["qstart"][i], h["qend"][i], h["length"][i], h["identities"][i])
+        assert (min(y0, y1), max(y0, y1) + 1) == (h["rstart"][i], h["rend"][i]) and (y0 > y1) == bool(h["strand"][i])
+        assert 0 < float(f[10]) <= 100 and 80 <= float(f[11]) <= 100
+        assert float(f[11]) == round(100 * ident / length, 2)

@@ -24,7 +24,7 @@ def test_unrelated_pair_reports_zero_hsps(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", str(q), str(r), "-o", str(tmp_path / "o.paf")],
                           cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("0 HSPs") and (tmp_path / "o.paf").read_text() == ""
+    assert proc.stderr.startswith("0 HSPs") and (tmp_path / "o.paf").read_text() == ""
 
 
 class FailingGroups(NumpyBackend):
@@ -135,7 +135,7 @@ def test_utf8_descriptions_and_a_byte_order_mark_are_read(tmp_path):
     body = ("ACGTTGCAAGGCTTAACCGGTTAA" * 10 + "\n").encode()
     for text in ("\ufeff>q plain\n".encode("utf-8") + body, ">q Mycoplasma \u00e9t\u00e9 \u2013 strain\n".encode() + body):
         proc = run_compare(tmp_path, text)
-        assert proc.returncode == 0 and "query coverage 100.00 %" in proc.stdout, proc.stderr
+        assert proc.returncode == 0 and "query coverage 100.00 %" in proc.stderr, proc.stderr
 
 
 def test_cr_only_line_ends_get_their_own_message(tmp_path):
@@ -294,7 +294,7 @@ def test_gzip_and_good_run(tmp_path):
     assert proc.returncode == 0, proc.stderr
     rows = [line.split("\t") for line in out.read_text().splitlines()]
     assert rows and rows[0][:4] == ["g", "200", "0", "200"] and rows[0][4] == "+" and rows[0][9] == "200"
-    assert proc.stdout.startswith("1 HSPs (1 forward, 0 reverse)")
+    assert proc.stderr.startswith("1 HSPs (1 forward, 0 reverse)")
     assert not [name for name in os.listdir(tmp_path) if name.endswith(".part")]
 
 
@@ -366,5 +366,5 @@ def test_crlf_lowercase_and_iupac_are_read(tmp_path):
     r.write_text(GOOD)
     proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", str(q), str(r), "-o", str(out),
                            "--min-len", "32"], cwd=ROOT, capture_output=True, text=True)
-    assert proc.returncode == 0 and proc.stdout.startswith("1 HSPs"), proc.stderr
+    assert proc.returncode == 0 and proc.stderr.startswith("1 HSPs"), proc.stderr
     assert out.read_text().split("\t")[0] == "g"
