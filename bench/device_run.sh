@@ -20,6 +20,6 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
 fi
 if [ "$what" = workflow ] || [ "$what" = all ]; then
     rm -rf /tmp/wf && mkdir -p /tmp/wf && cp -r config resources /tmp/wf/
-    (cd /tmp/wf && python3 -m snakemake -s "$OLDPWD/Snakefile" --cores 4 2>&1 | tail -3)
+    (cd /tmp/wf && python3 -m snakemake -s "$OLDPWD/workflow/Snakefile" --cores 4 2>&1 | tail -3)
     cat /tmp/wf/results/default/*/stats.tsv | tee "$OUT/workflow_stats.tsv"
 fi

@@ -24,7 +24,7 @@ run() {  # run <dir> <gpus>
     nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 500 > "$1/gpu_util.csv" &
     local mon=$!
     local t0=$(date +%s.%N)
-    python3 -m snakemake -s "$root/Snakefile" -d "$1" --workflow-profile "$root/profiles/multi-gpu" \
+    python3 -m snakemake -s "$root/workflow/Snakefile" -d "$1" --workflow-profile "$root/profiles/multi-gpu" \
         --configfile "$work/config.yaml" --cores 16 --resources gpu="$2" --quiet rules > "$1/snakemake.log" 2>&1
     local rc=$?
     local t1=$(date +%s.%N)

@@ -15,7 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def run_workflow(workdir: str, config: str, cores: int, extra: list[str] | tuple = ()) -> float:
     """Wall seconds of one Snakemake run of the repository's workflow; exits with its log tail on failure."""
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", os.path.join(ROOT, "Snakefile"), "-d", workdir,
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", os.path.join(ROOT, "workflow", "Snakefile"), "-d", workdir,
                            "--cores", str(cores), "--configfile", config, *extra], capture_output=True, text=True)
     wall = time.perf_counter() - start
     if proc.returncode:

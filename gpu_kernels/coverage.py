@@ -44,27 +44,48 @@ def _union_length(group, start, end, groups: int, running_max_fn):
     return total[bounds[1:]] - total[bounds[:-1]]
 
 
+SIDES = {"query": ("qrec", "qstart", "qend"), "reference": ("rrec", "rstart", "rend")}
+STRANDS = ("forward", "reverse", "both")
+
+
+def _side(hsps: dict, side: str) -> tuple:
+    """(record, start, end) columns of one side; rend from rstart and the length when absent."""
+    rec, start, end = SIDES[side]
+    if end not in hsps:  # rend = rstart + (qend - qstart): HSPs are ungapped
+        return hsps[rec], hsps[start], hsps[start] + (hsps["qend"] - hsps["qstart"])
+    return hsps[rec], hsps[start], hsps[end]
+
+
+def _by_strand(hsps: dict, group, start, end, groups: int, union) -> dict:
+    out = {}
+    for name, mask in (("forward", hsps["strand"] == 0), ("reverse", hsps["strand"] == 1), ("both", None)):
+        part = (group, start, end) if mask is None else (group[mask], start[mask], end[mask])
+        out[name] = to_host(union(*part, groups))
+    return out
+
+
 def pair_coverage(hsps: dict, nq: int, nr: int, union=union_length) -> tuple[np.ndarray, np.ndarray, dict]:
-    """Covered query bases of each (query record, reference record) pair that has HSPs: (the pairs'
-    keys qrec * nr + rrec, ascending; their HSP counts; {forward, reverse, both: covered bases per pair}).
+    """Covered bases of each (query record, reference record) pair that has HSPs, on both sides:
+    (the pairs' keys qrec * nr + rrec, ascending; their HSP counts; {query, reference: {forward,
+    reverse, both: covered bases per pair}}).
 
     Only pairs with HSPs get an entry, so two drafts of 50,000 contigs need no 50,000 x 50,000 table.
     union: union_length or union_length_cupy (then the columns are device arrays; results on the host)."""
     xp = array_module(hsps["qstart"])
     pair = hsps["qrec"].astype(xp.int64) * nr + hsps["rrec"]
     keys, group, counts = xp.unique(pair, return_inverse=True, return_counts=True)
-    out = {}
-    for name, mask in (("forward", hsps["strand"] == 0), ("reverse", hsps["strand"] == 1), ("both", None)):
-        part = (group, hsps["qstart"], hsps["qend"]) if mask is None else (group[mask], hsps["qstart"][mask], hsps["qend"][mask])
-        out[name] = to_host(union(*part, int(keys.size)))
+    del pair
+    out = {side: _by_strand(hsps, group, *_side(hsps, side)[1:], int(keys.size), union) for side in SIDES}
     return to_host(keys), to_host(counts), out
+
+
+def record_coverage(hsps: dict, records: int, side: str = "query", union=union_length) -> dict[str, np.ndarray]:
+    """Covered bases per record of one side (query or reference) against every record of the other:
+    forward, reverse and both strands."""
+    rec, start, end = _side(hsps, side)
+    return _by_strand(hsps, rec, start, end, records, union)
 
 
 def query_coverage(hsps: dict, nq: int, union=union_length) -> dict[str, np.ndarray]:
     """Covered bases per query record against all reference records: forward, reverse and both."""
-    out = {}
-    for name, mask in (("forward", hsps["strand"] == 0), ("reverse", hsps["strand"] == 1), ("both", None)):
-        part = (hsps["qrec"], hsps["qstart"], hsps["qend"])
-        out[name] = to_host(union(*(part if mask is None else (c[mask] for c in part)), nq))
-    return out
-
+    return record_coverage(hsps, nq, "query", union)

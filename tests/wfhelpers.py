@@ -6,7 +6,7 @@ import sys
 
 from conftest import ROOT
 
-SNAKEFILE = os.path.join(ROOT, "Snakefile")
+SNAKEFILE = os.path.join(ROOT, "workflow", "Snakefile")
 
 
 def workdir(tmp_path):

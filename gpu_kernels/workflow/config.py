@@ -51,3 +51,32 @@ def schema_error(config: dict, schema_path: str, section: str | None = None, whe
         return None
     path = ".".join(str(p) for p in error.absolute_path) or "(top level)"
     return f"{where} {path}: {error.message}"
+
+
+def coerce_overrides(config: dict, schema_path: str) -> None:
+    """Give strings the type the schema asks for, in place, where they read as one: Snakemake's
+    `--config 'engine={k: 20}'` merges k into the engine section as the string '20'."""
+    with open(schema_path) as handle:
+        schema = yaml.safe_load(handle)
+    _coerce(config, schema)
+
+
+_TYPES = {"integer": int, "number": (int, float), "boolean": bool}
+
+
+def _coerce(value, schema: dict):
+    if isinstance(value, dict):
+        properties = schema.get("properties", {})
+        for key, item in value.items():
+            if key in properties:
+                value[key] = _coerce(item, properties[key])
+        return value
+    wanted = _TYPES.get(schema.get("type"))
+    if isinstance(value, str) and wanted is not None:
+        try:
+            parsed = yaml.safe_load(value)
+        except yaml.YAMLError:
+            return value
+        if isinstance(parsed, wanted) and not (wanted is not bool and isinstance(parsed, bool)):
+            return parsed
+    return value

@@ -1,5 +1,14 @@
-"""Plots: per-pair dotplots, the genome-by-genome grid dotplot, the coverage heatmap (PNG, matplotlib)."""
+"""Pictures of a genome pair: the grid dotplot, pair dotplots, the coverage heatmap (PNG, matplotlib)
+and the interactive dotplot (one self-contained HTML file, Bokeh).
+
+Conventions, as mummerplot and D-GENIES draw them: the reference on x, the query on y; positions in
+bp, kb or Mb; chromosome borders and short names (the accession of a `gi|...|ref|NC_...|` header);
+HSPs coloured by identity, forward (as drawn) in blues and reverse in reds; query contigs ordered
+and oriented along the reference by their best hits unless file order is asked for.
+"""
 from __future__ import annotations
+
+import re
 
 import matplotlib
 
@@ -7,103 +16,57 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.collections import LineCollection  # noqa: E402
+from matplotlib.colors import LinearSegmentedColormap, Normalize  # noqa: E402
+from matplotlib.ticker import FuncFormatter, MaxNLocator  # noqa: E402
 
 from ..formats import atomic_path  # noqa: E402
 
-FORWARD = "#1f5fbf"
-REVERSE = "#d62728"
-
-
 MAX_LINES = 20_000   # segments drawn as lines (more than a 660-pixel plot shows); the rest are rasterized
 RASTER = 1000        # raster cells a side for the rest
+HTML_LINES = 50_000  # segments the interactive dotplot carries (every HSP of a small run)
+LINE_FIELDS = ("x0", "y0", "x1", "y1", "drawn", "identity", "qrec", "rrec", "qstart", "qend", "rstart", "strand")
 
 
-class Dots:
-    """The segments of one dotplot, gathered a chunk of HSPs at a time in bounded memory: the
-    MAX_LINES longest are kept as lines and every other one marks the raster cell of its midpoint
-    (at most what the pixels can show), so 10^8 HSPs draw as fast as 10^5.
-
-    Query on x, reference on y; reverse HSPs run against the diagonal. qoff and roff (arrays by
-    record index) place records end to end, for the grid dotplot."""
-
-    def __init__(self, width: float, height: float, qoff=None, roff=None):
-        self.width, self.height = max(1.0, float(width)), max(1.0, float(height))
-        self.qoff, self.roff = qoff, roff
-        self.cells = np.zeros((2, RASTER * RASTER), dtype=bool)
-        self.lines = np.zeros((5, 0), dtype=np.float64)  # x0, y0, x1, y1, strand
-        self.count = self.rastered = 0
-
-    def add(self, hsps: dict) -> "Dots":
-        """Take a chunk of HSPs (qstart, qend, rstart, strand, and qrec/rrec for a grid)."""
-        strand = np.asarray(hsps["strand"])
-        if strand.size == 0:
-            return self
-        self.count += strand.size
-        qstart, qend, rstart = (np.asarray(hsps[c], dtype=np.int64) for c in ("qstart", "qend", "rstart"))
-        qoff = self.qoff[np.asarray(hsps["qrec"])] if self.qoff is not None else 0
-        roff = self.roff[np.asarray(hsps["rrec"])] if self.roff is not None else 0
-        length = qend - qstart
-        # Only a segment longer than the shortest kept line (once MAX_LINES are kept), and not shorter
-        # than the chunk's own MAX_LINES-th longest, can become a line: every other one goes straight
-        # to the raster, without building its segment.
-        floor = self.lines[2, 0] - self.lines[0, 0] + 1 if self.lines.shape[1] >= MAX_LINES else -np.inf
-        if length.size > MAX_LINES:
-            floor = max(floor, np.partition(length, length.size - MAX_LINES)[length.size - MAX_LINES])
-        short = length < floor
-        if short.any():
-            self._mark(*(np.compress(short, a) if np.ndim(a) else a
-                         for a in (qstart + qend + 2 * qoff, rstart + rstart + length + 2 * roff, strand)))
-            keep = ~short
-            qstart, qend, rstart, length, strand = (a[keep] for a in (qstart, qend, rstart, length, strand))
-            qoff, roff = (a[keep] if np.ndim(a) else a for a in (qoff, roff))
-        rend = rstart + length
-        forward = strand == 0
-        chunk = np.stack([qstart + qoff, np.where(forward, rstart, rend) + roff, qend + qoff,
-                          np.where(forward, rend, rstart) + roff, strand]).astype(np.float64)
-        lines = np.concatenate([self.lines, chunk], axis=1)
-        if lines.shape[1] > MAX_LINES:
-            order = np.argpartition(-(lines[2] - lines[0]), MAX_LINES)
-            rest = lines[:, order[MAX_LINES:]]
-            self._mark(rest[0] + rest[2], rest[1] + rest[3], rest[4])
-            lines = lines[:, order[:MAX_LINES]]
-            # the shortest kept line first: the threshold the next chunk is compared with
-            lines[:, [0, np.argmin(lines[2] - lines[0])]] = lines[:, [np.argmin(lines[2] - lines[0]), 0]]
-        self.lines = lines
-        return self
-
-    def _mark(self, x2, y2, strand) -> None:
-        """Mark the raster cells of midpoints given doubled (x0 + x1, y0 + y1), by strand."""
-        ix = np.clip((x2 * (RASTER / (2 * self.width))).astype(np.int64), 0, RASTER - 1)
-        iy = np.clip((y2 * (RASTER / (2 * self.height))).astype(np.int64), 0, RASTER - 1)
-        cell = iy * RASTER + ix
-        reverse = np.asarray(strand).astype(bool)
-        self.cells[0, cell[~reverse]] = True
-        self.cells[1, cell[reverse]] = True
-        self.rastered += cell.size
-
-    def draw(self, ax) -> None:
-        """Raster cells under the lines; forward blue, reverse red."""
-        for value, colour in ((0, FORWARD), (1, REVERSE)):
-            if self.rastered and self.cells[value].any():
-                rgba = np.zeros((RASTER, RASTER, 4))
-                rgba[..., :3] = matplotlib.colors.to_rgb(colour)
-                rgba[..., 3] = self.cells[value].reshape(RASTER, RASTER)
-                ax.imshow(rgba, origin="lower", extent=(0, self.width, 0, self.height), aspect="auto",
-                          interpolation="nearest", zorder=0)
-        x0, y0, x1, y1, strand = self.lines
-        segments = np.stack((np.stack((x0, y0), axis=1), np.stack((x1, y1), axis=1)), axis=1)
-        for value, colour, label in ((0, FORWARD, "forward"), (1, REVERSE, "reverse")):
-            ax.add_collection(LineCollection(segments[strand == value], colors=colour, linewidths=1.2, label=label))
+def _ramp(name: str) -> LinearSegmentedColormap:
+    """The darker two thirds of a matplotlib ramp: pale colours vanish on white."""
+    base = plt.get_cmap(name)
+    return LinearSegmentedColormap.from_list(f"{name}_dark", base(np.linspace(0.35, 1.0, 256)))
 
 
-def _dots(hsps, width: float, height: float, qoff=None, roff=None) -> Dots:
-    """Dots as given, or gathered from a dict of HSP columns or an iterable of such chunks."""
-    if isinstance(hsps, Dots):
-        return hsps
-    dots = Dots(width, height, qoff, roff)
-    for chunk in ([hsps] if isinstance(hsps, dict) else hsps):
-        dots.add(chunk)
-    return dots
+RAMPS = (_ramp("Blues"), _ramp("Reds"))  # by drawn orientation: forward, reverse
+STRAND_NAMES = ("forward", "reverse")
+
+
+# ---------------------------------------------------------------------------------------------
+# Names, positions, order
+
+
+DB_TAGS = {"ref", "gb", "emb", "dbj", "tpg", "tpe", "tpd", "pir", "sp", "tr", "lcl", "gnl", "pdb", "prf", "pat"}
+
+
+def short_name(name: str) -> str:
+    """The accession of an NCBI `gi|54019969|ref|NC_006360.1|` name, else the name itself."""
+    fields = [f for f in str(name).split("|") if f]
+    if len(fields) < 2:
+        return str(name)
+    for tag, value in zip(fields, fields[1:]):
+        if tag.lower() in DB_TAGS:
+            return value
+    return fields[-1]
+
+
+def short_names(names) -> list[str]:
+    """short_name of each name; where two would collide, the full names."""
+    shorts = [short_name(n) for n in names]
+    seen: dict[str, int] = {}
+    for s in shorts:
+        seen[s] = seen.get(s, 0) + 1
+    return [s if seen[s] == 1 else str(n) for s, n in zip(shorts, names)]
+
+
+def file_stem(name: str) -> str:
+    """A name safe in a file name."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", str(name)).strip("_")[:60] or "record"
 
 
 def offsets(lengths) -> np.ndarray:
@@ -112,74 +75,386 @@ def offsets(lengths) -> np.ndarray:
     return np.concatenate(([0], np.cumsum(lengths)[:-1]))
 
 
+def bp_unit(span: float) -> tuple[float, str]:
+    """(divisor, unit) that writes positions up to span in few digits: bp, kb or Mb."""
+    if span >= 2e6:
+        return 1e6, "Mb"
+    if span >= 2e3:
+        return 1e3, "kb"
+    return 1.0, "bp"
+
+
+def bp_formatter(span: float) -> FuncFormatter:
+    """Tick labels in bp, kb or Mb (the unit of the axis title), never run together."""
+    divisor, _ = bp_unit(span)
+    return FuncFormatter(lambda value, _pos: f"{value / divisor:g}")
+
+
+class Layout:
+    """Where the records of a genome pair are drawn: the reference in file order on x; the query
+    on y, in file order or ordered and oriented along the reference by its best hits (D-GENIES'
+    rule: each query record goes to the reference record it shares most aligned bases with, at
+    the length-weighted mean of its hits there, and is flipped when most of those bases are on
+    the reverse strand; records without hits keep their file order after the rest)."""
+
+    def __init__(self, qlens, rlens, order=None, flip=None):
+        self.qlens, self.rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
+        self.order = np.arange(self.qlens.size) if order is None else np.asarray(order)  # query records bottom up
+        self.flip = np.zeros(self.qlens.size, dtype=bool) if flip is None else np.asarray(flip, dtype=bool)
+        self.qoff = np.zeros(self.qlens.size, dtype=np.int64)
+        self.qoff[self.order] = offsets(self.qlens[self.order])
+        self.roff = offsets(self.rlens)
+        self.width, self.height = int(self.rlens.sum()), int(self.qlens.sum())
+
+    @classmethod
+    def along_reference(cls, qlens, rlens, chunks) -> "Layout":
+        """The ordered and oriented layout from HSP chunks (qrec, rrec, strand, qstart, qend, rstart)."""
+        qlens = np.asarray(qlens, dtype=np.int64)
+        nq, nr = qlens.size, len(rlens)
+        keys, bases, weighted, reverse = [], [], [], []
+        roff = offsets(rlens)
+        for chunk in chunks:
+            pair = chunk["qrec"].astype(np.int64) * nr + chunk["rrec"]
+            length = (chunk["qend"] - chunk["qstart"]).astype(np.float64)
+            centre = roff[chunk["rrec"]] + chunk["rstart"] + length / 2
+            key, inverse = np.unique(pair, return_inverse=True)
+            keys.append(key)
+            bases.append(np.bincount(inverse, length, key.size))
+            weighted.append(np.bincount(inverse, length * centre, key.size))
+            reverse.append(np.bincount(inverse, length * (chunk["strand"] == 1), key.size))
+        if not keys:
+            return cls(qlens, rlens)
+        key, inverse = np.unique(np.concatenate(keys), return_inverse=True)
+        bases, weighted, reverse = (np.bincount(inverse, np.concatenate(v), key.size) for v in (bases, weighted, reverse))
+        qrec = key // nr
+        # the best pair of each query record: most aligned bases (ties: the first reference record)
+        best = np.lexsort((key, -bases, qrec))
+        best = best[np.concatenate(([True], qrec[best][1:] != qrec[best][:-1]))]
+        place = np.full(nq, np.inf)
+        place[qrec[best]] = weighted[best] / bases[best]
+        flip = np.zeros(nq, dtype=bool)
+        total_reverse = np.bincount(qrec, reverse, nq)
+        total = np.bincount(qrec, bases, nq)
+        flip[:] = total_reverse > total / 2
+        order = np.lexsort((np.arange(nq), place))
+        return cls(qlens, rlens, order, flip)
+
+    def points(self, hsps: dict) -> dict:
+        """Segment ends (x along the reference, y along the query), drawn orientation, identity."""
+        qrec, rrec = np.asarray(hsps["qrec"]), np.asarray(hsps["rrec"])
+        qstart, qend, rstart = (np.asarray(hsps[c], dtype=np.int64) for c in ("qstart", "qend", "rstart"))
+        strand = np.asarray(hsps["strand"]).astype(np.int8)
+        length = qend - qstart
+        rend = rstart + length
+        forward = strand == 0
+        flip = self.flip[qrec]
+        qlen = self.qlens[qrec]
+        y0 = np.where(flip, qlen - qstart, qstart) + self.qoff[qrec]
+        y1 = np.where(flip, qlen - qend, qend) + self.qoff[qrec]
+        x0 = np.where(forward, rstart, rend) + self.roff[rrec]
+        x1 = np.where(forward, rend, rstart) + self.roff[rrec]
+        identity = 100.0 * np.asarray(hsps["identities"], dtype=np.float64) / np.maximum(1, length)
+        return {"x0": x0, "y0": y0, "x1": x1, "y1": y1, "drawn": (strand ^ flip).astype(np.int8),
+                "identity": identity, "qrec": qrec, "rrec": rrec, "qstart": qstart, "qend": qend,
+                "rstart": rstart, "strand": strand, "length": length}
+
+
+# ---------------------------------------------------------------------------------------------
+# Dots: what a dotplot draws, gathered in bounded memory
+
+
+class Dots:
+    """The segments of one dotplot, gathered a chunk of HSPs at a time in bounded memory: the
+    max_lines longest are kept as lines and every other one marks the raster cell of its midpoint
+    with its identity (the highest wins), so 10^8 HSPs draw as fast as 10^5.
+
+    layout: a Layout (records end to end, for the grid), or None for one chromosome pair (then
+    width is the reference length, height the query length)."""
+
+    def __init__(self, width: float, height: float, layout: Layout | None = None, max_lines: int | None = None):
+        self.width, self.height = max(1.0, float(width)), max(1.0, float(height))
+        self.layout = layout or Layout([int(height)], [int(width)])
+        self.max_lines = MAX_LINES if max_lines is None else max_lines
+        self.cells = np.zeros((2, RASTER * RASTER), dtype=np.float32)  # highest identity, 0 where empty
+        self.lines = {name: np.zeros(0) for name in LINE_FIELDS}
+        self.count = self.rastered = 0
+
+    def add(self, hsps: dict) -> "Dots":
+        """Take a chunk of HSPs (qrec, rrec, strand, qstart, qend, rstart, identities)."""
+        if np.asarray(hsps["strand"]).size == 0:
+            return self
+        p = self.layout.points(hsps)
+        self.count += p["length"].size
+        kept = self.lines["x0"].size
+        # Only a segment longer than the shortest kept line (once max_lines are kept), and not shorter
+        # than the chunk's own max_lines-th longest, can become a line: every other one goes straight
+        # to the raster.
+        floor = self._length(self.lines).min() if kept >= self.max_lines and kept else -np.inf
+        length = p["length"]
+        if length.size > self.max_lines:
+            floor = max(floor, np.partition(length, length.size - self.max_lines)[length.size - self.max_lines]
+                        if self.max_lines else np.inf)
+        short = length < floor
+        if short.any():
+            self._mark({name: v[short] for name, v in p.items()})
+            p = {name: v[~short] for name, v in p.items()}
+        lines = {name: np.concatenate((self.lines[name], p[name])) for name in LINE_FIELDS}
+        if lines["x0"].size > self.max_lines:
+            order = np.argsort(-self._length(lines), kind="stable")
+            self._mark({name: v[order[self.max_lines:]] for name, v in lines.items()})
+            lines = {name: v[order[:self.max_lines]] for name, v in lines.items()}
+        self.lines = lines
+        return self
+
+    @staticmethod
+    def _length(lines: dict) -> np.ndarray:
+        return np.abs(lines["x1"] - lines["x0"])
+
+    def _mark(self, p: dict) -> None:
+        """Mark the raster cells of segment midpoints with their identity, by drawn orientation."""
+        ix = np.clip(((p["x0"] + p["x1"]) * (RASTER / (2 * self.width))).astype(np.int64), 0, RASTER - 1)
+        iy = np.clip(((p["y0"] + p["y1"]) * (RASTER / (2 * self.height))).astype(np.int64), 0, RASTER - 1)
+        cell = iy * RASTER + ix
+        drawn = np.asarray(p["drawn"]).astype(bool)
+        identity = np.asarray(p["identity"], dtype=np.float32)
+        np.maximum.at(self.cells[0], cell[~drawn], identity[~drawn])
+        np.maximum.at(self.cells[1], cell[drawn], identity[drawn])
+        self.rastered += cell.size
+
+    def identity_range(self, low: float | None = None) -> tuple[float, float]:
+        """The colour scale: from low (the run's min_identity) or the lowest identity drawn, to 100."""
+        if low is None:
+            values = [self.lines["identity"]] + [c[c > 0] for c in self.cells]
+            values = np.concatenate(values) if any(v.size for v in values) else np.array([0.0])
+            low = float(values.min()) if values.size else 0.0
+        return min(float(low), 99.0), 100.0
+
+    def draw(self, ax, norm: Normalize) -> None:
+        """Raster cells under the lines, each coloured by identity on its orientation's ramp."""
+        for drawn in (0, 1):
+            cells = self.cells[drawn].reshape(RASTER, RASTER)
+            if self.rastered and (cells > 0).any():
+                rgba = RAMPS[drawn](norm(np.where(cells > 0, cells, np.nan)))
+                rgba[..., 3] = cells > 0
+                ax.imshow(rgba, origin="lower", extent=(0, self.width, 0, self.height), aspect="auto",
+                          interpolation="nearest", zorder=0)
+        lines = self.lines
+        segments = np.stack((np.stack((lines["x0"], lines["y0"]), axis=1),
+                             np.stack((lines["x1"], lines["y1"]), axis=1)), axis=1)
+        for drawn in (0, 1):
+            keep = lines["drawn"] == drawn
+            if keep.any():
+                ax.add_collection(LineCollection(segments[keep], colors=RAMPS[drawn](norm(lines["identity"][keep])),
+                                                 linewidths=1.2, zorder=2))
+
+
+def _colour_bars(fig, axes, norm: Normalize) -> None:
+    """One colour bar per orientation: identity of forward and of reverse HSPs."""
+    for drawn in (1, 0):
+        mappable = matplotlib.cm.ScalarMappable(norm=norm, cmap=RAMPS[drawn])
+        fig.colorbar(mappable, ax=axes, label=f"identity, {STRAND_NAMES[drawn]} (%)", fraction=0.025, pad=0.01,
+                     aspect=40, shrink=0.8)
+
+
 def _save(fig, path: str) -> None:
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None})
+        fig.savefig(tmp, format="png", dpi=130, metadata={"Software": None})
     plt.close(fig)
 
 
-def pair_dotplot(hsps, qname: str, rname: str, qlen: int, rlen: int, path: str) -> None:
-    """Dotplot of one chromosome pair (hsps: Dots, HSP columns, or chunks of them): forward HSPs
-    blue, reverse HSPs red."""
-    dots = _dots(hsps, qlen, rlen)
-    fig, ax = plt.subplots(figsize=(6, 6))
-    dots.draw(ax)
-    ax.set_xlim(0, qlen)
-    ax.set_ylim(0, rlen)
-    ax.set_xlabel(f"{qname} (bp)")
-    ax.set_ylabel(f"{rname} (bp)")
-    ax.set_title(f"{qname} vs {rname}: {dots.count} HSPs", fontsize=9)
-    ax.legend(loc="upper left", fontsize=8, frameon=False)
+def _figure_size(width: float, height: float, longest: float = 8.0) -> tuple[float, float]:
+    """Plot area in proportion to the two lengths (at most 4:1), plus room for labels and colour bars."""
+    ratio = min(4.0, max(0.25, height / max(1.0, width)))
+    w, h = (longest, longest * ratio) if ratio <= 1 else (longest / ratio, longest)
+    return max(w, 3.0) + 2.6, max(h, 2.5) + 1.6
+
+
+# ---------------------------------------------------------------------------------------------
+# The pictures
+
+
+def pair_dotplot(dots: Dots, qname: str, rname: str, path: str, min_identity: float | None = None) -> None:
+    """Dotplot of one chromosome pair: reference on x, query on y, positions in bp, kb or Mb, HSPs
+    coloured by identity (forward blues, reverse reds), equal scales on both axes."""
+    fig, ax = plt.subplots(figsize=_figure_size(dots.width, dots.height), layout="constrained")
+    norm = Normalize(*dots.identity_range(min_identity))
+    dots.draw(ax, norm)
+    ax.set_xlim(0, dots.width)
+    ax.set_ylim(0, dots.height)
+    ax.set_aspect("equal" if 0.25 <= dots.height / dots.width <= 4 else "auto")
+    for axis, span, name in ((ax.xaxis, dots.width, rname), (ax.yaxis, dots.height, qname)):
+        axis.set_major_locator(MaxNLocator(6))
+        axis.set_major_formatter(bp_formatter(span))
+        axis.set_label_text(f"{name} ({bp_unit(span)[1]})")
+    ax.set_title(f"{qname} vs {rname}: {dots.count:,} HSPs", fontsize=10)
+    _colour_bars(fig, ax, norm)
     _save(fig, path)
 
 
-def grid_dotplot(hsps, qnames, qlens, rnames, rlens, qgenome: str, rgenome: str, path: str,
-                 max_labels: int = 40) -> None:
-    """Genome-by-genome dotplot (hsps: Dots, HSP columns, or chunks of them): chromosomes end to end
-    on both axes, borders and names drawn."""
-    qoff, roff = offsets(qlens), offsets(rlens)
-    qtotal, rtotal = int(np.sum(qlens)), int(np.sum(rlens))
-    dots = _dots(hsps, qtotal, rtotal, qoff, roff)
-    fig, ax = plt.subplots(figsize=(8, 8))
-    dots.draw(ax)
-    for x in qoff[1:]:
-        ax.axvline(x, color="0.75", linewidth=0.5)
-    for y in roff[1:]:
-        ax.axhline(y, color="0.75", linewidth=0.5)
-    _label_axis(ax.set_xticks, ax.set_xticklabels, qoff, qlens, qnames, max_labels, rotation=90)
-    _label_axis(ax.set_yticks, ax.set_yticklabels, roff, rlens, rnames, max_labels, rotation=0)
-    ax.set_xlim(0, qtotal)
-    ax.set_ylim(0, rtotal)
-    ax.set_xlabel(f"{qgenome} ({qtotal:,} bp)")
-    ax.set_ylabel(f"{rgenome} ({rtotal:,} bp)")
-    ax.set_title(f"{qgenome} vs {rgenome}: {dots.count} HSPs (blue forward, red reverse)", fontsize=9)
-    fig.tight_layout()
+def _label_records(axis, offsets_, lengths, names, room_points: float, fontsize: float) -> None:
+    """Record names at record centres, the longest first, each only where it does not touch a label
+    already placed (names of 1,000 contigs never print over each other)."""
+    total = max(1, int(np.sum(lengths)))
+    centres = (offsets_ + np.asarray(lengths) / 2) / total * room_points
+    gap = fontsize * 1.3
+    placed: list[float] = []
+    shown = []
+    for i in np.argsort(-np.asarray(lengths), kind="stable"):
+        if all(abs(centres[i] - c) >= gap for c in placed):
+            placed.append(centres[i])
+            shown.append(i)
+        if len(placed) * gap >= room_points:
+            break
+    shown = sorted(shown, key=lambda i: offsets_[i])
+    axis.set_ticks([offsets_[i] + lengths[i] / 2 for i in shown])
+    axis.set_ticklabels([names[i] for i in shown], fontsize=fontsize)
+    axis.set_tick_params(length=0)
+
+
+def _genome_title(genome: str, role: str, records: int, length: int) -> str:
+    """An axis title: the genome, its role and size; the unit of the ticks when they are positions."""
+    size = f"{records:,} records, {length:,} bp" if records > 1 else f"{length:,} bp; position in {bp_unit(length)[1]}"
+    return f"{genome} ({role}, {size})"
+
+
+def grid_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: str,
+                 min_identity: float | None = None) -> None:
+    """Genome-by-genome dotplot: reference chromosomes end to end on x, query chromosomes on y (in
+    the Layout's order; a flipped query record is marked '(-)'), borders and short names drawn,
+    positions along each genome in bp, kb or Mb on the top and right axes."""
+    layout = dots.layout
+    size = _figure_size(layout.width, layout.height)
+    fig, ax = plt.subplots(figsize=size, layout="constrained")
+    norm = Normalize(*dots.identity_range(min_identity))
+    dots.draw(ax, norm)
+    for x in layout.roff[1:]:
+        ax.axvline(x, color="0.8", linewidth=0.5, zorder=1)
+    for y in np.sort(layout.qoff)[1:]:
+        ax.axhline(y, color="0.8", linewidth=0.5, zorder=1)
+    ax.set_xlim(0, layout.width)
+    ax.set_ylim(0, layout.height)
+    qshort = [n + (" (-)" if f else "") for n, f in zip(short_names(qnames), layout.flip)]
+    fontsize = 7 if max(len(qnames), len(rnames)) > 20 else 8
+    # An axis of one record gets positions; an axis of several gets names at the record centres and
+    # positions along the genome on the opposite side.
+    sides = ((ax.xaxis, layout.roff, layout.rlens, short_names(rnames), size[0] - 2.6, layout.width, "x"),
+             (ax.yaxis, layout.qoff, layout.qlens, qshort, size[1] - 1.6, layout.height, "y"))
+    for axis, offs, lengths, names, inches, span, which in sides:
+        if len(names) == 1:
+            axis.set_major_locator(MaxNLocator(6))
+            axis.set_major_formatter(bp_formatter(span))
+            continue
+        _label_records(axis, offs, lengths, names, inches * 72, fontsize)
+        secondary = ax.secondary_xaxis("top") if which == "x" else ax.secondary_yaxis("right")
+        other = secondary.xaxis if which == "x" else secondary.yaxis
+        other.set_major_locator(MaxNLocator(6))
+        other.set_major_formatter(bp_formatter(span))
+        secondary.tick_params(labelsize=7, colors="0.4")
+        secondary.set_xlabel(bp_unit(span)[1], fontsize=7, color="0.4") if which == "x" else \
+            secondary.set_ylabel(bp_unit(span)[1], fontsize=7, color="0.4")
+    if len(rnames) > 1:
+        ax.tick_params(axis="x", labelrotation=90)
+    ax.set_xlabel(_genome_title(rgenome, "reference", len(rnames), layout.width))
+    ax.set_ylabel(_genome_title(qgenome, "query", len(qnames), layout.height))
+    ax.set_title(f"{qgenome} vs {rgenome}: {dots.count:,} HSPs", fontsize=10)
+    _colour_bars(fig, ax, norm)
     _save(fig, path)
 
 
-def _label_axis(set_ticks, set_labels, offsets, lengths, names, max_labels: int, rotation: int) -> None:
-    """Chromosome names at chromosome centres, only for the longest max_labels chromosomes."""
-    lengths = np.asarray(lengths)
-    shown = np.sort(np.argsort(-lengths, kind="stable")[:max_labels])
-    set_ticks(offsets[shown] + lengths[shown] / 2)
-    set_labels([str(names[i]) for i in shown], rotation=rotation, fontsize=7)
-
-
-def coverage_heatmap(matrix: np.ndarray, qnames, rnames, qgenome: str, rgenome: str, path: str,
-                     max_side: int = 60) -> None:
-    """Heatmap of query coverage per chromosome pair (rows query, columns reference), longest first."""
-    rows = np.arange(matrix.shape[0])[:max_side]
-    cols = np.arange(matrix.shape[1])[:max_side]
-    shown = matrix[np.ix_(rows, cols)]
-    fig, ax = plt.subplots(figsize=(2 + 0.25 * len(cols), 1.5 + 0.25 * len(rows)))
-    image = ax.imshow(shown, vmin=0, vmax=1, cmap="viridis", aspect="auto", interpolation="nearest")
-    ax.set_xticks(range(len(cols)))
-    ax.set_xticklabels([str(rnames[i]) for i in cols], rotation=90, fontsize=7)
-    ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([str(qnames[i]) for i in rows], fontsize=7)
-    ax.set_xlabel(rgenome)
-    ax.set_ylabel(qgenome)
-    fig.colorbar(image, ax=ax, label="query coverage (both strands)")
-    ax.set_title("coverage per chromosome pair", fontsize=9)
-    fig.tight_layout()
+def coverage_heatmap(query_matrix: np.ndarray, reference_matrix: np.ndarray, qnames, rnames, qgenome: str,
+                     rgenome: str, path: str, qtotal: int | None = None, rtotal: int | None = None) -> None:
+    """Two heatmaps side by side, reference records on x and query records on y (longest first):
+    the fraction of each query record covered by HSPs with each reference record, and the fraction
+    of each reference record covered. Cells, labels and the figure size follow the record counts."""
+    nq, nr = query_matrix.shape
+    qtotal, rtotal = qtotal or nq, rtotal or nr
+    cell = max(0.012, min(0.4, 6.0 / max(nq, nr, 1)))  # inches a cell
+    panel_w, panel_h = max(2.4, nr * cell), max(2.4, nq * cell)
+    labels_x, labels_y = nr <= 60, nq <= 60
+    fig, axes = plt.subplots(1, 2, figsize=(2 * panel_w + (2.8 if labels_y else 1.8) + 1.6,
+                                            panel_h + (2.0 if labels_x else 1.4)), layout="constrained")
+    for ax, matrix, title in ((axes[0], query_matrix, f"{qgenome} covered"),
+                              (axes[1], reference_matrix, f"{rgenome} covered")):
+        image = ax.imshow(matrix, vmin=0, vmax=1, cmap="viridis", aspect="auto", interpolation="nearest")
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel(f"{rgenome} ({nr:,} of {rtotal:,} records)" if nr < rtotal else rgenome, fontsize=8)
+        if labels_x:
+            ax.set_xticks(range(nr), [str(n) for n in short_names(rnames)], rotation=90, fontsize=7)
+        else:
+            ax.set_xticks([])
+        if labels_y and ax is axes[0]:
+            ax.set_yticks(range(nq), [str(n) for n in short_names(qnames)], fontsize=7)
+        else:
+            ax.set_yticks([])
+        if nq * nr <= 100:  # few cells: their values written in them
+            for (i, j), value in np.ndenumerate(matrix):
+                ax.text(j, i, f"{value:.1%}", ha="center", va="center", fontsize=7,
+                        color="black" if value > 0.5 else "white")
+    axes[0].set_ylabel(f"{qgenome} ({nq:,} of {qtotal:,} records)" if nq < qtotal else qgenome, fontsize=8)
+    fig.colorbar(image, ax=axes, label="fraction covered (both strands)", fraction=0.05, aspect=25)
+    fig.suptitle("Coverage per chromosome pair, longest records first", fontsize=10)
     _save(fig, path)
+
+
+def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: str,
+                 min_identity: float | None = None) -> None:
+    """An interactive dotplot in one self-contained HTML file (Bokeh with its JavaScript inline, so
+    it opens offline): zoom and pan; hover shows both records, coordinates, strand, length and
+    identity of an HSP. It carries the dots.max_lines longest HSPs (every HSP of a small run)."""
+    from bokeh.embed import file_html
+    from bokeh.models import (ColorBar, ColumnDataSource, FixedTicker, HoverTool, LinearColorMapper,
+                              NumeralTickFormatter, Span)
+    from bokeh.plotting import figure
+    from bokeh.resources import INLINE
+
+    layout, lines = dots.layout, dots.lines
+    qshort, rshort = np.array(short_names(qnames), dtype=object), np.array(short_names(rnames), dtype=object)
+    low, high = dots.identity_range(min_identity)
+    width = 900
+    height = int(min(900, max(300, width * layout.height / max(1, layout.width))))
+    fig = figure(width=width, height=height, x_range=(0, layout.width), y_range=(0, layout.height),
+                 title=f"{qgenome} vs {rgenome}: {lines['x0'].size:,} of {dots.count:,} HSPs (the longest)",
+                 x_axis_label=f"{rgenome} (reference, bp)", y_axis_label=f"{qgenome} (query, bp)",
+                 tools="pan,wheel_zoom,box_zoom,reset,save", active_scroll="wheel_zoom", output_backend="webgl")
+    for drawn, palette in ((0, "Blues256"), (1, "Reds256")):
+        keep = lines["drawn"] == drawn
+        if not keep.any():
+            continue
+        colours = [matplotlib.colors.to_hex(c) for c in RAMPS[drawn](np.linspace(0, 1, 256))]
+        mapper = LinearColorMapper(palette=colours, low=low, high=high)
+        qrec, rrec = lines["qrec"][keep].astype(np.int64), lines["rrec"][keep].astype(np.int64)
+        source = ColumnDataSource({
+            "x0": lines["x0"][keep], "y0": lines["y0"][keep], "x1": lines["x1"][keep], "y1": lines["y1"][keep],
+            "identity": np.round(lines["identity"][keep], 2), "query": qshort[qrec], "reference": rshort[rrec],
+            "qstart": lines["qstart"][keep] + 1, "qend": lines["qend"][keep],
+            "rstart": lines["rstart"][keep] + 1, "rend": lines["rstart"][keep] + lines["qend"][keep] - lines["qstart"][keep],
+            "strand": np.where(lines["strand"][keep] == 0, "+", "-"),
+            "length": lines["qend"][keep] - lines["qstart"][keep]})
+        fig.segment("x0", "y0", "x1", "y1", source=source, line_width=2,
+                    line_color={"field": "identity", "transform": mapper}, legend_label=f"{STRAND_NAMES[drawn]} as drawn")
+        fig.add_layout(ColorBar(color_mapper=mapper, title=f"identity {STRAND_NAMES[drawn]} (%)", width=10), "right")
+    fig.add_tools(HoverTool(tooltips=[("query", "@query:@qstart{0,0}-@qend{0,0}"),
+                                      ("reference", "@reference:@rstart{0,0}-@rend{0,0}"),
+                                      ("strand", "@strand"), ("length", "@length{0,0} bp"),
+                                      ("identity", "@identity{0.00} %")], line_policy="interp"))
+    for x in layout.roff[1:]:
+        fig.add_layout(Span(location=float(x), dimension="height", line_color="#cccccc", line_width=1))
+    for y in np.sort(layout.qoff)[1:]:
+        fig.add_layout(Span(location=float(y), dimension="width", line_color="#cccccc", line_width=1))
+    fig.xaxis.formatter = fig.yaxis.formatter = NumeralTickFormatter(format="0,0")
+    if len(rnames) > 1:
+        fig.xaxis.ticker = FixedTicker(ticks=[float(x) for x in layout.roff + layout.rlens / 2][:200])
+        fig.xaxis.major_label_overrides = {float(x): str(n) for x, n in zip(layout.roff + layout.rlens / 2, rshort)}
+        fig.xaxis.major_label_orientation = 1.2
+    if len(qnames) > 1:
+        centres = layout.qoff + layout.qlens / 2
+        fig.yaxis.ticker = FixedTicker(ticks=[float(y) for y in centres][:200])
+        fig.yaxis.major_label_overrides = {float(y): str(n) + (" (-)" if f else "")
+                                           for y, n, f in zip(centres, qshort, layout.flip)}
+    if fig.legend:
+        fig.legend.location = "top_left"
+        fig.legend.click_policy = "hide"
+    html = file_html(fig, INLINE, title=f"{qgenome} vs {rgenome}")
+    with atomic_path(path) as tmp:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(html)

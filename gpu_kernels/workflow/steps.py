@@ -3,14 +3,13 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ..backend import NumpyBackend, get_backend
-from ..coverage import pair_coverage, query_coverage
+from ..coverage import STRANDS, pair_coverage, record_coverage
 from ..engine import compare, write_table
 from ..formats import (HspWriter, atomic_path, gecko_csv_from_table, iter_hsps, mummer_text,
                        paf_from_table, read_columns, read_hsps, read_meta, read_tsv, write_string, write_tsv)
@@ -134,114 +133,166 @@ def write_mummer(hsps_path: str, query: Genome, reference: Genome, path: str) ->
 
 
 def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path: str, query_path: str,
-                    backend: str = "numpy") -> None:
-    """Coverage per chromosome pair (pairs with HSPs) and per query chromosome, forward, reverse and
-    both strands (unions of intervals on the backend's device)."""
-    hsps = read_columns(hsps_path, ("qrec", "rrec", "strand", "qstart", "qend"))
+                    reference_path: str, genomes_path: str, backend: str = "numpy") -> None:
+    """Coverage of both genomes (unions of intervals on the backend's device), forward, reverse and
+    both strands: per chromosome pair with HSPs (each side), per query chromosome, per reference
+    chromosome, and per genome."""
+    import pandas as pd
+
     nq, nr = len(query.names), len(reference.names)
     backend = get_backend(backend)
-    hsps = {name: backend.to_device(column) for name, column in hsps.items()}
+    hsps = {name: backend.to_device(column)
+            for name, column in read_columns(hsps_path, ("qrec", "rrec", "strand", "qstart", "qend", "rstart")).items()}
     keys, counts, per_pair = pair_coverage(hsps, nq, nr, backend.union_length)
-    per_query = query_coverage(hsps, nq, backend.union_length)
+    per_record = {side: record_coverage(hsps, n, side, backend.union_length)
+                  for side, n in (("query", nq), ("reference", nr))}
     del hsps
-    rows = []
-    for i, key in enumerate(keys.tolist()):
-        qi, ri = divmod(key, nr)
-        qlen = int(query.lengths[qi])
-        rows.append({"query_genome": query.name, "query": query.names[qi], "query_length": qlen,
-                     "reference_genome": reference.name, "reference": reference.names[ri],
-                     "reference_length": int(reference.lengths[ri]), "hsps": int(counts[i]),
-                     **{f"covered_{s}": int(per_pair[s][i]) for s in ("forward", "reverse", "both")},
-                     **{f"coverage_{s}": round(per_pair[s][i] / qlen, 6) for s in ("forward", "reverse", "both")}})
-    write_tsv(pairs_path, rows, fields=PAIR_FIELDS)
-    rows = [{"query_genome": query.name, "query": query.names[qi], "query_length": int(query.lengths[qi]),
-             "reference_genome": reference.name,
-             **{f"covered_{s}": int(per_query[s][qi]) for s in ("forward", "reverse", "both")},
-             **{f"coverage_{s}": round(per_query[s][qi] / query.lengths[qi], 6) for s in ("forward", "reverse", "both")}}
-            for qi in range(nq)]
-    write_tsv(query_path, rows)
+    qi, ri = np.divmod(keys.astype(np.int64), nr)
+    pairs = pd.DataFrame({"query_genome": query.name, "query": query.names[qi], "query_length": query.lengths[qi],
+                          "reference_genome": reference.name, "reference": reference.names[ri],
+                          "reference_length": reference.lengths[ri], "hsps": counts.astype(np.int64)})
+    for side, lengths in (("query", query.lengths[qi]), ("reference", reference.lengths[ri])):
+        for strand in STRANDS:
+            pairs[f"{side}_covered_{strand}"] = per_pair[side][strand].astype(np.int64)
+        for strand in STRANDS:
+            pairs[f"{side}_coverage_{strand}"] = np.round(per_pair[side][strand] / np.maximum(1, lengths), 6)
+    write_tsv(pairs_path, pairs)
+    genomes = []
+    for side, this, other, path in (("query", query, reference, query_path),
+                                    ("reference", reference, query, reference_path)):
+        table = pd.DataFrame({f"{side}_genome": this.name, side: this.names, f"{side}_length": this.lengths,
+                              f"{'reference' if side == 'query' else 'query'}_genome": other.name})
+        for strand in STRANDS:
+            table[f"covered_{strand}"] = per_record[side][strand].astype(np.int64)
+        for strand in STRANDS:
+            table[f"coverage_{strand}"] = np.round(per_record[side][strand] / np.maximum(1, this.lengths), 6)
+        write_tsv(path, table)
+        total = int(this.lengths.sum())
+        genomes.append({"side": side, "genome": this.name, "other_genome": other.name, "records": len(this.names),
+                        "length": total,
+                        **{f"covered_{s}": int(per_record[side][s].sum()) for s in STRANDS},
+                        **{f"coverage_{s}": round(int(per_record[side][s].sum()) / max(1, total), 6) for s in STRANDS}})
+    write_tsv(genomes_path, pd.DataFrame(genomes))
 
 
-PAIR_FIELDS = ["query_genome", "query", "query_length", "reference_genome", "reference", "reference_length", "hsps",
-               "covered_forward", "covered_reverse", "covered_both", "coverage_forward", "coverage_reverse",
-               "coverage_both"]
+PLOT_COLUMNS = ["qrec", "rrec", "strand", "qstart", "qend", "rstart", "identities"]
 
 
 def plots(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, grid_path: str | None,
-          heatmap_path: str | None, pairs_dir: str | None, max_pair_plots: int) -> None:
-    """Grid dotplot, coverage heatmap and per chromosome pair dotplots of one genome pair (coverage
-    from the pair table the coverage rule wrote, not computed again). The HSP table is read once, a
+          heatmap_path: str | None, pairs_dir: str | None, max_pair_plots: int, html_path: str | None = None,
+          order: str = "reference") -> None:
+    """Grid dotplot, interactive HTML dotplot, coverage heatmap and per chromosome pair dotplots of
+    one genome pair (coverage from the pair table the coverage rule wrote, not computed again).
+
+    order: "reference" orders and orients the query records along the reference by their best hits
+    (one extra read of five columns), "file" keeps file order. The HSP table is then read once, a
     row group at a time, into the dotplots' bounded Dots."""
-    from .plots import Dots, coverage_heatmap, grid_dotplot, offsets, pair_dotplot
+    import pandas as pd
+
+    from .plots import HTML_LINES, Dots, Layout, coverage_heatmap, file_stem, grid_dotplot, html_dotplot, \
+        pair_dotplot, short_names
 
     nr = len(reference.names)
-    index = {name: i for i, name in enumerate(query.names)}, {name: i for i, name in enumerate(reference.names)}
-    covered = {(index[0][row["query"]], index[1][row["reference"]]): int(row["covered_both"])
-               for row in read_tsv(coverage_path)}  # only pairs with HSPs: never a dense records x records table
-    grid = Dots(query.lengths.sum(), reference.lengths.sum(), offsets(query.lengths), offsets(reference.lengths))
-    best = [key for key, value in sorted(covered.items(), key=lambda item: (-item[1], item[0]))[:max_pair_plots]
-            if value > 0] if pairs_dir else []
-    pair_dots = {qi * nr + ri: Dots(query.lengths[qi], reference.lengths[ri]) for qi, ri in best}
-    if grid_path or pair_dots:
-        for chunk in iter_hsps(hsps_path, ["qrec", "rrec", "strand", "qstart", "qend", "rstart"], read_ahead=2):
-            if grid_path:
-                grid.add(chunk)
+    params = read_meta(hsps_path).get("params") or {}
+    low = params.get("min_identity") if params.get("mode", "hsp") == "hsp" else 99.0
+    pairs = pd.read_csv(coverage_path, sep="\t", dtype={"query": str, "reference": str})
+    qindex = pd.Index(query.names).get_indexer(pairs["query"])
+    rindex = pd.Index(reference.names).get_indexer(pairs["reference"])
+    covered = pairs["query_covered_both"].to_numpy(np.int64)
+    layout = Layout(query.lengths, reference.lengths)
+    if (grid_path or html_path) and order == "reference" and len(query.names) > 1:
+        layout = Layout.along_reference(query.lengths, reference.lengths,
+                                        iter_hsps(hsps_path, ["qrec", "rrec", "strand", "qstart", "qend", "rstart"],
+                                                  read_ahead=2))
+    grid = Dots(layout.width, layout.height, layout) if grid_path else None
+    html = Dots(layout.width, layout.height, layout, max_lines=HTML_LINES) if html_path else None
+    ranked = np.lexsort((qindex * nr + rindex, -covered))
+    best = [(int(qindex[i]), int(rindex[i])) for i in ranked[:max_pair_plots] if covered[i] > 0] if pairs_dir else []
+    pair_dots = {qi * nr + ri: Dots(reference.lengths[ri], query.lengths[qi]) for qi, ri in best}
+    if grid or html or pair_dots:
+        for chunk in iter_hsps(hsps_path, PLOT_COLUMNS, read_ahead=2):
+            for dots in (grid, html):
+                if dots is not None:
+                    dots.add(chunk)
             if pair_dots:
                 # rows are in (qrec, rrec) order: each chromosome pair is one run of a chunk
                 pair = chunk["qrec"].astype(np.int64) * nr + chunk["rrec"]
                 bounds = np.flatnonzero(np.diff(pair)) + 1
                 for lo, hi in zip(np.concatenate(([0], bounds)).tolist(), np.concatenate((bounds, [pair.size])).tolist()):
                     if int(pair[lo]) in pair_dots:
-                        pair_dots[int(pair[lo])].add({c: v[lo:hi] for c, v in chunk.items()})
-    if grid_path:
-        grid_dotplot(grid, query.names, query.lengths, reference.names, reference.lengths,
-                     query.name, reference.name, grid_path)
+                        part = {c: v[lo:hi] for c, v in chunk.items()}
+                        part["qrec"], part["rrec"] = np.zeros(hi - lo, np.int64), np.zeros(hi - lo, np.int64)
+                        pair_dots[int(pair[lo])].add(part)
+    if grid is not None:
+        grid_dotplot(grid, query.names, reference.names, query.name, reference.name, grid_path, low)
+    if html is not None:
+        html_dotplot(html, query.names, reference.names, query.name, reference.name, html_path, low)
     if heatmap_path:
-        shown = 60  # the longest records a side; coverage_heatmap lays out at most this many
-        qorder = np.argsort(-query.lengths, kind="stable")[:shown]
-        rorder = np.argsort(-reference.lengths, kind="stable")[:shown]
-        matrix = np.array([[covered.get((qi, ri), 0) for ri in rorder.tolist()] for qi in qorder.tolist()],
-                          dtype=np.float64).reshape(len(qorder), len(rorder)) / query.lengths[qorder, None]
-        coverage_heatmap(matrix, query.names[qorder], reference.names[rorder], query.name, reference.name, heatmap_path)
+        qorder = np.argsort(-query.lengths, kind="stable")[:MAX_HEATMAP]
+        rorder = np.argsort(-reference.lengths, kind="stable")[:MAX_HEATMAP]
+        qat = np.full(len(query.names), -1)
+        qat[qorder] = np.arange(qorder.size)
+        rat = np.full(nr, -1)
+        rat[rorder] = np.arange(rorder.size)
+        matrices = []
+        for side, lengths in (("query", query.lengths[qorder][:, None]), ("reference", reference.lengths[rorder][None, :])):
+            matrix = np.zeros((qorder.size, rorder.size))
+            shown = (qat[qindex] >= 0) & (rat[rindex] >= 0)
+            matrix[qat[qindex[shown]], rat[rindex[shown]]] = pairs[f"{side}_covered_both"].to_numpy()[shown]
+            matrices.append(matrix / np.maximum(1, lengths))
+        coverage_heatmap(*matrices, query.names[qorder], reference.names[rorder], query.name, reference.name,
+                         heatmap_path, len(query.names), nr)
     if pairs_dir:
         os.makedirs(pairs_dir, exist_ok=True)
+        qshort, rshort = short_names(query.names), short_names(reference.names)
+        used: set[str] = set()
         for qi, ri in best:
-            name = f"{_safe(query.names[qi])}__{_safe(reference.names[ri])}.png"
-            pair_dotplot(pair_dots[qi * nr + ri], query.names[qi], reference.names[ri],
-                         int(query.lengths[qi]), int(reference.lengths[ri]), os.path.join(pairs_dir, name))
+            stem = f"{file_stem(qshort[qi])}__{file_stem(rshort[ri])}"
+            name = stem if stem not in used else f"{stem}_{qi}_{ri}"
+            used.add(name)
+            pair_dotplot(pair_dots[qi * nr + ri], qshort[qi], rshort[ri], os.path.join(pairs_dir, name + ".png"), low)
 
 
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", str(name))[:80]
+MAX_HEATMAP = 400  # records a side in the heatmap: the longest (its axis titles say how many of how many)
 
 
 def sweep_summary(rows_in: list[dict], tsv_path: str, png_path: str) -> None:
-    """One row per parameter set and genome pair: parameters, HSPs, coverage, compare time; and a plot."""
+    """One row per parameter set and genome pair: the parameters of its mode, HSPs, coverage of both
+    genomes, compare time; and a plot of them with values on the bars."""
+    import pandas as pd
+
+    from .report import mode_params
+
     rows = []
     for item in rows_in:
         stats = read_tsv(item["stats"])
-        coverage = read_tsv(item["coverage"])
-        qlen = sum(int(r["query_length"]) for r in coverage)
-        covered = sum(int(r["covered_both"]) for r in coverage)
+        genomes = {row["side"]: row for row in read_tsv(item["coverage"])}
         rows.append({"set": item["set"], "query": item["query"], "reference": item["reference"],
-                     **{key: item["params"][key] for key in ("mode", "min_match", "k", "min_len", "min_identity",
-                                                             "xdrop", "max_freq")},
-                     "hsps": sum(int(r["hsps"]) for r in stats), "coverage": round(covered / max(1, qlen), 6),
+                     **{key: value for key, value in mode_params(item["params"]).items()
+                        if key in ("mode", "min_match", "k", "min_len", "min_identity", "xdrop", "fast", "max_freq")},
+                     "hsps": sum(int(r["hsps"]) for r in stats),
+                     "query_coverage": float(genomes["query"]["coverage_both"]),
+                     "reference_coverage": float(genomes["reference"]["coverage_both"]),
                      "compare_jobs": len(stats), "compare_s": round(sum(float(r["total_s"]) for r in stats), 3)})
-    write_tsv(tsv_path, rows)
+    table = pd.DataFrame(rows)
+    write_tsv(tsv_path, table)
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(12, 0.6 + 0.4 * max(3, len(rows))))
+    fig, axes = plt.subplots(1, 4, figsize=(15, 1.2 + 0.45 * max(2, len(rows))), layout="constrained")
     labels = [f"{r['set']}  {r['query']} vs {r['reference']}" for r in rows]
-    for ax, key, title in zip(axes, ("coverage", "hsps", "compare_s"), ("query coverage", "HSPs", "compare time (s)")):
-        ax.barh(range(len(rows)), [float(r[key]) for r in rows], color="#1f5fbf")
-        ax.set_yticks(range(len(rows)))
-        ax.set_yticklabels(labels if ax is axes[0] else [], fontsize=7)
+    panels = (("query_coverage", "query coverage", "{:.2%}"), ("reference_coverage", "reference coverage", "{:.2%}"),
+              ("hsps", "HSPs", "{:,.0f}"), ("compare_s", "compare time (s)", "{:,.1f}"))
+    for ax, (key, title, text) in zip(axes, panels):
+        values = table[key].astype(float).to_numpy()
+        bars = ax.barh(range(len(rows)), values, color="#1f5fbf")
+        ax.bar_label(bars, [text.format(v) for v in values], padding=3, fontsize=8)
+        ax.set_xlim(0, (values.max() if values.size and values.max() > 0 else 1) * 1.3)
+        ax.set_yticks(range(len(rows)), labels if ax is axes[0] else [], fontsize=8)
         ax.invert_yaxis()
         ax.set_title(title, fontsize=9)
-    fig.tight_layout()
+        ax.tick_params(axis="x", labelsize=7)
     with atomic_path(png_path) as tmp:
-        fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None})
+        fig.savefig(tmp, format="png", dpi=130, metadata={"Software": None})
     plt.close(fig)
 
 

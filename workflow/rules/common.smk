@@ -4,12 +4,14 @@ import sys
 
 from snakemake.utils import validate
 
-sys.path.insert(0, workflow.basedir)
+ROOT = os.path.dirname(workflow.basedir)  # workflow.basedir is workflow/, where the Snakefile lives
+sys.path.insert(0, ROOT)
 
 from gpu_kernels.backend import gpu_available
-from gpu_kernels.workflow.config import check_config_file, schema_error
+from gpu_kernels.workflow.config import check_config_file, coerce_overrides, schema_error
 from gpu_kernels.errors import InputError
 from gpu_kernels.workflow.genome import bin_name, make_bins, scan_cached
+from gpu_kernels.workflow.report import run_description
 from gpu_kernels.workflow.sweep import engine_params, param_sets
 
 
@@ -19,12 +21,16 @@ def fail(message):
     sys.exit(1)
 
 
-SCHEMA = os.path.join(workflow.basedir, "config", "schema.yaml")
+SCHEMA = os.path.join(ROOT, "config", "schema.yaml")
 try:
     for _file in workflow.configfiles:
         check_config_file(_file)
 except InputError as error:
     fail(error.line())
+for _name in config.get("genomes") or {}:
+    if "_vs_" in str(_name):
+        fail(f"genome name '{_name}': '_vs_' separates the two genomes of a pair in result paths; rename it")
+coerce_overrides(config, SCHEMA)  # --config 'engine={k: 20}' gives the string '20'
 if (_problem := schema_error(config, SCHEMA)) is not None:
     fail(_problem)
 validate(config, SCHEMA, set_default=True)
@@ -45,7 +51,10 @@ TEMPLATES = {
     "stats": "{results}/{set}/{query}_vs_{reference}/stats.tsv",
     "coverage_pairs": "{results}/{set}/{query}_vs_{reference}/coverage_pairs.tsv",
     "coverage_query": "{results}/{set}/{query}_vs_{reference}/coverage_query.tsv",
+    "coverage_reference": "{results}/{set}/{query}_vs_{reference}/coverage_reference.tsv",
+    "coverage_genomes": "{results}/{set}/{query}_vs_{reference}/coverage_genomes.tsv",
     "grid_dotplot": "{results}/{set}/{query}_vs_{reference}/grid_dotplot.png",
+    "html_dotplot": "{results}/{set}/{query}_vs_{reference}/dotplot.html",
     "coverage_heatmap": "{results}/{set}/{query}_vs_{reference}/coverage_heatmap.png",
     "pair_dotplots": "{results}/{set}/{query}_vs_{reference}/pair_dotplots",
     "summary_tsv": "{results}/summary.tsv",
@@ -127,10 +136,14 @@ elif BACKEND == "cupy" and not gpu_available():
     fail("backend: cupy, but CuPy is not installed or finds no CUDA device (install cupy-cuda12x, or set backend: auto)")
 
 
+# A genome name may hold '_' but never '_vs_', so QUERY_vs_REFERENCE splits one way only.
+GENOME_NAME = "[A-Za-z0-9](?:(?!_vs_)[A-Za-z0-9._-])*"
+
+
 wildcard_constraints:
-    genome="[A-Za-z0-9][A-Za-z0-9.-]*",
-    query="[A-Za-z0-9][A-Za-z0-9.-]*",
-    reference="[A-Za-z0-9][A-Za-z0-9.-]*",
+    genome=GENOME_NAME,
+    query=GENOME_NAME,
+    reference=GENOME_NAME,
     set="[A-Za-z0-9][A-Za-z0-9._-]*",
     qbin="b[0-9]+",
     rbin="b[0-9]+|whole",
@@ -155,8 +168,20 @@ def bin_outputs(kind):
 
 def final_outputs():
     """Everything rule all asks for."""
-    kinds = ["hsps", "stats", "coverage_pairs", "coverage_query"]
-    kinds += [kind for kind in ("paf", "gecko_csv", "grid_dotplot", "coverage_heatmap", "pair_dotplots") if OUT[kind]]
+    kinds = ["hsps", "stats", "coverage_pairs", "coverage_query", "coverage_reference", "coverage_genomes"]
+    kinds += [kind for kind in ("paf", "gecko_csv", "grid_dotplot", "html_dotplot", "coverage_heatmap", "pair_dotplots") if OUT[kind]]
     targets = [path(kind, set=s, query=q, reference=r) for s in SETS for q, r in PAIRS for kind in kinds]
     targets += [path("mummer", set=s, query=q, reference=r) for s in SETS for q, r in PAIRS if PARAMS[s].matching.mode != "hsp"]
     return targets + [path("summary_tsv"), path("summary_png")]
+
+
+def pair_category(kind):
+    """Where an output of a genome pair goes in the report: a category per pair (and parameter set),
+    the kind of output as its subcategory."""
+    label = "{query} vs {reference}" if len(SETS) == 1 else "{set}: {query} vs {reference}"
+    return {"category": label, "subcategory": kind}
+
+
+# What the report's front page says about the run (workflow/report/workflow.rst renders it): read
+# when `snakemake --report` parses the workflow after the run, so the jobs' times are known then.
+config["_report"] = run_description(config, CHROMOSOMES, PAIRS, PARAMS, BACKEND, path("benchmark", name=""))

@@ -1,4 +1,5 @@
-# Plots: the genome grid dotplot, the coverage heatmap, and dotplots of the most covered chromosome pairs.
+# Plots: the genome grid dotplot (PNG and interactive HTML), the coverage heatmap, and dotplots of the
+# most covered chromosome pairs.
 
 
 rule plots:
@@ -8,12 +9,14 @@ rule plots:
         qtable=path("chromosomes", genome="{query}"),
         rtable=path("chromosomes", genome="{reference}"),
     output:
-        grid=report(path("grid_dotplot"), category="Dotplots", caption="../report/grid.rst") if OUT["grid_dotplot"] else [],
-        heatmap=report(path("coverage_heatmap"), category="Coverage", caption="../report/heatmap.rst") if OUT["coverage_heatmap"] else [],
-        pairs=report(directory(path("pair_dotplots")), patterns=["{name}.png"], category="Dotplots",
-                     caption="../report/pairs.rst") if OUT["pair_dotplots"] else [],
+        grid=report(path("grid_dotplot"), caption="../report/grid.rst", **pair_category("Dotplots")) if OUT["grid_dotplot"] else [],
+        html=report(path("html_dotplot"), caption="../report/html.rst", **pair_category("Dotplots")) if OUT["html_dotplot"] else [],
+        heatmap=report(path("coverage_heatmap"), caption="../report/heatmap.rst", **pair_category("Coverage")) if OUT["coverage_heatmap"] else [],
+        pairs=report(directory(path("pair_dotplots")), patterns=["{name}.png"], caption="../report/pairs.rst",
+                     **pair_category("Chromosome pairs")) if OUT["pair_dotplots"] else [],
     params:
         max_pair_dotplots=OUT["max_pair_dotplots"],
+        order=OUT["dotplot_order"],
     conda:
         "../envs/engine.yaml"
     log:

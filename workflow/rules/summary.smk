@@ -4,7 +4,7 @@
 rule summary:
     input:
         stats=[path("stats", set=s, query=q, reference=r) for s in SETS for q, r in PAIRS],
-        coverage=[path("coverage_query", set=s, query=q, reference=r) for s in SETS for q, r in PAIRS],
+        coverage=[path("coverage_genomes", set=s, query=q, reference=r) for s in SETS for q, r in PAIRS],
     output:
         tsv=report(path("summary_tsv"), category="Summary", caption="../report/summary.rst"),
         png=report(path("summary_png"), category="Summary", caption="../report/summary.rst"),

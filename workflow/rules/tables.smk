@@ -1,4 +1,4 @@
-# Coverage tables: union of HSP query intervals per chromosome pair and per query chromosome.
+# Coverage tables of both genomes: unions of HSP intervals per chromosome pair, per chromosome, per genome.
 
 
 rule coverage:
@@ -7,8 +7,10 @@ rule coverage:
         qtable=path("chromosomes", genome="{query}"),
         rtable=path("chromosomes", genome="{reference}"),
     output:
-        pairs=report(path("coverage_pairs"), category="Coverage", caption="../report/coverage.rst"),
-        query=report(path("coverage_query"), category="Coverage", caption="../report/coverage.rst"),
+        pairs=report(path("coverage_pairs"), caption="../report/coverage.rst", **pair_category("Coverage")),
+        query=report(path("coverage_query"), caption="../report/coverage.rst", **pair_category("Coverage")),
+        reference=report(path("coverage_reference"), caption="../report/coverage.rst", **pair_category("Coverage")),
+        genomes=report(path("coverage_genomes"), caption="../report/coverage.rst", **pair_category("Coverage")),
     params:
         backend=BACKEND,
     resources:
