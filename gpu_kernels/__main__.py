@@ -70,7 +70,46 @@ def parser() -> argparse.ArgumentParser:
     paf.add_argument("-o", "--output", required=True, help="PAF output path")
     paf.add_argument("--threads", type=int, default=0, help="formatting threads (default: the cores, at most 16)")
     paf.add_argument("-v", "--verbose", action="store_true", help="log progress")
+    filt = sub.add_parser("filter", help="tighten a finished run's thresholds: a smaller HSP table and every output "
+                          "the workflow makes of it (PAF, GECKO CSV, coverage tables, dotplots, heatmap), no new run",
+                          description="Keeps the HSPs of TABLE at least --min-len long and --min-identity percent "
+                                      "identical and writes them, and every output the workflow makes of a genome "
+                                      "pair, into OUTDIR under the workflow's names. A looser --min-identity than the "
+                                      "run's changes the extension itself: that needs a new run.")
+    filt.add_argument("table", help="HSP table of a finished run (results/SET/Q_vs_R/hsps.parquet or compare --hsps)")
+    filt.add_argument("-o", "--outdir", required=True, help="output directory (created; the table's own directory is refused)")
+    filt.add_argument("--min-len", type=int, default=0, help="shortest HSP kept")
+    filt.add_argument("--min-identity", type=float, default=0.0, help="lowest identity kept, percent")
+    filt.add_argument("--no-text", action="store_true", help="no PAF and no GECKO CSV")
+    filt.add_argument("--no-plots", action="store_true", help="no dotplots and no heatmap")
+    filt.add_argument("--dotplot-order", choices=("reference", "file"), default="reference",
+                      help="query records in the dotplots: along the reference by best hits, or in file order")
+    filt.add_argument("--max-pair-dotplots", type=int, default=50, help="pair dotplots, most covered first")
+    filt.add_argument("-v", "--verbose", action="store_true", help="log each step to standard error")
     return top
+
+
+def run_filter(args: argparse.Namespace) -> int:
+    """The filter command."""
+    from .workflow.steps import PAIR_OUTPUTS, filter_table
+
+    if not os.path.isfile(args.table):
+        raise InputError("no such file", args.table)
+    if os.path.abspath(args.outdir) == os.path.dirname(os.path.abspath(args.table)):
+        raise InputError("the output directory holds the table being filtered: name another", args.outdir)
+    if not 0 <= args.min_identity <= 100 or args.min_len < 0:
+        raise InputError(f"--min-identity {args.min_identity:g}, --min-len {args.min_len}: identity is a percent "
+                         "(0-100), the length at least 0")
+    outputs = {kind: True for kind in PAIR_OUTPUTS}
+    if args.no_text:
+        outputs.update(paf=False, gecko_csv=False)
+    if args.no_plots:
+        outputs.update(grid_dotplot=False, html_dotplot=False, coverage_heatmap=False, pair_dotplots=False)
+    start = time.perf_counter()
+    rows = filter_table(args.table, args.outdir, args.min_len, args.min_identity, outputs, args.max_pair_dotplots,
+                        args.dotplot_order)
+    print(f"{rows} HSPs kept in {args.outdir} ({time.perf_counter() - start:.2f} s)", file=sys.stderr)
+    return 0
 
 
 def run_paf(args: argparse.Namespace) -> int:
@@ -138,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "paf":
             return run_paf(args)
+        if args.command == "filter":
+            return run_filter(args)
         return run_compare(args) if args.command == "compare" else run_matches(args)
     except InputError as error:
         print(f"error: {error.line()}", file=sys.stderr)

@@ -1,48 +1,159 @@
-"""Dotplots stay drawable with many HSPs: beyond MAX_LINES segments the rest are rasterized."""
+"""Pictures: dotplots stay drawable with many HSPs, render without warnings from 1 to 80 records a
+side, order query contigs along the reference, and the HTML dotplot carries every HSP of a small
+run and opens in a headless browser without console errors."""
+import base64
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
 import warnings
 
 import numpy as np
+import pytest
 
 from gpu_kernels.workflow import plots
 
 
-def many_hsps(n: int, seed: int = 0) -> dict:
+def many_hsps(n: int, seed: int = 0, nq: int = 2, nr: int = 3, span: int = 10**6) -> dict:
     rng = np.random.default_rng(seed)
-    qstart = rng.integers(0, 10**6, n)
+    qstart = rng.integers(0, span, n)
     length = rng.integers(64, 5000, n)
-    return {"qrec": rng.integers(0, 2, n).astype(np.int32), "rrec": rng.integers(0, 3, n).astype(np.int32),
+    return {"qrec": rng.integers(0, nq, n).astype(np.int32), "rrec": rng.integers(0, nr, n).astype(np.int32),
             "strand": rng.integers(0, 2, n).astype(np.int8), "qstart": qstart, "qend": qstart + length,
-            "rstart": rng.integers(0, 10**6, n)}
+            "rstart": rng.integers(0, span, n), "identities": (length * rng.uniform(0.8, 1.0, n)).astype(np.int64)}
 
 
 def test_dotplots_rasterize_beyond_max_lines(tmp_path, monkeypatch):
     monkeypatch.setattr(plots, "MAX_LINES", 500)
     hsps = many_hsps(20_000)
     qlens, rlens = np.array([10**6 + 5000] * 2), np.array([10**6 + 5000] * 3)
-    grid = plots.Dots(qlens.sum(), rlens.sum(), plots.offsets(qlens), plots.offsets(rlens)).add(hsps)
-    pair = plots.Dots(10**6 + 5000, 10**6 + 5000).add({c: v[:300] for c, v in hsps.items()})
+    layout = plots.Layout(qlens, rlens)
+    grid = plots.Dots(layout.width, layout.height, layout).add(hsps)
+    pair = plots.Dots(10**6 + 5000, 10**6 + 5000).add({c: (v[:300] if c not in ("qrec", "rrec") else v[:300] * 0)
+                                                       for c, v in hsps.items()})
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        plots.grid_dotplot(grid, np.array(["q1", "q2"]), qlens, np.array(["r1", "r2", "r3"]), rlens, "Q", "R",
-                           str(tmp_path / "grid.png"))
-        plots.pair_dotplot(pair, "q1", "r1", 10**6 + 5000, 10**6 + 5000, str(tmp_path / "pair.png"))
-    assert (grid.count, grid.rastered, grid.lines.shape[1]) == (20_000, 20_000 - 500, 500)
+        plots.grid_dotplot(grid, ["q1", "q2"], ["r1", "r2", "r3"], "Q", "R", str(tmp_path / "grid.png"), 80)
+        plots.pair_dotplot(pair, "q1", "r1", str(tmp_path / "pair.png"), 80)
+    assert (grid.count, grid.rastered, grid.lines["x0"].size) == (20_000, 20_000 - 500, 500)
     assert (pair.count, pair.rastered) == (300, 0)  # the small pair plot draws every HSP as a line
     assert (tmp_path / "grid.png").stat().st_size > 10_000 and (tmp_path / "pair.png").exists()
+    # the raster keeps the highest identity of the segments in a cell
+    assert 80 <= grid.cells.max() <= 100 and (grid.cells > 0).sum() > 1000
 
 
-def test_dots_gathered_in_chunks_equal_dots_gathered_at_once(monkeypatch):
+def test_dots_gathered_in_chunks_equal_dots_gathered_at_once():
     """Streaming a table a chunk at a time keeps the same longest lines and marks the same cells."""
-    monkeypatch.setattr(plots, "MAX_LINES", 700)
     hsps = many_hsps(30_000, seed=4)
     hsps["qend"] = hsps["qstart"] + 64 + np.random.default_rng(1).permutation(30_000)  # distinct lengths
-    qlens, rlens = np.array([10**6 + 40_000] * 2), np.array([10**6 + 40_000] * 3)
-    args = (qlens.sum(), rlens.sum(), plots.offsets(qlens), plots.offsets(rlens))
-    whole = plots.Dots(*args).add(hsps)
-    chunked = plots.Dots(*args)
+    layout = plots.Layout(np.array([10**6 + 40_000] * 2), np.array([10**6 + 40_000] * 3))
+    whole = plots.Dots(layout.width, layout.height, layout, max_lines=700).add(hsps)
+    chunked = plots.Dots(layout.width, layout.height, layout, max_lines=700)
     for at in range(0, 30_000, 2_345):
         chunked.add({c: v[at:at + 2_345] for c, v in hsps.items()})
-    order = lambda lines: lines[:, np.argsort(lines[2] - lines[0])]  # noqa: E731
-    assert np.array_equal(order(whole.lines), order(chunked.lines))
-    assert np.array_equal(whole.cells, chunked.cells) and whole.cells.sum() > 1000
+    order = lambda lines: {k: v[np.argsort(lines["x1"] - lines["x0"] + 1e-9 * lines["y0"])] for k, v in lines.items()}  # noqa: E731
+    a, b = order(whole.lines), order(chunked.lines)
+    assert all(np.array_equal(a[k], b[k]) for k in plots.LINE_FIELDS)
+    assert np.array_equal(whole.cells, chunked.cells) and (whole.cells > 0).sum() > 1000
     assert whole.rastered == chunked.rastered == 30_000 - 700
+
+
+def test_short_names_are_accessions_or_the_name():
+    names = ["gi|54019969|ref|NC_006360.1|", "gi|1|gb|CP000001.2|", "chr1", "lcl|contig_7", "a|b|c"]
+    assert plots.short_names(names) == ["NC_006360.1", "CP000001.2", "chr1", "contig_7", "c"]
+    assert plots.short_names(["x|ref|A|", "y|ref|A|"]) == ["x|ref|A|", "y|ref|A|"]  # a collision keeps the names
+    assert plots.file_stem("gi|54019969|ref|NC_006360.1|") == "gi_54019969_ref_NC_006360.1"
+
+
+def test_query_contigs_are_ordered_and_oriented_along_the_reference():
+    """Three query contigs lying on the reference in the order 2, 0, 1, contig 0 reversed, contig 3
+    without hits: drawn bottom up as 2, 0 (flipped), 1, then 3."""
+    rows = {"qrec": [0, 0, 1, 2, 2], "rrec": [0, 0, 0, 0, 0], "strand": [1, 1, 0, 0, 1],
+            "qstart": [0, 500, 0, 0, 900], "qend": [400, 900, 1000, 800, 950], "rstart": [3000, 2500, 5000, 100, 7000]}
+    chunk = {k: np.array(v) for k, v in rows.items()}
+    layout = plots.Layout.along_reference([1000, 1000, 1000, 500], [8000], [chunk])
+    assert layout.order.tolist() == [2, 0, 1, 3] and layout.flip.tolist() == [True, False, False, False]
+    assert layout.qoff.tolist() == [1000, 2000, 0, 3000]
+    # a flipped contig's reverse HSP is drawn rising, as forward
+    points = layout.points({**{k: v[:1] for k, v in chunk.items()}, "identities": np.array([400])})
+    assert points["drawn"].tolist() == [0] and points["y0"][0] > points["y1"][0] - 1 and points["x0"][0] > points["x1"][0]
+    file_order = plots.Layout([1000, 1000, 1000, 500], [8000])
+    assert file_order.order.tolist() == [0, 1, 2, 3] and not file_order.flip.any()
+
+
+@pytest.mark.parametrize("nq,nr", [(1, 1), (1, 3), (80, 3)])
+def test_pictures_render_without_warnings(tmp_path, nq, nr):
+    qlens = np.random.default_rng(nq).integers(20_000, 2_000_000, nq)
+    rlens = np.full(nr, 1_500_000)
+    hsps = many_hsps(5000, seed=nq + nr, nq=nq, nr=nr, span=20_000)
+    qnames = [f"gi|{i}|ref|NZ_CONTIG{i:03d}.1|" for i in range(nq)]
+    rnames = [f"chr{i + 1}" for i in range(nr)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        layout = plots.Layout.along_reference(qlens, rlens, [hsps])
+        grid = plots.Dots(layout.width, layout.height, layout).add(hsps)
+        plots.grid_dotplot(grid, qnames, rnames, "draft", "ref", str(tmp_path / "grid.png"), 80)
+        matrix = np.random.default_rng(0).random((nq, nr))
+        plots.coverage_heatmap(matrix, matrix / 2, qnames, rnames, "draft", "ref", str(tmp_path / "heat.png"))
+        html = plots.Dots(layout.width, layout.height, layout, max_lines=plots.HTML_LINES).add(hsps)
+        plots.html_dotplot(html, qnames, rnames, "draft", "ref", str(tmp_path / "dotplot.html"), 80)
+    from PIL import Image
+
+    for name in ("grid.png", "heat.png"):
+        width, height = Image.open(tmp_path / name).size
+        assert 300 < width < 4000 and 300 < height < 4000
+
+
+def html_segments(path) -> list[dict]:
+    """The segment columns a Bokeh HTML file carries (its document JSON decoded)."""
+    text = open(path, encoding="utf-8").read()
+    document = json.loads(re.search(r'<script type="application/json" id="[^"]+">\s*(.*?)\s*</script>', text, re.S)[1])
+    sources = []
+
+    def value(v):
+        if isinstance(v, dict) and v.get("type") == "ndarray" and isinstance(v["array"], list):
+            return np.asarray(v["array"])
+        if isinstance(v, dict) and v.get("type") == "ndarray":
+            raw = base64.b64decode(v["array"]["data"])
+            raw = gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
+            return np.frombuffer(raw, dtype=v["dtype"])
+        return np.asarray(v)
+
+    def walk(node):
+        if isinstance(node, dict):
+            if node.get("name") == "ColumnDataSource" and "data" in node.get("attributes", {}):
+                sources.append({k: value(v) for k, v in node["attributes"]["data"]["entries"]})
+            for child in node.values():
+                walk(child)
+        elif isinstance(node, list):
+            for child in node:
+                walk(child)
+
+    walk(document)
+    return [s for s in sources if "identity" in s]
+
+
+def test_html_dotplot_carries_every_hsp_and_opens_in_chromium(tmp_path):
+    hsps = many_hsps(3000, seed=9, nq=3, nr=2, span=50_000)
+    qlens, rlens = np.array([60_000, 55_000, 70_000]), np.array([80_000, 60_000])
+    layout = plots.Layout.along_reference(qlens, rlens, [hsps])
+    dots = plots.Dots(layout.width, layout.height, layout, max_lines=plots.HTML_LINES).add(hsps)
+    path = tmp_path / "dotplot.html"
+    plots.html_dotplot(dots, ["q0", "q1", "q2"], ["r0", "r1"], "Q", "R", str(path), 80)
+    sources = html_segments(path)
+    got = sorted(zip(*(np.concatenate([s[c] for s in sources]).tolist() for c in ("qstart", "qend", "rstart"))))
+    want = sorted(zip((hsps["qstart"] + 1).tolist(), hsps["qend"].tolist(), (hsps["rstart"] + 1).tolist()))
+    assert got == want and len(got) == 3000  # every HSP, 1-based starts as the hover shows them
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        if os.environ.get("REQUIRE_CHROMIUM"):
+            pytest.fail("chromium is not installed")
+        pytest.skip("chromium is not installed")
+    proc = subprocess.run([browser, "--headless", "--no-sandbox", "--enable-unsafe-swiftshader", "--enable-logging=stderr",
+                           "--v=0", "--virtual-time-budget=10000", "--dump-dom", path.as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    console = [line for line in proc.stderr.splitlines() if "CONSOLE" in line]
+    assert proc.returncode == 0 and any("document idle" in line for line in console), proc.stderr[-2000:]
+    assert not [line for line in console if ":ERROR:" in line or "Uncaught" in line or "error" in line.lower()], console

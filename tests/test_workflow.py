@@ -1,5 +1,6 @@
 """The Snakemake workflow end to end: default run, lint, sweeps, bad configs, fragmented assemblies, resume."""
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -41,17 +42,25 @@ def test_default_run_outputs(default_run):
     assert csv_lines[0].startswith("All by-Identity Ungapped Fragments")
     assert csv_lines[16].startswith("Type,xStart,yStart,xEnd,yEnd")
     assert "SeqX length          : 892758" in csv_lines and len(csv_lines) == 17 + len(rows)
-    for name in ("coverage_pairs.tsv", "coverage_query.tsv"):
-        table = read_tsv(pair / name)
-        assert table
-        for row in table:
+    pairs = read_tsv(pair / "coverage_pairs.tsv")
+    assert pairs
+    for side in ("query", "reference"):
+        for row in pairs:
             for strand in ("forward", "reverse", "both"):
-                assert 0 <= float(row[f"coverage_{strand}"]) <= 1
-            assert float(row["coverage_both"]) >= max(float(row["coverage_forward"]), float(row["coverage_reverse"]))
-    assert float(read_tsv(pair / "coverage_query.tsv")[0]["coverage_both"]) > 0.89
+                assert 0 <= float(row[f"{side}_coverage_{strand}"]) <= 1
+            assert float(row[f"{side}_coverage_both"]) >= max(float(row[f"{side}_coverage_forward"]),
+                                                              float(row[f"{side}_coverage_reverse"]))
+    for name, side in (("coverage_query.tsv", "query"), ("coverage_reference.tsv", "reference")):
+        table = read_tsv(pair / name)
+        assert len(table) == 1 and float(table[0]["coverage_both"]) > 0.89
+        genome = [r for r in read_tsv(pair / "coverage_genomes.tsv") if r["side"] == side][0]
+        assert genome["covered_both"] == table[0]["covered_both"] == pairs[0][f"{side}_covered_both"]
+    html = (pair / "dotplot.html").read_text()
+    assert "<html" in html.lower() and "cdn.bokeh.org" not in html  # self-contained: works offline
     for png in [pair / "grid_dotplot.png", pair / "coverage_heatmap.png", default_run / "results/summary.png",
                 *sorted((pair / "pair_dotplots").glob("*.png"))]:
         png_is_a_picture(png)
+    assert [p.name for p in (pair / "pair_dotplots").glob("*.png")] == ["NC_006360.1__NC_021831.1.png"]
     stats = read_tsv(pair / "stats.tsv")
     assert len(stats) == 1 and int(stats[0]["kept_seeds"]) > 0 and int(stats[0]["hsps"]) == len(rows)
     summary = read_tsv(default_run / "results/summary.tsv")
@@ -59,9 +68,70 @@ def test_default_run_outputs(default_run):
 
 
 def test_report(default_run):
+    """The report opens with the run (genomes, parameters, backend, job times) and groups its items
+    by genome pair."""
     snakemake(default_run, "--report", "report.html")
     html = (default_run / "report.html").read_text()
-    assert "grid_dotplot.png" in html and len(html) > 10000
+    assert "grid_dotplot.png" in html and "dotplot.html" in html and len(html) > 10000
+    for text in ("892,758", "Mhyo232 vs Mhyo7422", "min_identity 80", "numpy", "compare 1 job"):
+        assert text in html, text
+    assert "min_match" not in html.split("Parameters")[1][:400]  # a parameter of the exact-match modes only
+
+
+def test_filter_writes_what_a_run_with_the_tighter_threshold_writes(default_run, tmp_path):
+    """`filter --min-len 500` on the default run gives the same rows and the same outputs, byte for
+    byte (table rows and metadata, PAF, GECKO CSV, coverage tables, pictures), as a run with
+    min_len 500 (min_len only drops reported HSPs); --min-identity keeps exactly the rows at least
+    that identical."""
+    import pyarrow.parquet as pq
+
+    table = default_run / PAIR / "hsps.parquet"
+    out = tmp_path / "filtered"
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "filter", str(table), "-o", str(out), "--min-len", "500"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    rerun = workdir(tmp_path / "rerun") if (tmp_path / "rerun").mkdir() is None else None
+    snakemake(rerun, "--cores", "2", "--config", "engine={min_len: 500}")
+    expected = rerun / PAIR
+    assert pq.read_table(out / "hsps.parquet").num_rows == pq.read_table(expected / "hsps.parquet").num_rows > 100
+    produced = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert "dotplot.html" in produced and "pair_dotplots/NC_006360.1__NC_021831.1.png" in produced
+    for name in produced:
+        a, b = out / name, expected / name
+        if name == "hsps.parquet":
+            from wfhelpers import parquet_content
+
+            strip = lambda data: data.replace(repr(str(table.resolve())).encode(), b"")  # noqa: E731
+            assert strip(parquet_content(a)).replace(b", 'filtered_from': ", b"") == parquet_content(b)
+        elif name == "dotplot.html":  # Bokeh draws fresh element ids each time
+            assert re.sub(r'"p\d+"|id="[^"]+"|[0-9a-f]{8}-[0-9a-f-]{27}', "", a.read_text()) == \
+                re.sub(r'"p\d+"|id="[^"]+"|[0-9a-f]{8}-[0-9a-f-]{27}', "", b.read_text())
+        else:
+            assert a.read_bytes() == b.read_bytes(), name
+    strict = tmp_path / "strict"
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "filter", str(table), "-o", str(strict), "--min-identity", "95",
+                    "--no-plots", "--no-text"], check=True, capture_output=True)
+    before, after = pq.read_table(table).to_pandas(), pq.read_table(strict / "hsps.parquet").to_pandas()
+    keep = before["identities"] * 100 >= 95 * before["length"]
+    assert 0 < len(after) < len(before) and after.equals(before[keep].reset_index(drop=True))
+    assert not (strict / "hsps.paf").exists() and (strict / "coverage_genomes.tsv").exists()
+
+
+def test_names_with_underscores_and_an_engine_override_from_the_command_line(tmp_path):
+    """A genome named M_hyo232 runs; `--config 'engine={k: 20}'` (Snakemake's nested form: its
+    --config refuses dotted keys) sets k to 20 and keeps the other engine keys."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    cwd = workdir(tmp_path)
+    (cwd / "u.yaml").write_text("genomes:\n  M_hyo232: resources/Mhyopneumoniae_232.fa.gz\n"
+                                "  M_hyo7422: resources/Mhyopneumoniae_7422.fa.gz\noutputs:\n  pair_dotplots: false\n")
+    snakemake(cwd, "--cores", "2", "--configfile", "u.yaml", "--config", "engine={k: 20}")
+    table = cwd / "results/default/M_hyo232_vs_M_hyo7422/hsps.parquet"
+    params = json.loads(pq.read_schema(table).metadata[b"gpu_kernels"])["params"]
+    assert params["k"] == 20 and params["min_len"] == 64 and params["min_identity"] == 80
+    assert read_tsv(cwd / "results/default/M_hyo232_vs_M_hyo7422/coverage_query.tsv")[0]["query_genome"] == "M_hyo232"
 
 
 def test_lint_has_no_findings(tmp_path):

@@ -28,11 +28,18 @@ TIME_KEYS = ("load_s", "words_s", "seeds_s", "diagonals_s", "extend_s", "hsps_s"
 class Genome:
     """A genome's index files and chromosome table."""
 
-    def __init__(self, name: str, codes: str | None, table: str):
+    def __init__(self, name: str, codes: str | None, table: str | None):
         self.name, self.codes, self.table = name, codes, table
-        self.rows = read_table(table)
+        self.rows = read_table(table) if table else []
         self.names = np.array([r["name"] for r in self.rows])
         self.lengths = np.array([r["length"] for r in self.rows], dtype=np.int64)
+
+    @classmethod
+    def of(cls, name: str, names, lengths) -> "Genome":
+        """A genome known by its record table alone (an HSP table's metadata)."""
+        genome = cls(name, None, None)
+        genome.names, genome.lengths = np.array([str(n) for n in names]), np.asarray(lengths, dtype=np.int64)
+        return genome
 
 
 def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str, params: Params, backend: str,
@@ -105,7 +112,7 @@ def merge(parts: list[str], stats_parts: list[str], query: Genome, reference: Ge
     stats = [row for p in stats_parts for row in read_tsv(p)]
     seeds = sum(int(r["seeds"]) for r in stats)
     kept = sum(int(r["kept_seeds"]) for r in stats)
-    extra = {"seeds": seeds, "kept_seeds": kept}
+    extra = {"seeds": seeds, "kept_seeds": kept, "query_genome": query.name, "reference_genome": reference.name}
     with HspWriter(hsps_path, query.names, query.lengths, reference.names, reference.lengths, params, extra) as out:
         for piece in merged_parts(parts):
             if isinstance(piece, str):
@@ -124,6 +131,51 @@ def merge(parts: list[str], stats_parts: list[str], query: Genome, reference: Ge
             job.result()
     write_tsv(stats_path, stats)
     log.info("%s vs %s: %d HSPs from %d bin pairs", query.name, reference.name, rows, len(parts))
+
+
+PAIR_OUTPUTS = {"hsps": "hsps.parquet", "paf": "hsps.paf", "gecko_csv": "hsps.gecko.csv",
+                "coverage_pairs": "coverage_pairs.tsv", "coverage_query": "coverage_query.tsv",
+                "coverage_reference": "coverage_reference.tsv", "coverage_genomes": "coverage_genomes.tsv",
+                "grid_dotplot": "grid_dotplot.png", "html_dotplot": "dotplot.html",
+                "coverage_heatmap": "coverage_heatmap.png", "pair_dotplots": "pair_dotplots"}
+
+
+def filter_table(table_path: str, out_dir: str, min_len: int = 0, min_identity: float = 0.0,
+                 outputs: dict | None = None, max_pair_plots: int = 50, order: str = "reference",
+                 backend: str = "numpy") -> int:
+    """Tighten a finished run's thresholds without running it again: the rows of an HSP table at
+    least min_len long and min_identity percent identical (streamed a row group at a time) into
+    out_dir/hsps.parquet, then every output the workflow makes of a genome pair's table, under the
+    same names. The parameters in the new table's metadata are the tightened ones. Returns the rows
+    kept. (A looser min_identity changes the extension itself: that needs a new run.)"""
+    from ..hsps import passes
+
+    meta = read_meta(table_path)
+    params = Params(**meta["params"]) if meta.get("params") else Params()
+    rep, ext = params.reporting, params.extension
+    params = params.replace(min_len=max(min_len, rep.min_len), min_identity=max(float(min_identity), ext.min_identity))
+    query = Genome.of(meta.get("query_genome", "query"), meta["query"]["names"], meta["query"]["lengths"])
+    reference = Genome.of(meta.get("reference_genome", "reference"), meta["reference"]["names"],
+                          meta["reference"]["lengths"])
+    want = {kind: True for kind in PAIR_OUTPUTS} | (outputs or {})
+    out = {kind: os.path.join(out_dir, name) if want.get(kind, True) else None for kind, name in PAIR_OUTPUTS.items()}
+    extra = {key: meta[key] for key in ("seeds", "kept_seeds", "query_genome", "reference_genome") if key in meta}
+    extra["filtered_from"] = os.path.abspath(table_path)
+    with HspWriter(out["hsps"], query.names, query.lengths, reference.names, reference.lengths, params, extra) as writer:
+        for chunk in iter_hsps(table_path, read_ahead=1):
+            keep = passes(chunk, params.reporting.min_len, params.extension.min_identity)
+            writer.write({name: column[keep] for name, column in chunk.items()})
+    log.info("%s: %d of %s rows kept", out["hsps"], writer.rows, table_path)
+    if out["paf"]:
+        paf_from_table(out["hsps"], out["paf"])
+    if out["gecko_csv"]:
+        gecko_csv_from_table(out["hsps"], out["gecko_csv"], query.name, reference.name, int(meta.get("seeds", 0)),
+                             int(meta.get("kept_seeds", 0)))
+    coverage_tables(out["hsps"], query, reference, out["coverage_pairs"], out["coverage_query"],
+                    out["coverage_reference"], out["coverage_genomes"], backend)
+    plots(out["hsps"], out["coverage_pairs"], query, reference, out["grid_dotplot"], out["coverage_heatmap"],
+          out["pair_dotplots"], max_pair_plots, out["html_dotplot"], order)
+    return writer.rows
 
 
 def write_mummer(hsps_path: str, query: Genome, reference: Genome, path: str) -> None:

@@ -184,4 +184,4 @@ def pair_category(kind):
 
 # What the report's front page says about the run (workflow/report/workflow.rst renders it): read
 # when `snakemake --report` parses the workflow after the run, so the jobs' times are known then.
-config["_report"] = run_description(config, CHROMOSOMES, PAIRS, PARAMS, BACKEND, path("benchmark", name=""))
+config["_report"] = run_description(config, CHROMOSOMES, PAIRS, PARAMS, BACKEND, os.path.dirname(path("benchmark", name="x")))
