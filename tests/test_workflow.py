@@ -134,9 +134,23 @@ def test_names_with_underscores_and_an_engine_override_from_the_command_line(tmp
     assert read_tsv(cwd / "results/default/M_hyo232_vs_M_hyo7422/coverage_query.tsv")[0]["query_genome"] == "M_hyo232"
 
 
-def test_lint_has_no_findings(tmp_path):
+def test_lint_has_no_findings_and_the_catalog_files_are_there(tmp_path):
+    import yaml
+
+    from conftest import ROOT
+
     proc = snakemake(workdir(tmp_path), "--lint")
     assert "Congratulations" in proc.stdout + proc.stderr
+    for name in ("workflow/Snakefile", "config/README.md", "config/config.yaml", "config/schema.yaml", "LICENSE"):
+        assert os.path.getsize(os.path.join(ROOT, name)) > 100, name
+    catalog = yaml.safe_load(open(os.path.join(ROOT, ".snakemake-workflow-catalog.yml")))
+    assert catalog["usage"]["software-stack-deployment"]["conda"] and catalog["usage"]["report"]
+    snakefile = open(os.path.join(ROOT, "workflow", "Snakefile")).read()
+    assert re.search(r'^container: "docker://', snakefile, re.M)
+    rules_dir = os.path.join(ROOT, "workflow", "rules")
+    for name in os.listdir(rules_dir):
+        text = open(os.path.join(rules_dir, name)).read()
+        assert len(re.findall(r"^rule ", text, re.M)) == text.count('conda:\n        "../envs/engine.yaml"'), name
 
 
 def test_example_sweep_dry_run(tmp_path):

@@ -256,9 +256,9 @@ def _colour_bars(fig, axes, norm: Normalize) -> None:
                      aspect=40, shrink=0.8)
 
 
-def _save(fig, path: str) -> None:
+def _save(fig, path: str, dpi: int = 130) -> None:
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=130, metadata={"Software": None})
+        fig.savefig(tmp, format="png", dpi=dpi, metadata={"Software": None})
     plt.close(fig)
 
 
@@ -275,20 +275,35 @@ def _figure_size(width: float, height: float, longest: float = 8.0) -> tuple[flo
 
 def pair_dotplot(dots: Dots, qname: str, rname: str, path: str, min_identity: float | None = None) -> None:
     """Dotplot of one chromosome pair: reference on x, query on y, positions in bp, kb or Mb, HSPs
-    coloured by identity (forward blues, reverse reds), equal scales on both axes."""
-    fig, ax = plt.subplots(figsize=_figure_size(dots.width, dots.height), layout="constrained")
+    coloured by identity (forward blues, reverse reds), the two scales equal up to 4:1.
+
+    Margins are fixed in inches, not solved by a layout engine: a run draws 50 of these, and
+    constrained layout would triple the time of each."""
+    ratio = min(4.0, max(0.25, dots.height / dots.width))
+    w, h = (6.0, 6.0 * ratio) if ratio <= 1 else (6.0 / ratio, 6.0)
+    w, h = max(w, 2.0), max(h, 2.0)
+    left, bottom, top, right = 0.85, 0.6, 0.4, 1.55
+    fig = plt.figure(figsize=(left + w + right, bottom + h + top))
+    width, height = fig.get_size_inches()
+    ax = fig.add_axes((left / width, bottom / height, w / width, h / height))
     norm = Normalize(*dots.identity_range(min_identity))
     dots.draw(ax, norm)
     ax.set_xlim(0, dots.width)
     ax.set_ylim(0, dots.height)
-    ax.set_aspect("equal" if 0.25 <= dots.height / dots.width <= 4 else "auto")
     for axis, span, name in ((ax.xaxis, dots.width, rname), (ax.yaxis, dots.height, qname)):
         axis.set_major_locator(MaxNLocator(6))
         axis.set_major_formatter(bp_formatter(span))
-        axis.set_label_text(f"{name} ({bp_unit(span)[1]})")
-    ax.set_title(f"{qname} vs {rname}: {dots.count:,} HSPs", fontsize=10)
-    _colour_bars(fig, ax, norm)
-    _save(fig, path)
+        axis.set_label_text(f"{name} ({bp_unit(span)[1]})", fontsize=9)
+    ax.tick_params(labelsize=8)
+    ax.set_title(f"{qname} vs {rname}: {dots.count:,} HSPs", fontsize=9)
+    bar_h = min(h, 3.0) * 0.9
+    for i, drawn in enumerate((0, 1)):
+        cax = fig.add_axes(((left + w + 0.15 + i * 0.7) / width, (bottom + (h - bar_h) / 2) / height, 0.12 / width,
+                            bar_h / height))
+        bar = fig.colorbar(matplotlib.cm.ScalarMappable(norm=norm, cmap=RAMPS[drawn]), cax=cax)
+        bar.set_label(f"identity, {STRAND_NAMES[drawn]} (%)", fontsize=7)
+        bar.ax.tick_params(labelsize=7)
+    _save(fig, path, dpi=110)
 
 
 def _label_records(axis, offsets_, lengths, names, room_points: float, fontsize: float) -> None:
@@ -311,6 +326,14 @@ def _label_records(axis, offsets_, lengths, names, room_points: float, fontsize:
     axis.set_tick_params(length=0)
 
 
+MAX_BORDERS = 300  # record borders drawn on a side of a PNG dotplot at most (ten times as many in the HTML one)
+
+
+def _borders(starts, most: int) -> np.ndarray:
+    """Where borders between records go, or none when there are more than `most` records."""
+    return starts[1:].astype(float) if starts.size <= most else np.zeros(0)
+
+
 def _genome_title(genome: str, role: str, records: int, length: int) -> str:
     """An axis title: the genome, its role and size; the unit of the ticks when they are positions."""
     size = f"{records:,} records, {length:,} bp" if records > 1 else f"{length:,} bp; position in {bp_unit(length)[1]}"
@@ -327,10 +350,12 @@ def grid_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
     fig, ax = plt.subplots(figsize=size, layout="constrained")
     norm = Normalize(*dots.identity_range(min_identity))
     dots.draw(ax, norm)
-    for x in layout.roff[1:]:
-        ax.axvline(x, color="0.8", linewidth=0.5, zorder=1)
-    for y in np.sort(layout.qoff)[1:]:
-        ax.axhline(y, color="0.8", linewidth=0.5, zorder=1)
+    # record borders: one collection a side (1,000 contigs are 1,000 lines, not 1,000 artists), and
+    # none on a side of more than MAX_BORDERS records, whose borders would paint the plot grey
+    xs, ys = _borders(layout.roff, MAX_BORDERS), _borders(np.sort(layout.qoff), MAX_BORDERS)
+    borders = [[(x, 0), (x, layout.height)] for x in xs] + [[(0, y), (layout.width, y)] for y in ys]
+    if borders:
+        ax.add_collection(LineCollection(borders, colors="0.8", linewidths=0.5, zorder=1))
     ax.set_xlim(0, layout.width)
     ax.set_ylim(0, layout.height)
     qshort = [n + (" (-)" if f else "") for n, f in zip(short_names(qnames), layout.flip)]
@@ -368,9 +393,10 @@ def coverage_heatmap(query_matrix: np.ndarray, reference_matrix: np.ndarray, qna
     of each reference record covered. Cells, labels and the figure size follow the record counts."""
     nq, nr = query_matrix.shape
     qtotal, rtotal = qtotal or nq, rtotal or nr
-    cell = max(0.012, min(0.4, 6.0 / max(nq, nr, 1)))  # inches a cell
+    cell = max(0.012, min(0.4, 10.0 / max(nq, nr, 1)))  # inches a cell: 10 inches for the longer side at most
     panel_w, panel_h = max(2.4, nr * cell), max(2.4, nq * cell)
-    labels_x, labels_y = nr <= 60, nq <= 60
+    labels_x = labels_y = cell * 72 >= 6  # a name where a cell is at least 6 points high
+    fontsize = min(7.0, cell * 72 * 0.8)
     fig, axes = plt.subplots(1, 2, figsize=(2 * panel_w + (2.8 if labels_y else 1.8) + 1.6,
                                             panel_h + (2.0 if labels_x else 1.4)), layout="constrained")
     for ax, matrix, title in ((axes[0], query_matrix, f"{qgenome} covered"),
@@ -379,11 +405,11 @@ def coverage_heatmap(query_matrix: np.ndarray, reference_matrix: np.ndarray, qna
         ax.set_title(title, fontsize=9)
         ax.set_xlabel(f"{rgenome} ({nr:,} of {rtotal:,} records)" if nr < rtotal else rgenome, fontsize=8)
         if labels_x:
-            ax.set_xticks(range(nr), [str(n) for n in short_names(rnames)], rotation=90, fontsize=7)
+            ax.set_xticks(range(nr), [str(n) for n in short_names(rnames)], rotation=90, fontsize=fontsize)
         else:
             ax.set_xticks([])
         if labels_y and ax is axes[0]:
-            ax.set_yticks(range(nq), [str(n) for n in short_names(qnames)], fontsize=7)
+            ax.set_yticks(range(nq), [str(n) for n in short_names(qnames)], fontsize=fontsize)
         else:
             ax.set_yticks([])
         if nq * nr <= 100:  # few cells: their values written in them
@@ -403,7 +429,7 @@ def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
     identity of an HSP. It carries the dots.max_lines longest HSPs (every HSP of a small run)."""
     from bokeh.embed import file_html
     from bokeh.models import (ColorBar, ColumnDataSource, FixedTicker, HoverTool, LinearColorMapper,
-                              NumeralTickFormatter, Span)
+                              NumeralTickFormatter)
     from bokeh.plotting import figure
     from bokeh.resources import INLINE
 
@@ -437,10 +463,13 @@ def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
                                       ("reference", "@reference:@rstart{0,0}-@rend{0,0}"),
                                       ("strand", "@strand"), ("length", "@length{0,0} bp"),
                                       ("identity", "@identity{0.00} %")], line_policy="interp"))
-    for x in layout.roff[1:]:
-        fig.add_layout(Span(location=float(x), dimension="height", line_color="#cccccc", line_width=1))
-    for y in np.sort(layout.qoff)[1:]:
-        fig.add_layout(Span(location=float(y), dimension="width", line_color="#cccccc", line_width=1))
+    # record borders as one glyph (a Span each would make 20,000 contigs quadratic to build)
+    xs, ys = _borders(layout.roff, 10 * MAX_BORDERS), _borders(np.sort(layout.qoff), 10 * MAX_BORDERS)
+    if xs.size or ys.size:
+        fig.segment(np.concatenate((xs, np.zeros(ys.size))), np.concatenate((np.zeros(xs.size), ys)),
+                    np.concatenate((xs, np.full(ys.size, float(layout.width)))),
+                    np.concatenate((np.full(xs.size, float(layout.height)), ys)), line_color="#cccccc", line_width=1,
+                    level="underlay")
     fig.xaxis.formatter = fig.yaxis.formatter = NumeralTickFormatter(format="0,0")
     if len(rnames) > 1:
         fig.xaxis.ticker = FixedTicker(ticks=[float(x) for x in layout.roff + layout.rlens / 2][:200])
