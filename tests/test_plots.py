@@ -58,6 +58,12 @@ def test_dots_gathered_in_chunks_equal_dots_gathered_at_once():
     assert all(np.array_equal(a[k], b[k]) for k in plots.LINE_FIELDS)
     assert np.array_equal(whole.cells, chunked.cells) and (whole.cells > 0).sum() > 1000
     assert whole.rastered == chunked.rastered == 30_000 - 700
+    # fewer lines from more: the same as gathering with the lower limit
+    fewer = plots.Dots(layout.width, layout.height, layout, max_lines=300).add(hsps)
+    reduced = whole.reduced(300)
+    a, b = order(fewer.lines), order(reduced.lines)
+    assert all(np.array_equal(a[k], b[k]) for k in plots.LINE_FIELDS) and np.array_equal(fewer.cells, reduced.cells)
+    assert reduced.rastered == fewer.rastered == 30_000 - 300
 
 
 def test_short_names_are_accessions_or_the_name():

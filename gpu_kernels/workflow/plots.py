@@ -24,6 +24,7 @@ from ..formats import atomic_path  # noqa: E402
 MAX_LINES = 20_000   # segments drawn as lines (more than a 660-pixel plot shows); the rest are rasterized
 RASTER = 1000        # raster cells a side for the rest
 HTML_LINES = 50_000  # segments the interactive dotplot carries (every HSP of a small run)
+POINT_COLUMNS = ("qrec", "rrec", "strand", "qstart", "qend", "rstart", "identities")  # what Dots.add reads
 LINE_FIELDS = ("x0", "y0", "x1", "y1", "drawn", "identity", "qrec", "rrec", "qstart", "qend", "rstart", "strand")
 
 
@@ -139,6 +140,19 @@ class Layout:
         order = np.lexsort((np.arange(nq), place))
         return cls(qlens, rlens, order, flip)
 
+    def midpoints(self, hsps: dict) -> tuple:
+        """(x0 + x1, y0 + y1, drawn orientation, identity) of each HSP: what the raster needs, without
+        building the segments (the same sums points() gives)."""
+        qrec, rrec = np.asarray(hsps["qrec"]), np.asarray(hsps["rrec"])
+        qstart, qend, rstart = (np.asarray(hsps[c], dtype=np.int64) for c in ("qstart", "qend", "rstart"))
+        length = qend - qstart
+        flip = self.flip[qrec]
+        x2 = 2 * (self.roff[rrec] + rstart) + length
+        y2 = 2 * self.qoff[qrec] + np.where(flip, 2 * self.qlens[qrec] - qstart - qend, qstart + qend)
+        drawn = np.asarray(hsps["strand"]).astype(np.int8) ^ flip
+        identity = 100.0 * np.asarray(hsps["identities"], dtype=np.float64) / np.maximum(1, length)
+        return x2, y2, drawn, identity
+
     def points(self, hsps: dict) -> dict:
         """Segment ends (x along the reference, y along the query), drawn orientation, identity."""
         qrec, rrec = np.asarray(hsps["qrec"]), np.asarray(hsps["rrec"])
@@ -181,42 +195,58 @@ class Dots:
 
     def add(self, hsps: dict) -> "Dots":
         """Take a chunk of HSPs (qrec, rrec, strand, qstart, qend, rstart, identities)."""
-        if np.asarray(hsps["strand"]).size == 0:
+        qstart, qend = (np.asarray(hsps[c], dtype=np.int64) for c in ("qstart", "qend"))
+        if qstart.size == 0:
             return self
-        p = self.layout.points(hsps)
-        self.count += p["length"].size
+        length = qend - qstart
+        self.count += length.size
         kept = self.lines["x0"].size
         # Only a segment longer than the shortest kept line (once max_lines are kept), and not shorter
         # than the chunk's own max_lines-th longest, can become a line: every other one goes straight
-        # to the raster.
+        # to the raster, its midpoint computed without building its segment.
         floor = self._length(self.lines).min() if kept >= self.max_lines and kept else -np.inf
-        length = p["length"]
         if length.size > self.max_lines:
             floor = max(floor, np.partition(length, length.size - self.max_lines)[length.size - self.max_lines]
                         if self.max_lines else np.inf)
         short = length < floor
         if short.any():
-            self._mark({name: v[short] for name, v in p.items()})
-            p = {name: v[~short] for name, v in p.items()}
+            self._mark(*(a[short] for a in self.layout.midpoints(hsps)))
+            candidates = np.flatnonzero(~short)
+            hsps = {name: np.asarray(hsps[name])[candidates] for name in POINT_COLUMNS}
+        p = self.layout.points(hsps)
         lines = {name: np.concatenate((self.lines[name], p[name])) for name in LINE_FIELDS}
         if lines["x0"].size > self.max_lines:
             order = np.argsort(-self._length(lines), kind="stable")
-            self._mark({name: v[order[self.max_lines:]] for name, v in lines.items()})
+            rest = {name: v[order[self.max_lines:]] for name, v in lines.items()}
+            self._mark(rest["x0"] + rest["x1"], rest["y0"] + rest["y1"], rest["drawn"], rest["identity"])
             lines = {name: v[order[:self.max_lines]] for name, v in lines.items()}
         self.lines = lines
         return self
+
+    def reduced(self, max_lines: int) -> "Dots":
+        """These dots with at most max_lines lines, the rest in the raster: the dots of the same HSPs
+        gathered with that limit, so the PNG dotplot (20,000 lines) and the HTML one (50,000) are
+        gathered in one pass."""
+        out = Dots(self.width, self.height, self.layout, max_lines)
+        out.cells, out.count, out.rastered = self.cells.copy(), self.count, self.rastered
+        order = np.argsort(-self._length(self.lines), kind="stable")
+        rest = {name: v[order[max_lines:]] for name, v in self.lines.items()}
+        out._mark(rest["x0"] + rest["x1"], rest["y0"] + rest["y1"], rest["drawn"], rest["identity"])
+        out.lines = {name: v[order[:max_lines]] for name, v in self.lines.items()}
+        return out
 
     @staticmethod
     def _length(lines: dict) -> np.ndarray:
         return np.abs(lines["x1"] - lines["x0"])
 
-    def _mark(self, p: dict) -> None:
-        """Mark the raster cells of segment midpoints with their identity, by drawn orientation."""
-        ix = np.clip(((p["x0"] + p["x1"]) * (RASTER / (2 * self.width))).astype(np.int64), 0, RASTER - 1)
-        iy = np.clip(((p["y0"] + p["y1"]) * (RASTER / (2 * self.height))).astype(np.int64), 0, RASTER - 1)
+    def _mark(self, x2, y2, drawn, identity) -> None:
+        """Mark the raster cells of segment midpoints (given doubled: x0 + x1, y0 + y1) with their
+        identity, by drawn orientation."""
+        ix = np.clip((x2 * (RASTER / (2 * self.width))).astype(np.int64), 0, RASTER - 1)
+        iy = np.clip((y2 * (RASTER / (2 * self.height))).astype(np.int64), 0, RASTER - 1)
         cell = iy * RASTER + ix
-        drawn = np.asarray(p["drawn"]).astype(bool)
-        identity = np.asarray(p["identity"], dtype=np.float32)
+        drawn = np.asarray(drawn).astype(bool)
+        identity = np.asarray(identity, dtype=np.float32)
         np.maximum.at(self.cells[0], cell[~drawn], identity[~drawn])
         np.maximum.at(self.cells[1], cell[drawn], identity[drawn])
         self.rastered += cell.size
@@ -306,21 +336,25 @@ def pair_dotplot(dots: Dots, qname: str, rname: str, path: str, min_identity: fl
     _save(fig, path, dpi=110)
 
 
-def _label_records(axis, offsets_, lengths, names, room_points: float, fontsize: float) -> None:
-    """Record names at record centres, the longest first, each only where it does not touch a label
-    already placed (names of 1,000 contigs never print over each other)."""
+def _shown_labels(offsets_, lengths, room: float, gap: float) -> list[int]:
+    """Records whose names fit along an axis of `room` units, the longest first, each at least `gap`
+    from the names already placed (names of 1,000 contigs never print over each other)."""
     total = max(1, int(np.sum(lengths)))
-    centres = (offsets_ + np.asarray(lengths) / 2) / total * room_points
-    gap = fontsize * 1.3
+    centres = (offsets_ + np.asarray(lengths) / 2) / total * room
     placed: list[float] = []
     shown = []
     for i in np.argsort(-np.asarray(lengths), kind="stable"):
         if all(abs(centres[i] - c) >= gap for c in placed):
             placed.append(centres[i])
-            shown.append(i)
-        if len(placed) * gap >= room_points:
+            shown.append(int(i))
+        if len(placed) * gap >= room:
             break
-    shown = sorted(shown, key=lambda i: offsets_[i])
+    return sorted(shown, key=lambda i: offsets_[i])
+
+
+def _label_records(axis, offsets_, lengths, names, room_points: float, fontsize: float) -> None:
+    """Record names at record centres where they fit (see _shown_labels)."""
+    shown = _shown_labels(offsets_, lengths, room_points, fontsize * 1.3)
     axis.set_ticks([offsets_[i] + lengths[i] / 2 for i in shown])
     axis.set_ticklabels([names[i] for i in shown], fontsize=fontsize)
     axis.set_tick_params(length=0)
@@ -471,15 +505,19 @@ def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
                     np.concatenate((np.full(xs.size, float(layout.height)), ys)), line_color="#cccccc", line_width=1,
                     level="underlay")
     fig.xaxis.formatter = fig.yaxis.formatter = NumeralTickFormatter(format="0,0")
+    # names where they fit, as in the PNG (12 pixels apart)
     if len(rnames) > 1:
-        fig.xaxis.ticker = FixedTicker(ticks=[float(x) for x in layout.roff + layout.rlens / 2][:200])
-        fig.xaxis.major_label_overrides = {float(x): str(n) for x, n in zip(layout.roff + layout.rlens / 2, rshort)}
+        shown = _shown_labels(layout.roff, layout.rlens, width, 14)
+        centres = layout.roff + layout.rlens / 2
+        fig.xaxis.ticker = FixedTicker(ticks=[float(centres[i]) for i in shown])
+        fig.xaxis.major_label_overrides = {float(centres[i]): str(rshort[i]) for i in shown}
         fig.xaxis.major_label_orientation = 1.2
     if len(qnames) > 1:
+        shown = _shown_labels(layout.qoff, layout.qlens, height, 12)
         centres = layout.qoff + layout.qlens / 2
-        fig.yaxis.ticker = FixedTicker(ticks=[float(y) for y in centres][:200])
-        fig.yaxis.major_label_overrides = {float(y): str(n) + (" (-)" if f else "")
-                                           for y, n, f in zip(centres, qshort, layout.flip)}
+        fig.yaxis.ticker = FixedTicker(ticks=[float(centres[i]) for i in shown])
+        fig.yaxis.major_label_overrides = {float(centres[i]): str(qshort[i]) + (" (-)" if layout.flip[i] else "")
+                                           for i in shown}
     if fig.legend:
         fig.legend.location = "top_left"
         fig.legend.click_policy = "hide"

@@ -241,7 +241,7 @@ def plots(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, 
     row group at a time, into the dotplots' bounded Dots."""
     import pandas as pd
 
-    from .plots import HTML_LINES, Dots, Layout, coverage_heatmap, file_stem, grid_dotplot, html_dotplot, \
+    from .plots import HTML_LINES, MAX_LINES, Dots, Layout, coverage_heatmap, file_stem, grid_dotplot, html_dotplot, \
         pair_dotplot, short_names
 
     nr = len(reference.names)
@@ -256,16 +256,16 @@ def plots(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, 
         layout = Layout.along_reference(query.lengths, reference.lengths,
                                         iter_hsps(hsps_path, ["qrec", "rrec", "strand", "qstart", "qend", "rstart"],
                                                   read_ahead=2))
-    grid = Dots(layout.width, layout.height, layout) if grid_path else None
-    html = Dots(layout.width, layout.height, layout, max_lines=HTML_LINES) if html_path else None
+    # one gathering serves both genome dotplots: the PNG takes the longest of the HTML one's lines
+    whole = Dots(layout.width, layout.height, layout, max_lines=HTML_LINES if html_path else MAX_LINES) \
+        if grid_path or html_path else None
     ranked = np.lexsort((qindex * nr + rindex, -covered))
     best = [(int(qindex[i]), int(rindex[i])) for i in ranked[:max_pair_plots] if covered[i] > 0] if pairs_dir else []
     pair_dots = {qi * nr + ri: Dots(reference.lengths[ri], query.lengths[qi]) for qi, ri in best}
-    if grid or html or pair_dots:
+    if whole or pair_dots:
         for chunk in iter_hsps(hsps_path, PLOT_COLUMNS, read_ahead=2):
-            for dots in (grid, html):
-                if dots is not None:
-                    dots.add(chunk)
+            if whole is not None:
+                whole.add(chunk)
             if pair_dots:
                 # rows are in (qrec, rrec) order: each chromosome pair is one run of a chunk
                 pair = chunk["qrec"].astype(np.int64) * nr + chunk["rrec"]
@@ -275,10 +275,10 @@ def plots(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, 
                         part = {c: v[lo:hi] for c, v in chunk.items()}
                         part["qrec"], part["rrec"] = np.zeros(hi - lo, np.int64), np.zeros(hi - lo, np.int64)
                         pair_dots[int(pair[lo])].add(part)
-    if grid is not None:
-        grid_dotplot(grid, query.names, reference.names, query.name, reference.name, grid_path, low)
-    if html is not None:
-        html_dotplot(html, query.names, reference.names, query.name, reference.name, html_path, low)
+    if grid_path:
+        grid_dotplot(whole.reduced(MAX_LINES), query.names, reference.names, query.name, reference.name, grid_path, low)
+    if html_path:
+        html_dotplot(whole, query.names, reference.names, query.name, reference.name, html_path, low)
     if heatmap_path:
         qorder = np.argsort(-query.lengths, kind="stable")[:MAX_HEATMAP]
         rorder = np.argsort(-reference.lengths, kind="stable")[:MAX_HEATMAP]
