@@ -4,6 +4,7 @@
 #   bash bench/device_hsp.sh workflow   # the workflow on 2 x 3 x 30 Mbp heavy genomes, backend cupy
 #   bash bench/device_hsp.sh profile    # what a fresh machine compiles, where the warm run goes, disk speed
 #   bash bench/device_hsp.sh path       # the command line on the heavy 150 Mbp pair, then the workflow
+#   bash bench/device_hsp.sh outputs    # GPU tests with the formats and plots suites, then the workflow
 # Logs go to $OUT so a run cut off still returns them.
 set -uo pipefail
 what=${1:-engine}
@@ -30,6 +31,11 @@ fi
 if [ "$what" = path ]; then
     python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_formats.py tests/test_plots.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -5
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
+    python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 -- --resources gpu=1 2>&1 | tee "$OUT/workflow.log"
+fi
+if [ "$what" = outputs ]; then
+    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_formats.py tests/test_plots.py \
+        tests/test_coverage.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -5
     python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 -- --resources gpu=1 2>&1 | tee "$OUT/workflow.log"
 fi
 if [ "$what" = workflow ]; then

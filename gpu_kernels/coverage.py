@@ -64,10 +64,10 @@ def _by_strand(hsps: dict, group, start, end, groups: int, union) -> dict:
     return out
 
 
-def pair_coverage(hsps: dict, nq: int, nr: int, union=union_length) -> tuple[np.ndarray, np.ndarray, dict]:
+def pair_coverage(hsps: dict, nq: int, nr: int, union=union_length) -> tuple[np.ndarray, np.ndarray, dict, dict]:
     """Covered bases of each (query record, reference record) pair that has HSPs, on both sides:
     (the pairs' keys qrec * nr + rrec, ascending; their HSP counts; {query, reference: {forward,
-    reverse, both: covered bases per pair}}).
+    reverse, both: covered bases per pair}}; pair_alignment's columns).
 
     Only pairs with HSPs get an entry, so two drafts of 50,000 contigs need no 50,000 x 50,000 table.
     union: union_length or union_length_cupy (then the columns are device arrays; results on the host)."""
@@ -76,7 +76,21 @@ def pair_coverage(hsps: dict, nq: int, nr: int, union=union_length) -> tuple[np.
     keys, group, counts = xp.unique(pair, return_inverse=True, return_counts=True)
     del pair
     out = {side: _by_strand(hsps, group, *_side(hsps, side)[1:], int(keys.size), union) for side in SIDES}
-    return to_host(keys), to_host(counts), out
+    return to_host(keys), to_host(counts), out, pair_alignment(hsps, group, int(keys.size))
+
+
+def pair_alignment(hsps: dict, group, groups: int) -> dict:
+    """Where each pair's HSPs lie, for ordering query records along the reference (D-GENIES' rule):
+    aligned bases (the sum of HSP lengths), those on the reverse strand, and the length-weighted
+    mean centre of the HSPs on the reference record (rounded bp)."""
+    xp = array_module(hsps["qstart"])
+    length = (hsps["qend"] - hsps["qstart"]).astype(xp.float64)
+    reverse = hsps["strand"] == 1
+    aligned = xp.bincount(group, weights=length, minlength=groups)
+    centre = xp.bincount(group, weights=length * (hsps["rstart"] + length / 2), minlength=groups)
+    return {"aligned_bases": to_host(aligned).astype(np.int64),
+            "aligned_reverse": to_host(xp.bincount(group[reverse], weights=length[reverse], minlength=groups)).astype(np.int64),
+            "reference_centre": np.rint(to_host(centre / xp.maximum(aligned, 1))).astype(np.int64)}
 
 
 def record_coverage(hsps: dict, records: int, side: str = "query", union=union_length) -> dict[str, np.ndarray]:

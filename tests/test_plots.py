@@ -13,7 +13,15 @@ import warnings
 import numpy as np
 import pytest
 
+from gpu_kernels.coverage import pair_coverage
 from gpu_kernels.workflow import plots
+
+
+def ordered(qlens, rlens, hsps) -> "plots.Layout":
+    """The layout along the reference, from the per-pair columns the coverage tables carry."""
+    keys, _, _, alignment = pair_coverage(hsps, len(qlens), len(rlens))
+    return plots.Layout.along_reference(qlens, rlens, keys // len(rlens), keys % len(rlens), alignment["aligned_bases"],
+                                        alignment["aligned_reverse"], alignment["reference_centre"])
 
 
 def many_hsps(n: int, seed: int = 0, nq: int = 2, nr: int = 3, span: int = 10**6) -> dict:
@@ -58,6 +66,14 @@ def test_dots_gathered_in_chunks_equal_dots_gathered_at_once():
     assert all(np.array_equal(a[k], b[k]) for k in plots.LINE_FIELDS)
     assert np.array_equal(whole.cells, chunked.cells) and (whole.cells > 0).sum() > 1000
     assert whole.rastered == chunked.rastered == 30_000 - 700
+    # two accumulators taking every other chunk, merged: the same again (the plots step's threads)
+    first, second = (plots.Dots(layout.width, layout.height, layout, max_lines=700) for _ in range(2))
+    for n, at in enumerate(range(0, 30_000, 2_345)):
+        (first, second)[n % 2].add({c: v[at:at + 2_345] for c, v in hsps.items()})
+    merged = first.merge(second)
+    c = order(merged.lines)
+    assert all(np.array_equal(a[k], c[k]) for k in plots.LINE_FIELDS) and np.array_equal(whole.cells, merged.cells)
+    assert (merged.count, merged.rastered) == (30_000, 30_000 - 700)
     # fewer lines from more: the same as gathering with the lower limit
     fewer = plots.Dots(layout.width, layout.height, layout, max_lines=300).add(hsps)
     reduced = whole.reduced(300)
@@ -79,7 +95,7 @@ def test_query_contigs_are_ordered_and_oriented_along_the_reference():
     rows = {"qrec": [0, 0, 1, 2, 2], "rrec": [0, 0, 0, 0, 0], "strand": [1, 1, 0, 0, 1],
             "qstart": [0, 500, 0, 0, 900], "qend": [400, 900, 1000, 800, 950], "rstart": [3000, 2500, 5000, 100, 7000]}
     chunk = {k: np.array(v) for k, v in rows.items()}
-    layout = plots.Layout.along_reference([1000, 1000, 1000, 500], [8000], [chunk])
+    layout = ordered([1000, 1000, 1000, 500], [8000], chunk)
     assert layout.order.tolist() == [2, 0, 1, 3] and layout.flip.tolist() == [True, False, False, False]
     assert layout.qoff.tolist() == [1000, 2000, 0, 3000]
     # a flipped contig's reverse HSP is drawn rising, as forward
@@ -98,7 +114,7 @@ def test_pictures_render_without_warnings(tmp_path, nq, nr):
     rnames = [f"chr{i + 1}" for i in range(nr)]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        layout = plots.Layout.along_reference(qlens, rlens, [hsps])
+        layout = ordered(qlens, rlens, hsps)
         grid = plots.Dots(layout.width, layout.height, layout).add(hsps)
         plots.grid_dotplot(grid, qnames, rnames, "draft", "ref", str(tmp_path / "grid.png"), 80)
         matrix = np.random.default_rng(0).random((nq, nr))
@@ -144,7 +160,7 @@ def html_segments(path) -> list[dict]:
 def test_html_dotplot_carries_every_hsp_and_opens_in_chromium(tmp_path):
     hsps = many_hsps(3000, seed=9, nq=3, nr=2, span=50_000)
     qlens, rlens = np.array([60_000, 55_000, 70_000]), np.array([80_000, 60_000])
-    layout = plots.Layout.along_reference(qlens, rlens, [hsps])
+    layout = ordered(qlens, rlens, hsps)
     dots = plots.Dots(layout.width, layout.height, layout, max_lines=plots.HTML_LINES).add(hsps)
     path = tmp_path / "dotplot.html"
     plots.html_dotplot(dots, ["q0", "q1", "q2"], ["r0", "r1"], "Q", "R", str(path), 80)

@@ -108,35 +108,22 @@ class Layout:
         self.width, self.height = int(self.rlens.sum()), int(self.qlens.sum())
 
     @classmethod
-    def along_reference(cls, qlens, rlens, chunks) -> "Layout":
-        """The ordered and oriented layout from HSP chunks (qrec, rrec, strand, qstart, qend, rstart)."""
-        qlens = np.asarray(qlens, dtype=np.int64)
-        nq, nr = qlens.size, len(rlens)
-        keys, bases, weighted, reverse = [], [], [], []
-        roff = offsets(rlens)
-        for chunk in chunks:
-            pair = chunk["qrec"].astype(np.int64) * nr + chunk["rrec"]
-            length = (chunk["qend"] - chunk["qstart"]).astype(np.float64)
-            centre = roff[chunk["rrec"]] + chunk["rstart"] + length / 2
-            key, inverse = np.unique(pair, return_inverse=True)
-            keys.append(key)
-            bases.append(np.bincount(inverse, length, key.size))
-            weighted.append(np.bincount(inverse, length * centre, key.size))
-            reverse.append(np.bincount(inverse, length * (chunk["strand"] == 1), key.size))
-        if not keys:
+    def along_reference(cls, qlens, rlens, qrec, rrec, aligned, aligned_reverse, centre) -> "Layout":
+        """The ordered and oriented layout from per-pair columns (coverage.pair_alignment, in the
+        coverage_pairs table): query record, reference record, aligned bases, those on the reverse
+        strand, the length-weighted mean centre of the pair's HSPs on the reference record."""
+        qlens, rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
+        nq = qlens.size
+        qrec, rrec = np.asarray(qrec, dtype=np.int64), np.asarray(rrec, dtype=np.int64)
+        aligned, reverse = np.asarray(aligned, dtype=np.float64), np.asarray(aligned_reverse, dtype=np.float64)
+        if qrec.size == 0:
             return cls(qlens, rlens)
-        key, inverse = np.unique(np.concatenate(keys), return_inverse=True)
-        bases, weighted, reverse = (np.bincount(inverse, np.concatenate(v), key.size) for v in (bases, weighted, reverse))
-        qrec = key // nr
         # the best pair of each query record: most aligned bases (ties: the first reference record)
-        best = np.lexsort((key, -bases, qrec))
+        best = np.lexsort((rrec, -aligned, qrec))
         best = best[np.concatenate(([True], qrec[best][1:] != qrec[best][:-1]))]
         place = np.full(nq, np.inf)
-        place[qrec[best]] = weighted[best] / bases[best]
-        flip = np.zeros(nq, dtype=bool)
-        total_reverse = np.bincount(qrec, reverse, nq)
-        total = np.bincount(qrec, bases, nq)
-        flip[:] = total_reverse > total / 2
+        place[qrec[best]] = offsets(rlens)[rrec[best]] + np.asarray(centre, dtype=np.float64)[best]
+        flip = np.bincount(qrec, reverse, nq) > np.bincount(qrec, aligned, nq) / 2
         order = np.lexsort((np.arange(nq), place))
         return cls(qlens, rlens, order, flip)
 
@@ -214,13 +201,26 @@ class Dots:
             candidates = np.flatnonzero(~short)
             hsps = {name: np.asarray(hsps[name])[candidates] for name in POINT_COLUMNS}
         p = self.layout.points(hsps)
-        lines = {name: np.concatenate((self.lines[name], p[name])) for name in LINE_FIELDS}
-        if lines["x0"].size > self.max_lines:
-            order = np.argsort(-self._length(lines), kind="stable")
-            rest = {name: v[order[self.max_lines:]] for name, v in lines.items()}
-            self._mark(rest["x0"] + rest["x1"], rest["y0"] + rest["y1"], rest["drawn"], rest["identity"])
-            lines = {name: v[order[:self.max_lines]] for name, v in lines.items()}
-        self.lines = lines
+        self.lines = self._keep_longest({name: np.concatenate((self.lines[name], p[name])) for name in LINE_FIELDS})
+        return self
+
+    def _keep_longest(self, lines: dict) -> dict:
+        """The max_lines longest of some lines; the others go to the raster."""
+        if lines["x0"].size <= self.max_lines:
+            return lines
+        order = np.argsort(-self._length(lines), kind="stable")
+        rest = {name: v[order[self.max_lines:]] for name, v in lines.items()}
+        self._mark(rest["x0"] + rest["x1"], rest["y0"] + rest["y1"], rest["drawn"], rest["identity"])
+        return {name: v[order[:self.max_lines]] for name, v in lines.items()}
+
+    def merge(self, other: "Dots") -> "Dots":
+        """Take in the dots another accumulator gathered from other HSPs of the same plot: the
+        longest max_lines lines of both, every other segment in the raster."""
+        self.cells = np.maximum(self.cells, other.cells)
+        self.count += other.count
+        self.rastered += other.rastered
+        self.lines = self._keep_longest({name: np.concatenate((self.lines[name], other.lines[name]))
+                                         for name in LINE_FIELDS})
         return self
 
     def reduced(self, max_lines: int) -> "Dots":
@@ -229,10 +229,7 @@ class Dots:
         gathered in one pass."""
         out = Dots(self.width, self.height, self.layout, max_lines)
         out.cells, out.count, out.rastered = self.cells.copy(), self.count, self.rastered
-        order = np.argsort(-self._length(self.lines), kind="stable")
-        rest = {name: v[order[max_lines:]] for name, v in self.lines.items()}
-        out._mark(rest["x0"] + rest["x1"], rest["y0"] + rest["y1"], rest["drawn"], rest["identity"])
-        out.lines = {name: v[order[:max_lines]] for name, v in self.lines.items()}
+        out.lines = out._keep_longest(self.lines)
         return out
 
     @staticmethod

@@ -4,6 +4,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -11,7 +12,7 @@ import numpy as np
 from ..backend import NumpyBackend, get_backend
 from ..coverage import STRANDS, pair_coverage, record_coverage
 from ..engine import compare, write_table
-from ..formats import (HspWriter, atomic_path, gecko_csv_from_table, iter_hsps, mummer_text,
+from ..formats import (HspWriter, atomic_path, default_threads, gecko_csv_from_table, iter_hsps, mummer_text,
                        paf_from_table, read_columns, read_hsps, read_meta, read_tsv, write_string, write_tsv)
 from ..hsps import concat, sort_rows
 from ..matches import find_matches, hsps_to_matches, matches_to_hsps
@@ -174,7 +175,7 @@ def filter_table(table_path: str, out_dir: str, min_len: int = 0, min_identity: 
     coverage_tables(out["hsps"], query, reference, out["coverage_pairs"], out["coverage_query"],
                     out["coverage_reference"], out["coverage_genomes"], backend)
     plots(out["hsps"], out["coverage_pairs"], query, reference, out["grid_dotplot"], out["coverage_heatmap"],
-          out["pair_dotplots"], max_pair_plots, out["html_dotplot"], order)
+          out["pair_dotplots"], max_pair_plots, out["html_dotplot"], order, default_threads())
     return writer.rows
 
 
@@ -195,7 +196,7 @@ def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path
     backend = get_backend(backend)
     hsps = {name: backend.to_device(column)
             for name, column in read_columns(hsps_path, ("qrec", "rrec", "strand", "qstart", "qend", "rstart")).items()}
-    keys, counts, per_pair = pair_coverage(hsps, nq, nr, backend.union_length)
+    keys, counts, per_pair, alignment = pair_coverage(hsps, nq, nr, backend.union_length)
     per_record = {side: record_coverage(hsps, n, side, backend.union_length)
                   for side, n in (("query", nq), ("reference", nr))}
     del hsps
@@ -208,6 +209,8 @@ def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path
             pairs[f"{side}_covered_{strand}"] = per_pair[side][strand].astype(np.int64)
         for strand in STRANDS:
             pairs[f"{side}_coverage_{strand}"] = np.round(per_pair[side][strand] / np.maximum(1, lengths), 6)
+    for name, column in alignment.items():  # where the pair's HSPs lie: the dotplots order records by it
+        pairs[name] = column
     write_tsv(pairs_path, pairs)
     genomes = []
     for side, this, other, path in (("query", query, reference, query_path),
@@ -230,15 +233,51 @@ def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path
 PLOT_COLUMNS = ["qrec", "rrec", "strand", "qstart", "qend", "rstart", "identities"]
 
 
+def gather(hsps_path: str, columns: list, accumulator, add, threads: int) -> tuple:
+    """Row groups of an HSP table added into `threads` accumulators side by side (NumPy releases
+    the GIL in the big array operations), then merged into the first: (whole Dots or None,
+    {pair key: Dots})."""
+    import queue
+
+    free: queue.Queue = queue.Queue()
+    made = [accumulator() for _ in range(max(1, threads))]
+    for dots in made:
+        free.put(dots)
+
+    def task(chunk: dict) -> None:
+        dots = free.get()
+        try:
+            add(chunk, dots)
+        finally:
+            free.put(dots)
+
+    with ThreadPoolExecutor(max(1, threads)) as pool:
+        pending: deque = deque()
+        for chunk in iter_hsps(hsps_path, columns, read_ahead=2):
+            pending.append(pool.submit(task, chunk))
+            while len(pending) > 2 * threads:  # row groups in memory stay bounded
+                pending.popleft().result()
+        for done in pending:
+            done.result()
+    whole, pair_dots = made[0]
+    for other_whole, other_pairs in made[1:]:
+        if whole is not None:
+            whole.merge(other_whole)
+        for key, dots in other_pairs.items():
+            pair_dots[key].merge(dots)
+    return whole, pair_dots
+
+
 def plots(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, grid_path: str | None,
           heatmap_path: str | None, pairs_dir: str | None, max_pair_plots: int, html_path: str | None = None,
-          order: str = "reference") -> None:
+          order: str = "reference", threads: int = 1) -> None:
     """Grid dotplot, interactive HTML dotplot, coverage heatmap and per chromosome pair dotplots of
-    one genome pair (coverage from the pair table the coverage rule wrote, not computed again).
+    one genome pair, from the HSP table and the pair table the coverage rule wrote (its coverage
+    picks the pair dotplots and fills the heatmap, its alignment columns order the query).
 
-    order: "reference" orders and orients the query records along the reference by their best hits
-    (one extra read of five columns), "file" keeps file order. The HSP table is then read once, a
-    row group at a time, into the dotplots' bounded Dots."""
+    order: "reference" orders and orients the query records along the reference by their best hits,
+    "file" keeps file order. The HSP table is read once, a row group at a time, into bounded Dots:
+    `threads` accumulators take row groups side by side and are merged at the end."""
     import pandas as pd
 
     from .plots import HTML_LINES, MAX_LINES, Dots, Layout, coverage_heatmap, file_stem, grid_dotplot, html_dotplot, \
@@ -252,29 +291,34 @@ def plots(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, 
     rindex = pd.Index(reference.names).get_indexer(pairs["reference"])
     covered = pairs["query_covered_both"].to_numpy(np.int64)
     layout = Layout(query.lengths, reference.lengths)
-    if (grid_path or html_path) and order == "reference" and len(query.names) > 1:
-        layout = Layout.along_reference(query.lengths, reference.lengths,
-                                        iter_hsps(hsps_path, ["qrec", "rrec", "strand", "qstart", "qend", "rstart"],
-                                                  read_ahead=2))
-    # one gathering serves both genome dotplots: the PNG takes the longest of the HTML one's lines
-    whole = Dots(layout.width, layout.height, layout, max_lines=HTML_LINES if html_path else MAX_LINES) \
-        if grid_path or html_path else None
+    if order == "reference" and len(query.names) > 1:
+        layout = Layout.along_reference(query.lengths, reference.lengths, qindex, rindex, pairs["aligned_bases"],
+                                        pairs["aligned_reverse"], pairs["reference_centre"])
     ranked = np.lexsort((qindex * nr + rindex, -covered))
     best = [(int(qindex[i]), int(rindex[i])) for i in ranked[:max_pair_plots] if covered[i] > 0] if pairs_dir else []
-    pair_dots = {qi * nr + ri: Dots(reference.lengths[ri], query.lengths[qi]) for qi, ri in best}
-    if whole or pair_dots:
-        for chunk in iter_hsps(hsps_path, PLOT_COLUMNS, read_ahead=2):
-            if whole is not None:
-                whole.add(chunk)
-            if pair_dots:
-                # rows are in (qrec, rrec) order: each chromosome pair is one run of a chunk
-                pair = chunk["qrec"].astype(np.int64) * nr + chunk["rrec"]
-                bounds = np.flatnonzero(np.diff(pair)) + 1
-                for lo, hi in zip(np.concatenate(([0], bounds)).tolist(), np.concatenate((bounds, [pair.size])).tolist()):
-                    if int(pair[lo]) in pair_dots:
-                        part = {c: v[lo:hi] for c, v in chunk.items()}
-                        part["qrec"], part["rrec"] = np.zeros(hi - lo, np.int64), np.zeros(hi - lo, np.int64)
-                        pair_dots[int(pair[lo])].add(part)
+
+    def accumulator() -> tuple:
+        # one gathering serves both genome dotplots: the PNG takes the longest of the HTML one's lines
+        whole = Dots(layout.width, layout.height, layout, max_lines=HTML_LINES if html_path else MAX_LINES) \
+            if grid_path or html_path else None
+        return whole, {qi * nr + ri: Dots(reference.lengths[ri], query.lengths[qi]) for qi, ri in best}
+
+    def add(chunk: dict, dots: tuple) -> None:
+        whole, pair_dots = dots
+        if whole is not None:
+            whole.add(chunk)
+        if pair_dots:
+            # rows are in (qrec, rrec) order: each chromosome pair is one run of a chunk
+            pair = chunk["qrec"].astype(np.int64) * nr + chunk["rrec"]
+            bounds = np.flatnonzero(np.diff(pair)) + 1
+            for lo, hi in zip(np.concatenate(([0], bounds)).tolist(), np.concatenate((bounds, [pair.size])).tolist()):
+                if int(pair[lo]) in pair_dots:
+                    part = {c: v[lo:hi] for c, v in chunk.items()}
+                    part["qrec"], part["rrec"] = np.zeros(hi - lo, np.int64), np.zeros(hi - lo, np.int64)
+                    pair_dots[int(pair[lo])].add(part)
+
+    whole, pair_dots = gather(hsps_path, PLOT_COLUMNS, accumulator, add, threads) \
+        if grid_path or html_path or best else (None, {})
     if grid_path:
         grid_dotplot(whole.reduced(MAX_LINES), query.names, reference.names, query.name, reference.name, grid_path, low)
     if html_path:
