@@ -91,7 +91,8 @@ def test_a_cycle_is_found():
 
 def test_engine_never_imports_the_workflow():
     for module, imported in graph().items():
-        if module.startswith("gpu_kernels.workflow"):
+        # the command line sits above both: its `filter` command makes the workflow's outputs again
+        if module.startswith("gpu_kernels.workflow") or module == "gpu_kernels.__main__":
             continue
         bad = sorted(i for i in imported if i.startswith("gpu_kernels.workflow"))
         assert not bad, f"{module} imports {bad}"

@@ -453,6 +453,21 @@ def coverage_heatmap(query_matrix: np.ndarray, reference_matrix: np.ndarray, qna
     _save(fig, path)
 
 
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _stable_ids(html: str) -> str:
+    """Bokeh's random document and element ids replaced by ids made from the page itself, so the
+    same HSPs give the same bytes (a rerun, a resumed run and `filter` compare equal)."""
+    import hashlib
+    import uuid
+
+    digest = hashlib.sha1(UUID.sub("", html).encode()).hexdigest()
+    names: dict[str, str] = {}
+    return UUID.sub(lambda m: names.setdefault(m[0], str(uuid.uuid5(uuid.NAMESPACE_OID, f"{digest}-{len(names)}"))),
+                    html)
+
+
 def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: str,
                  min_identity: float | None = None) -> None:
     """An interactive dotplot in one self-contained HTML file (Bokeh with its JavaScript inline, so
@@ -464,6 +479,12 @@ def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
     from bokeh.plotting import figure
     from bokeh.resources import INLINE
 
+    from bokeh.util import serialization
+
+    # Bokeh numbers its models from a process-wide counter: start it afresh so the file depends on
+    # the HSPs only, not on what the process drew before (with _stable_ids below)
+    with serialization._simple_id_lock:
+        serialization._simple_id = 999
     layout, lines = dots.layout, dots.lines
     qshort, rshort = np.array(short_names(qnames), dtype=object), np.array(short_names(rnames), dtype=object)
     low, high = dots.identity_range(min_identity)
@@ -518,7 +539,7 @@ def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
     if fig.legend:
         fig.legend.location = "top_left"
         fig.legend.click_policy = "hide"
-    html = file_html(fig, INLINE, title=f"{qgenome} vs {rgenome}")
+    html = _stable_ids(file_html(fig, INLINE, title=f"{qgenome} vs {rgenome}"))
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding="utf-8") as handle:
             handle.write(html)
