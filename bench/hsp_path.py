@@ -33,7 +33,9 @@ def measured(command: list[str], env: dict | None = None) -> tuple[float, float,
         err.seek(0)
         if proc.returncode:
             raise SystemExit(f"{' '.join(command)} failed:\n{err.read()[-3000:]}")
-        return wall, usage.ru_maxrss / 1e6, out.read().strip()
+        # the command line's summary line goes to standard error (standard output carries PAF)
+        summary = out.read().strip() or (err.read().strip().splitlines() or [""])[-1]
+        return wall, usage.ru_maxrss / 1e6, summary
 
 
 def count_lines(path: str) -> int:

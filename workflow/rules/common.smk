@@ -175,11 +175,11 @@ def final_outputs():
     return targets + [path("summary_tsv"), path("summary_png")]
 
 
-def pair_category(kind):
+def pair_category(kind, what):
     """Where an output of a genome pair goes in the report: a category per pair (and parameter set),
-    the kind of output as its subcategory."""
+    the kind of output as its subcategory, and a label saying what it is (not its path)."""
     label = "{query} vs {reference}" if len(SETS) == 1 else "{set}: {query} vs {reference}"
-    return {"category": label, "subcategory": kind}
+    return {"category": label, "subcategory": kind, "labels": {"output": what}}
 
 
 # What the report's front page says about the run (workflow/report/workflow.rst renders it): read

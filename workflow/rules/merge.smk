@@ -9,7 +9,7 @@ rule merge:
         rtable=path("chromosomes", genome="{reference}"),
     output:
         hsps=path("hsps"),
-        stats=report(path("stats"), caption="../report/stats.rst", **pair_category("Job statistics")),
+        stats=report(path("stats"), caption="../report/stats.rst", **pair_category("Job statistics", "compare jobs")),
         paf=path("paf") if OUT["paf"] else [],
         csv=path("gecko_csv") if OUT["gecko_csv"] else [],
     params:

@@ -9,11 +9,11 @@ rule plots:
         qtable=path("chromosomes", genome="{query}"),
         rtable=path("chromosomes", genome="{reference}"),
     output:
-        grid=report(path("grid_dotplot"), caption="../report/grid.rst", **pair_category("Dotplots")) if OUT["grid_dotplot"] else [],
-        html=report(path("html_dotplot"), caption="../report/html.rst", **pair_category("Dotplots")) if OUT["html_dotplot"] else [],
-        heatmap=report(path("coverage_heatmap"), caption="../report/heatmap.rst", **pair_category("Coverage")) if OUT["coverage_heatmap"] else [],
+        grid=report(path("grid_dotplot"), caption="../report/grid.rst", **pair_category("Dotplots", "genome dotplot (PNG)")) if OUT["grid_dotplot"] else [],
+        html=report(path("html_dotplot"), caption="../report/html.rst", **pair_category("Dotplots", "interactive dotplot (HTML)")) if OUT["html_dotplot"] else [],
+        heatmap=report(path("coverage_heatmap"), caption="../report/heatmap.rst", **pair_category("Coverage", "coverage heatmap")) if OUT["coverage_heatmap"] else [],
         pairs=report(directory(path("pair_dotplots")), patterns=["{name}.png"], caption="../report/pairs.rst",
-                     **pair_category("Chromosome pairs")) if OUT["pair_dotplots"] else [],
+                     **pair_category("Chromosome pairs", "{name}")) if OUT["pair_dotplots"] else [],
     threads: 4
     params:
         max_pair_dotplots=OUT["max_pair_dotplots"],

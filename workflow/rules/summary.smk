@@ -6,8 +6,8 @@ rule summary:
         stats=[path("stats", set=s, query=q, reference=r) for s in SETS for q, r in PAIRS],
         coverage=[path("coverage_genomes", set=s, query=q, reference=r) for s in SETS for q, r in PAIRS],
     output:
-        tsv=report(path("summary_tsv"), category="Summary", caption="../report/summary.rst"),
-        png=report(path("summary_png"), category="Summary", caption="../report/summary.rst"),
+        tsv=report(path("summary_tsv"), category="Summary", caption="../report/summary.rst", labels={"output": "table"}),
+        png=report(path("summary_png"), category="Summary", caption="../report/summary.rst", labels={"output": "plot"}),
     params:
         runs=[{"set": s, "query": q, "reference": r, "params": PARAMS[s].as_dict()} for s in SETS for q, r in PAIRS],
     conda:

@@ -7,10 +7,10 @@ rule coverage:
         qtable=path("chromosomes", genome="{query}"),
         rtable=path("chromosomes", genome="{reference}"),
     output:
-        pairs=report(path("coverage_pairs"), caption="../report/coverage.rst", **pair_category("Coverage")),
-        query=report(path("coverage_query"), caption="../report/coverage.rst", **pair_category("Coverage")),
-        reference=report(path("coverage_reference"), caption="../report/coverage.rst", **pair_category("Coverage")),
-        genomes=report(path("coverage_genomes"), caption="../report/coverage.rst", **pair_category("Coverage")),
+        pairs=report(path("coverage_pairs"), caption="../report/coverage.rst", **pair_category("Coverage", "per chromosome pair")),
+        query=report(path("coverage_query"), caption="../report/coverage.rst", **pair_category("Coverage", "per query chromosome")),
+        reference=report(path("coverage_reference"), caption="../report/coverage.rst", **pair_category("Coverage", "per reference chromosome")),
+        genomes=report(path("coverage_genomes"), caption="../report/coverage.rst", **pair_category("Coverage", "per genome")),
     params:
         backend=BACKEND,
     resources:
