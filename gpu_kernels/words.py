@@ -7,14 +7,22 @@ from __future__ import annotations
 from .arrays import BLOCK, array_module, blocks, cupy, every, kernel
 
 
+def _valid(codes, k: int):
+    """Whether each window start 0..n-k is made only of ACGT."""
+    xp = array_module(codes)
+    if codes.size < k:
+        return xp.zeros(0, dtype=bool)
+    bad = xp.concatenate((xp.zeros(1, dtype=xp.int64), xp.cumsum(codes > 3, dtype=xp.int64)))
+    return (bad[k:] - bad[:-k]) == 0
+
+
 def word_keys(codes, k: int):
     """(keys, valid) for every window start 0..n-k: the packed k-mer and whether it is all ACGT."""
     xp = array_module(codes)
     n = codes.size - k + 1
     if n <= 0:
         return xp.zeros(0, dtype=xp.uint64), xp.zeros(0, dtype=bool)
-    bad = xp.concatenate((xp.zeros(1, dtype=xp.int64), xp.cumsum(codes > 3, dtype=xp.int64)))
-    valid = (bad[k:] - bad[:-k]) == 0
+    valid = _valid(codes, k)
     keys = xp.zeros(n, dtype=xp.uint64)
     if every(~valid):  # a run of N or borders: no key to pack
         return keys, valid
@@ -43,12 +51,35 @@ CHUNK_CUPY = 1 << 27
 
 
 def words(codes, k: int):
-    """Sorted words of a code array: (keys uint64, positions int64), ties in position order."""
-    return sorted_words(*valid_words(codes, k, word_keys, CHUNK))
+    """Sorted words of a code array: (keys uint64, positions), ties in position order. Positions are
+    int32 where the codes are shorter than 2^31 (the seeds stage widens each seed's to int64).
+
+    Memory is bounded by the words themselves plus one sort order: the valid windows are counted
+    first and their keys written into one array (no list of chunks joined), and each column is
+    replaced by its sorted copy as soon as it is made."""
+    import numpy as np
+
+    n = codes.size - k + 1
+    counts = [int(_valid(codes[at:at + CHUNK + k - 1], k).sum()) for at in range(0, max(n, 0), CHUNK)]
+    keys = np.empty(sum(counts), dtype=np.uint64)
+    pos = np.empty(sum(counts), dtype=np.int32 if codes.size < 2**31 else np.int64)
+    filled = 0
+    for at, count in zip(range(0, max(n, 0), CHUNK), counts):
+        part, valid = word_keys(codes[at:at + CHUNK + k - 1], k)
+        where = np.flatnonzero(valid)
+        keys[filled:filled + count] = part[where]
+        pos[filled:filled + count] = where + at
+        filled += count
+        del part, valid, where
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    pos = pos[order]
+    return keys, pos
 
 
 def words_cupy(codes, k: int):
-    """words on the device (word keys from words.cu, in larger chunks)."""
+    """words on the device (word keys from words.cu, in larger chunks); positions always int64,
+    as seeds.cu reads them."""
     return sorted_words(*valid_words(codes, k, word_keys_cupy, CHUNK_CUPY))
 
 
