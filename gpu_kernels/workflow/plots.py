@@ -205,12 +205,14 @@ class Dots:
         return self
 
     def _keep_longest(self, lines: dict) -> dict:
-        """The max_lines longest of some lines; the others go to the raster."""
-        if lines["x0"].size <= self.max_lines:
-            return lines
-        order = np.argsort(-self._length(lines), kind="stable")
-        rest = {name: v[order[self.max_lines:]] for name, v in lines.items()}
-        self._mark(rest["x0"] + rest["x1"], rest["y0"] + rest["y1"], rest["drawn"], rest["identity"])
+        """The max_lines longest of some lines, the others to the raster. Lines are kept in one total
+        order (longest first, then record, position and strand), so the same HSPs give the same
+        lines in the same order however chunks came in or accumulators were merged."""
+        order = np.lexsort((lines["strand"], lines["rstart"], lines["qstart"], lines["rrec"], lines["qrec"],
+                            -self._length(lines)))
+        if order.size > self.max_lines:
+            rest = {name: v[order[self.max_lines:]] for name, v in lines.items()}
+            self._mark(rest["x0"] + rest["x1"], rest["y0"] + rest["y1"], rest["drawn"], rest["identity"])
         return {name: v[order[:self.max_lines]] for name, v in lines.items()}
 
     def merge(self, other: "Dots") -> "Dots":
