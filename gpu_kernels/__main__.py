@@ -27,7 +27,8 @@ def parser() -> argparse.ArgumentParser:
                                   description="Exact seed-and-extend genome comparison (also: python -m gpu_kernels).")
     top.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = top.add_subparsers(dest="command", required=True)
-    cmp_ = sub.add_parser("compare", help="QUERY first, then REFERENCE (mummer and minimap2 take the reference first): "
+    order = "QUERY REFERENCE   (the query first, then the reference: MUMmer and minimap2 take the reference first)"
+    cmp_ = sub.add_parser("compare", usage=f"%(prog)s [options] {order}", help="QUERY first, then REFERENCE (mummer and minimap2 take the reference first): "
                           "every record of one against every record of the other, both strands",
                           description="Arguments: QUERY first, then REFERENCE (mummer and minimap2 take the reference "
                                       "first). Compares every query record with every reference record, both strands. "
@@ -56,7 +57,7 @@ def parser() -> argparse.ArgumentParser:
     cmp_.add_argument("-v", "--verbose", action="store_true", help="log each stage to standard error")
     for mode, text in (("mems", "maximal exact matches (like mummer -maxmatch -b -c)"),
                        ("mums", "maximal unique matches (like mummer -mum -b -c)")):
-        m = sub.add_parser(mode, help=text)
+        m = sub.add_parser(mode, help=text, usage=f"%(prog)s [options] {order}")
         m.add_argument("query", help="query FASTA or FASTQ (plain or gzip)")
         m.add_argument("reference", help="reference FASTA (plain or gzip)")
         m.add_argument("-l", "--min-match", type=int, default=d["min_match"], help="shortest match (default %(default)s)")
