@@ -92,7 +92,7 @@ def parser() -> argparse.ArgumentParser:
 
 def run_filter(args: argparse.Namespace) -> int:
     """The filter command."""
-    from .workflow.steps import PAIR_OUTPUTS, filter_table
+    from .workflow.steps import filter_table
 
     if not os.path.isfile(args.table):
         raise InputError("no such file", args.table)
@@ -101,13 +101,10 @@ def run_filter(args: argparse.Namespace) -> int:
     if not 0 <= args.min_identity <= 100 or args.min_len < 0:
         raise InputError(f"--min-identity {args.min_identity:g}, --min-len {args.min_len}: identity is a percent "
                          "(0-100), the length at least 0")
-    outputs = {kind: True for kind in PAIR_OUTPUTS}
-    if args.no_text:
-        outputs.update(paf=False, gecko_csv=False)
-    if args.no_plots:
-        outputs.update(grid_dotplot=False, html_dotplot=False, coverage_heatmap=False, pair_dotplots=False)
+    leave_out = ({"paf", "gecko_csv"} if args.no_text else set()) | \
+        ({"grid_dotplot", "html_dotplot", "coverage_heatmap", "pair_dotplots"} if args.no_plots else set())
     start = time.perf_counter()
-    rows = filter_table(args.table, args.outdir, args.min_len, args.min_identity, outputs, args.max_pair_dotplots,
+    rows = filter_table(args.table, args.outdir, args.min_len, args.min_identity, leave_out, args.max_pair_dotplots,
                         args.dotplot_order)
     print(f"{rows} HSPs kept in {args.outdir} ({time.perf_counter() - start:.2f} s)", file=sys.stderr)
     return 0

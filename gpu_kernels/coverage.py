@@ -98,8 +98,3 @@ def record_coverage(hsps: dict, records: int, side: str = "query", union=union_l
     forward, reverse and both strands."""
     rec, start, end = _side(hsps, side)
     return _by_strand(hsps, rec, start, end, records, union)
-
-
-def query_coverage(hsps: dict, nq: int, union=union_length) -> dict[str, np.ndarray]:
-    """Covered bases per query record against all reference records: forward, reverse and both."""
-    return record_coverage(hsps, nq, "query", union)

@@ -52,58 +52,52 @@ CHUNK_CUPY = 1 << 27
 
 def words(codes, k: int):
     """Sorted words of a code array: (keys uint64, positions), ties in position order. Positions are
-    int32 where the codes are shorter than 2^31 (the seeds stage widens each seed's to int64).
-
-    Memory is bounded by the words themselves plus one sort order: the valid windows are counted
-    first and their keys written into one array (no list of chunks joined), and each column is
-    replaced by its sorted copy as soon as it is made."""
+    int32 where the codes are shorter than 2^31 (the seeds stage widens each seed's to int64)."""
     import numpy as np
 
-    n = codes.size - k + 1
-    counts = [int(_valid(codes[at:at + CHUNK + k - 1], k).sum()) for at in range(0, max(n, 0), CHUNK)]
-    keys = np.empty(sum(counts), dtype=np.uint64)
-    pos = np.empty(sum(counts), dtype=np.int32 if codes.size < 2**31 else np.int64)
-    filled = 0
-    for at, count in zip(range(0, max(n, 0), CHUNK), counts):
-        part, valid = word_keys(codes[at:at + CHUNK + k - 1], k)
-        where = np.flatnonzero(valid)
-        keys[filled:filled + count] = part[where]
-        pos[filled:filled + count] = where + at
-        filled += count
-        del part, valid, where
-    order = np.argsort(keys, kind="stable")
-    keys = keys[order]
-    pos = pos[order]
-    return keys, pos
+    return sorted_words(*valid_words(codes, k, word_keys, CHUNK, np.int32 if codes.size < 2**31 else np.int64))
 
 
 def words_cupy(codes, k: int):
     """words on the device (word keys from words.cu, in larger chunks); positions always int64,
     as seeds.cu reads them."""
-    return sorted_words(*valid_words(codes, k, word_keys_cupy, CHUNK_CUPY))
+    cp = cupy()
+    return sorted_words(*valid_words(codes, k, word_keys_cupy, CHUNK_CUPY, cp.int64))
 
 
-def valid_words(codes, k: int, keys_of, chunk: int):
-    """(keys, positions) of the windows made only of ACGT, in position order, chunk windows at a time."""
+def valid_words(codes, k: int, keys_of, chunk: int, pos_dtype):
+    """(keys, positions as pos_dtype) of the windows made only of ACGT, in position order, chunk
+    windows at a time. With several chunks the valid windows are counted first and written into
+    one pair of arrays, so no list of chunks is held and joined (twice the words' memory)."""
     xp = array_module(codes)
     n = codes.size - k + 1
-    keys, pos = [], []
-    for at in range(0, max(n, 1), chunk):
+    starts = range(0, max(n, 1), chunk)
+    if len(starts) == 1:  # one pass: its valid keys are the words
+        part, valid = keys_of(codes, k)
+        where = xp.flatnonzero(valid)
+        return part[where], where.astype(pos_dtype, copy=False)
+    counts = [int(_valid(codes[at:at + chunk + k - 1], k).sum()) for at in starts]
+    keys = xp.empty(sum(counts), dtype=xp.uint64)
+    pos = xp.empty(sum(counts), dtype=pos_dtype)
+    filled = 0
+    for at, count in zip(starts, counts):
         part, valid = keys_of(codes[at:at + chunk + k - 1], k)
         where = xp.flatnonzero(valid)
-        keys.append(part[where])
-        pos.append(where + at)
-        del part, valid
-    if len(keys) == 1:
-        return keys[0], pos[0]
-    return xp.concatenate(keys), xp.concatenate(pos)
+        keys[filled:filled + count] = part[where]
+        pos[filled:filled + count] = where + at
+        filled += count
+        del part, valid, where
+    return keys, pos
 
 
 def sorted_words(keys, pos):
-    """Words sorted by key (ties in position order)."""
+    """Words sorted by key (ties in position order), in place: each column is overwritten by its
+    sorted copy, so the unsorted one is gone as soon as the sorted one is made."""
     xp = array_module(keys)
     order = xp.argsort(keys, kind="stable")
-    return keys[order], pos[order]
+    keys[...] = keys[order]
+    pos[...] = pos[order]
+    return keys, pos
 
 
 def words_in(keys, pos, lo: int, hi: int, total: int):

@@ -191,7 +191,7 @@ class Dots:
         # Only a segment longer than the shortest kept line (once max_lines are kept), and not shorter
         # than the chunk's own max_lines-th longest, can become a line: every other one goes straight
         # to the raster, its midpoint computed without building its segment.
-        floor = self._length(self.lines).min() if kept >= self.max_lines and kept else -np.inf
+        floor = self._length(self.lines)[-1] if kept >= self.max_lines and kept else -np.inf  # longest first
         if length.size > self.max_lines:
             floor = max(floor, np.partition(length, length.size - self.max_lines)[length.size - self.max_lines]
                         if self.max_lines else np.inf)
@@ -285,7 +285,8 @@ def _colour_bars(fig, axes, norm: Normalize) -> None:
                      aspect=40, shrink=0.8)
 
 
-def _save(fig, path: str, dpi: int = 130) -> None:
+def save_png(fig, path: str, dpi: int = 130) -> None:
+    """Write a figure as PNG atomically (no software stamp, so the same picture gives the same bytes) and close it."""
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", dpi=dpi, metadata={"Software": None})
     plt.close(fig)
@@ -332,7 +333,7 @@ def pair_dotplot(dots: Dots, qname: str, rname: str, path: str, min_identity: fl
         bar = fig.colorbar(matplotlib.cm.ScalarMappable(norm=norm, cmap=RAMPS[drawn]), cax=cax)
         bar.set_label(f"identity, {STRAND_NAMES[drawn]} (%)", fontsize=7)
         bar.ax.tick_params(labelsize=7)
-    _save(fig, path, dpi=110)
+    save_png(fig, path, dpi=110)
 
 
 def _shown_labels(offsets_, lengths, room: float, gap: float) -> list[int]:
@@ -416,7 +417,7 @@ def grid_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
     ax.set_ylabel(_genome_title(qgenome, "query", len(qnames), layout.height))
     ax.set_title(f"{qgenome} vs {rgenome}: {dots.count:,} HSPs", fontsize=10)
     _colour_bars(fig, ax, norm)
-    _save(fig, path)
+    save_png(fig, path)
 
 
 def coverage_heatmap(query_matrix: np.ndarray, reference_matrix: np.ndarray, qnames, rnames, qgenome: str,
@@ -452,7 +453,7 @@ def coverage_heatmap(query_matrix: np.ndarray, reference_matrix: np.ndarray, qna
     axes[0].set_ylabel(f"{qgenome} ({nq:,} of {qtotal:,} records)" if nq < qtotal else qgenome, fontsize=8)
     fig.colorbar(image, ax=axes, label="fraction covered (both strands)", fraction=0.05, aspect=25)
     fig.suptitle("Coverage per chromosome pair, longest records first", fontsize=10)
-    _save(fig, path)
+    save_png(fig, path)
 
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")

@@ -12,7 +12,7 @@ import numpy as np
 from ..backend import NumpyBackend, get_backend
 from ..coverage import STRANDS, pair_coverage, record_coverage
 from ..engine import compare, write_table
-from ..formats import (HspWriter, atomic_path, default_threads, gecko_csv_from_table, iter_hsps, mummer_text,
+from ..formats import (HspWriter, default_threads, gecko_csv_from_table, iter_hsps, mummer_text,
                        paf_from_table, read_columns, read_hsps, read_meta, read_tsv, write_string, write_tsv)
 from ..hsps import concat, sort_rows
 from ..matches import find_matches, hsps_to_matches, matches_to_hsps
@@ -142,13 +142,13 @@ PAIR_OUTPUTS = {"hsps": "hsps.parquet", "paf": "hsps.paf", "gecko_csv": "hsps.ge
 
 
 def filter_table(table_path: str, out_dir: str, min_len: int = 0, min_identity: float = 0.0,
-                 outputs: dict | None = None, max_pair_plots: int = 50, order: str = "reference",
+                 leave_out: set | None = None, max_pair_plots: int = 50, order: str = "reference",
                  backend: str = "numpy") -> int:
     """Tighten a finished run's thresholds without running it again: the rows of an HSP table at
     least min_len long and min_identity percent identical (streamed a row group at a time) into
     out_dir/hsps.parquet, then every output the workflow makes of a genome pair's table, under the
-    same names. The parameters in the new table's metadata are the tightened ones. Returns the rows
-    kept. (A looser min_identity changes the extension itself: that needs a new run.)"""
+    same names but those in leave_out (PAIR_OUTPUTS keys). The parameters in the new table's metadata
+    are the tightened ones. Returns the rows kept. (A looser min_identity changes the extension itself: that needs a new run.)"""
     from ..hsps import passes
 
     meta = read_meta(table_path)
@@ -158,8 +158,8 @@ def filter_table(table_path: str, out_dir: str, min_len: int = 0, min_identity: 
     query = Genome.of(meta.get("query_genome", "query"), meta["query"]["names"], meta["query"]["lengths"])
     reference = Genome.of(meta.get("reference_genome", "reference"), meta["reference"]["names"],
                           meta["reference"]["lengths"])
-    want = {kind: True for kind in PAIR_OUTPUTS} | (outputs or {})
-    out = {kind: os.path.join(out_dir, name) if want.get(kind, True) else None for kind, name in PAIR_OUTPUTS.items()}
+    leave_out = leave_out or set()
+    out = {kind: None if kind in leave_out else os.path.join(out_dir, name) for kind, name in PAIR_OUTPUTS.items()}
     extra = {key: meta[key] for key in ("seeds", "kept_seeds", "query_genome", "reference_genome") if key in meta}
     extra["filtered_from"] = os.path.abspath(table_path)
     with HspWriter(out["hsps"], query.names, query.lengths, reference.names, reference.lengths, params, extra) as writer:
@@ -330,11 +330,12 @@ def plots(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, 
         qat[qorder] = np.arange(qorder.size)
         rat = np.full(nr, -1)
         rat[rorder] = np.arange(rorder.size)
+        shown = (qat[qindex] >= 0) & (rat[rindex] >= 0)
+        rows, cols = qat[qindex[shown]], rat[rindex[shown]]
         matrices = []
         for side, lengths in (("query", query.lengths[qorder][:, None]), ("reference", reference.lengths[rorder][None, :])):
             matrix = np.zeros((qorder.size, rorder.size))
-            shown = (qat[qindex] >= 0) & (rat[rindex] >= 0)
-            matrix[qat[qindex[shown]], rat[rindex[shown]]] = pairs[f"{side}_covered_both"].to_numpy()[shown]
+            matrix[rows, cols] = pairs[f"{side}_covered_both"].to_numpy()[shown]
             matrices.append(matrix / np.maximum(1, lengths))
         coverage_heatmap(*matrices, query.names[qorder], reference.names[rorder], query.name, reference.name,
                          heatmap_path, len(query.names), nr)
@@ -372,7 +373,7 @@ def sweep_summary(rows_in: list[dict], tsv_path: str, png_path: str) -> None:
                      "compare_jobs": len(stats), "compare_s": round(sum(float(r["total_s"]) for r in stats), 3)})
     table = pd.DataFrame(rows)
     write_tsv(tsv_path, table)
-    import matplotlib.pyplot as plt
+    from .plots import plt, save_png
 
     fig, axes = plt.subplots(1, 4, figsize=(15, 1.2 + 0.45 * max(2, len(rows))), layout="constrained")
     labels = [f"{r['set']}  {r['query']} vs {r['reference']}" for r in rows]
@@ -387,9 +388,7 @@ def sweep_summary(rows_in: list[dict], tsv_path: str, png_path: str) -> None:
         ax.invert_yaxis()
         ax.set_title(title, fontsize=9)
         ax.tick_params(axis="x", labelsize=7)
-    with atomic_path(png_path) as tmp:
-        fig.savefig(tmp, format="png", dpi=130, metadata={"Software": None})
-    plt.close(fig)
+    save_png(fig, png_path)
 
 
 def setup_logging(log_path: str | None) -> None:
