@@ -55,46 +55,59 @@ def words(codes, k: int):
     int32 where the codes are shorter than 2^31 (the seeds stage widens each seed's to int64)."""
     import numpy as np
 
-    return sorted_words(*valid_words(codes, k, word_keys, CHUNK, np.int32 if codes.size < 2**31 else np.int64))
+    pos_dtype = np.int32 if codes.size < 2**31 else np.int64
+    return sorted_words(*valid_words(codes, k, word_keys, CHUNK, pos_dtype, count_first=True), in_place=True)
 
 
 def words_cupy(codes, k: int):
     """words on the device (word keys from words.cu, in larger chunks); positions always int64,
-    as seeds.cu reads them."""
+    as seeds.cu reads them. Chunks are joined and sorted into fresh arrays: device memory has room,
+    and counting first or sorting in place would add kernels to compile on a fresh machine."""
     cp = cupy()
     return sorted_words(*valid_words(codes, k, word_keys_cupy, CHUNK_CUPY, cp.int64))
 
 
-def valid_words(codes, k: int, keys_of, chunk: int, pos_dtype):
+def valid_words(codes, k: int, keys_of, chunk: int, pos_dtype, count_first: bool = False):
     """(keys, positions as pos_dtype) of the windows made only of ACGT, in position order, chunk
-    windows at a time. With several chunks the valid windows are counted first and written into
-    one pair of arrays, so no list of chunks is held and joined (twice the words' memory)."""
+    windows at a time. count_first: with several chunks, count the valid windows first and write
+    them into one pair of arrays, instead of holding a list of chunks and joining it (twice the
+    words' memory)."""
     xp = array_module(codes)
     n = codes.size - k + 1
     starts = range(0, max(n, 1), chunk)
-    if len(starts) == 1:  # one pass: its valid keys are the words
-        part, valid = keys_of(codes, k)
-        where = xp.flatnonzero(valid)
-        return part[where], where.astype(pos_dtype, copy=False)
-    counts = [int(_valid(codes[at:at + chunk + k - 1], k).sum()) for at in starts]
-    keys = xp.empty(sum(counts), dtype=xp.uint64)
-    pos = xp.empty(sum(counts), dtype=pos_dtype)
-    filled = 0
-    for at, count in zip(starts, counts):
+    if len(starts) > 1 and count_first:
+        counts = [int(_valid(codes[at:at + chunk + k - 1], k).sum()) for at in starts]
+        keys = xp.empty(sum(counts), dtype=xp.uint64)
+        pos = xp.empty(sum(counts), dtype=pos_dtype)
+        filled = 0
+        for at, count in zip(starts, counts):
+            part, valid = keys_of(codes[at:at + chunk + k - 1], k)
+            where = xp.flatnonzero(valid)
+            keys[filled:filled + count] = part[where]
+            pos[filled:filled + count] = where + at
+            filled += count
+            del part, valid, where
+        return keys, pos
+    keys, pos = [], []
+    for at in starts:
         part, valid = keys_of(codes[at:at + chunk + k - 1], k)
         where = xp.flatnonzero(valid)
-        keys[filled:filled + count] = part[where]
-        pos[filled:filled + count] = where + at
-        filled += count
+        keys.append(part[where])
+        pos.append((where + at).astype(pos_dtype, copy=False))
         del part, valid, where
-    return keys, pos
+    if len(keys) == 1:
+        return keys[0], pos[0]
+    return xp.concatenate(keys), xp.concatenate(pos)
 
 
-def sorted_words(keys, pos):
-    """Words sorted by key (ties in position order), in place: each column is overwritten by its
-    sorted copy, so the unsorted one is gone as soon as the sorted one is made."""
+def sorted_words(keys, pos, in_place: bool = False):
+    """Words sorted by key (ties in position order). in_place: each column is overwritten by its
+    sorted copy, so the unsorted one is gone as soon as the sorted one is made (the caller's
+    references cannot keep it alive)."""
     xp = array_module(keys)
     order = xp.argsort(keys, kind="stable")
+    if not in_place:
+        return keys[order], pos[order]
     keys[...] = keys[order]
     pos[...] = pos[order]
     return keys, pos
