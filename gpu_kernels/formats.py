@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import csv
 import errno
-import functools
 import json
 import logging
 import os
-import shutil
 import sys
 import tempfile
 import threading
@@ -25,6 +23,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from . import native
 from .errors import InputError
 from .hsps import COLUMNS, complete
 from .params import Params
@@ -378,47 +377,8 @@ def default_threads() -> int:
 
 
 def _compiled():
-    """The compiled row printer (format.c), built by the install command; a source tree used without
-    it (a Snakemake conda environment runs the repository's scripts) builds it once into a cache."""
-    try:
-        from . import _format
-    except ImportError:
-        _format = _build_format()
-    return _format
-
-
-@functools.lru_cache(maxsize=None)
-def _build_format():
-    """Compile format.c into ~/.cache/gpu-genome-compare (keyed by the source and the Python) and load it."""
-    import hashlib
-    import importlib.util
-    import sysconfig
-
-    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "format.c")
-    key = hashlib.sha1(open(source, "rb").read() + sys.version.encode()).hexdigest()[:16]
-    folder = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "gpu-genome-compare", key)
-    target = os.path.join(folder, "_format" + sysconfig.get_config_var("EXT_SUFFIX"))
-    if not os.path.exists(target):
-        try:
-            from setuptools import Distribution, Extension
-            from setuptools.command.build_ext import build_ext
-
-            os.makedirs(folder, exist_ok=True)
-            build = tempfile.mkdtemp(dir=folder)  # jobs building at once each build their own, then rename
-            dist = Distribution({"ext_modules": [Extension("_format", [source], extra_compile_args=["-O3"])]})
-            command = build_ext(dist)
-            command.build_lib, command.build_temp = build, build
-            command.ensure_finalized()
-            command.run()
-            os.replace(os.path.join(build, os.path.basename(target)), target)
-            shutil.rmtree(build, ignore_errors=True)
-        except Exception as error:  # no compiler, no headers, no setuptools
-            raise InputError(f"the compiled text formatter is missing and could not be built ({error}): install "
-                             "with `pip install -e .`, which needs a C compiler") from None
-    spec = importlib.util.spec_from_file_location("gpu_kernels._format", target)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The compiled row printer (format.c)."""
+    return native.module("_format")
 
 
 def format_rows(n: int, fields: tuple) -> memoryview:

@@ -1,15 +1,18 @@
 """Seeds: every (query word, reference word) pair with equal keys, counted exactly first, and
 written as sorted diagonal keys (diagonals.py).
 
-NumPy: searchsorted groups, the cross product as index arithmetic. CuPy: one pass over the sorted
-query words (groups.cu), one thread a seed writing its key (seeds.cu).
+CPU: one merge of the two sorted lists, the cross product written group by group and a radix
+sort, compiled, on all cores (seeds.c, cpu.c). CuPy: one pass over the sorted query words
+(groups.cu), one thread a seed writing its key (seeds.cu), CuPy's radix sort.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
+from . import native
 from .arrays import BLOCK, array_module, blocks, cupy, kernel
-from .diagonals import diagonal_keys
 
 
 @dataclass
@@ -33,16 +36,14 @@ def _no_groups(xp) -> SeedGroups:
 
 def seed_groups(qkeys, rkeys) -> SeedGroups:
     """Group sorted query and reference keys by value; keys absent from either side are left out."""
-    xp = array_module(qkeys)
     if qkeys.size == 0 or rkeys.size == 0:
-        return _no_groups(xp)
-    starts = xp.flatnonzero(xp.concatenate((xp.ones(1, dtype=bool), qkeys[1:] != qkeys[:-1])))
-    qcount = xp.diff(xp.concatenate((starts, xp.array([qkeys.size])))).astype(xp.int64)
-    unique = qkeys[starts]
-    rfirst = xp.searchsorted(rkeys, unique, side="left").astype(xp.int64)
-    rcount = xp.searchsorted(rkeys, unique, side="right").astype(xp.int64) - rfirst
-    keep = rcount > 0
-    return SeedGroups(starts[keep].astype(xp.int64), qcount[keep], rfirst[keep], rcount[keep])
+        return _no_groups(np)
+    cpu = native.cpu()
+    qkeys, rkeys = np.ascontiguousarray(qkeys), np.ascontiguousarray(rkeys)
+    count, _ = cpu.count_groups(qkeys, rkeys)
+    columns = [np.empty(count, dtype=np.int64) for _ in range(4)]
+    cpu.seed_groups(qkeys, rkeys, *columns)
+    return SeedGroups(*columns)
 
 
 def seed_groups_cupy(qkeys, rkeys) -> SeedGroups:
@@ -80,7 +81,8 @@ def seed_group_index(groups: SeedGroups):
 
 
 def seeds(groups: SeedGroups, qpos, rpos):
-    """The full cross product of each group: (query positions, reference positions), int64."""
+    """The full cross product of each group: (query positions, reference positions), int64 (the
+    exact-match modes' seeds, on either device)."""
     xp = array_module(qpos)
     if groups.qcount.size == 0:
         empty = xp.zeros(0, dtype=xp.int64)
@@ -95,7 +97,18 @@ def seeds(groups: SeedGroups, qpos, rpos):
 
 def seed_keys(groups: SeedGroups, qpos, rpos, rtotal: int, width: int):
     """Sorted diagonal keys of every seed the groups make."""
-    return diagonal_keys(*seeds(groups, qpos, rpos), rtotal, width)
+    total = count_seeds(groups)
+    keys = np.empty(total, dtype=np.uint64)
+    if total:
+        cpu, threads = native.cpu(), native.threads()
+        qpos, rpos = np.ascontiguousarray(qpos), np.ascontiguousarray(rpos)
+        size = max(qpos.dtype.itemsize, rpos.dtype.itemsize)
+        qpos, rpos = (p.astype(f"i{size}", copy=False) for p in (qpos, rpos))
+        cpu.seed_keys(groups.qfirst, groups.qcount, groups.rfirst, groups.rcount, qpos, rpos, size, rtotal, width,
+                      keys, threads)
+        top = int(rtotal + int(qpos.max())) * width + width  # above every key
+        cpu.sort_pairs(keys, None, top.bit_length(), threads)
+    return keys
 
 
 def seed_keys_cupy(groups: SeedGroups, qpos, rpos, rtotal: int, width: int):

@@ -1,9 +1,14 @@
 """Words: every k-mer made only of A, C, G, T, packed 2 bits a base into a uint64, sorted by key.
 
-NumPy: k shifted passes over the codes. CuPy: one thread a window (words.cu), CuPy's radix sort.
+CPU: keys rolled a base at a time and a stable radix sort, compiled, on all cores (words.c,
+cpu.c). CuPy: one thread a window (words.cu), CuPy's radix sort. word_keys (k shifted NumPy
+passes) is the plain twin of word_keys_cupy that the GPU tests compare with.
 """
 from __future__ import annotations
 
+import numpy as np
+
+from . import native
 from .arrays import BLOCK, array_module, blocks, cupy, every, kernel
 
 
@@ -44,73 +49,43 @@ def word_keys_cupy(codes, k: int):
     return keys, valid.view(cp.bool_)
 
 
-# Windows one pass of word_keys covers: the words stage holds a chunk of every window's key and
-# the valid ones, never a key for every window (a record of 2^31 bases, mostly N, keeps few words).
-CHUNK = 1 << 22
+# Windows one pass of word_keys_cupy covers: the words stage holds a chunk of every window's key
+# and the valid ones, never a key for every window (a record of 2^31 bases, mostly N, keeps few words).
 CHUNK_CUPY = 1 << 27
 
 
 def words(codes, k: int):
     """Sorted words of a code array: (keys uint64, positions), ties in position order. Positions are
-    int32 where the codes are shorter than 2^31 (the seeds stage widens each seed's to int64)."""
-    import numpy as np
+    int32 where the codes are shorter than 2^31 (the seeds stage widens each seed's to int64).
 
-    pos_dtype = np.int32 if codes.size < 2**31 else np.int64
-    return sorted_words(*valid_words(codes, k, word_keys, CHUNK, pos_dtype, count_first=True), in_place=True)
+    Only the words are ever held (no key for every window), plus the sort's second buffer."""
+    cpu, threads = native.cpu(), native.threads()
+    codes = np.ascontiguousarray(codes)
+    n = cpu.count_words(codes, k)
+    keys = np.empty(n, dtype=np.uint64)
+    pos = np.empty(n, dtype=np.int32 if codes.size < 2**31 else np.int64)
+    if n:
+        cpu.word_keys(codes, k, keys, pos, threads)
+        cpu.sort_pairs(keys, pos, 2 * k, threads)
+    return keys, pos
 
 
 def words_cupy(codes, k: int):
-    """words on the device (word keys from words.cu, in larger chunks); positions always int64,
-    as seeds.cu reads them. Chunks are joined and sorted into fresh arrays: device memory has room,
-    and counting first or sorting in place would add kernels to compile on a fresh machine."""
+    """words on the device (word keys from words.cu, a chunk of windows at a time); positions always
+    int64, as seeds.cu reads them. Chunks are joined and sorted into fresh arrays: device memory has
+    room, and sorting in place would add kernels to compile on a fresh machine."""
     cp = cupy()
-    return sorted_words(*valid_words(codes, k, word_keys_cupy, CHUNK_CUPY, cp.int64))
-
-
-def valid_words(codes, k: int, keys_of, chunk: int, pos_dtype, count_first: bool = False):
-    """(keys, positions as pos_dtype) of the windows made only of ACGT, in position order, chunk
-    windows at a time. count_first: with several chunks, count the valid windows first and write
-    them into one pair of arrays, instead of holding a list of chunks and joining it (twice the
-    words' memory)."""
-    xp = array_module(codes)
     n = codes.size - k + 1
-    starts = range(0, max(n, 1), chunk)
-    if len(starts) > 1 and count_first:
-        counts = [int(_valid(codes[at:at + chunk + k - 1], k).sum()) for at in starts]
-        keys = xp.empty(sum(counts), dtype=xp.uint64)
-        pos = xp.empty(sum(counts), dtype=pos_dtype)
-        filled = 0
-        for at, count in zip(starts, counts):
-            part, valid = keys_of(codes[at:at + chunk + k - 1], k)
-            where = xp.flatnonzero(valid)
-            keys[filled:filled + count] = part[where]
-            pos[filled:filled + count] = where + at
-            filled += count
-            del part, valid, where
-        return keys, pos
     keys, pos = [], []
-    for at in starts:
-        part, valid = keys_of(codes[at:at + chunk + k - 1], k)
-        where = xp.flatnonzero(valid)
+    for at in range(0, max(n, 1), CHUNK_CUPY):
+        part, valid = word_keys_cupy(codes[at:at + CHUNK_CUPY + k - 1], k)
+        where = cp.flatnonzero(valid)
         keys.append(part[where])
-        pos.append((where + at).astype(pos_dtype, copy=False))
+        pos.append(where + at)
         del part, valid, where
-    if len(keys) == 1:
-        return keys[0], pos[0]
-    return xp.concatenate(keys), xp.concatenate(pos)
-
-
-def sorted_words(keys, pos, in_place: bool = False):
-    """Words sorted by key (ties in position order). in_place: each column is overwritten by its
-    sorted copy, so the unsorted one is gone as soon as the sorted one is made (the caller's
-    references cannot keep it alive)."""
-    xp = array_module(keys)
-    order = xp.argsort(keys, kind="stable")
-    if not in_place:
-        return keys[order], pos[order]
-    keys[...] = keys[order]
-    pos[...] = pos[order]
-    return keys, pos
+    keys, pos = (keys[0], pos[0]) if len(keys) == 1 else (cp.concatenate(keys), cp.concatenate(pos))
+    order = cp.argsort(keys, kind="stable")
+    return keys[order], pos[order]
 
 
 def words_in(keys, pos, lo: int, hi: int, total: int):

@@ -1,0 +1,45 @@
+/* Shared by the compiled CPU stages (cpu.c, extend.c, words.c, seeds.c): one Python module,
+ * gpu_kernels._cpu, whose functions are the hot loops of the NumPy backend.
+ *
+ * Arrays come in through the buffer protocol (no NumPy headers): Python allocates every output
+ * and passes it writable, so the C side never owns an array Python sees. Each function releases
+ * the GIL and splits its work over `threads` POSIX threads.
+ */
+#ifndef GPU_KERNELS_CPU_H
+#define GPU_KERNELS_CPU_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Codes (encode.py): A C G T are 0..3, N 4, the border between records 5. */
+#define N_CODE 4
+#define BORDER 5
+
+/* fn(arg, t, threads) on threads t = 0..threads-1 (t = 0 on the calling thread); returns when all are done. */
+typedef void (*task_fn)(void *arg, int t, int threads);
+void run_parallel(task_fn fn, void *arg, int threads);
+
+/* [lo, hi) of part t of n items cut in `parts` nearly equal parts. */
+static inline void part_range(size_t n, int t, int parts, size_t *lo, size_t *hi) {
+    *lo = n * (size_t)t / (size_t)parts;
+    *hi = n * (size_t)(t + 1) / (size_t)parts;
+}
+
+/* Sort keys (and the values beside them, value_size 4 or 8 bytes, or none when values is NULL)
+ * by their low key_bits bits, stably, in place; 0 on success, -1 when memory runs out. */
+int radix_sort(uint64_t *keys, void *values, int value_size, size_t n, int key_bits, int threads);
+
+/* Checks that a buffer holds n items of item_size bytes; sets a Python error and returns 0 if not. */
+int check_items(const Py_buffer *view, const char *name, Py_ssize_t item_size, Py_ssize_t n);
+
+PyObject *py_extend(PyObject *self, PyObject *args);
+PyObject *py_count_words(PyObject *self, PyObject *args);
+PyObject *py_word_keys(PyObject *self, PyObject *args);
+PyObject *py_sort_pairs(PyObject *self, PyObject *args);
+PyObject *py_count_groups(PyObject *self, PyObject *args);
+PyObject *py_seed_groups(PyObject *self, PyObject *args);
+PyObject *py_seed_keys(PyObject *self, PyObject *args);
+
+#endif

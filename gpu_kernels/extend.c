@@ -1,0 +1,102 @@
+/* extend on the CPU: each seed's two sides walked base by base, the rule of extend.py exactly.
+ *
+ * A side starts from score k * match; each base adds match, mismatch or n_score. The side's end
+ * moves to the n-th base only where the score beats its best so far and the side's identity,
+ * half the seed counted, clears the threshold; the walk stops at a border, when the score drops
+ * below 0, or when it falls more than xdrop below the best (xdrop 0: never). Threads take blocks
+ * of seeds from a shared counter, so a few long walks do not leave a thread idle.
+ */
+#include "cpu.h"
+
+typedef struct {
+    const uint8_t *qcodes, *rcodes;
+    int64_t qsize, rsize;
+    const int64_t *sq, *sr;
+    int64_t n;
+    int k, match, mismatch, n_score, xdrop;
+    double min_identity;
+    int64_t *qstart, *qend, *score, *ids;
+    int64_t next;  /* first seed of the next block to hand out */
+} job;
+
+typedef struct {
+    int64_t best, length, ids;
+} side;
+
+/* One side from (q, r), the first base read, in direction step. */
+static side walk(const job *j, int64_t q, int64_t r, int step) {
+    const int k = j->k;
+    int64_t score = (int64_t)k * j->match, run_ids = 0;
+    side s = {score, 0, 0};
+    for (int64_t n = 1;; n++, q += step, r += step) {
+        if (q < 0 || r < 0 || q >= j->qsize || r >= j->rsize)
+            break;
+        uint8_t a = j->qcodes[q], b = j->rcodes[r];
+        if (a == BORDER || b == BORDER)
+            break;
+        if (a == N_CODE || b == N_CODE)
+            score += j->n_score;
+        else if (a == b)
+            score += j->match, run_ids++;
+        else
+            score += j->mismatch;
+        if (score > s.best && (double)(2 * run_ids + k) * 100.0 >= j->min_identity * (double)(2 * n + k)) {
+            s.best = score;
+            s.length = n;
+            s.ids = run_ids;
+        }
+        if (score < 0 || (j->xdrop && s.best - score > j->xdrop))
+            break;
+    }
+    return s;
+}
+
+#define BLOCK_SEEDS 1024
+
+static void extend_part(void *p, int t, int threads) {
+    job *j = (job *)p;
+    (void)t, (void)threads;
+    for (;;) {
+        int64_t lo = __atomic_fetch_add(&j->next, BLOCK_SEEDS, __ATOMIC_RELAXED);
+        if (lo >= j->n)
+            return;
+        int64_t hi = lo + BLOCK_SEEDS < j->n ? lo + BLOCK_SEEDS : j->n;
+        for (int64_t i = lo; i < hi; i++) {
+            int64_t q = j->sq[i], r = j->sr[i];
+            side right = walk(j, q + j->k, r + j->k, +1);
+            side left = walk(j, q - 1, r - 1, -1);
+            j->qstart[i] = q - left.length;
+            j->qend[i] = q + j->k + right.length;
+            j->score[i] = left.best + right.best - (int64_t)j->k * j->match;
+            j->ids[i] = j->k + left.ids + right.ids;
+        }
+    }
+}
+
+PyObject *py_extend(PyObject *self, PyObject *args) {
+    Py_buffer v[8];
+    job j = {0};
+    int threads;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*iiiiidw*w*w*w*i", &v[0], &v[1], &v[2], &v[3], &j.k, &j.match, &j.mismatch,
+                          &j.n_score, &j.xdrop, &j.min_identity, &v[4], &v[5], &v[6], &v[7], &threads))
+        return NULL;
+    j.n = v[2].len / 8;
+    int ok = check_items(&v[3], "sr", 8, j.n);
+    for (int i = 4; i < 8 && ok; i++)
+        ok = check_items(&v[i], "output", 8, j.n);
+    if (ok) {
+        j.qcodes = v[0].buf, j.rcodes = v[1].buf, j.qsize = v[0].len, j.rsize = v[1].len;
+        j.sq = v[2].buf, j.sr = v[3].buf;
+        j.qstart = v[4].buf, j.qend = v[5].buf, j.score = v[6].buf, j.ids = v[7].buf;
+        if (threads > j.n / BLOCK_SEEDS + 1)
+            threads = (int)(j.n / BLOCK_SEEDS + 1);
+        Py_BEGIN_ALLOW_THREADS
+        run_parallel(extend_part, &j, threads);
+        Py_END_ALLOW_THREADS
+    }
+    for (int i = 0; i < 8; i++)
+        PyBuffer_Release(&v[i]);
+    if (!ok)
+        return NULL;
+    Py_RETURN_NONE;
+}

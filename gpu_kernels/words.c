@@ -1,0 +1,126 @@
+/* words on the CPU: the key of every window made only of A, C, G, T, rolled one base at a time
+ * (2 bits a base, the first base highest), and its start. Threads take equal ranges of window
+ * starts: each counts its windows, then writes them after the windows of the ranges before it,
+ * so the words come out in position order, as words.py's NumPy code gives them. The sort by key
+ * is cpu.c's radix sort. */
+#include "cpu.h"
+
+#include <stdlib.h>
+
+typedef struct {
+    const uint8_t *codes;
+    int64_t windows;  /* window starts 0..windows-1 */
+    int k;
+    uint64_t *keys;
+    char *positions;
+    int position_size;
+    int64_t *counts;  /* windows kept by each thread, then where each thread writes */
+    int fill;
+} job;
+
+/* Count (fill 0) or write (fill 1) the ACGT windows starting in part t. */
+static void words_part(void *p, int t, int threads) {
+    job *j = (job *)p;
+    size_t lo, hi;
+    part_range((size_t)j->windows, t, threads, &lo, &hi);
+    const int k = j->k;
+    const uint64_t mask = k == 32 ? ~(uint64_t)0 : (((uint64_t)1 << (2 * k)) - 1);
+    uint64_t key = 0;
+    int run = 0;  /* ACGT bases ending at i */
+    int64_t at = j->fill ? j->counts[t] : 0;
+    for (size_t i = lo; i < hi + (size_t)k - 1; i++) {
+        uint8_t c = j->codes[i];
+        if (c > 3) {
+            run = 0;
+            continue;
+        }
+        key = ((key << 2) | c) & mask;
+        if (++run < k)
+            continue;
+        int64_t start = (int64_t)i - k + 1;
+        if ((size_t)start < lo)  /* the range's first windows are read from lo on */
+            continue;
+        if (j->fill) {
+            j->keys[at] = key;
+            if (j->position_size == 4)
+                ((int32_t *)j->positions)[at] = (int32_t)start;
+            else
+                ((int64_t *)j->positions)[at] = start;
+        }
+        at++;
+    }
+    if (!j->fill)
+        j->counts[t] = at;
+}
+
+static int64_t count(job *j, int threads) {
+    run_parallel(words_part, j, threads);
+    int64_t total = 0;
+    for (int t = 0; t < threads; t++) {
+        int64_t c = j->counts[t];
+        j->counts[t] = total;
+        total += c;
+    }
+    return total;
+}
+
+static int threads_for(int64_t windows, int threads) {
+    int most = (int)(windows / (1 << 20)) + 1;  /* at least a million windows a thread */
+    if (threads > most)
+        threads = most;
+    return threads < 1 ? 1 : threads > 64 ? 64 : threads;
+}
+
+/* count_words(codes, k) -> the number of windows made only of ACGT. */
+PyObject *py_count_words(PyObject *self, PyObject *args) {
+    Py_buffer codes;
+    int k;
+    if (!PyArg_ParseTuple(args, "y*i", &codes, &k))
+        return NULL;
+    int64_t counts[64];
+    job j = {codes.buf, codes.len - k + 1, k, NULL, NULL, 0, counts, 0};
+    int64_t total = 0;
+    if (j.windows > 0) {
+        int threads = threads_for(j.windows, 64);
+        Py_BEGIN_ALLOW_THREADS
+        total = count(&j, threads);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&codes);
+    return PyLong_FromLongLong(total);
+}
+
+/* word_keys(codes, k, keys, positions, threads): keys uint64 and positions (int32 or int64) of every
+ * ACGT window in position order; the arrays hold exactly count_words(codes, k) items. */
+PyObject *py_word_keys(PyObject *self, PyObject *args) {
+    Py_buffer codes, keys, positions;
+    int k, threads;
+    if (!PyArg_ParseTuple(args, "y*iw*w*i", &codes, &k, &keys, &positions, &threads))
+        return NULL;
+    int64_t counts[64];
+    int64_t n = keys.len / 8;
+    int position_size = n ? (int)(positions.len / n) : 8;
+    job j = {codes.buf, codes.len - k + 1, k, keys.buf, positions.buf, position_size, counts, 0};
+    int ok = (position_size == 4 || position_size == 8) && check_items(&positions, "positions", position_size, n)
+             && k >= 1 && k <= 32;
+    if (ok && j.windows > 0) {
+        threads = threads_for(j.windows, threads);
+        int64_t total;
+        Py_BEGIN_ALLOW_THREADS
+        total = count(&j, threads);
+        if (total == n) {
+            j.fill = 1;
+            run_parallel(words_part, &j, threads);
+        }
+        Py_END_ALLOW_THREADS
+        ok = total == n;
+    }
+    PyBuffer_Release(&codes), PyBuffer_Release(&keys), PyBuffer_Release(&positions);
+    if (!ok) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "word_keys: arrays of count_words(codes, k) items, positions of 4 or 8 "
+                                              "bytes, 1 <= k <= 32 expected");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
