@@ -29,8 +29,11 @@ class NumpyBackend:
 
     name = "numpy"
     xp = np
+    # Seeds filtered and extended as they are enumerated (seeds.SeedHsps), never stored: no tiles.
+    seeds_fused = True
     oom_errors: tuple = (MemoryError,)
     load_fasta = staticmethod(fasta.load_fasta)
+    words_in = staticmethod(words.words_in)
     words = staticmethod(words.words)
     seed_groups = staticmethod(seeds.seed_groups)
     seed_keys = staticmethod(seeds.seed_keys)
@@ -68,7 +71,9 @@ class CupyBackend(NumpyBackend):
     """Every stage on the current CUDA device (CUDA_VISIBLE_DEVICES decides which)."""
 
     name = "cupy"
+    seeds_fused = False  # tiles of sorted seed keys: thousands of threads need the seeds laid out
     load_fasta = staticmethod(fasta.load_fasta_cupy)
+    words_in = staticmethod(words.words_in_cupy)
     words = staticmethod(words.words_cupy)
     seed_groups = staticmethod(seeds.seed_groups_cupy)
     seed_keys = staticmethod(seeds.seed_keys_cupy)

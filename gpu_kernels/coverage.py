@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import array_module, every, to_host
+from .arrays import array_module, every, stable_argsort, to_host
 from .hsps import running_max, running_max_cupy
 
 
@@ -30,7 +30,7 @@ def _union_length(group, start, end, groups: int, running_max_fn):
     span = int(end.max()) + 1
     key = group * span + start
     if not every(key[1:] >= key[:-1]):  # tables in the canonical order often need no sort
-        order = xp.argsort(key, kind="stable")
+        order = stable_argsort(key)
         group, start, end = group[order], start[order], end[order]
     del key
     reach = running_max_fn(group * span + end) - group * span

@@ -47,42 +47,137 @@ int check_items(const Py_buffer *view, const char *name, Py_ssize_t item_size, P
     return 1;
 }
 
-/* ---- radix sort: least significant byte first, so every pass is stable; a pass whose byte is
- * the same in every key is skipped. Each thread counts its part's digits, then scatters its part
- * to offsets that put the parts in order within each digit. */
+/* ---- radix sort, stable. One pass on the most significant digit, in parallel (each thread counts
+ * its part's digits, then scatters its part to offsets that keep the parts in order within each
+ * digit), cuts the keys into buckets of about n / 2048; threads then take buckets from a shared
+ * counter and sort each by its lower digits, least significant first, where it fits in the cache.
+ * Digits of 11 bits; a pass whose digit is the same in every key is skipped. */
+
+#define DIGIT_BITS 11
+#define RADIX (1 << DIGIT_BITS)
 
 typedef struct {
-    const uint64_t *keys;
-    uint64_t *keys_out;
-    const char *values;
-    char *values_out;
-    int value_size, shift;
+    uint64_t *keys, *keys_tmp;
+    char *values, *values_tmp;
+    int value_size, shift;  /* shift: of the most significant digit */
     size_t n;
-    size_t (*counts)[256];  /* one row a thread */
-} pass;
+    size_t (*counts)[RADIX];  /* one row a thread; then where each thread writes each digit */
+    size_t starts[RADIX + 1];  /* buckets, in keys_tmp after the first pass */
+    int next;                  /* next bucket to hand out */
+} sort_job;
 
-static void count_digits(void *p, int t, int threads) {
-    pass *s = (pass *)p;
-    size_t lo, hi, *c = s->counts[t];
-    part_range(s->n, t, threads, &lo, &hi);
-    memset(c, 0, 256 * sizeof(size_t));
-    for (size_t i = lo; i < hi; i++)
-        c[(s->keys[i] >> s->shift) & 255]++;
+static inline void move(char *to, const char *from, int size) {
+    if (size == 4)
+        memcpy(to, from, 4);
+    else if (size == 8)
+        memcpy(to, from, 8);
 }
 
-static void scatter(void *p, int t, int threads) {
-    pass *s = (pass *)p;
-    size_t lo, hi, *at = s->counts[t];  /* offsets by now */
+static void count_top(void *p, int t, int threads) {
+    sort_job *s = (sort_job *)p;
+    size_t lo, hi, *c = s->counts[t];
+    part_range(s->n, t, threads, &lo, &hi);
+    memset(c, 0, RADIX * sizeof(size_t));
+    for (size_t i = lo; i < hi; i++)
+        c[(s->keys[i] >> s->shift) & (RADIX - 1)]++;
+}
+
+static void scatter_top(void *p, int t, int threads) {
+    sort_job *s = (sort_job *)p;
+    size_t lo, hi, *at = s->counts[t];
     part_range(s->n, t, threads, &lo, &hi);
     const int vs = s->value_size;
     for (size_t i = lo; i < hi; i++) {
         uint64_t key = s->keys[i];
-        size_t to = at[(key >> s->shift) & 255]++;
-        s->keys_out[to] = key;
-        if (vs == 4)
-            memcpy(s->values_out + to * 4, s->values + i * 4, 4);
-        else if (vs == 8)
-            memcpy(s->values_out + to * 8, s->values + i * 8, 8);
+        size_t to = at[(key >> s->shift) & (RADIX - 1)]++;
+        s->keys_tmp[to] = key;
+        move(s->values_tmp + to * vs, s->values + i * vs, vs);
+    }
+}
+
+#define SMALL (1 << 16)  /* items a thread sorts least significant digit first, in its cache */
+
+/* Sorts the n items at (src, vsrc) by their low `bits` bits into (dst, vdst), stably; src is
+ * scratch. Few items or few bits: least significant digit first, back and forth between the two;
+ * else one pass on the most significant digit, then each digit's items the same way. */
+static void sort_into(uint64_t *src, char *vsrc, uint64_t *dst, char *vdst, size_t n, int bits, int vs) {
+    size_t count[RADIX];
+    if (n <= SMALL || bits <= DIGIT_BITS) {
+        uint64_t *k0 = src, *k1 = dst;
+        char *v0 = vsrc, *v1 = vdst;
+        for (int shift = 0; shift < bits && n > 1; shift += DIGIT_BITS) {
+            memset(count, 0, sizeof count);
+            for (size_t i = 0; i < n; i++)
+                count[(k0[i] >> shift) & (RADIX - 1)]++;
+            if (count[(k0[0] >> shift) & (RADIX - 1)] == n)
+                continue;
+            size_t sum = 0;
+            for (int d = 0; d < RADIX; d++) {
+                size_t c = count[d];
+                count[d] = sum;
+                sum += c;
+            }
+            for (size_t i = 0; i < n; i++) {
+                size_t to = count[(k0[i] >> shift) & (RADIX - 1)]++;
+                k1[to] = k0[i];
+                move(v1 + to * vs, v0 + i * vs, vs);
+            }
+            uint64_t *k = k0;
+            k0 = k1, k1 = k;
+            char *v = v0;
+            v0 = v1, v1 = v;
+        }
+        if (k0 != dst) {
+            memcpy(dst, k0, n * sizeof(uint64_t));
+            memcpy(vdst, v0, n * (size_t)vs);
+        }
+        return;
+    }
+    int shift = bits - DIGIT_BITS;
+    memset(count, 0, sizeof count);
+    for (size_t i = 0; i < n; i++)
+        count[(src[i] >> shift) & (RADIX - 1)]++;
+    if (count[(src[0] >> shift) & (RADIX - 1)] == n) {
+        sort_into(src, vsrc, dst, vdst, n, shift, vs);
+        return;
+    }
+    size_t starts[RADIX + 1], sum = 0;
+    for (int d = 0; d < RADIX; d++) {
+        starts[d] = sum;
+        sum += count[d];
+        count[d] = starts[d];
+    }
+    starts[RADIX] = n;
+    for (size_t i = 0; i < n; i++) {
+        size_t to = count[(src[i] >> shift) & (RADIX - 1)]++;
+        dst[to] = src[i];
+        move(vdst + to * vs, vsrc + i * vs, vs);
+    }
+    for (int d = 0; d < RADIX; d++) {
+        size_t lo = starts[d], m = starts[d + 1] - lo;
+        if (m < 2)
+            continue;
+        sort_into(dst + lo, vdst + lo * vs, src + lo, vsrc + lo * vs, m, shift, vs);
+        memcpy(dst + lo, src + lo, m * sizeof(uint64_t));
+        memcpy(vdst + lo * vs, vsrc + lo * vs, m * (size_t)vs);
+    }
+}
+
+/* Sorts items [lo, hi) of keys_tmp (their values beside) by the bits below shift into keys. */
+static void sort_bucket(sort_job *s, size_t lo, size_t hi) {
+    const int vs = s->value_size;
+    sort_into(s->keys_tmp + lo, s->values_tmp + lo * vs, s->keys + lo, s->values + lo * vs, hi - lo, s->shift, vs);
+}
+
+static void sort_buckets(void *p, int t, int threads) {
+    sort_job *s = (sort_job *)p;
+    (void)t, (void)threads;
+    for (;;) {
+        int b = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED);
+        if (b >= RADIX)
+            return;
+        if (s->starts[b + 1] > s->starts[b])
+            sort_bucket(s, s->starts[b], s->starts[b + 1]);
     }
 }
 
@@ -93,46 +188,36 @@ int radix_sort(uint64_t *keys, void *values, int value_size, size_t n, int key_b
         threads = (int)(n / 65536 + 1);
     if (!values)
         value_size = 0;
-    uint64_t *keys_tmp = malloc(n * sizeof(uint64_t));
-    char *values_tmp = value_size ? malloc(n * (size_t)value_size) : NULL;
-    size_t(*counts)[256] = malloc((size_t)threads * sizeof *counts);
-    if (!keys_tmp || (value_size && !values_tmp) || !counts) {
-        free(keys_tmp), free(values_tmp), free(counts);
+    if (key_bits > 64)
+        key_bits = 64;
+    sort_job *s = calloc(1, sizeof(sort_job));
+    if (s) {
+        s->keys_tmp = malloc(n * sizeof(uint64_t));
+        s->values_tmp = value_size ? malloc(n * (size_t)value_size) : NULL;
+        s->counts = malloc((size_t)threads * sizeof *s->counts);
+    }
+    if (!s || !s->keys_tmp || (value_size && !s->values_tmp) || !s->counts) {
+        if (s)
+            free(s->keys_tmp), free(s->values_tmp), free(s->counts);
+        free(s);
         return -1;
     }
-    uint64_t *src = keys, *dst = keys_tmp;
-    char *vsrc = values, *vdst = values_tmp;
-    for (int shift = 0; shift < key_bits && shift < 64; shift += 8) {
-        pass s = {src, dst, vsrc, vdst, value_size, shift, n, counts};
-        run_parallel(count_digits, &s, threads);
-        int trivial = 0;
-        size_t sum = 0;
-        for (int d = 0; d < 256 && !trivial; d++) {
-            size_t total = 0;
-            for (int t = 0; t < threads; t++)
-                total += counts[t][d];
-            trivial = total == n;
+    s->keys = keys, s->values = values, s->value_size = value_size, s->n = n;
+    s->shift = key_bits > DIGIT_BITS ? key_bits - DIGIT_BITS : 0;
+    run_parallel(count_top, s, threads);
+    size_t sum = 0;
+    for (int d = 0; d < RADIX; d++) {
+        s->starts[d] = sum;
+        for (int t = 0; t < threads; t++) {
+            size_t c = s->counts[t][d];
+            s->counts[t][d] = sum;
+            sum += c;
         }
-        if (trivial)
-            continue;
-        for (int d = 0; d < 256; d++)
-            for (int t = 0; t < threads; t++) {
-                size_t c = counts[t][d];
-                counts[t][d] = sum;
-                sum += c;
-            }
-        run_parallel(scatter, &s, threads);
-        uint64_t *k = src;
-        src = dst, dst = k;
-        char *v = vsrc;
-        vsrc = vdst, vdst = v;
     }
-    if (src != keys) {
-        memcpy(keys, src, n * sizeof(uint64_t));
-        if (value_size)
-            memcpy(values, vsrc, n * (size_t)value_size);
-    }
-    free(keys_tmp), free(values_tmp), free(counts);
+    s->starts[RADIX] = n;
+    run_parallel(scatter_top, s, threads);
+    run_parallel(sort_buckets, s, threads);
+    free(s->keys_tmp), free(s->values_tmp), free(s->counts), free(s);
     return 0;
 }
 
@@ -177,6 +262,9 @@ static PyMethodDef methods[] = {
     {"count_words", py_count_words, METH_VARARGS, "count_words(codes, k) -> windows made only of ACGT"},
     {"word_keys", py_word_keys, METH_VARARGS,
      "word_keys(codes, k, keys, positions, threads): the packed key and start of every ACGT window (words.c)"},
+    {"words_in", py_words_in, METH_VARARGS,
+     "words_in(keys, positions, position_size, lo, hi, keys_out, positions_out, threads) -> the words in "
+     "[lo, hi), copied in order when the outputs are not None (words.c)"},
     {"sort_pairs", py_sort_pairs, METH_VARARGS,
      "sort_pairs(keys, values or None, key_bits, threads): stable radix sort by the low key_bits bits"},
     {"count_groups", py_count_groups, METH_VARARGS, "count_groups(qkeys, rkeys) -> (keys on both sides, seeds)"},
@@ -185,6 +273,12 @@ static PyMethodDef methods[] = {
     {"seed_keys", py_seed_keys, METH_VARARGS,
      "seed_keys(qfirst, qcount, rfirst, rcount, qpos, rpos, rtotal, width, keys, threads): every seed's "
      "diagonal key, unsorted (seeds.c)"},
+    {"kept_seeds", py_kept_seeds, METH_VARARGS,
+     "kept_seeds(qcodes, rcodes, qok, rok, qkeys, qpos, rkeys, rpos, position_size, i0, i1, k, rtotal, width, parts, "
+     "threads) -> (seeds, kept keys as a bytearray): the diagonal filter applied as the groups are enumerated "
+     "(seeds.c)"},
+    {"word_starts", py_word_starts, METH_VARARGS,
+     "word_starts(positions, position_size, out): 1 in out at every position of the list (seeds.c)"},
     {NULL, NULL, 0, NULL},
 };
 

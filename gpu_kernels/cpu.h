@@ -37,9 +37,12 @@ int check_items(const Py_buffer *view, const char *name, Py_ssize_t item_size, P
 PyObject *py_extend(PyObject *self, PyObject *args);
 PyObject *py_count_words(PyObject *self, PyObject *args);
 PyObject *py_word_keys(PyObject *self, PyObject *args);
+PyObject *py_words_in(PyObject *self, PyObject *args);
 PyObject *py_sort_pairs(PyObject *self, PyObject *args);
 PyObject *py_count_groups(PyObject *self, PyObject *args);
 PyObject *py_seed_groups(PyObject *self, PyObject *args);
 PyObject *py_seed_keys(PyObject *self, PyObject *args);
+PyObject *py_kept_seeds(PyObject *self, PyObject *args);
+PyObject *py_word_starts(PyObject *self, PyObject *args);
 
 #endif

@@ -18,7 +18,7 @@ from .errors import InputError
 from .fasta import Record, check_lengths
 from .formats import ROW_GROUP_ROWS, TEXT_SLICE_ROWS, HspWriter, name_table, paf_text, physical_bits, write_text
 from .params import Params
-from .seeds import count_seeds
+from .seeds import KeptSeeds, count_seeds
 from .seqset import SeqSet, reverse_complement, seqset_of
 from .tiles import Tile, grid, split, splittable, tile_words
 from .words import drop_frequent
@@ -132,17 +132,69 @@ def check_width(query: SeqSet, reference: SeqSet, k: int) -> None:
 
 
 def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats, backend: NumpyBackend) -> dict:
-    """Raw HSPs of the query against one strand of the reference concatenation (on the backend's device).
-
-    Tiles are taken from a stack: each is counted exactly from its word lists and halved before
-    any seed is generated if its seeds would not fit; a device out-of-memory error halves it too.
-    """
+    """Raw HSPs of the query against one strand of the reference concatenation (on the backend's device)."""
     k = params.seeding.k
-    qtotal, rtotal = int(qcodes.size), int(rcodes.size)
-    width = key_width(qtotal, k)
     with stats.timed("words"):
         words_r = drop_frequent(*backend.words(rcodes, k), rstarts, params.seeding.max_freq)
     stats.counts["words"] += int(words_r[0].size)
+    if backend.seeds_fused:
+        return search_fused(qcodes, words_q, rcodes, words_r, params, stats, backend)
+    return search_tiles(qcodes, words_q, rcodes, words_r, params, stats, backend)
+
+
+# Query words a batch of the fused search takes: a batch's kept seeds (a tenth of its seeds in
+# repeat-rich genomes) and their HSPs are held at once.
+FUSED_BATCH_WORDS = 1 << 21
+
+
+def search_fused(qcodes, words_q, rcodes, words_r, params: Params, stats: Stats, backend: NumpyBackend) -> dict:
+    """Raw HSPs of one strand, seeds filtered as they are enumerated (seeds.KeptSeeds, the CPU's way:
+    no tiles, no seed held but the kept ones), a batch of query words at a time."""
+    k = params.seeding.k
+    rtotal = int(rcodes.size)
+    width = key_width(int(qcodes.size), k)
+    search = KeptSeeds(qcodes, rcodes, words_q, words_r, k, width)
+    stats.counts["tiles"] += 1
+    parts = []
+    for i0, i1 in search.batches(FUSED_BATCH_WORDS):
+        with stats.timed("seeds"):
+            seeds, keys = search.seeds(i0, i1)
+        stats.counts["seeds"] += seeds
+        stats.counts["kept_seeds"] += int(keys.size)
+        if not keys.size:
+            continue
+        with stats.timed("diagonals"):
+            sq, sr = decode_keys(keys, rtotal, width)
+            del keys
+        parts.append(extend_seeds(qcodes, rcodes, sq, sr, params, stats, backend))
+        del sq, sr
+    with stats.timed("hsps"):
+        if not parts:
+            return H.empty(H.RAW, backend.xp)
+        return backend.drop_contained(parts[0] if len(parts) == 1 else H.concat(parts, H.RAW))
+
+
+def extend_seeds(qcodes, rcodes, sq, sr, params: Params, stats: Stats, backend: NumpyBackend) -> dict:
+    """Raw HSPs of kept seeds, the ones long and identical enough (not yet deduplicated)."""
+    k = params.seeding.k
+    with stats.timed("extend"):
+        qstart, qend, score, ids = backend.extend(qcodes, rcodes, sq, sr, k, params.extension)
+        raw = {"qstart": qstart, "qend": qend, "rstart": sr - (sq - qstart), "rend": sr + (qend - sq),
+               "score": score, "identities": ids}
+    stats.counts["extended_seeds"] += int(sq.size)
+    with stats.timed("hsps"):
+        return H.take(raw, H.passes(raw, params.reporting.min_len, params.extension.min_identity))
+
+
+def search_tiles(qcodes, words_q, rcodes, words_r, params: Params, stats: Stats, backend: NumpyBackend) -> dict:
+    """Raw HSPs of one strand from tiles of sorted seed keys (the GPU's way), each tile's seeds
+    filtered by their sorted diagonal keys, then extended.
+
+    Tiles are taken from a stack: each is counted exactly from its word lists and cut before any
+    seed is generated if its seeds would not fit; a device out-of-memory error halves it too."""
+    k = params.seeding.k
+    qtotal, rtotal = int(qcodes.size), int(rcodes.size)
+    width = key_width(qtotal, k)
     budget = backend.seed_budget(params.tiling.tile_bytes)
     todo = grid(qtotal, rtotal, params.tiling.tile_len)[::-1]
     parts = []
@@ -151,11 +203,13 @@ def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats
         groups = qk = qp = rk = rp = None  # an out-of-memory error may come before any of them is bound
         try:
             with stats.timed("seeds"):
-                qk, qp, rk, rp = tile_words(words_q, words_r, tile, k, qtotal, rtotal)
+                qk, qp, rk, rp = tile_words(words_q, words_r, tile, k, qtotal, rtotal, backend.words_in)
                 groups = backend.seed_groups(qk, rk)
                 count = count_seeds(groups)
             if count > budget and splittable(tile, k):
-                todo.extend(reversed(split(tile)))
+                # as many strips as the count asks for, and a quarter more: seeds are not spread evenly,
+                # and a strip still too full is cut again
+                todo.extend(reversed(split(tile, -(-5 * count // (4 * budget)))))
                 continue
             stats.counts["tiles"] += 1
             if count:
@@ -203,13 +257,8 @@ def search_tile(qcodes, rcodes, tile: Tile, groups, qp, rp, width: int, params: 
         owned = (sq >= tile.q0) & (sr >= tile.r0)
         sq, sr = sq[owned], sr[owned]
     stats.counts["kept_seeds"] += int(sq.size)
-    with stats.timed("extend"):
-        qstart, qend, score, ids = backend.extend(qcodes, rcodes, sq, sr, k, params.extension)
-        raw = {"qstart": qstart, "qend": qend, "rstart": sr - (sq - qstart), "rend": sr + (qend - sq),
-               "score": score, "identities": ids}
-    stats.counts["extended_seeds"] += int(sq.size)
+    raw = extend_seeds(qcodes, rcodes, sq, sr, params, stats, backend)
     with stats.timed("hsps"):
-        raw = H.take(raw, H.passes(raw, params.reporting.min_len, params.extension.min_identity))
         return backend.drop_contained(raw)
 
 

@@ -8,48 +8,70 @@
  */
 #include "cpu.h"
 
+/* The extension rule's parameters (extend.py) and one seed's HSP on the query axis. */
 typedef struct {
-    const uint8_t *qcodes, *rcodes;
-    int64_t qsize, rsize;
-    const int64_t *sq, *sr;
-    int64_t n;
     int k, match, mismatch, n_score, xdrop;
     double min_identity;
-    int64_t *qstart, *qend, *score, *ids;
-    int64_t next;  /* first seed of the next block to hand out */
-} job;
+} scoring;
+
+typedef struct {
+    int64_t qstart, qend, score, ids;
+} hsp;
+
 
 typedef struct {
     int64_t best, length, ids;
 } side;
 
 /* One side from (q, r), the first base read, in direction step. */
-static side walk(const job *j, int64_t q, int64_t r, int step) {
-    const int k = j->k;
-    int64_t score = (int64_t)k * j->match, run_ids = 0;
-    side s = {score, 0, 0};
+static side walk(const scoring *s, const uint8_t *qcodes, int64_t qsize, const uint8_t *rcodes, int64_t rsize,
+                 int64_t q, int64_t r, int step) {
+    const int k = s->k;
+    int64_t score = (int64_t)k * s->match, run_ids = 0;
+    side out = {score, 0, 0};
     for (int64_t n = 1;; n++, q += step, r += step) {
-        if (q < 0 || r < 0 || q >= j->qsize || r >= j->rsize)
+        if (q < 0 || r < 0 || q >= qsize || r >= rsize)
             break;
-        uint8_t a = j->qcodes[q], b = j->rcodes[r];
+        uint8_t a = qcodes[q], b = rcodes[r];
         if (a == BORDER || b == BORDER)
             break;
         if (a == N_CODE || b == N_CODE)
-            score += j->n_score;
+            score += s->n_score;
         else if (a == b)
-            score += j->match, run_ids++;
+            score += s->match, run_ids++;
         else
-            score += j->mismatch;
-        if (score > s.best && (double)(2 * run_ids + k) * 100.0 >= j->min_identity * (double)(2 * n + k)) {
-            s.best = score;
-            s.length = n;
-            s.ids = run_ids;
+            score += s->mismatch;
+        if (score > out.best && (double)(2 * run_ids + k) * 100.0 >= s->min_identity * (double)(2 * n + k)) {
+            out.best = score;
+            out.length = n;
+            out.ids = run_ids;
         }
-        if (score < 0 || (j->xdrop && s.best - score > j->xdrop))
+        if (score < 0 || (s->xdrop && out.best - score > s->xdrop))
             break;
     }
-    return s;
+    return out;
 }
+
+/* The HSP of the seed (q, r): both sides walked. */
+static void extend_seed(const scoring *s, const uint8_t *qcodes, int64_t qsize, const uint8_t *rcodes, int64_t rsize,
+                 int64_t q, int64_t r, hsp *out) {
+    side right = walk(s, qcodes, qsize, rcodes, rsize, q + s->k, r + s->k, +1);
+    side left = walk(s, qcodes, qsize, rcodes, rsize, q - 1, r - 1, -1);
+    out->qstart = q - left.length;
+    out->qend = q + s->k + right.length;
+    out->score = left.best + right.best - (int64_t)s->k * s->match;
+    out->ids = s->k + left.ids + right.ids;
+}
+
+typedef struct {
+    const uint8_t *qcodes, *rcodes;
+    int64_t qsize, rsize;
+    const int64_t *sq, *sr;
+    int64_t n;
+    scoring scoring;
+    int64_t *qstart, *qend, *score, *ids;
+    int64_t next;  /* first seed of the next block to hand out */
+} job;
 
 #define BLOCK_SEEDS 1024
 
@@ -62,13 +84,9 @@ static void extend_part(void *p, int t, int threads) {
             return;
         int64_t hi = lo + BLOCK_SEEDS < j->n ? lo + BLOCK_SEEDS : j->n;
         for (int64_t i = lo; i < hi; i++) {
-            int64_t q = j->sq[i], r = j->sr[i];
-            side right = walk(j, q + j->k, r + j->k, +1);
-            side left = walk(j, q - 1, r - 1, -1);
-            j->qstart[i] = q - left.length;
-            j->qend[i] = q + j->k + right.length;
-            j->score[i] = left.best + right.best - (int64_t)j->k * j->match;
-            j->ids[i] = j->k + left.ids + right.ids;
+            hsp h;
+            extend_seed(&j->scoring, j->qcodes, j->qsize, j->rcodes, j->rsize, j->sq[i], j->sr[i], &h);
+            j->qstart[i] = h.qstart, j->qend[i] = h.qend, j->score[i] = h.score, j->ids[i] = h.ids;
         }
     }
 }
@@ -77,8 +95,9 @@ PyObject *py_extend(PyObject *self, PyObject *args) {
     Py_buffer v[8];
     job j = {0};
     int threads;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*iiiiidw*w*w*w*i", &v[0], &v[1], &v[2], &v[3], &j.k, &j.match, &j.mismatch,
-                          &j.n_score, &j.xdrop, &j.min_identity, &v[4], &v[5], &v[6], &v[7], &threads))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*iiiiidw*w*w*w*i", &v[0], &v[1], &v[2], &v[3], &j.scoring.k,
+                          &j.scoring.match, &j.scoring.mismatch, &j.scoring.n_score, &j.scoring.xdrop,
+                          &j.scoring.min_identity, &v[4], &v[5], &v[6], &v[7], &threads))
         return NULL;
     j.n = v[2].len / 8;
     int ok = check_items(&v[3], "sr", 8, j.n);

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import BLOCK, SCAN_ITEMS, array_module, blocks, cupy, every, kernel
+from .arrays import BLOCK, SCAN_ITEMS, array_module, blocks, cupy, every, kernel, stable_argsort
 
 # Columns of a raw HSP table, all int64, positions on the concatenated axes of the strand searched.
 RAW = ("qstart", "qend", "rstart", "rend", "score", "identities")
@@ -53,10 +53,9 @@ def passes(table: dict, min_len: int, min_identity: float):
 
 def sort_order(diag, qstart, qend):
     """Indices ordering rows by diagonal, then qstart, then qend descending: two stable sorts."""
-    xp = array_module(diag)
     key = (diag - diag.min()) * (int(qstart.max()) + 1) + qstart  # fits: check_width bounds it
-    order = xp.argsort(-qend, kind="stable")
-    return order[xp.argsort(key[order], kind="stable")]
+    order = stable_argsort(-qend)
+    return order[stable_argsort(key[order])]
 
 
 def running_max(values):
@@ -161,7 +160,7 @@ def order_by(columns: list, spans: list[int]):
         key = part if key is None else key * span + part
         width *= span
     keys.append(key)
-    order = xp.argsort(keys[0], kind="stable")
+    order = stable_argsort(keys[0])
     if len(keys) == 1:
         return order
     first = keys[0][order]
@@ -169,7 +168,7 @@ def order_by(columns: list, spans: list[int]):
         return order
     order = xp.arange(columns[0].size, dtype=xp.int64)
     for key in reversed(keys):  # least significant first; stable sorts keep the earlier order among ties
-        order = order[xp.argsort(key[order], kind="stable")]
+        order = order[stable_argsort(key[order])]
     return order
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import array_module
+from .arrays import array_module, stable_argsort
 from .encode import BORDER
 from .seeds import seed_groups, seeds
 from .seqset import SeqSet, make_seqset, reverse_complement
@@ -54,7 +54,7 @@ def sorted_match_words(codes, k: int, step: int = 1):
         valid &= (xp.arange(valid.size) % step) == 0
     pos = xp.flatnonzero(valid)
     keys = keys[pos]
-    order = xp.argsort(keys, kind="stable")
+    order = stable_argsort(keys)
     return keys[order], pos[order]
 
 
@@ -143,9 +143,8 @@ def strand_mems(qcodes, rcodes, min_match: int):
 
 def _order2(first, second):
     """Indices ordering rows by (first, second) with two stable sorts (NumPy's lexsort, also on CuPy)."""
-    xp = array_module(first)
-    order = xp.argsort(second, kind="stable")
-    return order[xp.argsort(first[order], kind="stable")]
+    order = stable_argsort(second)
+    return order[stable_argsort(first[order])]
 
 
 def unique_mask(qrec, qs, rs, length):

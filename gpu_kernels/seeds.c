@@ -3,6 +3,9 @@
  * d * width + q with d = q - r + rtotal (diagonals.py), threads taking ranges of groups. */
 #include "cpu.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 /* Walk the keys present on both sides; store them when qfirst is not NULL. Returns the groups. */
 static int64_t merge(const uint64_t *qk, int64_t nq, const uint64_t *rk, int64_t nr, int64_t *seeds,
                      int64_t *qfirst, int64_t *qcount, int64_t *rfirst, int64_t *rcount) {
@@ -163,5 +166,198 @@ PyObject *py_seed_keys(PyObject *self, PyObject *args) {
     PyBuffer_Release(&qpos), PyBuffer_Release(&rpos), PyBuffer_Release(&keys);
     if (!ok)
         return NULL;
+    Py_RETURN_NONE;
+}
+
+/* ---- kept_seeds: the CPU's seeds stage and diagonal filter in one pass. The cross product of
+ * every group is enumerated and never stored: a seed is dropped where another seed of its diagonal
+ * starts 1 to 2k-1 bases before it (diagonals.filter_keys' rule, read from the codes and the words
+ * kept on each side); a kept seed is written as its diagonal key. Threads take parts of the query
+ * words (cut where the key changes), each part's keys go to its own buffer, and the buffers are
+ * joined in part order, so the keys come out in the same order whatever the threads. */
+
+typedef struct {
+    uint64_t *keys;
+    int64_t size, capacity, seeds;
+} part_keys;
+
+typedef struct {
+    const uint8_t *qcodes, *rcodes, *qok, *rok;
+    int k;
+    const uint64_t *qkeys, *rkeys;
+    const char *qpos, *rpos;
+    int position_size;
+    int64_t nr, i0, i1, rtotal;
+    uint64_t width;
+    int parts;
+    part_keys *out;
+    int next;    /* next part to hand out */
+    int failed;  /* a buffer could not grow */
+} fused;
+
+/* Whether a seed of (q, r)'s diagonal starts 1 to 2k-1 bases before it: the window j bases back
+ * is a seed when both its words were kept and its bases equal, and the seed's own bases already
+ * are, so the bases j-k+1..j back (those before q) must all be equal. */
+static int shadowed(const fused *f, int64_t q, int64_t r) {
+    const int k = f->k;
+    int run = 0;  /* equal bases ending j back */
+    for (int j = 1; j < 2 * k; j++) {
+        int64_t a = q - j, b = r - j;
+        if (a < 0 || b < 0)
+            return 0;
+        run = f->qcodes[a] == f->rcodes[b] ? run + 1 : 0;
+        if (run >= (j < k ? j : k) && f->qok[a] && f->rok[b])
+            return 1;
+    }
+    return 0;
+}
+
+/* Query words [lo, hi) of part p (both ends moved forward to where the key changes). */
+static void part_of(const fused *f, int p, int64_t *lo, int64_t *hi) {
+    int64_t bounds[2];
+    for (int e = 0; e < 2; e++) {
+        int64_t x = f->i0 + (f->i1 - f->i0) * (p + e) / f->parts;
+        while (x > f->i0 && x < f->i1 && f->qkeys[x] == f->qkeys[x - 1])
+            x++;
+        bounds[e] = x;
+    }
+    *lo = bounds[0], *hi = bounds[1];
+}
+
+static int push(part_keys *out, uint64_t key) {
+    if (out->size == out->capacity) {
+        int64_t capacity = out->capacity ? 2 * out->capacity : 1024;
+        uint64_t *keys = realloc(out->keys, (size_t)capacity * sizeof(uint64_t));
+        if (!keys)
+            return 0;
+        out->keys = keys, out->capacity = capacity;
+    }
+    out->keys[out->size++] = key;
+    return 1;
+}
+
+static void fused_part(fused *f, int p) {
+    int64_t lo, hi;
+    part_of(f, p, &lo, &hi);
+    part_keys *out = &f->out[p];
+    /* the first reference word not below the part's first key */
+    int64_t j = 0, top = lo < hi ? f->nr : 0;
+    while (j < top) {
+        int64_t mid = j + (top - j) / 2;
+        if (f->rkeys[mid] < f->qkeys[lo])
+            j = mid + 1;
+        else
+            top = mid;
+    }
+    const int ps = f->position_size;
+    for (int64_t i = lo; i < hi && j < f->nr;) {
+        uint64_t key = f->qkeys[i];
+        int64_t i1 = i + 1;
+        while (i1 < hi && f->qkeys[i1] == key)
+            i1++;
+        while (j < f->nr && f->rkeys[j] < key)
+            j++;
+        int64_t j1 = j;
+        while (j1 < f->nr && f->rkeys[j1] == key)
+            j1++;
+        out->seeds += (i1 - i) * (j1 - j);
+        for (int64_t a = i; a < i1; a++) {
+            int64_t q = position(f->qpos, ps, a);
+            uint64_t base = (uint64_t)(q + f->rtotal) * f->width + (uint64_t)q;
+            for (int64_t b = j; b < j1; b++) {
+                int64_t r = position(f->rpos, ps, b);
+                if (!shadowed(f, q, r) && !push(out, base - (uint64_t)r * f->width)) {
+                    f->failed = 1;
+                    return;
+                }
+            }
+        }
+        j = j1;
+        i = i1;
+    }
+}
+
+static void fused_parts(void *p, int t, int threads) {
+    fused *f = (fused *)p;
+    (void)t, (void)threads;
+    for (;;) {
+        int part = __atomic_fetch_add(&f->next, 1, __ATOMIC_RELAXED);
+        if (part >= f->parts || f->failed)
+            return;
+        fused_part(f, part);
+    }
+}
+
+/* kept_seeds(qcodes, rcodes, qok, rok, qkeys, qpos, rkeys, rpos, position_size, i0, i1, k, rtotal, width,
+ * parts, threads) -> (seeds, keys): the seeds of query words [i0, i1) (i1 where the key changes) and
+ * the diagonal keys of the kept ones, unsorted, as a bytearray of uint64. qok/rok: 1 where a kept word
+ * starts. */
+PyObject *py_kept_seeds(PyObject *self, PyObject *args) {
+    Py_buffer v[8];
+    fused f = {0};
+    long long i0, i1, rtotal;
+    unsigned long long width;
+    int threads;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*iLLiLKii", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
+                          &f.position_size, &i0, &i1, &f.k, &rtotal, &width, &f.parts, &threads))
+        return NULL;
+    f.qcodes = v[0].buf, f.rcodes = v[1].buf, f.qok = v[2].buf, f.rok = v[3].buf;
+    f.qkeys = v[4].buf, f.qpos = v[5].buf, f.rkeys = v[6].buf, f.rpos = v[7].buf;
+    f.nr = v[6].len / 8, f.i0 = i0, f.i1 = i1, f.rtotal = rtotal, f.width = width;
+    int ok = f.parts > 0 && v[2].len == v[0].len && v[3].len == v[1].len && (f.position_size == 4 || f.position_size == 8)
+             && i0 >= 0 && i0 <= i1 && i1 <= v[4].len / 8 && f.k >= 1 && f.k <= 32;
+    PyObject *result = NULL;
+    if (!ok)
+        PyErr_SetString(PyExc_ValueError, "kept_seeds: inconsistent arguments");
+    else if (!(f.out = calloc((size_t)f.parts, sizeof(part_keys))))
+        PyErr_NoMemory();
+    else {
+        Py_BEGIN_ALLOW_THREADS
+        run_parallel(fused_parts, &f, threads);
+        Py_END_ALLOW_THREADS
+        int64_t seeds = 0, kept = 0;
+        for (int p = 0; p < f.parts; p++)
+            seeds += f.out[p].seeds, kept += f.out[p].size;
+        PyObject *keys = f.failed ? PyErr_NoMemory() : PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(kept * 8));
+        if (keys) {
+            char *at = PyByteArray_AS_STRING(keys);
+            for (int p = 0; p < f.parts; p++) {
+                memcpy(at, f.out[p].keys, (size_t)f.out[p].size * 8);
+                at += f.out[p].size * 8;
+            }
+            result = Py_BuildValue("LN", (long long)seeds, keys);
+        }
+        for (int p = 0; p < f.parts; p++)
+            free(f.out[p].keys);
+        free(f.out);
+    }
+    for (int i = 0; i < 8; i++)
+        PyBuffer_Release(&v[i]);
+    return result;
+}
+
+/* word_starts(positions, position_size, out): out[p] = 1 at every position p of the list (out zeroed). */
+PyObject *py_word_starts(PyObject *self, PyObject *args) {
+    Py_buffer pos, out;
+    int size;
+    if (!PyArg_ParseTuple(args, "y*iw*", &pos, &size, &out))
+        return NULL;
+    int64_t n = pos.len / (size == 4 ? 4 : 8);
+    uint8_t *o = out.buf;
+    int ok = 1;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t i = 0; i < n && ok; i++) {
+        int64_t p = size == 4 ? ((const int32_t *)pos.buf)[i] : ((const int64_t *)pos.buf)[i];
+        if (p < 0 || p >= out.len)
+            ok = 0;
+        else
+            o[p] = 1;
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&pos), PyBuffer_Release(&out);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "word_starts: a position outside the codes");
+        return NULL;
+    }
     Py_RETURN_NONE;
 }

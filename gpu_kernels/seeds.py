@@ -126,3 +126,55 @@ def seed_keys_cupy(groups: SeedGroups, qpos, rpos, rtotal: int, width: int):
     del group, offsets
     keys.sort()
     return keys
+
+
+class KeptSeeds:
+    """The CPU's seeds stage and diagonal filter in one compiled pass (seeds.c): the cross product of
+    each group is enumerated, never stored, and a seed shadowed by another starting 1 to 2k-1 bases
+    before it on its diagonal is dropped there (diagonals.filter_keys' rule, read from the codes).
+    So the CPU needs no tiles: it holds the words and a batch's kept seeds, not every seed.
+
+    Query words are taken a batch at a time (cut where the key changes); `seeds` gives a batch's
+    seed count and its kept seeds' sorted diagonal keys (sorted, so that the seeds of a diagonal
+    are extended one after another, over bases still in the cache)."""
+
+    PARTS = 512  # parts of a batch a thread takes at a time, times the threads
+
+    def __init__(self, qcodes, rcodes, words_q, words_r, k: int, width: int):
+        self.qcodes, self.rcodes = np.ascontiguousarray(qcodes), np.ascontiguousarray(rcodes)
+        self.qkeys, self.qpos = words_q
+        self.rkeys, self.rpos = words_r
+        size = max(self.qpos.dtype.itemsize, self.rpos.dtype.itemsize)
+        self.qpos, self.rpos = (p.astype(f"i{size}", copy=False) for p in (self.qpos, self.rpos))
+        self.size, self.k, self.width = size, k, width
+        self.cpu, self.threads = native.cpu(), native.threads()
+        self.qok, self.rok = self._starts(self.qpos, self.qcodes.size), self._starts(self.rpos, self.rcodes.size)
+
+    def _starts(self, pos, total: int) -> np.ndarray:
+        """1 at every position where a word of the list starts."""
+        ok = np.zeros(total, dtype=np.uint8)
+        self.cpu.word_starts(pos, self.size, ok)
+        return ok
+
+    def batches(self, words: int):
+        """(i0, i1): about `words` query words at a time, cut where the key changes."""
+        n = self.qkeys.size
+        i0 = 0
+        while i0 < n:
+            i1 = min(n, i0 + words)
+            if i1 < n:
+                i1 = int(np.searchsorted(self.qkeys, self.qkeys[i1], side="left"))
+                if i1 <= i0:
+                    i1 = int(np.searchsorted(self.qkeys, self.qkeys[i0], side="right"))
+            yield i0, i1
+            i0 = i1
+
+    def seeds(self, i0: int, i1: int):
+        """(seeds, sorted diagonal keys of the kept seeds) of query words [i0, i1)."""
+        seeds, keys = self.cpu.kept_seeds(self.qcodes, self.rcodes, self.qok, self.rok, self.qkeys, self.qpos,
+                                          self.rkeys, self.rpos, self.size, i0, i1, self.k, self.rcodes.size,
+                                          self.width, self.PARTS * self.threads, self.threads)
+        keys = np.frombuffer(keys, dtype=np.uint64)
+        top = (self.rcodes.size + self.qcodes.size) * self.width + self.width  # above every key
+        self.cpu.sort_pairs(keys, None, top.bit_length(), self.threads)
+        return seeds, keys

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .words import words_in
-
 @dataclass(frozen=True)
 class Tile:
     """Owned query window [q0, q1) x reference window [r0, r1)."""
@@ -24,8 +22,9 @@ class Tile:
     r1: int
 
 
-def tile_words(words_q, words_r, tile: Tile, k: int, qtotal: int, rtotal: int):
-    """The words a tile reads: owned windows plus the 2k-1 look-back margins."""
+def tile_words(words_q, words_r, tile: Tile, k: int, qtotal: int, rtotal: int, words_in):
+    """The words a tile reads: owned windows plus the 2k-1 look-back margins (words_in: the
+    backend's words.words_in)."""
     margin = 2 * k - 1
     qk, qp = words_in(*words_q, tile.q0 - margin, tile.q1, qtotal)
     rk, rp = words_in(*words_r, tile.r0 - margin, tile.r1, rtotal)
@@ -45,10 +44,16 @@ def splittable(tile: Tile, k: int) -> bool:
     return max(tile.q1 - tile.q0, tile.r1 - tile.r0) > 2 * k
 
 
-def split(tile: Tile) -> list[Tile]:
-    """Halve a tile along its longer side."""
+def split(tile: Tile, parts: int = 2) -> list[Tile]:
+    """Cut a tile along its longer side into `parts` strips of nearly equal length (at least 2, at
+    most one a base pair)."""
     if tile.q1 - tile.q0 >= tile.r1 - tile.r0:
-        mid = (tile.q0 + tile.q1) // 2
-        return [Tile(tile.q0, mid, tile.r0, tile.r1), Tile(mid, tile.q1, tile.r0, tile.r1)]
-    mid = (tile.r0 + tile.r1) // 2
-    return [Tile(tile.q0, tile.q1, tile.r0, mid), Tile(tile.q0, tile.q1, mid, tile.r1)]
+        cuts = _cuts(tile.q0, tile.q1, parts)
+        return [Tile(a, b, tile.r0, tile.r1) for a, b in zip(cuts, cuts[1:])]
+    cuts = _cuts(tile.r0, tile.r1, parts)
+    return [Tile(tile.q0, tile.q1, a, b) for a, b in zip(cuts, cuts[1:])]
+
+
+def _cuts(lo: int, hi: int, parts: int) -> list[int]:
+    parts = max(2, min(parts, (hi - lo) // 2))
+    return sorted({lo + (hi - lo) * i // parts for i in range(parts + 1)})

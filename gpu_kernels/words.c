@@ -124,3 +124,105 @@ PyObject *py_word_keys(PyObject *self, PyObject *args) {
     }
     Py_RETURN_NONE;
 }
+
+/* ---- words_in: the words whose position lies in [lo, hi), kept in their (key) order. Threads take
+ * equal parts of the list, count their words in the window, then copy them after the parts before. */
+
+typedef struct {
+    const uint64_t *keys;
+    const char *positions;
+    int position_size;
+    int64_t n, lo, hi;
+    uint64_t *keys_out;
+    char *positions_out;
+    int64_t *counts;
+    int fill;
+} window;
+
+static void window_part(void *p, int t, int threads) {
+    window *w = (window *)p;
+    size_t a, b;
+    part_range((size_t)w->n, t, threads, &a, &b);
+    int64_t at = w->fill ? w->counts[t] : 0;
+    if (w->position_size == 4) {
+        const int32_t *pos = (const int32_t *)w->positions;
+        int32_t *out = (int32_t *)w->positions_out;
+        for (size_t i = a; i < b; i++)
+            if (pos[i] >= w->lo && pos[i] < w->hi) {
+                if (w->fill)
+                    w->keys_out[at] = w->keys[i], out[at] = pos[i];
+                at++;
+            }
+    } else {
+        const int64_t *pos = (const int64_t *)w->positions;
+        int64_t *out = (int64_t *)w->positions_out;
+        for (size_t i = a; i < b; i++)
+            if (pos[i] >= w->lo && pos[i] < w->hi) {
+                if (w->fill)
+                    w->keys_out[at] = w->keys[i], out[at] = pos[i];
+                at++;
+            }
+    }
+    if (!w->fill)
+        w->counts[t] = at;
+}
+
+static int64_t count_in(window *w, int threads) {
+    run_parallel(window_part, w, threads);
+    int64_t total = 0;
+    for (int t = 0; t < threads; t++) {
+        int64_t c = w->counts[t];
+        w->counts[t] = total;
+        total += c;
+    }
+    return total;
+}
+
+/* words_in(keys, positions, position_size, lo, hi, keys_out or None, positions_out or None, threads)
+ * -> the words in [lo, hi): counted only when the outputs are None, else copied into them. */
+PyObject *py_words_in(PyObject *self, PyObject *args) {
+    Py_buffer keys, positions, keys_out = {0}, positions_out = {0};
+    PyObject *keys_obj, *positions_obj;
+    int position_size, threads;
+    long long lo, hi;
+    if (!PyArg_ParseTuple(args, "y*y*iLLOOi", &keys, &positions, &position_size, &lo, &hi, &keys_obj, &positions_obj,
+                          &threads))
+        return NULL;
+    int64_t counts[64];
+    window w = {keys.buf, positions.buf, position_size, keys.len / 8, lo, hi, NULL, NULL, counts, 0};
+    int fill = keys_obj != Py_None, ok = (position_size == 4 || position_size == 8)
+                                          && check_items(&positions, "positions", position_size, w.n);
+    if (ok && fill) {
+        ok = PyObject_GetBuffer(keys_obj, &keys_out, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) == 0;
+        if (ok && PyObject_GetBuffer(positions_obj, &positions_out, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+            PyBuffer_Release(&keys_out);
+            ok = 0;
+        }
+        fill = ok;
+    }
+    int64_t total = 0;
+    if (ok) {
+        threads = threads_for(w.n, threads);
+        Py_BEGIN_ALLOW_THREADS
+        total = count_in(&w, threads);
+        Py_END_ALLOW_THREADS
+        if (fill) {
+            ok = check_items(&keys_out, "keys_out", 8, total)
+                 && check_items(&positions_out, "positions_out", position_size, total);
+            if (ok) {
+                w.keys_out = keys_out.buf, w.positions_out = positions_out.buf, w.fill = 1;
+                Py_BEGIN_ALLOW_THREADS
+                run_parallel(window_part, &w, threads);
+                Py_END_ALLOW_THREADS
+            }
+            PyBuffer_Release(&keys_out), PyBuffer_Release(&positions_out);
+        }
+    }
+    PyBuffer_Release(&keys), PyBuffer_Release(&positions);
+    if (!ok) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "words_in: positions of 4 or 8 bytes expected");
+        return NULL;
+    }
+    return PyLong_FromLongLong(total);
+}

@@ -89,7 +89,20 @@ def words_cupy(codes, k: int):
 
 
 def words_in(keys, pos, lo: int, hi: int, total: int):
-    """The words whose position lies in [lo, hi), still sorted (all of them, uncopied, when [lo, hi) spans 0..total)."""
+    """The words whose position lies in [lo, hi), still sorted (all of them, uncopied, when [lo, hi)
+    spans 0..total). Counted, then copied, by compiled code on all cores (words.c)."""
+    if lo <= 0 and hi >= total:
+        return keys, pos
+    cpu, threads = native.cpu(), native.threads()
+    size = pos.dtype.itemsize
+    n = cpu.words_in(keys, pos, size, lo, hi, None, None, threads)
+    out = np.empty(n, dtype=keys.dtype), np.empty(n, dtype=pos.dtype)
+    cpu.words_in(keys, pos, size, lo, hi, *out, threads)
+    return out
+
+
+def words_in_cupy(keys, pos, lo: int, hi: int, total: int):
+    """words_in on the device: a mask and two compactions."""
     if lo <= 0 and hi >= total:
         return keys, pos
     keep = (pos >= lo) & (pos < hi)

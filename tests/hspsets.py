@@ -1,4 +1,5 @@
 """Shared by the engine tests: sequences as Records, and an engine result as a set of HSP rows."""
+from gpu_kernels.backend import NumpyBackend
 from gpu_kernels.encode import encode
 from gpu_kernels.fasta import Record
 
@@ -13,3 +14,13 @@ def records(seqs):
 def hsp_set(result) -> set:
     """The HSP table of a Result as a set of row tuples."""
     return set(zip(*(result.hsps[c].tolist() for c in COLUMNS)))
+
+
+class TiledNumpyBackend(NumpyBackend):
+    """The NumPy backend taking the GPU's way through the seeds (tiles of sorted seed keys, the diagonal
+    filter on the keys), so CI checks the tiled path and its tiling parameters without a GPU."""
+
+    seeds_fused = False
+
+
+TILED = TiledNumpyBackend()

@@ -4,7 +4,7 @@ from hypothesis import given, settings, strategies as st
 import oracle
 from generate import related_pair
 from gpu_kernels import Params, compare
-from hspsets import hsp_set, records
+from hspsets import TILED, hsp_set, records
 
 
 
@@ -39,8 +39,9 @@ def test_engine_equals_oracle_for_every_tiling(case, small):
     query, reference = related_pair(seed, length, nrec, k)
     base = dict(k=k, min_len=min_len, min_identity=min_identity, xdrop=xdrop, max_freq=max_freq)
     expected = oracle.compare(query, reference, Params(**base))
+    assert hsp_set(compare(records(query), records(reference), Params(**base))) == expected, "fused"
     for tile_len in (0, k + small, 3 * k, 5 * k + 7):
-        got = hsp_set(compare(records(query), records(reference), Params(**base, tile_len=tile_len)))
+        got = hsp_set(compare(records(query), records(reference), Params(**base, tile_len=tile_len), backend=TILED))
         assert got == expected, f"tile_len={tile_len}"
     for row in expected:
         qrec, rrec, qs, qe, rs, re_, strand, score, ids, length_ = row
@@ -70,10 +71,13 @@ def test_budget_split_keeps_the_set():
     query, reference = related_pair(7, 3000, 2, 8)
     query = [q + "ACACACACAC" * 40 for q in query]
     reference = [r + "ACACACACAC" * 40 for r in reference]
-    whole = compare(records(query), records(reference), Params(k=8, min_len=20))
-    split = compare(records(query), records(reference), Params(k=8, min_len=20, tile_bytes=1 << 16))
+    whole = compare(records(query), records(reference), Params(k=8, min_len=20), backend=TILED)
+    split = compare(records(query), records(reference), Params(k=8, min_len=20, tile_bytes=1 << 16), backend=TILED)
+    fused = compare(records(query), records(reference), Params(k=8, min_len=20, tile_bytes=1 << 16))
     assert split.stats["tiles"] > whole.stats["tiles"]
-    assert hsp_set(split) == hsp_set(whole)
+    assert hsp_set(split) == hsp_set(whole) == hsp_set(fused)
+    assert split.stats["seeds"] == whole.stats["seeds"] == fused.stats["seeds"]
+    assert split.stats["kept_seeds"] == whole.stats["kept_seeds"] == fused.stats["kept_seeds"]
 
 
 @settings(max_examples=60, deadline=None)
@@ -85,6 +89,8 @@ def test_other_scorings_equal_oracle(seed, scoring, xdrop, min_identity):
     params = Params(k=10, min_len=15, min_identity=min_identity, match=match, mismatch=mismatch, n_score=n_score,
                     xdrop=xdrop)
     expected = oracle.compare(query, reference, params)
+    assert hsp_set(compare(records(query), records(reference), params)) == expected
     for tile_len in (0, 27):
-        got = hsp_set(compare(records(query), records(reference), Params(**{**params.as_dict(), "tile_len": tile_len})))
+        got = hsp_set(compare(records(query), records(reference), Params(**{**params.as_dict(), "tile_len": tile_len}),
+                              backend=TILED))
         assert got == expected

@@ -13,7 +13,7 @@ import pytest
 from conftest import MYCO_232, MYCO_7422, ROOT
 from gpu_kernels import Params, compare
 from gpu_kernels.backend import NumpyBackend
-from hspsets import hsp_set
+from hspsets import TiledNumpyBackend, hsp_set
 
 
 def test_unrelated_pair_reports_zero_hsps(tmp_path):
@@ -27,8 +27,8 @@ def test_unrelated_pair_reports_zero_hsps(tmp_path):
     assert proc.stderr.startswith("0 HSPs") and (tmp_path / "o.paf").read_text() == ""
 
 
-class FailingGroups(NumpyBackend):
-    """A backend whose seed-group stage runs out of memory on its first two calls."""
+class FailingGroups(TiledNumpyBackend):
+    """A (tiled) backend whose seed-group stage runs out of memory on its first two calls."""
 
     calls = 0
 
@@ -172,11 +172,12 @@ def test_exact_matches_walk_each_match_once(monkeypatch):
 def test_seed_count_does_not_depend_on_the_tiling():
     """The seeds reported are the pair's seeds: margin seeds are counted by the tile that owns them only."""
     from generate import related_pair
-    from hspsets import records
+    from hspsets import TILED, records
 
     query, reference = related_pair(11, 3000, 2, 12)
-    counts = {compare(records(query), records(reference), Params(k=12, tile_len=tile)).stats["seeds"]
+    counts = {compare(records(query), records(reference), Params(k=12, tile_len=tile), backend=TILED).stats["seeds"]
               for tile in (0, 50, 333, 1000)}
+    counts.add(compare(records(query), records(reference), Params(k=12)).stats["seeds"])  # the CPU's, untiled
     assert len(counts) == 1 and counts.pop() > 1000
 
 

@@ -1,0 +1,148 @@
+"""The compiled CPU stages (gpu_kernels._cpu) against plain NumPy on drawn inputs: the radix sort,
+word keys, seed groups and keys, the window of words a tile reads, the kept seeds, the extension."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from generate import related_pair
+from gpu_kernels import Params, native
+from gpu_kernels.arrays import stable_argsort
+from gpu_kernels.diagonals import decode_keys, filter_keys, key_width
+from gpu_kernels.encode import encode
+from gpu_kernels.seeds import KeptSeeds, count_seeds, seed_groups, seed_keys
+from gpu_kernels.seqset import make_seqset
+from gpu_kernels.words import word_keys, words, words_in
+
+CPU = native.cpu()
+
+
+def numpy_words(codes, k):
+    """Sorted words by NumPy alone: every ACGT window's key, a stable argsort."""
+    keys, valid = word_keys(codes, k)
+    pos = np.flatnonzero(valid)
+    keys = keys[pos]
+    order = np.argsort(keys, kind="stable")
+    return keys[order], pos[order]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**31), st.integers(0, 200_000), st.sampled_from([1, 5, 11, 12, 33, 47, 64]),
+       st.sampled_from([4, 8, 0]), st.integers(1, 4), st.booleans())
+def test_radix_sort_is_a_stable_sort(seed, n, bits, value_size, threads, heavy):
+    rng = np.random.default_rng(seed)
+    keys = rng.integers(0, 2**64 - 1, n, dtype=np.uint64, endpoint=True)
+    if bits < 64:
+        keys &= np.uint64((1 << bits) - 1)
+    if heavy and n:  # a third of the keys equal, as words of a repeat are
+        keys[rng.random(n) < 0.33] = keys[0]
+    values = np.arange(n, dtype=np.int32 if value_size == 4 else np.int64) if value_size else None
+    sorted_keys = keys.copy()
+    CPU.sort_pairs(sorted_keys, values, bits, threads)
+    order = np.argsort(keys, kind="stable")
+    assert (sorted_keys == keys[order]).all()
+    if values is not None:
+        assert (values == order).all()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**31), st.integers(4097, 50_000), st.sampled_from([np.int64, np.int32, np.uint64, np.int8]))
+def test_stable_argsort(seed, n, dtype):
+    rng = np.random.default_rng(seed)
+    info = np.iinfo(dtype)
+    keys = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+    keys[rng.random(n) < 0.5] = keys[1]
+    assert (stable_argsort(keys) == np.argsort(keys, kind="stable")).all()
+
+
+def random_codes(rng, n, ns=0.01, repeat=True):
+    """Codes with N runs, a few borders, and (repeat) a copied stretch so that words repeat."""
+    codes = rng.integers(0, 4, n).astype(np.uint8)
+    codes[rng.random(n) < ns] = 4
+    if repeat and n > 200:
+        codes[n // 2:n // 2 + 100] = codes[10:110]
+    return codes
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31), st.integers(0, 3000), st.sampled_from([1, 3, 12, 31, 32]), st.integers(1, 3))
+def test_words_equal_numpy(seed, n, k, threads):
+    rng = np.random.default_rng(seed)
+    codes = random_codes(rng, n)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GPU_GENOME_COMPARE_THREADS", str(threads))
+        keys, pos = words(codes, k)
+    expected_keys, expected_pos = numpy_words(codes, k)
+    assert (keys == expected_keys).all() and (pos == expected_pos).all()
+    lo, hi = n // 3, 2 * n // 3
+    inside = (expected_pos >= lo) & (expected_pos < hi)
+    got = words_in(keys, pos, lo, hi, n)
+    assert (got[0] == expected_keys[inside]).all() and (got[1] == expected_pos[inside]).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31), st.integers(10, 3000), st.integers(10, 3000), st.sampled_from([3, 6, 12]))
+def test_seed_groups_and_keys_equal_numpy(seed, nq, nr, k):
+    rng = np.random.default_rng(seed)
+    qcodes, rcodes = random_codes(rng, nq), random_codes(rng, nr)
+    (qk, qp), (rk, rp) = words(qcodes, k), words(rcodes, k)
+    groups = seed_groups(qk, rk)
+    # searchsorted groups, as NumPy finds them
+    starts = np.flatnonzero(np.concatenate(([True], qk[1:] != qk[:-1]))) if qk.size else np.zeros(0, np.int64)
+    lo, hi = np.searchsorted(rk, qk[starts], "left"), np.searchsorted(rk, qk[starts], "right")
+    keep = hi > lo
+    assert (groups.qfirst == starts[keep]).all() and (groups.rfirst == lo[keep]).all()
+    assert (groups.rcount == (hi - lo)[keep]).all()
+    qi, ri = np.nonzero(qk[:, None] == rk[None, :])
+    sq, sr = qp[qi].astype(np.int64), rp[ri].astype(np.int64)
+    width = key_width(nq, k)
+    keys = seed_keys(groups, qp, rp, nr, width)
+    assert count_seeds(groups) == keys.size == sq.size
+    assert (keys == np.sort((sq - sr + nr).astype(np.uint64) * np.uint64(width) + sq.astype(np.uint64))).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31), st.integers(50, 900), st.integers(1, 3), st.sampled_from([6, 8, 12]),
+       st.integers(1, 2), st.sampled_from([7, 10**6]))
+def test_kept_seeds_equal_the_filtered_keys(seed, length, nrec, k, threads, batch):
+    """The fused filter keeps exactly the seeds diagonals.filter_keys keeps of the sorted seed keys,
+    on related sequences (long diagonal runs), batch by batch."""
+    query, reference = related_pair(seed, length, nrec, k)
+    q = make_seqset([f"q{i}" for i in range(nrec)], [encode(s.encode()) for s in query])
+    r = make_seqset([f"r{i}" for i in range(nrec)], [encode(s.encode()) for s in reference])
+    wq, wr = words(q.codes, k), words(r.codes, k)
+    width = key_width(q.total, k)
+    expected = filter_keys(seed_keys(seed_groups(*[w[0] for w in (wq, wr)]), wq[1], wr[1], r.total, width), k)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GPU_GENOME_COMPARE_THREADS", str(threads))
+        search = KeptSeeds(q.codes, r.codes, wq, wr, k, width)
+        parts = [search.seeds(i0, i1) for i0, i1 in search.batches(batch)]
+    kept = np.sort(np.concatenate([keys for _, keys in parts])) if parts else np.zeros(0, np.uint64)
+    assert (kept == expected).all()
+    assert sum(n for n, _ in parts) == count_seeds(seed_groups(wq[0], wr[0]))
+    sq, sr = decode_keys(kept, r.total, width)
+    assert ((sq >= 0) & (sr >= 0)).all()
+
+
+def test_extension_walks_to_the_rules_ends():
+    """A hand-made pair: the HSP stops where the identity rule and the X-drop say."""
+    from gpu_kernels.extend import extend
+
+    seq = "ACGTTGCAAGCTTACG" * 8
+    mutated = seq[:100] + ("A" if seq[100] != "A" else "C") + seq[101:]
+    q = make_seqset(["q"], [encode(seq.encode())])
+    r = make_seqset(["r"], [encode(mutated.encode())])
+    at = q.starts[0] + 40
+    params = Params(k=12, xdrop=20)
+    qstart, qend, score, ids = extend(q.codes, r.codes, np.array([at]), np.array([r.starts[0] + 40]), 12,
+                                      params.extension)
+    assert qstart[0] == q.starts[0] and qend[0] == q.starts[0] + len(seq)  # the mismatch is crossed
+    assert ids[0] == len(seq) - 1 and score[0] == (len(seq) - 1) * params.extension.match + params.extension.mismatch
+
+
+def test_words_of_millions_of_windows_on_threads(monkeypatch):
+    """Past a million windows a thread, word keys are cut between threads: the same words come back."""
+    codes = random_codes(np.random.default_rng(3), 3_000_000)
+    monkeypatch.setenv("GPU_GENOME_COMPARE_THREADS", "3")
+    keys, pos = words(codes, 32)
+    expected_keys, expected_pos = numpy_words(codes, 32)
+    assert (keys == expected_keys).all() and (pos == expected_pos).all()
