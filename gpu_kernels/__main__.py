@@ -18,14 +18,26 @@ from .params import Params
 log = logging.getLogger("gpu_kernels")
 
 
+class VersionAction(argparse.Action):
+    """--version, the package's version looked up only when asked for."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from . import __version__
+
+        print(f"{parser.prog} {__version__}")
+        parser.exit()
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser; option defaults come from Params."""
     d = Params().as_dict()
-    from . import __version__
 
     top = argparse.ArgumentParser(prog="gpu-genome-compare",
                                   description="Exact seed-and-extend genome comparison (also: python -m gpu_kernels).")
-    top.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    top.add_argument("--version", action=VersionAction)
     sub = top.add_subparsers(dest="command", required=True)
     order = "QUERY REFERENCE   (the query first, then the reference: MUMmer and minimap2 take the reference first)"
     cmp_ = sub.add_parser("compare", usage=f"%(prog)s [options] {order}", help="QUERY first, then REFERENCE (mummer and minimap2 take the reference first): "

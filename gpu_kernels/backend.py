@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-from . import arrays, coverage, extend, fasta, hsps, pages, seeds, words
+from . import arrays, coverage, extend, fasta, hsps, matches, pages, seeds, words
 from .errors import InputError
 
 log = logging.getLogger(__name__)
@@ -41,6 +41,8 @@ class NumpyBackend:
     drop_contained = staticmethod(hsps.drop_contained)
     union_length = staticmethod(coverage.union_length)
     delta_pages = staticmethod(pages.delta_pages)
+    reference_words = staticmethod(matches.reference_words)
+    strand_mems = staticmethod(matches.strand_mems)
 
     def seed_budget(self, tile_bytes: int) -> int:
         """Seeds one tile may hold (tile_bytes 0: 256 MiB, so a laptop's memory holds a tile and its HSPs)."""
@@ -81,6 +83,8 @@ class CupyBackend(NumpyBackend):
     drop_contained = staticmethod(hsps.drop_contained_cupy)
     union_length = staticmethod(coverage.union_length_cupy)
     delta_pages = staticmethod(pages.delta_pages_cupy)
+    reference_words = staticmethod(matches.reference_words_cupy)
+    strand_mems = staticmethod(matches.strand_mems_cupy)
 
     def __init__(self):
         cp = arrays.cupy()

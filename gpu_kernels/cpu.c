@@ -259,9 +259,10 @@ static PyMethodDef methods[] = {
     {"extend", py_extend, METH_VARARGS,
      "extend(qcodes, rcodes, sq, sr, k, match, mismatch, n_score, xdrop, min_identity, qstart, qend, score, "
      "identities, threads): the HSP of every seed (extend.c)"},
-    {"count_words", py_count_words, METH_VARARGS, "count_words(codes, k) -> windows made only of ACGT"},
+    {"count_words", py_count_words, METH_VARARGS,
+     "count_words(codes, k, bits) -> words: windows of ACGT (bits 2) or without a border (bits 3)"},
     {"word_keys", py_word_keys, METH_VARARGS,
-     "word_keys(codes, k, keys, positions, threads): the packed key and start of every ACGT window (words.c)"},
+     "word_keys(codes, k, bits, keys, positions, threads): the packed key and start of every word (words.c)"},
     {"words_in", py_words_in, METH_VARARGS,
      "words_in(keys, positions, position_size, lo, hi, keys_out, positions_out, threads) -> the words in "
      "[lo, hi), copied in order when the outputs are not None (words.c)"},
@@ -274,9 +275,12 @@ static PyMethodDef methods[] = {
      "seed_keys(qfirst, qcount, rfirst, rcount, qpos, rpos, rtotal, width, keys, threads): every seed's "
      "diagonal key, unsorted (seeds.c)"},
     {"kept_seeds", py_kept_seeds, METH_VARARGS,
-     "kept_seeds(qcodes, rcodes, qok, rok, qkeys, qpos, rkeys, rpos, position_size, i0, i1, k, rtotal, width, parts, "
-     "threads) -> (seeds, kept keys as a bytearray): the diagonal filter applied as the groups are enumerated "
-     "(seeds.c)"},
+     "kept_seeds(qcodes, rcodes, qok, rok, qkeys, qpos, rkeys, rpos, position_size, i0, i1, k, (rtotal, width), "
+     "parts, threads) -> (seeds, kept keys as a bytearray): the diagonal filter applied as the groups are "
+     "enumerated (seeds.c)"},
+    {"mem_starts", py_mem_starts, METH_VARARGS,
+     "mem_starts(qcodes, rcodes, qok, rok, qkeys, qpos, rkeys, rpos, position_size, i0, i1, k, min_match, parts, "
+     "threads) -> (seeds, MEMs as a bytearray of (qstart, rstart, length)): MEMs from their left ends (matches.c)"},
     {"word_starts", py_word_starts, METH_VARARGS,
      "word_starts(positions, position_size, out): 1 in out at every position of the list (seeds.c)"},
     {NULL, NULL, 0, NULL},

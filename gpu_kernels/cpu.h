@@ -31,6 +31,43 @@ static inline void part_range(size_t n, int t, int parts, size_t *lo, size_t *hi
  * by their low key_bits bits, stably, in place; 0 on success, -1 when memory runs out. */
 int radix_sort(uint64_t *keys, void *values, int value_size, size_t n, int key_bits, int threads);
 
+/* ---- Pairs of equal keys enumerated on threads (seeds.c): the query words [i0, i1) against every
+ * reference word; visit(f, out, q, r) sees each pair and may push items to its part's buffer
+ * (returns 0 when memory runs out). */
+typedef struct {
+    uint64_t *items;
+    int64_t size, capacity, seeds;
+} part_items;
+
+typedef struct pairs pairs;
+struct pairs {
+    const uint8_t *qcodes, *rcodes, *qok, *rok;  /* qok, rok: 1 where a word of the list starts */
+    int64_t qsize, rsize;
+    int k;
+    const uint64_t *qkeys, *rkeys;
+    const char *qpos, *rpos;
+    int position_size;
+    int64_t nr, i0, i1;
+    int64_t rtotal;      /* kept_seeds */
+    uint64_t width;      /* kept_seeds */
+    int64_t min_match;   /* mem_starts */
+    int (*visit)(const pairs *f, part_items *out, int64_t q, int64_t r);
+    int parts;           /* units of work threads take, cut where the key changes */
+    part_items *out;
+    int next, failed;
+};
+
+int push_item(part_items *out, uint64_t value);
+/* Parses (qcodes, rcodes, qok, rok, qkeys, qpos, rkeys, rpos, position_size, i0, i1, k, <extra>, parts,
+ * threads) into f and v (8 buffers, released on failure); extra: one format unit for extra_value. */
+int parse_pairs(PyObject *args, const char *extra, pairs *f, Py_buffer *v, int *threads, void *extra_value);
+/* Every pair visited; the items pushed, in part order, as a bytearray of uint64 (NULL on error). */
+PyObject *enumerate_pairs(pairs *f, int threads, long long *seeds);
+
+static inline int64_t position(const char *p, int size, int64_t i) {
+    return size == 4 ? (int64_t)((const int32_t *)p)[i] : ((const int64_t *)p)[i];
+}
+
 /* Checks that a buffer holds n items of item_size bytes; sets a Python error and returns 0 if not. */
 int check_items(const Py_buffer *view, const char *name, Py_ssize_t item_size, Py_ssize_t n);
 
@@ -44,5 +81,6 @@ PyObject *py_seed_groups(PyObject *self, PyObject *args);
 PyObject *py_seed_keys(PyObject *self, PyObject *args);
 PyObject *py_kept_seeds(PyObject *self, PyObject *args);
 PyObject *py_word_starts(PyObject *self, PyObject *args);
+PyObject *py_mem_starts(PyObject *self, PyObject *args);
 
 #endif

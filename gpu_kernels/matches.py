@@ -8,26 +8,32 @@ Definitions, the ones `mummer -maxmatch -b -c` and `mummer -mum -b -c` use:
 - A MUM is a MEM whose string occurs exactly once in the reference (all records) and exactly once
   in its query record (on that strand).
 
-Algorithm: words of k = min(L, 21) symbols, 3 bits a symbol. Reference words are sampled every
-L - k + 1 positions and query words all taken, so every match of length >= L contains a sampled
-seed; each seed is extended exactly to maximality and duplicates are removed. Occurrences are
-counted from the MEM set itself: a match string occurs in the reference once for every MEM that
-contains its query interval, and in the query once for every MEM (of that query record and strand)
-that contains its reference interval.
+Algorithm: words of k = min(L, 21) symbols, 3 bits a symbol; the reference's words are built once
+for both query strands. CPU (matches.c): every pair of equal words is enumerated, never stored, and
+only a left-maximal pair (the symbols before the two words differ, or a record starts) is walked to
+the right, once: each MEM is found exactly once, at its left end. CuPy: reference words sampled every
+L - k + 1 positions, so every match of length >= L contains a sampled seed; the heads of seed chains
+are extended to maximality and duplicates removed (one thread a seed needs the seeds laid out).
+Occurrences are counted from the MEM set itself: a match string occurs in the reference once for
+every MEM that contains its query interval, and in the query once for every MEM (of that query
+record and strand) that contains its reference interval.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from . import native
 from .arrays import array_module, stable_argsort
 from .encode import BORDER
-from .seeds import seed_groups, seeds
+from .seeds import key_batches, seed_groups_cupy, seeds
 from .seqset import SeqSet, make_seqset, reverse_complement
+from .words import compiled_words
 
 MAX_K = 21  # 3 bits a symbol in a uint64
 CHUNK = 32
 BATCH = 1 << 23  # seeds extended at once
 QUERY_BATCH = 32_000_000  # query bases matched at once (whole records)
+MEM_BATCH_WORDS = 1 << 22  # query words whose pairs the CPU enumerates at once
 
 
 def match_word_keys(codes, k: int):
@@ -81,20 +87,59 @@ def _reach(qcodes, rcodes, qpos, rpos, step: int):
     return length
 
 
-def strand_mems(qcodes, rcodes, min_match: int):
+def match_k(min_match: int) -> int:
+    """The word length of the exact-match modes."""
+    return min(min_match, MAX_K)
+
+
+def reference_words(rcodes, min_match: int):
+    """The reference's match words, once for both query strands: all of them, sorted (matches.c)."""
+    return compiled_words(rcodes, match_k(min_match), 3)
+
+
+def reference_words_cupy(rcodes, min_match: int):
+    """reference_words on the device: words sampled every min_match - k + 1 positions (see strand_mems_cupy)."""
+    k = match_k(min_match)
+    return sorted_match_words(rcodes, k, min_match - k + 1)
+
+
+def strand_mems(qcodes, rcodes, rwords, min_match: int):
     """MEMs (qstart, rstart, length) between two code arrays, unique rows, sorted by (qstart, rstart).
 
-    Seeds (query words against reference words sampled every min_match - k + 1 positions) are
-    sorted by diagonal and query position. A run of seeds one sampling step apart on a diagonal is a
-    chain; each round extends only the head of every chain to maximality and drops the seeds that
-    lie inside a match found on their diagonal, so every match is walked once however long it is
-    (extending every seed made identical sequences quadratic)."""
+    Every pair of equal words is visited on all cores and only left-maximal ones are walked (matches.c),
+    query words a batch at a time; nothing but the MEMs is held."""
+    k = match_k(min_match)
+    qkeys, qpos = compiled_words(qcodes, k, 3)
+    rkeys, rpos = rwords
+    size = max(qpos.dtype.itemsize, rpos.dtype.itemsize)
+    qpos, rpos = (p.astype(f"i{size}", copy=False) for p in (qpos, rpos))
+    qcodes, rcodes = np.ascontiguousarray(qcodes), np.ascontiguousarray(rcodes)
+    cpu, threads = native.cpu(), native.threads()
+    unused = np.zeros(0, dtype=np.uint8)  # mem_starts reads no word-start flags
+    parts = []
+    for i0, i1 in key_batches(qkeys, MEM_BATCH_WORDS):
+        _, mems = cpu.mem_starts(qcodes, rcodes, unused, unused, qkeys, qpos, rkeys, rpos, size, i0, i1, k, min_match,
+                                 512 * threads, threads)
+        parts.append(np.frombuffer(mems, dtype=np.int64).reshape(-1, 3))
+    mems = np.concatenate(parts) if parts else np.zeros((0, 3), dtype=np.int64)
+    qs, rs, length = mems[:, 0], mems[:, 1], mems[:, 2]
+    order = _order2(qs, rs)
+    return qs[order], rs[order], length[order]
+
+
+def strand_mems_cupy(qcodes, rcodes, rwords, min_match: int):
+    """strand_mems on the device, from sampled reference words (reference_words_cupy).
+
+    Seeds (query words against the sampled reference words) are sorted by diagonal and query
+    position. A run of seeds one sampling step apart on a diagonal is a chain; each round extends
+    only the head of every chain to maximality and drops the seeds that lie inside a match found on
+    their diagonal, so every match is walked once however long it is."""
     xp = array_module(qcodes)
-    k = min(min_match, MAX_K)
+    k = match_k(min_match)
     step = min_match - k + 1
     qk, qp = sorted_match_words(qcodes, k)
-    rk, rp = sorted_match_words(rcodes, k, step)
-    sq, sr = seeds(seed_groups(qk, rk), qp, rp)
+    rk, rp = rwords
+    sq, sr = seeds(seed_groups_cupy(qk, rk), qp, rp)
     del qk, qp, rk, rp
     empty = xp.zeros(0, dtype=xp.int64)
     if sq.size == 0:
@@ -215,10 +260,11 @@ def batch_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool
     """find_matches for one batch of query records."""
     qcodes = backend.to_device(query.codes)
     rcodes = backend.to_device(reference.codes)
+    rwords = backend.reference_words(rcodes, min_match)
     tables = []
     for strand in (0, 1):
         codes = qcodes if strand == 0 else reverse_complement(qcodes)
-        qs, rs, length = (backend.to_host(a) for a in strand_mems(codes, rcodes, min_match))
+        qs, rs, length = (backend.to_host(a) for a in backend.strand_mems(codes, rcodes, rwords, min_match))
         if strand == 0:
             starts, qrec = query.starts, query.record_of(qs)
         else:

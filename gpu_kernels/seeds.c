@@ -92,10 +92,6 @@ typedef struct {
     int fill;
 } job;
 
-static inline int64_t position(const char *p, int size, int64_t i) {
-    return size == 4 ? (int64_t)((const int32_t *)p)[i] : ((const int64_t *)p)[i];
-}
-
 static void keys_part(void *p, int t, int threads) {
     job *j = (job *)p;
     size_t lo, hi;
@@ -169,51 +165,26 @@ PyObject *py_seed_keys(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* ---- kept_seeds: the CPU's seeds stage and diagonal filter in one pass. The cross product of
- * every group is enumerated and never stored: a seed is dropped where another seed of its diagonal
- * starts 1 to 2k-1 bases before it (diagonals.filter_keys' rule, read from the codes and the words
- * kept on each side); a kept seed is written as its diagonal key. Threads take parts of the query
- * words (cut where the key changes), each part's keys go to its own buffer, and the buffers are
- * joined in part order, so the keys come out in the same order whatever the threads. */
+/* ---- Every pair of equal keys, enumerated on threads and never stored (pairs in cpu.h): threads
+ * take parts of the query words (cut where the key changes), merge them with the reference words,
+ * and hand each pair to the caller's visit function, which may push items to its part's buffer.
+ * The buffers are joined in part order, so the items come out in the same order whatever the
+ * threads. kept_seeds below and matches.c's mem_starts are its two users. */
 
-typedef struct {
-    uint64_t *keys;
-    int64_t size, capacity, seeds;
-} part_keys;
-
-typedef struct {
-    const uint8_t *qcodes, *rcodes, *qok, *rok;
-    int k;
-    const uint64_t *qkeys, *rkeys;
-    const char *qpos, *rpos;
-    int position_size;
-    int64_t nr, i0, i1, rtotal;
-    uint64_t width;
-    int parts;
-    part_keys *out;
-    int next;    /* next part to hand out */
-    int failed;  /* a buffer could not grow */
-} fused;
-
-/* Whether a seed of (q, r)'s diagonal starts 1 to 2k-1 bases before it: the window j bases back
- * is a seed when both its words were kept and its bases equal, and the seed's own bases already
- * are, so the bases j-k+1..j back (those before q) must all be equal. */
-static int shadowed(const fused *f, int64_t q, int64_t r) {
-    const int k = f->k;
-    int run = 0;  /* equal bases ending j back */
-    for (int j = 1; j < 2 * k; j++) {
-        int64_t a = q - j, b = r - j;
-        if (a < 0 || b < 0)
+int push_item(part_items *out, uint64_t value) {
+    if (out->size == out->capacity) {
+        int64_t capacity = out->capacity ? 2 * out->capacity : 1024;
+        uint64_t *items = realloc(out->items, (size_t)capacity * sizeof(uint64_t));
+        if (!items)
             return 0;
-        run = f->qcodes[a] == f->rcodes[b] ? run + 1 : 0;
-        if (run >= (j < k ? j : k) && f->qok[a] && f->rok[b])
-            return 1;
+        out->items = items, out->capacity = capacity;
     }
-    return 0;
+    out->items[out->size++] = value;
+    return 1;
 }
 
 /* Query words [lo, hi) of part p (both ends moved forward to where the key changes). */
-static void part_of(const fused *f, int p, int64_t *lo, int64_t *hi) {
+static void part_of(const pairs *f, int p, int64_t *lo, int64_t *hi) {
     int64_t bounds[2];
     for (int e = 0; e < 2; e++) {
         int64_t x = f->i0 + (f->i1 - f->i0) * (p + e) / f->parts;
@@ -224,22 +195,10 @@ static void part_of(const fused *f, int p, int64_t *lo, int64_t *hi) {
     *lo = bounds[0], *hi = bounds[1];
 }
 
-static int push(part_keys *out, uint64_t key) {
-    if (out->size == out->capacity) {
-        int64_t capacity = out->capacity ? 2 * out->capacity : 1024;
-        uint64_t *keys = realloc(out->keys, (size_t)capacity * sizeof(uint64_t));
-        if (!keys)
-            return 0;
-        out->keys = keys, out->capacity = capacity;
-    }
-    out->keys[out->size++] = key;
-    return 1;
-}
-
-static void fused_part(fused *f, int p) {
+static void pairs_part(pairs *f, int p) {
     int64_t lo, hi;
     part_of(f, p, &lo, &hi);
-    part_keys *out = &f->out[p];
+    part_items *out = &f->out[p];
     /* the first reference word not below the part's first key */
     int64_t j = 0, top = lo < hi ? f->nr : 0;
     while (j < top) {
@@ -263,73 +222,119 @@ static void fused_part(fused *f, int p) {
         out->seeds += (i1 - i) * (j1 - j);
         for (int64_t a = i; a < i1; a++) {
             int64_t q = position(f->qpos, ps, a);
-            uint64_t base = (uint64_t)(q + f->rtotal) * f->width + (uint64_t)q;
-            for (int64_t b = j; b < j1; b++) {
-                int64_t r = position(f->rpos, ps, b);
-                if (!shadowed(f, q, r) && !push(out, base - (uint64_t)r * f->width)) {
+            for (int64_t b = j; b < j1; b++)
+                if (!f->visit(f, out, q, position(f->rpos, ps, b))) {
                     f->failed = 1;
                     return;
                 }
-            }
         }
         j = j1;
         i = i1;
     }
 }
 
-static void fused_parts(void *p, int t, int threads) {
-    fused *f = (fused *)p;
+static void pairs_parts(void *p, int t, int threads) {
+    pairs *f = (pairs *)p;
     (void)t, (void)threads;
     for (;;) {
         int part = __atomic_fetch_add(&f->next, 1, __ATOMIC_RELAXED);
         if (part >= f->parts || f->failed)
             return;
-        fused_part(f, part);
+        pairs_part(f, part);
     }
 }
 
-/* kept_seeds(qcodes, rcodes, qok, rok, qkeys, qpos, rkeys, rpos, position_size, i0, i1, k, rtotal, width,
+PyObject *enumerate_pairs(pairs *f, int threads, long long *seeds) {
+    if (!(f->out = calloc((size_t)f->parts, sizeof(part_items))))
+        return PyErr_NoMemory();
+    Py_BEGIN_ALLOW_THREADS
+    run_parallel(pairs_parts, f, threads);
+    Py_END_ALLOW_THREADS
+    int64_t items = 0;
+    *seeds = 0;
+    for (int p = 0; p < f->parts; p++)
+        *seeds += f->out[p].seeds, items += f->out[p].size;
+    PyObject *result = f->failed ? PyErr_NoMemory() : PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(items * 8));
+    if (result) {
+        char *at = PyByteArray_AS_STRING(result);
+        for (int p = 0; p < f->parts; p++) {
+            memcpy(at, f->out[p].items, (size_t)f->out[p].size * 8);
+            at += f->out[p].size * 8;
+        }
+    }
+    for (int p = 0; p < f->parts; p++)
+        free(f->out[p].items);
+    free(f->out);
+    f->out = NULL;
+    return result;
+}
+
+int parse_pairs(PyObject *args, const char *extra, pairs *f, Py_buffer *v, int *threads, void *extra_value) {
+    long long i0, i1;
+    char format[64];
+    snprintf(format, sizeof format, "y*y*y*y*y*y*y*y*iLLi%sii", extra);
+    if (!PyArg_ParseTuple(args, format, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &f->position_size, &i0,
+                          &i1, &f->k, extra_value, &f->parts, threads))
+        return 0;
+    f->qcodes = v[0].buf, f->rcodes = v[1].buf, f->qok = v[2].buf, f->rok = v[3].buf;
+    f->qsize = v[0].len, f->rsize = v[1].len;
+    f->qkeys = v[4].buf, f->qpos = v[5].buf, f->rkeys = v[6].buf, f->rpos = v[7].buf;
+    f->nr = v[6].len / 8, f->i0 = i0, f->i1 = i1;
+    if (f->parts > 0 && (f->position_size == 4 || f->position_size == 8) && i0 >= 0 && i0 <= i1 && i1 <= v[4].len / 8
+        && f->k >= 1 && f->k <= 32)
+        return 1;
+    PyErr_SetString(PyExc_ValueError, "inconsistent arguments");
+    for (int i = 0; i < 8; i++)
+        PyBuffer_Release(&v[i]);
+    return 0;
+}
+
+/* ---- kept_seeds: the CPU's seeds stage and diagonal filter in one pass: a seed is dropped where
+ * another seed of its diagonal starts 1 to 2k-1 bases before it (diagonals.filter_keys' rule, read
+ * from the codes and the words kept on each side); a kept seed is pushed as its diagonal key. */
+
+/* Whether a seed of (q, r)'s diagonal starts 1 to 2k-1 bases before it: the window j bases back
+ * is a seed when both its words were kept and its bases equal, and the seed's own bases already
+ * are, so the bases j-k+1..j back (those before q) must all be equal. */
+static int shadowed(const pairs *f, int64_t q, int64_t r) {
+    const int k = f->k;
+    int run = 0;  /* equal bases ending j back */
+    for (int j = 1; j < 2 * k; j++) {
+        int64_t a = q - j, b = r - j;
+        if (a < 0 || b < 0)
+            return 0;
+        run = f->qcodes[a] == f->rcodes[b] ? run + 1 : 0;
+        if (run >= (j < k ? j : k) && f->qok[a] && f->rok[b])
+            return 1;
+    }
+    return 0;
+}
+
+static int keep_seed(const pairs *f, part_items *out, int64_t q, int64_t r) {
+    if (shadowed(f, q, r))
+        return 1;
+    return push_item(out, (uint64_t)(q - r + f->rtotal) * f->width + (uint64_t)q);
+}
+
+/* kept_seeds(qcodes, rcodes, qok, rok, qkeys, qpos, rkeys, rpos, position_size, i0, i1, k, (rtotal, width),
  * parts, threads) -> (seeds, keys): the seeds of query words [i0, i1) (i1 where the key changes) and
  * the diagonal keys of the kept ones, unsorted, as a bytearray of uint64. qok/rok: 1 where a kept word
  * starts. */
 PyObject *py_kept_seeds(PyObject *self, PyObject *args) {
     Py_buffer v[8];
-    fused f = {0};
-    long long i0, i1, rtotal;
-    unsigned long long width;
+    pairs f = {0};
     int threads;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*iLLiLKii", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
-                          &f.position_size, &i0, &i1, &f.k, &rtotal, &width, &f.parts, &threads))
+    long long frame[2];  /* rtotal, width */
+    PyObject *frame_obj = NULL;
+    if (!parse_pairs(args, "O", &f, v, &threads, &frame_obj))
         return NULL;
-    f.qcodes = v[0].buf, f.rcodes = v[1].buf, f.qok = v[2].buf, f.rok = v[3].buf;
-    f.qkeys = v[4].buf, f.qpos = v[5].buf, f.rkeys = v[6].buf, f.rpos = v[7].buf;
-    f.nr = v[6].len / 8, f.i0 = i0, f.i1 = i1, f.rtotal = rtotal, f.width = width;
-    int ok = f.parts > 0 && v[2].len == v[0].len && v[3].len == v[1].len && (f.position_size == 4 || f.position_size == 8)
-             && i0 >= 0 && i0 <= i1 && i1 <= v[4].len / 8 && f.k >= 1 && f.k <= 32;
     PyObject *result = NULL;
-    if (!ok)
-        PyErr_SetString(PyExc_ValueError, "kept_seeds: inconsistent arguments");
-    else if (!(f.out = calloc((size_t)f.parts, sizeof(part_keys))))
-        PyErr_NoMemory();
-    else {
-        Py_BEGIN_ALLOW_THREADS
-        run_parallel(fused_parts, &f, threads);
-        Py_END_ALLOW_THREADS
-        int64_t seeds = 0, kept = 0;
-        for (int p = 0; p < f.parts; p++)
-            seeds += f.out[p].seeds, kept += f.out[p].size;
-        PyObject *keys = f.failed ? PyErr_NoMemory() : PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(kept * 8));
-        if (keys) {
-            char *at = PyByteArray_AS_STRING(keys);
-            for (int p = 0; p < f.parts; p++) {
-                memcpy(at, f.out[p].keys, (size_t)f.out[p].size * 8);
-                at += f.out[p].size * 8;
-            }
-            result = Py_BuildValue("LN", (long long)seeds, keys);
-        }
-        for (int p = 0; p < f.parts; p++)
-            free(f.out[p].keys);
-        free(f.out);
+    if (PyArg_ParseTuple(frame_obj, "LL", &frame[0], &frame[1])) {
+        f.rtotal = frame[0], f.width = (uint64_t)frame[1], f.visit = keep_seed;
+        long long seeds;
+        PyObject *keys = enumerate_pairs(&f, threads, &seeds);
+        if (keys)
+            result = Py_BuildValue("LN", seeds, keys);
     }
     for (int i = 0; i < 8; i++)
         PyBuffer_Release(&v[i]);

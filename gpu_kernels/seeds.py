@@ -158,23 +158,28 @@ class KeptSeeds:
 
     def batches(self, words: int):
         """(i0, i1): about `words` query words at a time, cut where the key changes."""
-        n = self.qkeys.size
-        i0 = 0
-        while i0 < n:
-            i1 = min(n, i0 + words)
-            if i1 < n:
-                i1 = int(np.searchsorted(self.qkeys, self.qkeys[i1], side="left"))
-                if i1 <= i0:
-                    i1 = int(np.searchsorted(self.qkeys, self.qkeys[i0], side="right"))
-            yield i0, i1
-            i0 = i1
+        return key_batches(self.qkeys, words)
 
     def seeds(self, i0: int, i1: int):
         """(seeds, sorted diagonal keys of the kept seeds) of query words [i0, i1)."""
         seeds, keys = self.cpu.kept_seeds(self.qcodes, self.rcodes, self.qok, self.rok, self.qkeys, self.qpos,
-                                          self.rkeys, self.rpos, self.size, i0, i1, self.k, self.rcodes.size,
-                                          self.width, self.PARTS * self.threads, self.threads)
+                                          self.rkeys, self.rpos, self.size, i0, i1, self.k,
+                                          (self.rcodes.size, self.width), self.PARTS * self.threads, self.threads)
         keys = np.frombuffer(keys, dtype=np.uint64)
         top = (self.rcodes.size + self.qcodes.size) * self.width + self.width  # above every key
         self.cpu.sort_pairs(keys, None, top.bit_length(), self.threads)
         return seeds, keys
+
+
+def key_batches(keys, words: int):
+    """(i0, i1) ranges of about `words` sorted keys each, cut where the key changes."""
+    n = keys.size
+    i0 = 0
+    while i0 < n:
+        i1 = min(n, i0 + words)
+        if i1 < n:
+            i1 = int(np.searchsorted(keys, keys[i1], side="left"))
+            if i1 <= i0:
+                i1 = int(np.searchsorted(keys, keys[i0], side="right"))
+        yield i0, i1
+        i0 = i1

@@ -1,5 +1,6 @@
 /* words on the CPU: the key of every window made only of A, C, G, T, rolled one base at a time
- * (2 bits a base, the first base highest), and its start. Threads take equal ranges of window
+ * (2 bits a base, the first base highest), and its start; or, for the exact-match modes
+ * (matches.py), of every window without a border, 3 bits a symbol (N is a symbol there). Threads take equal ranges of window
  * starts: each counts its windows, then writes them after the windows of the ranges before it,
  * so the words come out in position order, as words.py's NumPy code gives them. The sort by key
  * is cpu.c's radix sort. */
@@ -10,7 +11,7 @@
 typedef struct {
     const uint8_t *codes;
     int64_t windows;  /* window starts 0..windows-1 */
-    int k;
+    int k, bits;      /* bits a symbol: 2 (ACGT words) or 3 (match words) */
     uint64_t *keys;
     char *positions;
     int position_size;
@@ -23,18 +24,19 @@ static void words_part(void *p, int t, int threads) {
     job *j = (job *)p;
     size_t lo, hi;
     part_range((size_t)j->windows, t, threads, &lo, &hi);
-    const int k = j->k;
-    const uint64_t mask = k == 32 ? ~(uint64_t)0 : (((uint64_t)1 << (2 * k)) - 1);
+    const int k = j->k, bits = j->bits;
+    const uint8_t top = bits == 2 ? 3 : BORDER - 1;  /* the highest code a word may hold */
+    const uint64_t mask = bits * k == 64 ? ~(uint64_t)0 : (((uint64_t)1 << (bits * k)) - 1);
     uint64_t key = 0;
     int run = 0;  /* ACGT bases ending at i */
     int64_t at = j->fill ? j->counts[t] : 0;
     for (size_t i = lo; i < hi + (size_t)k - 1; i++) {
         uint8_t c = j->codes[i];
-        if (c > 3) {
+        if (c > top) {
             run = 0;
             continue;
         }
-        key = ((key << 2) | c) & mask;
+        key = ((key << bits) | c) & mask;
         if (++run < k)
             continue;
         int64_t start = (int64_t)i - k + 1;
@@ -71,14 +73,15 @@ static int threads_for(int64_t windows, int threads) {
     return threads < 1 ? 1 : threads > 64 ? 64 : threads;
 }
 
-/* count_words(codes, k) -> the number of windows made only of ACGT. */
+/* count_words(codes, k, bits) -> the number of words: windows made only of ACGT (bits 2) or without a
+ * border (bits 3). */
 PyObject *py_count_words(PyObject *self, PyObject *args) {
     Py_buffer codes;
-    int k;
-    if (!PyArg_ParseTuple(args, "y*i", &codes, &k))
+    int k, bits;
+    if (!PyArg_ParseTuple(args, "y*ii", &codes, &k, &bits))
         return NULL;
     int64_t counts[64];
-    job j = {codes.buf, codes.len - k + 1, k, NULL, NULL, 0, counts, 0};
+    job j = {codes.buf, codes.len - k + 1, k, bits, NULL, NULL, 0, counts, 0};
     int64_t total = 0;
     if (j.windows > 0) {
         int threads = threads_for(j.windows, 64);
@@ -90,19 +93,19 @@ PyObject *py_count_words(PyObject *self, PyObject *args) {
     return PyLong_FromLongLong(total);
 }
 
-/* word_keys(codes, k, keys, positions, threads): keys uint64 and positions (int32 or int64) of every
- * ACGT window in position order; the arrays hold exactly count_words(codes, k) items. */
+/* word_keys(codes, k, bits, keys, positions, threads): keys uint64 and positions (int32 or int64) of
+ * every word in position order; the arrays hold exactly count_words(codes, k, bits) items. */
 PyObject *py_word_keys(PyObject *self, PyObject *args) {
     Py_buffer codes, keys, positions;
-    int k, threads;
-    if (!PyArg_ParseTuple(args, "y*iw*w*i", &codes, &k, &keys, &positions, &threads))
+    int k, bits, threads;
+    if (!PyArg_ParseTuple(args, "y*iiw*w*i", &codes, &k, &bits, &keys, &positions, &threads))
         return NULL;
     int64_t counts[64];
     int64_t n = keys.len / 8;
     int position_size = n ? (int)(positions.len / n) : 8;
-    job j = {codes.buf, codes.len - k + 1, k, keys.buf, positions.buf, position_size, counts, 0};
+    job j = {codes.buf, codes.len - k + 1, k, bits, keys.buf, positions.buf, position_size, counts, 0};
     int ok = (position_size == 4 || position_size == 8) && check_items(&positions, "positions", position_size, n)
-             && k >= 1 && k <= 32;
+             && (bits == 2 || bits == 3) && k >= 1 && k * bits <= 64;
     if (ok && j.windows > 0) {
         threads = threads_for(j.windows, threads);
         int64_t total;
@@ -118,8 +121,8 @@ PyObject *py_word_keys(PyObject *self, PyObject *args) {
     PyBuffer_Release(&codes), PyBuffer_Release(&keys), PyBuffer_Release(&positions);
     if (!ok) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "word_keys: arrays of count_words(codes, k) items, positions of 4 or 8 "
-                                              "bytes, 1 <= k <= 32 expected");
+            PyErr_SetString(PyExc_ValueError, "word_keys: arrays of count_words(codes, k, bits) items, positions of 4 "
+                                              "or 8 bytes, bits 2 or 3, 1 <= k * bits <= 64 expected");
         return NULL;
     }
     Py_RETURN_NONE;

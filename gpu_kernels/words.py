@@ -59,14 +59,20 @@ def words(codes, k: int):
     int32 where the codes are shorter than 2^31 (the seeds stage widens each seed's to int64).
 
     Only the words are ever held (no key for every window), plus the sort's second buffer."""
+    return compiled_words(codes, k, 2)
+
+
+def compiled_words(codes, k: int, bits: int):
+    """words by words.c: 2 bits a symbol (ACGT windows) or 3 (windows without a border, N a fifth
+    symbol: the exact-match modes' words, matches.py)."""
     cpu, threads = native.cpu(), native.threads()
     codes = np.ascontiguousarray(codes)
-    n = cpu.count_words(codes, k)
+    n = cpu.count_words(codes, k, bits)
     keys = np.empty(n, dtype=np.uint64)
     pos = np.empty(n, dtype=np.int32 if codes.size < 2**31 else np.int64)
     if n:
-        cpu.word_keys(codes, k, keys, pos, threads)
-        cpu.sort_pairs(keys, pos, 2 * k, threads)
+        cpu.word_keys(codes, k, bits, keys, pos, threads)
+        cpu.sort_pairs(keys, pos, bits * k, threads)
     return keys, pos
 
 
