@@ -5,6 +5,7 @@
 #   bash bench/device_hsp.sh profile    # what a fresh machine compiles, where the warm run goes, disk speed
 #   bash bench/device_hsp.sh path       # the command line on the heavy 150 Mbp pair, then the workflow
 #   bash bench/device_hsp.sh outputs    # GPU tests with the formats and plots suites, then the workflow
+#   bash bench/device_hsp.sh matches    # GPU tests with the CPU kernels' suite, mems/mums on the heavy pairs
 # Logs go to $OUT so a run cut off still returns them.
 set -uo pipefail
 what=${1:-engine}
@@ -15,11 +16,13 @@ if [ -d .whl ]; then
     export PYTHONPATH=/tmp/site:$(pwd)
     export PATH=/tmp/site/bin:$PATH
 fi
-# The compiled CPU code, as `pip install -e .` would build it.
+# The compiled CPU code, as `pip install -e .` would build it (the modules and sources of gpu_kernels/native.py).
 python3 - <<'PY'
-import subprocess, sysconfig
-subprocess.run(["gcc", "-O3", "-shared", "-fPIC", "-I" + sysconfig.get_paths()["include"], "gpu_kernels/format.c",
-                "-o", "gpu_kernels/_format" + sysconfig.get_config_var("EXT_SUFFIX")], check=True)
+import runpy, subprocess, sysconfig
+for name, files in runpy.run_path("gpu_kernels/native.py")["SOURCES"].items():
+    subprocess.run(["gcc", "-O3", "-shared", "-fPIC", "-pthread", "-Igpu_kernels", "-I" + sysconfig.get_paths()["include"],
+                    *[f"gpu_kernels/{f}" for f in files], "-o", f"gpu_kernels/{name}" + sysconfig.get_config_var("EXT_SUFFIX")],
+                   check=True)
 PY
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 nproc
@@ -37,6 +40,29 @@ if [ "$what" = outputs ]; then
     python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_formats.py tests/test_plots.py \
         tests/test_coverage.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -5
     python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 -- --resources gpu=1 2>&1 | tee "$OUT/workflow.log"
+fi
+if [ "$what" = matches ]; then
+    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_cpu.py tests/test_formats.py \
+        tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -5
+    python3 - <<'PY'
+import os, sys
+sys.path.insert(0, "bench")
+from simulate import heavy_pair, write_fasta
+os.makedirs("/tmp/hp", exist_ok=True)
+for size in (5, 150):
+    first, second, fm, sm = heavy_pair(size * 1_000_000, 1, seed=11)
+    write_fasta(f"/tmp/hp/heavy_{size}_a.fa", ["chr1"], first, fm)
+    write_fasta(f"/tmp/hp/heavy_{size}_b.fa", ["chr1"], second, sm)
+PY
+    for mode in mems mums; do
+        for backend in numpy cupy; do  # the same output on the 5 Mbp pair
+            python3 -m gpu_kernels $mode /tmp/hp/heavy_5_a.fa /tmp/hp/heavy_5_b.fa -l 20 --backend $backend > /tmp/hp/$mode.$backend
+        done
+        cmp /tmp/hp/$mode.numpy /tmp/hp/$mode.cupy && echo "$mode -l 20, 5 Mbp: numpy and cupy identical, $(wc -l < /tmp/hp/$mode.cupy) lines" | tee -a "$OUT/matches.log"
+        /usr/bin/time -f "$mode -l 50 150 Mbp cupy: %e s wall, %M KB peak" timeout ${MATCH_TIMEOUT:-90} python3 -m gpu_kernels \
+            $mode /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa -l 50 --backend cupy > /tmp/hp/$mode.150 2>> "$OUT/matches.log"
+        tail -1 "$OUT/matches.log"; wc -l < /tmp/hp/$mode.150 | tee -a "$OUT/matches.log"
+    done
 fi
 if [ "$what" = workflow ]; then
     python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 -- --resources gpu=1 2>&1 | tee "$OUT/workflow.log"
