@@ -11,7 +11,7 @@ from .backend import get_backend
 from .engine import compare
 from .errors import InputError
 from .fasta import load_fasta
-from .formats import mummer_text, paf_from_table, write_paf, write_string
+from .formats import mummer_parts, paf_from_table, write_paf, write_parts
 from .matches import find_matches, matches_to_hsps
 from .params import Params
 
@@ -167,11 +167,7 @@ def run_matches(args: argparse.Namespace) -> int:
     reference = load_fasta(args.reference)
     start = time.perf_counter()
     matches = find_matches(query, reference, args.min_match, args.command == "mums", backend)
-    text = mummer_text(matches, query.names, query.lengths, reference.names)
-    if args.output:
-        write_string(args.output, text)
-    else:
-        sys.stdout.write(text)
+    write_parts(args.output or None, mummer_parts(matches, query.names, query.lengths, reference.names))
     if args.paf:
         write_paf(args.paf, matches_to_hsps(matches, query), query.names, query.lengths, reference.names,
                   reference.lengths)

@@ -3,7 +3,7 @@
  * formats.py describes a row as a tuple of fields and this file prints n rows of them into a byte
  * buffer, with the GIL released so that formatting threads run in parallel. A field is one of
  *   ("s", bytes)                        the same text on every row (separators, fixed columns);
- *   ("i", int64 array)                  a decimal integer a row;
+ *   ("i", int64 array[, width])         a decimal integer a row (right-aligned in width, as "%*lld");
  *   ("f", float64 array, decimals)      a fixed-point number, exactly as printf's "%.*f" writes it;
  *   ("n", int64 index array, data, offsets)  the index'th string of a table (record names, strands):
  *                                       string j is data[offsets[j]:offsets[j + 1]].
@@ -29,6 +29,7 @@ typedef struct {
     const int64_t *offsets;    /* NAME */
     Py_ssize_t entries;        /* NAME: strings in the table */
     int decimals;              /* FIXED */
+    int width;                 /* INT: spaces before a number shorter than this */
 } field;
 
 static const char DIGITS[201] =
@@ -115,7 +116,7 @@ static Py_ssize_t row_width(const field *fields, Py_ssize_t count) {
     for (Py_ssize_t f = 0; f < count; f++) {
         switch (fields[f].kind) {
         case TEXT: width += fields[f].size; break;
-        case INT: width += 20; break;
+        case INT: width += fields[f].width > 20 ? fields[f].width : 20; break;
         case FIXED: width += 64; break;
         case NAME: width += fields[f].size; break;
         }
@@ -157,6 +158,11 @@ static int parse_fields(PyObject *tuple, Py_ssize_t n, field *fields, Py_buffer 
         if (kind[0] == 'i') {
             fd->kind = INT;
             fd->values = view->buf;
+            fd->width = PyTuple_GET_SIZE(item) > 2 ? (int)PyLong_AsLong(PyTuple_GET_ITEM(item, 2)) : 0;
+            if (fd->width < 0 || fd->width > 64) {
+                PyErr_Format(PyExc_ValueError, "field %zd: width must be 0 to 64", f);
+                return -1;
+            }
         } else if (kind[0] == 'f') {
             fd->kind = FIXED;
             fd->reals = view->buf;
@@ -244,9 +250,16 @@ static PyObject *call(PyObject *args, int write) {
                     memcpy(p, fd->text, (size_t)fd->size);
                 p += fd->size;
                 break;
-            case INT:
-                p = put_int(p, fd->values[i]);
+            case INT: {
+                int64_t v = fd->values[i];
+                if (fd->width) {
+                    int size = digits(v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v) + (v < 0);
+                    for (; size < fd->width; size++)
+                        *p++ = ' ';
+                }
+                p = put_int(p, v);
                 break;
+            }
             case FIXED:
                 p = put_fixed(p, fd->reals[i], fd->decimals);
                 break;

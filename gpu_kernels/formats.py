@@ -402,7 +402,7 @@ def _field(field):
         return ("s", field.encode())
     kind = field[0]
     if kind == "i":
-        return ("i", np.ascontiguousarray(field[1], dtype=np.int64))
+        return ("i", np.ascontiguousarray(field[1], dtype=np.int64), *field[2:])
     if kind == "f":
         return ("f", np.ascontiguousarray(field[1], dtype=np.float64), int(field[2]))
     if kind == "n":
@@ -660,37 +660,50 @@ def write_gecko_csv(path: str, hsps: dict, qgenome: str, qlens, rgenome: str, rl
                       header, threads)
 
 
-def write_string(path: str, text: str) -> None:
-    """Write a string atomically."""
+def write_parts(path: str | None, parts) -> None:
+    """Pieces of bytes written one after another, atomically to path, or to standard output (None)."""
+    if path is None:
+        out = sys.stdout.buffer
+        for part in parts:
+            out.write(part)
+        out.flush()
+        return
     with atomic_path(path) as tmp:
-        with open(tmp, "w") as handle:
-            handle.write(text)
+        with open(tmp, "wb") as handle:
+            for part in parts:
+                handle.write(part)
 
 
-def mummer_text(matches: dict, qnames, qlens, rnames) -> str:
-    """MUMmer's output with -b -c: a '>' header per query record and strand, then reference position,
-    query position and length (1-based; reverse query positions on the forward strand, as -c gives
-    them), with the reference name first when the reference has several records."""
+MUMMER_ROWS = 1 << 20  # rows of MUMmer text printed at once
+
+
+def mummer_parts(matches: dict, qnames, qlens, rnames):
+    """MUMmer's output with -b -c, as pieces of bytes: a '>' header per query record and strand, then
+    reference position, query position and length (1-based; reverse query positions on the forward
+    strand, as -c gives them), each right-aligned in 8 columns, with the reference name first (padded
+    to the longest) when the reference has several records. Rows are printed by format.c a million
+    at a time."""
+    from .hsps import order_by
+
     names = list(rnames)
     width = max(len(n) for n in names)
-    lines = []
-    order = np.lexsort((matches["rstart"], matches["qstart"], matches["strand"], matches["qrec"]))
-    m = {key: value[order] for key, value in matches.items()}
+    qlens = np.asarray(qlens, dtype=np.int64)
+    columns = [np.asarray(matches[c]) for c in ("qrec", "strand", "qstart", "rstart")]
+    spans = [len(qnames), 2, int(qlens.max()) + 1, int(columns[3].max()) + 1 if columns[3].size else 1]
+    order = order_by(columns, spans)
+    m = {key: np.asarray(value)[order] for key, value in matches.items()}
     bounds = np.searchsorted(m["qrec"] * 2 + m["strand"], np.arange(2 * len(qnames) + 1))
+    padded = name_table([f"  {n:<{width}}  " for n in names])
     for i, qname in enumerate(qnames):
         for strand in (0, 1):
-            lines.append(f"> {qname}" + (" Reverse" if strand else ""))
-            block = slice(bounds[2 * i + strand], bounds[2 * i + strand + 1])
-            qpos = m["qstart"][block] + 1
-            if strand:
-                qpos = np.asarray(qlens)[i] - m["qstart"][block]
-            for rrec, rpos, qp, length in zip(m["rrec"][block].tolist(), (m["rstart"][block] + 1).tolist(),
-                                              qpos.tolist(), m["length"][block].tolist()):
-                if len(names) > 1:
-                    lines.append(f"  {names[rrec]:<{width}}  {rpos:8d}  {qp:8d}  {length:8d}")
-                else:
-                    lines.append(f"{rpos:8d}  {qp:8d}  {length:8d}")
-    return "\n".join(lines) + "\n"
+            yield f"> {qname}{' Reverse' if strand else ''}\n".encode()
+            for at in range(bounds[2 * i + strand], bounds[2 * i + strand + 1], MUMMER_ROWS):
+                block = slice(at, min(at + MUMMER_ROWS, bounds[2 * i + strand + 1]))
+                qpos = qlens[i] - m["qstart"][block] if strand else m["qstart"][block] + 1
+                fields = [("n", m["rrec"][block], padded)] if len(names) > 1 else []
+                fields += [("i", m["rstart"][block] + 1, 8), "  ", ("i", qpos, 8), "  ", ("i", m["length"][block], 8),
+                           "\n"]
+                yield format_rows(block.stop - block.start, tuple(fields))
 
 
 def write_tsv(path: str, rows, fields: list[str] | None = None) -> None:

@@ -12,8 +12,8 @@ import numpy as np
 from ..backend import NumpyBackend, get_backend
 from ..coverage import STRANDS, pair_coverage, record_coverage
 from ..engine import compare, write_table
-from ..formats import (HspWriter, default_threads, gecko_csv_from_table, iter_hsps, mummer_text,
-                       paf_from_table, read_columns, read_hsps, read_meta, read_tsv, write_string, write_tsv)
+from ..formats import (HspWriter, default_threads, gecko_csv_from_table, iter_hsps, mummer_parts,
+                       paf_from_table, read_columns, read_hsps, read_meta, read_tsv, write_parts, write_tsv)
 from ..hsps import concat, sort_rows
 from ..matches import find_matches, hsps_to_matches, matches_to_hsps
 from ..params import Params
@@ -182,7 +182,7 @@ def filter_table(table_path: str, out_dir: str, min_len: int = 0, min_identity: 
 def write_mummer(hsps_path: str, query: Genome, reference: Genome, path: str) -> None:
     """A genome pair's MEMs or MUMs in MUMmer's text format (mummer -b -c)."""
     hsps, _ = read_hsps(hsps_path)
-    write_string(path, mummer_text(hsps_to_matches(hsps, query.lengths), query.names, query.lengths, reference.names))
+    write_parts(path, mummer_parts(hsps_to_matches(hsps, query.lengths), query.names, query.lengths, reference.names))
 
 
 def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path: str, query_path: str,
