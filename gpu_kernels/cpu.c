@@ -280,7 +280,8 @@ static PyMethodDef methods[] = {
      "enumerated (seeds.c)"},
     {"mem_starts", py_mem_starts, METH_VARARGS,
      "mem_starts(qcodes, rcodes, qok, rok, qkeys, qpos, rkeys, rpos, position_size, i0, i1, k, min_match, parts, "
-     "threads) -> (seeds, MEMs as a bytearray of (qstart, rstart, length)): MEMs from their left ends (matches.c)"},
+     "threads) -> (seeds, bases walked, MEMs as a bytearray of (qstart, rstart, length)): MEMs from their left "
+     "ends (matches.c)"},
     {"word_starts", py_word_starts, METH_VARARGS,
      "word_starts(positions, position_size, out): 1 in out at every position of the list (seeds.c)"},
     {NULL, NULL, 0, NULL},

@@ -37,6 +37,7 @@ int radix_sort(uint64_t *keys, void *values, int value_size, size_t n, int key_b
 typedef struct {
     uint64_t *items;
     int64_t size, capacity, seeds;
+    int64_t walked;  /* bases the visits read (mem_starts) */
 } part_items;
 
 typedef struct pairs pairs;
@@ -62,7 +63,7 @@ int push_item(part_items *out, uint64_t value);
  * threads) into f and v (8 buffers, released on failure); extra: one format unit for extra_value. */
 int parse_pairs(PyObject *args, const char *extra, pairs *f, Py_buffer *v, int *threads, void *extra_value);
 /* Every pair visited; the items pushed, in part order, as a bytearray of uint64 (NULL on error). */
-PyObject *enumerate_pairs(pairs *f, int threads, long long *seeds);
+PyObject *enumerate_pairs(pairs *f, int threads, long long *seeds, long long *walked);
 
 static inline int64_t position(const char *p, int size, int64_t i) {
     return size == 4 ? (int64_t)((const int32_t *)p)[i] : ((const int64_t *)p)[i];

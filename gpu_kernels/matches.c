@@ -19,14 +19,16 @@ static int mem_start(const pairs *f, part_items *out, int64_t q, int64_t r) {
             break;
         length++;
     }
+    out->walked += length - f->k + 1;
     if (length < f->min_match)
         return 1;
     return push_item(out, (uint64_t)q) && push_item(out, (uint64_t)r) && push_item(out, (uint64_t)length);
 }
 
 /* mem_starts(qcodes, rcodes, qok, rok, qkeys, qpos, rkeys, rpos, position_size, i0, i1, k, min_match, parts,
- * threads) -> (seeds, mems): the MEMs whose left ends are word pairs of query words [i0, i1), as a bytearray
- * of (qstart, rstart, length) int64 triples in no particular order. qok and rok are not read. */
+ * threads) -> (seeds, bases walked, mems): the MEMs whose left ends are word pairs of query words [i0, i1),
+ * as a bytearray of (qstart, rstart, length) int64 triples in no particular order. qok and rok are not
+ * read. */
 PyObject *py_mem_starts(PyObject *self, PyObject *args) {
     Py_buffer v[8];
     pairs f = {0};
@@ -35,10 +37,10 @@ PyObject *py_mem_starts(PyObject *self, PyObject *args) {
     if (!parse_pairs(args, "L", &f, v, &threads, &min_match))
         return NULL;
     f.min_match = min_match, f.visit = mem_start;
-    long long seeds;
-    PyObject *result = NULL, *mems = enumerate_pairs(&f, threads, &seeds);
+    long long seeds, walked;
+    PyObject *result = NULL, *mems = enumerate_pairs(&f, threads, &seeds, &walked);
     if (mems)
-        result = Py_BuildValue("LN", seeds, mems);
+        result = Py_BuildValue("LLN", seeds, walked, mems);
     for (int i = 0; i < 8; i++)
         PyBuffer_Release(&v[i]);
     return result;

@@ -9,11 +9,10 @@ Definitions, the ones `mummer -maxmatch -b -c` and `mummer -mum -b -c` use:
   in its query record (on that strand).
 
 Algorithm: words of k = min(L, 21) symbols, 3 bits a symbol; the reference's words are built once
-for both query strands. CPU (matches.c): every pair of equal words is enumerated, never stored, and
-only a left-maximal pair (the symbols before the two words differ, or a record starts) is walked to
-the right, once: each MEM is found exactly once, at its left end. CuPy: reference words sampled every
-L - k + 1 positions, so every match of length >= L contains a sampled seed; the heads of seed chains
-are extended to maximality and duplicates removed (one thread a seed needs the seeds laid out).
+for both query strands. Every pair of equal words is visited,
+never stored, and only a left-maximal pair (the symbols before the two words differ, or a record
+starts) is walked to the right, once: each MEM is found exactly once, at its left end. CPU:
+matches.c, threads taking parts of the query words; CuPy: matches.cu, a thread a query word.
 Occurrences are counted from the MEM set itself: a match string occurs in the reference once for
 every MEM that contains its query interval, and in the query once for every MEM (of that query
 record and strand) that contains its reference interval.
@@ -23,15 +22,13 @@ from __future__ import annotations
 import numpy as np
 
 from . import native
-from .arrays import array_module, stable_argsort
+from .arrays import BLOCK, array_module, blocks, cupy, kernel, stable_argsort
 from .encode import BORDER
-from .seeds import key_batches, seed_groups_cupy, seeds
+from .seeds import key_batches
 from .seqset import SeqSet, make_seqset, reverse_complement
 from .words import compiled_words
 
 MAX_K = 21  # 3 bits a symbol in a uint64
-CHUNK = 32
-BATCH = 1 << 23  # seeds extended at once
 QUERY_BATCH = 32_000_000  # query bases matched at once (whole records)
 MEM_BATCH_WORDS = 1 << 22  # query words whose pairs the CPU enumerates at once
 
@@ -64,29 +61,6 @@ def sorted_match_words(codes, k: int, step: int = 1):
     return keys[order], pos[order]
 
 
-def _reach(qcodes, rcodes, qpos, rpos, step: int):
-    """Bases equal from (qpos, rpos) onward in direction step, up to a mismatch or a BORDER.
-
-    Every live walk reads a chunk at once; the chunk grows as walks finish (up to 64 kb for a
-    few long matches), so one match of megabases costs tens of steps, not 10^5."""
-    xp = array_module(qpos)
-    n = qpos.size
-    length = xp.zeros(n, dtype=xp.int64)
-    live = xp.arange(n)
-    while live.size:
-        chunk = int(min(1 << 16, max(CHUNK, (CHUNK * BATCH) // live.size)))
-        offsets = xp.arange(chunk, dtype=xp.int64) * step
-        # a chunk may reach past the array's end (or start): clipped, it reads the BORDER codes there
-        qi = xp.clip(qpos[live, None] + length[live, None] * step + offsets, 0, qcodes.size - 1)
-        ri = xp.clip(rpos[live, None] + length[live, None] * step + offsets, 0, rcodes.size - 1)
-        a, b = qcodes[qi], rcodes[ri]
-        differ = (a != b) | (a == BORDER)
-        ends = xp.where(differ.any(axis=1), differ.argmax(axis=1), chunk)
-        length[live] += ends
-        live = live[ends == chunk]
-    return length
-
-
 def match_k(min_match: int) -> int:
     """The word length of the exact-match modes."""
     return min(min_match, MAX_K)
@@ -98,9 +72,8 @@ def reference_words(rcodes, min_match: int):
 
 
 def reference_words_cupy(rcodes, min_match: int):
-    """reference_words on the device: words sampled every min_match - k + 1 positions (see strand_mems_cupy)."""
-    k = match_k(min_match)
-    return sorted_match_words(rcodes, k, min_match - k + 1)
+    """reference_words on the device: all of them, sorted (CuPy's radix sort)."""
+    return sorted_match_words(rcodes, match_k(min_match))
 
 
 def strand_mems(qcodes, rcodes, rwords, min_match: int):
@@ -118,8 +91,8 @@ def strand_mems(qcodes, rcodes, rwords, min_match: int):
     unused = np.zeros(0, dtype=np.uint8)  # mem_starts reads no word-start flags
     parts = []
     for i0, i1 in key_batches(qkeys, MEM_BATCH_WORDS):
-        _, mems = cpu.mem_starts(qcodes, rcodes, unused, unused, qkeys, qpos, rkeys, rpos, size, i0, i1, k, min_match,
-                                 512 * threads, threads)
+        _, _, mems = cpu.mem_starts(qcodes, rcodes, unused, unused, qkeys, qpos, rkeys, rpos, size, i0, i1, k, min_match,
+                                    512 * threads, threads)
         parts.append(np.frombuffer(mems, dtype=np.int64).reshape(-1, 3))
     mems = np.concatenate(parts) if parts else np.zeros((0, 3), dtype=np.int64)
     qs, rs, length = mems[:, 0], mems[:, 1], mems[:, 2]
@@ -128,62 +101,29 @@ def strand_mems(qcodes, rcodes, rwords, min_match: int):
 
 
 def strand_mems_cupy(qcodes, rcodes, rwords, min_match: int):
-    """strand_mems on the device, from sampled reference words (reference_words_cupy).
-
-    Seeds (query words against the sampled reference words) are sorted by diagonal and query
-    position. A run of seeds one sampling step apart on a diagonal is a chain; each round extends
-    only the head of every chain to maximality and drops the seeds that lie inside a match found on
-    their diagonal, so every match is walked once however long it is."""
-    xp = array_module(qcodes)
+    """strand_mems on the device: one thread a query word visits its equal reference words and walks
+    the left-maximal pairs (matches.cu), counting first, then writing at scanned offsets."""
+    cp = cupy()
     k = match_k(min_match)
-    step = min_match - k + 1
     qk, qp = sorted_match_words(qcodes, k)
     rk, rp = rwords
-    sq, sr = seeds(seed_groups_cupy(qk, rk), qp, rp)
-    del qk, qp, rk, rp
-    empty = xp.zeros(0, dtype=xp.int64)
-    if sq.size == 0:
+    empty = cp.zeros(0, dtype=cp.int64)
+    if qk.size == 0 or rk.size == 0:
         return empty, empty, empty
-    diag = sq - sr
-    order = _order2(diag, sq)
-    sq, sr, diag = sq[order], sr[order], diag[order]
-    del order
-    # (diagonal, query position) as one sortable key
-    span = int(qcodes.size) + 1  # matches never leave the query array, so never their diagonal's block
-    key = (diag - int(diag.min())) * span + sq
-    parts = []
-    pending = xp.arange(sq.size, dtype=xp.int64)
-    while pending.size:
-        q, d = sq[pending], diag[pending]
-        head = xp.ones(pending.size, dtype=bool)
-        head[1:] = (d[1:] != d[:-1]) | (q[1:] - q[:-1] != step)
-        heads = pending[head]
-        starts, ends = [], []
-        for at in range(0, heads.size, BATCH):  # bounded temporaries: a batch of walks x a chunk of bases
-            bq, br = sq[heads[at:at + BATCH]], sr[heads[at:at + BATCH]]
-            left = _reach(qcodes, rcodes, bq - 1, br - 1, -1)
-            right = _reach(qcodes, rcodes, bq + k, br + k, +1)
-            length = left + k + right
-            keep = length >= min_match
-            parts.append((bq[keep] - left[keep], br[keep] - left[keep], length[keep]))
-            starts.append(key[heads[at:at + BATCH]] - left)
-            ends.append(key[heads[at:at + BATCH]] + k + right)
-        # the heads' matches are disjoint and in key order: a pending seed is done when its word lies
-        # inside the match before it on its diagonal
-        starts, ends = xp.concatenate(starts), xp.concatenate(ends)
-        rest = pending[~head]
-        at = xp.searchsorted(starts, key[rest], side="right") - 1
-        inside = (at >= 0) & (key[rest] + k <= ends[xp.maximum(at, 0)])
-        pending = rest[~inside]
-    qs, rs, length = (xp.concatenate([p[i] for p in parts]) for i in range(3))
-    if qs.size == 0:
-        return qs, rs, length
-    # one MEM per (diagonal, qstart): its length follows from maximality
+    nq = qk.size
+    counts = cp.empty(nq, dtype=cp.int64)
+    launch = kernel("matches.cu", "mem_starts")
+    args = (qcodes, cp.int64(qcodes.size), rcodes, cp.int64(rcodes.size), qk, qp, cp.int64(nq), rk, rp, cp.int64(rk.size),
+            cp.int32(k), cp.int64(min_match))
+    launch((blocks(nq),), (BLOCK,), args + (cp.int32(0), counts, counts, counts, counts, counts))
+    offsets = cp.cumsum(counts) - counts
+    total = int(offsets[-1] + counts[-1])
+    qs, rs, length = (cp.empty(total, dtype=cp.int64) for _ in range(3))
+    if total:
+        launch((blocks(nq),), (BLOCK,), args + (cp.int32(1), counts, offsets, qs, rs, length))
+    del counts, offsets, qk, qp
     order = _order2(qs, rs)
-    qs, rs, length = qs[order], rs[order], length[order]
-    first = xp.ones(qs.size, dtype=bool)
-    first[1:] = (qs[1:] != qs[:-1]) | (rs[1:] != rs[:-1])
-    return qs[first], rs[first], length[first]
+    return qs[order], rs[order], length[order]
 
 
 def _order2(first, second):

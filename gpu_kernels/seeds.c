@@ -244,16 +244,16 @@ static void pairs_parts(void *p, int t, int threads) {
     }
 }
 
-PyObject *enumerate_pairs(pairs *f, int threads, long long *seeds) {
+PyObject *enumerate_pairs(pairs *f, int threads, long long *seeds, long long *walked) {
     if (!(f->out = calloc((size_t)f->parts, sizeof(part_items))))
         return PyErr_NoMemory();
     Py_BEGIN_ALLOW_THREADS
     run_parallel(pairs_parts, f, threads);
     Py_END_ALLOW_THREADS
     int64_t items = 0;
-    *seeds = 0;
+    *seeds = *walked = 0;
     for (int p = 0; p < f->parts; p++)
-        *seeds += f->out[p].seeds, items += f->out[p].size;
+        *seeds += f->out[p].seeds, *walked += f->out[p].walked, items += f->out[p].size;
     PyObject *result = f->failed ? PyErr_NoMemory() : PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(items * 8));
     if (result) {
         char *at = PyByteArray_AS_STRING(result);
@@ -331,8 +331,8 @@ PyObject *py_kept_seeds(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     if (PyArg_ParseTuple(frame_obj, "LL", &frame[0], &frame[1])) {
         f.rtotal = frame[0], f.width = (uint64_t)frame[1], f.visit = keep_seed;
-        long long seeds;
-        PyObject *keys = enumerate_pairs(&f, threads, &seeds);
+        long long seeds, walked;
+        PyObject *keys = enumerate_pairs(&f, threads, &seeds, &walked);
         if (keys)
             result = Py_BuildValue("LN", seeds, keys);
     }

@@ -80,21 +80,6 @@ def seed_group_index(groups: SeedGroups):
     return xp.cumsum(marks, dtype=xp.int32), offsets
 
 
-def seeds(groups: SeedGroups, qpos, rpos):
-    """The full cross product of each group: (query positions, reference positions), int64 (the
-    exact-match modes' seeds, on either device)."""
-    xp = array_module(qpos)
-    if groups.qcount.size == 0:
-        empty = xp.zeros(0, dtype=xp.int64)
-        return empty, empty
-    group, offsets = seed_group_index(groups)
-    local = xp.arange(group.size, dtype=xp.int64) - offsets[group]
-    rcount = groups.rcount[group]
-    qi = groups.qfirst[group] + local // rcount
-    ri = groups.rfirst[group] + local % rcount
-    return qpos[qi].astype(xp.int64), rpos[ri].astype(xp.int64)
-
-
 def seed_keys(groups: SeedGroups, qpos, rpos, rtotal: int, width: int):
     """Sorted diagonal keys of every seed the groups make."""
     total = count_seeds(groups)
