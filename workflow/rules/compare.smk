@@ -13,6 +13,7 @@ rule compare:
     params:
         engine=lambda wc: PARAMS[wc.set].as_dict(),
         backend=BACKEND,
+    threads: 2  # the CPU stages' threads (words, seeds, extension); Snakemake lowers it to --cores
     resources:
         gpu=1 if BACKEND == "cupy" else 0,
     conda:

@@ -9,7 +9,8 @@ from gpu_kernels.workflow.steps import setup_logging  # noqa: E402
 
 
 def start(snakemake) -> None:
-    """Log to the job's log file."""
+    """Log to the job's log file; the compiled CPU stages use the job's threads, not every core."""
+    os.environ["GPU_GENOME_COMPARE_THREADS"] = str(max(1, int(snakemake.threads)))
     setup_logging(snakemake.log[0] if snakemake.log else None)
 
 
