@@ -21,6 +21,17 @@
 typedef void (*task_fn)(void *arg, int t, int threads);
 void run_parallel(task_fn fn, void *arg, int threads);
 
+/* counts[0..n) replaced by the sums of the counts before each (where each part writes); returns the total. */
+static inline int64_t exclusive_sum(int64_t *counts, int n) {
+    int64_t total = 0;
+    for (int t = 0; t < n; t++) {
+        int64_t c = counts[t];
+        counts[t] = total;
+        total += c;
+    }
+    return total;
+}
+
 /* [lo, hi) of part t of n items cut in `parts` nearly equal parts. */
 static inline void part_range(size_t n, int t, int parts, size_t *lo, size_t *hi) {
     *lo = n * (size_t)t / (size_t)parts;

@@ -143,11 +143,7 @@ PyObject *py_seed_keys(PyObject *self, PyObject *args) {
         int64_t total = 0;
         Py_BEGIN_ALLOW_THREADS
         run_parallel(keys_part, &j, threads);
-        for (int t = 0; t < threads; t++) {
-            int64_t c = at[t];
-            at[t] = total;
-            total += c;
-        }
+        total = exclusive_sum(at, threads);
         Py_END_ALLOW_THREADS
         ok = check_items(&keys, "keys", 8, total);
         if (ok) {

@@ -57,13 +57,7 @@ static void words_part(void *p, int t, int threads) {
 
 static int64_t count(job *j, int threads) {
     run_parallel(words_part, j, threads);
-    int64_t total = 0;
-    for (int t = 0; t < threads; t++) {
-        int64_t c = j->counts[t];
-        j->counts[t] = total;
-        total += c;
-    }
-    return total;
+    return exclusive_sum(j->counts, threads);
 }
 
 static int threads_for(int64_t windows, int threads) {
@@ -172,13 +166,7 @@ static void window_part(void *p, int t, int threads) {
 
 static int64_t count_in(window *w, int threads) {
     run_parallel(window_part, w, threads);
-    int64_t total = 0;
-    for (int t = 0; t < threads; t++) {
-        int64_t c = w->counts[t];
-        w->counts[t] = total;
-        total += c;
-    }
-    return total;
+    return exclusive_sum(w->counts, threads);
 }
 
 /* words_in(keys, positions, position_size, lo, hi, keys_out or None, positions_out or None, threads)
