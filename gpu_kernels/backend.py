@@ -45,7 +45,7 @@ class NumpyBackend:
     strand_mems = staticmethod(matches.strand_mems)
 
     def seed_budget(self, tile_bytes: int) -> int:
-        """Seeds one tile may hold (tile_bytes 0: 256 MiB, so a laptop's memory holds a tile and its HSPs)."""
+        """Seeds one tile may hold on the tiled path (tile_bytes 0: 256 MiB); the CPU's own fused search holds none."""
         return max(1, (tile_bytes or 1 << 28) // CPU_SEED_BYTES)
 
     def release(self) -> None:

@@ -24,7 +24,7 @@ import numpy as np
 from . import native
 from .arrays import BLOCK, array_module, blocks, cupy, kernel, stable_argsort
 from .encode import BORDER
-from .seeds import key_batches
+from .seeds import PARTS_PER_THREAD, key_batches
 from .seqset import SeqSet, make_seqset, reverse_complement
 from .words import compiled_words
 
@@ -92,7 +92,7 @@ def strand_mems(qcodes, rcodes, rwords, min_match: int):
     parts = []
     for i0, i1 in key_batches(qkeys, MEM_BATCH_WORDS):
         _, _, mems = cpu.mem_starts(qcodes, rcodes, unused, unused, qkeys, qpos, rkeys, rpos, size, i0, i1, k, min_match,
-                                    512 * threads, threads)
+                                    PARTS_PER_THREAD * threads, threads)
         parts.append(np.frombuffer(mems, dtype=np.int64).reshape(-1, 3))
     mems = np.concatenate(parts) if parts else np.zeros((0, 3), dtype=np.int64)
     qs, rs, length = mems[:, 0], mems[:, 1], mems[:, 2]

@@ -113,6 +113,9 @@ def seed_keys_cupy(groups: SeedGroups, qpos, rpos, rtotal: int, width: int):
     return keys
 
 
+PARTS_PER_THREAD = 512  # units of work the compiled pair enumerator cuts a batch into, a thread's worth times threads
+
+
 class KeptSeeds:
     """The CPU's seeds stage and diagonal filter in one compiled pass (seeds.c): the cross product of
     each group is enumerated, never stored, and a seed shadowed by another starting 1 to 2k-1 bases
@@ -123,7 +126,6 @@ class KeptSeeds:
     seed count and its kept seeds' sorted diagonal keys (sorted, so that the seeds of a diagonal
     are extended one after another, over bases still in the cache)."""
 
-    PARTS = 512  # parts of a batch a thread takes at a time, times the threads
 
     def __init__(self, qcodes, rcodes, words_q, words_r, k: int, width: int):
         self.qcodes, self.rcodes = np.ascontiguousarray(qcodes), np.ascontiguousarray(rcodes)
@@ -149,7 +151,7 @@ class KeptSeeds:
         """(seeds, sorted diagonal keys of the kept seeds) of query words [i0, i1)."""
         seeds, keys = self.cpu.kept_seeds(self.qcodes, self.rcodes, self.qok, self.rok, self.qkeys, self.qpos,
                                           self.rkeys, self.rpos, self.size, i0, i1, self.k,
-                                          (self.rcodes.size, self.width), self.PARTS * self.threads, self.threads)
+                                          (self.rcodes.size, self.width), PARTS_PER_THREAD * self.threads, self.threads)
         keys = np.frombuffer(keys, dtype=np.uint64)
         top = (self.rcodes.size + self.qcodes.size) * self.width + self.width  # above every key
         self.cpu.sort_pairs(keys, None, top.bit_length(), self.threads)
