@@ -163,11 +163,16 @@ def run_matches(args: argparse.Namespace) -> int:
         raise InputError(f"-l {args.min_match}: the shortest match must be at least 1")
     backend = get_backend(args.backend)
     # read on the host: FASTQ queries included; find_matches moves the codes to the backend
+    start = time.perf_counter()
     query = load_fasta(args.query)
     reference = load_fasta(args.reference)
+    log.info("query and reference read in %.2f s", time.perf_counter() - start)
     start = time.perf_counter()
     matches = find_matches(query, reference, args.min_match, args.command == "mums", backend)
+    found = time.perf_counter()
     write_parts(args.output or None, mummer_parts(matches, query.names, query.lengths, reference.names))
+    log.info("%d %s found in %.2f s, written in %.2f s", matches["length"].size, args.command, found - start,
+             time.perf_counter() - found)
     if args.paf:
         write_paf(args.paf, matches_to_hsps(matches, query), query.names, query.lengths, reference.names,
                   reference.lengths)

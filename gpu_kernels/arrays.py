@@ -22,11 +22,14 @@ BLOCK = 256           # threads a block of the one-thread-per-item kernels (word
 SCAN_ITEMS = 4        # values a thread of scan.cu scans: a block covers BLOCK * SCAN_ITEMS values
 EXTEND_THREADS = 128  # threads a block of extend.cu (4 warps)
 PER_LANE = 4          # bases a lane of extend.cu reads per chunk: a chunk is 32 * PER_LANE bases
+MEM_LIGHT = 64        # candidate pairs a query word's own thread walks in matches.cu; more, and blocks share them
+MEM_CHUNK = 4096      # candidate pairs of such a word one block of matches.cu walks
 
 # extend.cu reads a whole chunk past a record end: the border must be at least that wide.
 assert 32 * PER_LANE <= GAP
 
-DEFINES = {"BORDER": BORDER, "N_CODE": N_CODE, "BLOCK": BLOCK, "SCAN_ITEMS": SCAN_ITEMS, "PER_LANE": PER_LANE}
+DEFINES = {"BORDER": BORDER, "N_CODE": N_CODE, "BLOCK": BLOCK, "SCAN_ITEMS": SCAN_ITEMS, "PER_LANE": PER_LANE,
+           "MEM_LIGHT": MEM_LIGHT, "MEM_CHUNK": MEM_CHUNK}
 
 
 def nvcc_options() -> list[str]:

@@ -18,6 +18,7 @@ import sys
 import tempfile
 import threading
 from collections import deque
+from functools import partial
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
@@ -660,18 +661,21 @@ def write_gecko_csv(path: str, hsps: dict, qgenome: str, qlens, rgenome: str, rl
                       header, threads)
 
 
-def write_parts(path: str | None, parts) -> None:
-    """Pieces of bytes written one after another, atomically to path, or to standard output (None)."""
+def write_parts(path: str | None, parts, threads: int = 0) -> None:
+    """Pieces of bytes written one after another, atomically to path, or to standard output (None).
+    parts are the pieces, or callables that make them: those are called on `threads` threads (all
+    the cores by default), at most a few ahead of the writer."""
+    pieces = ordered_map(lambda part: part() if callable(part) else part, parts, threads or default_threads())
     if path is None:
         out = sys.stdout.buffer
-        for part in parts:
-            out.write(part)
+        for piece in pieces:
+            out.write(piece)
         out.flush()
         return
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as handle:
-            for part in parts:
-                handle.write(part)
+            for piece in pieces:
+                handle.write(piece)
 
 
 MUMMER_ROWS = 1 << 20  # rows of MUMmer text printed at once
@@ -682,7 +686,7 @@ def mummer_parts(matches: dict, qnames, qlens, rnames):
     reference position, query position and length (1-based; reverse query positions on the forward
     strand, as -c gives them), each right-aligned in 8 columns, with the reference name first (padded
     to the longest) when the reference has several records. Rows are printed by format.c a million
-    at a time."""
+    at a time: the pieces are callables that print them (write_parts calls them on its threads)."""
     from .hsps import order_by
 
     names = list(rnames)
@@ -690,8 +694,11 @@ def mummer_parts(matches: dict, qnames, qlens, rnames):
     qlens = np.asarray(qlens, dtype=np.int64)
     columns = [np.asarray(matches[c]) for c in ("qrec", "strand", "qstart", "rstart")]
     spans = [len(qnames), 2, int(qlens.max()) + 1, int(columns[3].max()) + 1 if columns[3].size else 1]
-    order = order_by(columns, spans)
-    m = {key: np.asarray(value)[order] for key, value in matches.items()}
+    if in_order(columns):
+        m = {key: np.asarray(value) for key, value in matches.items()}
+    else:
+        order = order_by(columns, spans)
+        m = {key: np.asarray(value)[order] for key, value in matches.items()}
     bounds = np.searchsorted(m["qrec"] * 2 + m["strand"], np.arange(2 * len(qnames) + 1))
     padded = name_table([f"  {n:<{width}}  " for n in names])
     for i, qname in enumerate(qnames):
@@ -703,7 +710,21 @@ def mummer_parts(matches: dict, qnames, qlens, rnames):
                 fields = [("n", m["rrec"][block], padded)] if len(names) > 1 else []
                 fields += [("i", m["rstart"][block] + 1, 8), "  ", ("i", qpos, 8), "  ", ("i", m["length"][block], 8),
                            "\n"]
-                yield format_rows(block.stop - block.start, tuple(fields))
+                yield partial(format_rows, block.stop - block.start, tuple(fields))
+
+
+def in_order(columns: list) -> bool:
+    """Whether the rows are already sorted by the columns (most significant first)."""
+    n = columns[0].size
+    if n < 2:
+        return True
+    tied = np.ones(n - 1, dtype=bool)
+    for column in columns:
+        step = np.sign(np.diff(column))
+        if (tied & (step < 0)).any():
+            return False
+        tied &= step == 0
+    return True
 
 
 def write_tsv(path: str, rows, fields: list[str] | None = None) -> None:

@@ -1,52 +1,156 @@
 // matches.cu: maximal exact matches from their left ends (the rule of matches.c, on the device).
 //
-// Launch: 1-D grid-stride loop over query words, BLOCK threads a block. Query and reference words
-// (3 bits a symbol, no border inside) are sorted by key. Thread i finds its key's range in the
-// reference keys (two binary searches) and visits every reference word there: a pair starts a MEM
-// only when the symbols before the two words differ or one of them is a border; the match is then
-// walked right to the first difference or border and kept when at least min_match long. Called
-// twice: first (write 0) to count each query word's MEMs (counts), then (write 1), with offsets
-// from an exclusive scan of the counts, to write them (out_q, out_r, out_len).
-extern "C" __global__ void mem_starts(const unsigned char* __restrict__ qcodes, long long qsize,
-                                      const unsigned char* __restrict__ rcodes, long long rsize,
-                                      const unsigned long long* __restrict__ qkeys,
-                                      const long long* __restrict__ qpos, long long nq,
-                                      const unsigned long long* __restrict__ rkeys,
-                                      const long long* __restrict__ rpos, long long nr, int k, long long min_match,
-                                      int write, long long* __restrict__ counts,
-                                      const long long* __restrict__ offsets,
-                                      long long* __restrict__ out_q, long long* __restrict__ out_r,
-                                      long long* __restrict__ out_len)
+// Query words and reference words (3 bits a symbol, no border inside) are sorted by key; the
+// reference words of one key are further ordered by the symbol before them (rprev: BORDER where a
+// record starts). A query word's candidates are the reference words of its key less the run whose
+// symbol before equals its own: those pairs extend to the left (a border never does), so they are
+// skipped unread. Each candidate pair is walked right to the first difference or border and kept
+// when at least min_match long; its slot comes from the counter `found`, and it is written when the
+// slot is below capacity (the caller runs again with room for all of them otherwise).
+//
+// Two kernels, since a few query words (the start of an N gap or of a long microsatellite) have
+// tens of thousands of candidates, each walked for thousands of bases, and would keep one thread
+// busy for seconds: mem_light (1-D grid-stride over query words, BLOCK threads a block) walks the
+// candidates of words with at most MEM_LIGHT of them and writes the count of the others to heavy[i]
+// (0 otherwise); mem_heavy (one block of BLOCK threads per item) walks MEM_CHUNK candidates of one
+// heavy word, items listed by the caller.
+
+__device__ __forceinline__ long long lower_key(const unsigned long long* __restrict__ keys, long long lo, long long hi,
+                                               unsigned long long key)
+{
+    while (lo < hi) {
+        const long long mid = (lo + hi) >> 1;
+        if (keys[mid] < key) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+__device__ __forceinline__ long long lower_symbol(const unsigned char* __restrict__ symbols, long long lo, long long hi,
+                                                  unsigned int symbol)
+{
+    while (lo < hi) {
+        const long long mid = (lo + hi) >> 1;
+        if (symbols[mid] < symbol) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+// A query word's candidates: reference words [lo, skip) and [skip_end, hi).
+struct Candidates {
+    long long lo, skip, skip_end, hi;
+    __device__ long long count() const { return (skip - lo) + (hi - skip_end); }
+    __device__ long long at(long long t) const { return t < skip - lo ? lo + t : skip_end + (t - (skip - lo)); }
+};
+
+__device__ __forceinline__ Candidates candidates(const unsigned char* __restrict__ qcodes,
+                                                 const unsigned long long* __restrict__ rkeys,
+                                                 const unsigned char* __restrict__ rprev, long long nr,
+                                                 unsigned long long key, long long q)
+{
+    Candidates c;
+    c.lo = lower_key(rkeys, 0, nr, key);
+    c.hi = (c.lo == nr || rkeys[c.lo] != key) ? c.lo : (key == ~0ULL ? nr : lower_key(rkeys, c.lo, nr, key + 1));
+    c.skip = c.skip_end = c.hi;
+    const unsigned char before = q > 0 ? qcodes[q - 1] : BORDER;
+    if (before != BORDER && c.lo < c.hi) {
+        c.skip = lower_symbol(rprev, c.lo, c.hi, before);
+        c.skip_end = lower_symbol(rprev, c.skip, c.hi, before + 1u);
+    }
+    return c;
+}
+
+// Eight codes from p (any alignment) as the bytes of one integer, first code lowest.
+__device__ __forceinline__ unsigned long long load8(const unsigned char* __restrict__ p)
+{
+    unsigned long long v = 0;
+#pragma unroll
+    for (int b = 0; b < 8; ++b) v |= (unsigned long long)p[b] << (8 * b);
+    return v;
+}
+
+// Length of the match of (q, r), whose first k codes are equal: to the first difference or border.
+// Eight codes a step (independent loads) where both sides have eight left, then one at a time.
+__device__ __forceinline__ long long walk(const unsigned char* __restrict__ qcodes, long long qsize,
+                                          const unsigned char* __restrict__ rcodes, long long rsize,
+                                          long long q, long long r, int k)
+{
+    const unsigned long long ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    long long length = k;
+    while (q + length + 8 <= qsize && r + length + 8 <= rsize) {
+        const unsigned long long a = load8(qcodes + q + length), b = load8(rcodes + r + length);
+        // a byte of stop is nonzero where the codes differ or the query code is a border
+        const unsigned long long border = a ^ (ones * BORDER);
+        const unsigned long long at_border = (border - ones) & ~border & highs;  // high bit set where a byte is 0
+        const unsigned long long stop = (a ^ b) | at_border;
+        if (stop) return length + (__ffsll((long long)stop) - 1) / 8;
+        length += 8;
+    }
+    while (q + length < qsize && r + length < rsize) {
+        const unsigned char a = qcodes[q + length];
+        if (a != rcodes[r + length] || a == BORDER) break;
+        ++length;
+    }
+    return length;
+}
+
+__device__ __forceinline__ void keep(long long q, long long r, long long length, long long capacity,
+                                     unsigned long long* __restrict__ found, long long* __restrict__ out_q,
+                                     long long* __restrict__ out_r, long long* __restrict__ out_len)
+{
+    const unsigned long long at = atomicAdd(found, 1ULL);
+    if ((long long)at < capacity) {
+        out_q[at] = q;
+        out_r[at] = r;
+        out_len[at] = length;
+    }
+}
+
+extern "C" __global__ void mem_light(const unsigned char* __restrict__ qcodes, long long qsize,
+                                     const unsigned char* __restrict__ rcodes, long long rsize,
+                                     const unsigned long long* __restrict__ qkeys,
+                                     const long long* __restrict__ qpos, long long nq,
+                                     const unsigned long long* __restrict__ rkeys,
+                                     const unsigned char* __restrict__ rprev,
+                                     const long long* __restrict__ rpos, long long nr, int k, long long min_match,
+                                     long long capacity, unsigned long long* __restrict__ found,
+                                     long long* __restrict__ out_q, long long* __restrict__ out_r,
+                                     long long* __restrict__ out_len, long long* __restrict__ heavy)
 {
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < nq; i += stride) {
-        const unsigned long long key = qkeys[i];
-        long long lo = 0, hi = nr;
-        while (lo < hi) {
-            const long long mid = (lo + hi) >> 1;
-            if (rkeys[mid] < key) lo = mid + 1; else hi = mid;
-        }
         const long long q = qpos[i];
-        const unsigned char before = q > 0 ? qcodes[q - 1] : BORDER;
-        long long found = 0, at = write ? offsets[i] : 0;
-        for (long long j = lo; j < nr && rkeys[j] == key; ++j) {
-            const long long r = rpos[j];
-            if (r > 0 && before != BORDER && rcodes[r - 1] == before) continue;  // not left-maximal
-            long long length = k;
-            while (q + length < qsize && r + length < rsize) {
-                const unsigned char a = qcodes[q + length];
-                if (a != rcodes[r + length] || a == BORDER) break;
-                ++length;
-            }
-            if (length < min_match) continue;
-            if (write) {
-                out_q[at] = q;
-                out_r[at] = r;
-                out_len[at] = length;
-                ++at;
-            }
-            ++found;
+        const Candidates c = candidates(qcodes, rkeys, rprev, nr, qkeys[i], q);
+        const long long n = c.count();
+        heavy[i] = n > MEM_LIGHT ? n : 0;
+        if (n > MEM_LIGHT) continue;
+        for (long long t = 0; t < n; ++t) {
+            const long long r = rpos[c.at(t)];
+            const long long length = walk(qcodes, qsize, rcodes, rsize, q, r, k);
+            if (length >= min_match) keep(q, r, length, capacity, found, out_q, out_r, out_len);
         }
-        if (!write) counts[i] = found;
+    }
+}
+
+extern "C" __global__ void mem_heavy(const unsigned char* __restrict__ qcodes, long long qsize,
+                                     const unsigned char* __restrict__ rcodes, long long rsize,
+                                     const unsigned long long* __restrict__ qkeys,
+                                     const long long* __restrict__ qpos,
+                                     const unsigned long long* __restrict__ rkeys,
+                                     const unsigned char* __restrict__ rprev,
+                                     const long long* __restrict__ rpos, long long nr, int k, long long min_match,
+                                     long long capacity, unsigned long long* __restrict__ found,
+                                     long long* __restrict__ out_q, long long* __restrict__ out_r,
+                                     long long* __restrict__ out_len, const long long* __restrict__ item_word,
+                                     const long long* __restrict__ item_first)
+{
+    const long long i = item_word[blockIdx.x];
+    const long long q = qpos[i];
+    const Candidates c = candidates(qcodes, rkeys, rprev, nr, qkeys[i], q);
+    const long long first = item_first[blockIdx.x];
+    const long long last = min(first + MEM_CHUNK, c.count());
+    for (long long t = first + threadIdx.x; t < last; t += blockDim.x) {
+        const long long r = rpos[c.at(t)];
+        const long long length = walk(qcodes, qsize, rcodes, rsize, q, r, k);
+        if (length >= min_match) keep(q, r, length, capacity, found, out_q, out_r, out_len);
     }
 }

@@ -19,11 +19,15 @@ record and strand) that contains its reference interval.
 """
 from __future__ import annotations
 
+import logging
+import time
+
 import numpy as np
 
 from . import native
-from .arrays import BLOCK, array_module, blocks, cupy, kernel, stable_argsort
+from .arrays import BLOCK, MEM_CHUNK, MEM_LIGHT, array_module, blocks, cupy, kernel, stable_argsort
 from .encode import BORDER
+from .hsps import order_by, running_max, running_max_cupy
 from .seeds import PARTS_PER_THREAD, key_batches
 from .seqset import SeqSet, make_seqset, reverse_complement
 from .words import compiled_words
@@ -31,6 +35,8 @@ from .words import compiled_words
 MAX_K = 21  # 3 bits a symbol in a uint64
 QUERY_BATCH = 32_000_000  # query bases matched at once (whole records)
 MEM_BATCH_WORDS = 1 << 22  # query words whose pairs the CPU enumerates at once
+
+log = logging.getLogger(__name__)
 
 
 def match_word_keys(codes, k: int):
@@ -72,8 +78,19 @@ def reference_words(rcodes, min_match: int):
 
 
 def reference_words_cupy(rcodes, min_match: int):
-    """reference_words on the device: all of them, sorted (CuPy's radix sort)."""
-    return sorted_match_words(rcodes, match_k(min_match))
+    """reference_words on the device, with the symbol before each word (BORDER where a record starts):
+    (keys, symbols before, positions), ordered by key, then by that symbol (CuPy's stable radix sorts),
+    so that matches.cu skips the words of one key whose pairs extend to the left in one run."""
+    cp = cupy()
+    keys, valid = match_word_keys(rcodes, match_k(min_match))
+    pos = cp.flatnonzero(valid)
+    del valid
+    before = rcodes[cp.maximum(pos - 1, 0)]
+    before[pos == 0] = BORDER
+    order = cp.argsort(before, kind="stable")
+    order = order[cp.argsort(keys[pos[order]], kind="stable")]
+    pos = pos[order]
+    return keys[pos], before[order], pos
 
 
 def strand_mems(qcodes, rcodes, rwords, min_match: int):
@@ -101,29 +118,62 @@ def strand_mems(qcodes, rcodes, rwords, min_match: int):
 
 
 def strand_mems_cupy(qcodes, rcodes, rwords, min_match: int):
-    """strand_mems on the device: one thread a query word visits its equal reference words and walks
-    the left-maximal pairs (matches.cu), counting first, then writing at scanned offsets."""
+    """strand_mems on the device: a query word's left-maximal pairs (reference words from
+    reference_words_cupy) walked by its own thread, or by blocks sharing them where there are many
+    (matches.cu); a MEM takes its slot from a counter, in one pass unless more MEMs are found than
+    the first guess of room."""
     cp = cupy()
     k = match_k(min_match)
     qk, qp = sorted_match_words(qcodes, k)
-    rk, rp = rwords
+    rk, rbefore, rp = rwords
     empty = cp.zeros(0, dtype=cp.int64)
     if qk.size == 0 or rk.size == 0:
         return empty, empty, empty
-    nq = qk.size
-    counts = cp.empty(nq, dtype=cp.int64)
-    launch = kernel("matches.cu", "mem_starts")
-    args = (qcodes, cp.int64(qcodes.size), rcodes, cp.int64(rcodes.size), qk, qp, cp.int64(nq), rk, rp, cp.int64(rk.size),
-            cp.int32(k), cp.int64(min_match))
-    launch((blocks(nq),), (BLOCK,), args + (cp.int32(0), counts, counts, counts, counts, counts))
-    offsets = cp.cumsum(counts) - counts
-    total = int(offsets[-1] + counts[-1])
-    qs, rs, length = (cp.empty(total, dtype=cp.int64) for _ in range(3))
-    if total:
-        launch((blocks(nq),), (BLOCK,), args + (cp.int32(1), counts, offsets, qs, rs, length))
-    del counts, offsets, qk, qp
+    start = time.perf_counter()
+    light, heavy_walk = kernel("matches.cu", "mem_light"), kernel("matches.cu", "mem_heavy")
+    found = cp.zeros(1, dtype=cp.uint64)
+    heavy = cp.empty(qk.size, dtype=cp.int64)
+    capacity = first_room()
+    common = (qcodes, cp.int64(qcodes.size), rcodes, cp.int64(rcodes.size), qk, qp)
+    reference = (rk, rbefore, rp, cp.int64(rk.size), cp.int32(k), cp.int64(min_match))
+    passes = 0
+    while True:
+        passes += 1
+        qs, rs, length = (cp.empty(capacity, dtype=cp.int64) for _ in range(3))
+        found[0] = 0
+        out = (cp.int64(capacity), found, qs, rs, length)
+        light((blocks(qk.size),), (BLOCK,), common + (cp.int64(qk.size),) + reference + out + (heavy,))
+        if passes == 1:
+            words = cp.flatnonzero(heavy)
+            chunks = (heavy[words] + MEM_CHUNK - 1) // MEM_CHUNK
+            item_word = cp.repeat(words, chunks)
+            ends = cp.cumsum(chunks)
+            item_first = (cp.arange(item_word.size, dtype=cp.int64) - cp.repeat(ends - chunks, chunks)) * MEM_CHUNK
+            del words, chunks, ends
+        if item_word.size:
+            heavy_walk((int(item_word.size),), (BLOCK,), common + reference + out + (item_word, item_first))
+        total = int(found[0])
+        if total <= capacity:
+            break
+        del qs, rs, length
+        capacity = total
+    walked = time.perf_counter()
+    log.info("%d query words, %d with more than %d candidates (%d blocks)", qk.size, int((heavy > 0).sum()), MEM_LIGHT,
+             item_word.size)
+    qs, rs, length = qs[:total], rs[:total], length[:total]
+    del qk, qp, heavy, item_word, item_first
     order = _order2(qs, rs)
-    return qs[order], rs[order], length[order]
+    qs, rs, length = qs[order], rs[order], length[order]
+    cp.cuda.Device().synchronize()
+    log.info("%d MEMs: pairs walked in %.2f s (%d pass%s), ordered in %.2f s", total, walked - start, passes,
+             "es" if passes > 1 else "", time.perf_counter() - walked)
+    return qs, rs, length
+
+
+def first_room() -> int:
+    """MEMs strand_mems_cupy makes room for before it knows how many there are: an eighth of the
+    free device memory (24 bytes a MEM)."""
+    return max(1 << 16, cupy().cuda.Device().mem_info[0] // 8 // 24)
 
 
 def _order2(first, second):
@@ -134,30 +184,34 @@ def _order2(first, second):
 
 def unique_mask(qrec, qs, rs, length):
     """MUMs among MEMs: the query interval inside no other MEM and the reference interval inside no
-    other MEM of the same query record (MEMs of one strand)."""
-    n = qs.size
+    other MEM of the same query record (MEMs of one strand; NumPy or CuPy arrays)."""
+    xp = array_module(qs)
+    if qs.size == 0:
+        return xp.zeros(0, dtype=bool)
     alone_in_reference = ~_contained(qrec, qs, qs + length)
     alone_in_query = ~_contained(qrec, rs, rs + length)
-    return alone_in_reference & alone_in_query if n else np.zeros(0, dtype=bool)
+    return alone_in_reference & alone_in_query
 
 
 def _contained(group, start, end):
-    """Whether each interval lies inside another interval of its group (equal intervals count)."""
+    """Whether each interval lies inside another interval of its group (equal intervals count): rows
+    ordered by group, start and end descending; an interval is inside when the running maximum of
+    the ends before it reaches its end."""
+    xp = array_module(start)
     n = start.size
-    out = np.zeros(n, dtype=bool)
-    if n == 0:
-        return out
-    order = np.lexsort((-end, start, group))
+    top = int(end.max())
+    order = order_by([group, start, top - end], [int(group.max()) + 1, int(start.max()) + 1, top - int(end.min()) + 1])
     g, s, e = group[order], start[order], end[order]
-    new = np.ones(n, dtype=bool)
+    new = xp.ones(n, dtype=bool)
     new[1:] = g[1:] != g[:-1]
-    span = int(e.max()) + 1
-    running = np.maximum.accumulate(np.cumsum(new) * span + e)
-    inside = np.zeros(n, dtype=bool)
-    inside[1:] = ((np.cumsum(new) * span + e)[1:] <= running[:-1]) & ~new[1:]
-    same = np.zeros(n, dtype=bool)
+    lifted = xp.cumsum(new, dtype=xp.int64) * (top + 1) + e  # a group's ends above every earlier group's
+    running = (running_max if xp is np else running_max_cupy)(lifted)
+    inside = xp.zeros(n, dtype=bool)
+    inside[1:] = (lifted[1:] <= running[:-1]) & ~new[1:]
+    same = xp.zeros(n, dtype=bool)
     same[1:] = (g[1:] == g[:-1]) & (s[1:] == s[:-1]) & (e[1:] == e[:-1])
     same[:-1] |= same[1:]
+    out = xp.empty(n, dtype=bool)
     out[order] = inside | same
     return out
 
@@ -197,26 +251,37 @@ def find_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool,
 
 
 def batch_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, backend) -> dict:
-    """find_matches for one batch of query records."""
+    """find_matches for one batch of query records: the query records and, for MUMs, uniqueness are
+    worked out where the MEMs are (on the GPU, only MUMs come back)."""
+    start = time.perf_counter()
+    xp = backend.xp
     qcodes = backend.to_device(query.codes)
     rcodes = backend.to_device(reference.codes)
     rwords = backend.reference_words(rcodes, min_match)
+    backend.synchronize()
+    log.info("reference words: %d (%.2f s)", rwords[0].size, time.perf_counter() - start)
     tables = []
     for strand in (0, 1):
+        start = time.perf_counter()
         codes = qcodes if strand == 0 else reverse_complement(qcodes)
-        qs, rs, length = (backend.to_host(a) for a in backend.strand_mems(codes, rcodes, rwords, min_match))
-        if strand == 0:
-            starts, qrec = query.starts, query.record_of(qs)
-        else:
-            starts, qrec = query.reverse_starts(), query.reverse_record_of(qs)
-        rrec = reference.record_of(rs)
-        qs = qs - starts[qrec]
-        rs = rs - reference.starts[rrec]
+        qs, rs, length = backend.strand_mems(codes, rcodes, rwords, min_match)
+        del codes
+        # record starts on this strand, ascending (the reverse strand holds the last record first)
+        starts = query.starts if strand == 0 else query.reverse_starts()[::-1].copy()
+        qrec = xp.searchsorted(xp.asarray(starts), qs, side="right") - 1
         if unique:
-            keep = unique_mask(qrec, qs, rs + reference.starts[rrec], length)
-            qrec, rrec, qs, rs, length = qrec[keep], rrec[keep], qs[keep], rs[keep], length[keep]
+            keep = unique_mask(qrec, qs, rs, length)
+            qrec, qs, rs, length = qrec[keep], qs[keep], rs[keep], length[keep]
+            del keep
+        qrec, qs, rs, length = (backend.to_host(a) for a in (qrec, qs, rs, length))
+        qs = qs - starts[qrec]
+        if strand == 1:
+            qrec = len(query.names) - 1 - qrec
+        rrec = reference.record_of(rs)
+        rs = rs - reference.starts[rrec]
         tables.append({"qrec": qrec, "rrec": rrec, "strand": np.full(qs.size, strand), "qstart": qs,
                        "rstart": rs, "length": length})
+        log.info("strand %d: %d %s (%.2f s)", strand, qs.size, "MUMs" if unique else "MEMs", time.perf_counter() - start)
     return {name: np.concatenate([t[name] for t in tables]) for name in tables[0]}
 
 

@@ -165,6 +165,32 @@ def test_exact_matches_same_on_gpu(unique):
         assert rows(host) == rows(dev) and len(rows(host)) > 1000
 
 
+def test_exact_matches_in_repeats_same_on_gpu(monkeypatch):
+    """Tandem repeats, N runs and many records (pairs that extend left skipped by their symbol
+    before, record starts), with room for 7 MEMs at first so the kernel runs twice: the CPU's MEMs."""
+    from gpu_kernels import matches as M
+    from gpu_kernels.backend import CupyBackend, NumpyBackend
+
+    rng = np.random.default_rng(5)
+    unit = rng.integers(0, 4, 7).astype(np.uint8)
+
+    def genome(n):
+        parts = []
+        for _ in range(n):
+            piece = rng.integers(0, 4, int(rng.integers(30, 300))).astype(np.uint8)
+            piece[rng.random(piece.size) < 0.02] = 4
+            parts.append(np.concatenate([np.tile(unit, int(rng.integers(1, 12))), piece]))
+        return make_seqset([f"s{i}" for i in range(n)], parts)
+
+    query, reference = genome(40), genome(30)
+    monkeypatch.setattr(M, "first_room", lambda: 7)
+    for unique in (False, True):
+        host = M.find_matches(query, reference, 12, unique, NumpyBackend())
+        dev = M.find_matches(query, reference, 12, unique, CupyBackend())
+        rows = lambda m: sorted(zip(*(np.asarray(m[c]).tolist() for c in ("qrec", "rrec", "strand", "qstart", "rstart", "length"))))
+        assert rows(host) == rows(dev) and len(rows(host)) > (20 if unique else 1000)
+
+
 def test_fastq_on_the_device(tmp_path):
     """A FASTQ query loads on the CuPy backend as on the host (it once was refused as FASTA)."""
     from gpu_kernels.backend import CupyBackend, NumpyBackend
