@@ -284,6 +284,12 @@ static PyMethodDef methods[] = {
      "ends (matches.c)"},
     {"word_starts", py_word_starts, METH_VARARGS,
      "word_starts(positions, position_size, out): 1 in out at every position of the list (seeds.c)"},
+    {"encode_counts", py_encode_counts, METH_VARARGS,
+     "encode_counts(data, spans, table, stats, threads): symbols, first bad symbol and ACGT count of each "
+     "record body (fasta.c)"},
+    {"encode_records", py_encode_records, METH_VARARGS,
+     "encode_records(data, spans, table, codes, starts, threads): each record body's codes written at its start "
+     "(fasta.c)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,5 +1,5 @@
-/* Shared by the compiled CPU stages (cpu.c, extend.c, words.c, seeds.c): one Python module,
- * gpu_kernels._cpu, whose functions are the hot loops of the NumPy backend.
+/* Shared by the compiled CPU stages (cpu.c, fasta.c, extend.c, words.c, seeds.c, matches.c): one
+ * Python module, gpu_kernels._cpu, whose functions are the hot loops of the NumPy backend.
  *
  * Arrays come in through the buffer protocol (no NumPy headers): Python allocates every output
  * and passes it writable, so the C side never owns an array Python sees. Each function releases
@@ -94,5 +94,7 @@ PyObject *py_seed_keys(PyObject *self, PyObject *args);
 PyObject *py_kept_seeds(PyObject *self, PyObject *args);
 PyObject *py_word_starts(PyObject *self, PyObject *args);
 PyObject *py_mem_starts(PyObject *self, PyObject *args);
+PyObject *py_encode_counts(PyObject *self, PyObject *args);
+PyObject *py_encode_records(PyObject *self, PyObject *args);
 
 #endif

@@ -1,6 +1,6 @@
 """FASTA reading (plain or gzip, multi-record), with one clear error per kind of bad input.
 
-NumPy: records translated on the host and laid end to end. CuPy: the raw file uploaded once and
+NumPy: records encoded on the host's cores, each written once at its place (fasta.c). CuPy: the raw file uploaded once and
 line breaks, encoding, borders and the record checks done on the device.
 """
 from __future__ import annotations
@@ -124,16 +124,43 @@ def read_fastq(data: bytes, path: str) -> list[Record]:
 
 def read_fasta(path: str) -> list[Record]:
     """All records of a FASTA (or FASTQ, when the file starts with '@') file, in file order, checked and encoded."""
-    data = read_bytes(path)
-    if data.lstrip()[:1] == b"@":
-        return read_fastq(data.lstrip(), path)
-    records = []
-    for name, start, end in layout(data, path):
-        body = data[start:end]
-        seq = body.translate(CODE_TABLE, WHITESPACE)
-        check_record(seq, body, path, name)
-        records.append(Record(name, np.frombuffer(seq, dtype=np.uint8)))
-    return records
+    seqset = load_fasta(path)
+    codes = np.asarray(seqset.codes)
+    return [Record(name, codes[start:start + length])
+            for name, start, length in zip(seqset.names, seqset.starts.tolist(), seqset.lengths.tolist())]
+
+
+# The compiled encoder's table (fasta.c): the code of each byte, SKIP for a byte dropped (line
+# breaks, blanks), 255 for a byte that is no sequence letter.
+SKIP = 0xFE
+COMPILED_TABLE = ENCODE.copy()
+COMPILED_TABLE[list(WHITESPACE)] = SKIP
+COMPILED_TABLE = COMPILED_TABLE.tobytes()
+
+
+def encode_fasta(data: bytes, spans: list[tuple[str, int, int]], path: str) -> SeqSet:
+    """The records of layout(data) checked, encoded and laid end to end on all cores (fasta.c): their
+    symbols counted first, so that each is written once, at its place."""
+    from . import native
+
+    cpu, threads = native.cpu(), native.threads()
+    bodies = np.array([(start, end) for _, start, end in spans], dtype=np.int64).reshape(-1, 2)
+    stats = np.empty((len(spans), 3), dtype=np.int64)
+    cpu.encode_counts(data, bodies, COMPILED_TABLE, stats, threads)
+    lengths, bad, acgt = stats[:, 0].copy(), stats[:, 1], stats[:, 2]
+    wrong = np.flatnonzero((lengths == 0) | (bad >= 0) | (acgt == 0))
+    if wrong.size:
+        i = int(wrong[0])
+        name, start, end = spans[i]
+        if lengths[i] == 0:
+            raise InputError("empty record, no sequence", path, name)
+        if bad[i] >= 0:
+            raise bad_character(data[start:end], int(bad[i]), path, name)
+        raise InputError("no A, C, G or T in the sequence (all N)", path, name)
+    starts = GAP + np.concatenate(([0], np.cumsum(lengths + GAP)[:-1])).astype(np.int64)
+    codes = np.full(int(GAP + lengths.sum() + GAP * len(spans)), BORDER, dtype=np.uint8)
+    cpu.encode_records(data, bodies, COMPILED_TABLE, codes, starts, threads)
+    return SeqSet([name for name, _, _ in spans], lengths, starts, codes)
 
 
 def _record_name(header: bytes, number: int, path: str) -> str:
@@ -160,7 +187,10 @@ def check_lengths(names: list[str], lengths, k: int, path: str) -> None:
 
 def load_fasta(path: str) -> SeqSet:
     """A FASTA (or FASTQ) file's records, checked, encoded and laid end to end."""
-    return seqset_of(read_fasta(path))
+    data = read_bytes(path)
+    if data.lstrip()[:1] == b"@":
+        return seqset_of(read_fastq(data.lstrip(), path))
+    return encode_fasta(data, layout(data, path), path)
 
 
 WHITESPACE_TABLE = np.zeros(256, dtype=bool)

@@ -687,14 +687,14 @@ def mummer_parts(matches: dict, qnames, qlens, rnames):
     strand, as -c gives them), each right-aligned in 8 columns, with the reference name first (padded
     to the longest) when the reference has several records. Rows are printed by format.c a million
     at a time: the pieces are callables that print them (write_parts calls them on its threads)."""
-    from .hsps import order_by
+    from .hsps import in_order, order_by
 
     names = list(rnames)
     width = max(len(n) for n in names)
     qlens = np.asarray(qlens, dtype=np.int64)
     columns = [np.asarray(matches[c]) for c in ("qrec", "strand", "qstart", "rstart")]
     spans = [len(qnames), 2, int(qlens.max()) + 1, int(columns[3].max()) + 1 if columns[3].size else 1]
-    if in_order(columns):
+    if in_order(columns, spans):
         m = {key: np.asarray(value) for key, value in matches.items()}
     else:
         order = order_by(columns, spans)
@@ -711,20 +711,6 @@ def mummer_parts(matches: dict, qnames, qlens, rnames):
                 fields += [("i", m["rstart"][block] + 1, 8), "  ", ("i", qpos, 8), "  ", ("i", m["length"][block], 8),
                            "\n"]
                 yield partial(format_rows, block.stop - block.start, tuple(fields))
-
-
-def in_order(columns: list) -> bool:
-    """Whether the rows are already sorted by the columns (most significant first)."""
-    n = columns[0].size
-    if n < 2:
-        return True
-    tied = np.ones(n - 1, dtype=bool)
-    for column in columns:
-        step = np.sign(np.diff(column))
-        if (tied & (step < 0)).any():
-            return False
-        tied &= step == 0
-    return True
 
 
 def write_tsv(path: str, rows, fields: list[str] | None = None) -> None:

@@ -150,16 +150,7 @@ def order_by(columns: list, spans: list[int]):
     pair, strand, qstart and rstart would lie inside one another); otherwise one stable sort a key,
     least significant first."""
     xp = array_module(columns[0])
-    keys, key, width = [], None, 1
-    for column, span in zip(columns, spans):
-        span = max(1, int(span))
-        if key is not None and width * span >= 1 << 63:
-            keys.append(key)
-            key, width = None, 1
-        part = column.astype(xp.int64)
-        key = part if key is None else key * span + part
-        width *= span
-    keys.append(key)
+    keys = packed_keys(columns, spans)
     order = stable_argsort(keys[0])
     if len(keys) == 1:
         return order
@@ -170,6 +161,39 @@ def order_by(columns: list, spans: list[int]):
     for key in reversed(keys):  # least significant first; stable sorts keep the earlier order among ties
         order = order[stable_argsort(key[order])]
     return order
+
+
+def packed_keys(columns: list, spans: list[int]) -> list:
+    """The columns (most significant first, each below its span) packed into as few 63-bit keys as
+    fit: rows compare as their keys compare, the first key first."""
+    xp = array_module(columns[0])
+    keys, key, width = [], None, 1
+    for column, span in zip(columns, spans):
+        span = max(1, int(span))
+        if key is not None and width * span >= 1 << 63:
+            keys.append(key)
+            key, width = None, 1
+        part = column.astype(xp.int64)
+        key = part if key is None else key * span + part
+        width *= span
+    keys.append(key)
+    return keys
+
+
+def in_order(columns: list, spans: list[int]) -> bool:
+    """Whether the rows are already sorted by the columns (most significant first, each below its span)."""
+    if columns[0].size < 2:
+        return True
+    keys = packed_keys(columns, spans)
+    tied = None
+    for key in keys:
+        step = key[1:] - key[:-1]
+        if not every(step >= 0 if tied is None else (step >= 0) | ~tied):
+            return False
+        if len(keys) == 1:
+            return True
+        tied = step == 0 if tied is None else tied & (step == 0)
+    return True
 
 
 def sort_rows(table: dict, nq: int | None = None, nr: int | None = None) -> dict:

@@ -1,12 +1,13 @@
 // matches.cu: maximal exact matches from their left ends (the rule of matches.c, on the device).
 //
-// Query words and reference words (3 bits a symbol, no border inside) are sorted by key; the
-// reference words of one key are further ordered by the symbol before them (rprev: BORDER where a
-// record starts). A query word's candidates are the reference words of its key less the run whose
-// symbol before equals its own: those pairs extend to the left (a border never does), so they are
-// skipped unread. Each candidate pair is walked right to the first difference or border and kept
-// when at least min_match long; its slot comes from the counter `found`, and it is written when the
-// slot is below capacity (the caller runs again with room for all of them otherwise).
+// Words (3 bits a symbol, no border inside) come from match_keys, at the end; query and reference
+// words are sorted by key, and the reference words of one key further by the symbol before them
+// (rprev: BORDER where a record starts). A query word's candidates are the reference words of its
+// key less the run whose symbol before equals its own: those pairs extend to the left (a border
+// never does), so they are skipped unread. Each candidate pair is walked right to the first
+// difference or border and kept when at least min_match long; its slot comes from the counter
+// `found`, and it is written when the slot is below capacity (the caller runs again with room for
+// all of them otherwise).
 //
 // Two kernels, since a few query words (the start of an N gap or of a long microsatellite) have
 // tens of thousands of candidates, each walked for thousands of bases, and would keep one thread
@@ -152,5 +153,24 @@ extern "C" __global__ void mem_heavy(const unsigned char* __restrict__ qcodes, l
         const long long r = rpos[c.at(t)];
         const long long length = walk(qcodes, qsize, rcodes, rsize, q, r, k);
         if (length >= min_match) keep(q, r, length, capacity, found, out_q, out_r, out_len);
+    }
+}
+
+// Words of k symbols (3 bits each, the first symbol highest) at every start i < n; valid[i] when
+// none of its symbols is a border. 1-D grid-stride loop, BLOCK threads a block.
+extern "C" __global__ void match_keys(const unsigned char* __restrict__ codes, long long n, int k,
+                                      unsigned long long* __restrict__ keys, bool* __restrict__ valid)
+{
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        unsigned long long key = 0;
+        bool ok = true;
+        for (int j = 0; j < k; ++j) {
+            const unsigned char c = codes[i + j];
+            ok = ok && c != BORDER;
+            key = (key << 3) | c;
+        }
+        keys[i] = key;
+        valid[i] = ok;
     }
 }

@@ -39,30 +39,22 @@ MEM_BATCH_WORDS = 1 << 22  # query words whose pairs the CPU enumerates at once
 log = logging.getLogger(__name__)
 
 
-def match_word_keys(codes, k: int):
-    """(keys, valid) of every window: symbols 0..4 packed 3 bits each; valid when no BORDER inside."""
-    xp = array_module(codes)
-    n = codes.size - k + 1
-    if n <= 0:
-        return xp.zeros(0, dtype=xp.uint64), xp.zeros(0, dtype=bool)
-    bad = xp.concatenate((xp.zeros(1, dtype=xp.int64), xp.cumsum(codes == BORDER, dtype=xp.int64)))
-    valid = (bad[k:] - bad[:-k]) == 0
-    base = codes.astype(xp.uint64)
-    keys = xp.zeros(n, dtype=xp.uint64)
-    for j in range(k):
-        keys <<= xp.uint64(3)
-        keys |= base[j:j + n]
-    return keys, valid
+def match_words_cupy(codes, k: int):
+    """(keys, positions) of the words of k symbols (3 bits each) with no border inside, in position
+    order, on the device (matches.cu's match_keys): words.compiled_words(codes, k, 3)'s twin."""
+    cp = cupy()
+    n = max(0, codes.size - k + 1)
+    keys = cp.empty(n, dtype=cp.uint64)
+    valid = cp.empty(n, dtype=cp.bool_)
+    if n:
+        kernel("matches.cu", "match_keys")((blocks(n),), (BLOCK,), (codes, cp.int64(n), cp.int32(k), keys, valid))
+    pos = cp.flatnonzero(valid)
+    return keys[pos], pos
 
 
-def sorted_match_words(codes, k: int, step: int = 1):
-    """Words at valid positions that are multiples of step, sorted by key."""
-    xp = array_module(codes)
-    keys, valid = match_word_keys(codes, k)
-    if step > 1:
-        valid &= (xp.arange(valid.size) % step) == 0
-    pos = xp.flatnonzero(valid)
-    keys = keys[pos]
+def sorted_match_words(codes, k: int):
+    """The words of match_words_cupy sorted by key (CuPy's stable radix sort)."""
+    keys, pos = match_words_cupy(codes, k)
     order = stable_argsort(keys)
     return keys[order], pos[order]
 
@@ -82,15 +74,12 @@ def reference_words_cupy(rcodes, min_match: int):
     (keys, symbols before, positions), ordered by key, then by that symbol (CuPy's stable radix sorts),
     so that matches.cu skips the words of one key whose pairs extend to the left in one run."""
     cp = cupy()
-    keys, valid = match_word_keys(rcodes, match_k(min_match))
-    pos = cp.flatnonzero(valid)
-    del valid
+    keys, pos = match_words_cupy(rcodes, match_k(min_match))
     before = rcodes[cp.maximum(pos - 1, 0)]
     before[pos == 0] = BORDER
     order = cp.argsort(before, kind="stable")
-    order = order[cp.argsort(keys[pos[order]], kind="stable")]
-    pos = pos[order]
-    return keys[pos], before[order], pos
+    order = order[cp.argsort(keys[order], kind="stable")]
+    return keys[order], before[order], pos[order]
 
 
 def strand_mems(qcodes, rcodes, rwords, min_match: int):
@@ -244,15 +233,16 @@ def find_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool,
     """
     parts = []
     for batch, first in query_batches(query, batch_bases):
-        found = batch_matches(batch, reference, min_match, unique, backend)
-        found["qrec"] = found["qrec"] + first
-        parts.append(found)
+        for found in batch_matches(batch, reference, min_match, unique, backend):
+            found["qrec"] += first
+            parts.append(found)
+    # one copy of the columns, however many batches and strands
     return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
 
 
-def batch_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, backend) -> dict:
-    """find_matches for one batch of query records: the query records and, for MUMs, uniqueness are
-    worked out where the MEMs are (on the GPU, only MUMs come back)."""
+def batch_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, backend) -> list[dict]:
+    """find_matches for one batch of query records, a table a strand: the query records and, for
+    MUMs, uniqueness are worked out where the MEMs are (on the GPU, only MUMs come back)."""
     start = time.perf_counter()
     xp = backend.xp
     qcodes = backend.to_device(query.codes)
@@ -282,7 +272,7 @@ def batch_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool
         tables.append({"qrec": qrec, "rrec": rrec, "strand": np.full(qs.size, strand), "qstart": qs,
                        "rstart": rs, "length": length})
         log.info("strand %d: %d %s (%.2f s)", strand, qs.size, "MUMs" if unique else "MEMs", time.perf_counter() - start)
-    return {name: np.concatenate([t[name] for t in tables]) for name in tables[0]}
+    return tables
 
 
 def matches_to_hsps(matches: dict, query: SeqSet) -> dict:

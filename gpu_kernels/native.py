@@ -1,5 +1,5 @@
 """The compiled CPU code: the text row printer (`_format`, format.c) and the hot loops of the NumPy
-backend (`_cpu`: cpu.c with extend.c, words.c, seeds.c and matches.c).
+backend (`_cpu`: cpu.c with fasta.c, extend.c, words.c, seeds.c and matches.c).
 
 Both are C extensions built by the install command (setup.py reads SOURCES from here). A source
 tree used without installing (a Snakemake conda environment runs the repository's scripts) builds
@@ -18,7 +18,7 @@ import sysconfig
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SOURCES = {"_format": ["format.c"], "_cpu": ["cpu.c", "extend.c", "words.c", "seeds.c", "matches.c"]}
+SOURCES = {"_format": ["format.c"], "_cpu": ["cpu.c", "fasta.c", "extend.c", "words.c", "seeds.c", "matches.c"]}
 HEADERS = ["cpu.h"]
 COMPILE_ARGS = ["-O3"]
 

@@ -146,3 +146,44 @@ def test_words_of_millions_of_windows_on_threads(monkeypatch):
     keys, pos = words(codes, 32)
     expected_keys, expected_pos = numpy_words(codes, 32)
     assert (keys == expected_keys).all() and (pos == expected_pos).all()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31), st.integers(1, 4), st.booleans())
+def test_compiled_fasta_encoding_is_translate(seed, threads, bad):
+    """fasta.c's encoder (pieces of 1 MiB on threads) gives bytes.translate's codes, lengths and record
+    starts, for records longer than a piece with CRLF lines; a bad letter past the first piece is
+    reported at its index among the record's letters."""
+    import os
+
+    from gpu_kernels.encode import ENCODE
+    from gpu_kernels.errors import InputError
+    from gpu_kernels.fasta import encode_fasta, layout
+
+    rng = np.random.default_rng(seed)
+    letters = np.frombuffer(b"ACGTNacgtnRY", dtype=np.uint8)
+    text = b""
+    for r in range(int(rng.integers(1, 4))):
+        seq = letters[rng.integers(0, letters.size, int(rng.choice([5, 70_000, 2_500_000])))].tobytes()
+        width = int(rng.integers(50, 100))
+        text += f">r{r} x\n".encode() + b"\r\n".join(seq[i:i + width] for i in range(0, len(seq), width)) + b"\n"
+    spans = layout(text, "x.fa")
+    if bad:  # a letter in the second half of the last body
+        _, start, end = spans[-1]
+        at = int(rng.integers((start + end) // 2, end))
+        while text[at:at + 1] in (b"\n", b"\r"):
+            at -= 1
+        text = text[:at] + b"!" + text[at + 1:]
+    os.environ["GPU_GENOME_COMPARE_THREADS"] = str(threads)
+    try:
+        expected = [text[s:e].translate(bytes(ENCODE.tolist()), b" \t\r\n") for _, s, e in spans]
+        if bad:
+            with pytest.raises(InputError, match="unexpected character '!'"):
+                encode_fasta(text, spans, "x.fa")
+            return
+        seqset = encode_fasta(text, spans, "x.fa")
+    finally:
+        del os.environ["GPU_GENOME_COMPARE_THREADS"]
+    assert seqset.lengths.tolist() == [len(e) for e in expected]
+    assert b"".join(seqset.codes[s:s + n].tobytes() for s, n in zip(seqset.starts, seqset.lengths)) == b"".join(expected)
+    assert (seqset.codes == 5).sum() == seqset.codes.size - sum(len(e) for e in expected)

@@ -1,0 +1,162 @@
+/* FASTA record bodies encoded on the CPU (fasta.py's load_fasta): line breaks and blanks dropped,
+ * letters turned into codes by a 256-entry table, on threads. The bodies are cut into pieces of
+ * PIECE bytes that threads take from a shared counter: first each piece's symbols, first bad
+ * byte and ACGT count (encode_counts), then, once Python has laid the records out, the codes
+ * written at each piece's place (encode_records). */
+#include "cpu.h"
+
+#define PIECE (1 << 20)
+#define SKIP 0xfe     /* table entry of a byte dropped (line break, blank) */
+#define INVALID 0xff  /* table entry of a byte that is no sequence letter */
+
+typedef struct {
+    int64_t record, lo, hi;   /* bytes [lo, hi) of the data, in one record's body */
+    int64_t symbols, bad, acgt, at;  /* at: where its codes go (encode_records) */
+} piece;
+
+typedef struct {
+    const uint8_t *data, *table;
+    piece *pieces;
+    int64_t n, next;
+    uint8_t *codes;  /* NULL: count only */
+} job;
+
+static void pieces_part(void *p, int t, int threads) {
+    job *j = (job *)p;
+    (void)t, (void)threads;
+    for (;;) {
+        int64_t i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+        if (i >= j->n)
+            return;
+        piece *c = &j->pieces[i];
+        int64_t symbols = 0, acgt = 0, bad = -1;
+        uint8_t *out = j->codes ? j->codes + c->at : NULL;
+        for (int64_t x = c->lo; x < c->hi; x++) {
+            uint8_t v = j->table[j->data[x]];
+            if (v == SKIP)
+                continue;
+            if (v == INVALID && bad < 0)
+                bad = symbols;
+            acgt += v < N_CODE;
+            if (out)
+                out[symbols] = v;
+            symbols++;
+        }
+        c->symbols = symbols, c->bad = bad, c->acgt = acgt;
+    }
+}
+
+/* The pieces of the bodies spans[0..n) (int64 start, end pairs); NULL when memory runs out. */
+static piece *cut(const int64_t *spans, int64_t n, int64_t *count) {
+    int64_t total = 0;
+    for (int64_t r = 0; r < n; r++)
+        total += (spans[2 * r + 1] - spans[2 * r] + PIECE - 1) / PIECE;
+    piece *pieces = malloc((size_t)(total ? total : 1) * sizeof(piece));
+    if (!pieces)
+        return NULL;
+    int64_t i = 0;
+    for (int64_t r = 0; r < n; r++)
+        for (int64_t lo = spans[2 * r]; lo < spans[2 * r + 1]; lo += PIECE) {
+            int64_t hi = lo + PIECE < spans[2 * r + 1] ? lo + PIECE : spans[2 * r + 1];
+            pieces[i++] = (piece){r, lo, hi, 0, -1, 0, 0};
+        }
+    *count = total;
+    return pieces;
+}
+
+static int run_pieces(Py_buffer *data, Py_buffer *spans, Py_buffer *table, uint8_t *codes, int threads, job *j) {
+    if (table->len != 256 || spans->len % 16) {
+        PyErr_SetString(PyExc_ValueError, "encode: a table of 256 bytes and (start, end) int64 pairs");
+        return 0;
+    }
+    const int64_t *s = spans->buf;
+    int64_t n = spans->len / 16;
+    for (int64_t r = 0; r < n; r++)
+        if (s[2 * r] < 0 || s[2 * r] > s[2 * r + 1] || s[2 * r + 1] > data->len) {
+            PyErr_SetString(PyExc_ValueError, "encode: a span outside the data");
+            return 0;
+        }
+    *j = (job){data->buf, table->buf, NULL, 0, 0, codes};
+    if (!(j->pieces = cut(s, n, &j->n))) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    return 1;
+}
+
+/* encode_counts(data, spans, table, stats, threads): stats (n x 3 int64) gets each record's symbols,
+ * the index of its first bad symbol (-1: none) and its ACGT count. */
+PyObject *py_encode_counts(PyObject *self, PyObject *args) {
+    Py_buffer data, spans, table, stats;
+    int threads;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*i", &data, &spans, &table, &stats, &threads))
+        return NULL;
+    job j;
+    int ok = stats.len == spans.len / 16 * 24 && run_pieces(&data, &spans, &table, NULL, threads, &j);
+    if (ok) {
+        Py_BEGIN_ALLOW_THREADS
+        run_parallel(pieces_part, &j, threads);
+        Py_END_ALLOW_THREADS
+        int64_t *out = stats.buf;
+        for (int64_t r = 0; r < spans.len / 16; r++)
+            out[3 * r] = 0, out[3 * r + 1] = -1, out[3 * r + 2] = 0;
+        for (int64_t i = 0; i < j.n; i++) {
+            const piece *c = &j.pieces[i];
+            int64_t *o = out + 3 * c->record;
+            if (o[1] < 0 && c->bad >= 0)
+                o[1] = o[0] + c->bad;
+            o[0] += c->symbols, o[2] += c->acgt;
+        }
+        free(j.pieces);
+    } else if (!PyErr_Occurred()) {
+        PyErr_SetString(PyExc_ValueError, "encode_counts: stats must hold 3 int64 a record");
+    }
+    PyBuffer_Release(&data), PyBuffer_Release(&spans), PyBuffer_Release(&table), PyBuffer_Release(&stats);
+    if (!ok)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* encode_records(data, spans, table, codes, starts, threads): each record's codes written at
+ * codes[starts[r]...] (the records checked by encode_counts first). */
+PyObject *py_encode_records(PyObject *self, PyObject *args) {
+    Py_buffer data, spans, table, codes, starts;
+    int threads;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*y*i", &data, &spans, &table, &codes, &starts, &threads))
+        return NULL;
+    job j;
+    int ok = starts.len == spans.len / 2 && run_pieces(&data, &spans, &table, codes.buf, threads, &j);
+    if (ok) {
+        /* a piece's codes go after those of the pieces before it in its record: counted first */
+        job count = j;
+        count.codes = NULL;
+        Py_BEGIN_ALLOW_THREADS
+        run_parallel(pieces_part, &count, threads);
+        Py_END_ALLOW_THREADS
+        const int64_t *first = starts.buf;
+        int64_t at = 0, record = -1;
+        for (int64_t i = 0; i < j.n && ok; i++) {
+            piece *c = &j.pieces[i];
+            if (c->record != record)
+                record = c->record, at = first[record];
+            c->at = at;
+            at += c->symbols;
+            ok = c->at >= 0 && at <= codes.len;
+        }
+        if (ok) {
+            Py_BEGIN_ALLOW_THREADS
+            run_parallel(pieces_part, &j, threads);
+            Py_END_ALLOW_THREADS
+        } else {
+            PyErr_SetString(PyExc_ValueError, "encode_records: a record outside the codes");
+        }
+        free(j.pieces);
+    } else if (!PyErr_Occurred()) {
+        PyErr_SetString(PyExc_ValueError, "encode_records: one start a record");
+    }
+    PyBuffer_Release(&data), PyBuffer_Release(&spans), PyBuffer_Release(&table), PyBuffer_Release(&codes);
+    PyBuffer_Release(&starts);
+    if (!ok)
+        return NULL;
+    Py_RETURN_NONE;
+}
