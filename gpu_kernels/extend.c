@@ -7,11 +7,13 @@
  * of seeds from a shared counter, so a few long walks do not leave a thread idle.
  */
 #include "cpu.h"
+#include <string.h>
 
 /* The extension rule's parameters (extend.py) and one seed's HSP on the query axis. */
 typedef struct {
     int k, match, mismatch, n_score, xdrop;
     double min_identity;
+    int block_sum[256], block_low[2][256];  /* fill_blocks */
 } scoring;
 
 typedef struct {
@@ -23,13 +25,75 @@ typedef struct {
     int64_t best, length, ids;
 } side;
 
-/* One side from (q, r), the first base read, in direction step. */
+static inline int clears(const scoring *s, int64_t ids, int64_t n) {
+    return (double)(2 * ids + s->k) * 100.0 >= s->min_identity * (double)(2 * n + s->k);
+}
+
+/* Eight codes from (q, r) on in direction step as a mask of mismatches (bit j: the j-th code of the
+ * 8 in memory), or -1 where fewer than 8 codes are left on a side or one of them is N or a border. */
+static inline int mismatch_mask(const uint8_t *qcodes, int64_t qsize, const uint8_t *rcodes, int64_t rsize,
+                                int64_t q, int64_t r, int step) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t a, b;
+    int64_t first = step > 0 ? 0 : 7;  /* the 8 codes start at q - first */
+    if (q < first || r < first || q - first + 8 > qsize || r - first + 8 > rsize)
+        return -1;
+    memcpy(&a, qcodes + q - first, 8);
+    memcpy(&b, rcodes + r - first, 8);
+    if ((a | b) & 0x0404040404040404ULL)  /* N (4) or border (5) */
+        return -1;
+    uint64_t x = a ^ b;
+    x = (x | (x >> 1)) & 0x0101010101010101ULL;  /* codes 0..3 differ in bit 0 or 1 */
+    return (int)((x * 0x0102040810204080ULL) >> 56);
+#else
+    (void)qcodes, (void)qsize, (void)rcodes, (void)rsize, (void)q, (void)r, (void)step;
+    return -1;
+#endif
+}
+
+/* For every mask of 8 codes: the score they add and the lowest score along them, read forward
+ * (j = 0..7) and backward (j = 7..0). */
+static void fill_blocks(scoring *s) {
+    for (int m = 0; m < 256; m++) {
+        int sum = 0, low = 0;
+        for (int j = 0; j < 8; j++) {
+            sum += (m >> j & 1) ? s->mismatch : s->match;
+            low = sum < low ? sum : low;
+        }
+        s->block_sum[m] = sum, s->block_low[0][m] = low;
+        sum = low = 0;
+        for (int j = 7; j >= 0; j--) {
+            sum += (m >> j & 1) ? s->mismatch : s->match;
+            low = sum < low ? sum : low;
+        }
+        s->block_low[1][m] = low;
+    }
+}
+
+/* One side from (q, r), the first base read, in direction step. Where the score is at least 8
+ * matches below the side's best, none of the next 8 bases can become the end: they are taken at
+ * once (a table gives their score and the lowest score along them) unless a stop rule could fire
+ * among them or one is N or a border; then, and near the best, base by base. The walk of repeats
+ * that leave homology spends most of its bases in that descent. */
 static side walk(const scoring *s, const uint8_t *qcodes, int64_t qsize, const uint8_t *rcodes, int64_t rsize,
                  int64_t q, int64_t r, int step) {
     const int k = s->k;
-    int64_t score = (int64_t)k * s->match, run_ids = 0;
+    int64_t score = (int64_t)k * s->match, run_ids = 0, n = 0;
     side out = {score, 0, 0};
-    for (int64_t n = 1;; n++, q += step, r += step) {
+    for (;;) {
+        if (out.best - score >= 8 * s->match) {
+            int m = mismatch_mask(qcodes, qsize, rcodes, rsize, q, r, step);
+            if (m >= 0) {
+                int64_t low = score + s->block_low[step < 0][m];
+                if (low >= 0 && !(s->xdrop && out.best - low > s->xdrop)) {
+                    score += s->block_sum[m];
+                    run_ids += 8 - __builtin_popcount((unsigned)m);
+                    n += 8, q += 8 * step, r += 8 * step;
+                    continue;
+                }
+            }
+        }
+        n++;
         if (q < 0 || r < 0 || q >= qsize || r >= rsize)
             break;
         uint8_t a = qcodes[q], b = rcodes[r];
@@ -41,13 +105,14 @@ static side walk(const scoring *s, const uint8_t *qcodes, int64_t qsize, const u
             score += s->match, run_ids++;
         else
             score += s->mismatch;
-        if (score > out.best && (double)(2 * run_ids + k) * 100.0 >= s->min_identity * (double)(2 * n + k)) {
+        if (score > out.best && clears(s, run_ids, n)) {
             out.best = score;
             out.length = n;
             out.ids = run_ids;
         }
         if (score < 0 || (s->xdrop && out.best - score > s->xdrop))
             break;
+        q += step, r += step;
     }
     return out;
 }
@@ -107,6 +172,7 @@ PyObject *py_extend(PyObject *self, PyObject *args) {
         j.qcodes = v[0].buf, j.rcodes = v[1].buf, j.qsize = v[0].len, j.rsize = v[1].len;
         j.sq = v[2].buf, j.sr = v[3].buf;
         j.qstart = v[4].buf, j.qend = v[5].buf, j.score = v[6].buf, j.ids = v[7].buf;
+        fill_blocks(&j.scoring);
         if (threads > j.n / BLOCK_SEEDS + 1)
             threads = (int)(j.n / BLOCK_SEEDS + 1);
         Py_BEGIN_ALLOW_THREADS
