@@ -187,3 +187,40 @@ def test_compiled_fasta_encoding_is_translate(seed, threads, bad):
     assert seqset.lengths.tolist() == [len(e) for e in expected]
     assert b"".join(seqset.codes[s:s + n].tobytes() for s, n in zip(seqset.starts, seqset.lengths)) == b"".join(expected)
     assert (seqset.codes == 5).sum() == seqset.codes.size - sum(len(e) for e in expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31), st.sampled_from([1, 2]), st.sampled_from([-1, -3]), st.sampled_from([0, -1]),
+       st.sampled_from([0, 5, 10, 13, 20, 50]), st.sampled_from([0.0, 80.0, 95.0, 100.0]))
+def test_extension_is_the_oracles_walk(seed, match, mismatch, n_score, xdrop, min_identity):
+    """extend.c (eight bases at once on the way down) gives the oracle's walk for seeds in drawn pairs:
+    long identical stretches, diverged ones, N runs, record ends; several scorings."""
+    from types import SimpleNamespace
+
+    import oracle
+    from gpu_kernels.extend import extend
+    from gpu_kernels.params import Extension
+
+    rng = np.random.default_rng(seed)
+    k = 12
+    base = rng.integers(0, 4, 3000).astype(np.uint8)
+    other = base.copy()
+    other[rng.random(base.size) < rng.choice([0.02, 0.15, 0.5])] = rng.integers(0, 4)
+    for codes in (base, other):
+        at = int(rng.integers(0, base.size - 50))
+        codes[at:at + int(rng.integers(1, 40))] = 4
+    q, r = make_seqset(["q"], [base]), make_seqset(["r"], [other])
+    windows = [i for i in range(base.size - k) if (base[i:i + k] == other[i:i + k]).all() and base[i:i + k].max() < 4]
+    if not windows:
+        return
+    picked = np.array(sorted(rng.choice(windows, min(300, len(windows)), replace=False)))
+    ext = Extension(match=match, mismatch=mismatch, n_score=n_score, xdrop=xdrop, min_identity=min_identity)
+    qstart, qend, score, ids = extend(q.codes, r.codes, q.starts[0] + picked, r.starts[0] + picked, k, ext)
+    p = SimpleNamespace(**Params(k=k, match=match, mismatch=mismatch, n_score=n_score, xdrop=xdrop,
+                                 min_identity=min_identity).as_dict())
+    qs, rs = "".join("ACGTN"[c] for c in base), "".join("ACGTN"[c] for c in other)
+    for n, i in enumerate(picked.tolist()):
+        right = oracle.walk(qs, rs, i + k, i + k, 1, p)
+        left = oracle.walk(qs, rs, i - 1, i - 1, -1, p)
+        assert (qstart[n] - q.starts[0], qend[n] - q.starts[0]) == (i - left[1], i + k + right[1])
+        assert score[n] == left[0] + right[0] - k * match and ids[n] == k + left[2] + right[2]
