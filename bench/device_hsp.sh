@@ -6,6 +6,8 @@
 #   bash bench/device_hsp.sh path       # the command line on the heavy 150 Mbp pair, then the workflow
 #   bash bench/device_hsp.sh outputs    # GPU tests with the formats and plots suites, then the workflow
 #   bash bench/device_hsp.sh matches    # GPU tests with the CPU kernels' suite, mems/mums on the heavy pairs
+#   bash bench/device_hsp.sh load       # GPU tests, the command line on the heavy 150 Mbp pair, FASTA loading
+#   bash bench/device_hsp.sh multi      # bench/multi_gpu.sh 8 200 (on a machine of several GPUs)
 # Logs go to $OUT so a run cut off still returns them.
 set -uo pipefail
 what=${1:-engine}
@@ -30,6 +32,14 @@ if [ "$what" = engine ]; then
     python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_formats.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -5
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
     python3 bench/gpu_pair.py --sizes 5 50 --heavy 150 --runs 2 --workdir /tmp/hp 2>&1 | tee "$OUT/gpu_pair.log" | tail -45
+fi
+if [ "$what" = multi ]; then  # the multi-GPU benchmark: 2 genomes of 8 x 25 Mbp, one GPU, all GPUs, one bin pair a job
+    bash bench/multi_gpu.sh 8 200 2>&1 | tee "$OUT/multi.log"
+fi
+if [ "$what" = load ]; then  # FASTA loading on both backends, then the command line on the heavy 150 Mbp pair
+    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -3
+    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
+    python3 bench/load_fasta.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/load.log"
 fi
 if [ "$what" = path ]; then
     python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_formats.py tests/test_plots.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -5

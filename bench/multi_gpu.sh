@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Multi-GPU scaling on one host: the same all-vs-all run with 1 GPU, then with all of them.
+# Multi-GPU scaling on one host: the same all-vs-all run with 1 GPU, then with all of them, then with
+# all of them and one bin pair per compare job (bins.group_size 1000: the job shape before groups).
 #   bash bench/multi_gpu.sh [chromosomes] [Mbp per genome]
-# Prints wall times, the speed-up, per-GPU job counts and whether the outputs are identical.
+# Prints wall times, the speed-up, per-GPU job counts, the GPU busy fraction (half-second samples
+# above 0 % utilization), each compare job's time outside compare() (start-up, loading, writing),
+# and whether the outputs are identical.
 set -uo pipefail
 chroms=${1:-8}; mbp=${2:-96}
 root=$(pwd)
@@ -19,28 +22,43 @@ bins:
 outputs:
   max_pair_dotplots: 4
 CONF
-run() {  # run <dir> <gpus>
-    mkdir -p "$1"; cp -r "$root/config" "$1/"
-    nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 500 > "$1/gpu_util.csv" &
+run() {  # run <dir> <gpus> [snakemake options]
+    local dir=$1 gpus=$2; shift 2
+    mkdir -p "$dir"; cp -r "$root/config" "$dir/"
+    nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 500 > "$dir/gpu_util.csv" &
     local mon=$!
     local t0=$(date +%s.%N)
-    python3 -m snakemake -s "$root/workflow/Snakefile" -d "$1" --workflow-profile "$root/profiles/multi-gpu" \
-        --configfile "$work/config.yaml" --cores 16 --resources gpu="$2" --quiet rules > "$1/snakemake.log" 2>&1
+    python3 -m snakemake -s "$root/workflow/Snakefile" -d "$dir" --workflow-profile "$root/profiles/multi-gpu" \
+        --configfile "$work/config.yaml" --cores 16 --resources gpu="$gpus" --quiet rules "$@" > "$dir/snakemake.log" 2>&1
     local rc=$?
     local t1=$(date +%s.%N)
     kill $mon
-    echo "$2 GPU(s): rc $rc, wall $(awk "BEGIN {printf \"%.1f\", $t1 - $t0}") s"
-    echo "  compare jobs per GPU: $(grep -ho 'bound to GPU [0-9]*' "$1"/results/logs/compare -r | sort | uniq -c | tr '\n' ';')"
-    echo "  GPU busy samples (>0 % utilization) per GPU: $(awk -F', ' '$2 > 0 {n[$1]++} END {for (g in n) printf "%s:%d ", g, n[g]}' "$1/gpu_util.csv")"
-    tail -3 "$1/snakemake.log"
+    echo "$(basename "$dir"), $gpus GPU(s): rc $rc, wall $(awk "BEGIN {printf \"%.1f\", $t1 - $t0}") s"
+    echo "  compare jobs per GPU: $(grep -ho 'bound to GPU [0-9]*' "$dir"/results/logs/compare -r | sort | uniq -c | tr '\n' ';')"
+    echo "  GPU busy samples (>0 % utilization) per GPU: $(awk -F', ' '{t[$1]++} $2 > 0 {n[$1]++} END {for (g in t) printf "%s: %d of %d (%.0f %%) ", g, n[g], t[g], 100 * n[g] / t[g]}' "$dir/gpu_util.csv")"
+    python3 - "$dir" <<'PY'
+import csv, glob, os, sys
+# a compare job's wall time (Snakemake's benchmark) less the compare() time of its bin pairs (their stats)
+root = sys.argv[1]
+jobs = glob.glob(os.path.join(root, "results/logs/benchmarks/compare/**/*.tsv"), recursive=True)
+walls = [float(next(csv.DictReader(open(p), delimiter="\t"))["s"]) for p in jobs]
+inside = [float(r["total_s"]) for p in glob.glob(os.path.join(root, "results/*/*/bins/*/*.stats.tsv"))
+          for r in csv.DictReader(open(p), delimiter="\t")]
+if jobs:
+    print(f"  compare jobs: {len(jobs)}, wall {sum(walls):.1f} s summed, compare() {sum(inside):.1f} s, "
+          f"outside compare() {(sum(walls) - sum(inside)) / len(jobs):.2f} s a job")
+PY
+    tail -3 "$dir/snakemake.log"
 }
 run "$work/one" 1
 run "$work/all" "$ngpu"
+run "$work/pairs" "$ngpu" --config "bins={size: 1000, group_size: 1000}"
 python3 - "$work" <<'PY'
 import sys, pathlib
 sys.path.insert(0, "tests")
 from wfhelpers import comparable
 w = pathlib.Path(sys.argv[1])
-a, b = comparable(w / "one"), comparable(w / "all")
-print(f"outputs identical: {a == b} ({len(a)} files)")
+a, b, c = comparable(w / "one"), comparable(w / "all"), comparable(w / "pairs")
+final = lambda outputs: {k: v for k, v in outputs.items() if "/bins/" not in k}  # compare jobs' folders differ
+print(f"outputs identical: one GPU = all GPUs {a == b}, = one bin pair a job {final(a) == final(c)} ({len(a)} files)")
 PY

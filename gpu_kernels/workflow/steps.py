@@ -43,15 +43,28 @@ class Genome:
         return genome
 
 
-def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str, params: Params, backend: str,
-                 hsps_path: str, stats_path: str, labels: dict) -> None:
-    """Compare one bin pair into a Parquet HSP table with genome-wide record indices, in the canonical order."""
+def compare_group(query: Genome, reference: Genome, qbin: str, rbins: list[str], params: Params, backend: str,
+                  hsps_paths: list[str], stats_paths: list[str], labels: dict) -> None:
+    """Compare one query bin with a group of reference bins, one bin pair at a time in this process
+    (the query bin read once, the backend started once): a Parquet HSP table with genome-wide record
+    indices, in the canonical order, and a stats table per bin pair."""
+    start = time.perf_counter()
     qset, qindex = load_bin(query.codes, query.table, qbin)
+    engine = get_backend(backend)
+    for number, (rbin, hsps_path, stats_path) in enumerate(zip(rbins, hsps_paths, stats_paths), 1):
+        compare_bins(query, reference, qbin, rbin, qset, qindex, params, engine, hsps_path, stats_path, labels)
+        log.info("bin pair %d of %d done (%.1f s since the job started)", number, len(rbins),
+                 time.perf_counter() - start)
+
+
+def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str, qset, qindex, params: Params, backend,
+                 hsps_path: str, stats_path: str, labels: dict) -> None:
+    """Compare one bin pair (the query bin already loaded) into a Parquet HSP table with genome-wide
+    record indices, in the canonical order."""
     rset, rindex = load_bin(reference.codes, reference.table, rbin)
     log.info("comparing %s:%s (%d records, %d bp) with %s:%s (%d records, %d bp), %s",
              query.name, qbin, len(qset.names), qset.lengths.sum(), reference.name, rbin,
              len(rset.names), rset.lengths.sum(), params)
-    backend = get_backend(backend)
     if params.matching.mode == "hsp":
         result = compare(qset, rset, params, backend=backend)
         table, stats, home = result.table, result.stats, backend
@@ -64,6 +77,7 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str, params:
     table["rrec"] = home.to_device(rindex)[table["rrec"]]
     stats = {**labels, "qbin": qbin, "rbin": rbin, **{key: stats.get(key, 0) for key in STAT_KEYS + TIME_KEYS}}
     extra = {"qbin": qbin, "rbin": rbin, "query_records": [int(i) for i in qindex], "stats": stats}
+    os.makedirs(os.path.dirname(hsps_path) or ".", exist_ok=True)
     write_table(hsps_path, table, home, query.names, query.lengths, reference.names, reference.lengths, params, extra)
     write_tsv(stats_path, [stats])
     log.info("%d HSPs (%d forward, %d reverse) in %.2f s", stats["hsps"], stats["hsps_forward"],

@@ -42,8 +42,9 @@ TEMPLATES = {
     "scan": "{results}/index/{genome}/scan.json",
     "codes": "{results}/index/{genome}/codes.npy",
     "chromosomes": "{results}/index/{genome}/chromosomes.tsv",
-    "bin_hsps": "{results}/{set}/{query}_vs_{reference}/bins/{qbin}__{rbin}.parquet",
-    "bin_stats": "{results}/{set}/{query}_vs_{reference}/bins/{qbin}__{rbin}.stats.tsv",
+    "bin_group": "{results}/{set}/{query}_vs_{reference}/bins/{qbin}__{rgroup}",
+    "bin_hsps": "{results}/{set}/{query}_vs_{reference}/bins/{qbin}__{rgroup}/{rbin}.parquet",
+    "bin_stats": "{results}/{set}/{query}_vs_{reference}/bins/{qbin}__{rgroup}/{rbin}.stats.tsv",
     "hsps": "{results}/{set}/{query}_vs_{reference}/hsps.parquet",
     "paf": "{results}/{set}/{query}_vs_{reference}/hsps.paf",
     "mummer": "{results}/{set}/{query}_vs_{reference}/matches.mummer.txt",
@@ -92,7 +93,9 @@ try:
     CHROMOSOMES = {g: scan_cached(fa, path("scan", genome=g)) for g, fa in config["genomes"].items()}
 except InputError as error:
     fail(error.line())
-BINS = {g: [bin_name(i) for i in range(len(make_bins(c, config["bins"]["size"])))] for g, c in CHROMOSOMES.items()}
+BIN_MEMBERS = {g: make_bins(c, config["bins"]["size"]) for g, c in CHROMOSOMES.items()}
+BINS = {g: [bin_name(i) for i in range(len(members))] for g, members in BIN_MEMBERS.items()}
+BIN_BASES = {g: [sum(CHROMOSOMES[g][i].length for i in m) for m in members] for g, members in BIN_MEMBERS.items()}
 
 
 def comparison_pairs():
@@ -146,24 +149,46 @@ wildcard_constraints:
     reference=GENOME_NAME,
     set="[A-Za-z0-9][A-Za-z0-9._-]*",
     qbin="b[0-9]+",
-    rbin="b[0-9]+|whole",
+    rgroup="g[0-9]+|whole",
 
 
-def bin_pairs(set_name, query, reference):
-    """Every (query bin, reference bin) of a genome pair; MUMs need the whole reference at once,
-    since uniqueness is decided over the whole reference genome."""
-    rbins = ["whole"] if PARAMS[set_name].matching.mode == "mum" else BINS[reference]
-    return [(qb, rb) for qb in BINS[query] for rb in rbins]
+def reference_groups(set_name, reference):
+    """{group name: reference bins} of the compare jobs of one query bin, in order: consecutive bins
+    of at most bins.group_size bases (a bigger bin alone), so one process compares its query bin
+    with all of them. MUMs need the whole reference at once (uniqueness is decided over the whole
+    reference genome): one group, `whole`."""
+    if PARAMS[set_name].matching.mode == "mum":
+        return {"whole": ["whole"]}
+    groups, size = [], 0
+    for name, bases in zip(BINS[reference], BIN_BASES[reference]):
+        if groups and size + bases <= config["bins"]["group_size"]:
+            groups[-1].append(name)
+            size += bases
+        else:
+            groups.append([name])
+            size = bases
+    return {f"g{i + 1:05d}": bins for i, bins in enumerate(groups)}
 
 
-def bin_outputs(kind):
-    """Input function: a bin-pair output of every bin pair of the job's genome pair."""
+def compare_jobs(set_name, query, reference):
+    """(query bin, reference group, its reference bins) of every compare job of a genome pair, in
+    the order the merge reads their tables."""
+    groups = reference_groups(set_name, reference)
+    return [(qb, group, rbins) for qb in BINS[query] for group, rbins in groups.items()]
 
-    def inputs(wc):
-        return [path(kind, set=wc.set, query=wc.query, reference=wc.reference, qbin=qb, rbin=rb)
-                for qb, rb in bin_pairs(wc.set, wc.query, wc.reference)]
 
-    return inputs
+def group_paths(kind, wc, qbin=None, rgroup=None):
+    """The bin-pair outputs (kind bin_hsps or bin_stats) of one compare job (qbin and rgroup given)
+    or of every compare job of the genome pair, in merge order."""
+    return [path(kind, set=wc.set, query=wc.query, reference=wc.reference, qbin=qb, rgroup=g, rbin=rb)
+            for qb, g, rbins in compare_jobs(wc.set, wc.query, wc.reference)
+            if qbin is None or (qb, g) == (qbin, rgroup) for rb in rbins]
+
+
+def compare_outputs(wc):
+    """Input function: the output folder of every compare job of the job's genome pair."""
+    return [path("bin_group", set=wc.set, query=wc.query, reference=wc.reference, qbin=qb, rgroup=g)
+            for qb, g, _ in compare_jobs(wc.set, wc.query, wc.reference)]
 
 
 def final_outputs():

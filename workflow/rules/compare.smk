@@ -1,4 +1,6 @@
-# Compare: one job per bin pair of a genome pair and parameter set (a bin is one chromosome, or many small contigs).
+# Compare: one job per query bin and group of reference bins (by default the whole reference genome,
+# up to bins.group_size bases), looping over its bin pairs in one process: CuPy started, kernels
+# loaded and the query bin read once. A bin is one chromosome, or many small contigs.
 
 
 rule compare:
@@ -8,19 +10,21 @@ rule compare:
         rcodes=path("codes", genome="{reference}"),
         rtable=path("chromosomes", genome="{reference}"),
     output:
-        hsps=path("bin_hsps"),
-        stats=path("bin_stats"),
+        directory(path("bin_group")),
     params:
         engine=lambda wc: PARAMS[wc.set].as_dict(),
         backend=BACKEND,
+        rbins=lambda wc: reference_groups(wc.set, wc.reference)[wc.rgroup],
+        hsps=lambda wc: group_paths("bin_hsps", wc, wc.qbin, wc.rgroup),
+        stats=lambda wc: group_paths("bin_stats", wc, wc.qbin, wc.rgroup),
     threads: 2  # the CPU stages' threads (words, seeds, extension); Snakemake lowers it to --cores
     resources:
         gpu=1 if BACKEND == "cupy" else 0,
     conda:
         "../envs/engine.yaml"
     log:
-        log_path("compare", "set", "query", "reference", "qbin", "rbin"),
+        log_path("compare", "set", "query", "reference", "qbin", "rgroup"),
     benchmark:
-        log_path("compare", "set", "query", "reference", "qbin", "rbin", kind="benchmark"),
+        log_path("compare", "set", "query", "reference", "qbin", "rgroup", kind="benchmark"),
     script:
         "../scripts/compare.py"

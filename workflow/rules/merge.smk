@@ -3,8 +3,7 @@
 
 rule merge:
     input:
-        hsps=bin_outputs("bin_hsps"),
-        stats=bin_outputs("bin_stats"),
+        groups=compare_outputs,
         qtable=path("chromosomes", genome="{query}"),
         rtable=path("chromosomes", genome="{reference}"),
     output:
@@ -14,6 +13,8 @@ rule merge:
         csv=path("gecko_csv") if OUT["gecko_csv"] else [],
     params:
         engine=lambda wc: PARAMS[wc.set].as_dict(),
+        hsps=lambda wc: group_paths("bin_hsps", wc),
+        stats=lambda wc: group_paths("bin_stats", wc),
     conda:
         "../envs/engine.yaml"
     log:

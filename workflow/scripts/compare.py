@@ -1,4 +1,4 @@
-"""Snakemake script: compare one bin pair of a genome pair."""
+"""Snakemake script: compare one query bin with a group of reference bins, a bin pair at a time."""
 import os
 import sys
 
@@ -6,7 +6,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _setup import run  # noqa: E402
 
 from gpu_kernels.params import Params  # noqa: E402
-from gpu_kernels.workflow.steps import Genome, compare_bins  # noqa: E402
+from gpu_kernels.workflow.steps import Genome, compare_group  # noqa: E402
 
 sm = snakemake  # noqa: F821
 w = sm.wildcards
@@ -20,8 +20,8 @@ def step():
     query = Genome(w.query, sm.input.qcodes, sm.input.qtable)
     reference = Genome(w.reference, sm.input.rcodes, sm.input.rtable)
     labels = {"set": w.set, "query": w.query, "reference": w.reference}
-    compare_bins(query, reference, w.qbin, w.rbin, Params(**sm.params.engine), sm.params.backend,
-                 sm.output.hsps, sm.output.stats, labels)
+    compare_group(query, reference, w.qbin, list(sm.params.rbins), Params(**sm.params.engine), sm.params.backend,
+                  list(sm.params.hsps), list(sm.params.stats), labels)
 
 
 run(sm, step)

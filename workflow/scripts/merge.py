@@ -15,7 +15,7 @@ w = sm.wildcards
 def step():
     query = Genome(w.query, None, sm.input.qtable)
     reference = Genome(w.reference, None, sm.input.rtable)
-    merge(list(sm.input.hsps), list(sm.input.stats), query, reference, Params(**sm.params.engine), sm.output.hsps,
+    merge(list(sm.params.hsps), list(sm.params.stats), query, reference, Params(**sm.params.engine), sm.output.hsps,
           sm.output.paf or None, sm.output.csv or None, sm.output.stats)
 
 
