@@ -147,7 +147,7 @@ def test_read_set_is_one_workflow_job_and_equals_mummer(tmp_path):
             fa.write(f">read{i}\n{read.decode()}\n")
     (cwd / "reads.yaml").write_text(READS_CONFIG)
     proc = snakemake(cwd, "--cores", "2", "--configfile", "reads.yaml")
-    assert len(list((cwd / "results/default/reads_vs_Mhyo7422/bins").glob("*.parquet"))) == 1
+    assert len(list((cwd / "results/default/reads_vs_Mhyo7422/bins").rglob("*.parquet"))) == 1  # one bin pair
     reference = tmp_path / "ref.fa"
     reference.write_bytes(gzip.decompress(open(MYCO_7422, "rb").read()))
     ours_text = (cwd / "results/default/reads_vs_Mhyo7422/matches.mummer.txt").read_text()
