@@ -61,7 +61,7 @@ def main() -> None:
     raw = timed("take", lambda: H.take(raw, mask))
     diag = raw["qstart"] - raw["rstart"]
     timed("sort_order", lambda: H.sort_order(diag, raw["qstart"], raw["qend"]))
-    final = timed("drop_contained", lambda: backend.drop_contained(raw))
+    final = timed("drop_contained", lambda: backend.drop_contained(dict(raw)))  # it reorders its table in place
     print(f"  {final['qstart'].size:,} HSPs")
     timed("to host, pageable (6 columns)", lambda: {n: cp.asnumpy(c) for n, c in final.items()})
     timed("to host, pinned (6 columns)", lambda: {n: backend.to_host(c) for n, c in final.items()})

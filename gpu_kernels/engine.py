@@ -137,9 +137,16 @@ def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats
     with stats.timed("words"):
         words_r = drop_frequent(*backend.words(rcodes, k), rstarts, params.seeding.max_freq)
     stats.counts["words"] += int(words_r[0].size)
-    if backend.seeds_fused:
-        return search_fused(qcodes, words_q, rcodes, words_r, params, stats, backend)
-    return search_tiles(qcodes, words_q, rcodes, words_r, params, stats, backend)
+    if not backend.seeds_fused:
+        return search_tiles(qcodes, words_q, rcodes, words_r, params, stats, backend)
+    parts = search_fused(qcodes, words_q, rcodes, words_r, params, stats, backend)
+    del words_r  # the reference words are not held while the strand's HSPs are deduplicated
+    with stats.timed("hsps"):
+        if not parts:
+            return H.empty(H.RAW, backend.xp)
+        raw = H.concat(parts, H.RAW)
+        parts.clear()
+        return backend.drop_contained(raw)
 
 
 # Query words a batch of the fused search takes: a batch's kept seeds (a tenth of its seeds in
@@ -147,9 +154,9 @@ def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats
 FUSED_BATCH_WORDS = 1 << 21
 
 
-def search_fused(qcodes, words_q, rcodes, words_r, params: Params, stats: Stats, backend: NumpyBackend) -> dict:
-    """Raw HSPs of one strand, seeds filtered as they are enumerated (seeds.KeptSeeds, the CPU's way:
-    no tiles, no seed held but the kept ones), a batch of query words at a time."""
+def search_fused(qcodes, words_q, rcodes, words_r, params: Params, stats: Stats, backend: NumpyBackend) -> list[dict]:
+    """Raw HSPs of one strand, a table a batch of query words (not yet deduplicated), seeds filtered
+    as they are enumerated (seeds.KeptSeeds, the CPU's way: no tiles, no seed held but the kept ones)."""
     k = params.seeding.k
     rtotal = int(rcodes.size)
     width = key_width(int(qcodes.size), k)
@@ -168,10 +175,7 @@ def search_fused(qcodes, words_q, rcodes, words_r, params: Params, stats: Stats,
             del keys
         parts.append(extend_seeds(qcodes, rcodes, sq, sr, params, stats, backend))
         del sq, sr
-    with stats.timed("hsps"):
-        if not parts:
-            return H.empty(H.RAW, backend.xp)
-        return backend.drop_contained(parts[0] if len(parts) == 1 else H.concat(parts, H.RAW))
+    return parts
 
 
 def extend_seeds(qcodes, rcodes, sq, sr, params: Params, stats: Stats, backend: NumpyBackend) -> dict:
@@ -299,6 +303,7 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
                  "extend %.2f s", name, stats.counts["seeds"], stats.counts["kept_seeds"],
                  stats.counts[f"hsps_{name}"], stats.times["words"], stats.times["seeds"], stats.times["diagonals"],
                  stats.times["extend"])
+    words_q = codes = None  # the query words and the reverse strand are not held while the table is put in order
     with stats.timed("hsps"):
         nq, nr = len(query.names), len(reference.names)
         table = H.concat(tables, H.STORED, backend.xp)

@@ -83,7 +83,8 @@ def drop_contained(table: dict) -> dict:
     """Drop duplicate HSPs and HSPs inside another on the same diagonal (one strand's raw table).
 
     Sorted by (diagonal, qstart, -qend), an HSP is inside an earlier one of its diagonal exactly
-    when its qend is not beyond the running maximum qend of that diagonal.
+    when its qend is not beyond the running maximum qend of that diagonal. The table given is
+    changed in place, a column at a time (so it is never held twice), and returned.
     """
     return _drop_contained(table, running_max)
 
@@ -100,16 +101,29 @@ def _drop_contained(table: dict, running_max_fn) -> dict:
         return table
     diag = table["qstart"] - table["rstart"]
     order = sort_order(diag, table["qstart"], table["qend"])
-    table = take(table, order)
+    reorder(table, order)
     diag = diag[order]
+    del order
     first = xp.concatenate((xp.ones(1, dtype=bool), diag[1:] != diag[:-1]))
+    del diag
     group = xp.cumsum(first) - 1
+    del first
     span = int(table["qend"].max()) + 1
     end = group * span + table["qend"]
+    del group
     reach = running_max_fn(end)
     keep = xp.ones(n, dtype=bool)
     keep[1:] = end[1:] > reach[:-1]
-    return take(table, keep)
+    del end, reach
+    reorder(table, keep)
+    return table
+
+
+def reorder(table: dict, index) -> None:
+    """Rows of a table selected or reordered in place, a column at a time: a column's old copy is
+    freed before the next one is made (where nothing else holds it)."""
+    for name in list(table):
+        table[name] = table[name][index]
 
 
 def to_records(raw: dict, strand: int, query, reference) -> dict:
@@ -207,6 +221,5 @@ def sort_rows(table: dict, nq: int | None = None, nr: int | None = None) -> dict
     order = order_by(columns, sizes)
     del columns
     table = dict(table)
-    for name in list(table):
-        table[name] = table[name][order]
+    reorder(table, order)
     return table
