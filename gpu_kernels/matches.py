@@ -9,13 +9,14 @@ Definitions, the ones `mummer -maxmatch -b -c` and `mummer -mum -b -c` use:
   in its query record (on that strand).
 
 Algorithm: words of k = min(L, 21) symbols, 3 bits a symbol; the reference's words are built once
-for both query strands. Every pair of equal words is visited,
-never stored, and only a left-maximal pair (the symbols before the two words differ, or a record
-starts) is walked to the right, once: each MEM is found exactly once, at its left end. CPU:
-matches.c, threads taking parts of the query words; CuPy: matches.cu, a thread a query word.
-Occurrences are counted from the MEM set itself: a match string occurs in the reference once for
-every MEM that contains its query interval, and in the query once for every MEM (of that query
-record and strand) that contains its reference interval.
+for both query strands. Only left-maximal pairs of equal words (the symbols before the two words
+differ, or a record starts) are walked to the right, once, and no pair is stored: each MEM is found
+exactly once, at its left end. CPU: matches.c, threads taking parts of the query words, every pair
+visited. CuPy: matches.cu, the reference words of a key ordered by the symbol before them, so a
+query word skips the pairs that extend left unread; its own thread walks the rest, or blocks share
+them where there are many. Occurrences are counted from the MEM set itself: a match string occurs
+in the reference once for every MEM that contains its query interval, and in the query once for
+every MEM (of that query record and strand) that contains its reference interval.
 """
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ sys.path.insert(0, ROOT)
 from gpu_kernels.backend import gpu_available
 from gpu_kernels.workflow.config import check_config_file, coerce_overrides, schema_error
 from gpu_kernels.errors import InputError
-from gpu_kernels.workflow.genome import bin_name, make_bins, scan_cached
+from gpu_kernels.workflow.genome import Chromosome, bin_name, make_bins, scan_cached
 from gpu_kernels.workflow.report import run_description
 from gpu_kernels.workflow.sweep import engine_params, param_sets
 
@@ -159,15 +159,9 @@ def reference_groups(set_name, reference):
     reference genome): one group, `whole`."""
     if PARAMS[set_name].matching.mode == "mum":
         return {"whole": ["whole"]}
-    groups, size = [], 0
-    for name, bases in zip(BINS[reference], BIN_BASES[reference]):
-        if groups and size + bases <= config["bins"]["group_size"]:
-            groups[-1].append(name)
-            size += bases
-        else:
-            groups.append([name])
-            size = bases
-    return {f"g{i + 1:05d}": bins for i, bins in enumerate(groups)}
+    bins = [Chromosome(name, bases) for name, bases in zip(BINS[reference], BIN_BASES[reference])]
+    groups = make_bins(bins, config["bins"]["group_size"])  # the rule that makes bins of records
+    return {f"g{i + 1:05d}": [bins[j].name for j in members] for i, members in enumerate(groups)}
 
 
 def compare_jobs(set_name, query, reference):
