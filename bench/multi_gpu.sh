@@ -47,6 +47,9 @@ inside = [float(r["total_s"]) for p in glob.glob(os.path.join(root, "results/*/*
 if jobs:
     print(f"  compare jobs: {len(jobs)}, wall {sum(walls):.1f} s summed, compare() {sum(inside):.1f} s, "
           f"outside compare() {(sum(walls) - sum(inside)) / len(jobs):.2f} s a job")
+sys.path.insert(0, "bench")
+from wfbench import print_rules, rule_times  # noqa: E402
+print_rules(rule_times(os.path.join(root, "results")))  # where the rest of the wall time goes
 PY
     tail -3 "$dir/snakemake.log"
 }
