@@ -64,7 +64,8 @@ static piece *cut(const int64_t *spans, int64_t n, int64_t *count) {
     return pieces;
 }
 
-static int run_pieces(Py_buffer *data, Py_buffer *spans, Py_buffer *table, uint8_t *codes, int threads, job *j) {
+/* Checks the arguments and cuts the bodies into a job's pieces (0 with an exception set on failure). */
+static int prepare(Py_buffer *data, Py_buffer *spans, Py_buffer *table, uint8_t *codes, int threads, job *j) {
     if (table->len != 256 || spans->len % 16) {
         PyErr_SetString(PyExc_ValueError, "encode: a table of 256 bytes and (start, end) int64 pairs");
         return 0;
@@ -92,7 +93,7 @@ PyObject *py_encode_counts(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*y*y*w*i", &data, &spans, &table, &stats, &threads))
         return NULL;
     job j;
-    int ok = stats.len == spans.len / 16 * 24 && run_pieces(&data, &spans, &table, NULL, threads, &j);
+    int ok = stats.len == spans.len / 16 * 24 && prepare(&data, &spans, &table, NULL, threads, &j);
     if (ok) {
         Py_BEGIN_ALLOW_THREADS
         run_parallel(pieces_part, &j, threads);
@@ -125,7 +126,7 @@ PyObject *py_encode_records(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*y*y*w*y*i", &data, &spans, &table, &codes, &starts, &threads))
         return NULL;
     job j;
-    int ok = starts.len == spans.len / 2 && run_pieces(&data, &spans, &table, codes.buf, threads, &j);
+    int ok = starts.len == spans.len / 2 && prepare(&data, &spans, &table, codes.buf, threads, &j);
     if (ok) {
         /* a piece's codes go after those of the pieces before it in its record: counted first */
         job count = j;

@@ -16,22 +16,13 @@
 // (0 otherwise); mem_heavy (one block of BLOCK threads per item) walks MEM_CHUNK candidates of one
 // heavy word, items listed by the caller.
 
-__device__ __forceinline__ long long lower_key(const unsigned long long* __restrict__ keys, long long lo, long long hi,
-                                               unsigned long long key)
+// The first index in [lo, hi) of sorted values whose value is not below `value`.
+template <typename T, typename V>
+__device__ __forceinline__ long long lower_bound(const T* __restrict__ values, long long lo, long long hi, V value)
 {
     while (lo < hi) {
         const long long mid = (lo + hi) >> 1;
-        if (keys[mid] < key) lo = mid + 1; else hi = mid;
-    }
-    return lo;
-}
-
-__device__ __forceinline__ long long lower_symbol(const unsigned char* __restrict__ symbols, long long lo, long long hi,
-                                                  unsigned int symbol)
-{
-    while (lo < hi) {
-        const long long mid = (lo + hi) >> 1;
-        if (symbols[mid] < symbol) lo = mid + 1; else hi = mid;
+        if (values[mid] < value) lo = mid + 1; else hi = mid;
     }
     return lo;
 }
@@ -49,13 +40,13 @@ __device__ __forceinline__ Candidates candidates(const unsigned char* __restrict
                                                  unsigned long long key, long long q)
 {
     Candidates c;
-    c.lo = lower_key(rkeys, 0, nr, key);
-    c.hi = (c.lo == nr || rkeys[c.lo] != key) ? c.lo : (key == ~0ULL ? nr : lower_key(rkeys, c.lo, nr, key + 1));
+    c.lo = lower_bound(rkeys, 0, nr, key);
+    c.hi = (c.lo == nr || rkeys[c.lo] != key) ? c.lo : (key == ~0ULL ? nr : lower_bound(rkeys, c.lo, nr, key + 1));
     c.skip = c.skip_end = c.hi;
     const unsigned char before = q > 0 ? qcodes[q - 1] : BORDER;
     if (before != BORDER && c.lo < c.hi) {
-        c.skip = lower_symbol(rprev, c.lo, c.hi, before);
-        c.skip_end = lower_symbol(rprev, c.skip, c.hi, before + 1u);
+        c.skip = lower_bound(rprev, c.lo, c.hi, (unsigned int)before);
+        c.skip_end = lower_bound(rprev, c.skip, c.hi, before + 1u);
     }
     return c;
 }

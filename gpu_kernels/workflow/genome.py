@@ -121,9 +121,9 @@ def read_table(table_path: str) -> list[dict]:
 WHOLE = "whole"  # the bin name that stands for every record of a genome
 
 
-def load_bin(codes_path: str, table_path: str, bin_: str) -> tuple[SeqSet, np.ndarray]:
-    """The records of one bin (or of the whole genome) as a SeqSet, and their indices in the genome."""
-    rows = read_table(table_path)
+def load_bin(codes_path: str, rows: list[dict], bin_: str) -> tuple[SeqSet, np.ndarray]:
+    """The records of one bin (or of the whole genome) as a SeqSet, and their indices in the genome
+    (rows: the genome's chromosome table, read once by the caller)."""
     codes = np.load(codes_path, mmap_mode="r")
     members = [i for i, row in enumerate(rows) if bin_ in (row["bin"], WHOLE)]
     arrays = [np.asarray(codes[rows[i]["start"]:rows[i]["start"] + rows[i]["length"]]) for i in members]

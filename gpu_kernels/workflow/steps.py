@@ -49,7 +49,7 @@ def compare_group(query: Genome, reference: Genome, qbin: str, rbins: list[str],
     (the query bin read once, the backend started once): a Parquet HSP table with genome-wide record
     indices, in the canonical order, and a stats table per bin pair."""
     start = time.perf_counter()
-    qset, qindex = load_bin(query.codes, query.table, qbin)
+    qset, qindex = load_bin(query.codes, query.rows, qbin)
     engine = get_backend(backend)
     for number, (rbin, hsps_path, stats_path) in enumerate(zip(rbins, hsps_paths, stats_paths), 1):
         compare_bins(query, reference, qbin, rbin, qset, qindex, params, engine, hsps_path, stats_path, labels)
@@ -61,7 +61,7 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str, qset, q
                  hsps_path: str, stats_path: str, labels: dict) -> None:
     """Compare one bin pair (the query bin already loaded) into a Parquet HSP table with genome-wide
     record indices, in the canonical order."""
-    rset, rindex = load_bin(reference.codes, reference.table, rbin)
+    rset, rindex = load_bin(reference.codes, reference.rows, rbin)
     log.info("comparing %s:%s (%d records, %d bp) with %s:%s (%d records, %d bp), %s",
              query.name, qbin, len(qset.names), qset.lengths.sum(), reference.name, rbin,
              len(rset.names), rset.lengths.sum(), params)
