@@ -7,6 +7,7 @@
 #   bash bench/device_hsp.sh outputs    # GPU tests with the formats and plots suites, then the workflow
 #   bash bench/device_hsp.sh matches    # GPU tests with the CPU kernels' suite, mems/mums on the heavy pairs
 #   bash bench/device_hsp.sh load       # GPU tests, the command line on the heavy 150 Mbp pair, FASTA loading
+#   bash bench/device_hsp.sh compile    # each kernel compilation of a fresh machine and its caller, then the warm split
 #   bash bench/device_hsp.sh multi      # bench/multi_gpu.sh 8 200 (on a machine of several GPUs)
 # Logs go to $OUT so a run cut off still returns them.
 set -uo pipefail
@@ -78,6 +79,23 @@ PY
 fi
 if [ "$what" = workflow ]; then
     python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 -- --resources gpu=1 2>&1 | tee "$OUT/workflow.log"
+fi
+if [ "$what" = compile ]; then
+    python3 - <<'PY'
+import os, sys, time
+sys.path.insert(0, "bench")
+from simulate import heavy_pair, write_fasta
+os.makedirs("/tmp/hp", exist_ok=True)
+for size in (20, 150):
+    t0 = time.perf_counter()
+    first, second, fm, sm = heavy_pair(size * 1_000_000, 1, seed=11)
+    write_fasta(f"/tmp/hp/heavy_{size}_a.fa", ["chr1"], first, fm)
+    write_fasta(f"/tmp/hp/heavy_{size}_b.fa", ["chr1"], second, sm)
+    print(f"simulated {size} Mbp in {time.perf_counter() - t0:.1f} s", flush=True)
+PY
+    python3 bench/kernel_compile.py --pairs /tmp/hp/heavy_20_a.fa /tmp/hp/heavy_20_b.fa \
+        /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/compile.log"
+    python3 bench/hsp_profile.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/hsp_profile.log"
 fi
 if [ "$what" = profile ]; then
     python3 bench/kernel_compile.py 2>&1 | tee "$OUT/compile.log"

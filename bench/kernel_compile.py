@@ -2,7 +2,7 @@
 command-line run on the bundled pair (our .cu files and CuPy's own kernels), each timed, in a
 process with an empty kernel cache; then the same run again with the cache filled.
 
-    python bench/kernel_compile.py [--threads 8]
+    python bench/kernel_compile.py [--pairs Q.fa R.fa ...]
 
 Prints a table; not a test. Run it in a fresh process: CuPy keeps compiled modules in memory too.
 """
@@ -23,14 +23,43 @@ PAIR = [os.path.join(ROOT, "resources", "Mhyopneumoniae_7422.fa.gz"),
         os.path.join(ROOT, "resources", "Mhyopneumoniae_232.fa.gz")]
 
 
-def child(out_dir: str) -> None:
-    """One command-line run (runs in the child process)."""
+def record_callers() -> list:
+    """Wrap CuPy's compiler entry so that each compilation is timed and named with the line of
+    gpu_kernels that asked for it (the innermost frame of the package)."""
+    import traceback
+
+    import cupy.cuda.compiler as compiler
+
+    calls = []
+    inner = compiler._compile_module_with_cache
+
+    def timed(source, *args, **kwargs):
+        start = time.perf_counter()
+        module = inner(source, *args, **kwargs)
+        took = time.perf_counter() - start
+        names = re.findall(r"__global__\s+void\s+(\w+)", source)
+        ours = [f"{os.path.basename(f.filename)}:{f.lineno} {f.name}" for f in traceback.extract_stack()
+                if "gpu_kernels" in f.filename]
+        calls.append((took, ",".join(names)[:60], " < ".join(reversed(ours[-3:]))))
+        return module
+
+    compiler._compile_module_with_cache = timed
+    return calls
+
+
+def child(out_dir: str, pairs: list) -> None:
+    """Command-line runs (in the child process), each compilation timed and placed."""
+    calls = record_callers()
     from gpu_kernels.__main__ import main
 
-    start = time.perf_counter()
-    main(["compare", *PAIR, "--backend", "cupy", "--hsps", os.path.join(out_dir, "pair.parquet"),
-          "-o", os.path.join(out_dir, "pair.paf")])
-    print(f"run {time.perf_counter() - start:.2f} s")
+    for query, reference in pairs:
+        start = time.perf_counter()
+        main(["compare", query, reference, "--backend", "cupy", "--hsps", os.path.join(out_dir, "pair.parquet"),
+              "-o", os.path.join(out_dir, "pair.paf")])
+        print(f"run {os.path.basename(query)}: {time.perf_counter() - start:.2f} s, {len(calls)} compilations so far")
+    print(f"{len(calls)} compilations, {sum(c[0] for c in calls):.2f} s")
+    for took, names, where in calls:
+        print(f"  {took:6.3f} s  {names:40s} {where}")
 
 
 def cache_entries(cache: str, since: float) -> None:
@@ -74,16 +103,41 @@ def files_child(threads: int) -> None:
           f"(each: {', '.join(f'{n} {t:.2f}' for n, t in zip(files, each))})")
 
 
+def elementwise_child(threads: int) -> None:
+    """Sixteen distinct CuPy elementwise kernels compiled serially or on threads: whether NVRTC runs
+    in parallel under CuPy (runs in the child process)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import cupy as cp
+
+    cp.zeros(1)
+    cp.ElementwiseKernel("int64 x", "int64 y", "y = x + 1", "warm_up")(cp.zeros(4, dtype=cp.int64))
+
+    def build(i: int) -> None:
+        cp.ElementwiseKernel("int64 x", "int64 y", f"y = x * {i + 2} + {i}", f"probe_{i}")(cp.zeros(4, dtype=cp.int64))
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(build, range(16)))
+    print(f"16 CuPy elementwise kernels on {threads} threads: {time.perf_counter() - start:.2f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--pairs", nargs="*", default=[], help="more FASTA pairs to run after the bundled one (Q R ...)")
     parser.add_argument("--files", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--elementwise", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.elementwise:
+        elementwise_child(args.elementwise)
+        return
     if args.files:
         files_child(args.files)
         return
+    pairs = [tuple(PAIR)] + list(zip(args.pairs[::2], args.pairs[1::2]))
     if args.child:
-        child(args.child)
+        child(args.child, pairs)
         return
     cache = tempfile.mkdtemp(prefix="cupy-cache-")
     out = tempfile.mkdtemp(prefix="compile-")
@@ -91,15 +145,16 @@ def main() -> None:
     for label in ("empty kernel cache", "warm kernel cache"):
         start = time.perf_counter()
         wall = time.time()
-        text = subprocess.run([sys.executable, __file__, "--child", out], env=env, check=True,
+        text = subprocess.run([sys.executable, __file__, "--child", out, "--pairs", *args.pairs], env=env, check=True,
                               capture_output=True, text=True).stdout
         print(f"== {label}: process {time.perf_counter() - start:.2f} s\n{text}", flush=True)
         if label.startswith("empty"):
             cache_entries(cache, wall)
     for threads in (1, 8):
-        env = {**os.environ, "CUPY_CACHE_DIR": tempfile.mkdtemp(prefix="cupy-cache-")}
-        print(subprocess.run([sys.executable, __file__, "--files", str(threads)], env=env, check=True,
-                             capture_output=True, text=True).stdout, flush=True)
+        for mode in ("--files", "--elementwise"):
+            env = {**os.environ, "CUPY_CACHE_DIR": tempfile.mkdtemp(prefix="cupy-cache-")}
+            print(subprocess.run([sys.executable, __file__, mode, str(threads)], env=env, check=True,
+                                 capture_output=True, text=True).stdout, flush=True)
 
 
 if __name__ == "__main__":
