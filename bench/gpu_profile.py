@@ -19,6 +19,7 @@ from gpu_kernels import Params  # noqa: E402
 from gpu_kernels import hsps as H  # noqa: E402
 from gpu_kernels.backend import CupyBackend  # noqa: E402
 from gpu_kernels.diagonals import decode_keys, filter_keys, key_width  # noqa: E402
+from gpu_kernels.fasta import load_pair  # noqa: E402
 from gpu_kernels.seeds import seed_group_index, seed_groups  # noqa: E402
 
 
@@ -41,8 +42,8 @@ def main() -> None:
     backend = CupyBackend()
     params = Params()
     k = params.seeding.k
-    q = backend.load_fasta(sys.argv[1])
-    r = backend.load_fasta(sys.argv[2])
+    q, r = load_pair(sys.argv[1], sys.argv[2])
+    q.codes, r.codes = backend.to_device(q.codes), backend.to_device(r.codes)
     print(f"query {q.total:,} codes, reference {r.total:,} codes")
     wq = timed("words (query)", lambda: backend.words(q.codes, k))
     wr = timed("words (reference)", lambda: backend.words(r.codes, k))

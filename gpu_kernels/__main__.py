@@ -10,7 +10,7 @@ import time
 from .backend import get_backend
 from .engine import compare
 from .errors import InputError
-from .fasta import load_fasta
+from .fasta import load_pair
 from .formats import mummer_parts, paf_from_table, write_paf, write_parts
 from .matches import find_matches, matches_to_hsps
 from .params import Params
@@ -164,8 +164,7 @@ def run_matches(args: argparse.Namespace) -> int:
     backend = get_backend(args.backend)
     # read on the host: FASTQ queries included; find_matches moves the codes to the backend
     start = time.perf_counter()
-    query = load_fasta(args.query)
-    reference = load_fasta(args.reference)
+    query, reference = load_pair(args.query, args.reference)
     log.info("query and reference read in %.2f s", time.perf_counter() - start)
     start = time.perf_counter()
     matches = find_matches(query, reference, args.min_match, args.command == "mums", backend)

@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-from . import arrays, coverage, extend, fasta, hsps, matches, pages, seeds, words
+from . import arrays, coverage, extend, hsps, matches, pages, seeds, words
 from .errors import InputError
 
 log = logging.getLogger(__name__)
@@ -32,7 +32,6 @@ class NumpyBackend:
     # Seeds filtered and extended as they are enumerated (seeds.SeedHsps), never stored: no tiles.
     seeds_fused = True
     oom_errors: tuple = (MemoryError,)
-    load_fasta = staticmethod(fasta.load_fasta)
     words_in = staticmethod(words.words_in)
     words = staticmethod(words.words)
     seed_groups = staticmethod(seeds.seed_groups)
@@ -74,7 +73,6 @@ class CupyBackend(NumpyBackend):
 
     name = "cupy"
     seeds_fused = False  # tiles of sorted seed keys: thousands of threads need the seeds laid out
-    load_fasta = staticmethod(fasta.load_fasta_cupy)
     words_in = staticmethod(words.words_in_cupy)
     words = staticmethod(words.words_cupy)
     seed_groups = staticmethod(seeds.seed_groups_cupy)

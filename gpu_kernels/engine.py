@@ -15,7 +15,7 @@ from . import hsps as H
 from .backend import NumpyBackend, get_backend
 from .diagonals import decode_keys, filter_keys, key_width
 from .errors import InputError
-from .fasta import Record, check_lengths
+from .fasta import Record, check_lengths, load_fasta, load_pair
 from .formats import ROW_GROUP_ROWS, TEXT_SLICE_ROWS, HspWriter, name_table, paf_text, physical_bits, write_text
 from .params import Params
 from .seeds import KeptSeeds, count_seeds
@@ -109,19 +109,29 @@ class Stats:
         return out
 
 
-def as_seqset(side, k: int, backend: NumpyBackend) -> SeqSet:
-    """A SeqSet from a SeqSet, a list of Records or a FASTA path (read by the backend)."""
-    if isinstance(side, SeqSet):
-        return side
-    if isinstance(side, (str, bytes)) or hasattr(side, "__fspath__"):
-        path = str(side)
-        seqset = backend.load_fasta(path)
-        check_lengths(seqset.names, seqset.lengths, k, path)
-        return seqset
-    records = list(side)
-    if records and isinstance(records[0], Record):
-        return seqset_of(records)
-    raise TypeError("query and reference must be SeqSets, Records or FASTA paths")
+def is_path(side) -> bool:
+    """Whether a query or reference argument names a file."""
+    return isinstance(side, (str, bytes)) or hasattr(side, "__fspath__")
+
+
+def as_seqsets(query, reference, k: int) -> tuple[SeqSet, SeqSet]:
+    """SeqSets (on the host) from SeqSets, lists of Records or FASTA paths; two paths are read at once."""
+    if is_path(query) and is_path(reference):
+        sides = load_pair(str(query), str(reference))
+    else:
+        sides = tuple(load_fasta(str(side)) if is_path(side) else side for side in (query, reference))
+    out = []
+    for side, given in zip(sides, (query, reference)):
+        if isinstance(side, SeqSet):
+            if is_path(given):
+                check_lengths(side.names, side.lengths, k, str(given))
+            out.append(side)
+            continue
+        records = list(side)
+        if not (records and isinstance(records[0], Record)):
+            raise TypeError("query and reference must be SeqSets, Records or FASTA paths")
+        out.append(seqset_of(records))
+    return out[0], out[1]
 
 
 def check_width(query: SeqSet, reference: SeqSet, k: int) -> None:
@@ -277,8 +287,7 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
     stats = Stats(backend)
     start = time.perf_counter()
     with stats.timed("load"):
-        query = as_seqset(query, k, backend)
-        reference = as_seqset(reference, k, backend)
+        query, reference = as_seqsets(query, reference, k)
         check_width(query, reference, k)
         qcodes = backend.to_device(query.codes)
         rcodes = backend.to_device(reference.codes)

@@ -5,6 +5,7 @@
 // totals[b]. BLOCK and SCAN_ITEMS come from gpu_kernels/arrays.py as -D macros.
 // add_carry: after the caller has scanned totals (recursively), block b > 0 raises its values
 // to at least the scanned total of block b - 1.
+// any_false: found[0] = 1 if some mask[i] is 0 (arrays.every on the device).
 #define SCAN_THREADS BLOCK
 #define SCAN_TILE (SCAN_THREADS * SCAN_ITEMS)
 #define FULL_MASK 0xffffffffu
@@ -55,5 +56,16 @@ extern "C" __global__ void add_carry(long long* __restrict__ out, const long lon
     for (int j = threadIdx.x; j < SCAN_TILE; j += blockDim.x) {
         const long long p = base + j;
         if (p < n && out[p] < carry) out[p] = carry;
+    }
+}
+
+extern "C" __global__ void any_false(const bool* __restrict__ mask, long long n, int* __restrict__ found)
+{
+    // grid-stride; a thread that finds a false value stores 1 (every writer writes the same value)
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+        if (!mask[i]) {
+            *found = 1;
+            return;
+        }
     }
 }

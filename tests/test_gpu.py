@@ -83,22 +83,6 @@ def test_running_max_matches():
         assert np.array_equal(np.maximum.accumulate(values), cp.asnumpy(running_max(cp.asarray(values))))
 
 
-def test_device_fasta_loading_matches_host(tmp_path):
-    from gpu_kernels.backend import CupyBackend, NumpyBackend
-
-    fa = tmp_path / "x.fa"
-    fa.write_text(">a desc\nACGTN\nnnacgT\r\n\n>b\n" + "GATTACA" * 20 + "\n>c\nAC GT-RYK\n")
-    host, dev = NumpyBackend().load_fasta(str(fa)), CupyBackend().load_fasta(str(fa))
-    assert host.names == dev.names == ["a", "b", "c"]
-    assert np.array_equal(host.lengths, dev.lengths) and np.array_equal(host.starts, dev.starts)
-    assert np.array_equal(host.codes, cp.asnumpy(dev.codes))
-    for bad, message in ((">a\nAC1GT\n", "unexpected character '1'"), (">a\n\n>b\nACGT\n", "empty record"),
-                         (">a\nNNNN\n", "no A, C, G or T")):
-        fa.write_text(bad)
-        with pytest.raises(Exception, match=message):
-            CupyBackend().load_fasta(str(fa))
-
-
 def test_real_pair_same_hsps():
     for params in (Params(), Params(xdrop=0), Params(min_identity=0), Params(k=20, min_len=40, min_identity=70)):
         cpu = compare(MYCO_232, MYCO_7422, params, backend="numpy")
@@ -189,17 +173,6 @@ def test_exact_matches_in_repeats_same_on_gpu(monkeypatch):
         dev = M.find_matches(query, reference, 12, unique, CupyBackend())
         rows = lambda m: sorted(zip(*(np.asarray(m[c]).tolist() for c in ("qrec", "rrec", "strand", "qstart", "rstart", "length"))))
         assert rows(host) == rows(dev) and len(rows(host)) > (20 if unique else 1000)
-
-
-def test_fastq_on_the_device(tmp_path):
-    """A FASTQ query loads on the CuPy backend as on the host (it once was refused as FASTA)."""
-    from gpu_kernels.backend import CupyBackend, NumpyBackend
-
-    fq = tmp_path / "r.fq"
-    fq.write_text("@r1 a read\nACGTACGTNNACGT\n+\nIIIIIIIIIIIIII\n@r2\nGATTACAGATTACA\n+\nIIIIIIIIIIIIII\n")
-    host, dev = NumpyBackend().load_fasta(str(fq)), CupyBackend().load_fasta(str(fq))
-    assert host.names == dev.names == ["r1", "r2"]
-    assert np.array_equal(host.codes, cp.asnumpy(dev.codes)) and np.array_equal(host.starts, dev.starts)
 
 
 @pytest.mark.parametrize("seed", range(6))
