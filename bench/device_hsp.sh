@@ -86,16 +86,17 @@ import os, sys, time
 sys.path.insert(0, "bench")
 from simulate import heavy_pair, write_fasta
 os.makedirs("/tmp/hp", exist_ok=True)
-for size in (20, 150):
+for size in (150,):
     t0 = time.perf_counter()
     first, second, fm, sm = heavy_pair(size * 1_000_000, 1, seed=11)
     write_fasta(f"/tmp/hp/heavy_{size}_a.fa", ["chr1"], first, fm)
     write_fasta(f"/tmp/hp/heavy_{size}_b.fa", ["chr1"], second, sm)
     print(f"simulated {size} Mbp in {time.perf_counter() - t0:.1f} s", flush=True)
 PY
-    python3 bench/kernel_compile.py --pairs /tmp/hp/heavy_20_a.fa /tmp/hp/heavy_20_b.fa \
-        /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/compile.log"
-    python3 bench/hsp_profile.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/hsp_profile.log"
+    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -3
+    python3 bench/kernel_compile.py --skip-bundled --pairs /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/compile.log"
+    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
+    python3 bench/load_fasta.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/load.log"
 fi
 if [ "$what" = profile ]; then
     python3 bench/kernel_compile.py 2>&1 | tee "$OUT/compile.log"
