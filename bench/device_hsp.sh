@@ -97,6 +97,7 @@ PY
     python3 bench/kernel_compile.py --skip-bundled --pairs /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/compile.log"
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
     python3 bench/load_fasta.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/load.log"
+    python3 bench/hsp_profile.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/hsp_profile.log"
 fi
 if [ "$what" = profile ]; then
     python3 bench/kernel_compile.py 2>&1 | tee "$OUT/compile.log"

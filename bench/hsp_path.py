@@ -70,25 +70,28 @@ def main() -> None:
     table = os.path.join(args.workdir, "out.parquet")
     paf = os.path.join(args.workdir, "out.paf")
     compare = [sys.executable, "-m", "gpu_kernels", "compare", qa, qb, "--backend", args.backend, "--hsps", table]
-    rows = []
     cache = tempfile.mkdtemp(prefix="cupy-cache-")
+    print(f"\n{args.model} {args.size:g} Mbp pair, backend {args.backend}, {os.cpu_count()} cores")
+    print(f"{'step':<30} {'wall s':>8} {'peak GB':>8}  output", flush=True)
+
+    def row(name: str, command: list[str], env: dict | None = None) -> None:
+        # each row as it is measured: a later step that fails leaves the earlier ones printed
+        wall, peak, out = measured(command, env)
+        print(f"{name:<30} {wall:8.2f} {peak:8.2f}  {out[:110]}", flush=True)
+
     if args.once:
-        rows.append(("compare", *measured(compare)))
+        row("compare", compare)
     else:
-        rows.append(("compare, fresh kernel cache", *measured(compare, {"CUPY_CACHE_DIR": cache})))
-        rows.append(("compare, warm", *measured(compare, {"CUPY_CACHE_DIR": cache})))
-        rows.append(("compare, warm (again)", *measured(compare, {"CUPY_CACHE_DIR": cache})))
+        row("compare, fresh kernel cache", compare, {"CUPY_CACHE_DIR": cache})
+        row("compare, warm", compare, {"CUPY_CACHE_DIR": cache})
+        row("compare, warm (again)", compare, {"CUPY_CACHE_DIR": cache})
     paf_cmd = [sys.executable, "-m", "gpu_kernels", "paf", table, "-o", paf]
     if args.threads:
         paf_cmd += ["--threads", str(args.threads)]
-    rows.append(("PAF from Parquet", *measured(paf_cmd)))
+    row("PAF from Parquet", paf_cmd)
     import pyarrow.parquet as pq
 
     n = pq.ParquetFile(table).metadata.num_rows
-    print(f"\n{args.model} {args.size:g} Mbp pair, backend {args.backend}, {os.cpu_count()} cores")
-    print(f"{'step':<30} {'wall s':>8} {'peak GB':>8}  output")
-    for name, wall, peak, out in rows:
-        print(f"{name:<30} {wall:8.2f} {peak:8.2f}  {out[:110]}")
     print(f"Parquet rows {n:,} ({os.path.getsize(table) / 1e9:.2f} GB), PAF lines {count_lines(paf):,} "
           f"({os.path.getsize(paf) / 1e9:.2f} GB)")
     os.remove(paf)  # tens of GB: leave the disk to the next benchmark

@@ -56,6 +56,7 @@ def child(out_dir: str, pairs: list) -> None:
         start = time.perf_counter()
         main(["compare", query, reference, "--backend", "cupy", "--hsps", os.path.join(out_dir, "pair.parquet"),
               "-o", os.path.join(out_dir, "pair.paf")])
+        os.remove(os.path.join(out_dir, "pair.paf"))  # tens of GB on a heavy pair: the disk is for the next run
         print(f"run {os.path.basename(query)}: {time.perf_counter() - start:.2f} s, {len(calls)} compilations so far")
     print(f"{len(calls)} compilations, {sum(c[0] for c in calls):.2f} s")
     for took, names, where in calls:

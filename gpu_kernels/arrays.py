@@ -76,6 +76,18 @@ def every(mask) -> bool:
     return not int(found.get()[0])
 
 
+def count(mask) -> int:
+    """How many elements of a boolean array are true (on the GPU by scan.cu, for the reason every gives)."""
+    if isinstance(mask, np.ndarray):
+        return int(np.count_nonzero(mask))
+    cp = cupy()
+    total = cp.zeros(1, dtype=cp.uint64)
+    if mask.size:
+        mask = cp.ascontiguousarray(mask)
+        kernel("scan.cu", "count_true")((blocks(mask.size),), (BLOCK,), (mask, cp.int64(mask.size), total))
+    return int(total.get()[0])
+
+
 def stable_argsort(keys):
     """Indices that sort an integer array, ties in index order, on the array's device. On the host a
     compiled radix sort over the keys' range (cpu.c, on all cores): NumPy's stable sort of 64-bit

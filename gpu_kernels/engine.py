@@ -12,6 +12,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from . import hsps as H
+from .arrays import count
 from .backend import NumpyBackend, get_backend
 from .diagonals import decode_keys, filter_keys, key_width
 from .errors import InputError
@@ -252,7 +253,7 @@ def owned_seeds(keys, tile: Tile, rtotal: int, width: int, chunk: int = 1 << 26)
     owned = 0
     for at in range(0, keys.size, chunk):
         sq, sr = decode_keys(keys[at:at + chunk], rtotal, width)
-        owned += int(((sq >= tile.q0) & (sr >= tile.r0)).sum())
+        owned += count((sq >= tile.q0) & (sr >= tile.r0))
     return owned
 
 

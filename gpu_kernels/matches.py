@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 from . import native
-from .arrays import BLOCK, MEM_CHUNK, MEM_LIGHT, array_module, blocks, cupy, kernel, stable_argsort
+from .arrays import BLOCK, MEM_CHUNK, MEM_LIGHT, array_module, blocks, count, cupy, kernel, stable_argsort
 from .encode import BORDER
 from .hsps import order_by, running_max, running_max_cupy
 from .seeds import PARTS_PER_THREAD, key_batches
@@ -148,7 +148,7 @@ def strand_mems_cupy(qcodes, rcodes, rwords, min_match: int):
         del qs, rs, length
         capacity = total
     walked = time.perf_counter()
-    log.info("%d query words, %d with more than %d candidates (%d blocks)", qk.size, int((heavy > 0).sum()), MEM_LIGHT,
+    log.info("%d query words, %d with more than %d candidates (%d blocks)", qk.size, count(heavy > 0), MEM_LIGHT,
              item_word.size)
     qs, rs, length = qs[:total], rs[:total], length[:total]
     del qk, qp, heavy, item_word, item_first

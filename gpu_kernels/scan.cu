@@ -6,6 +6,7 @@
 // add_carry: after the caller has scanned totals (recursively), block b > 0 raises its values
 // to at least the scanned total of block b - 1.
 // any_false: found[0] = 1 if some mask[i] is 0 (arrays.every on the device).
+// count_true: total[0] += the number of nonzero mask[i] (arrays.count; total zeroed by the caller).
 #define SCAN_THREADS BLOCK
 #define SCAN_TILE (SCAN_THREADS * SCAN_ITEMS)
 #define FULL_MASK 0xffffffffu
@@ -68,4 +69,13 @@ extern "C" __global__ void any_false(const bool* __restrict__ mask, long long n,
             return;
         }
     }
+}
+
+extern "C" __global__ void count_true(const bool* __restrict__ mask, long long n, unsigned long long* __restrict__ total)
+{
+    unsigned long long mine = 0;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        mine += mask[i] ? 1 : 0;
+    for (int o = 16; o > 0; o >>= 1) mine += __shfl_down_sync(FULL_MASK, mine, o);
+    if ((threadIdx.x & 31) == 0 && mine) atomicAdd(total, mine);
 }

@@ -83,6 +83,18 @@ def test_running_max_matches():
         assert np.array_equal(np.maximum.accumulate(values), cp.asnumpy(running_max(cp.asarray(values))))
 
 
+def test_every_and_count_on_the_device():
+    """arrays.every and arrays.count (scan.cu's kernels, not CuPy's CUB reductions) agree with NumPy."""
+    from gpu_kernels.arrays import count, every
+
+    rng = np.random.default_rng(3)
+    for n in (0, 1, 31, 33, 1000, 3_000_001):
+        for p in (0.0, 0.5, 0.999999, 1.0):
+            mask = rng.random(n) < p
+            for host, dev in ((mask, cp.asarray(mask)), (mask[::2], cp.asarray(mask)[::2])):
+                assert every(dev) == bool(host.all()) and count(dev) == int(host.sum())
+
+
 def test_real_pair_same_hsps():
     for params in (Params(), Params(xdrop=0), Params(min_identity=0), Params(k=20, min_len=40, min_identity=70)):
         cpu = compare(MYCO_232, MYCO_7422, params, backend="numpy")
