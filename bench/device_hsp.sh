@@ -27,6 +27,7 @@ for name, files in runpy.run_path("gpu_kernels/native.py")["SOURCES"].items():
                     *[f"gpu_kernels/{f}" for f in files], "-o", f"gpu_kernels/{name}" + sysconfig.get_config_var("EXT_SUFFIX")],
                    check=True)
 PY
+python3 gpu_kernels/kernels.py | wc -l | xargs echo "CUDA kernel files built ahead of time by $(nvcc --version | tail -1):"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 nproc
 if [ "$what" = engine ]; then

@@ -4,37 +4,22 @@ the loader of the raw CUDA kernels.
 CuPy is imported only when a device function is first called, so `import gpu_kernels` stays
 cheap on a machine without a GPU.
 
-Constants that the Python code and the kernels must agree on are defined here (or in encode.py)
-and passed to every `.cu` file as `-D` macros when it is compiled: no number is copied by hand.
+Constants that the Python code and the kernels must agree on are defined in kernels.py (which also
+builds the `.cu` files ahead of time) and passed to every `.cu` file as `-D` macros.
 """
 from __future__ import annotations
 
 import functools
+import logging
 import os
 
 import numpy as np
 
-from .encode import BORDER, GAP, N_CODE
+from .kernels import BLOCK, EXTEND_THREADS, MEM_CHUNK, MEM_LIGHT, PER_LANE, SCAN_ITEMS, nvcc_options, prebuilt, source
 
+__all__ = ["BLOCK", "EXTEND_THREADS", "MEM_CHUNK", "MEM_LIGHT", "PER_LANE", "SCAN_ITEMS", "nvcc_options"]
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-BLOCK = 256           # threads a block of the one-thread-per-item kernels (words, groups, seeds, scan)
-SCAN_ITEMS = 4        # values a thread of scan.cu scans: a block covers BLOCK * SCAN_ITEMS values
-EXTEND_THREADS = 128  # threads a block of extend.cu (4 warps)
-PER_LANE = 4          # bases a lane of extend.cu reads per chunk: a chunk is 32 * PER_LANE bases
-MEM_LIGHT = 64        # candidate pairs a query word's own thread walks in matches.cu; more, and blocks share them
-MEM_CHUNK = 4096      # candidate pairs of such a word one block of matches.cu walks
-
-# extend.cu reads a whole chunk past a record end: the border must be at least that wide.
-assert 32 * PER_LANE <= GAP
-
-DEFINES = {"BORDER": BORDER, "N_CODE": N_CODE, "BLOCK": BLOCK, "SCAN_ITEMS": SCAN_ITEMS, "PER_LANE": PER_LANE,
-           "MEM_LIGHT": MEM_LIGHT, "MEM_CHUNK": MEM_CHUNK}
-
-
-def nvcc_options() -> list[str]:
-    """The compiler options every kernel file is built with (also used by CI's nvcc check)."""
-    return ["-std=c++17"] + [f"-D{name}={value}" for name, value in DEFINES.items()]
+log = logging.getLogger(__name__)
 
 
 def array_module(array):
@@ -52,14 +37,31 @@ def cupy():
 
 
 @functools.lru_cache(maxsize=None)
-def _module(file: str):
-    with open(os.path.join(HERE, file)) as handle:
-        return cupy().RawModule(code=handle.read(), options=tuple(nvcc_options()))
+def _compiled(file: str):
+    """gpu_kernels/<file> compiled by NVRTC through CuPy (kept in CuPy's kernel cache on disk)."""
+    return cupy().RawModule(code=source(file), options=tuple(nvcc_options()))
+
+
+@functools.lru_cache(maxsize=None)
+def _prebuilt(file: str):
+    """The fatbin built at install for the file's current source (kernels.py), or None."""
+    path = prebuilt(file)
+    return cupy().RawModule(path=path) if path else None
+
+
+_UNLOADABLE: set[str] = set()
 
 
 def kernel(file: str, name: str):
-    """The kernel `name` of gpu_kernels/<file>, compiled once per process."""
-    return _module(file).get_function(name)
+    """The kernel `name` of gpu_kernels/<file>: from the fatbin built at install, else compiled once."""
+    module = None if file in _UNLOADABLE else _prebuilt(file)
+    if module is not None:
+        try:
+            return module.get_function(name)
+        except Exception as error:  # a driver older than the nvcc that built it, or no code for this GPU
+            log.info("prebuilt kernels of %s not loaded (%s): compiling the source", file, error)
+            _UNLOADABLE.add(file)
+    return _compiled(file).get_function(name)
 
 
 def every(mask) -> bool:

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-N_CODE = 4
-BORDER = 5
-# Border codes around every record: >= k keeps seeds of two records from looking adjacent to the
-# diagonal filter, and >= one extension chunk (arrays.PER_LANE * 32) lets the GPU read a whole
-# chunk past a record end without leaving the array.
-GAP = 128
+# The codes the kernels test for, and the border width: in kernels.py, which setup.py reads without NumPy.
+from .kernels import BORDER, GAP, N_CODE
+
+__all__ = ["BORDER", "GAP", "N_CODE", "ENCODE", "COMPLEMENT", "encode"]
 
 # Byte -> code; 255 marks a byte that may not appear in a sequence line.
 ENCODE = np.full(256, 255, dtype=np.uint8)

@@ -83,6 +83,29 @@ def test_running_max_matches():
         assert np.array_equal(np.maximum.accumulate(values), cp.asnumpy(running_max(cp.asarray(values))))
 
 
+def test_prebuilt_kernels_load_and_agree_with_nvrtc():
+    """Every kernel of every .cu file loads from the fatbin built at install, and gives what the
+    NVRTC-compiled source gives."""
+    import re
+
+    from gpu_kernels import arrays, kernels
+
+    if not all(kernels.prebuilt(f) for f in kernels.files()):
+        pytest.skip("no fatbins: the install had no nvcc")
+    for file in kernels.files():
+        for name in re.findall(r'extern "C" __global__ void (\w+)', kernels.source(file)):
+            assert arrays._prebuilt(file).get_function(name) is not None, (file, name)
+    rng = np.random.default_rng(5)
+    mask = cp.asarray(rng.random(1_000_003) < 0.3)
+    counts = []
+    for module in (arrays._prebuilt("scan.cu"), arrays._compiled("scan.cu")):
+        total = cp.zeros(1, dtype=cp.uint64)
+        module.get_function("count_true")((arrays.blocks(mask.size),), (arrays.BLOCK,), (mask, cp.int64(mask.size), total))
+        counts.append(int(total.get()[0]))
+    assert counts[0] == counts[1] == int(cp.asnumpy(mask).sum())
+    assert not arrays._UNLOADABLE
+
+
 def test_every_and_count_on_the_device():
     """arrays.every and arrays.count (scan.cu's kernels, not CuPy's CUB reductions) agree with NumPy."""
     from gpu_kernels.arrays import count, every

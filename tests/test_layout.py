@@ -119,3 +119,21 @@ def test_each_stage_holds_its_twins(stage):
     for name in twins:
         numpy_fn, cupy_fn = getattr(module, name[: -len("_cupy")]), getattr(module, name)
         assert inspect.signature(numpy_fn) == inspect.signature(cupy_fn), name
+
+
+def test_prebuilt_kernels_are_named_by_their_source(monkeypatch):
+    """A fatbin is found only for the source it was built from: an edited .cu file gets a new name,
+    so an install's old binary is never loaded for it. Where nvcc was there at install, every file
+    has its fatbin."""
+    import shutil
+
+    from gpu_kernels import kernels
+
+    names = {f: kernels.fatbin_name(f) for f in kernels.files()}
+    assert len(set(names.values())) == len(names) >= 7
+    if shutil.which("nvcc"):
+        assert all(kernels.prebuilt(f) for f in kernels.files()), "pip install -e . built no fatbins"
+    text = kernels.source("scan.cu")
+    monkeypatch.setattr(kernels, "source", lambda file: text + "\n// edited\n" if file == "scan.cu" else text)
+    assert kernels.fatbin_name("scan.cu") != names["scan.cu"]
+    assert kernels.prebuilt("scan.cu") is None

@@ -1,0 +1,103 @@
+"""The CUDA kernel files (`*.cu`): the constants they are compiled with, and their build ahead of time.
+
+Every `.cu` file is compiled with the numbers below as `-D` macros, so Python and CUDA never copy a
+number by hand. `setup.py` builds each file with nvcc at install, where nvcc is on the PATH, into a
+fatbin (machine code for Ampere, Hopper and Blackwell, and PTX for later GPUs) in
+`gpu_kernels/cubins/`, named by a digest of the source and the options: an edited source never
+gets an old binary. `arrays.kernel` loads that fatbin when it is there, and otherwise compiles the
+source with NVRTC through CuPy (cached by CuPy on disk), so a node of a cluster whose install had
+nvcc compiles nothing per job.
+
+This file imports nothing from the package (nor NumPy): setup.py runs it on its own.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CUBINS = os.path.join(HERE, "cubins")
+
+# Sequence codes the kernels test for (encode.py builds its tables from these).
+N_CODE = 4            # any letter other than ACGT
+BORDER = 5            # between and around records; never inside one
+# Border codes around every record: >= k keeps seeds of two records from looking adjacent to the
+# diagonal filter, and >= one extension chunk (PER_LANE * 32) lets the GPU read a whole chunk past a
+# record end without leaving the array.
+GAP = 128
+
+BLOCK = 256           # threads a block of the one-thread-per-item kernels (words, groups, seeds, scan)
+SCAN_ITEMS = 4        # values a thread of scan.cu scans: a block covers BLOCK * SCAN_ITEMS values
+EXTEND_THREADS = 128  # threads a block of extend.cu (4 warps)
+PER_LANE = 4          # bases a lane of extend.cu reads per chunk: a chunk is 32 * PER_LANE bases
+MEM_LIGHT = 64        # candidate pairs a query word's own thread walks in matches.cu; more, and blocks share them
+MEM_CHUNK = 4096      # candidate pairs of such a word one block of matches.cu walks
+
+assert 32 * PER_LANE <= GAP
+
+DEFINES = {"BORDER": BORDER, "N_CODE": N_CODE, "BLOCK": BLOCK, "SCAN_ITEMS": SCAN_ITEMS, "PER_LANE": PER_LANE,
+           "MEM_LIGHT": MEM_LIGHT, "MEM_CHUNK": MEM_CHUNK}
+
+# Machine code for sm_80 (also runs on sm_86/89), sm_90, sm_100 and sm_120, and PTX of sm_120 that the
+# driver compiles for anything newer. extend.cu needs sm_80 (__reduce_max_sync).
+ARCHS = ["-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90",
+         "-gencode", "arch=compute_100,code=sm_100", "-gencode", "arch=compute_120,code=[sm_120,compute_120]"]
+
+
+def nvcc_options() -> list[str]:
+    """The compiler options every kernel file is built with, by NVRTC or nvcc."""
+    return ["-std=c++17"] + [f"-D{name}={value}" for name, value in DEFINES.items()]
+
+
+def files() -> list[str]:
+    """The kernel files, by name."""
+    return sorted(f for f in os.listdir(HERE) if f.endswith(".cu"))
+
+
+def source(file: str) -> str:
+    """The text of gpu_kernels/<file>."""
+    with open(os.path.join(HERE, file)) as handle:
+        return handle.read()
+
+
+def fatbin_name(file: str) -> str:
+    """The prebuilt file of a kernel file as it is now: its stem and a digest of source and options."""
+    digest = hashlib.sha256("\0".join([source(file), *nvcc_options()]).encode()).hexdigest()[:16]
+    return f"{file[:-3]}.{digest}.fatbin"
+
+
+def prebuilt(file: str) -> str | None:
+    """The path of the fatbin built at install for the file's current source, or None."""
+    path = os.path.join(CUBINS, fatbin_name(file))
+    return path if os.path.exists(path) else None
+
+
+def build_all(out: str = CUBINS, nvcc: str | None = None, threads: int = 0) -> list[str]:
+    """Every kernel file compiled by nvcc into `out` (on several threads); the paths written. Nothing
+    is built, and [] returned, where nvcc is not found. A failing compilation raises."""
+    nvcc = nvcc or shutil.which("nvcc")
+    if not nvcc:
+        return []
+    os.makedirs(out, exist_ok=True)
+
+    def build(file: str) -> str:
+        target = os.path.join(out, fatbin_name(file))
+        partial = target + ".partial"  # renamed when complete: an interrupted build leaves no fatbin
+        subprocess.run([nvcc, *ARCHS, *nvcc_options(), "-fatbin", "-o", partial, os.path.join(HERE, file)],
+                       check=True, capture_output=True, text=True)
+        os.replace(partial, target)
+        for old in os.listdir(out):  # builds of earlier sources of the file
+            if old.startswith(file[:-3] + ".") and old.endswith(".fatbin") and old != os.path.basename(target):
+                os.remove(os.path.join(out, old))
+        return target
+
+    with ThreadPoolExecutor(threads or min(8, os.cpu_count() or 1)) as pool:
+        return list(pool.map(build, files()))
+
+
+if __name__ == "__main__":
+    for path in build_all():
+        print(path)
