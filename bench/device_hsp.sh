@@ -8,6 +8,7 @@
 #   bash bench/device_hsp.sh matches    # GPU tests with the CPU kernels' suite, mems/mums on the heavy pairs
 #   bash bench/device_hsp.sh load       # GPU tests, the command line on the heavy 150 Mbp pair, FASTA loading
 #   bash bench/device_hsp.sh compile    # each kernel compilation of a fresh machine and its caller, then the warm split
+#   bash bench/device_hsp.sh aot        # GPU tests with the kernels built ahead of time, the HSP path (fresh CuPy cache, warm, PAF)
 #   bash bench/device_hsp.sh multi      # bench/multi_gpu.sh 8 200 (on a machine of several GPUs)
 # Logs go to $OUT so a run cut off still returns them.
 set -uo pipefail
@@ -80,6 +81,10 @@ PY
 fi
 if [ "$what" = workflow ]; then
     python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 -- --resources gpu=1 2>&1 | tee "$OUT/workflow.log"
+fi
+if [ "$what" = aot ]; then
+    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -3
+    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
 fi
 if [ "$what" = compile ]; then
     python3 - <<'PY'
