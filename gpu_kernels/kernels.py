@@ -12,11 +12,7 @@ This file imports nothing from the package (nor NumPy): setup.py runs it on its 
 """
 from __future__ import annotations
 
-import hashlib
 import os
-import shutil
-import subprocess
-from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CUBINS = os.path.join(HERE, "cubins")
@@ -65,6 +61,8 @@ def source(file: str) -> str:
 
 def fatbin_name(file: str) -> str:
     """The prebuilt file of a kernel file as it is now: its stem and a digest of source and options."""
+    import hashlib  # here, not at the top: every start-up of the CPU path imports this file
+
     digest = hashlib.sha256("\0".join([source(file), *nvcc_options()]).encode()).hexdigest()[:16]
     return f"{file[:-3]}.{digest}.fatbin"
 
@@ -78,6 +76,10 @@ def prebuilt(file: str) -> str | None:
 def build_all(out: str = CUBINS, nvcc: str | None = None, threads: int = 0) -> list[str]:
     """Every kernel file compiled by nvcc into `out` (on several threads); the paths written. Nothing
     is built, and [] returned, where nvcc is not found. A failing compilation raises."""
+    import shutil
+    import subprocess
+    from concurrent.futures import ThreadPoolExecutor
+
     nvcc = nvcc or shutil.which("nvcc")
     if not nvcc:
         return []
