@@ -23,7 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
-from measure import run, table  # noqa: E402
+from measure import run, table, warm_python  # noqa: E402
 from simulate import heavy_pair, write_fasta  # noqa: E402
 
 
@@ -70,6 +70,7 @@ def main() -> None:
     parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "engine_cpu"))
     parser.add_argument("--no-nucmer", action="store_true", help="leave nucmer out (minutes at 20 Mbp)")
     args = parser.parse_args()
+    warm_python(sys.executable)
     os.makedirs(args.workdir, exist_ok=True)
     from gpu_kernels import Params
 

@@ -20,7 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
-from measure import run, table  # noqa: E402
+from measure import run, table, warm_python  # noqa: E402
 from simulate import heavy_pair, write_fasta  # noqa: E402
 
 
@@ -42,6 +42,7 @@ def main() -> None:
     parser.add_argument("--no-mummer", action="store_true")
     parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "matches_cpu"))
     args = parser.parse_args()
+    warm_python(sys.executable)
     os.makedirs(args.workdir, exist_ok=True)
     real = []
     for name in ("Mhyopneumoniae_232.fa.gz", "Mhyopneumoniae_7422.fa.gz"):
