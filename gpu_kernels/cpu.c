@@ -320,6 +320,8 @@ static PyMethodDef methods[] = {
      "mem_starts(qcodes, rcodes, qok, rok, qkeys, qpos, rkeys, rpos, position_size, i0, i1, k, min_match, parts, "
      "threads) -> (seeds, bases walked, MEMs as a bytearray of (qstart, rstart, length)): MEMs from their left "
      "ends (matches.c)"},
+    {"window_starts", py_window_starts, METH_VARARGS,
+     "window_starts(codes, k, out): 1 in out at every start of an ACGT window of k (seeds.c)"},
     {"word_starts", py_word_starts, METH_VARARGS,
      "word_starts(positions, position_size, out): 1 in out at every position of the list (seeds.c)"},
     {"encode_counts", py_encode_counts, METH_VARARGS,

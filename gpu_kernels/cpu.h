@@ -93,6 +93,7 @@ PyObject *py_seed_groups(PyObject *self, PyObject *args);
 PyObject *py_seed_keys(PyObject *self, PyObject *args);
 PyObject *py_kept_seeds(PyObject *self, PyObject *args);
 PyObject *py_word_starts(PyObject *self, PyObject *args);
+PyObject *py_window_starts(PyObject *self, PyObject *args);
 PyObject *py_mem_starts(PyObject *self, PyObject *args);
 PyObject *py_encode_counts(PyObject *self, PyObject *args);
 PyObject *py_encode_records(PyObject *self, PyObject *args);

@@ -135,12 +135,16 @@ class KeptSeeds:
         self.qpos, self.rpos = (p.astype(f"i{size}", copy=False) for p in (self.qpos, self.rpos))
         self.size, self.k, self.width = size, k, width
         self.cpu, self.threads = native.cpu(), native.threads()
-        self.qok, self.rok = self._starts(self.qpos, self.qcodes.size), self._starts(self.rpos, self.rcodes.size)
+        self.qok, self.rok = self._starts(self.qpos, self.qcodes), self._starts(self.rpos, self.rcodes)
 
-    def _starts(self, pos, total: int) -> np.ndarray:
-        """1 at every position where a word of the list starts."""
-        ok = np.zeros(total, dtype=np.uint8)
-        self.cpu.word_starts(pos, self.size, ok)
+    def _starts(self, pos, codes) -> np.ndarray:
+        """1 at every position where a word of the list starts: from the codes in one pass when the list
+        holds every ACGT window (no word dropped as too frequent), else from the list."""
+        ok = np.zeros(codes.size, dtype=np.uint8)
+        if pos.size == self.cpu.count_words(codes, self.k, 2):
+            self.cpu.window_starts(codes, self.k, ok)
+        else:
+            self.cpu.word_starts(pos, self.size, ok)
         return ok
 
     def batches(self, words: int):

@@ -64,6 +64,19 @@ def random_codes(rng, n, ns=0.01, repeat=True):
 
 
 @settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31), st.integers(0, 3000), st.sampled_from([1, 3, 12, 31, 32]), st.sampled_from([0.0, 0.01, 0.3]))
+def test_window_starts_are_the_word_starts(seed, n, k, ns):
+    """The one-pass marking of ACGT windows equals marking every word's position of the full list."""
+    codes = random_codes(np.random.default_rng(seed), n, ns)
+    codes[::997] = 5  # borders too
+    _, pos = words(codes, k)
+    scattered, scanned = np.zeros(n, dtype=np.uint8), np.zeros(n, dtype=np.uint8)
+    CPU.word_starts(pos, pos.itemsize, scattered)
+    CPU.window_starts(codes, k, scanned)
+    assert np.array_equal(scattered, scanned)
+
+
+@settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**31), st.integers(0, 3000), st.sampled_from([1, 3, 12, 31, 32]), st.integers(1, 3))
 def test_words_equal_numpy(seed, n, k, threads):
     rng = np.random.default_rng(seed)
