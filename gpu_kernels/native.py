@@ -8,14 +8,9 @@ them once into ~/.cache/gpu-genome-compare, keyed by the sources and the Python.
 from __future__ import annotations
 
 import functools
-import hashlib
 import importlib
-import importlib.util
 import os
-import shutil
 import sys
-import sysconfig
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCES = {"_format": ["format.c"], "_cpu": ["cpu.c", "fasta.c", "extend.c", "words.c", "seeds.c", "matches.c"]}
@@ -33,6 +28,13 @@ def module(name: str):
 
 
 def _build(name: str):
+    # imported here: every start-up of the CPU path imports this file, and these cost 9 ms
+    import hashlib
+    import importlib.util
+    import shutil
+    import sysconfig
+    import tempfile
+
     sources = [os.path.join(HERE, f) for f in SOURCES[name]]
     digest = hashlib.sha1(sys.version.encode())
     for path in sources + [os.path.join(HERE, h) for h in HEADERS]:
