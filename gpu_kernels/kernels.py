@@ -37,10 +37,26 @@ assert 32 * PER_LANE <= GAP
 DEFINES = {"BORDER": BORDER, "N_CODE": N_CODE, "BLOCK": BLOCK, "SCAN_ITEMS": SCAN_ITEMS, "PER_LANE": PER_LANE,
            "MEM_LIGHT": MEM_LIGHT, "MEM_CHUNK": MEM_CHUNK}
 
-# Machine code for sm_80 (also runs on sm_86/89), sm_90, sm_100 and sm_120, and PTX of sm_120 that the
-# driver compiles for anything newer. extend.cu needs sm_80 (__reduce_max_sync).
-ARCHS = ["-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90",
-         "-gencode", "arch=compute_100,code=sm_100", "-gencode", "arch=compute_120,code=[sm_120,compute_120]"]
+# Machine code for sm_80 (also runs on sm_86/89), sm_90, sm_100 and sm_120, those the nvcc at hand
+# knows, and PTX of the newest of them that the driver compiles for anything later. extend.cu needs
+# sm_80 (__reduce_max_sync).
+ARCHS = (80, 90, 100, 120)
+
+
+def gencode(nvcc: str) -> list[str]:
+    """nvcc's -gencode options for the ARCHS this nvcc supports (sm_80 and sm_90 where it cannot say)."""
+    import subprocess
+
+    try:
+        listed = subprocess.run([nvcc, "--list-gpu-arch"], capture_output=True, text=True, check=True).stdout.split()
+        archs = [a for a in ARCHS if f"compute_{a}" in listed] or [80]
+    except (OSError, subprocess.CalledProcessError):
+        archs = [80, 90]
+    options = []
+    for a in archs:
+        code = f"[sm_{a},compute_{a}]" if a == archs[-1] else f"sm_{a}"
+        options += ["-gencode", f"arch=compute_{a},code={code}"]
+    return options
 
 
 def nvcc_options() -> list[str]:
@@ -84,12 +100,17 @@ def build_all(out: str = CUBINS, nvcc: str | None = None, threads: int = 0) -> l
     if not nvcc:
         return []
     os.makedirs(out, exist_ok=True)
+    archs = gencode(nvcc)
 
     def build(file: str) -> str:
         target = os.path.join(out, fatbin_name(file))
         partial = target + ".partial"  # renamed when complete: an interrupted build leaves no fatbin
-        subprocess.run([nvcc, *ARCHS, *nvcc_options(), "-fatbin", "-o", partial, os.path.join(HERE, file)],
-                       check=True, capture_output=True, text=True)
+        done = subprocess.run([nvcc, *archs, *nvcc_options(), "-fatbin", "-o", partial, os.path.join(HERE, file)],
+                              capture_output=True, text=True)
+        if done.returncode:
+            if os.path.exists(partial):
+                os.remove(partial)
+            raise RuntimeError(f"nvcc could not build {file}:\n{done.stderr.strip()}")
         os.replace(partial, target)
         for old in os.listdir(out):  # builds of earlier sources of the file
             if old.startswith(file[:-3] + ".") and old.endswith(".fatbin") and old != os.path.basename(target):
