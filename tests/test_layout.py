@@ -137,3 +137,18 @@ def test_prebuilt_kernels_are_named_by_their_source(monkeypatch):
     monkeypatch.setattr(kernels, "source", lambda file: text + "\n// edited\n" if file == "scan.cu" else text)
     assert kernels.fatbin_name("scan.cu") != names["scan.cu"]
     assert kernels.prebuilt("scan.cu") is None
+
+
+def test_fatbin_architectures_follow_the_nvcc():
+    """Machine code for every architecture the nvcc knows among ARCHS, PTX of the newest; an nvcc that
+    cannot list them gets sm_80 and sm_90."""
+    import shutil
+
+    from gpu_kernels import kernels
+
+    assert kernels.gencode("/bin/false") == ["-gencode", "arch=compute_80,code=sm_80",
+                                             "-gencode", "arch=compute_90,code=[sm_90,compute_90]"]
+    if shutil.which("nvcc"):
+        last = kernels.gencode("nvcc")[-1]  # e.g. arch=compute_120,code=[sm_120,compute_120]
+        arch = last.split(",")[0].split("_")[1]
+        assert "arch=compute_80,code=sm_80" in kernels.gencode("nvcc") and last.endswith(f"[sm_{arch},compute_{arch}]")
