@@ -117,15 +117,19 @@ def is_path(side) -> bool:
 
 def as_seqsets(query, reference, k: int) -> tuple[SeqSet, SeqSet]:
     """SeqSets (on the host) from SeqSets, lists of Records or FASTA paths; two paths are read at once."""
+
+    def check(seqset: SeqSet, path: str) -> None:
+        check_lengths(seqset.names, seqset.lengths, k, path)
+
     if is_path(query) and is_path(reference):
-        sides = load_pair(str(query), str(reference))
-    else:
-        sides = tuple(load_fasta(str(side)) if is_path(side) else side for side in (query, reference))
+        return load_pair(str(query), str(reference), check)
     out = []
-    for side, given in zip(sides, (query, reference)):
+    for side in (query, reference):
+        if is_path(side):
+            path = str(side)
+            side = load_fasta(path)
+            check(side, path)
         if isinstance(side, SeqSet):
-            if is_path(given):
-                check_lengths(side.names, side.lengths, k, str(given))
             out.append(side)
             continue
         records = list(side)

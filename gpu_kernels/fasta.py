@@ -193,11 +193,18 @@ def load_fasta(path: str) -> SeqSet:
     return encode_fasta(data, layout(data, path), path)
 
 
-def load_pair(first: str, second: str) -> tuple[SeqSet, SeqSet]:
-    """Two files loaded at once on two threads (file reads and fasta.c run without the GIL); where
-    both are bad, the first one's error is raised."""
+def load_pair(first: str, second: str, check=None) -> tuple[SeqSet, SeqSet]:
+    """Two files loaded at once on two threads (file reads and fasta.c run without the GIL). check(seqset,
+    path), if given, runs on each in turn: every problem of the first file is raised before any of the
+    second's, as when they are read one after the other."""
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(2) as pool:
         futures = [pool.submit(load_fasta, path) for path in (first, second)]
-        return futures[0].result(), futures[1].result()
+        out = []
+        for future, path in zip(futures, (first, second)):
+            seqset = future.result()
+            if check is not None:
+                check(seqset, path)
+            out.append(seqset)
+        return out[0], out[1]
