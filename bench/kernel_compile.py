@@ -86,14 +86,13 @@ def files_child(threads: int) -> None:
 
     import cupy as cp
 
-    from gpu_kernels.arrays import HERE, nvcc_options
+    from gpu_kernels.kernels import files, nvcc_options, source
 
-    files = sorted(f for f in os.listdir(os.path.join(ROOT, "gpu_kernels")) if f.endswith(".cu"))
+    files = files()
 
     def build(name: str) -> float:
         start = time.perf_counter()
-        with open(os.path.join(HERE, name)) as handle:
-            cp.RawModule(code=handle.read(), options=tuple(nvcc_options())).compile()
+        cp.RawModule(code=source(name), options=tuple(nvcc_options())).compile()
         return time.perf_counter() - start
 
     cp.zeros(1)  # the context, outside the timing

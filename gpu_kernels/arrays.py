@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 
 import numpy as np
 
 from .kernels import BLOCK, EXTEND_THREADS, MEM_CHUNK, MEM_LIGHT, PER_LANE, SCAN_ITEMS, nvcc_options, prebuilt, source
 
 __all__ = ["BLOCK", "EXTEND_THREADS", "MEM_CHUNK", "MEM_LIGHT", "PER_LANE", "SCAN_ITEMS", "nvcc_options"]
-HERE = os.path.dirname(os.path.abspath(__file__))
 log = logging.getLogger(__name__)
 
 

@@ -64,7 +64,7 @@ typedef struct {
     char *values, *values_tmp;
     int value_size, shift;  /* shift: of the most significant digit */
     size_t n;
-    size_t (*counts)[RADIX];  /* one row a thread; then where each thread writes each digit */
+    size_t (*counts)[TOP_RADIX];  /* one row a thread; then where each thread writes each digit */
     size_t starts[TOP_RADIX + 1];  /* buckets, in keys_tmp after the first pass */
     int next;                  /* next bucket to hand out */
 } sort_job;
@@ -162,12 +162,10 @@ static void sort_into(uint64_t *src, char *vsrc, uint64_t *dst, char *vdst, size
         }
         return;
     }
-    int width = DIGIT_BITS;
+    int width = DIGIT_BITS;  /* bits > DIGIT_BITS here, so shift > 0 */
     if (n < FEW)
         for (width = 4; width < DIGIT_BITS && ((size_t)8 << width) < n; width++)
             ;
-    if (width > bits)
-        width = bits;
     const size_t radix = (size_t)1 << width;
     const int shift = bits - width;
     memset(count, 0, radix * sizeof(size_t));
@@ -189,8 +187,6 @@ static void sort_into(uint64_t *src, char *vsrc, uint64_t *dst, char *vdst, size
         dst[to] = src[i];
         move(vdst + to * vs, vsrc + i * vs, vs);
     }
-    if (shift == 0)
-        return;
     for (size_t d = 0; d < radix; d++) {
         size_t lo = starts[d], m = starts[d + 1] - lo;
         if (m < 2)

@@ -363,7 +363,7 @@ PyObject *py_word_starts(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* window_starts(codes, k, out): out[p] = 1 where the window p..p+k-1 is made only of ACGT (codes below 4).
+/* window_starts(codes, k, out): out[p] = 1 where the window p..p+k-1 is made only of ACGT (codes below N_CODE).
  * When no word was dropped from a list these are exactly its words' starts (word_starts), found in one
  * pass over the codes instead of a scattered write a word (a cache miss each on a chromosome). */
 PyObject *py_window_starts(PyObject *self, PyObject *args) {
@@ -378,7 +378,7 @@ PyObject *py_window_starts(PyObject *self, PyObject *args) {
         Py_BEGIN_ALLOW_THREADS
         int64_t run = 0;  /* ACGT codes from i on */
         for (int64_t i = (int64_t)codes.len - 1; i >= 0; i--) {
-            run = c[i] < 4 ? run + 1 : 0;
+            run = c[i] < N_CODE ? run + 1 : 0;
             o[i] = run >= k;
         }
         Py_END_ALLOW_THREADS
