@@ -9,6 +9,9 @@
 #   bash bench/device_hsp.sh load       # GPU tests, the command line on the heavy 150 Mbp pair, FASTA loading
 #   bash bench/device_hsp.sh compile    # each kernel compilation of a fresh machine and its caller, then the warm split
 #   bash bench/device_hsp.sh aot        # GPU tests with the kernels built ahead of time, the HSP path (fresh CuPy cache, warm, PAF)
+#   bash bench/device_hsp.sh split      # the HSP path, the warm command line's log, the time of each engine function
+#   bash bench/device_hsp.sh first      # a process's first compare and write against its second, by function
+#   bash bench/device_hsp.sh write      # first calls of each device operation, FASTA loading, variants of the Parquet write
 #   bash bench/device_hsp.sh multi      # bench/multi_gpu.sh 8 200 (on a machine of several GPUs)
 # Logs go to $OUT so a run cut off still returns them.
 set -uo pipefail
@@ -84,6 +87,33 @@ if [ "$what" = workflow ]; then
 fi
 if [ "$what" = aot ]; then
     python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -3
+    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
+fi
+if [ "$what" = split ]; then
+    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
+    /usr/bin/time -f "command line -v: %e s wall, %M KB peak" python3 -m gpu_kernels compare /tmp/hp/heavy_150_a.fa \
+        /tmp/hp/heavy_150_b.fa --hsps /tmp/hp/v.parquet -v 2>&1 | tee "$OUT/verbose.log"
+    python3 bench/hsp_profile.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --functions 2>&1 | tee "$OUT/hsp_profile.log"
+    command -v nsys ncu | tee "$OUT/tools.log"
+fi
+if [ "$what" = first ]; then  # what a process's first compare and write pay that its second does not
+    mkdir -p /tmp/hp; python3 bench/simulate.py --model heavy --length 150e6 --seed 11 --out /tmp/hp/heavy_150 2>&1 | tee "$OUT/first.log"
+    /usr/bin/time -f "first command line (fills the kernel cache): %e s wall, %M KB peak" python3 -m gpu_kernels compare \
+        /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --hsps /tmp/hp/v.parquet 2>&1 | tee -a "$OUT/first.log"
+    /usr/bin/time -f "second command line: %e s wall, %M KB peak" python3 -m gpu_kernels compare \
+        /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --hsps /tmp/hp/v.parquet 2>&1 | tee -a "$OUT/first.log"
+    for variant in "" "--reserve 0.85" "--async-pool"; do
+        echo "== hsp_profile --functions $variant" | tee -a "$OUT/first.log"
+        python3 bench/hsp_profile.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --functions $variant 2>&1 | tee -a "$OUT/first.log"
+    done
+fi
+if [ "$what" = write ]; then  # first calls, FASTA loading and variants of the Parquet write
+    mkdir -p /tmp/hp; python3 bench/simulate.py --model heavy --length 150e6 --seed 11 --out /tmp/hp/heavy_150 2>&1 | tee "$OUT/write.log"
+    /usr/bin/time -f "first command line (fills the kernel cache): %e s wall, %M KB peak" python3 -m gpu_kernels compare \
+        /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --hsps /tmp/hp/v.parquet 2>&1 | tee -a "$OUT/write.log"
+    python3 bench/load_fasta.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/load.log"
+    python3 bench/hsp_profile.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --cprofile > "$OUT/cprofile.log" 2>&1
+    python3 bench/hsp_profile.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --write-variants 2>&1 | tee -a "$OUT/write.log"
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
 fi
 if [ "$what" = compile ]; then

@@ -76,6 +76,10 @@ def main() -> None:
 
     def row(name: str, command: list[str], env: dict | None = None) -> None:
         # each row as it is measured: a later step that fails leaves the earlier ones printed
+        if command is compare and os.path.exists(table):
+            # a new file each time, as Snakemake removes a job's outputs before running it (on ext4,
+            # renaming over an existing file also flushes the new one to disk)
+            os.remove(table)
         wall, peak, out = measured(command, env)
         print(f"{name:<30} {wall:8.2f} {peak:8.2f}  {out[:110]}", flush=True)
 

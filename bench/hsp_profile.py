@@ -23,8 +23,24 @@ def main() -> None:
     parser.add_argument("reference")
     parser.add_argument("--backend", default="cupy")
     parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--functions", action="store_true",
+                        help="two compares and writes in one process, the time of each engine function in each")
+    parser.add_argument("--cprofile", action="store_true", help="two compares under cProfile, by own time")
+    parser.add_argument("--write-variants", action="store_true",
+                        help="one compare, then the write timed step by step: as is, to /dev/shm, without zstd")
+    parser.add_argument("--reserve", type=float, default=0.0,
+                        help="experiment: take this fraction of free device memory into CuPy's pool first")
+    parser.add_argument("--async-pool", action="store_true", help="experiment: CuPy's stream-ordered pool (cudaMallocAsync)")
     args = parser.parse_args()
     t0 = time.perf_counter()
+    if args.reserve or args.async_pool:
+        import cupy as cp
+
+        if args.async_pool:
+            cp.cuda.set_allocator(cp.cuda.MemoryAsyncPool().malloc)
+        else:
+            cp.get_default_memory_pool().malloc(int(cp.cuda.runtime.memGetInfo()[0] * args.reserve))
+        print(f"pool ready in {time.perf_counter() - t0:.2f} s", flush=True)
     from gpu_kernels import compare
     from gpu_kernels.backend import get_backend
     from gpu_kernels.formats import ROW_GROUP_ROWS, default_threads
@@ -32,6 +48,25 @@ def main() -> None:
 
     backend = get_backend(args.backend)
     print(f"imports and backend {time.perf_counter() - t0:.2f} s", flush=True)
+    if args.functions:
+        first_and_second(args, backend)
+        return
+    if args.cprofile:
+        import cProfile
+        import pstats
+
+        from gpu_kernels import compare
+
+        for run in ("first", "second"):
+            profile = cProfile.Profile()
+            t0 = time.perf_counter()
+            profile.runcall(compare, args.query, args.reference, backend=backend)
+            print(f"== {run} compare {time.perf_counter() - t0:.2f} s, by own time", flush=True)
+            pstats.Stats(profile, stream=sys.stdout).sort_stats("tottime").print_stats(25)
+        return
+    if args.write_variants:
+        write_variants(args, backend)
+        return
     t0 = time.perf_counter()
     result = compare(args.query, args.reference, backend=backend)
     print(f"compare {time.perf_counter() - t0:.2f} s: " +
@@ -93,6 +128,112 @@ def main() -> None:
     print(f"write_table, timed by step {time.perf_counter() - t0:.2f} s: " +
           ", ".join(f"{k} {v:.2f}" for k, v in spent.items()), flush=True)
     os.remove(out)
+
+
+def first_and_second(args, backend) -> None:
+    """Two compares and writes in one process, each function timed: what the first run pays that the
+    second does not (kernel loading, device and pinned memory taken from the driver)."""
+    from gpu_kernels import compare
+    from gpu_kernels.engine import write_table
+
+    timed = by_function(backend)
+    runs = []
+    for run in (1, 2):
+        timed.clear()
+        t0 = time.perf_counter()
+        result = compare(args.query, args.reference, backend=backend)
+        spent = time.perf_counter() - t0
+        q, r = result.query, result.reference
+        out = os.path.join(tempfile.mkdtemp(dir=os.path.dirname(os.path.abspath(args.query))), "p.parquet")
+        t0 = time.perf_counter()
+        write_table(out, result.table, backend, q.names, q.lengths, r.names, r.lengths, result.params)
+        written = time.perf_counter() - t0
+        os.remove(out)
+        runs.append((dict(timed), spent, written, dict(result.stats)))
+        del result
+    print(f"{'':<34} {'first s':>8} {'second s':>8}  (device synchronized; nested calls counted in their callers too)")
+    print(f"{'compare':<34} {runs[0][1]:8.3f} {runs[1][1]:8.3f}")
+    print(f"{'write_table':<34} {runs[0][2]:8.3f} {runs[1][2]:8.3f}")
+    for key in ("load_s", "words_s", "seeds_s", "diagonals_s", "extend_s", "hsps_s"):
+        print(f"{'stage ' + key[:-2]:<34} {runs[0][3][key]:8.3f} {runs[1][3][key]:8.3f}")
+    for label in sorted(runs[0][0], key=lambda label: -runs[0][0][label][0]):
+        print(f"{label:<34} {runs[0][0][label][0]:8.3f} {runs[1][0].get(label, [0])[0]:8.3f}  {runs[0][0][label][1]} calls")
+
+
+def write_variants(args, backend) -> None:
+    """The Parquet write after one compare, with a timeline of its ends: as the command line does it,
+    into /dev/shm (no disk file system), and with zstd off."""
+    from gpu_kernels import compare, formats
+    from gpu_kernels.engine import write_table
+
+    result = compare(args.query, args.reference, backend=backend)
+    q, r = result.query, result.reference
+    marks: list = []
+    original = {name: getattr(formats.HspWriter, name) for name in ("__exit__", "_footer", "write_pages")}
+    replace = os.replace
+
+    def mark(label, fn):
+        def marked(*a, **k):
+            out = fn(*a, **k)
+            marks.append((label, time.perf_counter()))
+            return out
+        return marked
+
+    formats.HspWriter.__exit__ = mark("closed and renamed", original["__exit__"])
+    formats.HspWriter._footer = mark("row groups done, footer made", original["_footer"])
+    formats.HspWriter.write_pages = mark("last slice handed over", original["write_pages"])
+    os.replace = mark("renamed", replace)
+    here = os.path.dirname(os.path.abspath(args.query))
+    for label, folder, level in (("as is", here, None), ("as is (again)", here, None), ("/dev/shm", "/dev/shm", None),
+                                 ("no zstd", here, 0)):
+        out = os.path.join(folder, "variant.parquet")
+        if level is not None:
+            formats.SAMPLE_BYTES, saved = level, formats.SAMPLE_BYTES
+        marks.clear()
+        t0 = time.perf_counter()
+        write_table(out, result.table, backend, q.names, q.lengths, r.names, r.lengths, result.params)
+        total = time.perf_counter() - t0
+        if level is not None:
+            formats.SAMPLE_BYTES = saved
+        last = {}
+        for name, at in marks:
+            last[name] = at - t0
+        print(f"write {label}: {total:.2f} s, {os.path.getsize(out) / 1e9:.2f} GB; " +
+              ", ".join(f"{name} at {at:.2f}" for name, at in last.items()), flush=True)
+        os.remove(out)
+    os.replace = replace
+
+
+def by_function(backend) -> dict:
+    """Wrap the engine's steps with synchronized timers; returns {label: [seconds, calls]} filled as they run."""
+    from gpu_kernels import engine, hsps
+
+    timed: dict = {}
+
+    def wrap(owner, name, label):
+        fn = getattr(owner, name)
+
+        def timer(*a, **k):
+            backend.synchronize()
+            start = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                backend.synchronize()
+                entry = timed.setdefault(label, [0.0, 0])
+                entry[0] += time.perf_counter() - start
+                entry[1] += 1
+        setattr(owner, name, timer)
+
+    for name in ("as_seqsets", "drop_frequent", "tile_words", "count_seeds", "owned_seeds", "filter_keys",
+                 "decode_keys", "extend_seeds", "search_tile", "reverse_complement"):
+        wrap(engine, name, f"engine.{name}")
+    for name in ("concat", "to_records", "sort_rows", "take", "passes", "sort_order", "reorder", "running_max_cupy",
+                 "order_by"):
+        wrap(hsps, name, f"hsps.{name}")
+    for name in ("words", "seed_groups", "seed_keys", "extend", "drop_contained", "union_length", "to_device"):
+        wrap(backend, name, f"backend.{name}")
+    return timed
 
 
 if __name__ == "__main__":

