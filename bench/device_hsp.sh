@@ -12,11 +12,15 @@
 #   bash bench/device_hsp.sh split      # the HSP path, the warm command line's log, the time of each engine function
 #   bash bench/device_hsp.sh first      # a process's first compare and write against its second, by function
 #   bash bench/device_hsp.sh write      # first calls of each device operation, FASTA loading, variants of the Parquet write
+#   bash bench/device_hsp.sh coldlist   # each kernel a fresh machine compiles, and its caller; the HSP path
 #   bash bench/device_hsp.sh multi      # bench/multi_gpu.sh 8 200 (on a machine of several GPUs)
 # Logs go to $OUT so a run cut off still returns them.
 set -uo pipefail
 what=${1:-engine}
 export PYTHONUNBUFFERED=1
+# An install compiles the package's bytecode once; a machine that forbids writing it makes every run
+# compile the sources again (about 0.3 s), which users do not pay (bench/measure.py does the same).
+unset PYTHONDONTWRITEBYTECODE
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 if [ -d .whl ]; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl 2>&1 | grep -v -i warning | tail -3
@@ -86,7 +90,7 @@ if [ "$what" = workflow ]; then
     python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 -- --resources gpu=1 2>&1 | tee "$OUT/workflow.log"
 fi
 if [ "$what" = aot ]; then
-    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -3
+    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
 fi
 if [ "$what" = split ]; then
@@ -106,6 +110,12 @@ if [ "$what" = first ]; then  # what a process's first compare and write pay tha
         echo "== hsp_profile --functions $variant" | tee -a "$OUT/first.log"
         python3 bench/hsp_profile.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --functions $variant 2>&1 | tee -a "$OUT/first.log"
     done
+fi
+if [ "$what" = coldlist ]; then  # each kernel compiled on a fresh machine, with its caller; then the HSP path
+    mkdir -p /tmp/hp; python3 bench/simulate.py --model heavy --length 150e6 --seed 11 --out /tmp/hp/heavy_150
+    echo "PYTHONDONTWRITEBYTECODE=${PYTHONDONTWRITEBYTECODE:-unset}"
+    python3 bench/kernel_compile.py --skip-bundled --pairs /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/compile.log"
+    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
 fi
 if [ "$what" = write ]; then  # first calls, FASTA loading and variants of the Parquet write
     mkdir -p /tmp/hp; python3 bench/simulate.py --model heavy --length 150e6 --seed 11 --out /tmp/hp/heavy_150 2>&1 | tee "$OUT/write.log"

@@ -55,8 +55,6 @@ def main() -> None:
         import cProfile
         import pstats
 
-        from gpu_kernels import compare
-
         for run in ("first", "second"):
             profile = cProfile.Profile()
             t0 = time.perf_counter()
@@ -225,13 +223,14 @@ def by_function(backend) -> dict:
                 entry[1] += 1
         setattr(owner, name, timer)
 
-    for name in ("as_seqsets", "drop_frequent", "tile_words", "count_seeds", "owned_seeds", "filter_keys",
+    for name in ("as_seqsets", "drop_frequent", "tile_words", "count_seeds",
                  "decode_keys", "extend_seeds", "search_tile", "reverse_complement"):
         wrap(engine, name, f"engine.{name}")
-    for name in ("concat", "to_records", "sort_rows", "take", "passes", "sort_order", "reorder", "running_max_cupy",
+    for name in ("concat", "sort_rows", "sort_order", "reorder", "running_max_cupy",
                  "order_by"):
         wrap(hsps, name, f"hsps.{name}")
-    for name in ("words", "seed_groups", "seed_keys", "extend", "drop_contained", "union_length", "to_device"):
+    for name in ("words", "seed_groups", "seed_keys", "kept_seeds", "extend", "passing", "drop_contained", "to_records",
+                 "union_length", "to_device"):
         wrap(backend, name, f"backend.{name}")
     return timed
 

@@ -14,9 +14,10 @@ import logging
 
 import numpy as np
 
-from .kernels import BLOCK, EXTEND_THREADS, MEM_CHUNK, MEM_LIGHT, PER_LANE, SCAN_ITEMS, nvcc_options, prebuilt, source
+from .kernels import (BLOCK, EXTEND_THREADS, MEM_CHUNK, MEM_LIGHT, PER_LANE, SCAN_ITEMS, SELECT_ITEMS, nvcc_options,
+                      prebuilt, source)
 
-__all__ = ["BLOCK", "EXTEND_THREADS", "MEM_CHUNK", "MEM_LIGHT", "PER_LANE", "SCAN_ITEMS", "nvcc_options"]
+__all__ = ["BLOCK", "EXTEND_THREADS", "MEM_CHUNK", "MEM_LIGHT", "PER_LANE", "SCAN_ITEMS", "SELECT_ITEMS", "nvcc_options"]
 log = logging.getLogger(__name__)
 
 
@@ -106,6 +107,23 @@ def stable_argsort(keys):
     shifted = keys - low if keys.dtype == np.uint64 else (keys.astype(np.int64) - np.int64(low)).view(np.uint64)
     native.cpu().sort_pairs(shifted, order, span.bit_length(), native.threads())
     return order
+
+
+def select(test: str, write: str, n: int, test_args: tuple, write_args: tuple, outputs: list) -> list:
+    """Rows kept by select.cu's `test` kernel, in order: counted a block at a time, the block counts
+    turned into offsets, then `write` writes the kept rows into fresh arrays of the dtypes in outputs.
+    test_args and write_args are the kernels' leading arguments (before counts and offsets)."""
+    cp = cupy()
+    tiles = -(-n // (BLOCK * SELECT_ITEMS))
+    counts = cp.zeros(tiles + 1, dtype=cp.int64)
+    if tiles:
+        kernel("select.cu", test)((tiles,), (BLOCK,), test_args + (counts,))
+        kernel("select.cu", "place")((1,), (BLOCK,), (counts, cp.int64(tiles)))
+    kept = int(counts[tiles].get())
+    out = [cp.empty(kept, dtype=dtype) for dtype in outputs]
+    if kept:
+        kernel("select.cu", write)((tiles,), (BLOCK,), write_args + (counts, *out))
+    return out
 
 
 def blocks(n: int, threads: int = BLOCK, cap: int = 65535 * 8) -> int:

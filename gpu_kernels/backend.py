@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-from . import arrays, coverage, extend, hsps, matches, pages, seeds, words
+from . import arrays, coverage, diagonals, extend, hsps, matches, pages, seeds, words
 from .errors import InputError
 
 log = logging.getLogger(__name__)
@@ -36,8 +36,11 @@ class NumpyBackend:
     words = staticmethod(words.words)
     seed_groups = staticmethod(seeds.seed_groups)
     seed_keys = staticmethod(seeds.seed_keys)
+    kept_seeds = staticmethod(diagonals.kept_seeds)
     extend = staticmethod(extend.extend)
+    passing = staticmethod(hsps.passing)
     drop_contained = staticmethod(hsps.drop_contained)
+    to_records = staticmethod(hsps.to_records)
     union_length = staticmethod(coverage.union_length)
     delta_pages = staticmethod(pages.delta_pages)
     reference_words = staticmethod(matches.reference_words)
@@ -46,6 +49,11 @@ class NumpyBackend:
     def seed_budget(self, tile_bytes: int) -> int:
         """Seeds one tile may hold on the tiled path (tile_bytes 0: 256 MiB); the CPU's own fused search holds none."""
         return max(1, (tile_bytes or 1 << 28) // CPU_SEED_BYTES)
+
+    def warm_up(self):
+        """Start what the device needs before its first stage, on a thread, while the caller reads its
+        input; returns a future to wait on, or None (nothing to start on the CPU)."""
+        return None
 
     def release(self) -> None:
         """Give memory back after an out-of-memory error (nothing cached on the CPU)."""
@@ -85,8 +93,11 @@ class CupyBackend(NumpyBackend):
     words = staticmethod(words.words_cupy)
     seed_groups = staticmethod(seeds.seed_groups_cupy)
     seed_keys = staticmethod(seeds.seed_keys_cupy)
+    kept_seeds = staticmethod(diagonals.kept_seeds_cupy)
     extend = staticmethod(extend.extend_cupy)
+    passing = staticmethod(hsps.passing_cupy)
     drop_contained = staticmethod(hsps.drop_contained_cupy)
+    to_records = staticmethod(hsps.to_records_cupy)
     union_length = staticmethod(coverage.union_length_cupy)
     delta_pages = staticmethod(pages.delta_pages_cupy)
     reference_words = staticmethod(matches.reference_words_cupy)
@@ -126,6 +137,20 @@ class CupyBackend(NumpyBackend):
         n = int(next(iter(table.values())).size)
         for at in range(0, n, rows):
             yield {name: column[at:at + rows].get() for name, column in table.items()}
+
+    def warm_up(self):
+        """The CUDA context made and a first copy to the device made (the driver sets up its staging
+        buffers) on a thread: about 0.3 s of a process's first compare, hidden behind the FASTA reading."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(1)
+        future = pool.submit(self._warm_up)
+        pool.shutdown(wait=False)
+        return future
+
+    def _warm_up(self) -> None:
+        self.xp.asarray(np.zeros(1 << 20, dtype=np.uint8))
+        self.synchronize()
 
     def release(self) -> None:
         """Return cached blocks to the device (after an out-of-memory error)."""

@@ -1,39 +1,24 @@
 """Coverage: bases inside the union of HSP intervals, per group, never a sum of lengths.
 
-NumPy: np.maximum.accumulate. CuPy: the running maximum from scan.cu.
+NumPy: np.maximum.accumulate and a running sum. CuPy: the running maximum from scan.cu, the gains
+added up by hsps.cu.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .arrays import array_module, every, stable_argsort, to_host
+from .arrays import BLOCK, array_module, blocks, cupy, every, kernel, stable_argsort, to_host
 from .hsps import running_max, running_max_cupy
 
 
 def union_length(group, start, end, groups: int):
     """Bases covered by the union of [start, end) intervals of each group 0..groups-1 (int64)."""
-    return _union_length(group, start, end, groups, running_max)
-
-
-def union_length_cupy(group, start, end, groups: int):
-    """union_length on the device (the running maximum from scan.cu)."""
-    return _union_length(group, start, end, groups, running_max_cupy)
-
-
-def _union_length(group, start, end, groups: int, running_max_fn):
-    xp = array_module(start)
+    xp = np
     covered = xp.zeros(groups, dtype=xp.int64)
     if start.size == 0:
         return covered
-    group = group.astype(xp.int64)
-    # Offsetting each group by span lets one sort and one running maximum serve every group at once.
-    span = int(end.max()) + 1
-    key = group * span + start
-    if not every(key[1:] >= key[:-1]):  # tables in the canonical order often need no sort
-        order = stable_argsort(key)
-        group, start, end = group[order], start[order], end[order]
-    del key
-    reach = running_max_fn(group * span + end) - group * span
+    group, start, end, span = _by_group(np.asarray(group), np.asarray(start), np.asarray(end))
+    reach = running_max(group * span + end) - group * span
     before = xp.concatenate((xp.zeros(1, dtype=xp.int64), reach[:-1]))
     first = xp.concatenate((xp.ones(1, dtype=bool), group[1:] != group[:-1]))
     before = xp.where(first, 0, before)
@@ -42,6 +27,35 @@ def _union_length(group, start, end, groups: int, running_max_fn):
     total = xp.concatenate((xp.zeros(1, dtype=xp.int64), xp.cumsum(gain)))
     bounds = xp.searchsorted(group, xp.arange(groups + 1, dtype=xp.int64), side="left")
     return total[bounds[1:]] - total[bounds[:-1]]
+
+
+def union_length_cupy(group, start, end, groups: int):
+    """union_length on the device: the running maximum from scan.cu, each row's gain added to its
+    group's total by hsps.cu's union_gains."""
+    cp = cupy()
+    covered = cp.zeros(groups, dtype=cp.int64)
+    if start.size == 0:
+        return covered
+    group, start, end, span = _by_group(group, start, end)
+    reach = running_max_cupy(group * span + end)
+    n = int(start.size)
+    kernel("hsps.cu", "union_gains")((blocks(n),), (BLOCK,), (group, start, end, reach, cp.int64(span), cp.int64(n),
+                                                             covered))
+    return covered
+
+
+def _by_group(group, start, end) -> tuple:
+    """(group as int64, start, end, span): rows ordered by (group, start) (tables in the canonical
+    order often need no sort); span is above every end, so that group * span + x orders rows by
+    group first for any x below span: one sort and one running maximum serve every group at once."""
+    xp = array_module(start)
+    group = group.astype(xp.int64)
+    span = int(end.max()) + 1
+    key = group * span + start
+    if not every(key[1:] >= key[:-1]):
+        order = stable_argsort(key)
+        group, start, end = group[order], start[order], end[order]
+    return group, start, end, span
 
 
 SIDES = {"query": ("qrec", "qstart", "qend"), "reference": ("rrec", "rstart", "rend")}

@@ -12,9 +12,8 @@ from contextlib import contextmanager
 import numpy as np
 
 from . import hsps as H
-from .arrays import count
 from .backend import NumpyBackend, get_backend
-from .diagonals import decode_keys, filter_keys, key_width
+from .diagonals import decode_keys, key_width
 from .errors import InputError
 from .fasta import Record, check_lengths, load_fasta, load_pair
 from .formats import ROW_GROUP_ROWS, TEXT_SLICE_ROWS, HspWriter, name_table, paf_text, physical_bits, write_text
@@ -200,11 +199,10 @@ def extend_seeds(qcodes, rcodes, sq, sr, params: Params, stats: Stats, backend: 
     k = params.seeding.k
     with stats.timed("extend"):
         qstart, qend, score, ids = backend.extend(qcodes, rcodes, sq, sr, k, params.extension)
-        raw = {"qstart": qstart, "qend": qend, "rstart": sr - (sq - qstart), "rend": sr + (qend - sq),
-               "score": score, "identities": ids}
     stats.counts["extended_seeds"] += int(sq.size)
     with stats.timed("hsps"):
-        return H.take(raw, H.passes(raw, params.reporting.min_len, params.extension.min_identity))
+        return backend.passing(qstart, qend, score, ids, sq, sr, params.reporting.min_len,
+                               params.extension.min_identity)
 
 
 def search_tiles(qcodes, words_q, rcodes, words_r, params: Params, stats: Stats, backend: NumpyBackend) -> dict:
@@ -251,18 +249,6 @@ def search_tiles(qcodes, words_q, rcodes, words_r, params: Params, stats: Stats,
         return parts[0] if len(parts) == 1 else backend.drop_contained(H.concat(parts, H.RAW))
 
 
-def owned_seeds(keys, tile: Tile, rtotal: int, width: int, chunk: int = 1 << 26) -> int:
-    """Seeds a tile owns among its keys (the margins' seeds belong to other tiles), so the seed count
-    is the same whatever the tiling; counted a chunk of keys at a time."""
-    if tile.q0 == 0 and tile.r0 == 0:
-        return int(keys.size)
-    owned = 0
-    for at in range(0, keys.size, chunk):
-        sq, sr = decode_keys(keys[at:at + chunk], rtotal, width)
-        owned += count((sq >= tile.q0) & (sr >= tile.r0))
-    return owned
-
-
 def search_tile(qcodes, rcodes, tile: Tile, groups, qp, rp, width: int, params: Params, stats: Stats,
                 backend: NumpyBackend) -> dict:
     """Raw HSPs of the seeds one tile owns, filtered and deduplicated within the tile (on the backend)."""
@@ -270,13 +256,11 @@ def search_tile(qcodes, rcodes, tile: Tile, groups, qp, rp, width: int, params: 
     rtotal = int(rcodes.size)
     with stats.timed("seeds"):
         keys = backend.seed_keys(groups, qp, rp, rtotal, width)
-        stats.counts["seeds"] += owned_seeds(keys, tile, rtotal, width)
     with stats.timed("diagonals"):
-        keys = filter_keys(keys, k)
-        sq, sr = decode_keys(keys, rtotal, width)
+        # the margins' seeds belong to other tiles: the seed count is the same whatever the tiling
+        owned, sq, sr = backend.kept_seeds(keys, k, tile.q0, tile.r0, rtotal, width)
         del keys
-        owned = (sq >= tile.q0) & (sr >= tile.r0)
-        sq, sr = sq[owned], sr[owned]
+    stats.counts["seeds"] += owned
     stats.counts["kept_seeds"] += int(sq.size)
     raw = extend_seeds(qcodes, rcodes, sq, sr, params, stats, backend)
     with stats.timed("hsps"):
@@ -293,11 +277,17 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
     k = params.seeding.k
     stats = Stats(backend)
     start = time.perf_counter()
+    # the device readied while the files are read (outside stats.timed: its synchronize would make
+    # the CUDA context first, on this thread)
+    ready = backend.warm_up()
+    query, reference = as_seqsets(query, reference, k)
+    check_width(query, reference, k)
+    if ready is not None:
+        ready.result()
     with stats.timed("load"):
-        query, reference = as_seqsets(query, reference, k)
-        check_width(query, reference, k)
         qcodes = backend.to_device(query.codes)
         rcodes = backend.to_device(reference.codes)
+    stats.times["load"] = time.perf_counter() - start
     log.info("load: query %d records, %d bp; reference %d records, %d bp; backend %s (%.2f s)", len(query.names),
              int(query.lengths.sum()), len(reference.names), int(reference.lengths.sum()), backend.name, stats.times["load"])
     with stats.timed("words"):
@@ -312,7 +302,7 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
         starts = reference.starts if strand == 0 else reference.reverse_starts()[::-1]
         raw = search_strand(qcodes, words_q, codes, starts, params, stats, backend)
         with stats.timed("hsps"):
-            tables.append(H.to_records(raw, strand, query, reference))
+            tables.append(backend.to_records(raw, strand, query, reference))
         stats.counts[f"hsps_{name}"] = int(raw["qstart"].size)
         del raw
         log.info("%s strand: %d seeds so far, %d kept, %d HSPs; words %.2f s, seeds %.2f s, diagonals %.2f s, "

@@ -37,7 +37,8 @@ def extend(qcodes, rcodes, sq, sr, k: int, extension: Extension):
 
 
 def extend_cupy(qcodes, rcodes, sq, sr, k: int, extension: Extension):
-    """extend on the device: one warp per run of SEEDS_PER_WARP seeds (extend.cu)."""
+    """extend on the device: one warp per run of SEEDS_PER_WARP seeds (extend.cu). Unlike extend,
+    score and identities are int32 (they never exceed an HSP's length; hsps.passing_cupy widens them)."""
     cp = cupy()
     n = sq.size
     qstart = cp.empty(n, dtype=cp.int64)
@@ -53,4 +54,4 @@ def extend_cupy(qcodes, rcodes, sq, sr, k: int, extension: Extension):
             (qcodes, rcodes, sq, sr, cp.int64(n), cp.int32(SEEDS_PER_WARP), cp.int32(k), cp.int32(e.match),
              cp.int32(e.mismatch), cp.int32(e.n_score), cp.int32(e.xdrop), cp.float64(e.min_identity),
              qstart, qend, score, ids))
-    return qstart, qend, score.astype(cp.int64), ids.astype(cp.int64)
+    return qstart, qend, score, ids

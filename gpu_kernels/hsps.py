@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import BLOCK, SCAN_ITEMS, array_module, blocks, cupy, every, kernel, stable_argsort
+from .arrays import BLOCK, SCAN_ITEMS, array_module, blocks, cupy, every, kernel, select, stable_argsort
 
 # Columns of a raw HSP table, all int64, positions on the concatenated axes of the strand searched.
 RAW = ("qstart", "qend", "rstart", "rend", "score", "identities")
@@ -49,6 +49,25 @@ def passes(table: dict, min_len: int, min_identity: float):
     """Mask of rows at least min_len long and at least min_identity percent identical."""
     length = table["qend"] - table["qstart"]
     return (length >= min_len) & (table["identities"] * 100.0 >= min_identity * length)
+
+
+def passing(qstart, qend, score, ids, sq, sr, min_len: int, min_identity: float) -> dict:
+    """The raw table (RAW columns) of the extended seeds (sq, sr) that pass (passes): each HSP's
+    reference coordinates are its query coordinates moved to its seed's diagonal."""
+    raw = {"qstart": qstart, "qend": qend, "rstart": sr - (sq - qstart), "rend": sr + (qend - sq),
+           "score": score, "identities": ids}
+    return take(raw, passes(raw, min_len, min_identity))
+
+
+def passing_cupy(qstart, qend, score, ids, sq, sr, min_len: int, min_identity: float) -> dict:
+    """passing on the device: tested and written in order by select.cu (score and ids may be int32,
+    as extend_cupy gives them; the table's columns are int64)."""
+    cp = cupy()
+    n = int(qstart.size)
+    score, ids = (cp.ascontiguousarray(a, dtype=cp.int32) for a in (score, ids))
+    test = (qstart, qend, ids, cp.int64(n), cp.int64(min_len), cp.float64(min_identity))
+    write = (qstart, qend, score, ids, sq, sr, cp.int64(n), cp.int64(min_len), cp.float64(min_identity))
+    return dict(zip(RAW, select("hsps_count", "hsps_write", n, test, write, [cp.int64] * 6)))
 
 
 def sort_order(diag, qstart, qend):
@@ -150,6 +169,24 @@ def to_records(raw: dict, strand: int, query, reference) -> dict:
         "score": raw["score"].astype(counts),
         "identities": raw["identities"].astype(counts),
     }
+
+
+def to_records_cupy(raw: dict, strand: int, query, reference) -> dict:
+    """to_records on the device: one kernel (hsps.cu) where every record is shorter than 2^31 bases
+    (the stored types then are int32 and int8), else to_records' array operations."""
+    if max(int(query.lengths.max()), int(reference.lengths.max())) >= 1 << 31:
+        return to_records(raw, strand, query, reference)
+    cp = cupy()
+    n = int(raw["qstart"].size)
+    types = {"qrec": cp.int32, "rrec": cp.int32, "strand": cp.int8, "score": cp.int32, "identities": cp.int32}
+    out = {name: cp.empty(n, dtype=types.get(name, cp.int64)) for name in STORED}
+    if n:
+        qstarts, rstarts = cp.asarray(query.starts, dtype=cp.int64), cp.asarray(reference.starts, dtype=cp.int64)
+        kernel("hsps.cu", "to_records")(
+            (blocks(n),), (BLOCK,),
+            (*(raw[c] for c in RAW), cp.int64(n), qstarts, cp.int64(qstarts.size), rstarts, cp.int64(rstarts.size),
+             cp.int32(strand), cp.int64(reference.total), *(out[c] for c in STORED)))
+    return out
 
 
 ORDER = ("qrec", "rrec", "strand", "qstart", "rstart", "qend")  # the canonical row order, most significant first

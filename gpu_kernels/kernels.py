@@ -27,6 +27,7 @@ GAP = 128
 
 BLOCK = 256           # threads a block of the one-thread-per-item kernels (words, groups, seeds, scan)
 SCAN_ITEMS = 4        # values a thread of scan.cu scans: a block covers BLOCK * SCAN_ITEMS values
+SELECT_ITEMS = 16     # rows a thread of select.cu tests: a block selects from BLOCK * SELECT_ITEMS rows
 EXTEND_THREADS = 128  # threads a block of extend.cu (4 warps)
 PER_LANE = 4          # bases a lane of extend.cu reads per chunk: a chunk is 32 * PER_LANE bases
 MEM_LIGHT = 64        # candidate pairs a query word's own thread walks in matches.cu; more, and blocks share them
@@ -34,7 +35,8 @@ MEM_CHUNK = 4096      # candidate pairs of such a word one block of matches.cu w
 
 assert 32 * PER_LANE <= GAP
 
-DEFINES = {"BORDER": BORDER, "N_CODE": N_CODE, "BLOCK": BLOCK, "SCAN_ITEMS": SCAN_ITEMS, "PER_LANE": PER_LANE,
+DEFINES = {"BORDER": BORDER, "N_CODE": N_CODE, "BLOCK": BLOCK, "SCAN_ITEMS": SCAN_ITEMS, "SELECT_ITEMS": SELECT_ITEMS,
+           "PER_LANE": PER_LANE,
            "MEM_LIGHT": MEM_LIGHT, "MEM_CHUNK": MEM_CHUNK}
 
 # Machine code for sm_80 (also runs on sm_86/89), sm_90, sm_100 and sm_120, those the nvcc at hand

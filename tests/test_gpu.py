@@ -70,8 +70,79 @@ def test_extension_matches(myco):
         host = cpu.extend(q.codes, r.codes, sq, sr, 32, params.extension)
         dev = gpu.extend(cp.asarray(q.codes), cp.asarray(r.codes), cp.asarray(sq), cp.asarray(sr), 32, params.extension)
         assert sq.size > 1000
-        for h, d in zip(host, dev):
-            assert d.dtype == h.dtype and np.array_equal(h, cp.asnumpy(d))
+        for h, d in zip(host, dev):  # score and identities come back as int32 on the device (extend_cupy)
+            assert d.dtype in (h.dtype, np.int32) and np.array_equal(h, cp.asnumpy(d))
+
+
+def test_kept_seeds_match():
+    """select.cu's kept seeds (owned, not shadowed, decoded) equal diagonals.kept_seeds, across block
+    boundaries, with margins on both axes and runs of shadowed seeds."""
+    from gpu_kernels.diagonals import kept_seeds, kept_seeds_cupy
+
+    rng = np.random.default_rng(7)
+    rtotal, qtotal, k = 50_000, 40_000, 12
+    width = qtotal + 2 * k
+    for n in (0, 1, 2, 4095, 4096, 4097, 200_003):
+        sq = rng.integers(0, qtotal, n)
+        sr = rng.integers(0, rtotal, n)
+        diag = rng.integers(0, 50, n) + rtotal  # few diagonals: many seeds within 2k of another
+        keys = np.sort(((diag).astype(np.uint64) * np.uint64(width) + sq.astype(np.uint64)))
+        del sr
+        for q0, r0 in ((0, 0), (5_000, 0), (0, 7), (20_000, 30_000)):
+            host = kept_seeds(keys, k, q0, r0, rtotal, width)
+            dev = kept_seeds_cupy(cp.asarray(keys), k, q0, r0, rtotal, width)
+            assert host[0] == dev[0]
+            assert np.array_equal(host[1], cp.asnumpy(dev[1])) and np.array_equal(host[2], cp.asnumpy(dev[2]))
+    assert host[1].size > 1000
+
+
+def test_passing_and_records_match():
+    """select.cu's passing HSPs and hsps.cu's record coordinates equal hsps.passing and
+    hsps.to_records (both strands, several records)."""
+    from gpu_kernels.hsps import passing, passing_cupy, to_records, to_records_cupy
+
+    rng = np.random.default_rng(9)
+    query = make_seqset(["a", "b", "c"], [np.zeros(n, dtype=np.uint8) for n in (30_000, 5_000, 70_000)])
+    reference = make_seqset(["x", "y"], [np.zeros(n, dtype=np.uint8) for n in (60_000, 40_000)])
+    for n in (0, 1, 4097, 100_000):
+        sq = rng.integers(500, query.total - 500, n)  # HSPs inside the concatenation, as extension leaves them
+        sr = rng.integers(500, reference.total - 500, n)
+        qstart = sq - rng.integers(0, 100, n)
+        qend = sq + rng.integers(0, 400, n)
+        score = rng.integers(-50, 400, n)
+        ids = np.minimum(qend - qstart, rng.integers(0, 400, n))
+        for min_len, min_identity in ((0, 0.0), (64, 70.0), (100, 99.5)):
+            host = passing(qstart, qend, score, ids, sq, sr, min_len, min_identity)
+            dev = passing_cupy(*(cp.asarray(a) for a in (qstart, qend, score.astype(np.int32), ids.astype(np.int32), sq, sr)),
+                               min_len, min_identity)
+            assert list(host) == list(dev)
+            for name in host:
+                assert dev[name].dtype == np.int64 and np.array_equal(host[name], cp.asnumpy(dev[name])), name
+        raw = {name: host[name] for name in host}
+        for strand in (0, 1):
+            expected = to_records(raw, strand, query, reference)
+            got = to_records_cupy({name: cp.asarray(c) for name, c in raw.items()}, strand, query, reference)
+            assert list(expected) == list(got)
+            for name in expected:
+                assert got[name].dtype == expected[name].dtype, name
+                assert np.array_equal(expected[name], cp.asnumpy(got[name])), name
+
+
+def test_union_length_matches():
+    """hsps.cu's union_gains gives coverage.union_length's bases per group (sorted and unsorted rows,
+    one group and many)."""
+    from gpu_kernels.coverage import union_length, union_length_cupy
+
+    rng = np.random.default_rng(11)
+    for n, groups in ((1, 1), (33, 1), (100_000, 1), (100_000, 7), (300_001, 1000)):
+        group = rng.integers(0, groups, n).astype(np.int32)
+        start = rng.integers(0, 1_000_000, n)
+        end = start + rng.integers(1, 5_000, n)
+        for order in (np.arange(n), np.lexsort((start, group))):
+            host = union_length(group[order], start[order], end[order], groups)
+            dev = union_length_cupy(*(cp.asarray(a[order]) for a in (group, start, end)), groups)
+            assert np.array_equal(host, cp.asnumpy(dev))
+    assert host.sum() > 0
 
 
 def test_running_max_matches():
