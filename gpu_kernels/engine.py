@@ -141,8 +141,9 @@ def as_seqsets(query, reference, k: int) -> tuple[SeqSet, SeqSet]:
 
 
 def check_width(query: SeqSet, reference: SeqSet, k: int) -> None:
-    """Diagonal keys must fit in 64 bits."""
-    if (query.total + reference.total + 1) * key_width(query.total, k) >= 1 << 64:
+    """Diagonal keys, and the signed sort keys of deduplication built the same way (hsps.lifted), must
+    fit in 63 bits."""
+    if (query.total + reference.total + 1) * key_width(query.total, k) >= 1 << 63:
         raise InputError(f"the pair is too long for 64-bit diagonal keys ({query.total} x {reference.total} bases);"
                          " compare chromosomes or bins, not whole genomes")
 

@@ -72,9 +72,15 @@ def passing_cupy(qstart, qend, score, ids, sq, sr, min_len: int, min_identity: f
 
 def sort_order(diag, qstart, qend):
     """Indices ordering rows by diagonal, then qstart, then qend descending: two stable sorts."""
-    key = (diag - diag.min()) * (int(qstart.max()) + 1) + qstart  # fits: check_width bounds it
+    key = lifted(diag, qstart)
     order = stable_argsort(-qend)
     return order[stable_argsort(key[order])]
+
+
+def lifted(diag, values):
+    """(diag - its least value) * span + values, span above every value: such keys order rows by
+    diagonal first, then by value (fits in 64 bits: check_width bounds it)."""
+    return (diag - diag.min()) * (int(values.max()) + 1) + values
 
 
 def running_max(values):
@@ -123,13 +129,9 @@ def _drop_contained(table: dict, running_max_fn) -> dict:
     reorder(table, order)
     diag = diag[order]
     del order
-    first = xp.concatenate((xp.ones(1, dtype=bool), diag[1:] != diag[:-1]))
+    # a diagonal's ends lifted above every earlier diagonal's: one running maximum serves them all
+    end = lifted(diag, table["qend"])
     del diag
-    group = xp.cumsum(first) - 1
-    del first
-    span = int(table["qend"].max()) + 1
-    end = group * span + table["qend"]
-    del group
     reach = running_max_fn(end)
     keep = xp.ones(n, dtype=bool)
     keep[1:] = end[1:] > reach[:-1]

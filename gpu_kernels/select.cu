@@ -181,3 +181,71 @@ extern "C" __global__ void hsps_write(const i64* __restrict__ qstart, const i64*
         at += round;
     }
 }
+
+// Words (words.py): words_*: the windows whose word is all ACGT (valid[i]) -> their keys and positions
+// (i + at); window_*: sorted words whose position lies in [lo, hi) -> their keys and positions.
+extern "C" __global__ void words_count(const unsigned char* __restrict__ valid, i64 n, i64* __restrict__ counts)
+{
+    __shared__ i64 scratch[WARPS];
+    const i64 base = (i64)blockIdx.x * TILE;
+    i64 kept = 0;
+    for (int j = 0; j < SELECT_ITEMS; ++j) {
+        const i64 i = base + (i64)j * BLOCK + threadIdx.x;
+        if (i < n) kept += valid[i] != 0;
+    }
+    kept = block_sum(kept, scratch);
+    if (threadIdx.x == 0) counts[blockIdx.x] = kept;
+}
+
+extern "C" __global__ void words_write(const unsigned char* __restrict__ valid, i64 n, const u64* __restrict__ keys,
+                                       i64 at, const i64* __restrict__ offsets, u64* __restrict__ out_keys,
+                                       i64* __restrict__ out_pos)
+{
+    __shared__ int scratch[WARPS];
+    const i64 base = (i64)blockIdx.x * TILE;
+    i64 to = offsets[blockIdx.x];
+    for (int j = 0; j < SELECT_ITEMS; ++j) {
+        const i64 i = base + (i64)j * BLOCK + threadIdx.x;
+        const bool kept = i < n && valid[i] != 0;
+        int round;
+        const int slot = block_place(kept, scratch, &round);
+        if (kept) {
+            out_keys[to + slot] = keys[i];
+            out_pos[to + slot] = i + at;
+        }
+        to += round;
+    }
+}
+
+extern "C" __global__ void window_count(const i64* __restrict__ pos, i64 n, i64 lo, i64 hi, i64* __restrict__ counts)
+{
+    __shared__ i64 scratch[WARPS];
+    const i64 base = (i64)blockIdx.x * TILE;
+    i64 kept = 0;
+    for (int j = 0; j < SELECT_ITEMS; ++j) {
+        const i64 i = base + (i64)j * BLOCK + threadIdx.x;
+        if (i < n) kept += pos[i] >= lo && pos[i] < hi;
+    }
+    kept = block_sum(kept, scratch);
+    if (threadIdx.x == 0) counts[blockIdx.x] = kept;
+}
+
+extern "C" __global__ void window_write(const i64* __restrict__ pos, i64 n, i64 lo, i64 hi,
+                                        const u64* __restrict__ keys, const i64* __restrict__ offsets,
+                                        u64* __restrict__ out_keys, i64* __restrict__ out_pos)
+{
+    __shared__ int scratch[WARPS];
+    const i64 base = (i64)blockIdx.x * TILE;
+    i64 to = offsets[blockIdx.x];
+    for (int j = 0; j < SELECT_ITEMS; ++j) {
+        const i64 i = base + (i64)j * BLOCK + threadIdx.x;
+        const bool kept = i < n && pos[i] >= lo && pos[i] < hi;
+        int round;
+        const int slot = block_place(kept, scratch, &round);
+        if (kept) {
+            out_keys[to + slot] = keys[i];
+            out_pos[to + slot] = pos[i];
+        }
+        to += round;
+    }
+}

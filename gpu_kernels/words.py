@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import native
-from .arrays import BLOCK, array_module, blocks, cupy, every, kernel
+from .arrays import BLOCK, array_module, blocks, cupy, every, kernel, select
 
 
 def _valid(codes, k: int):
@@ -85,10 +85,13 @@ def words_cupy(codes, k: int):
     keys, pos = [], []
     for at in range(0, max(n, 1), CHUNK_CUPY):
         part, valid = word_keys_cupy(codes[at:at + CHUNK_CUPY + k - 1], k)
-        where = cp.flatnonzero(valid)
-        keys.append(part[where])
-        pos.append(where + at)
-        del part, valid, where
+        # the valid windows' keys and positions, in order (select.cu)
+        size = int(part.size)
+        kept = select("words_count", "words_write", size, (valid, cp.int64(size)),
+                      (valid, cp.int64(size), part, cp.int64(at)), [cp.uint64, cp.int64])
+        keys.append(kept[0])
+        pos.append(kept[1])
+        del part, valid, kept
     keys, pos = (keys[0], pos[0]) if len(keys) == 1 else (cp.concatenate(keys), cp.concatenate(pos))
     order = cp.argsort(keys, kind="stable")
     return keys[order], pos[order]
@@ -108,11 +111,15 @@ def words_in(keys, pos, lo: int, hi: int, total: int):
 
 
 def words_in_cupy(keys, pos, lo: int, hi: int, total: int):
-    """words_in on the device: a mask and two compactions."""
+    """words_in on the device: selected in order by select.cu (positions int64, as words_cupy gives them)."""
     if lo <= 0 and hi >= total:
         return keys, pos
-    keep = (pos >= lo) & (pos < hi)
-    return keys[keep], pos[keep]
+    cp = cupy()
+    n = int(pos.size)
+    pos = cp.ascontiguousarray(pos, dtype=cp.int64)
+    window = (pos, cp.int64(n), cp.int64(lo), cp.int64(hi))
+    out_keys, out_pos = select("window_count", "window_write", n, window, window + (keys,), [cp.uint64, cp.int64])
+    return out_keys, out_pos
 
 
 def drop_frequent(keys, pos, starts, max_freq: int):

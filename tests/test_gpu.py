@@ -74,6 +74,24 @@ def test_extension_matches(myco):
             assert d.dtype in (h.dtype, np.int32) and np.array_equal(h, cp.asnumpy(d))
 
 
+def test_words_and_windows_match(myco, monkeypatch):
+    """select.cu's words (valid windows, chunk by chunk) and a window of them (words_in) equal the CPU's."""
+    from gpu_kernels import words as W
+
+    q = myco[0]
+    codes = q.codes.copy()
+    codes[5000:5040] = 4  # an N run
+    monkeypatch.setattr(W, "CHUNK_CUPY", 100_003)  # several chunks, joined with their offsets
+    for k in (12, 32):
+        keys, pos = W.words(codes, k)
+        dkeys, dpos = W.words_cupy(cp.asarray(codes), k)
+        assert np.array_equal(keys, cp.asnumpy(dkeys)) and np.array_equal(pos, cp.asnumpy(dpos))
+        for lo, hi in ((0, 1), (-50, 4097), (100_000, 300_000), (q.total - 10, q.total + 10)):
+            expected = W.words_in(keys, pos, lo, hi, q.total)
+            got = W.words_in_cupy(dkeys, dpos, lo, hi, q.total)
+            assert all(np.array_equal(e, cp.asnumpy(g)) for e, g in zip(expected, got)), (lo, hi)
+
+
 def test_kept_seeds_match():
     """select.cu's kept seeds (owned, not shadowed, decoded) equal diagonals.kept_seeds, across block
     boundaries, with margins on both axes and runs of shadowed seeds."""
