@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import sys
+import threading
 import time
 
 from .backend import get_backend
@@ -138,6 +140,9 @@ def run_compare(args: argparse.Namespace) -> int:
                     mismatch=args.mismatch, n_score=args.n_score, xdrop=args.xdrop, max_freq=args.max_freq,
                     strands=args.strands, tile_bytes=args.tile_bytes)
     start = time.perf_counter()
+    if args.hsps or (args.output and args.output != "-"):
+        # pyarrow (0.1 s to import) loaded while the genomes are compared, not after
+        threading.Thread(target=importlib.import_module, args=("pyarrow.parquet",), daemon=True).start()
     result = compare(args.query, args.reference, params, backend=args.backend)
     q, r = result.query, result.reference
     output = args.output or (None if args.hsps else "-")  # as minimap2: PAF to standard output by default
