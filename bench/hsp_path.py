@@ -54,6 +54,8 @@ def main() -> None:
     parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "hsp_path"))
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--once", action="store_true", help="one compare run (no fresh/warm pair): for the CPU")
+    parser.add_argument("--warm-runs", type=int, default=2, help="warm compare runs after the fresh one")
+    parser.add_argument("--no-paf", action="store_true", help="leave out the PAF step")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     qa = os.path.join(args.workdir, f"{args.model}_{args.size:g}_a.fa")
@@ -87,8 +89,10 @@ def main() -> None:
         row("compare", compare)
     else:
         row("compare, fresh kernel cache", compare, {"CUPY_CACHE_DIR": cache})
-        row("compare, warm", compare, {"CUPY_CACHE_DIR": cache})
-        row("compare, warm (again)", compare, {"CUPY_CACHE_DIR": cache})
+        for run in range(args.warm_runs):
+            row("compare, warm" + (f" ({run + 1})" if args.warm_runs > 1 else ""), compare, {"CUPY_CACHE_DIR": cache})
+    if args.no_paf:
+        return
     paf_cmd = [sys.executable, "-m", "gpu_kernels", "paf", table, "-o", paf]
     if args.threads:
         paf_cmd += ["--threads", str(args.threads)]
