@@ -37,6 +37,7 @@ def union_length_cupy(group, start, end, groups: int):
     if start.size == 0:
         return covered
     group, start, end, span = _by_group(group, start, end)
+    start, end = cp.ascontiguousarray(start), cp.ascontiguousarray(end)  # the kernel reads them densely
     reach = running_max_cupy(group * span + end)
     n = int(start.size)
     kernel("hsps.cu", "union_gains")((blocks(n),), (BLOCK,), (group, start, end, reach, cp.int64(span), cp.int64(n),
