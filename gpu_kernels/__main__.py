@@ -140,8 +140,8 @@ def run_compare(args: argparse.Namespace) -> int:
                     mismatch=args.mismatch, n_score=args.n_score, xdrop=args.xdrop, max_freq=args.max_freq,
                     strands=args.strands, tile_bytes=args.tile_bytes)
     start = time.perf_counter()
-    if args.hsps or (args.output and args.output != "-"):
-        # pyarrow (0.1 s to import) loaded while the genomes are compared, not after
+    if args.hsps:
+        # pyarrow (0.1 s to import) loaded while the genomes are compared, not after (PAF alone needs none)
         threading.Thread(target=importlib.import_module, args=("pyarrow.parquet",), daemon=True).start()
     result = compare(args.query, args.reference, params, backend=args.backend)
     q, r = result.query, result.reference
