@@ -323,13 +323,24 @@ def iter_hsps(path: str, columns=None, read_ahead: int = 0):
     yield from ordered_map(read, range(handle.num_row_groups), 1 if read_ahead <= 0 else 2, read_ahead + 1)
 
 
-def read_columns(path: str, columns) -> dict:
-    """Some columns of a whole HSP table as NumPy arrays of their stored types (int32 record
-    indices, int8 strand: a third of the memory of int64 columns)."""
+def read_columns(path: str, columns, xp=np) -> dict:
+    """Some columns of a whole HSP table in their stored types (int32 record indices, int8 strand: a
+    third of the memory of int64 columns), as arrays of module xp (NumPy, or CuPy to have them on the
+    device). Read a row group at a time into arrays made once, so memory never holds a second copy
+    of the columns (pyarrow's whole-table read, then to_numpy, held two): on the device, the host
+    holds one row group."""
     import pyarrow.parquet as pq
 
-    table = pq.read_table(path, columns=list(columns))
-    return {name: table.column(name).to_numpy() for name in table.column_names}
+    handle = pq.ParquetFile(path)
+    types = {field.name: np.dtype(field.type.to_pandas_dtype()) for field in hsp_schema()}
+    out = {name: xp.empty(handle.metadata.num_rows, dtype=types[name]) for name in columns}
+    at = 0
+    for part in iter_hsps(path, list(columns), read_ahead=1):
+        rows = int(part[columns[0]].size)
+        for name in columns:
+            out[name][at:at + rows] = xp.asarray(part[name])
+        at += rows
+    return out
 
 
 def read_hsps(path: str, columns=None) -> tuple[dict, dict]:

@@ -208,8 +208,7 @@ def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path
 
     nq, nr = len(query.names), len(reference.names)
     backend = get_backend(backend)
-    hsps = {name: backend.to_device(column)
-            for name, column in read_columns(hsps_path, ("qrec", "rrec", "strand", "qstart", "qend", "rstart")).items()}
+    hsps = read_columns(hsps_path, ("qrec", "rrec", "strand", "qstart", "qend", "rstart"), backend.xp)
     keys, counts, per_pair, alignment = pair_coverage(hsps, nq, nr, backend.union_length)
     per_record = {side: record_coverage(hsps, n, side, backend.union_length)
                   for side, n in (("query", nq), ("reference", nr))}
