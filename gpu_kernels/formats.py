@@ -310,17 +310,20 @@ def read_meta(path: str) -> dict:
 
 def iter_hsps(path: str, columns=None, read_ahead: int = 0):
     """The HSP table a row group at a time: dicts of NumPy arrays of their stored types (the file is
-    opened, and its footer read, once). read_ahead: row groups read on a thread while the caller
-    works on earlier ones."""
+    opened, and its footer read, once a reading thread). read_ahead: row groups read on a thread while
+    the caller works on earlier ones."""
     import pyarrow.parquet as pq
 
-    handle = pq.ParquetFile(path)
+    local = threading.local()  # a ParquetFile read from two threads at once fails ("ReadRangeCache")
 
     def read(index: int) -> dict:
-        table = handle.read_row_group(index, columns=columns)
+        if not hasattr(local, "handle"):
+            local.handle = pq.ParquetFile(path)
+        table = local.handle.read_row_group(index, columns=columns)
         return {name: table.column(name).to_numpy() for name in table.column_names}
 
-    yield from ordered_map(read, range(handle.num_row_groups), 1 if read_ahead <= 0 else 2, read_ahead + 1)
+    groups = pq.ParquetFile(path).num_row_groups
+    yield from ordered_map(read, range(groups), 1 if read_ahead <= 0 else 2, read_ahead + 1)
 
 
 def read_columns(path: str, columns, xp=np) -> dict:
