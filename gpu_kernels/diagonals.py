@@ -3,6 +3,8 @@
 A seed (q, r) gets the key d * width + q with d = q - r + rtotal, so sorting keys orders seeds by
 diagonal, then by query position. width > qtotal + 2k makes a difference of 1..2k-1 between
 neighbouring keys possible only on one diagonal.
+
+kept_seeds (a GPU tile's filter, ownership and decoding in one step) has a CuPy twin in select.cu.
 """
 from __future__ import annotations
 

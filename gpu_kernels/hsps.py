@@ -1,6 +1,7 @@
 """HSP tables: columns of equal length, filtered, deduplicated, and mapped to record coordinates.
 
-NumPy: np.maximum.accumulate. CuPy: the running maximum of the deduplication is scan.cu.
+NumPy: array operations and np.maximum.accumulate. CuPy: the HSPs that pass are selected by
+select.cu, the running maximum of the deduplication is scan.cu, record coordinates come from hsps.cu.
 """
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """Words: every k-mer made only of A, C, G, T, packed 2 bits a base into a uint64, sorted by key.
 
 CPU: keys rolled a base at a time and a stable radix sort, compiled, on all cores (words.c,
-cpu.c). CuPy: one thread a window (words.cu), CuPy's radix sort. word_keys (k shifted NumPy
-passes) is the plain twin of word_keys_cupy that the GPU tests compare with.
+cpu.c). CuPy: one thread a window (words.cu), the valid windows kept in order (select.cu), CuPy's
+radix sort. word_keys (k shifted NumPy passes) is the plain twin of word_keys_cupy that the GPU
+tests compare with.
 """
 from __future__ import annotations
 
