@@ -13,19 +13,18 @@ from .hsps import running_max, running_max_cupy
 
 def union_length(group, start, end, groups: int):
     """Bases covered by the union of [start, end) intervals of each group 0..groups-1 (int64)."""
-    xp = np
-    covered = xp.zeros(groups, dtype=xp.int64)
+    covered = np.zeros(groups, dtype=np.int64)
     if start.size == 0:
         return covered
     group, start, end, span = _by_group(np.asarray(group), np.asarray(start), np.asarray(end))
     reach = running_max(group * span + end) - group * span
-    before = xp.concatenate((xp.zeros(1, dtype=xp.int64), reach[:-1]))
-    first = xp.concatenate((xp.ones(1, dtype=bool), group[1:] != group[:-1]))
-    before = xp.where(first, 0, before)
-    gain = xp.clip(end - xp.maximum(start, before), 0, None)
+    before = np.concatenate((np.zeros(1, dtype=np.int64), reach[:-1]))
+    first = np.concatenate((np.ones(1, dtype=bool), group[1:] != group[:-1]))
+    before = np.where(first, 0, before)
+    gain = np.clip(end - np.maximum(start, before), 0, None)
     # rows are grouped: a group's sum is the difference of the running sum at its two ends
-    total = xp.concatenate((xp.zeros(1, dtype=xp.int64), xp.cumsum(gain)))
-    bounds = xp.searchsorted(group, xp.arange(groups + 1, dtype=xp.int64), side="left")
+    total = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(gain)))
+    bounds = np.searchsorted(group, np.arange(groups + 1, dtype=np.int64), side="left")
     return total[bounds[1:]] - total[bounds[:-1]]
 
 

@@ -36,8 +36,7 @@ MEM_CHUNK = 4096      # candidate pairs of such a word one block of matches.cu w
 assert 32 * PER_LANE <= GAP
 
 DEFINES = {"BORDER": BORDER, "N_CODE": N_CODE, "BLOCK": BLOCK, "SCAN_ITEMS": SCAN_ITEMS, "SELECT_ITEMS": SELECT_ITEMS,
-           "PER_LANE": PER_LANE,
-           "MEM_LIGHT": MEM_LIGHT, "MEM_CHUNK": MEM_CHUNK}
+           "PER_LANE": PER_LANE, "MEM_LIGHT": MEM_LIGHT, "MEM_CHUNK": MEM_CHUNK}
 
 # Machine code for sm_80 (also runs on sm_86/89), sm_90, sm_100 and sm_120, those the nvcc at hand
 # knows, and PTX of the newest of them that the driver compiles for anything later. extend.cu needs
