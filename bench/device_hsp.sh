@@ -14,6 +14,7 @@
 #   bash bench/device_hsp.sh write      # first calls of each device operation, FASTA loading, variants of the Parquet write
 #   bash bench/device_hsp.sh coldlist   # each kernel a fresh machine compiles, and its caller; the HSP path
 #   bash bench/device_hsp.sh final      # GPU tests, the HSP path, the workflow on 2 x 3 x 30 Mbp
+#   bash bench/device_hsp.sh rehearse   # GPU tests, the HSP path without and with warm.py's rehearsals, what compiles late
 #   bash bench/device_hsp.sh repeat     # the HSP path's compare, fresh kernel cache and four warm runs, no PAF
 #   bash bench/device_hsp.sh multi      # bench/multi_gpu.sh 8 200 (on a machine of several GPUs)
 # Logs go to $OUT so a run cut off still returns them.
@@ -115,6 +116,11 @@ if [ "$what" = first ]; then  # what a process's first compare and write pay tha
 fi
 if [ "$what" = repeat ]; then  # the HSP path's compare: fresh kernel cache, then warm four times
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs 4 --no-paf 2>&1 | tee "$OUT/hsp_path.log"
+fi
+if [ "$what" = rehearse ]; then  # GPU tests; the HSP path's compare with warm.py's rehearsals off, then on; what still compiles late
+    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
+    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs 3 --no-paf --without-rehearsal 2>&1 | tee "$OUT/hsp_path.log"
+    python3 bench/kernel_compile.py --skip-bundled --no-text --pairs /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/compile.log"
 fi
 if [ "$what" = final ]; then  # GPU tests, the HSP path, the workflow on 2 x 3 x 30 Mbp
     python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30

@@ -2,6 +2,7 @@
 warm), then PAF from the Parquet table; wall time and peak host memory of each process.
 
     python bench/hsp_path.py --size 150 [--backend cupy] [--model heavy] [--workdir /tmp/hsp]
+        [--warm-runs N] [--no-paf] [--without-rehearsal]
 
 Prints a table; not a test.
 """
@@ -56,6 +57,8 @@ def main() -> None:
     parser.add_argument("--once", action="store_true", help="one compare run (no fresh/warm pair): for the CPU")
     parser.add_argument("--warm-runs", type=int, default=2, help="warm compare runs after the fresh one")
     parser.add_argument("--no-paf", action="store_true", help="leave out the PAF step")
+    parser.add_argument("--without-rehearsal", action="store_true",
+                        help="first the same runs with warm.py's rehearsals off (GPU_KERNELS_REHEARSE=0), own cache")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     qa = os.path.join(args.workdir, f"{args.model}_{args.size:g}_a.fa")
@@ -88,6 +91,11 @@ def main() -> None:
     if args.once:
         row("compare", compare)
     else:
+        if args.without_rehearsal:
+            off = {"CUPY_CACHE_DIR": tempfile.mkdtemp(prefix="cupy-cache-"), "GPU_KERNELS_REHEARSE": "0"}
+            row("fresh, no rehearsal", compare, off)
+            for run in range(args.warm_runs):
+                row(f"warm, no rehearsal ({run + 1})", compare, off)
         row("compare, fresh kernel cache", compare, {"CUPY_CACHE_DIR": cache})
         for run in range(args.warm_runs):
             row("compare, warm" + (f" ({run + 1})" if args.warm_runs > 1 else ""), compare, {"CUPY_CACHE_DIR": cache})

@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -40,7 +41,9 @@ def record_callers() -> list:
         names = re.findall(r"__global__\s+void\s+(\w+)", source)
         ours = [f"{os.path.basename(f.filename)}:{f.lineno} {f.name}" for f in traceback.extract_stack()
                 if "gpu_kernels" in f.filename]
-        calls.append((took, ",".join(names)[:60], " < ".join(reversed(ours[-3:]))))
+        thread = threading.current_thread().name
+        where = " < ".join(reversed(ours[-3:])) + ("" if thread == "MainThread" else f"  [{thread}]")
+        calls.append((took, ",".join(names)[:60], where))
         return module
 
     compiler._compile_module_with_cache = timed
@@ -54,11 +57,15 @@ def child(out_dir: str, pairs: list) -> None:
 
     for query, reference in pairs:
         start = time.perf_counter()
-        main(["compare", query, reference, "--backend", "cupy", "--hsps", os.path.join(out_dir, "pair.parquet"),
-              "-o", os.path.join(out_dir, "pair.paf")])
-        os.remove(os.path.join(out_dir, "pair.paf"))  # tens of GB on a heavy pair: the disk is for the next run
+        text = [] if os.environ.get("KERNEL_COMPILE_NO_TEXT") else ["-o", os.path.join(out_dir, "pair.paf")]
+        main(["compare", query, reference, "--backend", "cupy", "--hsps", os.path.join(out_dir, "pair.parquet"), *text])
+        if text:
+            os.remove(os.path.join(out_dir, "pair.paf"))  # tens of GB on a heavy pair: the disk is for the next run
         print(f"run {os.path.basename(query)}: {time.perf_counter() - start:.2f} s, {len(calls)} compilations so far")
     print(f"{len(calls)} compilations, {sum(c[0] for c in calls):.2f} s")
+    main_thread = [c for c in calls if not c[2].endswith("]")]
+    print(f"on the comparing thread (not readied by warm.py's rehearsals): {len(main_thread)}, "
+          f"{sum(c[0] for c in main_thread):.2f} s")
     for took, names, where in calls:
         print(f"  {took:6.3f} s  {names:40s} {where}")
 
@@ -127,6 +134,7 @@ def main() -> None:
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--pairs", nargs="*", default=[], help="more FASTA pairs to run after the bundled one (Q R ...)")
     parser.add_argument("--skip-bundled", action="store_true", help="only the pairs given (a fresh cache for the first)")
+    parser.add_argument("--no-text", action="store_true", help="Parquet only, no PAF (a heavy pair's PAF is tens of GB)")
     parser.add_argument("--files", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--elementwise", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -143,7 +151,7 @@ def main() -> None:
         return
     cache = tempfile.mkdtemp(prefix="cupy-cache-")
     out = tempfile.mkdtemp(prefix="compile-")
-    env = {**os.environ, "CUPY_CACHE_DIR": cache}
+    env = {**os.environ, "CUPY_CACHE_DIR": cache, **({"KERNEL_COMPILE_NO_TEXT": "1"} if args.no_text else {})}
     for label in ("empty kernel cache", "warm kernel cache"):
         start = time.perf_counter()
         wall = time.time()
@@ -154,7 +162,7 @@ def main() -> None:
         if label.startswith("empty"):
             cache_entries(cache, wall)
     for threads in (1, 8):
-        for mode in ("--files",):
+        for mode in ("--files", "--elementwise"):
             env = {**os.environ, "CUPY_CACHE_DIR": tempfile.mkdtemp(prefix="cupy-cache-")}
             print(subprocess.run([sys.executable, __file__, mode, str(threads)], env=env, check=True,
                                  capture_output=True, text=True).stdout, flush=True)

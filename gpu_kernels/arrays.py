@@ -126,6 +126,22 @@ def select(test: str, write: str, n: int, test_args: tuple, write_args: tuple, o
     return out
 
 
+def concatenate(parts: list):
+    """Arrays of one dtype end to end, on their device. On the GPU by copies of device memory, no
+    kernel: CuPy's concatenate compiles a copy kernel for each dtype on a fresh machine."""
+    if isinstance(parts[0], np.ndarray) or len({p.dtype for p in parts}) > 1:
+        return array_module(parts[0]).concatenate(parts)
+    cp = cupy()
+    out = cp.empty(sum(int(p.size) for p in parts), dtype=parts[0].dtype)
+    at, stream = 0, cp.cuda.get_current_stream()
+    for part in parts:
+        part = cp.ascontiguousarray(part)
+        if part.size:
+            (out.data + at).copy_from_device_async(part.data, part.nbytes, stream)
+        at += part.nbytes
+    return out
+
+
 def blocks(n: int, threads: int = BLOCK, cap: int = 65535 * 8) -> int:
     """Blocks of a 1-D launch over n items (grid-stride kernels accept the cap)."""
     return min(max(1, (n + threads - 1) // threads), cap)

@@ -50,9 +50,10 @@ class NumpyBackend:
         """Seeds one tile may hold on the tiled path (tile_bytes 0: 256 MiB); the CPU's own fused search holds none."""
         return max(1, (tile_bytes or 1 << 28) // CPU_SEED_BYTES)
 
-    def warm_up(self):
-        """Start what the device needs before its first stage, on a thread, while the caller reads its
-        input; returns a future to wait on, or None (nothing to start on the CPU)."""
+    def warm_up(self, params=None):
+        """Start what the device needs before its first stage (for a comparison with these
+        parameters), on threads, while the caller reads its input; returns a future to wait on, or
+        None (nothing to start on the CPU)."""
         return None
 
     def release(self) -> None:
@@ -138,19 +139,25 @@ class CupyBackend(NumpyBackend):
         for at in range(0, n, rows):
             yield {name: column[at:at + rows].get() for name, column in table.items()}
 
-    def warm_up(self):
-        """The CUDA context made and a first copy to the device made (the driver sets up its staging
-        buffers) on a thread: about 0.3 s of a process's first compare, hidden behind the FASTA reading."""
+    def warm_up(self, params=None):
+        """On a thread, hidden behind the FASTA reading: the CUDA context and a first copy to the device
+        (the driver sets up its staging buffers; about 0.3 s), then CuPy's kernels of every stage
+        compiled or loaded on threads at once (warm.rehearse: several seconds on a fresh machine)."""
         from concurrent.futures import ThreadPoolExecutor
 
         pool = ThreadPoolExecutor(1)
-        future = pool.submit(self._warm_up)
+        future = pool.submit(self._warm_up, params)
         pool.shutdown(wait=False)
         return future
 
-    def _warm_up(self) -> None:
+    def _warm_up(self, params) -> None:
+        from . import warm
+
         self.xp.asarray(np.zeros(1 << 20, dtype=np.uint8))
         self.synchronize()
+        if os.environ.get("GPU_KERNELS_REHEARSE", "1") != "0":
+            warm.rehearse(self, params)
+            self.synchronize()
 
     def release(self) -> None:
         """Return cached blocks to the device (after an out-of-memory error)."""

@@ -78,10 +78,22 @@ def write_table(path: str, table: dict, backend: NumpyBackend, qnames, qlens, rn
         # thread busy, and the pinned buffers they are copied into (pinned once) stay small
         step = row_group_rows * max(1, writer.threads // 2)
         for at in range(0, n, step):
-            part = H.complete({name: column[at:at + step] for name, column in table.items()})
-            pages = {name: backend.delta_pages(part[name], row_group_rows, physical_bits(name)) for name in H.COLUMNS}
+            pages = table_pages({name: column[at:at + step] for name, column in table.items()}, backend, row_group_rows)
             pages, token = backend.pages_to_host(pages)
-            backend.release_after(token, writer.write_pages(pages, int(part["qstart"].size)))
+            backend.release_after(token, writer.write_pages(pages, min(step, n - at)))
+
+
+def table_pages(table: dict, backend: NumpyBackend, row_group_rows: int) -> dict:
+    """The delta-encoded pages (pages.delta_pages) of every one of COLUMNS of a table's rows, where the table lives."""
+    full = H.complete(table)
+    return {name: backend.delta_pages(full[name], row_group_rows, physical_bits(name)) for name in H.COLUMNS}
+
+
+def summarize(table: dict, nq: int, backend: NumpyBackend) -> dict:
+    """Counts of a final table: query bases covered (union of HSPs), HSPs, bases in HSPs."""
+    covered = backend.union_length(table["qrec"], table["qstart"], table["qend"], nq)
+    return {"query_covered": int(covered.sum()), "hsps": int(table["qstart"].size),
+            "hsp_bases": int((table["qend"] - table["qstart"]).sum())}
 
 
 class Stats:
@@ -280,7 +292,7 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
     start = time.perf_counter()
     # the device readied while the files are read (not in stats.timed: its synchronize would make
     # the CUDA context first, on this thread)
-    ready = backend.warm_up()
+    ready = backend.warm_up(params)
     query, reference = as_seqsets(query, reference, k)
     check_width(query, reference, k)
     if ready is not None:
@@ -316,10 +328,7 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
         table = H.concat(tables, H.STORED, backend.xp)
         del tables[:]
         table = H.sort_rows(table, nq, nr)
-        covered = backend.union_length(table["qrec"], table["qstart"], table["qend"], nq)
-        stats.counts["query_covered"] = int(covered.sum())
-        stats.counts["hsps"] = int(table["qstart"].size)
-        stats.counts["hsp_bases"] = int((table["qend"] - table["qstart"]).sum())
+        stats.counts.update(summarize(table, nq, backend))
     stats.times["total"] = time.perf_counter() - start
     log.info("hsps: %d in the canonical order, query coverage %.2f %% (%.2f s); compare %.2f s", stats.counts["hsps"],
              100 * stats.counts["query_covered"] / max(1, int(query.lengths.sum())), stats.times["hsps"], stats.times["total"])

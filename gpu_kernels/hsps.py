@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import BLOCK, SCAN_ITEMS, array_module, blocks, cupy, every, kernel, select, stable_argsort
+from .arrays import BLOCK, SCAN_ITEMS, array_module, blocks, concatenate, cupy, every, kernel, select, stable_argsort
 
 # Columns of a raw HSP table, all int64, positions on the concatenated axes of the strand searched.
 RAW = ("qstart", "qend", "rstart", "rend", "score", "identities")
@@ -37,8 +37,7 @@ def concat(tables: list[dict], columns=COLUMNS, xp=None) -> dict:
     """Rows of several tables, one after another (xp: the array module when tables may be empty)."""
     if not tables:
         return empty(columns, xp or np)
-    xp = array_module(tables[0][columns[0]])
-    return {name: xp.concatenate([t[name] for t in tables]) for name in columns}
+    return {name: concatenate([t[name] for t in tables]) for name in columns}
 
 
 def take(table: dict, index) -> dict:

@@ -162,7 +162,8 @@ def delta_pages_cupy(values, group_rows: int, bits: int = 64):
     grid = (blocks(count, cap=2**31 - 1),)
     if count:
         kernel("pages.cu", "delta_blocks")(grid, (BLOCK,), args + (mins, widths, sizes))
-    offsets = cp.concatenate((cp.zeros(1, dtype=cp.int64), cp.cumsum(sizes)))
+    offsets = cp.zeros(count + 1, dtype=cp.int64)
+    cp.cumsum(sizes, out=offsets[1:])
     out = cp.empty(int(offsets[-1]), dtype=cp.uint8)
     if count:
         kernel("pages.cu", "delta_pack")(grid, (BLOCK,), args + (mins, widths, offsets, out))

@@ -327,3 +327,54 @@ def test_gpu_parquet_equals_cpu_parquet(tmp_path):
 
     ta, tb = pq.read_table(a), pq.read_table(b)
     assert ta.num_rows > 500 and ta.equals(tb) and pq.ParquetFile(b).num_row_groups == -(-ta.num_rows // 100)
+
+
+def test_concatenate_copies_device_memory():
+    """arrays.concatenate (device-to-device copies) equals np.concatenate, empty parts and views included."""
+    from gpu_kernels.arrays import concatenate
+
+    rng = np.random.default_rng(3)
+    for dtype in (np.int8, np.int32, np.int64, np.uint64):
+        parts = [rng.integers(0, 100, n).astype(dtype) for n in (5, 0, 1000, 1)]
+        device = [cp.asarray(p) for p in parts]
+        device[2] = cp.asarray(np.repeat(parts[2], 2))[::2]  # a strided view
+        got = concatenate(device)
+        assert got.dtype == dtype and np.array_equal(cp.asnumpy(got), np.concatenate(parts))
+
+
+WARM_CHILD = """
+import sys, threading
+import cupy.cuda.compiler as compiler
+from gpu_kernels import compare
+from gpu_kernels.backend import CupyBackend
+from gpu_kernels.params import Params
+
+late = []
+inner = compiler._compile_module_with_cache
+def counted(source, *args, **kwargs):
+    if threading.current_thread() is threading.main_thread():
+        late.append(source[:2000])
+    return inner(source, *args, **kwargs)
+compiler._compile_module_with_cache = counted
+params = Params(tile_len=int(sys.argv[3]))
+result = compare(sys.argv[1], sys.argv[2], params, backend=CupyBackend())
+result.write_parquet(sys.argv[4], row_group_rows=100)
+print(len(late), result.stats["hsps"], result.stats["tiles"])
+for source in late:
+    print("----", source)
+"""
+
+
+@pytest.mark.parametrize("tile_len", [0, 300_000])
+def test_warm_up_readies_every_cupy_kernel(tmp_path, tile_len):
+    """In a fresh process, a comparison (one tile, or several whose tables are joined) and its Parquet
+    write load no kernel of CuPy's on the comparing thread: the warm-up's rehearsals (warm.py) made
+    every one ready, compiled or loaded from the cache, on their threads."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", WARM_CHILD, MYCO_232, MYCO_7422, str(tile_len),
+                          str(tmp_path / "t.parquet")], capture_output=True, text=True, check=True).stdout
+    late, hsps, tiles = (int(x) for x in out.split("\n", 1)[0].split())
+    assert hsps > 500 and (tiles > 1) == bool(tile_len)
+    assert late == 0, out[:6000]

@@ -15,3 +15,22 @@ def test_order_by_equals_lexsort(seed, n, wide):
     if wide:
         spans = [3, 4, 2, 2**40, 2**40, 2**40]
     assert np.array_equal(order_by(columns, spans), np.lexsort(columns[::-1]))
+
+
+def test_rehearsals_run_every_stage_of_a_comparison():
+    """warm.py's rehearsals (the GPU warm-up) call every stage a comparison and its Parquet write call,
+    and run on either backend (here NumPy's twins, same signatures)."""
+    from gpu_kernels import warm
+    from gpu_kernels.backend import NumpyBackend
+    from gpu_kernels.params import Params
+
+    stages = ("words", "words_in", "seed_groups", "seed_keys", "kept_seeds", "extend", "passing",
+              "drop_contained", "to_records", "union_length", "delta_pages")
+    backend, calls = NumpyBackend(), []
+    for name in stages:
+        def counted(*args, _name=name, _stage=getattr(backend, name), **kwargs):
+            calls.append(_name)
+            return _stage(*args, **kwargs)
+        setattr(backend, name, counted)
+    warm.rehearse(backend, Params(max_freq=3))
+    assert set(calls) == set(stages)

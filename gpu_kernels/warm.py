@@ -1,0 +1,129 @@
+"""CuPy's kernels made ready before a comparison's first stage, several at once.
+
+Our own kernels (the .cu files) are built at install and only loaded. CuPy's (its gathers,
+comparisons, reductions, the sort's helpers) are compiled by NVRTC the first time a stage calls
+each one, one after another on the comparing thread: about 55 of them, a tenth of a second each,
+on a fresh machine (bench/kernel_compile.py lists them). Here every GPU stage of compare and of
+the Parquet write runs once on a tiny input, the stages on threads at once, while the caller reads
+its FASTA files: the compilations then share the host's cores. With CuPy's kernel cache filled
+they are only loaded from it, also in parallel.
+
+Each rehearsal calls the stage functions compare calls, with the types compare gives them.
+tests/test_gpu.py checks, in a fresh process, that a comparison and its Parquet write after the
+warm-up load no kernel of CuPy's that the warm-up did not.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from . import hsps as H
+from .diagonals import key_width
+from .params import Params
+from .seeds import count_seeds
+from .seqset import make_seqset, reverse_complement
+from .words import drop_frequent, words
+
+log = logging.getLogger(__name__)
+
+SIZE = 2048  # bases of the rehearsals' sequence: a few of CuPy's blocks, never enough to take time
+
+
+def _codes() -> np.ndarray:
+    """A random ACGT sequence (codes 0-3), the same at every call."""
+    return np.random.default_rng(7).integers(0, 4, SIZE, dtype=np.uint8)
+
+
+def _raw(xp) -> dict:
+    """A raw HSP table (RAW columns, int64) of a few HSPs, two of them inside others on their diagonal."""
+    qstart = np.array([10, 10, 40, 300, 320, 900], dtype=np.int64)
+    qend = qstart + np.array([200, 100, 90, 400, 50, 300], dtype=np.int64)
+    shift = np.array([0, 0, 0, 100, 100, -500], dtype=np.int64)  # qstart - rstart: the diagonal
+    length = qend - qstart
+    columns = (qstart, qend, qstart - shift, qend - shift, length, length)
+    return {name: xp.asarray(column) for name, column in zip(H.RAW, columns)}
+
+
+def _records(backend) -> tuple:
+    """A one-record query and reference (the rehearsal sequence) and a final table of both strands."""
+    seqs = make_seqset(["a"], [_codes()])
+    raw = _raw(backend.xp)
+    tables = [backend.to_records(raw, strand, seqs, seqs) for strand in (0, 1)]
+    return seqs, H.concat(tables, H.STORED, backend.xp)
+
+
+def rehearse_words(backend, params: Params) -> None:
+    """words, a tile's words, the reverse strand (and drop_frequent in fast mode)."""
+    codes = backend.to_device(_codes())
+    keys, pos = backend.words(codes, params.seeding.k)
+    backend.words_in(keys, pos, SIZE // 4, SIZE // 2, SIZE)
+    if params.seeding.max_freq:
+        drop_frequent(keys, pos, np.zeros(1, dtype=np.int64), params.seeding.max_freq)
+    reverse_complement(codes)
+
+
+def rehearse_seeds(backend, params: Params) -> None:
+    """Seed groups, their count, the sorted seed keys, the kept seeds (words made on the host, as the
+    device makes them: positions int64)."""
+    k = params.seeding.k
+    keys, pos = words(_codes(), k)
+    keys, pos = backend.to_device(keys), backend.to_device(pos.astype(np.int64))
+    groups = backend.seed_groups(keys, keys)
+    count_seeds(groups)
+    width = key_width(SIZE, k)
+    backend.kept_seeds(backend.seed_keys(groups, pos, pos, SIZE, width), k, 0, 0, SIZE, width)
+
+
+def rehearse_extend(backend, params: Params) -> None:
+    """Extension and the HSPs that pass."""
+    codes = backend.to_device(_codes())
+    seeds = backend.to_device(np.arange(0, SIZE - 100, 100, dtype=np.int64))
+    qstart, qend, score, ids = backend.extend(codes, codes, seeds, seeds, params.seeding.k, params.extension)
+    backend.passing(qstart, qend, score, ids, seeds, seeds, params.reporting.min_len, params.extension.min_identity)
+
+
+def rehearse_deduplicate(backend, params: Params) -> None:
+    """Raw tables of two tiles joined and deduplicated."""
+    backend.drop_contained(H.concat([_raw(backend.xp), _raw(backend.xp)], H.RAW))
+
+
+def rehearse_order(backend, params: Params) -> None:
+    """Record coordinates of both strands, joined, in the canonical order."""
+    _, table = _records(backend)
+    H.sort_rows(table, 1, 1)
+
+
+def rehearse_summary(backend, params: Params) -> None:
+    """The final table's counts (coverage by union of intervals)."""
+    from .engine import summarize
+
+    _, table = _records(backend)
+    summarize(table, 1, backend)
+
+
+def rehearse_write(backend, params: Params) -> None:
+    """The Parquet write's pages of a slice of two row groups and a short one."""
+    from .engine import table_pages
+
+    _, table = _records(backend)
+    table = H.concat([table] * 5, H.STORED, backend.xp)
+    table_pages({name: column[1:] for name, column in table.items()}, backend, 16)
+
+
+REHEARSALS = (rehearse_words, rehearse_seeds, rehearse_extend, rehearse_deduplicate, rehearse_order,
+              rehearse_summary, rehearse_write)
+
+
+def rehearse(backend, params: Params | None = None) -> float:
+    """Every rehearsal, each on its own thread; returns the seconds taken. An error of one is raised."""
+    params = params or Params()
+    start = time.perf_counter()
+    with ThreadPoolExecutor(len(REHEARSALS), thread_name_prefix="warm") as pool:
+        for future in [pool.submit(run, backend, params) for run in REHEARSALS]:
+            future.result()
+    took = time.perf_counter() - start
+    log.debug("kernels ready in %.2f s", took)
+    return took
