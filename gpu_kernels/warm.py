@@ -22,6 +22,7 @@ import numpy as np
 
 from . import hsps as H
 from .diagonals import key_width
+from .encode import GAP
 from .params import Params
 from .seeds import count_seeds
 from .seqset import make_seqset, reverse_complement
@@ -32,14 +33,16 @@ log = logging.getLogger(__name__)
 SIZE = 2048  # bases of the rehearsals' sequence: a few of CuPy's blocks, never enough to take time
 
 
-def _codes() -> np.ndarray:
-    """A random ACGT sequence (codes 0-3), the same at every call."""
-    return np.random.default_rng(7).integers(0, 4, SIZE, dtype=np.uint8)
+def _seqset():
+    """One record of SIZE random bases (codes 0-3), the same at every call, laid out as compare lays
+    out its input: BORDER codes around it, on which the extension stops."""
+    return make_seqset(["a"], [np.random.default_rng(7).integers(0, 4, SIZE, dtype=np.uint8)])
 
 
 def _raw(xp) -> dict:
-    """A raw HSP table (RAW columns, int64) of a few HSPs, two of them inside others on their diagonal."""
-    qstart = np.array([10, 10, 40, 300, 320, 900], dtype=np.int64)
+    """A raw HSP table (RAW columns, int64) of a few HSPs, two of them inside others on their diagonal,
+    all inside the rehearsal sequence's record (it starts after GAP border codes)."""
+    qstart = GAP + np.array([10, 10, 40, 300, 320, 900], dtype=np.int64)
     qend = qstart + np.array([200, 100, 90, 400, 50, 300], dtype=np.int64)
     shift = np.array([0, 0, 0, 100, 100, -500], dtype=np.int64)  # qstart - rstart: the diagonal
     length = qend - qstart
@@ -49,7 +52,7 @@ def _raw(xp) -> dict:
 
 def _records(backend) -> tuple:
     """A one-record query and reference (the rehearsal sequence) and a final table of both strands."""
-    seqs = make_seqset(["a"], [_codes()])
+    seqs = _seqset()
     raw = _raw(backend.xp)
     tables = [backend.to_records(raw, strand, seqs, seqs) for strand in (0, 1)]
     return seqs, H.concat(tables, H.STORED, backend.xp)
@@ -57,9 +60,9 @@ def _records(backend) -> tuple:
 
 def rehearse_words(backend, params: Params) -> None:
     """words, a tile's words, the reverse strand (and drop_frequent in fast mode)."""
-    codes = backend.to_device(_codes())
+    codes = backend.to_device(_seqset().codes)
     keys, pos = backend.words(codes, params.seeding.k)
-    backend.words_in(keys, pos, SIZE // 4, SIZE // 2, SIZE)
+    backend.words_in(keys, pos, SIZE // 4, SIZE // 2, int(codes.size))
     if params.seeding.max_freq:
         drop_frequent(keys, pos, np.zeros(1, dtype=np.int64), params.seeding.max_freq)
     reverse_complement(codes)
@@ -69,18 +72,19 @@ def rehearse_seeds(backend, params: Params) -> None:
     """Seed groups, their count, the sorted seed keys, the kept seeds (words made on the host, as the
     device makes them: positions int64)."""
     k = params.seeding.k
-    keys, pos = words(_codes(), k)
+    total = _seqset().total
+    keys, pos = words(_seqset().codes, k)
     keys, pos = backend.to_device(keys), backend.to_device(pos.astype(np.int64))
     groups = backend.seed_groups(keys, keys)
     count_seeds(groups)
-    width = key_width(SIZE, k)
-    backend.kept_seeds(backend.seed_keys(groups, pos, pos, SIZE, width), k, 0, 0, SIZE, width)
+    width = key_width(total, k)
+    backend.kept_seeds(backend.seed_keys(groups, pos, pos, total, width), k, 0, 0, total, width)
 
 
 def rehearse_extend(backend, params: Params) -> None:
     """Extension and the HSPs that pass."""
-    codes = backend.to_device(_codes())
-    seeds = backend.to_device(np.arange(0, SIZE - 100, 100, dtype=np.int64))
+    codes = backend.to_device(_seqset().codes)
+    seeds = backend.to_device(GAP + np.arange(0, SIZE - 100, 100, dtype=np.int64))
     qstart, qend, score, ids = backend.extend(codes, codes, seeds, seeds, params.seeding.k, params.extension)
     backend.passing(qstart, qend, score, ids, seeds, seeds, params.reporting.min_len, params.extension.min_identity)
 

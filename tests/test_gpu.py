@@ -223,12 +223,17 @@ def test_small_budget_splits_on_gpu():
 
 
 def test_out_of_memory_splits_the_tile(monkeypatch):
+    import threading
+
     from gpu_kernels.backend import CupyBackend
 
     real = CupyBackend.seed_keys
     calls = {"n": 0}
 
     def flaky(groups, qp, rp, rtotal, width):
+        # only the comparing thread's calls fail: the warm-up's rehearsals (warm.py) call it too
+        if threading.current_thread() is not threading.main_thread():
+            return real(groups, qp, rp, rtotal, width)
         calls["n"] += 1
         if calls["n"] <= 2:
             raise cp.cuda.memory.OutOfMemoryError(1 << 40, 0)

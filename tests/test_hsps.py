@@ -34,3 +34,6 @@ def test_rehearsals_run_every_stage_of_a_comparison():
         setattr(backend, name, counted)
     warm.rehearse(backend, Params(max_freq=3))
     assert set(calls) == set(stages)
+    # the rehearsals' HSPs lie inside the record (the device reads no record -1)
+    _, table = warm._records(NumpyBackend())
+    assert table["qrec"].min() == 0 == table["rrec"].min() and table["qstart"].min() >= 0
