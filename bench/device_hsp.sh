@@ -120,7 +120,7 @@ if [ "$what" = repeat ]; then  # the HSP path's compare: fresh kernel cache, the
 fi
 if [ "$what" = rehearse ]; then  # GPU tests; the HSP path's compare with warm.py's rehearsals off, then on; what still compiles late
     python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
-    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs 3 --no-paf --without-rehearsal 2>&1 | tee "$OUT/hsp_path.log"
+    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs 3 --no-paf --without-rehearsal --teardown 2>&1 | tee "$OUT/hsp_path.log"
     python3 bench/kernel_compile.py --skip-bundled --no-text --pairs /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/compile.log"
 fi
 if [ "$what" = timeline ]; then  # GPU tests; where a warm command line's seconds go: its log with the start time, each function

@@ -2,7 +2,7 @@
 warm), then PAF from the Parquet table; wall time and peak host memory of each process.
 
     python bench/hsp_path.py --size 150 [--backend cupy] [--model heavy] [--workdir /tmp/hsp]
-        [--warm-runs N] [--no-paf] [--without-rehearsal]
+        [--warm-runs N] [--no-paf] [--without-rehearsal] [--teardown]
 
 Prints a table; not a test.
 """
@@ -57,6 +57,8 @@ def main() -> None:
     parser.add_argument("--once", action="store_true", help="one compare run (no fresh/warm pair): for the CPU")
     parser.add_argument("--warm-runs", type=int, default=2, help="warm compare runs after the fresh one")
     parser.add_argument("--no-paf", action="store_true", help="leave out the PAF step")
+    parser.add_argument("--teardown", action="store_true",
+                        help="also warm runs that exit through the interpreter's teardown (main(), not cli())")
     parser.add_argument("--without-rehearsal", action="store_true",
                         help="first the same runs with warm.py's rehearsals off (GPU_KERNELS_REHEARSE=0), own cache")
     args = parser.parse_args()
@@ -97,8 +99,12 @@ def main() -> None:
             for run in range(args.warm_runs):
                 row(f"warm, no rehearsal ({run + 1})", compare, off)
         row("compare, fresh kernel cache", compare, {"CUPY_CACHE_DIR": cache})
+        teardown = [sys.executable, "-c", "import sys; from gpu_kernels.__main__ import main; sys.exit(main())",
+                    *compare[3:]]
         for run in range(args.warm_runs):
             row("compare, warm" + (f" ({run + 1})" if args.warm_runs > 1 else ""), compare, {"CUPY_CACHE_DIR": cache})
+            if args.teardown:
+                row(f"warm, with teardown ({run + 1})", teardown, {"CUPY_CACHE_DIR": cache})
     if args.no_paf:
         return
     paf_cmd = [sys.executable, "-m", "gpu_kernels", "paf", table, "-o", paf]

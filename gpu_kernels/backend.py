@@ -141,23 +141,24 @@ class CupyBackend(NumpyBackend):
 
     def warm_up(self, params=None):
         """On a thread, hidden behind the FASTA reading: the CUDA context and a first copy to the device
-        (the driver sets up its staging buffers; about 0.3 s), then CuPy's kernels of every stage
-        compiled or loaded on threads at once (warm.rehearse: several seconds on a fresh machine)."""
+        (the driver sets up its staging buffers; about 0.3 s). The future returned is that. Then, not
+        waited for, CuPy's kernels of every stage compiled or loaded on threads at once
+        (warm.rehearse; several seconds of compilation on a fresh machine, which the comparison meets
+        done or under way instead of doing one after another)."""
         from concurrent.futures import ThreadPoolExecutor
 
-        pool = ThreadPoolExecutor(1)
-        future = pool.submit(self._warm_up, params)
+        from . import warm
+
+        pool = ThreadPoolExecutor(1, thread_name_prefix="warm")
+        future = pool.submit(self._warm_up)
+        if os.environ.get("GPU_KERNELS_REHEARSE", "1") != "0":
+            pool.submit(warm.rehearse, self, params).add_done_callback(warm.report)
         pool.shutdown(wait=False)
         return future
 
-    def _warm_up(self, params) -> None:
-        from . import warm
-
+    def _warm_up(self) -> None:
         self.xp.asarray(np.zeros(1 << 20, dtype=np.uint8))
         self.synchronize()
-        if os.environ.get("GPU_KERNELS_REHEARSE", "1") != "0":
-            warm.rehearse(self, params)
-            self.synchronize()
 
     def release(self) -> None:
         """Return cached blocks to the device (after an out-of-memory error)."""
