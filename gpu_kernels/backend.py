@@ -141,24 +141,26 @@ class CupyBackend(NumpyBackend):
 
     def warm_up(self, params=None):
         """On a thread, hidden behind the FASTA reading: the CUDA context and a first copy to the device
-        (the driver sets up its staging buffers; about 0.3 s). The future returned is that. Then, not
-        waited for, CuPy's kernels of every stage compiled or loaded on threads at once
-        (warm.rehearse; several seconds of compilation on a fresh machine, which the comparison meets
-        done or under way instead of doing one after another)."""
+        (the driver sets up its staging buffers; about 0.3 s), then CuPy's kernels of every stage
+        compiled or loaded on threads at once (warm.rehearse: on a fresh machine about 2 s where the
+        comparison would compile them one after another for 6). The comparison waits for it before
+        its first stage: started beside the rehearsals, it compiled many of their kernels again,
+        holding the interpreter's lock they need (12.5 s on a fresh machine against 9.3)."""
         from concurrent.futures import ThreadPoolExecutor
 
-        from . import warm
-
         pool = ThreadPoolExecutor(1, thread_name_prefix="warm")
-        future = pool.submit(self._warm_up)
-        if os.environ.get("GPU_KERNELS_REHEARSE", "1") != "0":
-            pool.submit(warm.rehearse, self, params).add_done_callback(warm.report)
+        future = pool.submit(self._warm_up, params)
         pool.shutdown(wait=False)
         return future
 
-    def _warm_up(self) -> None:
+    def _warm_up(self, params) -> None:
+        from . import warm
+
         self.xp.asarray(np.zeros(1 << 20, dtype=np.uint8))
         self.synchronize()
+        if os.environ.get("GPU_KERNELS_REHEARSE", "1") != "0":
+            warm.rehearse(self, params)
+            self.synchronize()
 
     def release(self) -> None:
         """Return cached blocks to the device (after an out-of-memory error)."""

@@ -5,9 +5,8 @@ comparisons, reductions, the sort's helpers) are compiled by NVRTC the first tim
 each one, one after another on the comparing thread: about 55 of them, a tenth of a second each,
 on a fresh machine (bench/kernel_compile.py lists them). Here every GPU stage of compare and of
 the Parquet write runs once on a tiny input, the stages on threads at once, while the caller reads
-its FASTA files and while the comparison goes on (it is not waited for): the compilations then
-share the host's cores, and the comparison meets most of its kernels ready. With CuPy's kernel
-cache filled they are only loaded from it.
+its FASTA files: the compilations then share the host's cores. With CuPy's kernel cache filled
+they are only loaded from it.
 
 Each rehearsal calls the stage functions compare calls, with the types compare gives them.
 tests/test_gpu.py checks, in a fresh process, that a comparison and its Parquet write after the
@@ -15,6 +14,7 @@ rehearsals load no kernel of CuPy's that the rehearsals did not.
 """
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -31,23 +31,30 @@ from .words import drop_frequent, words
 
 log = logging.getLogger(__name__)
 
-SIZE = 2048  # bases of the rehearsals' sequence: a few of CuPy's blocks, never enough to take time
+# Bases of the rehearsals' sequence and rows of their HSP tables: enough blocks that CuPy's scans and
+# reductions take the branches (a second and third level of block sums) they take on real inputs,
+# still a few milliseconds of device time.
+SIZE = 1 << 19
+ROWS = 1 << 18
+EXTEND_SIZE = 4096  # the extension's own sequence: identical copies are walked to their ends
 
 
-def _seqset():
-    """One record of SIZE random bases (codes 0-3), the same at every call, laid out as compare lays
-    out its input: BORDER codes around it, on which the extension stops."""
-    return make_seqset(["a"], [np.random.default_rng(7).integers(0, 4, SIZE, dtype=np.uint8)])
+@functools.lru_cache(maxsize=None)
+def _seqset(size: int = SIZE):
+    """One record of random bases (codes 0-3), the same at every call, laid out as compare lays out
+    its input: BORDER codes around it, on which the extension stops."""
+    return make_seqset(["a"], [np.random.default_rng(7).integers(0, 4, size, dtype=np.uint8)])
 
 
 def _raw(xp) -> dict:
-    """A raw HSP table (RAW columns, int64) of a few HSPs, two of them inside others on their diagonal,
-    all inside the rehearsal sequence's record (it starts after GAP border codes)."""
-    qstart = GAP + np.array([10, 10, 40, 300, 320, 900], dtype=np.int64)
-    qend = qstart + np.array([200, 100, 90, 400, 50, 300], dtype=np.int64)
-    shift = np.array([0, 0, 0, 100, 100, -500], dtype=np.int64)  # qstart - rstart: the diagonal
-    length = qend - qstart
-    columns = (qstart, qend, qstart - shift, qend - shift, length, length)
+    """A raw HSP table (RAW columns, int64) of ROWS HSPs on a few thousand diagonals (many inside
+    others), all inside the rehearsal sequence's record (it starts after GAP border codes)."""
+    rng = np.random.default_rng(11)
+    length = rng.integers(40, 400, ROWS)
+    qstart = GAP + rng.integers(0, SIZE - 400, ROWS)
+    diagonal = rng.integers(-SIZE // 8, SIZE // 8, ROWS) // 64 * 64
+    rstart = np.clip(qstart - diagonal, GAP, GAP + SIZE - 400)
+    columns = (qstart, qstart + length, rstart, rstart + length, length, length)
     return {name: xp.asarray(column) for name, column in zip(H.RAW, columns)}
 
 
@@ -84,8 +91,8 @@ def rehearse_seeds(backend, params: Params) -> None:
 
 def rehearse_extend(backend, params: Params) -> None:
     """Extension and the HSPs that pass."""
-    codes = backend.to_device(_seqset().codes)
-    seeds = backend.to_device(GAP + np.arange(0, SIZE - 100, 100, dtype=np.int64))
+    codes = backend.to_device(_seqset(EXTEND_SIZE).codes)
+    seeds = backend.to_device(GAP + np.arange(0, EXTEND_SIZE - 100, 100, dtype=np.int64))
     qstart, qend, score, ids = backend.extend(codes, codes, seeds, seeds, params.seeding.k, params.extension)
     backend.passing(qstart, qend, score, ids, seeds, seeds, params.reporting.min_len, params.extension.min_identity)
 
@@ -110,22 +117,15 @@ def rehearse_summary(backend, params: Params) -> None:
 
 
 def rehearse_write(backend, params: Params) -> None:
-    """The Parquet write's pages of a slice of two row groups and a short one."""
+    """The Parquet write's pages of a slice: full row groups and a short last one."""
     from .engine import table_pages
 
     _, table = _records(backend)
-    table = H.concat([table] * 5, H.STORED, backend.xp)
-    table_pages({name: column[1:] for name, column in table.items()}, backend, 16)
+    table_pages({name: column[1:] for name, column in table.items()}, backend, ROWS // 4)
 
 
 REHEARSALS = (rehearse_words, rehearse_seeds, rehearse_extend, rehearse_deduplicate, rehearse_order,
               rehearse_summary, rehearse_write)
-
-
-def report(future) -> None:
-    """Log a failed warm-up (the comparison goes on: a stage that is really broken fails there)."""
-    if future.exception() is not None:
-        log.warning("kernel warm-up failed: %s", future.exception())
 
 
 def rehearse(backend, params: Params | None = None) -> float:
