@@ -16,6 +16,7 @@
 #   bash bench/device_hsp.sh final      # GPU tests, the HSP path, the workflow on 2 x 3 x 30 Mbp
 #   bash bench/device_hsp.sh rehearse   # GPU tests, the HSP path without and with warm.py's rehearsals, what compiles late
 #   bash bench/device_hsp.sh timeline   # GPU tests, a warm command line's log against its start time, each function's time
+#   bash bench/device_hsp.sh check      # GPU tests (all, not stopping at the first failure), the HSP path's compare, late kernels
 #   bash bench/device_hsp.sh repeat     # the HSP path's compare, fresh kernel cache and four warm runs, no PAF
 #   bash bench/device_hsp.sh multi      # bench/multi_gpu.sh 8 200 (on a machine of several GPUs)
 # Logs go to $OUT so a run cut off still returns them.
@@ -135,6 +136,11 @@ if [ "$what" = timeline ]; then  # GPU tests; where a warm command line's second
         echo "end $(date '+%H:%M:%S.%N')" | tee -a "$OUT/verbose.log"
     done
     python3 bench/hsp_profile.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --functions 2>&1 | tee "$OUT/hsp_profile.log"
+fi
+if [ "$what" = check ]; then  # GPU tests; the HSP path's compare (fresh cache, three warm); what still compiles late
+    python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
+    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs 3 --no-paf 2>&1 | tee "$OUT/hsp_path.log"
+    python3 bench/kernel_compile.py --skip-bundled --no-text --pairs /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/compile.log"
 fi
 if [ "$what" = final ]; then  # GPU tests, the HSP path, the workflow on 2 x 3 x 30 Mbp
     python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30

@@ -89,6 +89,57 @@ def count(mask) -> int:
     return int(total.get()[0])
 
 
+def _found(name: str, values) -> bool:
+    """Whether scan.cu's kernel `name` finds what it looks for in int64 values (on the device)."""
+    cp = cupy()
+    found = cp.zeros(1, dtype=cp.int32)
+    if values.size > 1:
+        values = cp.ascontiguousarray(values)
+        kernel("scan.cu", name)((blocks(values.size),), (BLOCK,), (values, cp.int64(values.size), found))
+    return bool(int(found.get()[0]))
+
+
+def has_ties(values) -> bool:
+    """Whether two neighbours of an int64 array are equal (on the GPU by scan.cu: CuPy's comparison
+    and reduction kernels would be compiled for each size class on a fresh machine)."""
+    if isinstance(values, np.ndarray):
+        return bool((values[1:] == values[:-1]).any())
+    return _found("any_tie", values)
+
+
+def is_sorted(values) -> bool:
+    """Whether an int64 array is in ascending order (on the GPU by scan.cu)."""
+    if isinstance(values, np.ndarray):
+        return bool((values[1:] >= values[:-1]).all())
+    return not _found("any_descent", values)
+
+
+def sum_difference(high, low) -> int:
+    """The sum of high - low over two int64 arrays of one size, the differences never negative (on the GPU by scan.cu)."""
+    if isinstance(high, np.ndarray):
+        return int((high - low).sum())
+    cp = cupy()
+    total = cp.zeros(1, dtype=cp.uint64)
+    if high.size:
+        high, low = cp.ascontiguousarray(high), cp.ascontiguousarray(low)
+        kernel("scan.cu", "sum_difference")((blocks(high.size),), (BLOCK,), (high, low, cp.int64(high.size), total))
+    return int(total.get()[0])
+
+
+def gather(values, order):
+    """values[order] for int64 indices, on the arrays' device (on the GPU by select.cu for values of
+    1, 4 or 8 bytes: CuPy's take is compiled for each dtype, and again for arrays past 2 GB)."""
+    if isinstance(values, np.ndarray) or values.dtype.itemsize not in (1, 4, 8) or order.dtype != np.int64:
+        return values[order]
+    cp = cupy()
+    values, order = cp.ascontiguousarray(values), cp.ascontiguousarray(order)
+    out = cp.empty(order.size, dtype=values.dtype)
+    if order.size:
+        kernel("select.cu", f"gather{values.dtype.itemsize}")((blocks(order.size),), (BLOCK,),
+                                                             (values, order, cp.int64(order.size), out))
+    return out
+
+
 def stable_argsort(keys):
     """Indices that sort an integer array, ties in index order, on the array's device. On the host a
     compiled radix sort over the keys' range (cpu.c, on all cores): NumPy's stable sort of 64-bit

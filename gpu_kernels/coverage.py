@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import BLOCK, array_module, blocks, cupy, every, kernel, stable_argsort, to_host
-from .hsps import running_max, running_max_cupy
+from .arrays import BLOCK, array_module, blocks, cupy, gather, is_sorted, kernel, stable_argsort, to_host
+from .hsps import packed, running_max, running_max_cupy
 
 
 def union_length(group, start, end, groups: int):
@@ -37,7 +37,7 @@ def union_length_cupy(group, start, end, groups: int):
         return covered
     group, start, end, span = _by_group(group, start, end)
     start, end = cp.ascontiguousarray(start), cp.ascontiguousarray(end)  # the kernel reads them densely
-    reach = running_max_cupy(group * span + end)
+    reach = running_max_cupy(packed([group, end], [1, span]))
     n = int(start.size)
     kernel("hsps.cu", "union_gains")((blocks(n),), (BLOCK,), (group, start, end, reach, cp.int64(span), cp.int64(n),
                                                              covered))
@@ -48,13 +48,12 @@ def _by_group(group, start, end) -> tuple:
     """(group as int64, start, end, span): rows ordered by (group, start) (tables in the canonical
     order often need no sort); span is above every end, so that group * span + x orders rows by
     group first for any x below span: one sort and one running maximum serve every group at once."""
-    xp = array_module(start)
-    group = group.astype(xp.int64)
+    group = packed([group], [1])  # as int64
     span = int(end.max()) + 1
-    key = group * span + start
-    if not every(key[1:] >= key[:-1]):
+    key = packed([group, start], [1, span])
+    if not is_sorted(key):
         order = stable_argsort(key)
-        group, start, end = group[order], start[order], end[order]
+        group, start, end = gather(group, order), gather(start, order), gather(end, order)
     return group, start, end, span
 
 

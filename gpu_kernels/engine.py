@@ -12,6 +12,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from . import hsps as H
+from .arrays import sum_difference
 from .backend import NumpyBackend, get_backend
 from .diagonals import decode_keys, key_width
 from .errors import InputError
@@ -93,7 +94,7 @@ def summarize(table: dict, nq: int, backend: NumpyBackend) -> dict:
     """Counts of a final table: query bases covered (union of HSPs), HSPs, bases in HSPs."""
     covered = backend.union_length(table["qrec"], table["qstart"], table["qend"], nq)
     return {"query_covered": int(covered.sum()), "hsps": int(table["qstart"].size),
-            "hsp_bases": int((table["qend"] - table["qstart"]).sum())}
+            "hsp_bases": sum_difference(table["qend"], table["qstart"])}
 
 
 class Stats:

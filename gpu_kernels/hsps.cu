@@ -4,6 +4,10 @@
 //                than 2^31 bases (int32 record indices, score and identities; int8 strand).
 //   union_gains: rows sorted by (group, start), reach = the running maximum of group * span + end;
 //                adds to covered[group] the bases each row adds to the union of the rows before it.
+//   pack1/4/8:   key = key * span + column, for a signed integer column of 1, 4 or 8 bytes (hsps.packed_keys).
+//   beyond_reach: keep[i] = row i is the first, or its end passes the reach of the rows before it
+//                (hsps.drop_contained's test).
+//   complete_columns: length = qend - qstart and rend = rstart + length (hsps.complete).
 // Grid-stride loops; BLOCK comes from kernels.py as a -D macro.
 #define FULL_MASK 0xffffffffu
 
@@ -70,5 +74,34 @@ extern "C" __global__ void union_gains(const i64* __restrict__ group, const i64*
         } else if (gain) {
             atomicAdd((unsigned long long*)&covered[g], (unsigned long long)gain);
         }
+    }
+}
+
+template <typename T>
+__device__ void pack_column(i64* __restrict__ key, const T* __restrict__ column, i64 span, i64 n)
+{
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (i64)gridDim.x * blockDim.x)
+        key[i] = key[i] * span + (i64)column[i];
+}
+
+extern "C" __global__ void pack1(i64* key, const signed char* column, i64 span, i64 n) { pack_column(key, column, span, n); }
+extern "C" __global__ void pack4(i64* key, const int* column, i64 span, i64 n) { pack_column(key, column, span, n); }
+extern "C" __global__ void pack8(i64* key, const i64* column, i64 span, i64 n) { pack_column(key, column, span, n); }
+
+extern "C" __global__ void beyond_reach(const i64* __restrict__ end, const i64* __restrict__ reach, i64 n,
+                                        bool* __restrict__ keep)
+{
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (i64)gridDim.x * blockDim.x)
+        keep[i] = i == 0 || end[i] > reach[i - 1];
+}
+
+extern "C" __global__ void complete_columns(const i64* __restrict__ qstart, const i64* __restrict__ qend,
+                                            const i64* __restrict__ rstart, i64 n, i64* __restrict__ length,
+                                            i64* __restrict__ rend)
+{
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (i64)gridDim.x * blockDim.x) {
+        const i64 len = qend[i] - qstart[i];
+        length[i] = len;
+        rend[i] = rstart[i] + len;
     }
 }

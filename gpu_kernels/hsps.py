@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import BLOCK, SCAN_ITEMS, array_module, blocks, concatenate, cupy, every, kernel, select, stable_argsort
+from .arrays import (BLOCK, SCAN_ITEMS, array_module, blocks, concatenate, cupy, every, gather, has_ties, kernel,
+                     select, stable_argsort)
 
 # Columns of a raw HSP table, all int64, positions on the concatenated axes of the strand searched.
 RAW = ("qstart", "qend", "rstart", "rend", "score", "identities")
@@ -22,8 +23,17 @@ def complete(table: dict) -> dict:
     where missing."""
     if "length" in table and "rend" in table:
         return {name: table[name] for name in COLUMNS}
-    length = table["qend"] - table["qstart"]
-    full = dict(table, length=length, rend=table["rstart"] + length)
+    xp = array_module(table["qstart"])
+    if xp is np or any(table[c].dtype != xp.int64 for c in ("qstart", "qend", "rstart")):
+        length = table["qend"] - table["qstart"]
+        rend = table["rstart"] + length
+    else:  # one kernel (hsps.cu), none of CuPy's
+        qstart, qend, rstart = (xp.ascontiguousarray(table[c]) for c in ("qstart", "qend", "rstart"))
+        n = int(qstart.size)
+        length, rend = xp.empty(n, dtype=xp.int64), xp.empty(n, dtype=xp.int64)
+        if n:
+            kernel("hsps.cu", "complete_columns")((blocks(n),), (BLOCK,), (qstart, qend, rstart, xp.int64(n), length, rend))
+    full = dict(table, length=length, rend=rend)
     return {name: full[name] for name in COLUMNS}
 
 
@@ -74,7 +84,7 @@ def sort_order(diag, qstart, qend):
     """Indices ordering rows by diagonal, then qstart, then qend descending: two stable sorts."""
     key = lifted(diag, qstart)
     order = stable_argsort(-qend)
-    return order[stable_argsort(key[order])]
+    return gather(order, stable_argsort(gather(key, order)))
 
 
 def lifted(diag, values):
@@ -133,8 +143,12 @@ def _drop_contained(table: dict, running_max_fn) -> dict:
     end = lifted(diag, table["qend"])
     del diag
     reach = running_max_fn(end)
-    keep = xp.ones(n, dtype=bool)
-    keep[1:] = end[1:] > reach[:-1]
+    if xp is np:
+        keep = np.ones(n, dtype=bool)
+        keep[1:] = end[1:] > reach[:-1]
+    else:
+        keep = xp.empty(n, dtype=bool)
+        kernel("hsps.cu", "beyond_reach")((blocks(n),), (BLOCK,), (end, reach, xp.int64(n), keep))
     del end, reach
     reorder(table, keep)
     return table
@@ -143,8 +157,9 @@ def _drop_contained(table: dict, running_max_fn) -> dict:
 def reorder(table: dict, index) -> None:
     """Rows of a table selected or reordered in place, a column at a time: a column's old copy is
     freed before the next one is made (where nothing else holds it)."""
+    take = gather if index.dtype == np.int64 else (lambda column, mask: column[mask])
     for name in list(table):
-        table[name] = table[name][index]
+        table[name] = take(table[name], index)
 
 
 def to_records(raw: dict, strand: int, query, reference) -> dict:
@@ -207,8 +222,7 @@ def order_by(columns: list, spans: list[int]):
     order = stable_argsort(keys[0])
     if len(keys) == 1:
         return order
-    first = keys[0][order]
-    if every(first[1:] != first[:-1]):
+    if not has_ties(gather(keys[0], order)):
         return order
     order = xp.arange(columns[0].size, dtype=xp.int64)
     for key in reversed(keys):  # least significant first; stable sorts keep the earlier order among ties
@@ -219,18 +233,35 @@ def order_by(columns: list, spans: list[int]):
 def packed_keys(columns: list, spans: list[int]) -> list:
     """The columns (most significant first, each below its span) packed into as few 63-bit keys as
     fit: rows compare as their keys compare, the first key first."""
-    xp = array_module(columns[0])
-    keys, key, width = [], None, 1
-    for column, span in zip(columns, spans):
-        span = max(1, int(span))
-        if key is not None and width * span >= 1 << 63:
-            keys.append(key)
-            key, width = None, 1
-        part = column.astype(xp.int64)
-        key = part if key is None else key * span + part
+    keys, first, width = [], 0, 1
+    spans = [max(1, int(span)) for span in spans]
+    for i, span in enumerate(spans):
+        if i > first and width * span >= 1 << 63:
+            keys.append(packed(columns[first:i], spans[first:i]))
+            first, width = i, 1
         width *= span
-    keys.append(key)
+    keys.append(packed(columns[first:], spans[first:]))
     return keys
+
+
+def packed(columns: list, spans: list[int]):
+    """One int64 key of integer columns, most significant first: key * span + column, column by column
+    (the caller knows that the key fits). On the GPU each column is added in by hsps.cu: CuPy's
+    casts and arithmetic would be compiled for each dtype, and again for arrays past 2 GB."""
+    xp = array_module(columns[0])
+    n = int(columns[0].size)
+    if xp is np or not all(c.dtype.kind == "i" and c.dtype.itemsize in (1, 4, 8) for c in columns):
+        key = None
+        for column, span in zip(columns, spans):
+            part = column.astype(xp.int64)
+            key = part if key is None else key * int(span) + part
+        return key
+    key = xp.zeros(n, dtype=xp.int64)
+    for column, span in zip(columns, spans):
+        if n:
+            kernel("hsps.cu", f"pack{column.dtype.itemsize}")(
+                (blocks(n),), (BLOCK,), (key, xp.ascontiguousarray(column), xp.int64(span), xp.int64(n)))
+    return key
 
 
 def in_order(columns: list, spans: list[int]) -> bool:

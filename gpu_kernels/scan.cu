@@ -7,6 +7,7 @@
 // to at least the scanned total of block b - 1.
 // any_false: found[0] = 1 if some mask[i] is 0 (arrays.every on the device).
 // count_true: total[0] += the number of nonzero mask[i] (arrays.count; total zeroed by the caller).
+// any_tie, any_descent, sum_difference: below, for arrays.has_ties, arrays.is_sorted, arrays.sum_difference.
 #define SCAN_THREADS BLOCK
 #define SCAN_TILE (SCAN_THREADS * SCAN_ITEMS)
 #define FULL_MASK 0xffffffffu
@@ -78,4 +79,29 @@ extern "C" __global__ void count_true(const bool* __restrict__ mask, long long n
         mine += mask[i] ? 1 : 0;
     for (int o = 16; o > 0; o >>= 1) mine += __shfl_down_sync(FULL_MASK, mine, o);
     if ((threadIdx.x & 31) == 0 && mine) atomicAdd(total, mine);
+}
+
+// any_tie: found[0] = 1 if some values[i] == values[i + 1] (whether a sorted key has ties).
+extern "C" __global__ void any_tie(const long long* __restrict__ values, long long n, int* __restrict__ found)
+{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i + 1 < n; i += (long long)gridDim.x * blockDim.x)
+        if (values[i] == values[i + 1]) { *found = 1; return; }
+}
+
+// any_descent: found[0] = 1 if some values[i] > values[i + 1] (whether values are not in ascending order).
+extern "C" __global__ void any_descent(const long long* __restrict__ values, long long n, int* __restrict__ found)
+{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i + 1 < n; i += (long long)gridDim.x * blockDim.x)
+        if (values[i] > values[i + 1]) { *found = 1; return; }
+}
+
+// sum_difference: total[0] += the sum of high[i] - low[i] (the bases in a table's HSPs; total zeroed by the caller).
+extern "C" __global__ void sum_difference(const long long* __restrict__ high, const long long* __restrict__ low,
+                                          long long n, unsigned long long* __restrict__ total)
+{
+    long long sum = 0;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        sum += high[i] - low[i];
+    for (int o = 16; o > 0; o >>= 1) sum += __shfl_down_sync(FULL_MASK, sum, o);
+    if ((threadIdx.x & 31) == 0 && sum) atomicAdd(total, (unsigned long long)sum);
 }

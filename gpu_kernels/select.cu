@@ -249,3 +249,28 @@ extern "C" __global__ void window_write(const i64* __restrict__ pos, i64 n, i64 
         to += round;
     }
 }
+
+// gather1/4/8: out[i] = in[order[i]] for values of 1, 4 or 8 bytes (arrays.gather: values[order],
+// the rows of a table by index, without CuPy's take kernel, which is compiled for each dtype and,
+// on arrays past 2 GB, again for 64-bit indexing).
+template <typename T>
+__device__ void gather_rows(const T* __restrict__ in, const i64* __restrict__ order, i64 n, T* __restrict__ out)
+{
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (i64)gridDim.x * blockDim.x)
+        out[i] = in[order[i]];
+}
+
+extern "C" __global__ void gather1(const unsigned char* in, const i64* order, i64 n, unsigned char* out)
+{
+    gather_rows(in, order, n, out);
+}
+
+extern "C" __global__ void gather4(const unsigned int* in, const i64* order, i64 n, unsigned int* out)
+{
+    gather_rows(in, order, n, out);
+}
+
+extern "C" __global__ void gather8(const u64* in, const i64* order, i64 n, u64* out)
+{
+    gather_rows(in, order, n, out);
+}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import native
-from .arrays import BLOCK, array_module, blocks, concatenate, cupy, every, kernel, select
+from .arrays import BLOCK, array_module, blocks, concatenate, cupy, every, gather, kernel, select
 
 
 def _valid(codes, k: int):
@@ -95,7 +95,7 @@ def words_cupy(codes, k: int):
         del part, valid, kept
     keys, pos = (keys[0], pos[0]) if len(keys) == 1 else (concatenate(keys), concatenate(pos))
     order = cp.argsort(keys, kind="stable")
-    return keys[order], pos[order]
+    return gather(keys, order), gather(pos, order)
 
 
 def words_in(keys, pos, lo: int, hi: int, total: int):

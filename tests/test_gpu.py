@@ -359,7 +359,9 @@ warm.rehearse(CupyBackend(), params)
 late = []
 inner = compiler._compile_module_with_cache
 def counted(source, *args, **kwargs):
-    late.append(source[:2000])
+    import re, traceback
+    where = " < ".join(f"{f.name}:{f.lineno}" for f in reversed(traceback.extract_stack()) if "gpu_kernels" in f.filename)
+    late.append(" ".join(re.findall(r"__global__ void (\\w+)", source)) + " from " + where)
     return inner(source, *args, **kwargs)
 compiler._compile_module_with_cache = counted
 os.environ["GPU_KERNELS_REHEARSE"] = "0"
@@ -383,3 +385,38 @@ def test_warm_up_readies_every_cupy_kernel(tmp_path, tile_len):
     late, hsps, tiles = (int(x) for x in out.split("\n", 1)[0].split())
     assert hsps > 500 and (tiles > 2) == bool(tile_len)  # a tile or more a strand
     assert late == 0, out[:6000]
+
+
+def test_device_helpers_match_numpy():
+    """gather, has_ties, is_sorted, sum_difference (select.cu, scan.cu), packed keys and complete (hsps.cu)
+    against their NumPy forms, sizes across block edges."""
+    from gpu_kernels.arrays import gather, has_ties, is_sorted, sum_difference
+    from gpu_kernels.hsps import complete, packed, packed_keys
+
+    rng = np.random.default_rng(9)
+    for n in (0, 1, 2, 255, 256, 257, 100_003):
+        order = rng.permutation(n).astype(np.int64)
+        for dtype in (np.int8, np.int32, np.int64, np.uint64, np.bool_):
+            values = rng.integers(0, 100, n).astype(dtype)
+            assert np.array_equal(cp.asnumpy(gather(cp.asarray(values), cp.asarray(order))), values[order])
+        ties = np.sort(rng.integers(0, max(1, 3 * n), n))
+        distinct = np.arange(n, dtype=np.int64) * 3
+        for values in (ties, distinct, distinct[::-1].copy()):
+            assert has_ties(cp.asarray(values)) == has_ties(values) == bool(n > 1 and (np.diff(values) == 0).any())
+            assert is_sorted(cp.asarray(values)) == is_sorted(values) == bool((np.diff(values) >= 0).all())
+        low = rng.integers(0, 10**9, n)
+        high = low + rng.integers(0, 10**6, n)
+        assert sum_difference(cp.asarray(high), cp.asarray(low)) == sum_difference(high, low) == int((high - low).sum())
+        columns = [rng.integers(0, 3, n).astype(np.int32), rng.integers(0, 2, n).astype(np.int8),
+                   rng.integers(0, 10**9, n), rng.integers(0, 10**9, n)]
+        spans = [3, 2, 10**9, 10**9]
+        for got, want in zip(packed_keys([cp.asarray(c) for c in columns], spans), packed_keys(columns, spans)):
+            assert np.array_equal(cp.asnumpy(got), want)
+        assert len(packed_keys(columns, spans)) == 2  # 3 * 2 * 10^18 passes 2^63: split in two keys
+        assert np.array_equal(cp.asnumpy(packed([cp.asarray(columns[0])], [1])), columns[0].astype(np.int64))
+        table = {"qstart": low, "qend": high, "rstart": low[::-1].copy(), "qrec": columns[0]}
+        for name, column in complete({k: cp.asarray(v) for k, v in table.items()} | {"rrec": cp.asarray(columns[0]),
+                                      "strand": cp.asarray(columns[1]), "score": cp.asarray(low),
+                                      "identities": cp.asarray(low)}).items():
+            want = complete(table | {"rrec": columns[0], "strand": columns[1], "score": low, "identities": low})[name]
+            assert np.array_equal(cp.asnumpy(column), want), name
