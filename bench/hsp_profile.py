@@ -74,7 +74,7 @@ def main() -> None:
     t0 = time.perf_counter()
     rows = sum(int(part["qstart"].size) for part in backend.host_slices(result.table, ROW_GROUP_ROWS))
     print(f"copy off the device alone ({rows:,} rows) {time.perf_counter() - t0:.2f} s", flush=True)
-    from gpu_kernels.formats import physical_bits
+    from gpu_kernels.pages import physical_bits
     from gpu_kernels.hsps import COLUMNS, complete
 
     for label, copy in (("on the device", False), ("and copied back", True)):

@@ -12,12 +12,12 @@ from contextlib import contextmanager
 import numpy as np
 
 from . import hsps as H
-from .arrays import sum_difference
 from .backend import NumpyBackend, get_backend
 from .diagonals import decode_keys, key_width
 from .errors import InputError
 from .fasta import Record, check_lengths, load_fasta, load_pair
-from .formats import ROW_GROUP_ROWS, TEXT_SLICE_ROWS, HspWriter, name_table, paf_text, physical_bits, write_text
+from .formats import ROW_GROUP_ROWS, TEXT_SLICE_ROWS, HspWriter, name_table, paf_text, write_text
+from .pages import table_pages
 from .params import Params
 from .seeds import KeptSeeds, count_seeds
 from .seqset import SeqSet, reverse_complement, seqset_of
@@ -82,19 +82,6 @@ def write_table(path: str, table: dict, backend: NumpyBackend, qnames, qlens, rn
             pages = table_pages({name: column[at:at + step] for name, column in table.items()}, backend, row_group_rows)
             pages, token = backend.pages_to_host(pages)
             backend.release_after(token, writer.write_pages(pages, min(step, n - at)))
-
-
-def table_pages(table: dict, backend: NumpyBackend, row_group_rows: int) -> dict:
-    """The delta-encoded pages (pages.delta_pages) of every one of COLUMNS of a table's rows, where the table lives."""
-    full = H.complete(table)
-    return {name: backend.delta_pages(full[name], row_group_rows, physical_bits(name)) for name in H.COLUMNS}
-
-
-def summarize(table: dict, nq: int, backend: NumpyBackend) -> dict:
-    """Counts of a final table: query bases covered (union of HSPs), HSPs, bases in HSPs."""
-    covered = backend.union_length(table["qrec"], table["qstart"], table["qend"], nq)
-    return {"query_covered": int(covered.sum()), "hsps": int(table["qstart"].size),
-            "hsp_bases": sum_difference(table["qend"], table["qstart"])}
 
 
 class Stats:
@@ -329,7 +316,7 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
         table = H.concat(tables, H.STORED, backend.xp)
         del tables[:]
         table = H.sort_rows(table, nq, nr)
-        stats.counts.update(summarize(table, nq, backend))
+        stats.counts.update(H.summarize(table, nq, backend))
     stats.times["total"] = time.perf_counter() - start
     log.info("hsps: %d in the canonical order, query coverage %.2f %% (%.2f s); compare %.2f s", stats.counts["hsps"],
              100 * stats.counts["query_covered"] / max(1, int(query.lengths.sum())), stats.times["hsps"], stats.times["total"])

@@ -27,6 +27,7 @@ import numpy as np
 from . import native
 from .errors import InputError
 from .hsps import COLUMNS, complete
+from .pages import physical_bits
 from .params import Params
 
 log = logging.getLogger(__name__)
@@ -62,14 +63,6 @@ def atomic_path(path: str):
 
 # ---------------------------------------------------------------------------------------------
 # The HSP table: Apache Parquet
-
-NARROW = ("qrec", "rrec", "strand")  # columns stored as Parquet INT32 (int32 record indices, int8 strand)
-
-
-def physical_bits(name: str) -> int:
-    """The width of a column's Parquet physical type (INT32 or INT64), in which its deltas wrap."""
-    return 32 if name in NARROW else 64
-
 
 def hsp_schema():
     """Column types on disk: record indices int32, strand int8, positions and counts int64; no nulls."""

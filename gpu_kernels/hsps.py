@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .arrays import (BLOCK, SCAN_ITEMS, array_module, blocks, concatenate, cupy, every, gather, has_ties, kernel,
-                     select, stable_argsort)
+                     select, stable_argsort, sum_difference)
 
 # Columns of a raw HSP table, all int64, positions on the concatenated axes of the strand searched.
 RAW = ("qstart", "qend", "rstart", "rend", "score", "identities")
@@ -217,16 +217,15 @@ def order_by(columns: list, spans: list[int]):
     the first key is enough when it has no ties (the usual case for HSPs: rows with equal record
     pair, strand, qstart and rstart would lie inside one another); otherwise one stable sort a key,
     least significant first."""
-    xp = array_module(columns[0])
     keys = packed_keys(columns, spans)
     order = stable_argsort(keys[0])
     if len(keys) == 1:
         return order
     if not has_ties(gather(keys[0], order)):
         return order
-    order = xp.arange(columns[0].size, dtype=xp.int64)
-    for key in reversed(keys):  # least significant first; stable sorts keep the earlier order among ties
-        order = order[stable_argsort(key[order])]
+    order = stable_argsort(keys[-1])
+    for key in reversed(keys[:-1]):  # least significant first; stable sorts keep the earlier order among ties
+        order = gather(order, stable_argsort(gather(key, order)))
     return order
 
 
@@ -293,3 +292,10 @@ def sort_rows(table: dict, nq: int | None = None, nr: int | None = None) -> dict
     table = dict(table)
     reorder(table, order)
     return table
+
+
+def summarize(table: dict, nq: int, backend) -> dict:
+    """Counts of a final table: query bases covered (union of HSPs, by the backend), HSPs, bases in HSPs."""
+    covered = backend.union_length(table["qrec"], table["qstart"], table["qend"], nq)
+    return {"query_covered": int(covered.sum()), "hsps": int(table["qstart"].size),
+            "hsp_bases": sum_difference(table["qend"], table["qstart"])}

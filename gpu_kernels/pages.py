@@ -16,11 +16,27 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import BLOCK, blocks, cupy, kernel
+from .arrays import BLOCK, blocks, cupy, gather, kernel
+from .hsps import COLUMNS, complete
 
 DELTA_BLOCK = 128
 MINIBLOCKS = 4
 MINIBLOCK = DELTA_BLOCK // MINIBLOCKS
+
+
+NARROW = ("qrec", "rrec", "strand")  # columns stored as Parquet INT32 (int32 record indices, int8 strand)
+
+
+def physical_bits(name: str) -> int:
+    """The width of a column's Parquet physical type (INT32 or INT64), in which its deltas wrap."""
+    return 32 if name in NARROW else 64
+
+
+def table_pages(table: dict, backend, row_group_rows: int) -> dict:
+    """The delta-encoded pages (the backend's delta_pages) of every one of COLUMNS of an HSP table's
+    rows, where the table lives."""
+    full = complete(table)
+    return {name: backend.delta_pages(full[name], row_group_rows, physical_bits(name)) for name in COLUMNS}
 
 
 def varint(n: int) -> bytes:
@@ -53,7 +69,7 @@ def _summary(values, group_rows: int, xp):
     if n > full * group_rows:
         tail = values[full * group_rows:]
         lows, highs = xp.concatenate((lows, tail.min(keepdims=True))), xp.concatenate((highs, tail.max(keepdims=True)))
-    return xp.ascontiguousarray(values[::group_rows]), lows, highs
+    return gather(values, xp.arange(0, n, group_rows, dtype=xp.int64)), lows, highs
 
 
 def _bit_length(top: np.ndarray) -> np.ndarray:

@@ -22,3 +22,11 @@ extern "C" __global__ void seed_keys(const int* __restrict__ group, const long l
         keys[i] = (unsigned long long)(q - r + rtotal) * width + (unsigned long long)q;
     }
 }
+
+// mark_starts: marks[offsets[g]] = 1 for every group g > 0 (seeds.seed_group_index: a prefix sum of
+// the marks gives each seed its group; CuPy's scatter would be compiled again for arrays past 2 GB).
+extern "C" __global__ void mark_starts(const long long* __restrict__ offsets, long long groups, int* __restrict__ marks)
+{
+    for (long long g = 1 + (long long)blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += (long long)gridDim.x * blockDim.x)
+        marks[offsets[g]] = 1;
+}

@@ -76,7 +76,12 @@ def seed_group_index(groups: SeedGroups):
     offsets = xp.cumsum(sizes) - sizes
     total = int(sizes.sum())
     marks = xp.zeros(total, dtype=xp.int32)
-    marks[offsets[1:]] = 1  # groups are never empty, so the offsets are distinct
+    # groups are never empty, so the offsets are distinct
+    if xp is np:
+        marks[offsets[1:]] = 1
+    elif offsets.size > 1:
+        kernel("seeds.cu", "mark_starts")((blocks(offsets.size - 1),), (BLOCK,),
+                                          (xp.ascontiguousarray(offsets), xp.int64(offsets.size), marks))
     return xp.cumsum(marks, dtype=xp.int32), offsets
 
 

@@ -24,6 +24,7 @@ import numpy as np
 from . import hsps as H
 from .diagonals import key_width
 from .encode import GAP
+from .pages import table_pages
 from .params import Params
 from .seeds import count_seeds
 from .seqset import make_seqset, reverse_complement
@@ -110,16 +111,12 @@ def rehearse_order(backend, params: Params) -> None:
 
 def rehearse_summary(backend, params: Params) -> None:
     """The final table's counts (coverage by union of intervals)."""
-    from .engine import summarize
-
     _, table = _records(backend)
-    summarize(table, 1, backend)
+    H.summarize(table, 1, backend)
 
 
 def rehearse_write(backend, params: Params) -> None:
     """The Parquet write's pages of a slice: full row groups and a short last one."""
-    from .engine import table_pages
-
     _, table = _records(backend)
     table_pages({name: column[1:] for name, column in table.items()}, backend, ROWS // 4)
 

@@ -409,10 +409,10 @@ def test_device_helpers_match_numpy():
         assert sum_difference(cp.asarray(high), cp.asarray(low)) == sum_difference(high, low) == int((high - low).sum())
         columns = [rng.integers(0, 3, n).astype(np.int32), rng.integers(0, 2, n).astype(np.int8),
                    rng.integers(0, 10**9, n), rng.integers(0, 10**9, n)]
-        spans = [3, 2, 10**9, 10**9]
+        spans = [3, 2, 10**10, 10**10]
         for got, want in zip(packed_keys([cp.asarray(c) for c in columns], spans), packed_keys(columns, spans)):
             assert np.array_equal(cp.asnumpy(got), want)
-        assert len(packed_keys(columns, spans)) == 2  # 3 * 2 * 10^18 passes 2^63: split in two keys
+        assert len(packed_keys(columns, spans)) == 2  # 3 * 2 * 10^20 passes 2^63: split in two keys
         assert np.array_equal(cp.asnumpy(packed([cp.asarray(columns[0])], [1])), columns[0].astype(np.int64))
         table = {"qstart": low, "qend": high, "rstart": low[::-1].copy(), "qrec": columns[0]}
         for name, column in complete({k: cp.asarray(v) for k, v in table.items()} | {"rrec": cp.asarray(columns[0]),
