@@ -17,6 +17,7 @@
 #   bash bench/device_hsp.sh rehearse   # GPU tests, the HSP path without and with warm.py's rehearsals, what compiles late
 #   bash bench/device_hsp.sh timeline   # GPU tests, a warm command line's log against its start time, each function's time
 #   bash bench/device_hsp.sh check      # GPU tests (all, not stopping at the first failure), the HSP path's compare, late kernels
+#   bash bench/device_hsp.sh closing    # the HSP path without and with warm.py's rehearsals, PAF, then the workflow
 #   bash bench/device_hsp.sh repeat     # the HSP path's compare, fresh kernel cache and four warm runs, no PAF
 #   bash bench/device_hsp.sh multi      # bench/multi_gpu.sh 8 200 (on a machine of several GPUs)
 # Logs go to $OUT so a run cut off still returns them.
@@ -141,6 +142,10 @@ if [ "$what" = check ]; then  # GPU tests; the HSP path's compare (fresh cache, 
     python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs 3 --no-paf 2>&1 | tee "$OUT/hsp_path.log"
     python3 bench/kernel_compile.py --skip-bundled --no-text --pairs /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/compile.log"
+fi
+if [ "$what" = closing ]; then  # the HSP path without and with the rehearsals (fresh, three warm, PAF), then the workflow
+    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs 3 --without-rehearsal 2>&1 | tee "$OUT/hsp_path.log"
+    python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 -- --resources gpu=1 2>&1 | tee "$OUT/workflow.log"
 fi
 if [ "$what" = final ]; then  # GPU tests, the HSP path, the workflow on 2 x 3 x 30 Mbp
     python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
