@@ -14,7 +14,6 @@ import errno
 import json
 import logging
 import os
-import secrets
 import sys
 import threading
 from collections import deque
@@ -52,7 +51,7 @@ def atomic_path(path: str):
         raise NotADirectoryError(errno.ENOTDIR, "is a file, not a directory", existing)
     os.makedirs(folder, exist_ok=True)
     # a hidden name that does not end like the target, so no glob for finished files matches it
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.{secrets.token_hex(6)}.part")
+    tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.urandom(6).hex()}.part")
     try:
         yield tmp
         os.replace(tmp, path)

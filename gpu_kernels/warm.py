@@ -1,12 +1,16 @@
 """CuPy's kernels made ready before a comparison's first stage, several at once.
 
-Our own kernels (the .cu files) are built at install and only loaded. CuPy's (its gathers,
-comparisons, reductions, the sort's helpers) are compiled by NVRTC the first time a stage calls
-each one, one after another on the comparing thread: about 55 of them, a tenth of a second each,
-on a fresh machine (bench/kernel_compile.py lists them). Here every GPU stage of compare and of
-the Parquet write runs once on a tiny input, the stages on threads at once, while the caller reads
-its FASTA files: the compilations then share the host's cores. With CuPy's kernel cache filled
-they are only loaded from it.
+Our own kernels (the .cu files) are built at install and only loaded. CuPy's (its sorts' helpers,
+scans, reductions, casts) are compiled by NVRTC the first time a stage calls each one, one after
+another on the comparing thread: about 25 of them, a tenth of a second each, on a fresh machine
+(bench/kernel_compile.py lists them and their callers). Here every GPU stage of compare and of the
+Parquet write runs once on a small input, the stages on threads at once, while the caller reads its
+FASTA files: the compilations then overlap (on the 150 Mbp pair a fresh machine's compare took
+6.8 s with them and 8.2 s without). With CuPy's kernel cache filled they are only loaded from it.
+
+CuPy compiles a kernel again for arrays past 2 GB (64-bit indexing), which no small input can
+rehearse: the engine's steps on whole HSP tables and seed lists use kernels built at install
+(select.cu, scan.cu, hsps.cu) rather than CuPy's array operations for that reason too.
 
 Each rehearsal calls the stage functions compare calls, with the types compare gives them.
 tests/test_gpu.py checks, in a fresh process, that a comparison and its Parquet write after the
