@@ -142,10 +142,10 @@ class CupyBackend(NumpyBackend):
     def warm_up(self, params=None):
         """On a thread, hidden behind the FASTA reading: the CUDA context and a first copy to the device
         (the driver sets up its staging buffers; about 0.3 s), then CuPy's kernels of every stage
-        compiled or loaded on threads at once (warm.rehearse: on a fresh machine about 2 s where the
-        comparison would compile them one after another for 6). The comparison waits for it before
-        its first stage: started beside the rehearsals, it compiled many of their kernels again,
-        holding the interpreter's lock they need (12.5 s on a fresh machine against 9.3)."""
+        compiled or loaded on threads at once (warm.rehearse; on the 150 Mbp pair a fresh machine's
+        compare took 6.8 s with it, 8.2 s without). The comparison waits for it before its first
+        stage: let to start beside the rehearsals, it compiled many of their kernels again, holding
+        the interpreter's lock they need (12.5 s on a fresh machine, 11.1 s without rehearsals)."""
         from concurrent.futures import ThreadPoolExecutor
 
         pool = ThreadPoolExecutor(1, thread_name_prefix="warm")
