@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Multi-GPU scaling on one host: the same all-vs-all run with 1 GPU, then with all of them, then with
-# all of them and one bin pair per compare job (bins.group_size 1000: the job shape before groups).
-#   bash bench/multi_gpu.sh [chromosomes] [Mbp per genome]
+# Multi-GPU scaling on one host: the same all-vs-all run with 1 GPU, then with all of them (or with each
+# count in GPU_COUNTS, e.g. GPU_COUNTS="1 2 4": the first that many devices visible), then with all of
+# them and one bin pair per compare job (bins.group_size 1000: the job shape before groups).
+#   [GPU_COUNTS="1 2 4"] bash bench/multi_gpu.sh [chromosomes] [Mbp per genome]
 # Prints wall times, the speed-up, per-GPU job counts, the GPU busy fraction (half-second samples
 # above 0 % utilization), each compare job's time outside compare() (start-up, loading, writing),
 # and whether the outputs are identical.
@@ -34,6 +35,7 @@ run() {  # run <dir> <gpus> [snakemake options]
     local t1=$(date +%s.%N)
     kill $mon
     echo "$(basename "$dir"), $gpus GPU(s): rc $rc, wall $(awk "BEGIN {printf \"%.1f\", $t1 - $t0}") s"
+    [ "$(basename "$dir")" = pairs ] || echo "$gpus $(awk "BEGIN {print $t1 - $t0}") $rc" >> "$work/walls.txt"
     echo "  compare jobs per GPU: $(grep -ho 'bound to GPU [0-9]*' "$dir"/results/logs/compare -r | sort | uniq -c | tr '\n' ';')"
     echo "  GPU busy samples (>0 % utilization) per GPU: $(awk -F', ' '{t[$1]++} $2 > 0 {n[$1]++} END {for (g in t) printf "%s: %d of %d (%.0f %%) ", g, n[g], t[g], 100 * n[g] / t[g]}' "$dir/gpu_util.csv")"
     python3 - "$dir" <<'PY'
@@ -53,15 +55,24 @@ print_rules(rule_times(os.path.join(root, "results")))  # where the rest of the 
 PY
     tail -3 "$dir/snakemake.log"
 }
-run "$work/one" 1
-run "$work/all" "$ngpu"
+for n in ${GPU_COUNTS:-1 $ngpu}; do
+    if [ "$n" -gt "$ngpu" ]; then echo "$n GPUs asked for, $ngpu here: left out"; continue; fi
+    CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((n - 1))) run "$work/gpus$n" "$n"
+done
 run "$work/pairs" "$ngpu" --config "bins={size: 1000, group_size: 1000}"
 python3 - "$work" <<'PY'
 import sys, pathlib
 sys.path.insert(0, "tests")
 from wfhelpers import comparable
 w = pathlib.Path(sys.argv[1])
-a, b, c = comparable(w / "one"), comparable(w / "all"), comparable(w / "pairs")
+runs = [line.split() for line in (w / "walls.txt").read_text().splitlines()]
+one = next((float(wall) for gpus, wall, rc in runs if gpus == "1"), None)
+print("GPUs  wall s  speed-up over one GPU  rc")
+for gpus, wall, rc in runs:
+    print(f"{gpus:>4} {float(wall):7.1f} {one / float(wall) if one else float('nan'):21.2f}  {rc}")
+first = comparable(w / f"gpus{runs[0][0]}")
 final = lambda outputs: {k: v for k, v in outputs.items() if "/bins/" not in k}  # compare jobs' folders differ
-print(f"outputs identical: one GPU = all GPUs {a == b}, = one bin pair a job {final(a) == final(c)} ({len(a)} files)")
+for gpus, _, _ in runs[1:]:
+    print(f"outputs identical: {runs[0][0]} GPU(s) = {gpus} GPUs {first == comparable(w / f'gpus{gpus}')}")
+print(f"outputs identical: = one bin pair a job {final(first) == final(comparable(w / 'pairs'))} ({len(first)} files)")
 PY

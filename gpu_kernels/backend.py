@@ -148,19 +148,23 @@ class CupyBackend(NumpyBackend):
         the interpreter's lock they need (12.5 s on a fresh machine, 11.1 s without rehearsals)."""
         from concurrent.futures import ThreadPoolExecutor
 
+        # a thread starts on device 0: the work goes to the caller's current device (a workflow job
+        # bound to another GPU by workflow/devices.py), which cudaGetDevice reads without a context
+        device = self.xp.cuda.runtime.getDevice()
         pool = ThreadPoolExecutor(1, thread_name_prefix="warm")
-        future = pool.submit(self._warm_up, params)
+        future = pool.submit(self._warm_up, params, device)
         pool.shutdown(wait=False)
         return future
 
-    def _warm_up(self, params) -> None:
+    def _warm_up(self, params, device: int) -> None:
         from . import warm
 
-        self.xp.asarray(np.zeros(1 << 20, dtype=np.uint8))
-        self.synchronize()
-        if os.environ.get("GPU_KERNELS_REHEARSE", "1") != "0":
-            warm.rehearse(self, params)
+        with self.xp.cuda.Device(device):
+            self.xp.asarray(np.zeros(1 << 20, dtype=np.uint8))
             self.synchronize()
+            if os.environ.get("GPU_KERNELS_REHEARSE", "1") != "0":
+                warm.rehearse(self, params, device)
+                self.synchronize()
 
     def release(self) -> None:
         """Return cached blocks to the device (after an out-of-memory error)."""

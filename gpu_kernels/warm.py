@@ -125,16 +125,25 @@ def rehearse_write(backend, params: Params) -> None:
     table_pages({name: column[1:] for name, column in table.items()}, backend, ROWS // 4)
 
 
+def _on_device(device: int | None, run, backend, params: Params) -> None:
+    if device is None:
+        run(backend, params)
+        return
+    with backend.xp.cuda.Device(device):
+        run(backend, params)
+
+
 REHEARSALS = (rehearse_words, rehearse_seeds, rehearse_extend, rehearse_deduplicate, rehearse_order,
               rehearse_summary, rehearse_write)
 
 
-def rehearse(backend, params: Params | None = None) -> float:
-    """Every rehearsal, each on its own thread; returns the seconds taken. An error of one is raised."""
+def rehearse(backend, params: Params | None = None, device: int | None = None) -> float:
+    """Every rehearsal, each on its own thread (on this CUDA device, where one is given: a thread
+    starts on device 0); returns the seconds taken. An error of one is raised."""
     params = params or Params()
     start = time.perf_counter()
     with ThreadPoolExecutor(len(REHEARSALS), thread_name_prefix="rehearse") as pool:
-        for future in [pool.submit(run, backend, params) for run in REHEARSALS]:
+        for future in [pool.submit(_on_device, device, run, backend, params) for run in REHEARSALS]:
             future.result()
     took = time.perf_counter() - start
     log.debug("kernels ready in %.2f s", took)

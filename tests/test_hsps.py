@@ -37,3 +37,36 @@ def test_rehearsals_run_every_stage_of_a_comparison():
     # the rehearsals' HSPs lie inside the record (the device reads no record -1)
     _, table = warm._records(NumpyBackend())
     assert table["qrec"].min() == 0 == table["rrec"].min() and table["qstart"].min() >= 0
+
+
+def test_rehearsals_run_on_the_device_given():
+    """Each rehearsal runs inside the CUDA device given to warm.rehearse (a thread starts on device 0,
+    while a workflow job may be bound to another): here a NumPy backend whose `xp.cuda.Device` records
+    which device each thread entered before a stage ran."""
+    import contextlib
+    import threading
+    import types
+
+    from gpu_kernels import warm
+    from gpu_kernels.backend import NumpyBackend
+
+    entered, entries = {}, []
+
+    @contextlib.contextmanager
+    def device(index):
+        entered[threading.get_ident()] = index
+        entries.append(index)
+        yield
+
+    class Module:  # numpy, with a cuda.Device of its own
+        cuda = types.SimpleNamespace(Device=device)
+
+        def __getattr__(self, name):
+            return getattr(np, name)
+
+    backend, stages = NumpyBackend(), []
+    backend.xp = Module()
+    real = backend.extend
+    backend.extend = lambda *a, **k: (stages.append(entered.get(threading.get_ident())), real(*a, **k))[1]
+    warm.rehearse(backend, None, device=3)
+    assert stages == [3] and entries == [3] * len(warm.REHEARSALS)
