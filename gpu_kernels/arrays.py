@@ -69,12 +69,7 @@ def every(mask) -> bool:
     each per input type on a fresh machine."""
     if isinstance(mask, np.ndarray):
         return bool(mask.all())
-    cp = cupy()
-    found = cp.zeros(1, dtype=cp.int32)
-    if mask.size:
-        mask = cp.ascontiguousarray(mask)
-        kernel("scan.cu", "any_false")((blocks(mask.size),), (BLOCK,), (mask, cp.int64(mask.size), found))
-    return not int(found.get()[0])
+    return not _found("any_false", mask)
 
 
 def count(mask) -> int:
@@ -90,10 +85,10 @@ def count(mask) -> int:
 
 
 def _found(name: str, values) -> bool:
-    """Whether scan.cu's kernel `name` finds what it looks for in int64 values (on the device)."""
+    """Whether scan.cu's kernel `name` (values, n, found) finds what it looks for in a device array."""
     cp = cupy()
     found = cp.zeros(1, dtype=cp.int32)
-    if values.size > 1:
+    if values.size:
         values = cp.ascontiguousarray(values)
         kernel("scan.cu", name)((blocks(values.size),), (BLOCK,), (values, cp.int64(values.size), found))
     return bool(int(found.get()[0]))
@@ -127,8 +122,9 @@ def sum_difference(high, low) -> int:
 
 
 def gather(values, order):
-    """values[order] for int64 indices, on the arrays' device (on the GPU by select.cu for values of
-    1, 4 or 8 bytes: CuPy's take is compiled for each dtype, and again for arrays past 2 GB)."""
+    """values[order] on the arrays' device. On the GPU int64 indices into values of 1, 4 or 8 bytes are
+    gathered by select.cu (CuPy's take is compiled for each dtype, and again for arrays past 2 GB);
+    other indices and boolean masks are CuPy's indexing."""
     if isinstance(values, np.ndarray) or values.dtype.itemsize not in (1, 4, 8) or order.dtype != np.int64:
         return values[order]
     cp = cupy()

@@ -24,13 +24,18 @@ def diagonal_keys(sq, sr, rtotal: int, width: int):
     return keys
 
 
-def filter_keys(keys, k: int):
-    """Keep a seed unless another seed on its diagonal starts 1 to 2k-1 bases before it."""
+def unshadowed(keys, k: int):
+    """Mask of the sorted keys' seeds that no other seed on their diagonal starts 1 to 2k-1 bases before."""
     xp = array_module(keys)
     keep = xp.ones(keys.size, dtype=bool)
     if keys.size > 1:
         keep[1:] = (keys[1:] - keys[:-1]) >= xp.uint64(2 * k)
-    return keys[keep]
+    return keep
+
+
+def filter_keys(keys, k: int):
+    """Keep a seed unless another seed on its diagonal starts 1 to 2k-1 bases before it."""
+    return keys[unshadowed(keys, k)]
 
 
 def decode_keys(keys, rtotal: int, width: int):
@@ -45,10 +50,7 @@ def kept_seeds(keys, k: int, q0: int, r0: int, rtotal: int, width: int):
     """(seeds owned, query positions, reference positions) of the seeds a tile keeps from its sorted
     keys: those it owns (query position >= q0, reference position >= r0) that filter_keys keeps (a
     seed of the look-back margins may shadow an owned one)."""
-    xp = array_module(keys)
-    keep = xp.ones(keys.size, dtype=bool)
-    if keys.size > 1:
-        keep[1:] = (keys[1:] - keys[:-1]) >= xp.uint64(2 * k)
+    keep = unshadowed(keys, k)
     sq, sr = decode_keys(keys, rtotal, width)
     owned = (sq >= q0) & (sr >= r0)
     keep &= owned

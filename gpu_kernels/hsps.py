@@ -157,9 +157,8 @@ def _drop_contained(table: dict, running_max_fn) -> dict:
 def reorder(table: dict, index) -> None:
     """Rows of a table selected or reordered in place, a column at a time: a column's old copy is
     freed before the next one is made (where nothing else holds it)."""
-    pick = gather if index.dtype == np.int64 else (lambda column, mask: column[mask])
     for name in list(table):
-        table[name] = pick(table[name], index)
+        table[name] = gather(table[name], index)
 
 
 def to_records(raw: dict, strand: int, query, reference) -> dict:

@@ -52,15 +52,24 @@ def _seqset(size: int = SIZE):
 
 
 def _raw(xp) -> dict:
-    """A raw HSP table (RAW columns, int64) of ROWS HSPs on a few thousand diagonals (many inside
-    others), all inside the rehearsal sequence's record (it starts after GAP border codes)."""
+    """_raw_columns on module xp's device, as a RAW table."""
+    return {name: xp.asarray(column) for name, column in zip(H.RAW, _raw_columns())}
+
+
+@functools.lru_cache(maxsize=None)
+def _raw_columns() -> tuple:
+    """The columns (RAW, int64, read-only: every rehearsal shares them) of a raw HSP table of ROWS
+    HSPs on a few thousand diagonals (many inside others), all inside the rehearsal sequence's record
+    (it starts after GAP border codes)."""
     rng = np.random.default_rng(11)
     length = rng.integers(40, 400, ROWS)
     qstart = GAP + rng.integers(0, SIZE - 400, ROWS)
     diagonal = rng.integers(-SIZE // 8, SIZE // 8, ROWS) // 64 * 64
     rstart = np.clip(qstart - diagonal, GAP, GAP + SIZE - 400)
     columns = (qstart, qstart + length, rstart, rstart + length, length, length)
-    return {name: xp.asarray(column) for name, column in zip(H.RAW, columns)}
+    for column in columns:
+        column.setflags(write=False)
+    return columns
 
 
 def _records(backend) -> tuple:
