@@ -19,7 +19,8 @@
 #   bash bench/device_hsp.sh check      # GPU tests (all, not stopping at the first failure), the HSP path's compare, late kernels
 #   bash bench/device_hsp.sh closing    # the HSP path without and with warm.py's rehearsals, PAF, then the workflow
 #   bash bench/device_hsp.sh repeat     # the HSP path's compare, fresh kernel cache and four warm runs, no PAF
-#   bash bench/device_hsp.sh multi      # bench/multi_gpu.sh 8 200 (on a machine of several GPUs)
+#   bash bench/device_hsp.sh multi      # bench/multi_gpu.sh 8 200 (on a machine of several GPUs), then the GPU tests
+#   bash bench/device_hsp.sh genome     # the workflow on every GPU, 2 heavy genomes of 8 x 50 Mbp, its split by rule
 # Logs go to $OUT so a run cut off still returns them.
 set -uo pipefail
 what=${1:-engine}
@@ -51,6 +52,16 @@ if [ "$what" = engine ]; then
 fi
 if [ "$what" = multi ]; then  # the multi-GPU benchmark: 2 genomes of 8 x 25 Mbp, one GPU, all GPUs, one bin pair a job
     bash bench/multi_gpu.sh 8 200 2>&1 | tee "$OUT/multi.log"
+    python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
+fi
+if [ "$what" = genome ]; then  # a whole-genome run on every GPU: 2 heavy genomes of 8 x 50 Mbp, all-vs-all, default outputs
+    # 2.7 G HSPs: their PAF and GECKO CSV (over 200 GB of text) fit on no lent machine's disk, so the
+    # run makes every default output but those two
+    python3 bench/workflow_heavy.py --chromosomes 8 --size 50 --backend cupy --cores "$(nproc)" --workdir /tmp/genome -- \
+        --workflow-profile profiles/multi-gpu --resources gpu="$(nvidia-smi -L | wc -l)" \
+        --config 'outputs={paf: False, gecko_csv: False}' 2>&1 | grep -v ' INFO ' | tee "$OUT/genome.log"
+    grep -h 'HSPs from' /tmp/genome/results/logs/merge/*/*/*.log; du -sh /tmp/genome/results/*/*_vs_*/*
+    python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
 fi
 if [ "$what" = load ]; then  # FASTA loading on both backends, then the command line on the heavy 150 Mbp pair
     python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -3

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Multi-GPU scaling on one host: the same all-vs-all run with 1 GPU, then with all of them (or with each
+# Multi-GPU scaling on one host: after an untimed warm-up run, the same all-vs-all run with 1 GPU, then with all of them (or with each
 # count in GPU_COUNTS, e.g. GPU_COUNTS="1 2 4": the first that many devices visible), then with all of
 # them and one bin pair per compare job (bins.group_size 1000: the job shape before groups).
 #   [GPU_COUNTS="1 2 4"] bash bench/multi_gpu.sh [chromosomes] [Mbp per genome]
@@ -35,7 +35,7 @@ run() {  # run <dir> <gpus> [snakemake options]
     local t1=$(date +%s.%N)
     kill $mon
     echo "$(basename "$dir"), $gpus GPU(s): rc $rc, wall $(awk "BEGIN {printf \"%.1f\", $t1 - $t0}") s"
-    [ "$(basename "$dir")" = pairs ] || echo "$gpus $(awk "BEGIN {print $t1 - $t0}") $rc" >> "$work/walls.txt"
+    case "$(basename "$dir")" in pairs|warm-up) ;; *) echo "$gpus $(awk "BEGIN {print $t1 - $t0}") $rc" >> "$work/walls.txt" ;; esac
     echo "  compare jobs per GPU: $(grep -ho 'bound to GPU [0-9]*' "$dir"/results/logs/compare -r | sort | uniq -c | tr '\n' ';')"
     echo "  GPU busy samples (>0 % utilization) per GPU: $(awk -F', ' '{t[$1]++} $2 > 0 {n[$1]++} END {for (g in t) printf "%s: %d of %d (%.0f %%) ", g, n[g], t[g], 100 * n[g] / t[g]}' "$dir/gpu_util.csv")"
     python3 - "$dir" <<'PY'
@@ -55,6 +55,9 @@ print_rules(rule_times(os.path.join(root, "results")))  # where the rest of the 
 PY
     tail -3 "$dir/snakemake.log"
 }
+# A first run on a fresh machine compiles CuPy's kernels into its cache (about 15 s); every timed run
+# below finds them there, as every run after an install's first does (WARM_UP=0: no warm-up run).
+[ "${WARM_UP:-1}" = 0 ] || CUDA_VISIBLE_DEVICES=0 run "$work/warm-up" 1
 for n in ${GPU_COUNTS:-1 $ngpu}; do
     if [ "$n" -gt "$ngpu" ]; then echo "$n GPUs asked for, $ngpu here: left out"; continue; fi
     CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((n - 1))) run "$work/gpus$n" "$n"

@@ -24,8 +24,9 @@ def run_workflow(workdir: str, config: str, cores: int, extra: list[str] | tuple
     return wall
 
 
-def rule_times(results: str) -> dict[str, list[tuple[float, float]]]:
-    """rule -> [(seconds, peak resident MB)] of every job, from Snakemake's benchmark tables."""
+def rule_times(results: str) -> dict[str, list[tuple[float, float, float]]]:
+    """rule -> [(seconds, peak resident MB, end)] of every job, from Snakemake's benchmark tables (end: the
+    table's modification time, written as the job ends)."""
     rules = defaultdict(list)
     root = os.path.join(results, "logs", "benchmarks")
     for path in glob.glob(os.path.join(root, "**", "*.tsv"), recursive=True):
@@ -33,15 +34,19 @@ def rule_times(results: str) -> dict[str, list[tuple[float, float]]]:
             row = next(csv.DictReader(handle, delimiter="\t"))
         rule = os.path.relpath(path, root).split(os.sep)[0].removesuffix(".tsv")
         peak = float(row["max_rss"]) if row["max_rss"] not in ("NA", "-", "") else 0.0
-        rules[rule].append((float(row["s"]), peak))
+        rules[rule].append((float(row["s"]), peak, os.path.getmtime(path)))
     return rules
 
 
 def print_rules(rules: dict) -> None:
-    """One line a rule: jobs, summed and longest run time, largest peak memory."""
-    print(f"{'rule':<12} {'jobs':>5} {'sum s':>8} {'max s':>8} {'max RSS MB':>11}")
+    """One line a rule: jobs, summed and longest run time, largest peak memory, and when its first job
+    started and its last ended, in seconds after the first job of the run started."""
+    origin = min((end - t for jobs in rules.values() for t, _, end in jobs), default=0.0)
+    print(f"{'rule':<12} {'jobs':>5} {'sum s':>8} {'max s':>8} {'max RSS MB':>11} {'from s':>7} {'to s':>7}")
     for rule in ("index", "compare", "merge", "coverage", "plots", "mummer_text", "summary"):
         if rule in rules:
-            times = [t for t, _ in rules[rule]]
+            times = [t for t, _, _ in rules[rule]]
             print(f"{rule:<12} {len(times):5d} {sum(times):8.1f} {max(times):8.1f} "
-                  f"{max(m for _, m in rules[rule]):11.0f}")
+                  f"{max(m for _, m, _ in rules[rule]):11.0f} "
+                  f"{min(end - t for t, _, end in rules[rule]) - origin:7.1f} "
+                  f"{max(end for _, _, end in rules[rule]) - origin:7.1f}")

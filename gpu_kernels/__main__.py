@@ -11,7 +11,7 @@ import time
 
 from .backend import get_backend
 from .engine import compare
-from .errors import InputError
+from .errors import InputError, os_error_line
 from .fasta import load_pair
 from .formats import mummer_parts, paf_from_table, write_paf, write_parts
 from .matches import find_matches, matches_to_hsps
@@ -206,8 +206,7 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as error:  # an output path that is a directory, unwritable, or a full disk
-        where = f"{error.filename}: " if error.filename else ""
-        print(f"error: {where}{error.strerror or error}", file=sys.stderr)
+        print(f"error: {os_error_line(error)}", file=sys.stderr)
         return 2
 
 

@@ -44,12 +44,39 @@ def union_length_cupy(group, start, end, groups: int):
     return covered
 
 
-def _by_group(group, start, end) -> tuple:
+def merge_intervals(group, start, end) -> tuple:
+    """The union of the [start, end) intervals of each group as disjoint intervals: (group, start,
+    end) as int64, ordered by group, then start. group: any int64 keys. Either backend (the running
+    maximum from scan.cu on the device)."""
+    xp = array_module(start)
+    group, start, end = (packed([column], [1]) for column in (group, start, end))  # as int64
+    if start.size == 0:
+        return group, start, end
+    span = int(end.max()) + 1
+    keys = None
+    if (int(group.max()) + 1) * span >= 2**62:  # group * span must fit in int64: use dense group numbers
+        keys, group = xp.unique(group, return_inverse=True)
+        group = group.ravel()
+    group, start, end, span = _by_group(group, start, end, span)
+    lift = group * span
+    reach = (running_max if xp is np else running_max_cupy)(lift + end) - lift
+    # a row opens an interval where its group begins or where it starts past everything before it
+    opens = xp.ones(start.size, dtype=bool)
+    opens[1:] = (group[1:] != group[:-1]) | (start[1:] > reach[:-1])
+    heads = xp.nonzero(opens)[0]
+    lasts = xp.empty_like(heads)
+    lasts[:-1] = heads[1:] - 1
+    lasts[-1] = start.size - 1
+    group = group[heads]
+    return (group if keys is None else keys[group]), start[heads], reach[lasts]
+
+
+def _by_group(group, start, end, span: int | None = None) -> tuple:
     """(group as int64, start, end, span): rows ordered by (group, start) (tables in the canonical
     order often need no sort); span is above every end, so that group * span + x orders rows by
     group first for any x below span: one sort and one running maximum serve every group at once."""
     group = packed([group], [1])  # as int64
-    span = int(end.max()) + 1
+    span = span or int(end.max()) + 1
     key = packed([group, start], [1, span])
     if not is_sorted(key):
         order = stable_argsort(key)
@@ -57,8 +84,31 @@ def _by_group(group, start, end) -> tuple:
     return group, start, end, span
 
 
+def group_totals(group, values) -> tuple:
+    """(each group once, the sum of its values) for rows ordered by group (int64 sums, exact)."""
+    xp = array_module(values)
+    if values.size == 0:
+        return group[:0], xp.zeros(0, dtype=xp.int64)
+    heads = xp.nonzero(xp.concatenate((xp.ones(1, dtype=bool), group[1:] != group[:-1])))[0]
+    total = xp.concatenate((xp.zeros(1, dtype=xp.int64), xp.cumsum(values, dtype=xp.int64)))
+    bounds = xp.concatenate((heads, xp.asarray([values.size], dtype=heads.dtype)))
+    return group[heads], total[bounds[1:]] - total[bounds[:-1]]
+
+
+def covered_bases(group, start, end, keys: np.ndarray) -> np.ndarray:
+    """Bases in the union of each group's intervals, for each of keys (sorted host int64; 0 for a
+    key without intervals)."""
+    group, start, end = merge_intervals(group, start, end)
+    groups, totals = group_totals(group, end - start)
+    out = np.zeros(keys.size, dtype=np.int64)
+    groups, totals = to_host(groups), to_host(totals)
+    out[np.searchsorted(keys, groups)] = totals
+    return out
+
+
 SIDES = {"query": ("qrec", "qstart", "qend"), "reference": ("rrec", "rstart", "rend")}
 STRANDS = ("forward", "reverse", "both")
+PAIR_SUMS = ("hsps", "aligned_bases", "aligned_reverse", "centre_weight")
 
 
 def _side(hsps: dict, side: str) -> tuple:
@@ -69,45 +119,103 @@ def _side(hsps: dict, side: str) -> tuple:
     return hsps[rec], hsps[start], hsps[end]
 
 
-def _by_strand(hsps: dict, group, start, end, groups: int, union) -> dict:
-    out = {}
-    for name, mask in (("forward", hsps["strand"] == 0), ("reverse", hsps["strand"] == 1), ("both", None)):
-        part = (group, start, end) if mask is None else (group[mask], start[mask], end[mask])
-        out[name] = to_host(union(*part, groups))
-    return out
+class TableCoverage:
+    """Coverage of an HSP table given a chunk of rows at a time (row groups, in any order): each
+    chunk's intervals are merged into the disjoint intervals covered so far on each side, per
+    chromosome pair and strand, so memory holds covered segments, never the whole table (a
+    repeat-rich genome pair has billions of HSPs over a few million segments). Columns: qrec, rrec,
+    strand, qstart, qend, rstart, as NumPy or CuPy arrays (xp)."""
+
+    def __init__(self, nq: int, nr: int, xp=np):
+        self.nq, self.nr, self.xp = nq, nr, xp
+        self.covered: dict[str, tuple] = {}  # side -> (pair * 2 + strand, start, end), disjoint
+        self.keys = np.zeros(0, dtype=np.int64)  # pairs with HSPs (qrec * nr + rrec), ascending
+        self.sums = {name: np.zeros(0) for name in PAIR_SUMS}  # per pair in keys
+
+    def add(self, hsps: dict) -> None:
+        """Take in a chunk of HSPs."""
+        xp = self.xp
+        if hsps["qstart"].size == 0:
+            return
+        pair = hsps["qrec"].astype(xp.int64) * self.nr + hsps["rrec"]
+        group = pair * 2 + hsps["strand"]
+        for side in SIDES:
+            _, start, end = _side(hsps, side)
+            parts = [(group, start, end)] + ([self.covered[side]] if side in self.covered else [])
+            self.covered[side] = merge_intervals(*(xp.concatenate([packed([p[i]], [1]) for p in parts])
+                                                   for i in range(3)))
+        keys, inverse = xp.unique(pair, return_inverse=True)
+        inverse = inverse.ravel()
+        length = (hsps["qend"] - hsps["qstart"]).astype(xp.float64)
+        reverse = hsps["strand"] == 1
+        n = int(keys.size)
+        sums = {"hsps": xp.bincount(inverse, minlength=n).astype(xp.float64),
+                "aligned_bases": xp.bincount(inverse, weights=length, minlength=n),
+                "aligned_reverse": xp.bincount(inverse[reverse], weights=length[reverse], minlength=n),
+                "centre_weight": xp.bincount(inverse, weights=length * (hsps["rstart"] + length / 2), minlength=n)}
+        keys = np.concatenate((self.keys, to_host(keys)))
+        self.keys, inverse = np.unique(keys, return_inverse=True)
+        self.sums = {name: np.bincount(inverse, weights=np.concatenate((self.sums[name], to_host(sums[name]))),
+                                       minlength=self.keys.size) for name in PAIR_SUMS}
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray, dict, dict]:
+        """pair_coverage's result for every chunk added."""
+        per_pair = {}
+        for side in SIDES:
+            group, start, end = self._intervals(side)
+            pair = group >> 1
+            per_pair[side] = {name: covered_bases(pair[sel], start[sel], end[sel], self.keys)
+                              for name, sel in (("forward", (group & 1) == 0), ("reverse", (group & 1) == 1))}
+            per_pair[side]["both"] = covered_bases(pair, start, end, self.keys)
+        aligned = self.sums["aligned_bases"]
+        alignment = {"aligned_bases": aligned.astype(np.int64),
+                     "aligned_reverse": self.sums["aligned_reverse"].astype(np.int64),
+                     "reference_centre": np.rint(self.sums["centre_weight"] / np.maximum(aligned, 1)).astype(np.int64)}
+        return self.keys.copy(), self.sums["hsps"].astype(np.int64), per_pair, alignment
+
+    def records(self, side: str) -> dict[str, np.ndarray]:
+        """record_coverage's result for every chunk added."""
+        group, start, end = self._intervals(side)
+        pair = group >> 1
+        record = pair // self.nr if side == "query" else pair % self.nr
+        records = np.arange(self.nq if side == "query" else self.nr, dtype=np.int64)
+        out = {name: covered_bases(record[sel], start[sel], end[sel], records)
+               for name, sel in (("forward", (group & 1) == 0), ("reverse", (group & 1) == 1))}
+        out["both"] = covered_bases(record, start, end, records)
+        return out
+
+    def _intervals(self, side: str) -> tuple:
+        if side in self.covered:
+            return self.covered[side]
+        empty = self.xp.zeros(0, dtype=self.xp.int64)
+        return empty, empty, empty
 
 
-def pair_coverage(hsps: dict, nq: int, nr: int, union=union_length) -> tuple[np.ndarray, np.ndarray, dict, dict]:
+def table_coverage(chunks, nq: int, nr: int, xp=np) -> TableCoverage:
+    """A TableCoverage of every chunk (dicts of HSP columns) of an iterable."""
+    coverage = TableCoverage(nq, nr, xp)
+    for chunk in chunks:
+        coverage.add(chunk)
+    return coverage
+
+
+def pair_coverage(hsps: dict, nq: int, nr: int) -> tuple[np.ndarray, np.ndarray, dict, dict]:
     """Covered bases of each (query record, reference record) pair that has HSPs, on both sides:
     (the pairs' keys qrec * nr + rrec, ascending; their HSP counts; {query, reference: {forward,
     reverse, both: covered bases per pair}}; pair_alignment's columns).
 
     Only pairs with HSPs get an entry, so two drafts of 50,000 contigs need no 50,000 x 50,000 table.
-    union: union_length or union_length_cupy (then the columns are device arrays; results on the host)."""
-    xp = array_module(hsps["qstart"])
-    pair = hsps["qrec"].astype(xp.int64) * nr + hsps["rrec"]
-    keys, group, counts = xp.unique(pair, return_inverse=True, return_counts=True)
-    del pair
-    out = {side: _by_strand(hsps, group, *_side(hsps, side)[1:], int(keys.size), union) for side in SIDES}
-    return to_host(keys), to_host(counts), out, pair_alignment(hsps, group, int(keys.size))
+    Columns as NumPy or CuPy arrays; results on the host.
 
-
-def pair_alignment(hsps: dict, group, groups: int) -> dict:
-    """Where each pair's HSPs lie, for ordering query records along the reference (D-GENIES' rule):
+    Where the pair's HSPs lie, for ordering query records along the reference (D-GENIES' rule):
     aligned bases (the sum of HSP lengths), those on the reverse strand, and the length-weighted
     mean centre of the HSPs on the reference record (rounded bp)."""
-    xp = array_module(hsps["qstart"])
-    length = (hsps["qend"] - hsps["qstart"]).astype(xp.float64)
-    reverse = hsps["strand"] == 1
-    aligned = xp.bincount(group, weights=length, minlength=groups)
-    centre = xp.bincount(group, weights=length * (hsps["rstart"] + length / 2), minlength=groups)
-    return {"aligned_bases": to_host(aligned).astype(np.int64),
-            "aligned_reverse": to_host(xp.bincount(group[reverse], weights=length[reverse], minlength=groups)).astype(np.int64),
-            "reference_centre": np.rint(to_host(centre / xp.maximum(aligned, 1))).astype(np.int64)}
+    return table_coverage([hsps], nq, nr, array_module(hsps["qstart"])).pairs()
 
 
-def record_coverage(hsps: dict, records: int, side: str = "query", union=union_length) -> dict[str, np.ndarray]:
+def record_coverage(hsps: dict, records: int, side: str = "query") -> dict[str, np.ndarray]:
     """Covered bases per record of one side (query or reference) against every record of the other:
     forward, reverse and both strands."""
-    rec, start, end = _side(hsps, side)
-    return _by_strand(hsps, rec, start, end, records, union)
+    other = int(hsps["rrec" if side == "query" else "qrec"].max()) + 1 if hsps["qstart"].size else 1
+    nq, nr = (records, other) if side == "query" else (other, records)
+    return table_coverage([hsps], nq, nr, array_module(hsps["qstart"])).records(side)

@@ -19,3 +19,9 @@ class InputError(Exception):
             parts.append(f"record '{self.record}'")
         parts.append(self.problem)
         return ": ".join(parts)
+
+
+def os_error_line(error: OSError) -> str:
+    """An operating system error (a full disk, an unwritable path) as one line: `file: problem`."""
+    where = f"{error.filename}: " if error.filename else ""
+    return f"{where}{error.strerror or error}"

@@ -318,26 +318,6 @@ def iter_hsps(path: str, columns=None, read_ahead: int = 0):
     yield from ordered_map(read, range(groups), 1 if read_ahead <= 0 else 2, read_ahead + 1)
 
 
-def read_columns(path: str, columns, xp=np) -> dict:
-    """Some columns of a whole HSP table in their stored types (int32 record indices, int8 strand: a
-    third of the memory of int64 columns), as arrays of module xp (NumPy, or CuPy to have them on the
-    device). Read a row group at a time into arrays made once, so memory never holds a second copy
-    of the columns (pyarrow's whole-table read, then to_numpy, held two): on the device, the host
-    holds one row group."""
-    import pyarrow.parquet as pq
-
-    handle = pq.ParquetFile(path)
-    types = {field.name: np.dtype(field.type.to_pandas_dtype()) for field in hsp_schema()}
-    out = {name: xp.empty(handle.metadata.num_rows, dtype=types[name]) for name in columns}
-    at = 0
-    for part in iter_hsps(path, list(columns), read_ahead=1):
-        rows = int(part[columns[0]].size)
-        for name in columns:
-            out[name][at:at + rows] = xp.asarray(part[name])
-        at += rows
-    return out
-
-
 def read_hsps(path: str, columns=None) -> tuple[dict, dict]:
     """(HSP columns as int64 NumPy arrays, metadata) of a whole table; use iter_hsps for big ones."""
     import pyarrow.parquet as pq
@@ -533,6 +513,16 @@ def write_text(path: str, parts, fn, header: bytes = b"", threads: int = 0, wind
     pieces = ordered_map(task, parts, threads, window)
     if path == "-":
         return _write_stream(sys.stdout.buffer, header, pieces)
+    try:
+        return _write_file(path, header, pieces)
+    except OSError as error:  # os.pwrite's errors (a full disk) name no file
+        if error.filename is None:
+            raise OSError(error.errno, error.strerror or str(error), path) from error
+        raise
+
+
+def _write_file(path: str, header: bytes, pieces) -> int:
+    """Pieces written at their places in a file, by WRITERS threads."""
     rows = 0
     with atomic_path(path) as tmp, open(tmp, "wb") as handle, ThreadPoolExecutor(WRITERS) as disk:
         # Each piece's place in the file is known once the pieces before it are formatted: several

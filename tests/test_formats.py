@@ -57,12 +57,20 @@ def test_tiny_row_groups_give_the_same_rows(tmp_path, myco):
     assert pq.read_table(small).equals(pq.read_table(whole))
     parts = list(F.iter_hsps(str(small)))
     assert sum(p["qstart"].size for p in parts) == n
-    # read_columns fills its arrays row group by row group: the stored types, every row once
-    columns = F.read_columns(str(small), ("qrec", "strand", "rstart"))
-    whole_table = pq.read_table(whole)
-    for name, column in columns.items():
-        expected = whole_table.column(name).to_numpy()
-        assert column.dtype == expected.dtype and np.array_equal(column, expected), name
+
+
+def test_a_full_disk_names_the_file_and_leaves_nothing_looking_finished(tmp_path, myco, monkeypatch):
+    table, out = tmp_path / "h.parquet", tmp_path / "h.paf"
+    myco.write_parquet(str(table), row_group_rows=100)
+
+    def full(fd, data, offset):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(F.os, "pwrite", full)
+    with pytest.raises(OSError) as caught:
+        F.paf_from_table(str(table), str(out))
+    assert caught.value.filename == str(out) and caught.value.errno == 28
+    assert list(tmp_path.iterdir()) == [table]  # no PAF, no temporary file
 
 
 def test_paf_and_gecko_from_parquet_equal_the_old_writers(tmp_path, myco, monkeypatch):

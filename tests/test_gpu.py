@@ -163,6 +163,30 @@ def test_union_length_matches():
     assert host.sum() > 0
 
 
+def test_table_coverage_matches():
+    """Coverage gathered a chunk at a time on the device gives the NumPy backend's tables (chunks of
+    every size, pairs and records on both sides, both strands)."""
+    from gpu_kernels.coverage import table_coverage
+
+    rng = np.random.default_rng(12)
+    n = 400_000
+    length = rng.integers(10, 3000, n)
+    qstart, rstart = rng.integers(0, 5_000_000, n), rng.integers(0, 8_000_000, n)
+    hsps = {"qrec": rng.integers(0, 5, n).astype(np.int32), "rrec": rng.integers(0, 7, n).astype(np.int32),
+            "strand": rng.integers(0, 2, n).astype(np.int8), "qstart": qstart, "qend": qstart + length, "rstart": rstart}
+    cuts = [0, 1, 1000, 150_000, 150_001, n]
+    chunks = [{k: v[a:b] for k, v in hsps.items()} for a, b in zip(cuts, cuts[1:])]
+    host = table_coverage(chunks, 5, 7)
+    dev = table_coverage(({k: cp.asarray(v) for k, v in c.items()} for c in chunks), 5, 7, cp)
+    (k1, c1, s1, a1), (k2, c2, s2, a2) = host.pairs(), dev.pairs()
+    assert np.array_equal(k1, k2) and np.array_equal(c1, c2)
+    assert all(np.array_equal(s1[side][name], s2[side][name]) for side in s1 for name in s1[side])
+    assert np.array_equal(a1["aligned_bases"], a2["aligned_bases"])
+    for side in ("query", "reference"):
+        assert all(np.array_equal(host.records(side)[name], dev.records(side)[name]) for name in ("forward", "reverse", "both"))
+    assert s1["query"]["both"].sum() > 0
+
+
 def test_running_max_matches():
     from gpu_kernels.hsps import running_max_cupy as running_max
 

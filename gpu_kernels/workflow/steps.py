@@ -10,10 +10,10 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..backend import NumpyBackend, get_backend
-from ..coverage import STRANDS, pair_coverage, record_coverage
+from ..coverage import STRANDS, table_coverage
 from ..engine import compare, write_table
 from ..formats import (HspWriter, default_threads, gecko_csv_from_table, iter_hsps, mummer_parts,
-                       paf_from_table, read_columns, read_hsps, read_meta, read_tsv, write_parts, write_tsv)
+                       paf_from_table, read_hsps, read_meta, read_tsv, write_parts, write_tsv)
 from ..hsps import concat, sort_rows
 from ..matches import find_matches, hsps_to_matches, matches_to_hsps
 from ..params import Params
@@ -207,12 +207,14 @@ def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path
     import pandas as pd
 
     nq, nr = len(query.names), len(reference.names)
-    backend = get_backend(backend)
-    hsps = read_columns(hsps_path, ("qrec", "rrec", "strand", "qstart", "qend", "rstart"), backend.xp)
-    keys, counts, per_pair, alignment = pair_coverage(hsps, nq, nr, backend.union_length)
-    per_record = {side: record_coverage(hsps, n, side, backend.union_length)
-                  for side, n in (("query", nq), ("reference", nr))}
-    del hsps
+    xp = get_backend(backend).xp
+    # a batch of row groups at a time: memory holds a batch and the covered segments, not the table
+    batch = COVERAGE_BATCH_ROWS["numpy" if xp is np else "cupy"]
+    chunks = batched(iter_hsps(hsps_path, ["qrec", "rrec", "strand", "qstart", "qend", "rstart"], read_ahead=2), batch)
+    coverage = table_coverage(({name: xp.asarray(column) for name, column in chunk.items()} for chunk in chunks), nq, nr, xp)
+    keys, counts, per_pair, alignment = coverage.pairs()
+    per_record = {side: coverage.records(side) for side in ("query", "reference")}
+    del coverage
     qi, ri = np.divmod(keys.astype(np.int64), nr)
     pairs = pd.DataFrame({"query_genome": query.name, "query": query.names[qi], "query_length": query.lengths[qi],
                           "reference_genome": reference.name, "reference": reference.names[ri],
@@ -241,6 +243,22 @@ def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path
                         **{f"covered_{s}": int(per_record[side][s].sum()) for s in STRANDS},
                         **{f"coverage_{s}": round(int(per_record[side][s].sum()) / max(1, total), 6) for s in STRANDS}})
     write_tsv(genomes_path, pd.DataFrame(genomes))
+
+
+COVERAGE_BATCH_ROWS = {"numpy": 1 << 23, "cupy": 1 << 26}
+
+
+def batched(chunks, rows: int):
+    """Dicts of columns joined into batches of at least `rows` rows (the last may hold fewer)."""
+    pending, held = [], 0
+    for chunk in chunks:
+        pending.append(chunk)
+        held += len(next(iter(chunk.values())))
+        if held >= rows:
+            yield {name: np.concatenate([c[name] for c in pending]) for name in pending[0]}
+            pending, held = [], 0
+    if pending:
+        yield {name: np.concatenate([c[name] for c in pending]) for name in pending[0]}
 
 
 PLOT_COLUMNS = ["qrec", "rrec", "strand", "qstart", "qend", "rstart", "identities"]

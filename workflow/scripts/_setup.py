@@ -4,7 +4,7 @@ import sys
 
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
 
-from gpu_kernels.errors import InputError  # noqa: E402
+from gpu_kernels.errors import InputError, os_error_line  # noqa: E402
 from gpu_kernels.workflow.steps import setup_logging  # noqa: E402
 
 
@@ -15,13 +15,18 @@ def start(snakemake) -> None:
 
 
 def run(snakemake, step) -> None:
-    """Run a step; a user error becomes one line in the log and on stderr, and a failed job."""
+    """Run a step; a user error or a full disk becomes one line in the log and on stderr, and a
+    failed job; anything else also leaves its traceback in the job's log."""
+    import logging
+
     start(snakemake)
     try:
         step()
-    except InputError as error:
-        import logging
-
-        logging.getLogger("workflow").error(error.line())
-        sys.stderr.write(f"error: {error.line()}\n")
+    except (InputError, OSError) as error:
+        line = error.line() if isinstance(error, InputError) else os_error_line(error)
+        logging.getLogger("workflow").error(line)
+        sys.stderr.write(f"error: {line}\n")
         sys.exit(1)
+    except Exception:
+        logging.getLogger("workflow").exception("the job failed")
+        raise
