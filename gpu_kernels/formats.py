@@ -675,12 +675,13 @@ def write_parts(path: str | None, parts, threads: int = 0) -> None:
 MUMMER_ROWS = 1 << 20  # rows of MUMmer text printed at once
 
 
-def mummer_parts(matches: dict, qnames, qlens, rnames):
+def mummer_parts(matches: dict, qnames, qlens, rnames, records: range | None = None):
     """MUMmer's output with -b -c, as pieces of bytes: a '>' header per query record and strand, then
     reference position, query position and length (1-based; reverse query positions on the forward
     strand, as -c gives them), each right-aligned in 8 columns, with the reference name first (padded
     to the longest) when the reference has several records. Rows are printed by format.c a million
-    at a time: the pieces are callables that print them (write_parts calls them on its threads)."""
+    at a time: the pieces are callables that print them (write_parts calls them on its threads).
+    records: the query records printed (all by default); matches hold rows of those alone."""
     from .hsps import in_order, order_by
 
     names = list(rnames)
@@ -695,7 +696,8 @@ def mummer_parts(matches: dict, qnames, qlens, rnames):
         m = {key: np.asarray(value)[order] for key, value in matches.items()}
     bounds = np.searchsorted(m["qrec"] * 2 + m["strand"], np.arange(2 * len(qnames) + 1))
     padded = name_table([f"  {n:<{width}}  " for n in names])
-    for i, qname in enumerate(qnames):
+    for i in records if records is not None else range(len(qnames)):
+        qname = qnames[i]
         for strand in (0, 1):
             yield f"> {qname}{' Reverse' if strand else ''}\n".encode()
             for at in range(bounds[2 * i + strand], bounds[2 * i + strand + 1], MUMMER_ROWS):

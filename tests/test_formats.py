@@ -332,3 +332,35 @@ def test_gecko_csv_reads_as_gecko_and_gecko_mgv_read_it(tmp_path, myco):
         assert (min(y0, y1), max(y0, y1) + 1) == (h["rstart"][i], h["rend"][i]) and (y0 > y1) == bool(h["strand"][i])
         assert 0 < float(f[10]) <= 100 and 80 <= float(f[11]) <= 100
         assert float(f[11]) == round(100 * ident / length, 2)
+
+
+def test_mummer_text_read_a_record_at_a_time_equals_the_whole_table(tmp_path):
+    """write_mummer reads the table a query record at a time: with row groups of 50 rows (records
+    split across row groups, records without matches) it prints what the whole table prints."""
+    from gpu_kernels.backend import NumpyBackend
+    from gpu_kernels.engine import write_table
+    from gpu_kernels.hsps import sort_rows
+    from gpu_kernels.matches import find_matches, hsps_to_matches, matches_to_hsps
+    from gpu_kernels.seqset import make_seqset
+    from gpu_kernels.fasta import read_fasta
+    from gpu_kernels.workflow.steps import Genome, write_mummer
+
+    genome = read_fasta(MYCO_7422)[0].codes
+    rng = np.random.default_rng(6)
+    starts = rng.integers(0, genome.size - 3000, 12)
+    names = [f"q{i}" for i in range(12)]
+    chunks = [genome[s:s + 2500].copy() if i % 4 else rng.integers(0, 4, 2500).astype(genome.dtype) for i, s in enumerate(starts)]
+    for chunk in chunks:  # substitutions every ~25 bases: many MEMs a record
+        at = rng.integers(0, chunk.size, 100)
+        chunk[at] = (chunk[at] + 1) % 4
+    query, reference = make_seqset(names, chunks), make_seqset(["r1", "r2"], [genome[:400_000], genome[400_000:]])
+    matches = find_matches(query, reference, 20, False, NumpyBackend())
+    hsps = sort_rows(matches_to_hsps(matches, query), 12, 2)
+    path = tmp_path / "m.parquet"
+    write_table(str(path), hsps, NumpyBackend(), query.names, query.lengths, reference.names, reference.lengths,
+                Params(), row_group_rows=50)
+    write_mummer(str(path), Genome.of("q", query.names, query.lengths), Genome.of("r", reference.names, reference.lengths),
+                 str(tmp_path / "m.txt"))
+    whole = F.mummer_parts(hsps_to_matches(hsps, query.lengths), query.names, query.lengths, reference.names)
+    expected = b"".join(p() if callable(p) else p for p in whole)
+    assert hsps["qstart"].size > 200 and (tmp_path / "m.txt").read_bytes() == expected

@@ -194,9 +194,31 @@ def filter_table(table_path: str, out_dir: str, min_len: int = 0, min_identity: 
 
 
 def write_mummer(hsps_path: str, query: Genome, reference: Genome, path: str) -> None:
-    """A genome pair's MEMs or MUMs in MUMmer's text format (mummer -b -c)."""
-    hsps, _ = read_hsps(hsps_path)
-    write_parts(path, mummer_parts(hsps_to_matches(hsps, query.lengths), query.names, query.lengths, reference.names))
+    """A genome pair's MEMs or MUMs in MUMmer's text format (mummer -b -c), the table read a query
+    record at a time (its rows are in query record order), so memory holds one record's matches."""
+    def parts():
+        pending, done = [], 0  # row groups not printed yet; records before `done` are printed
+        for chunk in iter_hsps(hsps_path, MATCH_COLUMNS, read_ahead=1):
+            if chunk["qrec"].size == 0:
+                continue
+            pending.append(chunk)
+            last = int(chunk["qrec"][-1])  # a later row group may hold more of it: records before it are whole
+            if last > done:
+                rows = concat(pending, MATCH_COLUMNS)
+                cut = int(np.searchsorted(rows["qrec"], last))
+                yield from _mummer_records({k: v[:cut] for k, v in rows.items()}, query, reference, range(done, last))
+                pending, done = [{k: v[cut:] for k, v in rows.items()}], last
+        rows = concat(pending, MATCH_COLUMNS)
+        yield from _mummer_records(rows, query, reference, range(done, len(query.names)))
+
+    write_parts(path, parts())
+
+
+MATCH_COLUMNS = ["qrec", "rrec", "strand", "qstart", "qend", "rstart", "length"]
+
+
+def _mummer_records(rows: dict, query: Genome, reference: Genome, records: range):
+    return mummer_parts(hsps_to_matches(rows, query.lengths), query.names, query.lengths, reference.names, records)
 
 
 def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path: str, query_path: str,
@@ -245,7 +267,7 @@ def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path
     write_tsv(genomes_path, pd.DataFrame(genomes))
 
 
-COVERAGE_BATCH_ROWS = {"numpy": 1 << 23, "cupy": 1 << 26}
+COVERAGE_BATCH_ROWS = {"numpy": 1 << 21, "cupy": 1 << 26}  # NumPy: a row group or two (measured fastest)
 
 
 def batched(chunks, rows: int):
@@ -255,10 +277,10 @@ def batched(chunks, rows: int):
         pending.append(chunk)
         held += len(next(iter(chunk.values())))
         if held >= rows:
-            yield {name: np.concatenate([c[name] for c in pending]) for name in pending[0]}
+            yield concat(pending, list(pending[0]))
             pending, held = [], 0
     if pending:
-        yield {name: np.concatenate([c[name] for c in pending]) for name in pending[0]}
+        yield concat(pending, list(pending[0]))
 
 
 PLOT_COLUMNS = ["qrec", "rrec", "strand", "qstart", "qend", "rstart", "identities"]
