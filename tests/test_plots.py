@@ -185,3 +185,26 @@ def test_html_dotplot_carries_every_hsp_and_opens_in_chromium(tmp_path):
     console = [line for line in proc.stderr.splitlines() if "CONSOLE" in line]
     assert proc.returncode == 0 and any("document idle" in line for line in console), proc.stderr[-2000:]
     assert not [line for line in console if ":ERROR:" in line or "Uncaught" in line or "error" in line.lower()], console
+
+
+def test_compiled_raster_marks_the_cells_of_segment_midpoints():
+    """Dots.add's compiled raster pass gives the cells and float32 identities of each segment's
+    midpoint as points() draws it (flipped query records, both strands, int32 and int64 records),
+    the highest identity winning; the longest HSPs stay lines."""
+    qlens, rlens = np.array([700_000, 1_000_000]), np.array([400_000, 900_000, 300_000])
+    layout = plots.Layout(qlens, rlens, order=[1, 0], flip=[True, False])
+    for dtype in (np.int32, np.int64):
+        hsps = many_hsps(50_000, seed=3, nq=2, nr=3, span=300_000)
+        hsps["qrec"], hsps["rrec"] = hsps["qrec"].astype(dtype), hsps["rrec"].astype(dtype)
+        dots = plots.Dots(layout.width, layout.height, layout, max_lines=100).add(hsps)
+        p = layout.points(hsps)
+        # lines are the 100 first in one total order (longest first); the rest go to the raster
+        ranked = np.lexsort((p["strand"], p["rstart"], p["qstart"], p["rrec"], p["qrec"], -p["length"]))
+        short = ranked[100:]
+        ix = np.clip(((p["x0"] + p["x1"]) * (plots.RASTER / (2 * dots.width))).astype(np.int64), 0, plots.RASTER - 1)
+        iy = np.clip(((p["y0"] + p["y1"]) * (plots.RASTER / (2 * dots.height))).astype(np.int64), 0, plots.RASTER - 1)
+        expected = np.zeros((2, plots.RASTER ** 2), dtype=np.float32)
+        np.maximum.at(expected, (p["drawn"][short].astype(np.int64), (iy * plots.RASTER + ix)[short]),
+                      p["identity"][short].astype(np.float32))
+        assert np.array_equal(dots.cells, expected) and dots.rastered == short.size and (expected > 0).sum() > 1000
+        assert np.array_equal(np.sort(dots.lines["qstart"]), np.sort(hsps["qstart"][ranked[:100]]))

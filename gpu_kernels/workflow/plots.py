@@ -20,6 +20,7 @@ from matplotlib.colors import LinearSegmentedColormap, Normalize  # noqa: E402
 from matplotlib.ticker import FuncFormatter, MaxNLocator  # noqa: E402
 
 from ..formats import atomic_path  # noqa: E402
+from ..native import cpu  # noqa: E402
 
 MAX_LINES = 20_000   # segments drawn as lines (more than a 660-pixel plot shows); the rest are rasterized
 RASTER = 1000        # raster cells a side for the rest
@@ -127,19 +128,6 @@ class Layout:
         order = np.lexsort((np.arange(nq), place))
         return cls(qlens, rlens, order, flip)
 
-    def midpoints(self, hsps: dict) -> tuple:
-        """(x0 + x1, y0 + y1, drawn orientation, identity) of each HSP: what the raster needs, without
-        building the segments (the same sums points() gives)."""
-        qrec, rrec = np.asarray(hsps["qrec"]), np.asarray(hsps["rrec"])
-        qstart, qend, rstart = (np.asarray(hsps[c], dtype=np.int64) for c in ("qstart", "qend", "rstart"))
-        length = qend - qstart
-        flip = self.flip[qrec]
-        x2 = 2 * (self.roff[rrec] + rstart) + length
-        y2 = 2 * self.qoff[qrec] + np.where(flip, 2 * self.qlens[qrec] - qstart - qend, qstart + qend)
-        drawn = np.asarray(hsps["strand"]).astype(np.int8) ^ flip
-        identity = 100.0 * np.asarray(hsps["identities"], dtype=np.float64) / np.maximum(1, length)
-        return x2, y2, drawn, identity
-
     def points(self, hsps: dict) -> dict:
         """Segment ends (x along the reference, y along the query), drawn orientation, identity."""
         qrec, rrec = np.asarray(hsps["qrec"]), np.asarray(hsps["rrec"])
@@ -182,7 +170,7 @@ class Dots:
 
     def add(self, hsps: dict) -> "Dots":
         """Take a chunk of HSPs (qrec, rrec, strand, qstart, qend, rstart, identities)."""
-        qstart, qend = (np.asarray(hsps[c], dtype=np.int64) for c in ("qstart", "qend"))
+        qstart, qend = (np.ascontiguousarray(hsps[c], dtype=np.int64) for c in ("qstart", "qend"))
         if qstart.size == 0:
             return self
         length = qend - qstart
@@ -195,10 +183,8 @@ class Dots:
         if length.size > self.max_lines:
             floor = max(floor, np.partition(length, length.size - self.max_lines)[length.size - self.max_lines]
                         if self.max_lines else np.inf)
-        short = length < floor
-        if short.any():
-            self._mark(*(a[short] for a in self.layout.midpoints(hsps)))
-            candidates = np.flatnonzero(~short)
+        if floor > -np.inf and self._raster(hsps, qstart, qend, floor):
+            candidates = np.flatnonzero(length >= floor)
             hsps = {name: np.asarray(hsps[name])[candidates] for name in POINT_COLUMNS}
         p = self.layout.points(hsps)
         self.lines = self._keep_longest({name: np.concatenate((self.lines[name], p[name])) for name in LINE_FIELDS})
@@ -238,16 +224,28 @@ class Dots:
     def _length(lines: dict) -> np.ndarray:
         return np.abs(lines["x1"] - lines["x0"])
 
+    def _raster(self, hsps: dict, qstart, qend, floor) -> int:
+        """Mark the raster cells of the HSPs shorter than floor with their identity, the midpoint of
+        each one's segment (as points() draws it) found without building the segment; compiled, the GIL
+        released, so accumulators on threads run side by side. Returns how many were marked."""
+        layout = self.layout
+        records = [np.ascontiguousarray(hsps[c]) for c in ("qrec", "rrec")]
+        records = [r if r.dtype in (np.int32, np.int64) else r.astype(np.int64) for r in records]
+        marked = cpu().raster_mark(self.cells.reshape(-1), *records, np.ascontiguousarray(hsps["strand"], dtype=np.int8),
+                                   qstart, qend, np.ascontiguousarray(hsps["rstart"], dtype=np.int64),
+                                   np.ascontiguousarray(hsps["identities"], dtype=np.int64), layout.qoff, layout.roff,
+                                   layout.qlens, layout.flip, RASTER, RASTER / (2 * self.width),
+                                   RASTER / (2 * self.height), float(floor))
+        self.rastered += marked
+        return marked
+
     def _mark(self, x2, y2, drawn, identity) -> None:
         """Mark the raster cells of segment midpoints (given doubled: x0 + x1, y0 + y1) with their
         identity, by drawn orientation."""
         ix = np.clip((x2 * (RASTER / (2 * self.width))).astype(np.int64), 0, RASTER - 1)
         iy = np.clip((y2 * (RASTER / (2 * self.height))).astype(np.int64), 0, RASTER - 1)
-        cell = iy * RASTER + ix
-        drawn = np.asarray(drawn).astype(bool)
-        identity = np.asarray(identity, dtype=np.float32)
-        np.maximum.at(self.cells[0], cell[~drawn], identity[~drawn])
-        np.maximum.at(self.cells[1], cell[drawn], identity[drawn])
+        cell = np.asarray(drawn).astype(np.int64) * (RASTER * RASTER) + iy * RASTER + ix  # cells is (2, RASTER^2)
+        cpu().raster_max(self.cells.reshape(-1), cell, np.ascontiguousarray(identity, dtype=np.float32))
         self.rastered += cell.size
 
     def identity_range(self, low: float | None = None) -> tuple[float, float]:
