@@ -99,3 +99,14 @@ def test_merge_intervals_gives_disjoint_sorted_intervals_of_the_same_union():
     # keys too far apart for key * span to fit in 64 bits take the dense path and give the same
     g2, s2, e2 = merge_intervals(group * 10**12, start, end)
     assert np.array_equal(g2, g * 10**12) and np.array_equal(s2, s) and np.array_equal(e2, e)
+
+
+def test_batches_on_the_host_keep_every_row_in_order():
+    from gpu_kernels.workflow.steps import batched
+
+    rng = np.random.default_rng(7)
+    chunks = [{"a": rng.integers(0, 9, n), "b": rng.random(n)} for n in (5, 0, 17, 3, 40, 2)]
+    got = list(batched(iter(chunks), 20))
+    assert [len(b["a"]) for b in got] == [22, 43, 2]  # at least 20 rows a batch but the last
+    assert got[1]["a"] is not chunks[4]["a"] and all(np.array_equal(np.concatenate([b[k] for b in got]),
+                                                                  np.concatenate([c[k] for c in chunks])) for k in "ab")

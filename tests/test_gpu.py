@@ -187,6 +187,17 @@ def test_table_coverage_matches():
     assert s1["query"]["both"].sum() > 0
 
 
+def test_batches_copied_into_device_arrays_keep_every_row_in_order():
+    from gpu_kernels.workflow.steps import batched
+
+    rng = np.random.default_rng(13)
+    chunks = [{"a": rng.integers(0, 9, n).astype(np.int32), "b": rng.random(n)} for n in (5, 0, 17, 3, 40, 2, 19, 1)]
+    got = [{k: cp.asnumpy(v) for k, v in batch.items()} for batch in batched(iter(chunks), 20, cp)]
+    assert all(len(batch["a"]) <= 40 for batch in got) and len(got) >= 4
+    for name in ("a", "b"):
+        assert np.array_equal(np.concatenate([batch[name] for batch in got]), np.concatenate([c[name] for c in chunks]))
+
+
 def test_running_max_matches():
     from gpu_kernels.hsps import running_max_cupy as running_max
 

@@ -232,8 +232,8 @@ def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path
     xp = get_backend(backend).xp
     # a batch of row groups at a time: memory holds a batch and the covered segments, not the table
     batch = COVERAGE_BATCH_ROWS["numpy" if xp is np else "cupy"]
-    chunks = batched(iter_hsps(hsps_path, ["qrec", "rrec", "strand", "qstart", "qend", "rstart"], read_ahead=2), batch)
-    coverage = table_coverage(({name: xp.asarray(column) for name, column in chunk.items()} for chunk in chunks), nq, nr, xp)
+    chunks = batched(iter_hsps(hsps_path, ["qrec", "rrec", "strand", "qstart", "qend", "rstart"], read_ahead=2), batch, xp)
+    coverage = table_coverage(chunks, nq, nr, xp)
     keys, counts, per_pair, alignment = coverage.pairs()
     per_record = {side: coverage.records(side) for side in ("query", "reference")}
     del coverage
@@ -270,17 +270,35 @@ def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path
 COVERAGE_BATCH_ROWS = {"numpy": 1 << 21, "cupy": 1 << 26}  # NumPy: a row group or two (measured fastest)
 
 
-def batched(chunks, rows: int):
-    """Dicts of columns joined into batches of at least `rows` rows (the last may hold fewer)."""
-    pending, held = [], 0
+def batched(chunks, rows: int, xp=np):
+    """Dicts of columns joined into batches of at least `rows` rows (the last may hold fewer), as
+    arrays of module xp. With CuPy each chunk is copied into device arrays made once, at its place in
+    the batch, so the host joins nothing (joining, then copying, took as long as reading the table);
+    a batch's arrays are overwritten once the next one is asked for."""
+    if xp is np:
+        pending, held = [], 0
+        for chunk in chunks:
+            pending.append(chunk)
+            held += len(next(iter(chunk.values())))
+            if held >= rows:
+                yield pending[0] if len(pending) == 1 else concat(pending, list(pending[0]))
+                pending, held = [], 0
+        if pending:
+            yield pending[0] if len(pending) == 1 else concat(pending, list(pending[0]))
+        return
+    buffers, at = {}, 0
     for chunk in chunks:
-        pending.append(chunk)
-        held += len(next(iter(chunk.values())))
-        if held >= rows:
-            yield concat(pending, list(pending[0]))
-            pending, held = [], 0
-    if pending:
-        yield concat(pending, list(pending[0]))
+        n = len(next(iter(chunk.values())))
+        if buffers and at + n > len(next(iter(buffers.values()))):
+            yield {name: buffer[:at] for name, buffer in buffers.items()}
+            at = 0
+        if not buffers or n > len(next(iter(buffers.values()))):
+            buffers = {name: xp.empty(max(rows, n), dtype=column.dtype) for name, column in chunk.items()}
+        for name, column in chunk.items():
+            buffers[name][at:at + n].set(np.ascontiguousarray(column))
+        at += n
+    if at:
+        yield {name: buffer[:at] for name, buffer in buffers.items()}
 
 
 PLOT_COLUMNS = ["qrec", "rrec", "strand", "qstart", "qend", "rstart", "identities"]
