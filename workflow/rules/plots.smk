@@ -14,7 +14,7 @@ rule plots:
         heatmap=report(path("coverage_heatmap"), caption="../report/heatmap.rst", **pair_category("Coverage", "coverage heatmap")) if OUT["coverage_heatmap"] else [],
         pairs=report(directory(path("pair_dotplots")), patterns=["{name}.png"], caption="../report/pairs.rst",
                      **pair_category("Chromosome pairs", "{name}")) if OUT["pair_dotplots"] else [],
-    threads: 4
+    threads: 8  # accumulators side by side (the raster pass releases the GIL); Snakemake lowers it to --cores
     params:
         max_pair_dotplots=OUT["max_pair_dotplots"],
         order=OUT["dotplot_order"],
