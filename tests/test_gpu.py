@@ -198,6 +198,25 @@ def test_batches_copied_into_device_arrays_keep_every_row_in_order():
         assert np.array_equal(np.concatenate([batch[name] for batch in got]), np.concatenate([c[name] for c in chunks]))
 
 
+def test_coverage_tables_on_the_device_equal_the_host_ones(tmp_path, monkeypatch):
+    """The coverage rule's tables from a table of many row groups, in batches of several row groups:
+    the same bytes on both backends."""
+    from gpu_kernels.workflow import steps
+
+    result = compare(MYCO_232, MYCO_7422, Params(k=16), backend="numpy")
+    table = tmp_path / "h.parquet"
+    result.write_parquet(str(table), row_group_rows=64)
+    q = steps.Genome.of("q", result.query.names, result.query.lengths)
+    r = steps.Genome.of("r", result.reference.names, result.reference.lengths)
+    monkeypatch.setattr(steps, "COVERAGE_BATCH_ROWS", {"numpy": 100, "cupy": 300})
+    outputs = {}
+    for backend in ("numpy", "cupy"):
+        paths = [str(tmp_path / f"{backend}_{name}.tsv") for name in ("pairs", "query", "reference", "genomes")]
+        steps.coverage_tables(str(table), q, r, *paths, backend=backend)
+        outputs[backend] = [open(p).read() for p in paths]
+    assert result.table["qstart"].size > 500 and outputs["numpy"] == outputs["cupy"]
+
+
 def test_running_max_matches():
     from gpu_kernels.hsps import running_max_cupy as running_max
 
