@@ -1,7 +1,10 @@
 """Coverage: bases inside the union of HSP intervals, per group, never a sum of lengths.
 
-NumPy: np.maximum.accumulate and a running sum. CuPy: the running maximum from scan.cu, the gains
-added up by hsps.cu.
+union_length: the covered bases of each group of an in-memory table (the command line's summary).
+TableCoverage: the workflow's coverage tables, per chromosome pair, chromosome and strand on both
+sides, from a table given a chunk at a time; it keeps only the disjoint covered segments found so
+far (merge_intervals), so a table of billions of HSPs is never in memory whole. Both run on either
+backend: NumPy's running maximum (np.maximum.accumulate), or scan.cu's on the device.
 """
 from __future__ import annotations
 

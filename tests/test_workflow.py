@@ -251,3 +251,40 @@ def test_killed_run_resumes_to_identical_outputs(tmp_path):
     shutil.rmtree(cut / ".snakemake" / "locks", ignore_errors=True)
     snakemake(cut, "--cores", "2", "--configfile", "contigs.yaml", "--rerun-incomplete")
     assert comparable(cut) == comparable(whole)
+
+
+def test_a_job_that_fails_says_why_in_its_log(tmp_path, capsys):
+    """A full disk is one line naming the file (log and stderr) and a failed job; any other failure
+    leaves its traceback in the job's log, not only on Snakemake's stderr."""
+    import importlib.util
+    import logging
+    from types import SimpleNamespace
+
+    spec = importlib.util.spec_from_file_location("_setup", os.path.join(os.path.dirname(SNAKEFILE), "scripts", "_setup.py"))
+    setup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup)
+
+    def full():
+        raise OSError(28, "No space left on device", "results/A_vs_B/hsps.paf")
+
+    def broken():
+        raise RuntimeError("a bug")
+
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level  # setup_logging replaces the root logger's handlers
+    try:
+        for name, step, expected in (("full", full, "results/A_vs_B/hsps.paf: No space left on device"),
+                                     ("broken", broken, "RuntimeError: a bug")):
+            log = tmp_path / f"{name}.log"
+            with pytest.raises((SystemExit, RuntimeError)) as caught:
+                setup.run(SimpleNamespace(threads=1, log=[str(log)]), step)
+            assert expected in log.read_text(), log.read_text()
+            if name == "full":
+                assert caught.value.code == 1 and capsys.readouterr().err.strip() == f"error: {expected}"
+            else:
+                assert "Traceback" in log.read_text()
+    finally:
+        for handler in root.handlers:
+            handler.close()
+        root.handlers[:], _ = saved
+        root.setLevel(saved[1])
