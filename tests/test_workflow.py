@@ -286,5 +286,5 @@ def test_a_job_that_fails_says_why_in_its_log(tmp_path, capsys):
     finally:
         for handler in root.handlers:
             handler.close()
-        root.handlers[:], _ = saved
+        root.handlers[:] = saved[0]
         root.setLevel(saved[1])
