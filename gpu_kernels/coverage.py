@@ -1,6 +1,7 @@
 """Coverage: bases inside the union of HSP intervals, per group, never a sum of lengths.
 
-union_length: the covered bases of each group of an in-memory table (the command line's summary).
+union_length: the covered bases of each group of an in-memory table (the command line's summary;
+on the device one kernel, hsps.cu's union_gains).
 TableCoverage: the workflow's coverage tables, per chromosome pair, chromosome and strand on both
 sides, from a table given a chunk at a time; it keeps only the disjoint covered segments found so
 far (merge_intervals), so a table of billions of HSPs is never in memory whole. Both run on either
@@ -10,25 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import BLOCK, array_module, blocks, cupy, gather, is_sorted, kernel, stable_argsort, to_host
+from .arrays import BLOCK, array_module, blocks, concatenate, cupy, gather, is_sorted, kernel, stable_argsort, to_host
 from .hsps import packed, running_max, running_max_cupy
 
 
 def union_length(group, start, end, groups: int):
     """Bases covered by the union of [start, end) intervals of each group 0..groups-1 (int64)."""
-    covered = np.zeros(groups, dtype=np.int64)
-    if start.size == 0:
-        return covered
-    group, start, end, span = _by_group(np.asarray(group), np.asarray(start), np.asarray(end))
-    reach = running_max(group * span + end) - group * span
-    before = np.concatenate((np.zeros(1, dtype=np.int64), reach[:-1]))
-    first = np.concatenate((np.ones(1, dtype=bool), group[1:] != group[:-1]))
-    before = np.where(first, 0, before)
-    gain = np.clip(end - np.maximum(start, before), 0, None)
-    # rows are grouped: a group's sum is the difference of the running sum at its two ends
-    total = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(gain)))
-    bounds = np.searchsorted(group, np.arange(groups + 1, dtype=np.int64), side="left")
-    return total[bounds[1:]] - total[bounds[:-1]]
+    return covered_bases(group, start, end, np.arange(groups, dtype=np.int64))
 
 
 def union_length_cupy(group, start, end, groups: int):
@@ -52,7 +41,7 @@ def merge_intervals(group, start, end) -> tuple:
     end) as int64, ordered by group, then start. group: any int64 keys. Either backend (the running
     maximum from scan.cu on the device)."""
     xp = array_module(start)
-    group, start, end = (packed([column], [1]) for column in (group, start, end))  # as int64
+    group, start, end = (column.astype(xp.int64, copy=False) for column in (group, start, end))
     if start.size == 0:
         return group, start, end
     span = int(end.max()) + 1
@@ -78,7 +67,8 @@ def _by_group(group, start, end, span: int | None = None) -> tuple:
     """(group as int64, start, end, span): rows ordered by (group, start) (tables in the canonical
     order often need no sort); span is above every end, so that group * span + x orders rows by
     group first for any x below span: one sort and one running maximum serve every group at once."""
-    group = packed([group], [1])  # as int64
+    if group.dtype != np.int64:
+        group = packed([group], [1])  # as int64 (on the GPU by hsps.cu, no cast kernel of CuPy's)
     span = span or int(end.max()) + 1
     key = packed([group, start], [1, span])
     if not is_sorted(key):
@@ -145,8 +135,7 @@ class TableCoverage:
         for side in SIDES:
             _, start, end = _side(hsps, side)
             parts = [(group, start, end)] + ([self.covered[side]] if side in self.covered else [])
-            self.covered[side] = merge_intervals(*(xp.concatenate([packed([p[i]], [1]) for p in parts])
-                                                   for i in range(3)))
+            self.covered[side] = merge_intervals(*(concatenate([p[i] for p in parts]) for i in range(3)))
         keys, inverse = xp.unique(pair, return_inverse=True)
         inverse = inverse.ravel()
         length = (hsps["qend"] - hsps["qstart"]).astype(xp.float64)

@@ -289,40 +289,6 @@ PyObject *py_sort_pairs(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* The dotplot raster: cells[cell[i]] = max(cells[cell[i]], value[i]). np.maximum.at does this holding
- * the GIL, which kept the plot job's accumulator threads taking turns (about 20 M HSPs a second on 32
- * cores); here the GIL is released. */
-static PyObject *py_raster_max(PyObject *self, PyObject *args) {
-    Py_buffer cells, cell, value;
-    if (!PyArg_ParseTuple(args, "w*y*y*", &cells, &cell, &value))
-        return NULL;
-    const Py_ssize_t n = cell.len / 8, size = cells.len / 4;
-    if (!check_items(&value, "value", 4, n)) {
-        PyBuffer_Release(&cells), PyBuffer_Release(&cell), PyBuffer_Release(&value);
-        return NULL;
-    }
-    const int64_t *at = (const int64_t *)cell.buf;
-    const float *v = (const float *)value.buf;
-    float *c = (float *)cells.buf;
-    int bad = 0;
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (at[i] < 0 || at[i] >= size) {
-            bad = 1;
-            break;
-        }
-        if (v[i] > c[at[i]])
-            c[at[i]] = v[i];
-    }
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&cells), PyBuffer_Release(&cell), PyBuffer_Release(&value);
-    if (bad) {
-        PyErr_SetString(PyExc_IndexError, "raster_max: a cell outside the raster");
-        return NULL;
-    }
-    Py_RETURN_NONE;
-}
-
 static inline int64_t item(const Py_buffer *b, Py_ssize_t i) {
     return b->itemsize == 4 ? ((const int32_t *)b->buf)[i] : ((const int64_t *)b->buf)[i];
 }
@@ -430,8 +396,6 @@ static PyMethodDef methods[] = {
     {"raster_mark", py_raster_mark, METH_VARARGS,
      "raster_mark(cells, qrec, rrec, strand, qstart, qend, rstart, identities, qoff, roff, qlens, flip, raster, "
      "xscale, yscale, floor) -> HSPs marked: the raster cells of HSPs shorter than floor"},
-    {"raster_max", py_raster_max, METH_VARARGS,
-     "raster_max(cells float32, cell int64, value float32): cells[cell] = max(cells[cell], value), in order"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -244,9 +244,10 @@ class Dots:
         identity, by drawn orientation."""
         ix = np.clip((x2 * (RASTER / (2 * self.width))).astype(np.int64), 0, RASTER - 1)
         iy = np.clip((y2 * (RASTER / (2 * self.height))).astype(np.int64), 0, RASTER - 1)
-        cell = np.asarray(drawn).astype(np.int64) * (RASTER * RASTER) + iy * RASTER + ix  # cells is (2, RASTER^2)
-        cpu().raster_max(self.cells.reshape(-1), cell, np.ascontiguousarray(identity, dtype=np.float32))
-        self.rastered += cell.size
+        # lines dropped from the kept ones: at most a few max_lines a chunk, so NumPy's scatter will do
+        np.maximum.at(self.cells, (np.asarray(drawn).astype(np.int64), iy * RASTER + ix),
+                      np.asarray(identity, dtype=np.float32))
+        self.rastered += ix.size
 
     def identity_range(self, low: float | None = None) -> tuple[float, float]:
         """The colour scale: from low (the run's min_identity) or the lowest identity drawn, to 100."""

@@ -279,7 +279,7 @@ def batched(chunks, rows: int, xp=np):
         pending, held = [], 0
         for chunk in chunks:
             pending.append(chunk)
-            held += len(next(iter(chunk.values())))
+            held += _rows(chunk)
             if held >= rows:
                 yield pending[0] if len(pending) == 1 else concat(pending, list(pending[0]))
                 pending, held = [], 0
@@ -288,17 +288,21 @@ def batched(chunks, rows: int, xp=np):
         return
     buffers, at = {}, 0
     for chunk in chunks:
-        n = len(next(iter(chunk.values())))
-        if buffers and at + n > len(next(iter(buffers.values()))):
+        n = _rows(chunk)
+        if buffers and at + n > _rows(buffers):
             yield {name: buffer[:at] for name, buffer in buffers.items()}
             at = 0
-        if not buffers or n > len(next(iter(buffers.values()))):
+        if not buffers or n > _rows(buffers):
             buffers = {name: xp.empty(max(rows, n), dtype=column.dtype) for name, column in chunk.items()}
         for name, column in chunk.items():
             buffers[name][at:at + n].set(np.ascontiguousarray(column))
         at += n
     if at:
         yield {name: buffer[:at] for name, buffer in buffers.items()}
+
+
+def _rows(columns: dict) -> int:
+    return len(next(iter(columns.values())))
 
 
 PLOT_COLUMNS = ["qrec", "rrec", "strand", "qstart", "qend", "rstart", "identities"]
