@@ -264,12 +264,14 @@ class HspWriter:
         """The file's footer: pyarrow's for this schema and no rows, with the row groups written."""
         import io
 
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
         from . import thrift as T
 
         buffer = io.BytesIO()
-        pq.write_table(self.schema.empty_table(), buffer, compression="zstd", use_dictionary=False,
+        # from_batches, not schema.empty_table(): that one imports pandas (0.2 s at the end of a write)
+        pq.write_table(pa.Table.from_batches([], schema=self.schema), buffer, compression="zstd", use_dictionary=False,
                        column_encoding="DELTA_BINARY_PACKED")
         data = buffer.getvalue()
         size = int.from_bytes(data[-8:-4], "little")
@@ -300,6 +302,18 @@ def read_meta(path: str) -> dict:
     return json.loads(pq.read_schema(path).metadata[b"gpu_kernels"])
 
 
+def columns_of(table) -> dict:
+    """An Arrow table of HSP columns (no nulls) as NumPy arrays, without a copy where a column is one
+    chunk. Arrow's own to_numpy imports pandas (0.2 s of a command line's start-up) to do the same."""
+    out = {}
+    for name, column in zip(table.column_names, table.columns):
+        dtype = np.dtype(column.type.to_pandas_dtype())
+        parts = [np.frombuffer(chunk.buffers()[1], dtype, len(chunk), chunk.offset * dtype.itemsize)
+                 for chunk in column.chunks]
+        out[name] = parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.empty(0, dtype)
+    return out
+
+
 def iter_hsps(path: str, columns=None, read_ahead: int = 0):
     """The HSP table a row group at a time: dicts of NumPy arrays of their stored types (the file is
     opened, and its footer read, once a reading thread). read_ahead: row groups read on a thread while
@@ -311,8 +325,7 @@ def iter_hsps(path: str, columns=None, read_ahead: int = 0):
     def read(index: int) -> dict:
         if not hasattr(local, "handle"):
             local.handle = pq.ParquetFile(path)
-        table = local.handle.read_row_group(index, columns=columns)
-        return {name: table.column(name).to_numpy() for name in table.column_names}
+        return columns_of(local.handle.read_row_group(index, columns=columns))
 
     groups = pq.ParquetFile(path).num_row_groups
     yield from ordered_map(read, range(groups), 1 if read_ahead <= 0 else 2, read_ahead + 1)
@@ -323,7 +336,7 @@ def read_hsps(path: str, columns=None) -> tuple[dict, dict]:
     import pyarrow.parquet as pq
 
     table = pq.read_table(path, columns=list(columns or COLUMNS))
-    hsps = {name: table.column(name).to_numpy().astype(np.int64) for name in table.column_names}
+    hsps = {name: column.astype(np.int64) for name, column in columns_of(table).items()}
     return hsps, read_meta(path)
 
 
@@ -457,8 +470,7 @@ def table_parts(table_path: str) -> list:
     def read(group: int) -> dict:
         if not hasattr(local, "handle"):
             local.handle = pq.ParquetFile(table_path)
-        table = local.handle.read_row_group(group)  # columns decoded on Arrow's threads
-        return {name: table.column(name).to_numpy() for name in table.column_names}
+        return columns_of(local.handle.read_row_group(group))  # columns decoded on Arrow's threads
 
     def load(group: int, at: int, slices: int) -> dict:
         with lock:
