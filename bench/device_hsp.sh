@@ -21,6 +21,8 @@
 #   bash bench/device_hsp.sh repeat     # the HSP path's compare, fresh kernel cache and four warm runs, no PAF
 #   bash bench/device_hsp.sh multi      # bench/multi_gpu.sh 8 200 (on a machine of several GPUs), then the GPU tests
 #   bash bench/device_hsp.sh genome     # the workflow on every GPU, 2 heavy genomes of 8 x 50 Mbp, its split by rule
+#   bash bench/device_hsp.sh warm       # GPU tests of the write and warm-up; warm runs of the HSP path in variants taken
+#                                       # in turn, what a warm process pays for CuPy's kernels, the write's timeline, the disk
 # Logs go to $OUT so a run cut off still returns them.
 set -uo pipefail
 what=${1:-engine}
@@ -62,6 +64,27 @@ if [ "$what" = genome ]; then  # a whole-genome run on every GPU: 2 heavy genome
         --config 'outputs={paf: False, gecko_csv: False}' 2>&1 | grep -v ' INFO ' | tee "$OUT/genome.log"
     grep -h 'HSPs from' /tmp/genome/results/logs/merge/*/*/*.log; du -sh /tmp/genome/results/*/*_vs_*/*
     python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
+fi
+if [ "$what" = warm ]; then  # where a warm command line's last seconds go, and variants of it side by side
+    python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "coverage or batches or union_length or pinned or nvrtc \
+        or parquet or warm_up" 2>&1 | tee "$OUT/gpu_tests.log" | tail -15
+    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs ${ROUNDS:-3} --no-paf --variants "default=" \
+        "no-prepin=GPU_KERNELS_PREPIN=0" "memo=GPU_KERNELS_NVRTC_MEMO=1" \
+        "memo-no-rehearsal=GPU_KERNELS_NVRTC_MEMO=1 GPU_KERNELS_REHEARSE=0" 2>&1 | tee "$OUT/hsp_path.log"
+    export CUPY_CACHE_DIR=/tmp/cupy-cache-hits
+    python3 bench/cache_hits.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --runs 2 2>&1 | tee "$OUT/cache_hits.log"
+    GPU_KERNELS_NVRTC_MEMO=1 python3 bench/cache_hits.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --runs 2 2>&1 \
+        | sed 's/^/memo: /' | tee -a "$OUT/cache_hits.log"
+    for run in 1 2; do
+        rm -f /tmp/hp/v.parquet
+        echo "start $(date '+%H:%M:%S.%N')" | tee -a "$OUT/verbose.log"
+        /usr/bin/time -f "command line -v: %e s wall, %M KB peak" python3 -m gpu_kernels compare /tmp/hp/heavy_150_a.fa \
+            /tmp/hp/heavy_150_b.fa --hsps /tmp/hp/v.parquet -v 2>&1 | tee -a "$OUT/verbose.log"
+        echo "end $(date '+%H:%M:%S.%N')" | tee -a "$OUT/verbose.log"
+    done
+    python3 bench/hsp_profile.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --write-variants 2>&1 | tee "$OUT/write.log"
+    df -T /tmp /dev/shm | tee -a "$OUT/write.log"
+    python3 bench/disk_write.py /tmp/hp /dev/shm --threads 1 4 2>&1 | tee -a "$OUT/write.log"
 fi
 if [ "$what" = load ]; then  # FASTA loading on both backends, then the command line on the heavy 150 Mbp pair
     python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -3

@@ -3,6 +3,7 @@ warm), then PAF from the Parquet table; wall time and peak host memory of each p
 
     python bench/hsp_path.py --size 150 [--backend cupy] [--model heavy] [--workdir /tmp/hsp]
         [--warm-runs N] [--no-paf] [--without-rehearsal] [--teardown]
+        [--variants "name=VAR=value VAR=value" ...]
 
 Prints a table; not a test.
 """
@@ -61,6 +62,9 @@ def main() -> None:
                         help="also warm runs that exit through the interpreter's teardown (main(), not cli())")
     parser.add_argument("--without-rehearsal", action="store_true",
                         help="first the same runs with warm.py's rehearsals off (GPU_KERNELS_REHEARSE=0), own cache")
+    parser.add_argument("--variants", nargs="+", default=[],
+                        help='warm runs taken in turn with these environments ("name=VAR=value VAR=value"; '
+                             '"default=" for none), --warm-runs rounds, after the fresh run; a median each')
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     qa = os.path.join(args.workdir, f"{args.model}_{args.size:g}_a.fa")
@@ -81,7 +85,7 @@ def main() -> None:
     print(f"\n{args.model} {args.size:g} Mbp pair, backend {args.backend}, {os.cpu_count()} cores")
     print(f"{'step':<30} {'wall s':>8} {'peak GB':>8}  output", flush=True)
 
-    def row(name: str, command: list[str], env: dict | None = None) -> None:
+    def row(name: str, command: list[str], env: dict | None = None) -> float:
         # each row as it is measured: a later step that fails leaves the earlier ones printed
         if command is compare and os.path.exists(table):
             # a new file each time, as Snakemake removes a job's outputs before running it (on ext4,
@@ -89,6 +93,7 @@ def main() -> None:
             os.remove(table)
         wall, peak, out = measured(command, env)
         print(f"{name:<30} {wall:8.2f} {peak:8.2f}  {out[:110]}", flush=True)
+        return wall
 
     if args.once:
         row("compare", compare)
@@ -101,10 +106,21 @@ def main() -> None:
         row("compare, fresh kernel cache", compare, {"CUPY_CACHE_DIR": cache})
         teardown = [sys.executable, "-c", "import sys; from gpu_kernels.__main__ import main; sys.exit(main())",
                     *compare[3:]]
+        variants = [(text.split("=", 1)[0], dict(v.split("=", 1) for v in text.split("=", 1)[1].split()))
+                    for text in args.variants]
+        walls: dict = {}
         for run in range(args.warm_runs):
+            if variants:  # in turn, so that a host that slows down or speeds up weighs on each alike
+                for name, env in variants:
+                    walls.setdefault(name, []).append(
+                        row(f"warm, {name} ({run + 1})", compare, {"CUPY_CACHE_DIR": cache, **env}))
+                continue
             row("compare, warm" + (f" ({run + 1})" if args.warm_runs > 1 else ""), compare, {"CUPY_CACHE_DIR": cache})
             if args.teardown:
                 row(f"warm, with teardown ({run + 1})", teardown, {"CUPY_CACHE_DIR": cache})
+        for name, values in walls.items():
+            print(f"{'median, ' + name:<30} {sorted(values)[len(values) // 2]:8.2f}  of {len(values)}: "
+                  + " ".join(f"{v:.2f}" for v in values), flush=True)
     if args.no_paf:
         return
     paf_cmd = [sys.executable, "-m", "gpu_kernels", "paf", table, "-o", paf]

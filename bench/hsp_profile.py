@@ -27,7 +27,7 @@ def main() -> None:
                         help="two compares and writes in one process, the time of each engine function in each")
     parser.add_argument("--cprofile", action="store_true", help="two compares under cProfile, by own time")
     parser.add_argument("--write-variants", action="store_true",
-                        help="one compare, then the write timed step by step: as is, to /dev/shm, without zstd")
+                        help="one compare, then the write's timeline in variants: new or kept pinned buffers, fewer threads, /dev/shm")
     parser.add_argument("--reserve", type=float, default=0.0,
                         help="experiment: take this fraction of free device memory into CuPy's pool first")
     parser.add_argument("--async-pool", action="store_true", help="experiment: CuPy's stream-ordered pool (cudaMallocAsync)")
@@ -159,47 +159,67 @@ def first_and_second(args, backend) -> None:
 
 
 def write_variants(args, backend) -> None:
-    """The Parquet write after one compare, with a timeline of its ends: as the command line does it,
-    into /dev/shm (no disk file system), and with zstd off."""
-    from gpu_kernels import compare, formats
+    """The Parquet write after one compare, each variant in a timeline: when the first row group
+    reached the file, how long the disk thread wrote and waited, the compressing threads' seconds,
+    the calling thread's waits for pinned buffers and slots, the footer and the rename."""
+    import threading
+
+    from gpu_kernels import arrays, compare, formats
     from gpu_kernels.engine import write_table
 
     result = compare(args.query, args.reference, backend=backend)
     q, r = result.query, result.reference
-    marks: list = []
-    original = {name: getattr(formats.HspWriter, name) for name in ("__exit__", "_footer", "write_pages")}
-    replace = os.replace
+    events, lock = [], threading.Lock()
 
-    def mark(label, fn):
-        def marked(*a, **k):
-            out = fn(*a, **k)
-            marks.append((label, time.perf_counter()))
-            return out
-        return marked
+    def timed(owner, name, label):
+        fn = getattr(owner, name)
 
-    formats.HspWriter.__exit__ = mark("closed and renamed", original["__exit__"])
-    formats.HspWriter._footer = mark("row groups done, footer made", original["_footer"])
-    formats.HspWriter.write_pages = mark("last slice handed over", original["write_pages"])
-    os.replace = mark("renamed", replace)
+        def wrapper(*a, **k):
+            start = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                with lock:
+                    events.append((label, start, time.perf_counter()))
+        setattr(owner, name, wrapper)
+        return fn
+
+    saved = [(owner, name, timed(owner, name, label)) for owner, name, label in (
+        (formats.HspWriter, "_splice", "disk"), (formats.HspWriter, "_pack", "pack"),
+        (formats.HspWriter, "_footer", "footer"), (formats.HspWriter, "write_pages", "hand over"),
+        (arrays.PinnedRing, "take", "pinned take"), (type(backend), "pages_to_host", "to host"), (os, "replace", "rename"))]
     here = os.path.dirname(os.path.abspath(args.query))
-    for label, folder, level in (("as is", here, None), ("as is (again)", here, None), ("/dev/shm", "/dev/shm", None),
-                                 ("no zstd", here, 0)):
+    threads = formats.default_threads()
+    variants = [("as is, new pinned buffers", here, threads, True), ("as is, again", here, threads, True),
+                ("pinned buffers kept", here, threads, False), (f"{max(1, threads - 2)} threads", here, max(1, threads - 2), False),
+                ("/dev/shm", "/dev/shm", threads, False)]
+    print(f"{'write':<28} {'total':>6} {'1st row group':>13} {'disk busy':>9} {'disk idle':>9} "
+          f"{'pack thread-s':>13} {'take':>5} {'to host':>7} {'hand over':>9} {'last pack':>9} {'footer':>6} {'renamed':>7}")
+    for label, folder, count, new_ring in variants:
+        if new_ring and hasattr(backend, "_ring"):
+            backend._ring = None
+        original = formats.default_threads
+        formats.default_threads = lambda count=count: count
         out = os.path.join(folder, "variant.parquet")
-        if level is not None:
-            formats.SAMPLE_BYTES, saved = level, formats.SAMPLE_BYTES
-        marks.clear()
+        events.clear()
         t0 = time.perf_counter()
         write_table(out, result.table, backend, q.names, q.lengths, r.names, r.lengths, result.params)
         total = time.perf_counter() - t0
-        if level is not None:
-            formats.SAMPLE_BYTES = saved
-        last = {}
-        for name, at in marks:
-            last[name] = at - t0
-        print(f"write {label}: {total:.2f} s, {os.path.getsize(out) / 1e9:.2f} GB; " +
-              ", ".join(f"{name} at {at:.2f}" for name, at in last.items()), flush=True)
+        formats.default_threads = original
+
+        def spans(name):
+            return sorted((a - t0, b - t0) for label, a, b in events if label == name)
+
+        disk = spans("disk")
+        busy = sum(b - a for a, b in disk)
+        print(f"{label:<28} {total:6.2f} {disk[0][0]:13.2f} {busy:9.2f} {disk[-1][1] - disk[0][0] - busy:9.2f} "
+              f"{sum(b - a for a, b in spans('pack')):13.2f} {sum(b - a for a, b in spans('pinned take')):5.2f} "
+              f"{sum(b - a for a, b in spans('to host')):7.2f} {sum(b - a for a, b in spans('hand over')):9.2f} "
+              f"{max(b for a, b in spans('pack')):9.2f} {sum(b - a for a, b in spans('footer')):6.2f} "
+              f"{max(b for a, b in spans('rename')):7.2f}", flush=True)
         os.remove(out)
-    os.replace = replace
+    for owner, name, fn in saved:
+        setattr(owner, name, fn)
 
 
 def by_function(backend) -> dict:

@@ -225,6 +225,15 @@ class PinnedRing:
             self.buffers[slot] = cupyx.empty_pinned(max(nbytes, 1), dtype=np.uint8)
         return slot, self.buffers[slot][:nbytes]
 
+    def reserve(self, nbytes: int) -> None:
+        """Pin every slot's buffer to at least nbytes now (before the first take)."""
+        import cupyx
+
+        for slot, buffer in enumerate(self.buffers):
+            if buffer is None or buffer.size < nbytes:
+                self.buffers[slot] = None
+                self.buffers[slot] = cupyx.empty_pinned(max(nbytes, 1), dtype=np.uint8)
+
     def hold(self, slot: int, futures) -> None:
         """Keep the slot's buffer until these futures are done."""
         self.waits[slot] = tuple(futures)

@@ -22,6 +22,10 @@ log = logging.getLogger(__name__)
 # buffers (16), the filter mask and compaction (9).
 CPU_SEED_BYTES = 48
 GPU_SEED_BYTES = 48
+# Bytes a row's delta-encoded pages take, guessed before the table is encoded (about 9-10 on heavy
+# pairs), and the smallest table whose pinned buffers are readied ahead of its write.
+PAGE_BYTES_GUESS = 12
+PREPIN_MIN_ROWS = 1 << 20
 
 
 class NumpyBackend:
@@ -75,6 +79,10 @@ class NumpyBackend:
     def release_after(self, token, futures) -> None:
         """Let the host buffers of pages_to_host be reused once futures are done (nothing held on the CPU)."""
 
+    def reserve_pages(self, rows: int) -> None:
+        """Start readying the host buffers that pages_to_host will copy slices of `rows` rows into
+        (nothing to ready on the CPU)."""
+
     def host_slices(self, table: dict, rows: int):
         """A table's rows on the host, `rows` at a time (a dict of NumPy arrays per slice)."""
         n = int(next(iter(table.values())).size)
@@ -108,7 +116,8 @@ class CupyBackend(NumpyBackend):
         cp = arrays.cupy()
         self.xp = cp
         self.oom_errors = (cp.cuda.memory.OutOfMemoryError,)
-        self._ring = None  # pinned host buffers of the Parquet writer, made on first use
+        self._ring = None  # pinned host buffers of the Parquet writer (reserve_pages, or on first use)
+        self._reserving = None  # the future of reserve_pages' pinning
 
     def seed_budget(self, tile_bytes: int) -> int:
         """Seeds a tile may hold: tile_bytes, or half the free device memory (pool included) if smaller or 0."""
@@ -119,6 +128,9 @@ class CupyBackend(NumpyBackend):
     def pages_to_host(self, pages: dict) -> tuple[dict, object]:
         """The pages' bytes copied into one reused pinned buffer (arrays.PinnedRing), the small
         arrays (bounds, first, minimum, maximum of each row group) into fresh ones."""
+        if self._reserving is not None:
+            self._reserving.result()
+            self._reserving = None
         if self._ring is None:
             self._ring = arrays.PinnedRing()
         slot, buffer = self._ring.take(sum(int(encoded[0].size) for encoded in pages.values()))
@@ -132,6 +144,26 @@ class CupyBackend(NumpyBackend):
 
     def release_after(self, token, futures) -> None:
         self._ring.hold(token, futures)
+
+    def reserve_pages(self, rows: int) -> None:
+        """Pin the writer's ring buffers for slices of `rows` rows on a thread, while the device puts the
+        table in order: pinning costs about 0.7 s a GB, which a first write paid slice after slice
+        (GPU_KERNELS_PREPIN=0 leaves it to the write). Sized by PAGE_BYTES_GUESS; a slice that needs
+        more grows its buffer then."""
+        if rows < PREPIN_MIN_ROWS or self._reserving is not None or os.environ.get("GPU_KERNELS_PREPIN") == "0":
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        if self._ring is None:
+            self._ring = arrays.PinnedRing()
+        device = self.xp.cuda.runtime.getDevice()
+
+        def pin() -> None:
+            with self.xp.cuda.Device(device):
+                self._ring.reserve(rows * PAGE_BYTES_GUESS)
+        pool = ThreadPoolExecutor(1, thread_name_prefix="pin")
+        self._reserving = pool.submit(pin)
+        pool.shutdown(wait=False)
 
     def host_slices(self, table: dict, rows: int):
         """A table's rows copied to the host `rows` at a time, each slice in fresh host arrays."""
@@ -159,12 +191,17 @@ class CupyBackend(NumpyBackend):
     def _warm_up(self, params, device: int) -> None:
         from . import warm
 
+        memo = os.environ.get("GPU_KERNELS_NVRTC_MEMO") == "1"
+        if memo:
+            warm.load_preprocessed()
         with self.xp.cuda.Device(device):
             self.xp.asarray(np.zeros(1 << 20, dtype=np.uint8))
             self.synchronize()
             if os.environ.get("GPU_KERNELS_REHEARSE", "1") != "0":
                 warm.rehearse(self, params, device)
                 self.synchronize()
+        if memo:
+            warm.save_preprocessed()
 
     def release(self) -> None:
         """Return cached blocks to the device (after an out-of-memory error)."""

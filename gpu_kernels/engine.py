@@ -16,7 +16,7 @@ from .backend import NumpyBackend, get_backend
 from .diagonals import decode_keys, key_width
 from .errors import InputError
 from .fasta import Record, check_lengths, load_fasta, load_pair
-from .formats import ROW_GROUP_ROWS, TEXT_SLICE_ROWS, HspWriter, name_table, paf_text, write_text
+from .formats import ROW_GROUP_ROWS, TEXT_SLICE_ROWS, HspWriter, default_threads, name_table, paf_text, write_text
 from .pages import table_pages
 from .params import Params
 from .seeds import KeptSeeds, count_seeds
@@ -68,6 +68,13 @@ class Result:
                           threads=threads)
 
 
+def slice_rows(threads: int, row_group_rows: int = ROW_GROUP_ROWS) -> int:
+    """Rows write_table hands over at once: half the writer's threads' worth of row groups, so that a
+    few slices in flight keep every thread busy while the pinned buffers they are copied into
+    (pinned once) stay small."""
+    return row_group_rows * max(1, threads // 2)
+
+
 def write_table(path: str, table: dict, backend: NumpyBackend, qnames, qlens, rnames, rlens, params: Params,
                 extra: dict | None = None, row_group_rows: int = ROW_GROUP_ROWS) -> None:
     """An HSP table held by a backend written as Parquet: the backend delta-encodes the pages of a
@@ -75,9 +82,7 @@ def write_table(path: str, table: dict, backend: NumpyBackend, qnames, qlens, rn
     back), while the writer compresses and writes earlier ones on its threads."""
     with HspWriter(path, qnames, qlens, rnames, rlens, params, extra, row_group_rows) as writer:
         n = int(table["qstart"].size)
-        # half the writer's threads' worth of row groups a slice: a few slices in flight keep every
-        # thread busy, and the pinned buffers they are copied into (pinned once) stay small
-        step = row_group_rows * max(1, writer.threads // 2)
+        step = slice_rows(writer.threads, row_group_rows)
         for at in range(0, n, step):
             pages = table_pages({name: column[at:at + step] for name, column in table.items()}, backend, row_group_rows)
             pages, token = backend.pages_to_host(pages)
@@ -311,6 +316,8 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
                  stats.counts[f"hsps_{name}"], stats.times["words"], stats.times["seeds"], stats.times["diagonals"],
                  stats.times["extend"])
     words_q = codes = None  # the query words and the reverse strand are not held while the table is put in order
+    # the host buffers a write of this table will copy its pages into, readied while it is put in order
+    backend.reserve_pages(min(sum(int(t["qstart"].size) for t in tables), slice_rows(default_threads())))
     with stats.timed("hsps"):
         nq, nr = len(query.names), len(reference.names)
         table = H.concat(tables, H.STORED, backend.xp)

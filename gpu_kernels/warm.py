@@ -157,3 +157,66 @@ def rehearse(backend, params: Params | None = None, device: int | None = None) -
     took = time.perf_counter() - start
     log.debug("kernels ready in %.2f s", took)
     return took
+
+
+# CuPy's kernel cache key holds the version lines NVRTC writes for an empty source, and CuPy finds
+# them by compiling an empty source once a process for each set of compiler options it meets, cache
+# filled or not. Those lines are kept here, beside CuPy's cache and keyed as CuPy keys them (the
+# options, the architecture and NVRTC's version), so that a process whose kernels are all cached
+# compiles nothing at all.
+PREPROCESSED = "gpu_kernels-nvrtc-preprocessed.json"
+
+
+def _preprocessed_path() -> str:
+    import os
+
+    from cupy.cuda import compiler
+
+    return os.path.join(compiler.get_cache_dir(), PREPROCESSED)
+
+
+def load_preprocessed() -> int:
+    """Fill CuPy's in-process memo of NVRTC's version lines from the file; returns the entries added.
+    A file that is missing, unreadable or not ours adds nothing: CuPy then runs NVRTC as it would."""
+    import ast
+    import json
+
+    try:
+        from cupy.cuda import compiler
+
+        memo = compiler._empty_file_preprocess_cache
+        with open(_preprocessed_path()) as handle:
+            entries = json.load(handle)
+        added = 0
+        for key, lines in entries.items():
+            env = ast.literal_eval(key)
+            if isinstance(env, tuple) and isinstance(lines, str) and env not in memo:
+                memo[env] = lines
+                added += 1
+        return added
+    except (OSError, ValueError, SyntaxError, AttributeError, ImportError):
+        return 0
+
+
+def save_preprocessed() -> None:
+    """Add what CuPy's memo holds to the file (written whole under a temporary name, then renamed)."""
+    import json
+    import os
+
+    try:
+        from cupy.cuda import compiler
+
+        path = _preprocessed_path()
+        entries = {repr(env): lines for env, lines in compiler._empty_file_preprocess_cache.items()}
+        try:
+            with open(path) as handle:
+                if json.load(handle).keys() >= entries.keys():
+                    return
+        except (OSError, ValueError):
+            pass
+        tmp = f"{path}.{os.getpid()}.part"
+        with open(tmp, "w") as handle:
+            json.dump(entries, handle)
+        os.replace(tmp, path)
+    except (OSError, AttributeError, ImportError):  # a read-only cache: nothing saved, nothing lost
+        pass
