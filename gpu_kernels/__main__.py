@@ -217,6 +217,7 @@ def cli() -> None:
     system to take back at once anyway (1.3 to 2.2 s more, alternating runs on the 150 Mbp pair:
     bench/hsp_path.py --teardown)."""
     status = main()
+    log.info("exiting with status %d", status)  # -v: the time from here to the process's end is the exit's
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

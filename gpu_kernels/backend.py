@@ -191,17 +191,12 @@ class CupyBackend(NumpyBackend):
     def _warm_up(self, params, device: int) -> None:
         from . import warm
 
-        memo = os.environ.get("GPU_KERNELS_NVRTC_MEMO") == "1"
-        if memo:
-            warm.load_preprocessed()
         with self.xp.cuda.Device(device):
             self.xp.asarray(np.zeros(1 << 20, dtype=np.uint8))
             self.synchronize()
             if os.environ.get("GPU_KERNELS_REHEARSE", "1") != "0":
                 warm.rehearse(self, params, device)
                 self.synchronize()
-        if memo:
-            warm.save_preprocessed()
 
     def release(self) -> None:
         """Return cached blocks to the device (after an out-of-memory error)."""
