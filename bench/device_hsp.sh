@@ -66,8 +66,7 @@ if [ "$what" = genome ]; then  # a whole-genome run on every GPU: 2 heavy genome
     python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
 fi
 if [ "$what" = warm ]; then  # where a warm command line's last seconds go, and variants of it side by side
-    python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "pinned or parquet or warm_up" 2>&1 \
-        | tee "$OUT/gpu_tests.log" | tail -15
+    python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -15
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs ${ROUNDS:-3} --no-paf --variants "default=" \
         "no-rehearsal=GPU_KERNELS_REHEARSE=0" "no-prepin=GPU_KERNELS_PREPIN=0" 2>&1 | tee "$OUT/hsp_path.log"
     export CUPY_CACHE_DIR=/tmp/cupy-cache-hits
@@ -81,9 +80,6 @@ if [ "$what" = warm ]; then  # where a warm command line's last seconds go, and 
         echo "end $(date '+%H:%M:%S.%N')" | tee -a "$OUT/verbose.log"
     done
     python3 bench/hsp_profile.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --write-variants 2>&1 | tee "$OUT/write.log"
-    df -T /tmp /dev/shm | tee -a "$OUT/write.log"
-    python3 bench/disk_write.py /tmp/hp /dev/shm --threads 1 4 2>&1 | tee -a "$OUT/write.log"
-    python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests_all.log" | tail -15
 fi
 if [ "$what" = load ]; then  # FASTA loading on both backends, then the command line on the heavy 150 Mbp pair
     python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -3
