@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 
 import numpy as np
 
@@ -191,9 +192,11 @@ class CupyBackend(NumpyBackend):
     def _warm_up(self, params, device: int) -> None:
         from . import warm
 
+        start = time.perf_counter()
         with self.xp.cuda.Device(device):
             self.xp.asarray(np.zeros(1 << 20, dtype=np.uint8))
             self.synchronize()
+            log.debug("CUDA context and a first copy in %.2f s", time.perf_counter() - start)
             if os.environ.get("GPU_KERNELS_REHEARSE", "1") != "0":
                 warm.rehearse(self, params, device)
                 self.synchronize()

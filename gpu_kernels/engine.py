@@ -6,6 +6,7 @@ through the backend chosen once, and keeps the stage times and counts.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
@@ -288,12 +289,15 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
     with ThreadPoolExecutor(1, thread_name_prefix="read") as pool:
         reading = pool.submit(as_seqsets, query, reference, k)
         backend = get_backend(backend) if isinstance(backend, str) else backend
+        log.debug("backend %s made (%.2f s)", backend.name, time.perf_counter() - start)
         ready = backend.warm_up(params)
         query, reference = reading.result()
+        log.debug("files read (%.2f s)", time.perf_counter() - start)
     stats = Stats(backend)
     check_width(query, reference, k)
     if ready is not None:
         ready.result()
+        log.debug("device ready (%.2f s)", time.perf_counter() - start)
     qcodes = backend.to_device(query.codes)
     rcodes = backend.to_device(reference.codes)
     backend.synchronize()
@@ -331,4 +335,6 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
     stats.times["total"] = time.perf_counter() - start
     log.info("hsps: %d in the canonical order, query coverage %.2f %% (%.2f s); compare %.2f s", stats.counts["hsps"],
              100 * stats.counts["query_covered"] / max(1, int(query.lengths.sum())), stats.times["hsps"], stats.times["total"])
+    if os.environ.get("GPU_KERNELS_FREE_EARLY") == "1":  # experiment: the cached blocks freed beside the write
+        ThreadPoolExecutor(1, thread_name_prefix="free").submit(backend.release)
     return Result(table, query, reference, params, stats.as_dict(), backend)
