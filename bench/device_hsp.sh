@@ -23,7 +23,8 @@
 #   bash bench/device_hsp.sh genome     # the workflow on every GPU, 2 heavy genomes of 8 x 50 Mbp, its split by rule
 #   bash bench/device_hsp.sh warm       # GPU tests of the write and warm-up; warm runs of the HSP path in variants taken
 #                                       # in turn, what a warm process pays for CuPy's kernels, the write's timeline, the disk
-#   bash bench/device_hsp.sh exit       # warm runs in variants, a command line's log against its start and end, exit costs
+#   bash bench/device_hsp.sh exit       # GPU tests, warm runs, a command line's log against its start and end
+#                                       # (TEARDOWN=1: what an exit costs), what importing CuPy costs
 # Logs go to $OUT so a run cut off still returns them.
 set -uo pipefail
 what=${1:-engine}
@@ -83,10 +84,11 @@ if [ "$what" = warm ]; then  # where a warm command line's last seconds go, and 
     python3 bench/hsp_profile.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --write-variants 2>&1 | tee "$OUT/write.log"
 fi
 if [ "$what" = exit ]; then  # a warm command line against its start and end, what an exit costs, variants of the end
-    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs ${ROUNDS:-4} --no-paf --variants "default=" \
-        "free-early=GPU_KERNELS_FREE_EARLY=1" 2>&1 | tee "$OUT/hsp_path.log"
+    python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -15
+    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs ${ROUNDS:-6} --no-paf 2>&1 | tee "$OUT/hsp_path.log"
     python3 bench/process_timeline.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --runs 3 2>&1 | tee "$OUT/timeline.log"
-    python3 bench/process_timeline.py --teardown --runs 2 2>&1 | tee -a "$OUT/timeline.log"
+    [ -n "${TEARDOWN:-}" ] && python3 bench/process_timeline.py --teardown --runs 2 2>&1 | tee -a "$OUT/timeline.log"
+    python3 -X importtime -c "import cupy" 2>&1 | sort -t'|' -k2 -n | tail -12 | tee "$OUT/imports.log"
 fi
 if [ "$what" = load ]; then  # FASTA loading on both backends, then the command line on the heavy 150 Mbp pair
     python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -3

@@ -13,7 +13,7 @@ from .backend import get_backend
 from .engine import compare
 from .errors import InputError, os_error_line
 from .fasta import load_pair
-from .formats import mummer_parts, paf_from_table, write_paf, write_parts
+from .formats import clear_output, mummer_parts, paf_from_table, write_paf, write_parts
 from .matches import find_matches, matches_to_hsps
 from .params import Params
 
@@ -143,7 +143,11 @@ def run_compare(args: argparse.Namespace) -> int:
     if args.hsps:
         # pyarrow (0.1 s to import) loaded while the genomes are compared, not after (PAF alone needs none)
         threading.Thread(target=importlib.import_module, args=("pyarrow.parquet",), daemon=True).start()
+    # an earlier run's outputs removed while this one computes (the write would pay it after)
+    clearing = [clear_output(path, (args.query, args.reference)) for path in (args.hsps, args.output)]
     result = compare(args.query, args.reference, params, backend=args.backend)
+    for thread in filter(None, clearing):
+        thread.join()
     q, r = result.query, result.reference
     output = args.output or (None if args.hsps else "-")  # as minimap2: PAF to standard output by default
     if args.hsps:

@@ -34,6 +34,30 @@ log = logging.getLogger(__name__)
 ROW_GROUP_ROWS = 1 << 21  # HSPs a Parquet row group holds (about 130 MB of columns in memory, 15 MB on disk)
 
 
+def clear_output(path: str, inputs: tuple = ()) -> threading.Thread | None:
+    """Start removing an output file left by an earlier run, on a thread, so that its pages and
+    blocks are freed while the new one is computed (as minimap2 and MUMmer truncate theirs at the
+    start) rather than after it is written. Nothing is removed that is not a regular file, or that is
+    one of the inputs."""
+    if not path or path == "-" or not os.path.isfile(path) or os.path.islink(path):
+        return None
+    for other in inputs:
+        try:
+            if isinstance(other, (str, os.PathLike)) and os.path.samefile(path, other):
+                return None
+        except OSError:
+            continue
+
+    def remove() -> None:
+        try:
+            os.remove(path)
+        except OSError:  # gone already, or not ours to remove: the write replaces it as before
+            pass
+    thread = threading.Thread(target=remove, name="clear", daemon=True)
+    thread.start()
+    return thread
+
+
 @contextmanager
 def atomic_path(path: str):
     """Yield a temporary path beside path; rename it to path only when the block succeeds.
@@ -54,7 +78,16 @@ def atomic_path(path: str):
     tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.urandom(6).hex()}.part")
     try:
         yield tmp
-        os.replace(tmp, path)
+        if os.path.lexists(path):
+            # Renamed over an existing file, ext4 writes the new one to disk before rename returns
+            # (its replace-by-rename safeguard: 1.3 to 2 s for a 2.6 GB table). The old file is moved
+            # aside instead and removed once the new one is in place.
+            old = f"{tmp[:-len('.part')]}.old"
+            os.rename(path, old)
+            os.rename(tmp, path)
+            os.remove(old)
+        else:
+            os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)

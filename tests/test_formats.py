@@ -154,6 +154,33 @@ def test_command_line_counts_agree(tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
 
 
+def test_outputs_of_an_earlier_run_are_replaced_and_inputs_never_removed(tmp_path):
+    """A second run over the first's outputs leaves the same table and PAF and nothing else; a file
+    written over by atomic_path is replaced whole; an output named as an input is not removed first."""
+    table, paf = tmp_path / "out.parquet", tmp_path / "out.paf"
+    base = [sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "--hsps", str(table), "-o", str(paf)]
+    runs = []
+    for _ in range(2):
+        assert subprocess.run(base, cwd=ROOT, capture_output=True).returncode == 0
+        runs.append((pq.read_table(table), paf.read_bytes()))
+    assert runs[0][0].equals(runs[1][0]) and runs[0][1] == runs[1][1] and len(runs[0][1]) > 10000
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.paf", "out.parquet"]
+
+    target = tmp_path / "text"
+    target.write_text("old and longer")
+    with F.atomic_path(str(target)) as tmp:
+        with open(tmp, "w") as handle:
+            handle.write("new")
+    assert target.read_text() == "new" and sorted(p.name for p in tmp_path.iterdir()) == ["out.paf", "out.parquet", "text"]
+
+    query = tmp_path / "q.fa"
+    query.write_text(">q\n" + "ACGT" * 40 + "\n")
+    assert F.clear_output(str(query), (str(query), MYCO_7422)) is None and query.exists()
+    assert F.clear_output(str(tmp_path)) is None and F.clear_output("-") is None
+    F.clear_output(str(target)).join()
+    assert not target.exists()
+
+
 def test_row_groups_copied_byte_for_byte_read_as_the_rows_written(tmp_path):
     """The workflow's merge: tables appended by copying their row groups (mixed with rows encoded
     anew) read back as one table of all the rows, in order, statistics included."""
