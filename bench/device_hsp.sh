@@ -85,10 +85,10 @@ if [ "$what" = warm ]; then  # where a warm command line's last seconds go, and 
 fi
 if [ "$what" = exit ]; then  # a warm command line against its start and end, what an exit costs, variants of the end
     python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -15
-    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs ${ROUNDS:-6} --no-paf 2>&1 | tee "$OUT/hsp_path.log"
+    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs ${ROUNDS:-5} --no-paf --variants "default=" \
+        "no-early-context=GPU_KERNELS_EARLY_CONTEXT=0" 2>&1 | tee "$OUT/hsp_path.log"
     python3 bench/process_timeline.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --runs 3 2>&1 | tee "$OUT/timeline.log"
     [ -n "${TEARDOWN:-}" ] && python3 bench/process_timeline.py --teardown --runs 2 2>&1 | tee -a "$OUT/timeline.log"
-    python3 -X importtime -c "import cupy" 2>&1 | sort -t'|' -k2 -n | tail -12 | tee "$OUT/imports.log"
 fi
 if [ "$what" = load ]; then  # FASTA loading on both backends, then the command line on the heavy 150 Mbp pair
     python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -3

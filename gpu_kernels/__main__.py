@@ -9,7 +9,7 @@ import sys
 import threading
 import time
 
-from .backend import get_backend
+from .backend import early_context, get_backend
 from .engine import compare
 from .errors import InputError, os_error_line
 from .fasta import load_pair
@@ -143,6 +143,8 @@ def run_compare(args: argparse.Namespace) -> int:
     if args.hsps:
         # pyarrow (0.1 s to import) loaded while the genomes are compared, not after (PAF alone needs none)
         threading.Thread(target=importlib.import_module, args=("pyarrow.parquet",), daemon=True).start()
+    if args.backend in ("cupy", "auto"):
+        early_context()
     # an earlier run's outputs removed while this one computes (the write would pay it after)
     clearing = [clear_output(path, (args.query, args.reference)) for path in (args.hsps, args.output)]
     result = compare(args.query, args.reference, params, backend=args.backend)
@@ -151,7 +153,7 @@ def run_compare(args: argparse.Namespace) -> int:
     q, r = result.query, result.reference
     output = args.output or (None if args.hsps else "-")  # as minimap2: PAF to standard output by default
     if args.hsps:
-        result.write_parquet(args.hsps)
+        result.write_parquet(args.hsps, last=True)
         log.info("%s: HSP table written", args.hsps)
     if output:
         if args.hsps and output != "-":  # from the table just written: no second trip through the device

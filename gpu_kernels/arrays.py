@@ -238,6 +238,18 @@ class PinnedRing:
         """Keep the slot's buffer until these futures are done."""
         self.waits[slot] = tuple(futures)
 
+    def release(self) -> None:
+        """Unpin every buffer once the futures it is held for are done (about 0.14 s a GB, which an
+        exit pays otherwise). The ring is empty after; a later take pins anew."""
+        from concurrent.futures import wait
+
+        import cupy
+
+        for slot in range(len(self.buffers)):
+            wait(self.waits[slot])
+            self.waits[slot], self.buffers[slot] = (), None
+        cupy.get_default_pinned_memory_pool().free_all_blocks()
+
 
 def to_host(array) -> np.ndarray:
     """An array on the host: device arrays are copied into pinned memory (about twice the bandwidth

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 
 import numpy as np
@@ -84,6 +85,10 @@ class NumpyBackend:
         """Start readying the host buffers that pages_to_host will copy slices of `rows` rows into
         (nothing to ready on the CPU)."""
 
+    def release_pages(self) -> None:
+        """Start giving back the host buffers of pages_to_host once the writes using them are done
+        (nothing held on the CPU)."""
+
     def host_slices(self, table: dict, rows: int):
         """A table's rows on the host, `rows` at a time (a dict of NumPy arrays per slice)."""
         n = int(next(iter(table.values())).size)
@@ -119,6 +124,7 @@ class CupyBackend(NumpyBackend):
         self.oom_errors = (cp.cuda.memory.OutOfMemoryError,)
         self._ring = None  # pinned host buffers of the Parquet writer (reserve_pages, or on first use)
         self._reserving = None  # the future of reserve_pages' pinning
+        self._releasing = None  # the thread of release_pages' unpinning
 
     def seed_budget(self, tile_bytes: int) -> int:
         """Seeds a tile may hold: tile_bytes, or half the free device memory (pool included) if smaller or 0."""
@@ -145,6 +151,15 @@ class CupyBackend(NumpyBackend):
 
     def release_after(self, token, futures) -> None:
         self._ring.hold(token, futures)
+
+    def release_pages(self) -> None:
+        """Unpin the writer's buffers on a thread as the writes holding them finish: the last write of
+        a process (the command line's) then overlaps with the compression still running, not the exit."""
+        if self._ring is None:
+            return
+        ring, self._ring = self._ring, None
+        self._releasing = threading.Thread(target=ring.release, name="unpin", daemon=True)
+        self._releasing.start()
 
     def reserve_pages(self, rows: int) -> None:
         """Pin the writer's ring buffers for slices of `rows` rows on a thread, while the device puts the
@@ -207,6 +222,31 @@ class CupyBackend(NumpyBackend):
 
     def synchronize(self) -> None:
         self.xp.cuda.Device().synchronize()
+
+
+def early_context() -> threading.Thread | None:
+    """Make CUDA's primary context of the first device through the driver (libcuda, by ctypes) on a
+    thread, while CuPy is imported (about 0.4 s): CuPy's runtime then finds it made instead of making
+    it (0.1 to 0.25 s). For a process that will use device 0, the command line's; a workflow job picks
+    its device later (workflow/devices.py) and does not call this. Anything missing (no driver, no
+    device) ends the thread quietly: the backend's own checks say so later. GPU_KERNELS_EARLY_CONTEXT=0
+    turns it off."""
+    if os.environ.get("GPU_KERNELS_EARLY_CONTEXT") == "0" or os.environ.get("CUDA_VISIBLE_DEVICES") in ("", "-1"):
+        return None
+
+    def make() -> None:
+        import ctypes
+
+        try:
+            driver = ctypes.CDLL("libcuda.so.1")
+            device, context = ctypes.c_int(), ctypes.c_void_p()
+            if driver.cuInit(0) == 0 and driver.cuDeviceGet(ctypes.byref(device), 0) == 0:
+                driver.cuDevicePrimaryCtxRetain(ctypes.byref(context), device)  # kept to the process's end
+        except (OSError, AttributeError):
+            pass
+    thread = threading.Thread(target=make, name="context", daemon=True)
+    thread.start()
+    return thread
 
 
 def gpu_available() -> bool:

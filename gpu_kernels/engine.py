@@ -54,11 +54,13 @@ class Result:
         """Fraction of query bases inside at least one HSP (either strand)."""
         return self.stats["query_covered"] / max(1, int(self.query.lengths.sum()))
 
-    def write_parquet(self, path: str, row_group_rows: int = ROW_GROUP_ROWS) -> None:
-        """The HSP table as Parquet, a row group at a time (row groups encoded on all cores)."""
+    def write_parquet(self, path: str, row_group_rows: int = ROW_GROUP_ROWS, last: bool = False) -> None:
+        """The HSP table as Parquet, a row group at a time (row groups encoded on all cores); last: no
+        other table will be written by this process, so the writer's host buffers are given back as
+        soon as they are done with."""
         q, r = self.query, self.reference
         write_table(path, self.table, self.backend, q.names, q.lengths, r.names, r.lengths, self.params,
-                    {"stats": self.stats}, row_group_rows)
+                    {"stats": self.stats}, row_group_rows, last)
 
     def write_paf(self, path: str, threads: int = 0) -> int:
         """The HSP table as PAF, slices formatted in parallel; returns the rows written."""
@@ -77,10 +79,11 @@ def slice_rows(threads: int, row_group_rows: int = ROW_GROUP_ROWS) -> int:
 
 
 def write_table(path: str, table: dict, backend: NumpyBackend, qnames, qlens, rnames, rlens, params: Params,
-                extra: dict | None = None, row_group_rows: int = ROW_GROUP_ROWS) -> None:
+                extra: dict | None = None, row_group_rows: int = ROW_GROUP_ROWS, last: bool = False) -> None:
     """An HSP table held by a backend written as Parquet: the backend delta-encodes the pages of a
     slice of row groups where the table lives (on the GPU only the packed bytes, a few a value, come
-    back), while the writer compresses and writes earlier ones on its threads."""
+    back), while the writer compresses and writes earlier ones on its threads. last: the backend's
+    host buffers are given back as the writes using them finish (backend.release_pages)."""
     with HspWriter(path, qnames, qlens, rnames, rlens, params, extra, row_group_rows) as writer:
         n = int(table["qstart"].size)
         step = slice_rows(writer.threads, row_group_rows)
@@ -88,6 +91,8 @@ def write_table(path: str, table: dict, backend: NumpyBackend, qnames, qlens, rn
             pages = table_pages({name: column[at:at + step] for name, column in table.items()}, backend, row_group_rows)
             pages, token = backend.pages_to_host(pages)
             backend.release_after(token, writer.write_pages(pages, min(step, n - at)))
+        if last:
+            backend.release_pages()
 
 
 class Stats:

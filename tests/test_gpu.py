@@ -418,6 +418,20 @@ def test_pinned_buffers_reserved_during_compare_give_the_same_table(tmp_path, mo
 
     assert len(pages[0]) > 4000 and pages[0] == pages[1] and pq.read_table(files[0]).equals(pq.read_table(files[1]))
 
+    # a last write gives its buffers back as it finishes; a write after it pins new ones
+    for last in (True, False):
+        ring = gpu._ring
+        files.append(tmp_path / f"last-{last}.parquet")
+        result.write_parquet(str(files[-1]), row_group_rows=100, last=last)
+        if last:
+            assert gpu._ring is None
+            gpu._releasing.join(timeout=60)
+            assert not gpu._releasing.is_alive() and ring.buffers == [None] * len(ring.buffers)
+        else:
+            assert gpu._ring is not None
+        data = files[-1].read_bytes()
+        assert data[:len(pages[0])] == pages[0]
+
 
 def test_concatenate_copies_device_memory():
     """arrays.concatenate (device-to-device copies) equals np.concatenate, empty parts and views included."""
@@ -505,3 +519,29 @@ def test_device_helpers_match_numpy():
                                       "identities": cp.asarray(low)}).items():
             want = complete(table | {"rrec": columns[0], "strand": columns[1], "score": low, "identities": low})[name]
             assert np.array_equal(cp.asnumpy(column), want), name
+
+
+EARLY_CHILD = """
+import ctypes, sys
+from gpu_kernels.backend import early_context
+
+early_context().join()
+assert "cupy" not in sys.modules
+driver = ctypes.CDLL("libcuda.so.1")
+flags, active = ctypes.c_uint(), ctypes.c_int()
+driver.cuDevicePrimaryCtxGetState(0, ctypes.byref(flags), ctypes.byref(active))
+from gpu_kernels import compare
+result = compare(sys.argv[1], sys.argv[2], backend="cupy")
+print(active.value, result.stats["hsps"])
+"""
+
+
+def test_early_context_is_made_before_cupy_and_used_by_it():
+    """early_context makes device 0's primary context before CuPy is imported; CuPy's compare then
+    runs in it and finds what NumPy finds."""
+    import subprocess
+    import sys
+
+    active, hsps = subprocess.run([sys.executable, "-c", EARLY_CHILD, MYCO_232, MYCO_7422], capture_output=True,
+                                  text=True, check=True).stdout.split()
+    assert active == "1" and int(hsps) == compare(MYCO_232, MYCO_7422, backend="numpy").stats["hsps"] > 500
