@@ -231,7 +231,10 @@ def early_context() -> threading.Thread | None:
     its device later (workflow/devices.py) and does not call this. Anything missing (no driver, no
     device) ends the thread quietly: the backend's own checks say so later. GPU_KERNELS_EARLY_CONTEXT=0
     turns it off."""
-    if os.environ.get("GPU_KERNELS_EARLY_CONTEXT") == "0" or os.environ.get("CUDA_VISIBLE_DEVICES") in ("", "-1"):
+    import importlib.util
+
+    if (os.environ.get("GPU_KERNELS_EARLY_CONTEXT") == "0" or os.environ.get("CUDA_VISIBLE_DEVICES") in ("", "-1")
+            or importlib.util.find_spec("cupy") is None):  # no CuPy: the NumPy backend needs no context
         return None
 
     def make() -> None:
