@@ -187,7 +187,7 @@ if [ "$what" = closing ]; then  # the HSP path without and with the rehearsals (
 fi
 if [ "$what" = final ]; then  # GPU tests, the HSP path, the workflow on 2 x 3 x 30 Mbp
     python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
-    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs 3 2>&1 | tee "$OUT/hsp_path.log"
+    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs ${ROUNDS:-5} 2>&1 | tee "$OUT/hsp_path.log"
     python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 -- --resources gpu=1 2>&1 | tee "$OUT/workflow.log"
 fi
 if [ "$what" = coldlist ]; then  # each kernel compiled on a fresh machine, with its caller; then the HSP path
