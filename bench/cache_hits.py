@@ -17,9 +17,11 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
+from functools import partial
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+from measure import wrap_timed  # noqa: E402
 
 
 def child(query: str, reference: str, out: str) -> None:
@@ -29,23 +31,15 @@ def child(query: str, reference: str, out: str) -> None:
     spent: dict = defaultdict(lambda: [0, 0.0, set()])
     lock = threading.Lock()
 
-    def wrap(name: str) -> None:
-        inner = getattr(compiler, name)
-
-        def timed(*args, **kwargs):
-            start = time.perf_counter()
-            try:
-                return inner(*args, **kwargs)
-            finally:
-                with lock:
-                    entry = spent[name]
-                    entry[0] += 1
-                    entry[1] += time.perf_counter() - start
-                    entry[2].add(threading.current_thread().name.split("_")[0])
-        setattr(compiler, name, timed)
+    def record(name: str, start: float, end: float) -> None:
+        with lock:
+            entry = spent[name]
+            entry[0] += 1
+            entry[1] += end - start
+            entry[2].add(threading.current_thread().name.split("_")[0])
 
     for name in ("_compile_with_cache_cuda", "_preprocess", "compile_using_nvrtc"):
-        wrap(name)
+        wrap_timed(compiler, name, partial(record, name))
     from gpu_kernels.__main__ import main
 
     start = time.perf_counter()

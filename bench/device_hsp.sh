@@ -74,13 +74,7 @@ if [ "$what" = warm ]; then  # where a warm command line's last seconds go, and 
     export CUPY_CACHE_DIR=/tmp/cupy-cache-hits
     python3 bench/cache_hits.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --runs 2 2>&1 | tee "$OUT/cache_hits.log"
     unset CUPY_CACHE_DIR
-    for run in 1 2; do
-        rm -f /tmp/hp/v.parquet
-        echo "start $(date '+%H:%M:%S.%N')" | tee -a "$OUT/verbose.log"
-        /usr/bin/time -f "command line -v: %e s wall, %M KB peak" python3 -m gpu_kernels compare /tmp/hp/heavy_150_a.fa \
-            /tmp/hp/heavy_150_b.fa --hsps /tmp/hp/v.parquet -v 2>&1 | tee -a "$OUT/verbose.log"
-        echo "end $(date '+%H:%M:%S.%N')" | tee -a "$OUT/verbose.log"
-    done
+    python3 bench/process_timeline.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --runs 2 2>&1 | tee "$OUT/timeline.log"
     python3 bench/hsp_profile.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --write-variants 2>&1 | tee "$OUT/write.log"
 fi
 if [ "$what" = exit ]; then  # a warm command line against its start and end, what an exit costs, variants of the end
@@ -167,13 +161,7 @@ if [ "$what" = timeline ]; then  # GPU tests; where a warm command line's second
     python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
     mkdir -p /tmp/hp; python3 bench/simulate.py --model heavy --length 150e6 --seed 11 --out /tmp/hp/heavy_150
     python3 -m gpu_kernels compare /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --hsps /tmp/hp/v.parquet  # fills the cache
-    for run in 1 2; do
-        rm -f /tmp/hp/v.parquet
-        echo "start $(date '+%H:%M:%S.%N')" | tee -a "$OUT/verbose.log"
-        /usr/bin/time -f "command line -v: %e s wall, %M KB peak" python3 -m gpu_kernels compare /tmp/hp/heavy_150_a.fa \
-            /tmp/hp/heavy_150_b.fa --hsps /tmp/hp/v.parquet -v 2>&1 | tee -a "$OUT/verbose.log"
-        echo "end $(date '+%H:%M:%S.%N')" | tee -a "$OUT/verbose.log"
-    done
+    python3 bench/process_timeline.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --runs 2 2>&1 | tee "$OUT/timeline.log"
     python3 bench/hsp_profile.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --functions 2>&1 | tee "$OUT/hsp_profile.log"
 fi
 if [ "$what" = check ]; then  # GPU tests; the HSP path's compare (fresh cache, three warm); what still compiles late

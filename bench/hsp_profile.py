@@ -15,6 +15,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+from measure import wrap_timed  # noqa: E402
 
 
 def main() -> None:
@@ -172,17 +173,10 @@ def write_variants(args, backend) -> None:
     events, lock = [], threading.Lock()
 
     def timed(owner, name, label):
-        fn = getattr(owner, name)
-
-        def wrapper(*a, **k):
-            start = time.perf_counter()
-            try:
-                return fn(*a, **k)
-            finally:
-                with lock:
-                    events.append((label, start, time.perf_counter()))
-        setattr(owner, name, wrapper)
-        return fn
+        def record(start: float, end: float) -> None:
+            with lock:
+                events.append((label, start, end))
+        return wrap_timed(owner, name, record)
 
     saved = [(owner, name, timed(owner, name, label)) for owner, name, label in (
         (formats.HspWriter, "_splice", "disk"), (formats.HspWriter, "_pack", "pack"),

@@ -57,3 +57,18 @@ def table(header: list[str], rows: list[list[str]]) -> str:
     """Rows as an aligned text table."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)] if rows else [len(h) for h in header]
     return "\n".join("  ".join(cell.rjust(w) for cell, w in zip(line, widths)) for line in [header] + rows)
+
+
+def wrap_timed(owner, name: str, record) -> object:
+    """Replace owner.name with a wrapper that calls record(start, end) after every call (perf_counter
+    times, on the calling thread); returns the original, for setattr to put back."""
+    inner = getattr(owner, name)
+
+    def timed(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            record(start, time.perf_counter())
+    setattr(owner, name, timed)
+    return inner
