@@ -37,16 +37,17 @@ ROW_GROUP_ROWS = 1 << 21  # HSPs a Parquet row group holds (about 130 MB of colu
 def clear_output(path: str, inputs: tuple = ()) -> threading.Thread | None:
     """Start removing an output file left by an earlier run, on a thread, so that its pages and
     blocks are freed while the new one is computed (as minimap2 and MUMmer truncate theirs at the
-    start) rather than after it is written. Nothing is removed that is not a regular file, or that is
-    one of the inputs."""
+    start, minimap2 when it parses -o) rather than after it is written. Nothing is removed that is not
+    a regular file, or that is one of the inputs, or while an input is missing (a mistyped name
+    leaves the earlier output as it was)."""
     if not path or path == "-" or not os.path.isfile(path) or os.path.islink(path):
         return None
     for other in inputs:
         try:
             if isinstance(other, (str, os.PathLike)) and os.path.samefile(path, other):
                 return None
-        except OSError:
-            continue
+        except OSError:  # an input that is not there: the run will stop on it
+            return None
 
     def remove() -> None:
         try:

@@ -156,7 +156,8 @@ def test_command_line_counts_agree(tmp_path):
 
 def test_outputs_of_an_earlier_run_are_replaced_and_inputs_never_removed(tmp_path):
     """A second run over the first's outputs leaves the same table and PAF and nothing else; a file
-    written over by atomic_path is replaced whole; an output named as an input is not removed first."""
+    written over by atomic_path is replaced whole; an output named as an input, or beside a missing
+    input, is not removed first."""
     table, paf = tmp_path / "out.parquet", tmp_path / "out.paf"
     base = [sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "--hsps", str(table), "-o", str(paf)]
     runs = []
@@ -177,6 +178,7 @@ def test_outputs_of_an_earlier_run_are_replaced_and_inputs_never_removed(tmp_pat
     query.write_text(">q\n" + "ACGT" * 40 + "\n")
     assert F.clear_output(str(query), (str(query), MYCO_7422)) is None and query.exists()
     assert F.clear_output(str(tmp_path)) is None and F.clear_output("-") is None
+    assert F.clear_output(str(target), (str(tmp_path / "mistyped.fa"), MYCO_7422)) is None and target.exists()
     F.clear_output(str(target)).join()
     assert not target.exists()
 
