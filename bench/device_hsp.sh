@@ -1,33 +1,24 @@
 #!/usr/bin/env bash
-# Device calls for the HSP path and the extension rule:
+# Device calls for the engine, the HSP path and the workflow on GPU machines (one call a mode; logs
+# go to $OUT so that a run cut off still returns them):
 #   bash bench/device_hsp.sh engine     # GPU tests, the command line on the heavy 150 Mbp pair, stage tables
-#   bash bench/device_hsp.sh workflow   # the workflow on 2 x 3 x 30 Mbp heavy genomes, backend cupy
-#   bash bench/device_hsp.sh profile    # what a fresh machine compiles, where the warm run goes, disk speed
-#   bash bench/device_hsp.sh path       # the command line on the heavy 150 Mbp pair, then the workflow
-#   bash bench/device_hsp.sh outputs    # GPU tests with the formats and plots suites, then the workflow
-#   bash bench/device_hsp.sh matches    # GPU tests with the CPU kernels' suite, mems/mums on the heavy pairs
-#   bash bench/device_hsp.sh load       # GPU tests, the command line on the heavy 150 Mbp pair, FASTA loading
-#   bash bench/device_hsp.sh compile    # each kernel compilation of a fresh machine and its caller, then the warm split
-#   bash bench/device_hsp.sh aot        # GPU tests with the kernels built ahead of time, the HSP path (fresh CuPy cache, warm, PAF)
-#   bash bench/device_hsp.sh split      # the HSP path, the warm command line's log, the time of each engine function
-#   bash bench/device_hsp.sh first      # a process's first compare and write against its second, by function
-#   bash bench/device_hsp.sh write      # first calls of each device operation, FASTA loading, variants of the Parquet write
+#   bash bench/device_hsp.sh final      # GPU tests; the HSP path: fresh kernel cache, ROUNDS warm runs, PAF; the
+#                                       # workflow on 2 x 3 x 30 Mbp heavy genomes (issue 11's table)
+#   bash bench/device_hsp.sh warm       # all GPU tests; warm runs in variants taken in turn, what a warm process pays
+#                                       # for CuPy's kernels, a command line's timeline, the Parquet write's timeline
+#   bash bench/device_hsp.sh exit       # GPU tests, warm runs with and without the early context, a command line's
+#                                       # log against its start and end (TEARDOWN=1: what an exit costs)
 #   bash bench/device_hsp.sh coldlist   # each kernel a fresh machine compiles, and its caller; the HSP path
-#   bash bench/device_hsp.sh final      # GPU tests, the HSP path, the workflow on 2 x 3 x 30 Mbp
-#   bash bench/device_hsp.sh rehearse   # GPU tests, the HSP path without and with warm.py's rehearsals, what compiles late
-#   bash bench/device_hsp.sh timeline   # GPU tests, a warm command line's log against its start time, each function's time
-#   bash bench/device_hsp.sh check      # GPU tests (all, not stopping at the first failure), the HSP path's compare, late kernels
-#   bash bench/device_hsp.sh closing    # the HSP path without and with warm.py's rehearsals, PAF, then the workflow
-#   bash bench/device_hsp.sh repeat     # the HSP path's compare, fresh kernel cache and four warm runs, no PAF
+#   bash bench/device_hsp.sh matches    # GPU tests with the CPU kernels' suite, mems/mums on the heavy pairs
+#   bash bench/device_hsp.sh workflow   # the workflow on 2 x 3 x 30 Mbp heavy genomes, backend cupy
 #   bash bench/device_hsp.sh multi      # bench/multi_gpu.sh 8 200 (on a machine of several GPUs), then the GPU tests
 #   bash bench/device_hsp.sh genome     # the workflow on every GPU, 2 heavy genomes of 8 x 50 Mbp, its split by rule
-#   bash bench/device_hsp.sh warm       # GPU tests of the write and warm-up; warm runs of the HSP path in variants taken
-#                                       # in turn, what a warm process pays for CuPy's kernels, the write's timeline, the disk
-#   bash bench/device_hsp.sh exit       # GPU tests, warm runs, a command line's log against its start and end
-#                                       # (TEARDOWN=1: what an exit costs), what importing CuPy costs
-# Logs go to $OUT so a run cut off still returns them.
 set -uo pipefail
 what=${1:-engine}
+case "$what" in
+    engine|final|warm|exit|coldlist|matches|workflow|multi|genome) ;;
+    *) echo "device_hsp.sh: no mode $what (see the list at the top)" >&2; exit 2 ;;
+esac
 export PYTHONUNBUFFERED=1
 # An install compiles the package's bytecode once; a machine that forbids writing it makes every run
 # compile the sources again (about 0.3 s), which users do not pay (bench/measure.py does the same).
@@ -54,18 +45,10 @@ if [ "$what" = engine ]; then
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
     python3 bench/gpu_pair.py --sizes 5 50 --heavy 150 --runs 2 --workdir /tmp/hp 2>&1 | tee "$OUT/gpu_pair.log" | tail -45
 fi
-if [ "$what" = multi ]; then  # the multi-GPU benchmark: 2 genomes of 8 x 25 Mbp, one GPU, all GPUs, one bin pair a job
-    bash bench/multi_gpu.sh 8 200 2>&1 | tee "$OUT/multi.log"
-    python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
-fi
-if [ "$what" = genome ]; then  # a whole-genome run on every GPU: 2 heavy genomes of 8 x 50 Mbp, all-vs-all, default outputs
-    # 2.7 G HSPs: their PAF and GECKO CSV (over 200 GB of text) fit on no lent machine's disk, so the
-    # run makes every default output but those two
-    python3 bench/workflow_heavy.py --chromosomes 8 --size 50 --backend cupy --cores "$(nproc)" --workdir /tmp/genome -- \
-        --workflow-profile profiles/multi-gpu --resources gpu="$(nvidia-smi -L | wc -l)" \
-        --config 'outputs={paf: False, gecko_csv: False}' 2>&1 | grep -v ' INFO ' | tee "$OUT/genome.log"
-    grep -h 'HSPs from' /tmp/genome/results/logs/merge/*/*/*.log; du -sh /tmp/genome/results/*/*_vs_*/*
-    python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
+if [ "$what" = final ]; then  # GPU tests, the HSP path, the workflow on 2 x 3 x 30 Mbp
+    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
+    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs ${ROUNDS:-5} 2>&1 | tee "$OUT/hsp_path.log"
+    python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 -- --resources gpu=1 2>&1 | tee "$OUT/workflow.log"
 fi
 if [ "$what" = warm ]; then  # where a warm command line's last seconds go, and variants of it side by side
     python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -15
@@ -84,20 +67,11 @@ if [ "$what" = exit ]; then  # a warm command line against its start and end, wh
     python3 bench/process_timeline.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --runs 3 2>&1 | tee "$OUT/timeline.log"
     [ -n "${TEARDOWN:-}" ] && python3 bench/process_timeline.py --teardown --runs 2 2>&1 | tee -a "$OUT/timeline.log"
 fi
-if [ "$what" = load ]; then  # FASTA loading on both backends, then the command line on the heavy 150 Mbp pair
-    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -3
+if [ "$what" = coldlist ]; then  # each kernel compiled on a fresh machine, with its caller; then the HSP path
+    mkdir -p /tmp/hp; python3 bench/simulate.py --model heavy --length 150e6 --seed 11 --out /tmp/hp/heavy_150
+    echo "PYTHONDONTWRITEBYTECODE=${PYTHONDONTWRITEBYTECODE:-unset}"
+    python3 bench/kernel_compile.py --skip-bundled --pairs /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/compile.log"
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
-    python3 bench/load_fasta.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/load.log"
-fi
-if [ "$what" = path ]; then
-    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_formats.py tests/test_plots.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -5
-    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
-    python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 -- --resources gpu=1 2>&1 | tee "$OUT/workflow.log"
-fi
-if [ "$what" = outputs ]; then
-    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_formats.py tests/test_plots.py \
-        tests/test_coverage.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -5
-    python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 -- --resources gpu=1 2>&1 | tee "$OUT/workflow.log"
 fi
 if [ "$what" = matches ]; then
     python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py ${MATCH_TESTS:-tests/test_cpu.py tests/test_formats.py \
@@ -127,104 +101,16 @@ fi
 if [ "$what" = workflow ]; then
     python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 -- --resources gpu=1 2>&1 | tee "$OUT/workflow.log"
 fi
-if [ "$what" = aot ]; then
-    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
-    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
+if [ "$what" = multi ]; then  # the multi-GPU benchmark: 2 genomes of 8 x 25 Mbp, one GPU, all GPUs, one bin pair a job
+    bash bench/multi_gpu.sh 8 200 2>&1 | tee "$OUT/multi.log"
+    python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
 fi
-if [ "$what" = split ]; then
-    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
-    /usr/bin/time -f "command line -v: %e s wall, %M KB peak" python3 -m gpu_kernels compare /tmp/hp/heavy_150_a.fa \
-        /tmp/hp/heavy_150_b.fa --hsps /tmp/hp/v.parquet -v 2>&1 | tee "$OUT/verbose.log"
-    python3 bench/hsp_profile.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --functions 2>&1 | tee "$OUT/hsp_profile.log"
-    command -v nsys ncu | tee "$OUT/tools.log"
-fi
-if [ "$what" = first ]; then  # what a process's first compare and write pay that its second does not
-    mkdir -p /tmp/hp; python3 bench/simulate.py --model heavy --length 150e6 --seed 11 --out /tmp/hp/heavy_150 2>&1 | tee "$OUT/first.log"
-    /usr/bin/time -f "first command line (fills the kernel cache): %e s wall, %M KB peak" python3 -m gpu_kernels compare \
-        /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --hsps /tmp/hp/v.parquet 2>&1 | tee -a "$OUT/first.log"
-    /usr/bin/time -f "second command line: %e s wall, %M KB peak" python3 -m gpu_kernels compare \
-        /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --hsps /tmp/hp/v.parquet 2>&1 | tee -a "$OUT/first.log"
-    for variant in "" "--reserve 0.85" "--async-pool"; do
-        echo "== hsp_profile --functions $variant" | tee -a "$OUT/first.log"
-        python3 bench/hsp_profile.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --functions $variant 2>&1 | tee -a "$OUT/first.log"
-    done
-fi
-if [ "$what" = repeat ]; then  # the HSP path's compare: fresh kernel cache, then warm four times
-    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs 4 --no-paf 2>&1 | tee "$OUT/hsp_path.log"
-fi
-if [ "$what" = rehearse ]; then  # GPU tests; the HSP path's compare with warm.py's rehearsals off, then on; what still compiles late
-    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
-    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs 3 --no-paf --without-rehearsal --teardown 2>&1 | tee "$OUT/hsp_path.log"
-    python3 bench/kernel_compile.py --skip-bundled --no-text --pairs /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/compile.log"
-fi
-if [ "$what" = timeline ]; then  # GPU tests; where a warm command line's seconds go: its log with the start time, each function
-    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
-    mkdir -p /tmp/hp; python3 bench/simulate.py --model heavy --length 150e6 --seed 11 --out /tmp/hp/heavy_150
-    python3 -m gpu_kernels compare /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --hsps /tmp/hp/v.parquet  # fills the cache
-    python3 bench/process_timeline.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --runs 2 2>&1 | tee "$OUT/timeline.log"
-    python3 bench/hsp_profile.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --functions 2>&1 | tee "$OUT/hsp_profile.log"
-fi
-if [ "$what" = check ]; then  # GPU tests; the HSP path's compare (fresh cache, three warm); what still compiles late
-    python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
-    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs 3 --no-paf 2>&1 | tee "$OUT/hsp_path.log"
-    python3 bench/kernel_compile.py --skip-bundled --no-text --pairs /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/compile.log"
-fi
-if [ "$what" = closing ]; then  # the HSP path without and with the rehearsals (fresh, three warm, PAF), then the workflow
-    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs 3 --without-rehearsal 2>&1 | tee "$OUT/hsp_path.log"
-    python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 -- --resources gpu=1 2>&1 | tee "$OUT/workflow.log"
-fi
-if [ "$what" = final ]; then  # GPU tests, the HSP path, the workflow on 2 x 3 x 30 Mbp
-    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
-    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs ${ROUNDS:-5} 2>&1 | tee "$OUT/hsp_path.log"
-    python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 -- --resources gpu=1 2>&1 | tee "$OUT/workflow.log"
-fi
-if [ "$what" = coldlist ]; then  # each kernel compiled on a fresh machine, with its caller; then the HSP path
-    mkdir -p /tmp/hp; python3 bench/simulate.py --model heavy --length 150e6 --seed 11 --out /tmp/hp/heavy_150
-    echo "PYTHONDONTWRITEBYTECODE=${PYTHONDONTWRITEBYTECODE:-unset}"
-    python3 bench/kernel_compile.py --skip-bundled --pairs /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/compile.log"
-    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
-fi
-if [ "$what" = write ]; then  # first calls, FASTA loading and variants of the Parquet write
-    mkdir -p /tmp/hp; python3 bench/simulate.py --model heavy --length 150e6 --seed 11 --out /tmp/hp/heavy_150 2>&1 | tee "$OUT/write.log"
-    /usr/bin/time -f "first command line (fills the kernel cache): %e s wall, %M KB peak" python3 -m gpu_kernels compare \
-        /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --hsps /tmp/hp/v.parquet 2>&1 | tee -a "$OUT/write.log"
-    python3 bench/load_fasta.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/load.log"
-    python3 bench/hsp_profile.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --cprofile > "$OUT/cprofile.log" 2>&1
-    python3 bench/hsp_profile.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --write-variants 2>&1 | tee -a "$OUT/write.log"
-    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
-fi
-if [ "$what" = compile ]; then
-    python3 - <<'PY'
-import os, sys, time
-sys.path.insert(0, "bench")
-from simulate import heavy_pair, write_fasta
-os.makedirs("/tmp/hp", exist_ok=True)
-for size in (150,):
-    t0 = time.perf_counter()
-    first, second, fm, sm = heavy_pair(size * 1_000_000, 1, seed=11)
-    write_fasta(f"/tmp/hp/heavy_{size}_a.fa", ["chr1"], first, fm)
-    write_fasta(f"/tmp/hp/heavy_{size}_b.fa", ["chr1"], second, sm)
-    print(f"simulated {size} Mbp in {time.perf_counter() - t0:.1f} s", flush=True)
-PY
-    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -3
-    python3 bench/kernel_compile.py --skip-bundled --pairs /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/compile.log"
-    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
-    python3 bench/load_fasta.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/load.log"
-    python3 bench/hsp_profile.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/hsp_profile.log"
-fi
-if [ "$what" = profile ]; then
-    python3 bench/kernel_compile.py 2>&1 | tee "$OUT/compile.log"
-    python3 - <<'PY'
-import os, sys
-sys.path.insert(0, "bench")
-from simulate import heavy_pair, write_fasta
-os.makedirs("/tmp/hp", exist_ok=True)
-first, second, fm, sm = heavy_pair(150_000_000, 1, seed=11)
-write_fasta("/tmp/hp/heavy_150_a.fa", ["chr1"], first, fm)
-write_fasta("/tmp/hp/heavy_150_b.fa", ["chr1"], second, sm)
-PY
-    for run in 1 2; do  # the first fills the default kernel cache
-        python3 bench/hsp_profile.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/hsp_profile.log"
-    done
-    python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 -- --resources gpu=1 2>&1 | tee "$OUT/workflow.log"
+if [ "$what" = genome ]; then  # a whole-genome run on every GPU: 2 heavy genomes of 8 x 50 Mbp, all-vs-all, default outputs
+    # 2.7 G HSPs: their PAF and GECKO CSV (over 200 GB of text) fit on no lent machine's disk, so the
+    # run makes every default output but those two
+    python3 bench/workflow_heavy.py --chromosomes 8 --size 50 --backend cupy --cores "$(nproc)" --workdir /tmp/genome -- \
+        --workflow-profile profiles/multi-gpu --resources gpu="$(nvidia-smi -L | wc -l)" \
+        --config 'outputs={paf: False, gecko_csv: False}' 2>&1 | grep -v ' INFO ' | tee "$OUT/genome.log"
+    grep -h 'HSPs from' /tmp/genome/results/logs/merge/*/*/*.log; du -sh /tmp/genome/results/*/*_vs_*/*
+    python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
 fi
