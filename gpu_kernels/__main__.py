@@ -172,6 +172,8 @@ def run_matches(args: argparse.Namespace) -> int:
     """The mems and mums commands."""
     if args.min_match < 1:
         raise InputError(f"-l {args.min_match}: the shortest match must be at least 1")
+    if args.backend in ("cupy", "auto"):
+        early_context()
     backend = get_backend(args.backend)
     # read on the host: FASTQ queries included; find_matches moves the codes to the backend
     start = time.perf_counter()
