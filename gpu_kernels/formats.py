@@ -36,8 +36,8 @@ ROW_GROUP_ROWS = 1 << 21  # HSPs a Parquet row group holds (about 130 MB of colu
 
 def clear_output(path: str, inputs: tuple = ()) -> threading.Thread | None:
     """Start removing an output file left by an earlier run, on a thread, so that its pages and
-    blocks are freed while the new one is computed (as minimap2 and MUMmer truncate theirs at the
-    start, minimap2 when it parses -o) rather than after it is written. Nothing is removed that is not
+    blocks are freed while the new one is computed (minimap2 truncates its -o file when it parses the
+    option) rather than after it is written. Nothing is removed that is not
     a regular file, or that is one of the inputs, or while an input is missing (a mistyped name
     leaves the earlier output as it was)."""
     if not path or path == "-" or not os.path.isfile(path) or os.path.islink(path):
