@@ -24,8 +24,13 @@ def sequential(path: str, pieces: list, threads: int) -> None:
             handle.write(piece)
 
 
+def offsets_of(pieces: list) -> np.ndarray:
+    """Where each piece starts in the file, and the file's size last."""
+    return np.concatenate([[0], np.cumsum([p.size for p in pieces])])
+
+
 def pwrite(path: str, pieces: list, threads: int) -> None:
-    offsets = np.concatenate([[0], np.cumsum([p.size for p in pieces])])
+    offsets = offsets_of(pieces)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
         with ThreadPoolExecutor(threads) as pool:
@@ -35,7 +40,7 @@ def pwrite(path: str, pieces: list, threads: int) -> None:
 
 
 def mapped(path: str, pieces: list, threads: int) -> None:
-    offsets = np.concatenate([[0], np.cumsum([p.size for p in pieces])])
+    offsets = offsets_of(pieces)
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
         os.ftruncate(fd, int(offsets[-1]))

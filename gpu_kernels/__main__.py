@@ -143,8 +143,6 @@ def run_compare(args: argparse.Namespace) -> int:
     if args.hsps:
         # pyarrow (0.1 s to import) loaded while the genomes are compared, not after (PAF alone needs none)
         threading.Thread(target=importlib.import_module, args=("pyarrow.parquet",), daemon=True).start()
-    if args.backend in ("cupy", "auto"):
-        early_context()
     # an earlier run's outputs removed while this one computes (the write would pay it after)
     clearing = [clear_output(path, (args.query, args.reference)) for path in (args.hsps, args.output)]
     result = compare(args.query, args.reference, params, backend=args.backend)
@@ -172,8 +170,6 @@ def run_matches(args: argparse.Namespace) -> int:
     """The mems and mums commands."""
     if args.min_match < 1:
         raise InputError(f"-l {args.min_match}: the shortest match must be at least 1")
-    if args.backend in ("cupy", "auto"):
-        early_context()
     backend = get_backend(args.backend)
     # read on the host: FASTQ queries included; find_matches moves the codes to the backend
     start = time.perf_counter()
@@ -197,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(message)s")
+    if getattr(args, "backend", None) in ("cupy", "auto"):  # compare, mems, mums
+        early_context()
     try:
         if args.command == "paf":
             return run_paf(args)

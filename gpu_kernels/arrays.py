@@ -214,25 +214,25 @@ class PinnedRing:
         """(slot, uint8 pinned array of nbytes): the next buffer, grown when too small."""
         from concurrent.futures import wait
 
-        import cupyx
-
         slot = self.next
         self.next = (slot + 1) % len(self.buffers)
         wait(self.waits[slot])
         self.waits[slot] = ()
-        if self.buffers[slot] is None or self.buffers[slot].size < nbytes:
-            self.buffers[slot] = None  # the old buffer goes back before a larger one is pinned
-            self.buffers[slot] = cupyx.empty_pinned(max(nbytes, 1), dtype=np.uint8)
+        self._grow(slot, nbytes)
         return slot, self.buffers[slot][:nbytes]
 
     def reserve(self, nbytes: int) -> None:
         """Pin every slot's buffer to at least nbytes now (before the first take)."""
+        for slot in range(len(self.buffers)):
+            self._grow(slot, nbytes)
+
+    def _grow(self, slot: int, nbytes: int) -> None:
+        """The slot's buffer pinned anew when it is missing or smaller than nbytes."""
         import cupyx
 
-        for slot, buffer in enumerate(self.buffers):
-            if buffer is None or buffer.size < nbytes:
-                self.buffers[slot] = None
-                self.buffers[slot] = cupyx.empty_pinned(max(nbytes, 1), dtype=np.uint8)
+        if self.buffers[slot] is None or self.buffers[slot].size < nbytes:
+            self.buffers[slot] = None  # the old buffer goes back before a larger one is pinned
+            self.buffers[slot] = cupyx.empty_pinned(max(nbytes, 1), dtype=np.uint8)
 
     def hold(self, slot: int, futures) -> None:
         """Keep the slot's buffer until these futures are done."""

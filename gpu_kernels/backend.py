@@ -168,18 +168,9 @@ class CupyBackend(NumpyBackend):
         more grows its buffer then."""
         if rows < PREPIN_MIN_ROWS or self._reserving is not None or os.environ.get("GPU_KERNELS_PREPIN") == "0":
             return
-        from concurrent.futures import ThreadPoolExecutor
-
         if self._ring is None:
             self._ring = arrays.PinnedRing()
-        device = self.xp.cuda.runtime.getDevice()
-
-        def pin() -> None:
-            with self.xp.cuda.Device(device):
-                self._ring.reserve(rows * PAGE_BYTES_GUESS)
-        pool = ThreadPoolExecutor(1, thread_name_prefix="pin")
-        self._reserving = pool.submit(pin)
-        pool.shutdown(wait=False)
+        self._reserving = self._on_thread("pin", self._ring.reserve, rows * PAGE_BYTES_GUESS)
 
     def host_slices(self, table: dict, rows: int):
         """A table's rows copied to the host `rows` at a time, each slice in fresh host arrays."""
@@ -194,27 +185,34 @@ class CupyBackend(NumpyBackend):
         compare took 6.8 s with it, 8.2 s without). The comparison waits for it before its first
         stage: let to start beside the rehearsals, it compiled many of their kernels again, holding
         the interpreter's lock they need (12.5 s on a fresh machine, 11.1 s without rehearsals)."""
-        from concurrent.futures import ThreadPoolExecutor
+        return self._on_thread("warm", self._warm_up, params)
 
-        # a thread starts on device 0: the work goes to the caller's current device (a workflow job
-        # bound to another GPU by workflow/devices.py), which cudaGetDevice reads without a context
-        device = self.xp.cuda.runtime.getDevice()
-        pool = ThreadPoolExecutor(1, thread_name_prefix="warm")
-        future = pool.submit(self._warm_up, params, device)
-        pool.shutdown(wait=False)
-        return future
-
-    def _warm_up(self, params, device: int) -> None:
+    def _warm_up(self, params) -> None:
         from . import warm
 
         start = time.perf_counter()
-        with self.xp.cuda.Device(device):
-            self.xp.asarray(np.zeros(1 << 20, dtype=np.uint8))
+        self.xp.asarray(np.zeros(1 << 20, dtype=np.uint8))
+        self.synchronize()
+        log.debug("CUDA context and a first copy in %.2f s", time.perf_counter() - start)
+        if os.environ.get("GPU_KERNELS_REHEARSE", "1") != "0":
+            warm.rehearse(self, params, self.xp.cuda.runtime.getDevice())
             self.synchronize()
-            log.debug("CUDA context and a first copy in %.2f s", time.perf_counter() - start)
-            if os.environ.get("GPU_KERNELS_REHEARSE", "1") != "0":
-                warm.rehearse(self, params, device)
-                self.synchronize()
+
+    def _on_thread(self, name: str, fn, *args):
+        """fn(*args) on a thread of its own, on the caller's current device; a future of it. A new
+        thread starts on device 0, and the caller's may be another (a workflow job bound to another
+        GPU by workflow/devices.py), which cudaGetDevice reads without making a context."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        device = self.xp.cuda.runtime.getDevice()
+
+        def run():
+            with self.xp.cuda.Device(device):
+                return fn(*args)
+        pool = ThreadPoolExecutor(1, thread_name_prefix=name)
+        future = pool.submit(run)
+        pool.shutdown(wait=False)
+        return future
 
     def release(self) -> None:
         """Return cached blocks to the device (after an out-of-memory error)."""

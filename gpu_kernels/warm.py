@@ -157,4 +157,3 @@ def rehearse(backend, params: Params | None = None, device: int | None = None) -
     took = time.perf_counter() - start
     log.debug("kernels ready in %.2f s", took)
     return took
-
