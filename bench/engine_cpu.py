@@ -71,16 +71,6 @@ def lines(path: str) -> int:
         return sum(1 for _ in handle)
 
 
-def query_bases(fasta: str) -> int:
-    """Bases in a FASTA file (every record)."""
-    total = 0
-    with open(fasta, "rb") as handle:
-        for line in handle:
-            if not line.startswith(b">"):
-                total += len(line.rstrip())
-    return total
-
-
 def paf_query_coverage(paf: str, total: int) -> str:
     """Percentage of the query's bases inside at least one PAF line's query interval (read in chunks;
     each chunk's intervals joined to the disjoint union of those before it)."""
@@ -112,6 +102,7 @@ def main() -> None:
     warm_python(sys.executable)
     os.makedirs(args.workdir, exist_ok=True)
     from gpu_kernels import Params
+    from gpu_kernels.fasta import load_fasta
 
     p = Params()
     k, min_len = p.seeding.k, p.reporting.min_len
@@ -131,7 +122,7 @@ def main() -> None:
             folder = tempfile.mkdtemp(dir=args.workdir)
             tools.append(("nucmer", ["nucmer", "-p", os.path.join(folder, "out"), reference, query], None))
         ours_cpu = None
-        total = query_bases(query)
+        total = int(load_fasta(query).lengths.sum())
         for tool, command, cwd in tools:
             out = os.path.join(args.workdir, "out.txt")
             got = run(command, out, cwd=cwd)

@@ -18,6 +18,8 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from measure import python_env  # noqa: E402
 
 CHILD = """
 import logging, sys
@@ -52,7 +54,8 @@ os._exit(0)
 
 def timeline(query: str, reference: str, out: str) -> None:
     """One command line with its log lines against its start."""
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = python_env()
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     started = time.time()
     child = subprocess.run([sys.executable, "-c", CHILD, "compare", query, reference, "--hsps", out, "-v"],
                            env=env, capture_output=True, text=True)
@@ -76,12 +79,11 @@ def timeline(query: str, reference: str, out: str) -> None:
 
 def teardown(runs: int) -> None:
     """How long an exit takes with so much device and pinned memory held."""
-    env = dict(os.environ)
     print(f"{'device GB':>9} {'pinned GB':>9}  exit s (each run)")
     for device_gb, pinned_gb in ((0, 0), (8, 0), (32, 0), (64, 0), (0, 1), (0, 4), (0, 8), (64, 4)):
         times = []
         for _ in range(runs):
-            child = subprocess.Popen([sys.executable, "-c", HOLDER, str(device_gb), str(pinned_gb)], env=env,
+            child = subprocess.Popen([sys.executable, "-c", HOLDER, str(device_gb), str(pinned_gb)],
                                      stdout=subprocess.PIPE, text=True)
             said = float(child.stdout.readline())
             child.wait()
