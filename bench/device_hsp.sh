@@ -13,10 +13,13 @@
 #   bash bench/device_hsp.sh workflow   # the workflow on 2 x 3 x 30 Mbp heavy genomes, backend cupy
 #   bash bench/device_hsp.sh multi      # bench/multi_gpu.sh 8 200 (on a machine of several GPUs), then the GPU tests
 #   bash bench/device_hsp.sh genome     # the workflow on every GPU, 2 heavy genomes of 8 x 50 Mbp, its split by rule
+#   bash bench/device_hsp.sh post       # that run up to its merge, then the coverage and plots rules timed apart
+#                                       # (bench/post_compare.py; PROFILE=1: under py-spy, stacks in $OUT/profile;
+#                                       # OLD_ROOT=DIR: another checkout timed in turn with this one)
 set -uo pipefail
 what=${1:-engine}
 case "$what" in
-    engine|final|warm|exit|coldlist|matches|workflow|multi|genome) ;;
+    engine|final|warm|exit|coldlist|matches|workflow|multi|genome|post) ;;
     *) echo "device_hsp.sh: no mode $what (see the list at the top)" >&2; exit 2 ;;
 esac
 export PYTHONUNBUFFERED=1
@@ -29,15 +32,19 @@ if [ -d .whl ]; then
     export PYTHONPATH=/tmp/site:$(pwd)
     export PATH=/tmp/site/bin:$PATH
 fi
-# The compiled CPU code, as `pip install -e .` would build it (the modules and sources of gpu_kernels/native.py).
-python3 - <<'PY'
+# The compiled CPU code, as `pip install -e .` would build it (the modules and sources of gpu_kernels/native.py),
+# here and in OLD_ROOT (another checkout, for side-by-side runs).
+for root in . ${OLD_ROOT:-}; do (cd "$root" && python3 - <<'PY'
 import runpy, subprocess, sysconfig
 for name, files in runpy.run_path("gpu_kernels/native.py")["SOURCES"].items():
     subprocess.run(["gcc", "-O3", "-shared", "-fPIC", "-pthread", "-Igpu_kernels", "-I" + sysconfig.get_paths()["include"],
                     *[f"gpu_kernels/{f}" for f in files], "-o", f"gpu_kernels/{name}" + sysconfig.get_config_var("EXT_SUFFIX")],
                    check=True)
 PY
+); done
 python3 gpu_kernels/kernels.py | wc -l | xargs echo "CUDA kernel files built ahead of time by $(nvcc --version | tail -1):"
+# fatbins are named by a digest of their source and options: an OLD_ROOT whose sources differ builds its own
+if [ -n "${OLD_ROOT:-}" ]; then mkdir -p "$OLD_ROOT/gpu_kernels/cubins" && cp -n gpu_kernels/cubins/* "$OLD_ROOT/gpu_kernels/cubins/"; fi
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 nproc
 if [ "$what" = engine ]; then
@@ -113,4 +120,17 @@ if [ "$what" = genome ]; then  # a whole-genome run on every GPU: 2 heavy genome
         --config 'outputs={paf: False, gecko_csv: False}' 2>&1 | grep -v ' INFO ' | tee "$OUT/genome.log"
     grep -h 'HSPs from' /tmp/genome/results/logs/merge/*/*/*.log; du -sh /tmp/genome/results/*/*_vs_*/*
     python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
+fi
+if [ "$what" = post ]; then  # where a whole-genome run's seconds go after its compare jobs
+    python3 bench/workflow_heavy.py --chromosomes 8 --size 50 --backend cupy --cores "$(nproc)" --workdir /tmp/genome -- \
+        --workflow-profile profiles/multi-gpu --resources gpu="$(nvidia-smi -L | wc -l)" --until merge \
+        --config 'outputs={paf: False, gecko_csv: False}' 2>&1 | grep -v ' INFO ' | tee "$OUT/genome.log"
+    # OLD_ROOT: another checkout, taken in turn with this one (the first round compiles each one's CuPy kernels)
+    for round in 1 2; do
+        for root in ${OLD_ROOT:-} .; do
+            python3 bench/post_compare.py /tmp/genome/results/default/A_vs_B --backend cupy --threads 8 --root "$root" \
+                ${PROFILE:+--profile "$OUT/profile/$round-$(basename "$(realpath "$root")")"} 2>&1 | tee -a "$OUT/post.log"
+            md5sum /tmp/genome/results/default/A_vs_B.post_compare/{*.tsv,*.png,pair_dotplots/*} > "$OUT/md5-$round-$(basename "$(realpath "$root")").txt"
+        done
+    done
 fi

@@ -348,10 +348,11 @@ def columns_of(table) -> dict:
     return out
 
 
-def iter_hsps(path: str, columns=None, read_ahead: int = 0):
+def iter_hsps(path: str, columns=None, read_ahead: int = 0, threads: int = 2, prepare=None):
     """The HSP table a row group at a time: dicts of NumPy arrays of their stored types (the file is
-    opened, and its footer read, once a reading thread). read_ahead: row groups read on a thread while
-    the caller works on earlier ones."""
+    opened, and its footer read, once a reading thread). read_ahead: row groups read on `threads`
+    threads while the caller works on earlier ones; prepare: a function of each row group's columns
+    run on the reading thread, whose results are yielded instead."""
     import pyarrow.parquet as pq
 
     local = threading.local()  # a ParquetFile read from two threads at once fails ("ReadRangeCache")
@@ -359,10 +360,11 @@ def iter_hsps(path: str, columns=None, read_ahead: int = 0):
     def read(index: int) -> dict:
         if not hasattr(local, "handle"):
             local.handle = pq.ParquetFile(path)
-        return columns_of(local.handle.read_row_group(index, columns=columns))
+        chunk = columns_of(local.handle.read_row_group(index, columns=columns))
+        return chunk if prepare is None else prepare(chunk)
 
     groups = pq.ParquetFile(path).num_row_groups
-    yield from ordered_map(read, range(groups), 1 if read_ahead <= 0 else 2, read_ahead + 1)
+    yield from ordered_map(read, range(groups), 1 if read_ahead <= 0 else threads, read_ahead + 1)
 
 
 def read_hsps(path: str, columns=None) -> tuple[dict, dict]:

@@ -198,6 +198,27 @@ def test_batches_copied_into_device_arrays_keep_every_row_in_order():
         assert np.array_equal(np.concatenate([batch[name] for batch in got]), np.concatenate([c[name] for c in chunks]))
 
 
+def test_device_batches_of_a_table_keep_every_row_narrowed_or_not(tmp_path):
+    """The coverage rule's reading path on the device: row groups staged in page-locked buffers by
+    several threads (more row groups than buffers, so each is reused), every row in order, the
+    coordinates as int32 when narrowed."""
+    from gpu_kernels.formats import iter_hsps
+    from gpu_kernels.workflow.steps import COVERAGE_COLUMNS, device_batches
+
+    result = compare(MYCO_232, MYCO_7422, Params(k=16), backend="numpy")
+    table = tmp_path / "h.parquet"
+    result.write_parquet(str(table), row_group_rows=50)
+    want = {name: np.concatenate([c[name] for c in iter_hsps(str(table), COVERAGE_COLUMNS)]) for name in COVERAGE_COLUMNS}
+    for narrow, threads in ((True, 3), (False, 1)):
+        got = [{k: cp.asnumpy(v) for k, v in batch.items()}
+               for batch in device_batches(str(table), COVERAGE_COLUMNS, 120, narrow, threads)]
+        assert len(got) > 3 and all(len(batch["qrec"]) <= 170 for batch in got)
+        for name in COVERAGE_COLUMNS:
+            column = np.concatenate([batch[name] for batch in got])
+            assert np.array_equal(column, want[name]), (name, narrow)
+            assert column.dtype == (np.int32 if narrow and want[name].dtype == np.int64 else want[name].dtype)
+
+
 def test_coverage_tables_on_the_device_equal_the_host_ones(tmp_path, monkeypatch):
     """The coverage rule's tables from a table of many row groups, in batches of several row groups:
     the same bytes on both backends."""
@@ -212,7 +233,7 @@ def test_coverage_tables_on_the_device_equal_the_host_ones(tmp_path, monkeypatch
     outputs = {}
     for backend in ("numpy", "cupy"):
         paths = [str(tmp_path / f"{backend}_{name}.tsv") for name in ("pairs", "query", "reference", "genomes")]
-        steps.coverage_tables(str(table), q, r, *paths, backend=backend)
+        steps.coverage_tables(str(table), q, r, *paths, backend=backend, threads=4)
         outputs[backend] = [open(p).read() for p in paths]
     assert result.table["qstart"].size > 500 and outputs["numpy"] == outputs["cupy"]
 

@@ -164,9 +164,38 @@ class Dots:
         self.width, self.height = max(1.0, float(width)), max(1.0, float(height))
         self.layout = layout or Layout([int(height)], [int(width)])
         self.max_lines = MAX_LINES if max_lines is None else max_lines
-        self.cells = np.zeros((2, RASTER * RASTER), dtype=np.float32)  # highest identity, 0 where empty
-        self.lines = {name: np.zeros(0) for name in LINE_FIELDS}
-        self.count = self.rastered = 0
+        self._cells = np.zeros((2, RASTER * RASTER), dtype=np.float32)  # highest identity, 0 where empty
+        self._lines = {name: np.zeros(0) for name in LINE_FIELDS}  # the longest so far, in the total order
+        # candidates not yet sorted in: sorting the kept lines with every chunk's few candidates took a
+        # fifth of a 2.7 G HSP gathering, so they wait until there are max_lines of them
+        self._pending: list[dict] = []
+        self._held = 0
+        self.count = self._rastered = 0
+
+    @property
+    def lines(self) -> dict:
+        """The kept lines (at most max_lines), longest first, each field an array."""
+        self._sort_in()
+        return self._lines
+
+    @property
+    def cells(self) -> np.ndarray:
+        """The raster: (2, RASTER * RASTER) highest identities, forward and reverse drawn, 0 where empty."""
+        self._sort_in()
+        return self._cells
+
+    @property
+    def rastered(self) -> int:
+        """How many segments are in the raster rather than drawn as lines."""
+        self._sort_in()
+        return self._rastered
+
+    def _sort_in(self) -> None:
+        """The waiting candidates sorted in with the kept lines; those left out go to the raster."""
+        if self._pending:
+            parts = [self._lines] + self._pending
+            self._pending, self._held = [], 0
+            self._lines = self._keep_longest({name: np.concatenate([p[name] for p in parts]) for name in LINE_FIELDS})
 
     def add(self, hsps: dict) -> "Dots":
         """Take a chunk of HSPs (qrec, rrec, strand, qstart, qend, rstart, identities)."""
@@ -175,19 +204,27 @@ class Dots:
             return self
         length = qend - qstart
         self.count += length.size
-        kept = self.lines["x0"].size
+        kept = self._lines["x0"].size
         # Only a segment longer than the shortest kept line (once max_lines are kept), and not shorter
         # than the chunk's own max_lines-th longest, can become a line: every other one goes straight
-        # to the raster, its midpoint computed without building its segment.
-        floor = self._length(self.lines)[-1] if kept >= self.max_lines and kept else -np.inf  # longest first
-        if length.size > self.max_lines:
+        # to the raster, its midpoint computed without building its segment. (The kept lines are those
+        # of the last sorting: a floor no higher than the true one, so no line is lost.)
+        floor = self._length(self._lines)[-1] if kept >= self.max_lines and kept else -np.inf  # longest first
+        # the chunk's own floor (a partial sort, a tenth of the gathering) only where the kept lines'
+        # floor leaves more than max_lines candidates
+        if length.size > self.max_lines and (floor == -np.inf or np.count_nonzero(length >= floor) > self.max_lines):
             floor = max(floor, np.partition(length, length.size - self.max_lines)[length.size - self.max_lines]
                         if self.max_lines else np.inf)
         if floor > -np.inf and self._raster(hsps, qstart, qend, floor):
             candidates = np.flatnonzero(length >= floor)
+            if candidates.size == 0:
+                return self
             hsps = {name: np.asarray(hsps[name])[candidates] for name in POINT_COLUMNS}
         p = self.layout.points(hsps)
-        self.lines = self._keep_longest({name: np.concatenate((self.lines[name], p[name])) for name in LINE_FIELDS})
+        self._pending.append({name: p[name] for name in LINE_FIELDS})
+        self._held += p["x0"].size
+        if self._held >= max(1, self.max_lines):  # memory stays bounded
+            self._sort_in()
         return self
 
     def _keep_longest(self, lines: dict) -> dict:
@@ -204,10 +241,10 @@ class Dots:
     def merge(self, other: "Dots") -> "Dots":
         """Take in the dots another accumulator gathered from other HSPs of the same plot: the
         longest max_lines lines of both, every other segment in the raster."""
-        self.cells = np.maximum(self.cells, other.cells)
+        self._cells = np.maximum(self._cells, other.cells)
         self.count += other.count
-        self.rastered += other.rastered
-        self.lines = self._keep_longest({name: np.concatenate((self.lines[name], other.lines[name]))
+        self._rastered += other.rastered
+        self._lines = self._keep_longest({name: np.concatenate((self.lines[name], other.lines[name]))
                                          for name in LINE_FIELDS})
         return self
 
@@ -216,8 +253,9 @@ class Dots:
         gathered with that limit, so the PNG dotplot (20,000 lines) and the HTML one (50,000) are
         gathered in one pass."""
         out = Dots(self.width, self.height, self.layout, max_lines)
-        out.cells, out.count, out.rastered = self.cells.copy(), self.count, self.rastered
-        out.lines = out._keep_longest(self.lines)
+        self._sort_in()
+        out._cells, out.count, out._rastered = self._cells.copy(), self.count, self._rastered
+        out._lines = out._keep_longest(self.lines)
         return out
 
     @staticmethod
@@ -231,12 +269,12 @@ class Dots:
         layout = self.layout
         records = [np.ascontiguousarray(hsps[c]) for c in ("qrec", "rrec")]
         records = [r if r.dtype in (np.int32, np.int64) else r.astype(np.int64) for r in records]
-        marked = cpu().raster_mark(self.cells.reshape(-1), *records, np.ascontiguousarray(hsps["strand"], dtype=np.int8),
+        marked = cpu().raster_mark(self._cells.reshape(-1), *records, np.ascontiguousarray(hsps["strand"], dtype=np.int8),
                                    qstart, qend, np.ascontiguousarray(hsps["rstart"], dtype=np.int64),
                                    np.ascontiguousarray(hsps["identities"], dtype=np.int64), layout.qoff, layout.roff,
                                    layout.qlens, layout.flip, RASTER, RASTER / (2 * self.width),
                                    RASTER / (2 * self.height), float(floor))
-        self.rastered += marked
+        self._rastered += marked
         return marked
 
     def _mark(self, x2, y2, drawn, identity) -> None:
@@ -245,23 +283,24 @@ class Dots:
         ix = np.clip((x2 * (RASTER / (2 * self.width))).astype(np.int64), 0, RASTER - 1)
         iy = np.clip((y2 * (RASTER / (2 * self.height))).astype(np.int64), 0, RASTER - 1)
         # lines dropped from the kept ones: at most a few max_lines a chunk, so NumPy's scatter will do
-        np.maximum.at(self.cells, (np.asarray(drawn).astype(np.int64), iy * RASTER + ix),
+        np.maximum.at(self._cells, (np.asarray(drawn).astype(np.int64), iy * RASTER + ix),
                       np.asarray(identity, dtype=np.float32))
-        self.rastered += ix.size
+        self._rastered += ix.size
 
     def identity_range(self, low: float | None = None) -> tuple[float, float]:
         """The colour scale: from low (the run's min_identity) or the lowest identity drawn, to 100."""
         if low is None:
-            values = [self.lines["identity"]] + [c[c > 0] for c in self.cells]
+            values = [self.lines["identity"]] + [c[c > 0] for c in self._cells]
             values = np.concatenate(values) if any(v.size for v in values) else np.array([0.0])
             low = float(values.min()) if values.size else 0.0
         return min(float(low), 99.0), 100.0
 
     def draw(self, ax, norm: Normalize) -> None:
         """Raster cells under the lines, each coloured by identity on its orientation's ramp."""
+        self._sort_in()
         for drawn in (0, 1):
-            cells = self.cells[drawn].reshape(RASTER, RASTER)
-            if self.rastered and (cells > 0).any():
+            cells = self._cells[drawn].reshape(RASTER, RASTER)
+            if self._rastered and (cells > 0).any():
                 rgba = RAMPS[drawn](norm(np.where(cells > 0, cells, np.nan)))
                 rgba[..., 3] = cells > 0
                 ax.imshow(rgba, origin="lower", extent=(0, self.width, 0, self.height), aspect="auto",

@@ -11,6 +11,7 @@ rule coverage:
         query=report(path("coverage_query"), caption="../report/coverage.rst", **pair_category("Coverage", "per query chromosome")),
         reference=report(path("coverage_reference"), caption="../report/coverage.rst", **pair_category("Coverage", "per reference chromosome")),
         genomes=report(path("coverage_genomes"), caption="../report/coverage.rst", **pair_category("Coverage", "per genome")),
+    threads: 8  # the table's reading threads, each copying its row groups into page-locked memory for the GPU
     params:
         backend=BACKEND,
     resources:
