@@ -198,6 +198,18 @@ def test_batches_copied_into_device_arrays_keep_every_row_in_order():
         assert np.array_equal(np.concatenate([batch[name] for batch in got]), np.concatenate([c[name] for c in chunks]))
 
 
+def test_spread_bincount_equals_numpy_for_few_and_many_bins():
+    from gpu_kernels.coverage import spread_bincount
+
+    rng = np.random.default_rng(5)
+    for bins in (1, 3, 5000, 3_000_000):  # 1024 lanes a bin down to one
+        index = rng.integers(0, bins, 200_000)
+        weights = rng.integers(0, 1000, index.size).astype(np.float64)  # whole numbers: exact in any order
+        for w in (None, weights):
+            got = spread_bincount(cp.asarray(index), None if w is None else cp.asarray(w), minlength=bins + 2)
+            assert np.array_equal(cp.asnumpy(got), np.bincount(index, w, minlength=bins + 2)), (bins, w is None)
+
+
 def test_device_batches_of_a_table_keep_every_row_narrowed_or_not(tmp_path):
     """The coverage rule's reading path on the device: row groups staged in page-locked buffers by
     several threads (more row groups than buffers, so each is reused), every row in order, the
