@@ -39,7 +39,7 @@ if {step!r} == "coverage":
                     out + "/coverage_reference.tsv", out + "/coverage_genomes.tsv", {backend!r}, *threads)
 else:
     plots({hsps!r}, out + "/coverage_pairs.tsv", q, r, out + "/grid_dotplot.png", out + "/coverage_heatmap.png",
-          out + "/pair_dotplots", 4, out + "/dotplot.html", "reference", {threads})
+          out + "/pair_dotplots", {pairs}, out + "/dotplot.html", "reference", {threads})
 """
 
 
@@ -49,6 +49,7 @@ def main() -> None:
     parser.add_argument("--backend", default="numpy")
     parser.add_argument("--threads", type=int, default=8, help="the coverage and plots rules' threads")
     parser.add_argument("--profile", help="a folder for py-spy's collapsed stacks of each step")
+    parser.add_argument("--pairs", type=int, default=50, help="pair dotplots (the workflow's max_pair_dotplots)")
     parser.add_argument("--root", default=ROOT, help="the checkout whose gpu_kernels runs")
     args = parser.parse_args()
     pair = os.path.abspath(args.pair.rstrip("/"))
@@ -66,7 +67,7 @@ def main() -> None:
     print(f"{'step':<9} {'wall s':>7} {'CPU s':>7} {'M HSPs/s':>9} {'peak MB':>8}")
     for step in ("coverage", "plots"):
         code = STEP.format(root=os.path.abspath(args.root), query=query, reference=reference, step=step, backend=args.backend, hsps=hsps,
-                           threads=args.threads, out=out,
+                           threads=args.threads, pairs=args.pairs, out=out,
                            qtable=os.path.join(results, "index", query, "chromosomes.tsv"),
                            rtable=os.path.join(results, "index", reference, "chromosomes.tsv"))
         command = [sys.executable, "-c", code]

@@ -208,3 +208,33 @@ def test_compiled_raster_marks_the_cells_of_segment_midpoints():
                       p["identity"][short].astype(np.float32))
         assert np.array_equal(dots.cells, expected) and dots.rastered == short.size and (expected > 0).sum() > 1000
         assert np.array_equal(np.sort(dots.lines["qstart"]), np.sort(hsps["qstart"][ranked[:100]]))
+
+
+def test_plots_step_draws_the_same_bytes_on_processes_as_in_one(tmp_path):
+    """The plots rule's pictures (grid, HTML, heatmap, a pair dotplot for each of 6 chromosome pairs)
+    drawn side by side on forked processes equal those drawn one after another."""
+    from gpu_kernels.formats import HspWriter
+    from gpu_kernels.hsps import sort_rows
+    from gpu_kernels.params import Params
+    from gpu_kernels.workflow import steps
+
+    hsps = many_hsps(6000, seed=3)
+    hsps["length"] = hsps["qend"] - hsps["qstart"]
+    hsps["rend"] = hsps["rstart"] + hsps["length"]
+    hsps["score"] = 2 * hsps["identities"] - hsps["length"]
+    hsps = sort_rows({name: np.asarray(column, dtype=np.int64) for name, column in hsps.items()})
+    query = steps.Genome.of("Q", ["q1", "q2"], [10**6 + 5000] * 2)
+    reference = steps.Genome.of("R", ["r1", "r2", "r3"], [10**6 + 5000] * 3)
+    table = str(tmp_path / "hsps.parquet")
+    with HspWriter(table, query.names, query.lengths, reference.names, reference.lengths, Params(),
+                   row_group_rows=1000) as writer:
+        writer.write(hsps)
+    tables = [str(tmp_path / f"{name}.tsv") for name in ("pairs", "query", "reference", "genomes")]
+    steps.coverage_tables(table, query, reference, *tables)
+    drawn = {}
+    for threads in (1, 3):
+        out = tmp_path / f"threads{threads}"
+        steps.plots(table, tables[0], query, reference, str(out / "grid.png"), str(out / "heatmap.png"),
+                    str(out / "pairs"), 50, str(out / "dotplot.html"), "reference", threads)
+        drawn[threads] = {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    assert len(drawn[1]) == 3 + 6 and drawn[1] == drawn[3]

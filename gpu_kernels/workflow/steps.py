@@ -450,10 +450,12 @@ def plots(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, 
 
     whole, pair_dots = gather(hsps_path, PLOT_COLUMNS, accumulator, add, threads) \
         if grid_path or html_path or best else (None, {})
+    pictures = []  # (function, arguments): each picture drawn on its own, side by side
     if grid_path:
-        grid_dotplot(whole.reduced(MAX_LINES), query.names, reference.names, query.name, reference.name, grid_path, low)
+        pictures.append((grid_dotplot, (whole.reduced(MAX_LINES), query.names, reference.names, query.name,
+                                        reference.name, grid_path, low)))
     if html_path:
-        html_dotplot(whole, query.names, reference.names, query.name, reference.name, html_path, low)
+        pictures.append((html_dotplot, (whole, query.names, reference.names, query.name, reference.name, html_path, low)))
     if heatmap_path:
         qorder = np.argsort(-query.lengths, kind="stable")[:MAX_HEATMAP]
         rorder = np.argsort(-reference.lengths, kind="stable")[:MAX_HEATMAP]
@@ -468,8 +470,8 @@ def plots(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, 
             matrix = np.zeros((qorder.size, rorder.size))
             matrix[rows, cols] = pairs[f"{side}_covered_both"].to_numpy()[shown]
             matrices.append(matrix / np.maximum(1, lengths))
-        coverage_heatmap(*matrices, query.names[qorder], reference.names[rorder], query.name, reference.name,
-                         heatmap_path, len(query.names), nr)
+        pictures.append((coverage_heatmap, (*matrices, query.names[qorder], reference.names[rorder], query.name,
+                                            reference.name, heatmap_path, len(query.names), nr)))
     if pairs_dir:
         os.makedirs(pairs_dir, exist_ok=True)
         qshort, rshort = short_names(query.names), short_names(reference.names)
@@ -478,7 +480,40 @@ def plots(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, 
             stem = f"{file_stem(qshort[qi])}__{file_stem(rshort[ri])}"
             name = stem if stem not in used else f"{stem}_{qi}_{ri}"
             used.add(name)
-            pair_dotplot(pair_dots[qi * nr + ri], qshort[qi], rshort[ri], os.path.join(pairs_dir, name + ".png"), low)
+            pictures.append((pair_dotplot, (pair_dots[qi * nr + ri], qshort[qi], rshort[ri],
+                                            os.path.join(pairs_dir, name + ".png"), low)))
+    draw_all(pictures, threads)
+
+
+def draw_all(pictures: list[tuple], processes: int) -> None:
+    """Call each (function, arguments) of pictures, on up to `processes` processes side by side:
+    drawing is matplotlib's and bokeh's Python, one picture at a time in a process (the 50 pair
+    dotplots of a whole-genome run took most of its plots rule's 40 s on one).
+
+    The processes are forked (on Linux; elsewhere the pictures are drawn here, one after another):
+    spawned ones would run the Snakemake script that called this again, as their main module. The
+    fork comes after the gathering's threads have ended; the children only draw."""
+    import multiprocessing
+    import sys
+    import warnings
+    from concurrent.futures import ProcessPoolExecutor
+
+    processes = min(processes, len(pictures))
+    if processes <= 1 or len(pictures) < MIN_PICTURES_APART or not sys.platform.startswith("linux"):
+        for function, arguments in pictures:
+            function(*arguments)
+        return
+    started = time.perf_counter()
+    with warnings.catch_warnings():
+        # Python warns of fork in a process with threads: pyarrow's idle pool is one, and the children never read
+        warnings.filterwarnings("ignore", category=DeprecationWarning, message=".*fork.*")
+        with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork")) as pool:
+            for done in [pool.submit(function, *arguments) for function, arguments in pictures]:
+                done.result()
+    log.info("%d pictures drawn on %d processes in %.1f s", len(pictures), processes, time.perf_counter() - started)
+
+
+MIN_PICTURES_APART = 4  # fewer are drawn in this process
 
 
 MAX_HEATMAP = 400  # records a side in the heatmap: the longest (its axis titles say how many of how many)
