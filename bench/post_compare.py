@@ -6,8 +6,8 @@ host memory peak. Where the seconds of a whole-genome run go once its GPUs are d
         [--profile DIR]   # each step under py-spy (collapsed stacks, native frames) into DIR
         [--root DIR]      # another checkout's gpu_kernels timed instead (two versions side by side)
 
-The pair's folder must hold hsps.parquet (a run with `--until merge` leaves it); the chromosome tables
-are read from RESULTS/index/. Outputs go to a scratch folder beside it. Prints a table; not a test.
+The pair's folder must hold hsps.parquet (a run with `--until merge` leaves it); the record tables come
+from its metadata. Outputs go to a scratch folder beside it. Prints a table; not a test.
 """
 from __future__ import annotations
 
@@ -25,9 +25,11 @@ STEP = """
 import logging, sys
 sys.path.insert(0, {root!r})
 logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stdout)
+from gpu_kernels.formats import read_meta
 from gpu_kernels.workflow.steps import Genome, coverage_tables, plots
-q = Genome({query!r}, None, {qtable!r})
-r = Genome({reference!r}, None, {rtable!r})
+meta = read_meta({hsps!r})
+q = Genome.of({query!r}, meta["query"]["names"], meta["query"]["lengths"])
+r = Genome.of({reference!r}, meta["reference"]["names"], meta["reference"]["lengths"])
 out = {out!r}
 if {step!r} == "coverage":
     if {backend!r} == "cupy":
@@ -53,7 +55,6 @@ def main() -> None:
     parser.add_argument("--root", default=ROOT, help="the checkout whose gpu_kernels runs")
     args = parser.parse_args()
     pair = os.path.abspath(args.pair.rstrip("/"))
-    results = os.path.dirname(os.path.dirname(pair))
     query, reference = os.path.basename(pair).split("_vs_")
     hsps = os.path.join(pair, "hsps.parquet")
     out = pair + ".post_compare"
@@ -67,9 +68,7 @@ def main() -> None:
     print(f"{'step':<9} {'wall s':>7} {'CPU s':>7} {'M HSPs/s':>9} {'peak MB':>8}")
     for step in ("coverage", "plots"):
         code = STEP.format(root=os.path.abspath(args.root), query=query, reference=reference, step=step, backend=args.backend, hsps=hsps,
-                           threads=args.threads, pairs=args.pairs, out=out,
-                           qtable=os.path.join(results, "index", query, "chromosomes.tsv"),
-                           rtable=os.path.join(results, "index", reference, "chromosomes.tsv"))
+                           threads=args.threads, pairs=args.pairs, out=out)
         command = [sys.executable, "-c", code]
         if args.profile:
             os.makedirs(args.profile, exist_ok=True)

@@ -290,7 +290,7 @@ class Dots:
     def identity_range(self, low: float | None = None) -> tuple[float, float]:
         """The colour scale: from low (the run's min_identity) or the lowest identity drawn, to 100."""
         if low is None:
-            values = [self.lines["identity"]] + [c[c > 0] for c in self._cells]
+            values = [self.lines["identity"]] + [c[c > 0] for c in self.cells]
             values = np.concatenate(values) if any(v.size for v in values) else np.array([0.0])
             low = float(values.min()) if values.size else 0.0
         return min(float(low), 99.0), 100.0

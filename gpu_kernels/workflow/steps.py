@@ -283,35 +283,38 @@ def device_batches(path: str, columns: list, rows: int, narrow: bool, threads: i
     import queue
 
     import cupy as cp
-    import cupyx
 
+    from ..arrays import PinnedRing
+
+    ring = PinnedRing(threads + 2)  # a buffer for each row group in flight (threads + 1) and the one being copied
     free: queue.Queue = queue.Queue()
-    for _ in range(threads + 2):  # a buffer for each row group in flight (threads + 1) and the one being copied
-        free.put(None)
+    for slot in range(threads + 2):
+        free.put(slot)
 
     def stage(chunk: dict) -> tuple:
-        buffer = free.get()
+        slot = free.get()
         n = _rows(chunk)
         kinds = {name: np.dtype(np.int32) if narrow and column.dtype == np.int64 else column.dtype
                  for name, column in chunk.items()}
         sizes = {name: n * kind.itemsize for name, kind in kinds.items()}
         spans = {name: (size + 255) // 256 * 256 for name, size in sizes.items()}  # each column aligned
-        if buffer is None or buffer.size < sum(spans.values()):
-            buffer = None  # the old one unpinned first
-            buffer = cupyx.empty_pinned(sum(spans.values()), dtype=np.uint8)
+        buffer = ring.at(slot, sum(spans.values()))
         staged, at = {}, 0
         for name, column in chunk.items():
             staged[name] = buffer[at:at + sizes[name]].view(kinds[name])
             np.copyto(staged[name], column, casting="unsafe")
             at += spans[name]
-        return buffer, staged
+        return slot, staged
 
     def to_device():
-        for buffer, staged in iter_hsps(path, columns, read_ahead=threads, threads=threads, prepare=stage):
-            yield staged
-            # batched has queued its copies (asynchronous from page-locked memory): done before reuse
-            cp.cuda.get_current_stream().synchronize()
-            free.put(buffer)
+        try:
+            for slot, staged in iter_hsps(path, columns, read_ahead=threads, threads=threads, prepare=stage):
+                yield staged
+                # batched has queued its copies (asynchronous from page-locked memory): done before reuse
+                cp.cuda.get_current_stream().synchronize()
+                free.put(slot)
+        finally:
+            ring.release()
 
     yield from batched(to_device(), rows, cp)
 
@@ -432,21 +435,15 @@ def plots(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, 
             whole.add(chunk)
         if pair_dots and chunk["qrec"].size:
             # rows are in (qrec, rrec) order: each chromosome pair is one run of a chunk, and a chunk
-            # that begins and ends in the same pair (most row groups of a big table) is all of it
+            # that begins and ends in the same pair (most row groups of a big table) is one run
             qrec, rrec = chunk["qrec"], chunk["rrec"]
-            if qrec[0] == qrec[-1] and rrec[0] == rrec[-1]:
-                key = int(qrec[0]) * nr + int(rrec[0])
+            bounds = [] if qrec[0] == qrec[-1] and rrec[0] == rrec[-1] else \
+                (np.flatnonzero(np.diff(qrec.astype(np.int64) * nr + rrec)) + 1).tolist()
+            for lo, hi in zip([0] + bounds, bounds + [qrec.size]):
+                key = int(qrec[lo]) * nr + int(rrec[lo])
                 if key in pair_dots:
-                    zeros = np.zeros(qrec.size, np.int64)
-                    pair_dots[key].add({**chunk, "qrec": zeros, "rrec": zeros})
-                return
-            pair = qrec.astype(np.int64) * nr + rrec
-            bounds = np.flatnonzero(np.diff(pair)) + 1
-            for lo, hi in zip(np.concatenate(([0], bounds)).tolist(), np.concatenate((bounds, [pair.size])).tolist()):
-                if int(pair[lo]) in pair_dots:
-                    part = {c: v[lo:hi] for c, v in chunk.items()}
-                    part["qrec"], part["rrec"] = np.zeros(hi - lo, np.int64), np.zeros(hi - lo, np.int64)
-                    pair_dots[int(pair[lo])].add(part)
+                    zeros = np.zeros(hi - lo, np.int64)
+                    pair_dots[key].add({**{c: v[lo:hi] for c, v in chunk.items()}, "qrec": zeros, "rrec": zeros})
 
     whole, pair_dots = gather(hsps_path, PLOT_COLUMNS, accumulator, add, threads) \
         if grid_path or html_path or best else (None, {})
