@@ -218,13 +218,8 @@ class PinnedRing:
         self.next = (slot + 1) % len(self.buffers)
         wait(self.waits[slot])
         self.waits[slot] = ()
-        return slot, self.at(slot, nbytes)
-
-    def at(self, slot: int, nbytes: int) -> np.ndarray:
-        """The uint8 pinned array of nbytes of a given slot, grown when too small: for a caller that
-        hands the slots out itself (to several threads at once)."""
         self._grow(slot, nbytes)
-        return self.buffers[slot][:nbytes]
+        return slot, self.buffers[slot][:nbytes]
 
     def reserve(self, nbytes: int) -> None:
         """Pin every slot's buffer to at least nbytes now (before the first take)."""

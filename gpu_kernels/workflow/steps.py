@@ -283,38 +283,35 @@ def device_batches(path: str, columns: list, rows: int, narrow: bool, threads: i
     import queue
 
     import cupy as cp
+    import cupyx
 
-    from ..arrays import PinnedRing
-
-    ring = PinnedRing(threads + 2)  # a buffer for each row group in flight (threads + 1) and the one being copied
     free: queue.Queue = queue.Queue()
-    for slot in range(threads + 2):
-        free.put(slot)
+    for _ in range(threads + 2):  # a buffer for each row group in flight (threads + 1) and the one being copied
+        free.put(None)
 
     def stage(chunk: dict) -> tuple:
-        slot = free.get()
+        buffer = free.get()
         n = _rows(chunk)
         kinds = {name: np.dtype(np.int32) if narrow and column.dtype == np.int64 else column.dtype
                  for name, column in chunk.items()}
         sizes = {name: n * kind.itemsize for name, kind in kinds.items()}
         spans = {name: (size + 255) // 256 * 256 for name, size in sizes.items()}  # each column aligned
-        buffer = ring.at(slot, sum(spans.values()))
+        if buffer is None or buffer.size < sum(spans.values()):
+            buffer = None  # the old one unpinned first
+            buffer = cupyx.empty_pinned(sum(spans.values()), dtype=np.uint8)
         staged, at = {}, 0
         for name, column in chunk.items():
             staged[name] = buffer[at:at + sizes[name]].view(kinds[name])
             np.copyto(staged[name], column, casting="unsafe")
             at += spans[name]
-        return slot, staged
+        return buffer, staged
 
     def to_device():
-        try:
-            for slot, staged in iter_hsps(path, columns, read_ahead=threads, threads=threads, prepare=stage):
-                yield staged
-                # batched has queued its copies (asynchronous from page-locked memory): done before reuse
-                cp.cuda.get_current_stream().synchronize()
-                free.put(slot)
-        finally:
-            ring.release()
+        for buffer, staged in iter_hsps(path, columns, read_ahead=threads, threads=threads, prepare=stage):
+            yield staged
+            # batched has queued its copies (asynchronous from page-locked memory): done before reuse
+            cp.cuda.get_current_stream().synchronize()
+            free.put(buffer)
 
     yield from batched(to_device(), rows, cp)
 
