@@ -5,6 +5,7 @@ import logging
 import os
 import time
 from collections import deque
+from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -442,69 +443,92 @@ def plots(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, 
                     zeros = np.zeros(hi - lo, np.int64)
                     pair_dots[key].add({**{c: v[lo:hi] for c, v in chunk.items()}, "qrec": zeros, "rrec": zeros})
 
-    whole, pair_dots = gather(hsps_path, PLOT_COLUMNS, accumulator, add, threads) \
-        if grid_path or html_path or best else (None, {})
-    pictures = []  # (function, arguments): each picture drawn on its own, side by side
-    if grid_path:
-        pictures.append((grid_dotplot, (whole.reduced(MAX_LINES), query.names, reference.names, query.name,
-                                        reference.name, grid_path, low)))
-    if html_path:
-        pictures.append((html_dotplot, (whole, query.names, reference.names, query.name, reference.name, html_path, low)))
-    if heatmap_path:
-        qorder = np.argsort(-query.lengths, kind="stable")[:MAX_HEATMAP]
-        rorder = np.argsort(-reference.lengths, kind="stable")[:MAX_HEATMAP]
-        qat = np.full(len(query.names), -1)
-        qat[qorder] = np.arange(qorder.size)
-        rat = np.full(nr, -1)
-        rat[rorder] = np.arange(rorder.size)
-        shown = (qat[qindex] >= 0) & (rat[rindex] >= 0)
-        rows, cols = qat[qindex[shown]], rat[rindex[shown]]
-        matrices = []
-        for side, lengths in (("query", query.lengths[qorder][:, None]), ("reference", reference.lengths[rorder][None, :])):
-            matrix = np.zeros((qorder.size, rorder.size))
-            matrix[rows, cols] = pairs[f"{side}_covered_both"].to_numpy()[shown]
-            matrices.append(matrix / np.maximum(1, lengths))
-        pictures.append((coverage_heatmap, (*matrices, query.names[qorder], reference.names[rorder], query.name,
-                                            reference.name, heatmap_path, len(query.names), nr)))
-    if pairs_dir:
-        os.makedirs(pairs_dir, exist_ok=True)
-        qshort, rshort = short_names(query.names), short_names(reference.names)
-        used: set[str] = set()
-        for qi, ri in best:
-            stem = f"{file_stem(qshort[qi])}__{file_stem(rshort[ri])}"
-            name = stem if stem not in used else f"{stem}_{qi}_{ri}"
-            used.add(name)
-            pictures.append((pair_dotplot, (pair_dots[qi * nr + ri], qshort[qi], rshort[ri],
-                                            os.path.join(pairs_dir, name + ".png"), low)))
-    draw_all(pictures, threads)
+    count = len(best) + sum(1 for path in (grid_path, html_path, heatmap_path) if path)
+    with picture_pool(count, threads) as pool:
+        whole, pair_dots = gather(hsps_path, PLOT_COLUMNS, accumulator, add, threads) \
+            if grid_path or html_path or best else (None, {})
+        pictures = []  # (function, arguments): each picture drawn on its own, side by side
+        if grid_path:
+            pictures.append((grid_dotplot, (whole.reduced(MAX_LINES), query.names, reference.names, query.name,
+                                            reference.name, grid_path, low)))
+        if html_path:
+            pictures.append((html_dotplot, (whole, query.names, reference.names, query.name, reference.name,
+                                            html_path, low)))
+        if heatmap_path:
+            pictures.append((coverage_heatmap, (*heatmap_matrices(pairs, qindex, rindex, query, reference), query.name,
+                                                reference.name, heatmap_path, len(query.names), nr)))
+        if pairs_dir:
+            os.makedirs(pairs_dir, exist_ok=True)
+            qshort, rshort = short_names(query.names), short_names(reference.names)
+            used: set[str] = set()
+            for qi, ri in best:
+                stem = f"{file_stem(qshort[qi])}__{file_stem(rshort[ri])}"
+                name = stem if stem not in used else f"{stem}_{qi}_{ri}"
+                used.add(name)
+                pictures.append((pair_dotplot, (pair_dots[qi * nr + ri], qshort[qi], rshort[ri],
+                                                os.path.join(pairs_dir, name + ".png"), low)))
+        draw_all(pictures, pool)
 
 
-def draw_all(pictures: list[tuple], processes: int) -> None:
-    """Call each (function, arguments) of pictures, on up to `processes` processes side by side:
-    drawing is matplotlib's and bokeh's Python, one picture at a time in a process (the 50 pair
-    dotplots of a whole-genome run took most of its plots rule's 40 s on one).
+def heatmap_matrices(pairs, qindex: np.ndarray, rindex: np.ndarray, query: Genome, reference: Genome) -> tuple:
+    """The coverage heatmap's query and reference fractions covered, one cell per pair of the
+    MAX_HEATMAP longest records a side, and those records' names (query rows, reference columns)."""
+    qorder = np.argsort(-query.lengths, kind="stable")[:MAX_HEATMAP]
+    rorder = np.argsort(-reference.lengths, kind="stable")[:MAX_HEATMAP]
+    qat = np.full(len(query.names), -1)
+    qat[qorder] = np.arange(qorder.size)
+    rat = np.full(len(reference.names), -1)
+    rat[rorder] = np.arange(rorder.size)
+    shown = (qat[qindex] >= 0) & (rat[rindex] >= 0)
+    rows, cols = qat[qindex[shown]], rat[rindex[shown]]
+    matrices = []
+    for side, lengths in (("query", query.lengths[qorder][:, None]), ("reference", reference.lengths[rorder][None, :])):
+        matrix = np.zeros((qorder.size, rorder.size))
+        matrix[rows, cols] = pairs[f"{side}_covered_both"].to_numpy()[shown]
+        matrices.append(matrix / np.maximum(1, lengths))
+    return (*matrices, query.names[qorder], reference.names[rorder])
 
-    The processes are forked (on Linux; elsewhere the pictures are drawn here, one after another):
-    spawned ones would run the Snakemake script that called this again, as their main module. The
-    fork comes after the gathering's threads have ended; the children only draw."""
+
+@contextmanager
+def picture_pool(count: int, processes: int):
+    """Processes to draw `count` pictures on side by side (drawing is matplotlib's and bokeh's
+    Python, one picture at a time in a process: the 50 pair dotplots of a whole-genome run took
+    most of its plots rule's 40 s on one), or None where they are drawn here, one after another.
+
+    The processes are forked (on Linux; spawned ones would run the Snakemake script that called
+    this again, as their main module) when this is entered, before the HSP table is gathered:
+    a child forked later would carry the gathered Dots and count them again in the job's memory
+    (Snakemake's benchmark sums the processes' resident memory: 3 x 660 MB for 20,000-contig drafts).
+    The pictures' arguments go to the children pickled."""
     import multiprocessing
     import sys
     import warnings
     from concurrent.futures import ProcessPoolExecutor
 
-    processes = min(processes, len(pictures))
-    if processes <= 1 or len(pictures) < MIN_PICTURES_APART or not sys.platform.startswith("linux"):
+    processes = min(processes, count)
+    if processes <= 1 or count < MIN_PICTURES_APART or not sys.platform.startswith("linux"):
+        yield None
+        return
+    with warnings.catch_warnings():
+        # Python warns of fork in a process with threads (an idle pyarrow pool); the children only draw
+        warnings.filterwarnings("ignore", category=DeprecationWarning, message=".*fork.*")
+        pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
+        pool.submit(os.getpid).result()  # a fork pool starts all its processes at the first task
+    log.info("%d processes forked to draw %d pictures", processes, count)
+    with pool:
+        yield pool
+
+
+def draw_all(pictures: list[tuple], pool=None) -> None:
+    """Call each (function, arguments) of pictures: on the processes of a picture_pool, or here."""
+    if pool is None:
         for function, arguments in pictures:
             function(*arguments)
         return
     started = time.perf_counter()
-    with warnings.catch_warnings():
-        # Python warns of fork in a process with threads: pyarrow's idle pool is one, and the children never read
-        warnings.filterwarnings("ignore", category=DeprecationWarning, message=".*fork.*")
-        with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork")) as pool:
-            for done in [pool.submit(function, *arguments) for function, arguments in pictures]:
-                done.result()
-    log.info("%d pictures drawn on %d processes in %.1f s", len(pictures), processes, time.perf_counter() - started)
+    for done in [pool.submit(function, *arguments) for function, arguments in pictures]:
+        done.result()
+    log.info("%d pictures drawn on the forked processes in %.1f s", len(pictures), time.perf_counter() - started)
 
 
 MIN_PICTURES_APART = 4  # fewer are drawn in this process
