@@ -245,7 +245,7 @@ class Dots:
         self.count += other.count
         self._rastered += other.rastered
         self._lines = self._keep_longest({name: np.concatenate((self.lines[name], other.lines[name]))
-                                         for name in LINE_FIELDS})
+                                          for name in LINE_FIELDS})
         return self
 
     def reduced(self, max_lines: int) -> "Dots":
@@ -253,8 +253,7 @@ class Dots:
         gathered with that limit, so the PNG dotplot (20,000 lines) and the HTML one (50,000) are
         gathered in one pass."""
         out = Dots(self.width, self.height, self.layout, max_lines)
-        self._sort_in()
-        out._cells, out.count, out._rastered = self._cells.copy(), self.count, self._rastered
+        out._cells, out.count, out._rastered = self.cells.copy(), self.count, self.rastered
         out._lines = out._keep_longest(self.lines)
         return out
 
@@ -297,10 +296,9 @@ class Dots:
 
     def draw(self, ax, norm: Normalize) -> None:
         """Raster cells under the lines, each coloured by identity on its orientation's ramp."""
-        self._sort_in()
         for drawn in (0, 1):
-            cells = self._cells[drawn].reshape(RASTER, RASTER)
-            if self._rastered and (cells > 0).any():
+            cells = self.cells[drawn].reshape(RASTER, RASTER)
+            if self.rastered and (cells > 0).any():
                 rgba = RAMPS[drawn](norm(np.where(cells > 0, cells, np.nan)))
                 rgba[..., 3] = cells > 0
                 ax.imshow(rgba, origin="lower", extent=(0, self.width, 0, self.height), aspect="auto",
