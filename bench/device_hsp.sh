@@ -17,6 +17,9 @@
 #                                       # (bench/post_compare.py; PROFILE=1: under py-spy, stacks in $OUT/profile;
 #                                       # OLD_ROOT=DIR: another checkout timed in turn with this one)
 set -uo pipefail
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then  # usage: the comment above
+    echo "usage: $(sed -n '2,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//')"; exit 0
+fi
 what=${1:-engine}
 case "$what" in
     engine|final|warm|exit|coldlist|matches|workflow|multi|genome|post) ;;

@@ -11,11 +11,11 @@ import os
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tests"))
+
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
-from contigs import fragmented_pair  # noqa: E402
-from wfbench import print_rules, rule_times, run_workflow  # noqa: E402
+from common.contigs import fragmented_pair  # noqa: E402
+from common.wfbench import print_rules, rule_times, run_workflow  # noqa: E402
 
 
 def main() -> None:

@@ -24,8 +24,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
-import cupy as cp  # noqa: E402
-import cupyx  # noqa: E402
+try:
+    import cupy as cp
+    import cupyx
+except ImportError:  # --help works without CuPy; a run needs it
+    cp = cupyx = None
 
 from gpu_kernels import Params, compare  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402

@@ -20,7 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
-from measure import run, table, warm_python  # noqa: E402
+from common.measure import run, table, warm_python  # noqa: E402
 from simulate import heavy_pair, write_fasta  # noqa: E402
 
 

@@ -7,6 +7,9 @@
 # above 0 % utilization), each compare job's time outside compare() (start-up, loading, writing),
 # and whether the outputs are identical.
 set -uo pipefail
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then  # usage: the comment above
+    echo "usage: $(sed -n '2,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//')"; exit 0
+fi
 chroms=${1:-8}; mbp=${2:-96}
 root=$(pwd)
 work=${WORK:-/tmp/multi}
@@ -50,7 +53,7 @@ if jobs:
     print(f"  compare jobs: {len(jobs)}, wall {sum(walls):.1f} s summed, compare() {sum(inside):.1f} s, "
           f"outside compare() {(sum(walls) - sum(inside)) / len(jobs):.2f} s a job")
 sys.path.insert(0, "bench")
-from wfbench import print_rules, rule_times  # noqa: E402
+from common.wfbench import print_rules, rule_times  # noqa: E402
 print_rules(rule_times(os.path.join(root, "results")))  # where the rest of the wall time goes
 PY
     tail -3 "$dir/snakemake.log"
@@ -65,8 +68,8 @@ done
 run "$work/pairs" "$ngpu" --config "bins={size: 1000, group_size: 1000}"
 python3 - "$work" <<'PY'
 import sys, pathlib
-sys.path.insert(0, "tests")
-from wfhelpers import comparable
+sys.path.insert(0, "bench")
+from common.wfbench import final_outputs as comparable
 w = pathlib.Path(sys.argv[1])
 runs = [line.split() for line in (w / "walls.txt").read_text().splitlines()]
 one = next((float(wall) for gpus, wall, rc in runs if gpus == "1"), None)

@@ -19,7 +19,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from measure import run  # noqa: E402
+from common.measure import run  # noqa: E402
 
 STEP = """
 import logging, sys
@@ -33,7 +33,7 @@ r = Genome.of({reference!r}, meta["reference"]["names"], meta["reference"]["leng
 out = {out!r}
 if {step!r} == "coverage":
     if {backend!r} == "cupy":
-        from gpu_kernels.workflow.devices import claim_device
+        from gpu_kernels.device import claim_device
         claim_device()
     import inspect
     threads = ({threads},) if "threads" in inspect.signature(coverage_tables).parameters else ()  # older versions

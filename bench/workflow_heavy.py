@@ -16,7 +16,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 from simulate import heavy_pair, write_fasta  # noqa: E402
-from wfbench import print_rules, rule_times, run_workflow  # noqa: E402
+from common.wfbench import print_rules, rule_times, run_workflow  # noqa: E402
 
 
 def main() -> None:

@@ -9,11 +9,12 @@ import sys
 import threading
 import time
 
-from .backend import early_context, get_backend
+from .backend import get_backend
+from .device import early_context
 from .engine import compare
 from .errors import InputError, os_error_line
 from .fasta import load_pair
-from .formats import clear_output, mummer_parts, paf_from_table, write_paf, write_parts
+from .formats import clear_output, mummer_parts, paf_from_table, text_from_table, write_paf, write_parts
 from .matches import find_matches, matches_to_hsps
 from .params import Params
 
@@ -46,12 +47,13 @@ def parser() -> argparse.ArgumentParser:
                           "every record of one against every record of the other, both strands",
                           description="Arguments: QUERY first, then REFERENCE (mummer and minimap2 take the reference "
                                       "first). Compares every query record with every reference record, both strands. "
-                                      "PAF goes to standard output unless -o or --hsps names an output; the summary "
+                                      "PAF goes to standard output unless -o, --hsps or --delta names an output; the summary "
                                       "line goes to standard error.")
     cmp_.add_argument("query", help="query FASTA (plain or gzip)")
     cmp_.add_argument("reference", help="reference FASTA (plain or gzip)")
     cmp_.add_argument("-o", "--output", help="PAF output path ('-': standard output, the default when no output is named)")
     cmp_.add_argument("--hsps", help="HSP table output path (Apache Parquet)")
+    cmp_.add_argument("--delta", help="MUMmer delta output path (show-coords, show-snps, mummerplot, delta-filter read it)")
     seeding = cmp_.add_argument_group("seeding")
     seeding.add_argument("--k", type=int, default=d["k"], help="word length, 8..32 (default %(default)s)")
     seeding.add_argument("--max-freq", type=int, default=d["max_freq"], help="fast mode: skip words more frequent than this in a record, 0 off")
@@ -106,7 +108,7 @@ def parser() -> argparse.ArgumentParser:
 
 def run_filter(args: argparse.Namespace) -> int:
     """The filter command."""
-    from .workflow.steps import filter_table
+    from .workflow.filter import filter_table
 
     if not os.path.isfile(args.table):
         raise InputError("no such file", args.table)
@@ -144,20 +146,22 @@ def run_compare(args: argparse.Namespace) -> int:
         # pyarrow (0.1 s to import) loaded while the genomes are compared, not after (PAF alone needs none)
         threading.Thread(target=importlib.import_module, args=("pyarrow.parquet",), daemon=True).start()
     # an earlier run's outputs removed while this one computes (the write would pay it after)
-    clearing = [clear_output(path, (args.query, args.reference)) for path in (args.hsps, args.output)]
+    clearing = [clear_output(path, (args.query, args.reference)) for path in (args.hsps, args.output, args.delta)]
     result = compare(args.query, args.reference, params, backend=args.backend)
     for thread in filter(None, clearing):
         thread.join()
     q, r = result.query, result.reference
-    output = args.output or (None if args.hsps else "-")  # as minimap2: PAF to standard output by default
+    output = args.output or (None if args.hsps or args.delta else "-")  # as minimap2: PAF to standard output by default
     if args.hsps:
         result.write_parquet(args.hsps, last=True)
         log.info("%s: HSP table written", args.hsps)
-    if output:
-        if args.hsps and output != "-":  # from the table just written: no second trip through the device
-            paf_from_table(args.hsps, output)
+    for kind, path in (("paf", output), ("delta", args.delta)):
+        if not path:
+            continue
+        if args.hsps and path != "-":  # from the table just written: no second trip through the device
+            text_from_table(kind, args.hsps, path)
         else:
-            result.write_paf(output)
+            result.write_text(kind, path)
     s = result.stats
     print(f"{s['hsps']} HSPs ({s.get('hsps_forward', 0)} forward, {s.get('hsps_reverse', 0)} reverse), "
           f"query coverage {100 * result.coverage():.2f} %, {len(q.names)} x {len(r.names)} records, "

@@ -35,6 +35,12 @@ def cupy():
     return cp
 
 
+def twin(array, numpy_fn, cupy_fn):
+    """numpy_fn where the array is NumPy's, cupy_fn where it lives on a device: the one place a
+    function that takes either kind of array picks a stage's twin (the backend picks the rest)."""
+    return numpy_fn if isinstance(array, np.ndarray) else cupy_fn
+
+
 @functools.lru_cache(maxsize=None)
 def _compiled(file: str):
     """gpu_kernels/<file> compiled by NVRTC through CuPy (kept in CuPy's kernel cache on disk)."""
@@ -199,58 +205,6 @@ def to_device(array, xp):
     return xp.asarray(array)
 
 
-class PinnedRing:
-    """Page-locked host buffers taken in turn and kept for reuse: pinning memory costs about 0.7 s a
-    GB when it is first allocated (cudaHostAlloc), so a writer that copies slice after slice off the
-    device reuses a few buffers instead of pinning every slice anew. A buffer is taken again only
-    once the futures it was held for are done."""
-
-    def __init__(self, slots: int = 3):
-        self.buffers: list = [None] * slots
-        self.waits: list = [()] * slots
-        self.next = 0
-
-    def take(self, nbytes: int) -> tuple[int, np.ndarray]:
-        """(slot, uint8 pinned array of nbytes): the next buffer, grown when too small."""
-        from concurrent.futures import wait
-
-        slot = self.next
-        self.next = (slot + 1) % len(self.buffers)
-        wait(self.waits[slot])
-        self.waits[slot] = ()
-        self._grow(slot, nbytes)
-        return slot, self.buffers[slot][:nbytes]
-
-    def reserve(self, nbytes: int) -> None:
-        """Pin every slot's buffer to at least nbytes now (before the first take)."""
-        for slot in range(len(self.buffers)):
-            self._grow(slot, nbytes)
-
-    def _grow(self, slot: int, nbytes: int) -> None:
-        """The slot's buffer pinned anew when it is missing or smaller than nbytes."""
-        import cupyx
-
-        if self.buffers[slot] is None or self.buffers[slot].size < nbytes:
-            self.buffers[slot] = None  # the old buffer goes back before a larger one is pinned
-            self.buffers[slot] = cupyx.empty_pinned(max(nbytes, 1), dtype=np.uint8)
-
-    def hold(self, slot: int, futures) -> None:
-        """Keep the slot's buffer until these futures are done."""
-        self.waits[slot] = tuple(futures)
-
-    def release(self) -> None:
-        """Unpin every buffer once the futures it is held for are done (about 0.14 s a GB, which an
-        exit pays otherwise). The ring is empty after; a later take pins anew."""
-        from concurrent.futures import wait
-
-        import cupy
-
-        for slot in range(len(self.buffers)):
-            wait(self.waits[slot])
-            self.waits[slot], self.buffers[slot] = (), None
-        cupy.get_default_pinned_memory_pool().free_all_blocks()
-
-
 def to_host(array) -> np.ndarray:
     """An array on the host: device arrays are copied into pinned memory (about twice the bandwidth
     of a pageable copy), host arrays pass through."""
@@ -260,4 +214,25 @@ def to_host(array) -> np.ndarray:
 
     out = cupyx.empty_pinned(array.shape, array.dtype)
     array.get(out=out)
+    return out
+
+
+def running_max(values):
+    """Inclusive running maximum of a 1-D int64 array (NumPy or CuPy: scan.cu on the device)."""
+    return twin(values, np.maximum.accumulate, running_max_cupy)(values)
+
+
+def running_max_cupy(values):
+    """running_max on the device: block scans, then carries, recursively over the block totals (scan.cu)."""
+    cp = cupy()
+    n = values.size
+    out = cp.empty_like(values)
+    if n == 0:
+        return out
+    tile = BLOCK * SCAN_ITEMS
+    count = blocks(n, tile, cap=2**31 - 1)
+    totals = cp.empty(count, dtype=cp.int64)
+    kernel("scan.cu", "block_max_scan")((count,), (BLOCK,), (values, out, totals, cp.int64(n)))
+    if count > 1:
+        kernel("scan.cu", "add_carry")((count,), (BLOCK,), (out, running_max_cupy(totals), cp.int64(n)))
     return out

@@ -14,7 +14,8 @@ import time
 
 import numpy as np
 
-from . import arrays, coverage, diagonals, extend, hsps, matches, pages, seeds, words
+from . import arrays, coverage, device, diagonals, extend, hsps, matches, pages, seeds, words
+from .device import PinnedRing, early_context, gpu_available  # noqa: F401  (the command line and the workflow take them from here)
 from .errors import InputError
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,8 @@ class NumpyBackend:
     xp = np
     # Seeds filtered and extended as they are enumerated (seeds.SeedHsps), never stored: no tiles.
     seeds_fused = True
+    # Parquet pages encoded where the table lives (pages.py) rather than by pyarrow on the host
+    encodes_pages = False
     oom_errors: tuple = (MemoryError,)
     words_in = staticmethod(words.words_in)
     words = staticmethod(words.words)
@@ -51,6 +54,8 @@ class NumpyBackend:
     delta_pages = staticmethod(pages.delta_pages)
     reference_words = staticmethod(matches.reference_words)
     strand_mems = staticmethod(matches.strand_mems)
+    table_batches = staticmethod(device.table_batches)
+    batch_rows = 1 << 21  # rows a pass over a table takes at once: a row group or two (measured fastest)
 
     def seed_budget(self, tile_bytes: int) -> int:
         """Seeds one tile may hold on the tiled path (tile_bytes 0: 256 MiB); the CPU's own fused search holds none."""
@@ -104,6 +109,7 @@ class CupyBackend(NumpyBackend):
 
     name = "cupy"
     seeds_fused = False  # tiles of sorted seed keys: thousands of threads need the seeds laid out
+    encodes_pages = True  # only the packed bytes come back over PCIe
     words_in = staticmethod(words.words_in_cupy)
     words = staticmethod(words.words_cupy)
     seed_groups = staticmethod(seeds.seed_groups_cupy)
@@ -117,6 +123,8 @@ class CupyBackend(NumpyBackend):
     delta_pages = staticmethod(pages.delta_pages_cupy)
     reference_words = staticmethod(matches.reference_words_cupy)
     strand_mems = staticmethod(matches.strand_mems_cupy)
+    table_batches = staticmethod(device.table_batches_cupy)
+    batch_rows = 1 << 26
 
     def __init__(self):
         cp = arrays.cupy()
@@ -139,7 +147,7 @@ class CupyBackend(NumpyBackend):
             self._reserving.result()
             self._reserving = None
         if self._ring is None:
-            self._ring = arrays.PinnedRing()
+            self._ring = PinnedRing()
         slot, buffer = self._ring.take(sum(int(encoded[0].size) for encoded in pages.values()))
         out, at = {}, 0
         for name, (data, *small) in pages.items():
@@ -169,7 +177,7 @@ class CupyBackend(NumpyBackend):
         if rows < PREPIN_MIN_ROWS or self._reserving is not None or os.environ.get("GPU_KERNELS_PREPIN") == "0":
             return
         if self._ring is None:
-            self._ring = arrays.PinnedRing()
+            self._ring = PinnedRing()
         self._reserving = self._on_thread("pin", self._ring.reserve, rows * PAGE_BYTES_GUESS)
 
     def host_slices(self, table: dict, rows: int):
@@ -201,7 +209,7 @@ class CupyBackend(NumpyBackend):
     def _on_thread(self, name: str, fn, *args):
         """fn(*args) on a thread of its own, on the caller's current device; a future of it. A new
         thread starts on device 0, and the caller's may be another (a workflow job bound to another
-        GPU by workflow/devices.py), which cudaGetDevice reads without making a context."""
+        GPU by device.claim_device), which cudaGetDevice reads without making a context."""
         from concurrent.futures import ThreadPoolExecutor
 
         device = self.xp.cuda.runtime.getDevice()
@@ -220,44 +228,6 @@ class CupyBackend(NumpyBackend):
 
     def synchronize(self) -> None:
         self.xp.cuda.Device().synchronize()
-
-
-def early_context() -> threading.Thread | None:
-    """Make CUDA's primary context of the first device through the driver (libcuda, by ctypes) on a
-    thread, while CuPy is imported (about 0.4 s): CuPy's runtime then finds it made instead of making
-    it (0.1 to 0.25 s). For a process that will use device 0, the command line's; a workflow job picks
-    its device later (workflow/devices.py) and does not call this. Anything missing (no driver, no
-    device) ends the thread quietly: the backend's own checks say so later. GPU_KERNELS_EARLY_CONTEXT=0
-    turns it off."""
-    import importlib.util
-
-    if (os.environ.get("GPU_KERNELS_EARLY_CONTEXT") == "0" or os.environ.get("CUDA_VISIBLE_DEVICES") in ("", "-1")
-            or importlib.util.find_spec("cupy") is None):  # no CuPy: the NumPy backend needs no context
-        return None
-
-    def make() -> None:
-        import ctypes
-
-        try:
-            driver = ctypes.CDLL("libcuda.so.1")
-            device, context = ctypes.c_int(), ctypes.c_void_p()
-            if driver.cuInit(0) == 0 and driver.cuDeviceGet(ctypes.byref(device), 0) == 0:
-                driver.cuDevicePrimaryCtxRetain(ctypes.byref(context), device)  # kept to the process's end
-        except (OSError, AttributeError):
-            pass
-    thread = threading.Thread(target=make, name="context", daemon=True)
-    thread.start()
-    return thread
-
-
-def gpu_available() -> bool:
-    """True when CuPy imports and sees at least one CUDA device."""
-    if os.environ.get("CUDA_VISIBLE_DEVICES", None) in ("", "-1"):
-        return False
-    try:
-        return arrays.cupy().cuda.runtime.getDeviceCount() > 0
-    except Exception:  # no CuPy, no driver, no device: all mean "no GPU"
-        return False
 
 
 def get_backend(name: str = "numpy") -> NumpyBackend:

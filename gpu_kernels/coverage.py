@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import BLOCK, array_module, blocks, concatenate, cupy, gather, is_sorted, kernel, stable_argsort, to_host
-from .hsps import packed, running_max, running_max_cupy
+from .arrays import (BLOCK, array_module, blocks, concatenate, cupy, gather, is_sorted, kernel, running_max,
+                     running_max_cupy, stable_argsort, to_host, twin)
+from .hsps import packed
+from .schema import HSP
 
 
 def union_length(group, start, end, groups: int):
@@ -51,7 +53,7 @@ def merge_intervals(group, start, end) -> tuple:
         group = group.ravel()
     group, start, end, span = _by_group(group, start, end, span)
     lift = group * span
-    reach = (running_max if xp is np else running_max_cupy)(lift + end) - lift
+    reach = running_max(lift + end) - lift
     # a row opens an interval where its group begins or where it starts past everything before it
     opens = xp.ones(start.size, dtype=bool)
     opens[1:] = (group[1:] != group[:-1]) | (start[1:] > reach[:-1])
@@ -99,14 +101,13 @@ def covered_bases(group, start, end, keys: np.ndarray) -> np.ndarray:
     return out
 
 
-SIDES = {"query": ("qrec", "qstart", "qend"), "reference": ("rrec", "rstart", "rend")}
 STRANDS = ("forward", "reverse", "both")
 PAIR_SUMS = ("hsps", "aligned_bases", "aligned_reverse", "centre_weight")
 
 
 def _side(hsps: dict, side: str) -> tuple:
     """(record, start, end) columns of one side; rend from rstart and the length when absent."""
-    rec, start, end = SIDES[side]
+    rec, start, end = HSP.view(side)
     if end not in hsps:  # rend = rstart + (qend - qstart): HSPs are ungapped
         return hsps[rec], hsps[start], hsps[start] + (hsps["qend"] - hsps["qstart"])
     return hsps[rec], hsps[start], hsps[end]
@@ -132,7 +133,7 @@ class TableCoverage:
             return
         pair = hsps["qrec"].astype(xp.int64) * self.nr + hsps["rrec"]
         group = pair * 2 + hsps["strand"]
-        for side in SIDES:
+        for side in ("query", "reference"):
             _, start, end = _side(hsps, side)
             parts = [(group, start, end)] + ([self.covered[side]] if side in self.covered else [])
             self.covered[side] = merge_intervals(*(concatenate([p[i] for p in parts]) for i in range(3)))
@@ -141,7 +142,7 @@ class TableCoverage:
         length = (hsps["qend"] - hsps["qstart"]).astype(xp.float64)
         reverse = hsps["strand"] == 1
         n = int(keys.size)
-        count = np.bincount if xp is np else spread_bincount
+        count = twin(inverse, np.bincount, spread_bincount)
         sums = {"hsps": count(inverse, minlength=n).astype(xp.float64),
                 "aligned_bases": count(inverse, weights=length, minlength=n),
                 "aligned_reverse": count(inverse[reverse], weights=length[reverse], minlength=n),
@@ -154,7 +155,7 @@ class TableCoverage:
     def pairs(self) -> tuple[np.ndarray, np.ndarray, dict, dict]:
         """pair_coverage's result for every chunk added."""
         per_pair = {}
-        for side in SIDES:
+        for side in ("query", "reference"):
             group, start, end = self._intervals(side)
             pair = group >> 1
             per_pair[side] = {name: covered_bases(pair[sel], start[sel], end[sel], self.keys)

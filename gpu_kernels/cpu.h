@@ -14,8 +14,9 @@
 #include <stdint.h>
 
 /* Codes (encode.py): A C G T are 0..3, N 4, the border between records 5. */
-#define N_CODE 4
-#define BORDER 5
+#if !defined(N_CODE) || !defined(BORDER)
+#error "N_CODE and BORDER come from kernels.py as -D options (native.COMPILE_ARGS)"
+#endif
 
 /* fn(arg, t, threads) on threads t = 0..threads-1 (t = 0 on the calling thread); returns when all are done. */
 typedef void (*task_fn)(void *arg, int t, int threads);

@@ -16,14 +16,6 @@ def key_width(qtotal: int, k: int) -> int:
     return qtotal + 2 * k
 
 
-def diagonal_keys(sq, sr, rtotal: int, width: int):
-    """Sorted uint64 keys of seeds."""
-    xp = array_module(sq)
-    keys = (sq - sr + rtotal).astype(xp.uint64) * xp.uint64(width) + sq.astype(xp.uint64)
-    keys.sort()
-    return keys
-
-
 def unshadowed(keys, k: int):
     """Mask of the sorted keys' seeds that no other seed on their diagonal starts 1 to 2k-1 bases before."""
     xp = array_module(keys)

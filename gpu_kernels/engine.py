@@ -17,7 +17,7 @@ from .backend import NumpyBackend, get_backend
 from .diagonals import decode_keys, key_width
 from .errors import InputError
 from .fasta import Record, check_lengths, load_fasta, load_pair
-from .formats import ROW_GROUP_ROWS, TEXT_SLICE_ROWS, HspWriter, default_threads, name_table, paf_text, write_text
+from .formats import ROW_GROUP_ROWS, TEXT_SLICE_ROWS, HspWriter, default_threads, text_from_parts
 from .pages import table_pages
 from .params import Params
 from .seeds import KeptSeeds, count_seeds
@@ -37,9 +37,10 @@ class Result:
     whole in host memory."""
 
     def __init__(self, table: dict, query: SeqSet, reference: SeqSet, params: Params, stats: dict,
-                 backend: NumpyBackend):
+                 backend: NumpyBackend, sources: dict | None = None):
         self.table, self.query, self.reference, self.params, self.stats = table, query, reference, params, stats
         self.backend = backend
+        self.sources = sources or {}  # query_fasta, reference_fasta: the files compared, where they were files
         self._hsps = None
 
     @property
@@ -54,21 +55,31 @@ class Result:
         """Fraction of query bases inside at least one HSP (either strand)."""
         return self.stats["query_covered"] / max(1, int(self.query.lengths.sum()))
 
+    def meta(self) -> dict:
+        """The table's metadata as the Parquet file holds it (formats.FORMATS reads it)."""
+        q, r = self.query, self.reference
+        return {"query": {"names": list(q.names), "lengths": q.lengths.tolist()},
+                "reference": {"names": list(r.names), "lengths": r.lengths.tolist()},
+                "params": self.params.as_dict(), "stats": self.stats, "seeds": self.stats.get("seeds", 0),
+                "kept_seeds": self.stats.get("kept_seeds", 0), "rows": int(self.table["qstart"].size), **self.sources}
+
     def write_parquet(self, path: str, row_group_rows: int = ROW_GROUP_ROWS, last: bool = False) -> None:
         """The HSP table as Parquet, a row group at a time (row groups encoded on all cores); last: no
         other table will be written by this process, so the writer's host buffers are given back as
         soon as they are done with."""
         q, r = self.query, self.reference
         write_table(path, self.table, self.backend, q.names, q.lengths, r.names, r.lengths, self.params,
-                    {"stats": self.stats}, row_group_rows, last)
+                    {"stats": self.stats, **self.sources}, row_group_rows, last)
+
+    def write_text(self, kind: str, path: str, threads: int = 0) -> int:
+        """The HSP table in a text format of formats.FORMATS (paf, gecko_csv, delta), slices copied to
+        the host and formatted in parallel; returns the rows written."""
+        parts = (lambda part=part: part for part in self.backend.host_slices(self.table, TEXT_SLICE_ROWS))
+        return text_from_parts(kind, path, self.meta(), parts, threads)
 
     def write_paf(self, path: str, threads: int = 0) -> int:
-        """The HSP table as PAF, slices formatted in parallel; returns the rows written."""
-        q, r = self.query, self.reference
-        qnames, rnames = name_table(q.names), name_table(r.names)
-        parts = (lambda part=part: part for part in self.backend.host_slices(self.table, TEXT_SLICE_ROWS))
-        return write_text(path, parts, lambda part: paf_text(part, qnames, q.lengths, rnames, r.lengths),
-                          threads=threads)
+        """The HSP table as PAF; returns the rows written."""
+        return self.write_text("paf", path, threads)
 
 
 def slice_rows(threads: int, row_group_rows: int = ROW_GROUP_ROWS) -> int:
@@ -80,12 +91,16 @@ def slice_rows(threads: int, row_group_rows: int = ROW_GROUP_ROWS) -> int:
 
 def write_table(path: str, table: dict, backend: NumpyBackend, qnames, qlens, rnames, rlens, params: Params,
                 extra: dict | None = None, row_group_rows: int = ROW_GROUP_ROWS, last: bool = False) -> None:
-    """An HSP table held by a backend written as Parquet: the backend delta-encodes the pages of a
-    slice of row groups where the table lives (on the GPU only the packed bytes, a few a value, come
-    back), while the writer compresses and writes earlier ones on its threads. last: the backend's
-    host buffers are given back as the writes using them finish (backend.release_pages)."""
+    """An HSP table held by a backend written as Parquet. A backend whose pages are encoded where the
+    table lives (the GPU: only the packed bytes, a few a value, come back) hands over a slice of row
+    groups at a time while the writer compresses and writes earlier ones on its threads; a table on
+    the host goes to the writer's pyarrow encoders. last: the backend's host buffers are given back
+    as the writes using them finish (backend.release_pages)."""
     with HspWriter(path, qnames, qlens, rnames, rlens, params, extra, row_group_rows) as writer:
         n = int(table["qstart"].size)
+        if not backend.encodes_pages:
+            writer.write(table)
+            return
         step = slice_rows(writer.threads, row_group_rows)
         for at in range(0, n, step):
             pages = table_pages({name: column[at:at + step] for name, column in table.items()}, backend, row_group_rows)
@@ -171,8 +186,8 @@ def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats
     del words_r  # the reference words are not held while the strand's HSPs are deduplicated
     with stats.timed("hsps"):
         if not parts:
-            return H.empty(H.RAW, backend.xp)
-        raw = H.concat(parts, H.RAW)
+            return H.HSP.empty(H.HSP.view("raw"), backend.xp)
+        raw = H.concat(parts, H.HSP.view("raw"))
         parts.clear()
         return backend.drop_contained(raw)
 
@@ -257,8 +272,8 @@ def search_tiles(qcodes, words_q, rcodes, words_r, params: Params, stats: Stats,
             log.info("%d tiles done, %d to go", stats.counts["tiles"], len(todo))
     with stats.timed("hsps"):
         if not parts:
-            return H.empty(H.RAW, backend.xp)
-        return parts[0] if len(parts) == 1 else backend.drop_contained(H.concat(parts, H.RAW))
+            return H.HSP.empty(H.HSP.view("raw"), backend.xp)
+        return parts[0] if len(parts) == 1 else backend.drop_contained(H.concat(parts, H.HSP.view("raw")))
 
 
 def search_tile(qcodes, rcodes, tile: Tile, groups, qp, rp, width: int, params: Params, stats: Stats,
@@ -287,6 +302,7 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
     params = params or Params()
     k = params.seeding.k
     start = time.perf_counter()
+    sources = {f"{side}_fasta": str(path) for side, path in (("query", query), ("reference", reference)) if is_path(path)}
     # The files are read on a thread (without the interpreter's lock) while the backend is made (CuPy
     # imported, about 0.4 s) and the device readied on another (not in stats.timed: its synchronize
     # would make the CUDA context first, on this thread).
@@ -335,11 +351,11 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
     backend.reserve_pages(min(sum(int(t["qstart"].size) for t in tables), slice_rows(default_threads())))
     with stats.timed("hsps"):
         nq, nr = len(query.names), len(reference.names)
-        table = H.concat(tables, H.STORED, backend.xp)
+        table = H.concat(tables, H.HSP.stored, backend.xp)
         del tables[:]
         table = H.sort_rows(table, nq, nr)
         stats.counts.update(H.summarize(table, nq, backend))
     stats.times["total"] = time.perf_counter() - start
     log.info("hsps: %d in the canonical order, query coverage %.2f %% (%.2f s); compare %.2f s", stats.counts["hsps"],
              100 * stats.counts["query_covered"] / max(1, int(query.lengths.sum())), stats.times["hsps"], stats.times["total"])
-    return Result(table, query, reference, params, stats.as_dict(), backend)
+    return Result(table, query, reference, params, stats.as_dict(), backend, sources)

@@ -12,9 +12,9 @@
 // gives the side's best before every base (for the X-drop), a ballot the first base where the walk
 // stops, and a REDUX max with a ballot the first best identity-clearing position inside the
 // chunk: ends are exact, not multiples of the chunk.
-// Invariants: every record has >= 32 * PER_LANE BORDER codes on each side (arrays.py checks it),
+// Invariants: every record has >= 32 * PER_LANE BORDER codes on each side (kernels.py asserts it),
 // so a chunk that starts inside a record never leaves the array; seeds are all-ACGT k-mers inside
-// one record. BORDER and PER_LANE come from gpu_kernels/arrays.py as -D macros.
+// one record. BORDER and PER_LANE come from gpu_kernels/kernels.py as -D macros.
 #define FULL 0xffffffffu
 #define NEG_INF (-2147483647 - 1)
 #define CHUNK (32 * PER_LANE)

@@ -1,6 +1,6 @@
 // groups.cu: seed groups straight from the two sorted word lists, in one pass over the query words.
 //
-// Launch: 1-D grid-stride loop over query words, BLOCK threads a block (BLOCK from arrays.py). Thread i starts a group when
+// Launch: 1-D grid-stride loop over query words, BLOCK threads a block (BLOCK from kernels.py). Thread i starts a group when
 // its key differs from word i-1: it counts the run of equal query keys (qcount), then finds the
 // key's range in the sorted reference keys with a lower-bound and an upper-bound binary search
 // (rfirst, rcount). Every other thread writes rcount = 0, so a compaction on rcount > 0 leaves

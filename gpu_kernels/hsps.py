@@ -1,52 +1,45 @@
 """HSP tables: columns of equal length, filtered, deduplicated, and mapped to record coordinates.
 
-NumPy: array operations and np.maximum.accumulate. CuPy: the HSPs that pass are selected by
-select.cu, the running maximum of the deduplication is scan.cu, record coordinates come from hsps.cu.
+The record (its columns, types and order) is schema.HSP. NumPy: array operations and
+np.maximum.accumulate. CuPy: the HSPs that pass are selected by select.cu, the running maximum of
+the deduplication is scan.cu, record coordinates come from hsps.cu.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .arrays import (BLOCK, SCAN_ITEMS, array_module, blocks, concatenate, cupy, every, gather, has_ties, kernel,
-                     select, stable_argsort, sum_difference)
-
-# Columns of a raw HSP table, all int64, positions on the concatenated axes of the strand searched.
-RAW = ("qstart", "qend", "rstart", "rend", "score", "identities")
-# Columns of a final HSP table: record indices, record-local coordinates, forward reference axis.
-COLUMNS = ("qrec", "rrec", "qstart", "qend", "rstart", "rend", "strand", "score", "identities", "length")
-# The columns a final table holds while it is on the device: length and rend follow from the others.
-STORED = ("qrec", "rrec", "qstart", "qend", "rstart", "strand", "score", "identities")
+from .arrays import (BLOCK, array_module, blocks, concatenate, cupy, every, gather, has_ties, kernel, running_max,
+                     running_max_cupy, select, stable_argsort, sum_difference, twin)
+from .schema import HSP, ungapped_ends
 
 
 def complete(table: dict) -> dict:
-    """A table with every one of COLUMNS, length (qend - qstart) and rend (rstart + length) added
-    where missing."""
+    """A table with every column of the HSP record, the derived ones (length, rend) added where missing."""
     if "length" in table and "rend" in table:
-        return {name: table[name] for name in COLUMNS}
-    xp = array_module(table["qstart"])
-    if xp is np or any(table[c].dtype != xp.int64 for c in ("qstart", "qend", "rstart")):
-        length = table["qend"] - table["qstart"]
-        rend = table["rstart"] + length
-    else:  # one kernel (hsps.cu), none of CuPy's
-        qstart, qend, rstart = (xp.ascontiguousarray(table[c]) for c in ("qstart", "qend", "rstart"))
-        n = int(qstart.size)
-        length, rend = xp.empty(n, dtype=xp.int64), xp.empty(n, dtype=xp.int64)
-        if n:
-            kernel("hsps.cu", "complete_columns")((blocks(n),), (BLOCK,), (qstart, qend, rstart, xp.int64(n), length, rend))
+        return {name: table[name] for name in HSP.names}
+    length, rend = twin(table["qstart"], ungapped_ends, ungapped_ends_cupy)(table["qstart"], table["qend"],
+                                                                           table["rstart"])
     full = dict(table, length=length, rend=rend)
-    return {name: full[name] for name in COLUMNS}
+    return {name: full[name] for name in HSP.names}
 
 
-def empty(columns=COLUMNS, xp=np) -> dict:
-    """An HSP table with no rows (the stored types of record indices and strand where they apply)."""
-    types = {"qrec": xp.int32, "rrec": xp.int32, "strand": xp.int8}
-    return {name: xp.zeros(0, dtype=types.get(name, xp.int64)) for name in columns}
+def ungapped_ends_cupy(qstart, qend, rstart) -> tuple:
+    """schema.ungapped_ends on the device: one kernel (hsps.cu) for int64 columns, none of CuPy's."""
+    cp = cupy()
+    if any(c.dtype != cp.int64 for c in (qstart, qend, rstart)):
+        return ungapped_ends(qstart, qend, rstart)
+    qstart, qend, rstart = (cp.ascontiguousarray(c) for c in (qstart, qend, rstart))
+    n = int(qstart.size)
+    length, rend = cp.empty(n, dtype=cp.int64), cp.empty(n, dtype=cp.int64)
+    if n:
+        kernel("hsps.cu", "complete_columns")((blocks(n),), (BLOCK,), (qstart, qend, rstart, cp.int64(n), length, rend))
+    return length, rend
 
 
-def concat(tables: list[dict], columns=COLUMNS, xp=None) -> dict:
+def concat(tables: list[dict], columns=HSP.names, xp=None) -> dict:
     """Rows of several tables, one after another (xp: the array module when tables may be empty)."""
     if not tables:
-        return empty(columns, xp or np)
+        return HSP.empty(columns, xp or np)
     return {name: concatenate([t[name] for t in tables]) for name in columns}
 
 
@@ -62,7 +55,7 @@ def passes(table: dict, min_len: int, min_identity: float):
 
 
 def passing(qstart, qend, score, ids, sq, sr, min_len: int, min_identity: float) -> dict:
-    """The raw table (RAW columns) of the extended seeds (sq, sr) that pass (passes): each HSP's
+    """The raw table (HSP.view("raw")) of the extended seeds (sq, sr) that pass (passes): each HSP's
     reference coordinates are its query coordinates moved to its seed's diagonal."""
     raw = {"qstart": qstart, "qend": qend, "rstart": sr - (sq - qstart), "rend": sr + (qend - sq),
            "score": score, "identities": ids}
@@ -77,7 +70,7 @@ def passing_cupy(qstart, qend, score, ids, sq, sr, min_len: int, min_identity: f
     score, ids = (cp.ascontiguousarray(a, dtype=cp.int32) for a in (score, ids))
     test = (qstart, qend, ids, cp.int64(n), cp.int64(min_len), cp.float64(min_identity))
     write = (qstart, qend, score, ids, sq, sr, cp.int64(n), cp.int64(min_len), cp.float64(min_identity))
-    return dict(zip(RAW, select("hsps_count", "hsps_write", n, test, write, [cp.int64] * 6)))
+    return dict(zip(HSP.view("raw"), select("hsps_count", "hsps_write", n, test, write, [cp.int64] * 6)))
 
 
 def sort_order(diag, qstart, qend):
@@ -93,27 +86,6 @@ def lifted(diag, values):
     return (diag - diag.min()) * (int(values.max()) + 1) + values
 
 
-def running_max(values):
-    """Inclusive running maximum of a 1-D int64 array."""
-    return np.maximum.accumulate(values)
-
-
-def running_max_cupy(values):
-    """running_max on the device: block scans, then carries, recursively over the block totals (scan.cu)."""
-    cp = cupy()
-    n = values.size
-    out = cp.empty_like(values)
-    if n == 0:
-        return out
-    tile = BLOCK * SCAN_ITEMS
-    count = blocks(n, tile, cap=2**31 - 1)
-    totals = cp.empty(count, dtype=cp.int64)
-    kernel("scan.cu", "block_max_scan")((count,), (BLOCK,), (values, out, totals, cp.int64(n)))
-    if count > 1:
-        kernel("scan.cu", "add_carry")((count,), (BLOCK,), (out, running_max_cupy(totals), cp.int64(n)))
-    return out
-
-
 def drop_contained(table: dict) -> dict:
     """Drop duplicate HSPs and HSPs inside another on the same diagonal (one strand's raw table).
 
@@ -121,18 +93,32 @@ def drop_contained(table: dict) -> dict:
     when its qend is not beyond the running maximum qend of that diagonal. The table given is
     changed in place, a column at a time (so it is never held twice), and returned.
     """
-    return _drop_contained(table, running_max)
+    return _drop_contained(table, running_max, beyond_reach)
 
 
 def drop_contained_cupy(table: dict) -> dict:
-    """drop_contained on the device (the running maximum from scan.cu)."""
-    return _drop_contained(table, running_max_cupy)
+    """drop_contained on the device (the running maximum from scan.cu, the test from hsps.cu)."""
+    return _drop_contained(table, running_max_cupy, beyond_reach_cupy)
 
 
-def _drop_contained(table: dict, running_max_fn) -> dict:
-    xp = array_module(table["qstart"])
-    n = table["qstart"].size
-    if n < 2:
+def beyond_reach(end, reach):
+    """Rows whose end passes the running maximum of the rows before them (the first row always)."""
+    keep = np.ones(end.size, dtype=bool)
+    keep[1:] = end[1:] > reach[:-1]
+    return keep
+
+
+def beyond_reach_cupy(end, reach):
+    """beyond_reach on the device (hsps.cu)."""
+    cp = cupy()
+    n = int(end.size)
+    keep = cp.empty(n, dtype=bool)
+    kernel("hsps.cu", "beyond_reach")((blocks(n),), (BLOCK,), (end, reach, cp.int64(n), keep))
+    return keep
+
+
+def _drop_contained(table: dict, running_max_fn, beyond_fn) -> dict:
+    if table["qstart"].size < 2:
         return table
     diag = table["qstart"] - table["rstart"]
     order = sort_order(diag, table["qstart"], table["qend"])
@@ -143,12 +129,7 @@ def _drop_contained(table: dict, running_max_fn) -> dict:
     end = lifted(diag, table["qend"])
     del diag
     reach = running_max_fn(end)
-    if xp is np:
-        keep = np.ones(n, dtype=bool)
-        keep[1:] = end[1:] > reach[:-1]
-    else:
-        keep = xp.empty(n, dtype=bool)
-        kernel("hsps.cu", "beyond_reach")((blocks(n),), (BLOCK,), (end, reach, xp.int64(n), keep))
+    keep = beyond_fn(end, reach)
     del end, reach
     reorder(table, keep)
     return table
@@ -162,7 +143,7 @@ def reorder(table: dict, index) -> None:
 
 
 def to_records(raw: dict, strand: int, query, reference) -> dict:
-    """Raw HSPs of one strand to the STORED columns of a final table, on the raw table's device:
+    """Raw HSPs of one strand to the stored HSP columns of a final table, on the raw table's device:
     record indices (int32) and record-local coordinates (int64); strand int8; score and identities
     int32 when every record is shorter than 2^31 bases (they never exceed an HSP's length), else int64."""
     xp = array_module(raw["qstart"])
@@ -194,18 +175,14 @@ def to_records_cupy(raw: dict, strand: int, query, reference) -> dict:
         return to_records(raw, strand, query, reference)
     cp = cupy()
     n = int(raw["qstart"].size)
-    types = {"qrec": cp.int32, "rrec": cp.int32, "strand": cp.int8, "score": cp.int32, "identities": cp.int32}
-    out = {name: cp.empty(n, dtype=types.get(name, cp.int64)) for name in STORED}
+    out = {name: cp.empty(n, dtype=HSP.dtype(name, cp)) for name in HSP.stored}
     if n:
         qstarts, rstarts = cp.asarray(query.starts, dtype=cp.int64), cp.asarray(reference.starts, dtype=cp.int64)
         kernel("hsps.cu", "to_records")(
             (blocks(n),), (BLOCK,),
-            (*(raw[c] for c in RAW), cp.int64(n), qstarts, cp.int64(qstarts.size), rstarts, cp.int64(rstarts.size),
-             cp.int32(strand), cp.int64(reference.total), *(out[c] for c in STORED)))
+            (*(raw[c] for c in HSP.view("raw")), cp.int64(n), qstarts, cp.int64(qstarts.size), rstarts, cp.int64(rstarts.size),
+             cp.int32(strand), cp.int64(reference.total), *(out[c] for c in HSP.stored)))
     return out
-
-
-ORDER = ("qrec", "rrec", "strand", "qstart", "rstart", "qend")  # the canonical row order, most significant first
 
 
 def order_by(columns: list, spans: list[int]):
@@ -246,19 +223,29 @@ def packed(columns: list, spans: list[int]):
     """One int64 key of integer columns, most significant first: key * span + column, column by column
     (the caller knows that the key fits). On the GPU each column is added in by hsps.cu: CuPy's
     casts and arithmetic would be compiled for each dtype, and again for arrays past 2 GB."""
+    return twin(columns[0], _packed, packed_cupy)(columns, spans)
+
+
+def _packed(columns: list, spans: list[int]):
     xp = array_module(columns[0])
+    key = None
+    for column, span in zip(columns, spans):
+        part = column.astype(xp.int64)
+        key = part if key is None else key * int(span) + part
+    return key
+
+
+def packed_cupy(columns: list, spans: list[int]):
+    """packed on the device: each integer column added in by hsps.cu."""
+    if not all(c.dtype.kind == "i" and c.dtype.itemsize in (1, 4, 8) for c in columns):
+        return _packed(columns, spans)
+    cp = cupy()
     n = int(columns[0].size)
-    if xp is np or not all(c.dtype.kind == "i" and c.dtype.itemsize in (1, 4, 8) for c in columns):
-        key = None
-        for column, span in zip(columns, spans):
-            part = column.astype(xp.int64)
-            key = part if key is None else key * int(span) + part
-        return key
-    key = xp.zeros(n, dtype=xp.int64)
+    key = cp.zeros(n, dtype=cp.int64)
     for column, span in zip(columns, spans):
         if n:
             kernel("hsps.cu", f"pack{column.dtype.itemsize}")(
-                (blocks(n),), (BLOCK,), (key, xp.ascontiguousarray(column), xp.int64(span), xp.int64(n)))
+                (blocks(n),), (BLOCK,), (key, cp.ascontiguousarray(column), cp.int64(span), cp.int64(n)))
     return key
 
 
@@ -284,8 +271,8 @@ def sort_rows(table: dict, nq: int | None = None, nr: int | None = None) -> dict
     if table["qstart"].size < 2:
         return table
     spans = {"qrec": nq, "rrec": nr, "strand": 2}
-    columns = [table[c] for c in ORDER]
-    sizes = [spans.get(c) or int(table[c].max()) + 1 for c in ORDER]
+    columns = [table[c] for c in HSP.order]
+    sizes = [spans.get(c) or int(table[c].max()) + 1 for c in HSP.order]
     order = order_by(columns, sizes)
     del columns
     table = dict(table)

@@ -26,9 +26,9 @@ import time
 import numpy as np
 
 from . import native
-from .arrays import BLOCK, MEM_CHUNK, MEM_LIGHT, array_module, blocks, count, cupy, kernel, stable_argsort
+from .arrays import BLOCK, MEM_CHUNK, MEM_LIGHT, array_module, blocks, count, cupy, kernel, running_max, stable_argsort
 from .encode import BORDER
-from .hsps import order_by, running_max, running_max_cupy
+from .hsps import order_by
 from .seeds import PARTS_PER_THREAD, key_batches
 from .seqset import SeqSet, make_seqset, reverse_complement
 from .words import compiled_words
@@ -195,7 +195,7 @@ def _contained(group, start, end):
     new = xp.ones(n, dtype=bool)
     new[1:] = g[1:] != g[:-1]
     lifted = xp.cumsum(new, dtype=xp.int64) * (top + 1) + e  # a group's ends above every earlier group's
-    running = (running_max if xp is np else running_max_cupy)(lifted)
+    running = running_max(lifted)
     inside = xp.zeros(n, dtype=bool)
     inside[1:] = (lifted[1:] <= running[:-1]) & ~new[1:]
     same = xp.zeros(n, dtype=bool)

@@ -10,12 +10,15 @@ from __future__ import annotations
 import functools
 import importlib
 import os
+import runpy
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCES = {"_format": ["format.c"], "_cpu": ["cpu.c", "fasta.c", "extend.c", "words.c", "seeds.c", "matches.c"]}
 HEADERS = ["cpu.h"]
-COMPILE_ARGS = ["-O3"]
+# the sequence codes the C loops test for, from kernels.py (read as a file: setup.py runs this one alone)
+_SHARED = runpy.run_path(os.path.join(HERE, "kernels.py"))
+COMPILE_ARGS = ["-O3"] + [f"-D{name}={value}" for name, value in _SHARED["C_DEFINES"].items()]
 
 
 @functools.lru_cache(maxsize=None)
@@ -36,7 +39,7 @@ def _build(name: str):
     import tempfile
 
     sources = [os.path.join(HERE, f) for f in SOURCES[name]]
-    digest = hashlib.sha1(sys.version.encode())
+    digest = hashlib.sha1((sys.version + " ".join(COMPILE_ARGS)).encode())
     for path in sources + [os.path.join(HERE, h) for h in HEADERS]:
         with open(path, "rb") as handle:
             digest.update(handle.read())

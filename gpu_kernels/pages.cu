@@ -3,8 +3,6 @@
 // each) and the miniblocks' deltas less the minimum, bit-packed little-endian. Deltas wrap in
 // the column's physical width (narrow: INT32, else INT64), as Parquet's readers undo them.
 // pages.py has the NumPy twin and the page layout.
-#define DELTA_BLOCK 128
-#define MINIBLOCKS 4
 #define MINIBLOCK (DELTA_BLOCK / MINIBLOCKS)
 
 __device__ __forceinline__ unsigned long long zigzag(long long v) {

@@ -17,26 +17,18 @@ from __future__ import annotations
 import numpy as np
 
 from .arrays import BLOCK, blocks, cupy, gather, kernel
-from .hsps import COLUMNS, complete
+from .hsps import complete
+from .kernels import DELTA_BLOCK, MINIBLOCKS  # pages.cu takes them as -D macros
+from .schema import HSP
 
-DELTA_BLOCK = 128
-MINIBLOCKS = 4
 MINIBLOCK = DELTA_BLOCK // MINIBLOCKS
 
 
-NARROW = ("qrec", "rrec", "strand")  # columns stored as Parquet INT32 (int32 record indices, int8 strand)
-
-
-def physical_bits(name: str) -> int:
-    """The width of a column's Parquet physical type (INT32 or INT64), in which its deltas wrap."""
-    return 32 if name in NARROW else 64
-
-
 def table_pages(table: dict, backend, row_group_rows: int) -> dict:
-    """The delta-encoded pages (the backend's delta_pages) of every one of COLUMNS of an HSP table's
-    rows, where the table lives."""
+    """The delta-encoded pages (the backend's delta_pages) of every column of an HSP table's rows,
+    where the table lives."""
     full = complete(table)
-    return {name: backend.delta_pages(full[name], row_group_rows, physical_bits(name)) for name in COLUMNS}
+    return {name: backend.delta_pages(full[name], row_group_rows, HSP.physical_bits(name)) for name in HSP.names}
 
 
 def varint(n: int) -> bytes:

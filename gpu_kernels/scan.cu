@@ -2,7 +2,7 @@
 //
 // block_max_scan: 1-D grid, BLOCK threads a block, each block scans SCAN_TILE = BLOCK * SCAN_ITEMS
 // values (SCAN_ITEMS a thread, a warp shuffle scan, then the warp totals) and writes its total to
-// totals[b]. BLOCK and SCAN_ITEMS come from gpu_kernels/arrays.py as -D macros.
+// totals[b]. BLOCK and SCAN_ITEMS come from gpu_kernels/kernels.py as -D macros.
 // add_carry: after the caller has scanned totals (recursively), block b > 0 raises its values
 // to at least the scanned total of block b - 1.
 // any_false: found[0] = 1 if some mask[i] is 0 (arrays.every on the device).

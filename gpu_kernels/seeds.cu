@@ -1,6 +1,6 @@
 // seeds.cu: the diagonal key of every seed, written straight from the seed groups.
 //
-// Launch: 1-D grid-stride loop over seeds, BLOCK threads a block (BLOCK from arrays.py). Seed i belongs to group
+// Launch: 1-D grid-stride loop over seeds, BLOCK threads a block (BLOCK from kernels.py). Seed i belongs to group
 // group[i] (from a prefix sum of group-start markers, so every thread does the same work
 // however frequent a key is); within its group it is the pair (local / rcount, local % rcount)
 // of the group's query and reference words. Consecutive threads write consecutive keys.

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import native
-from .arrays import BLOCK, array_module, blocks, cupy, kernel
+from .arrays import BLOCK, array_module, blocks, cupy, kernel, twin
 
 
 @dataclass
@@ -77,12 +77,21 @@ def seed_group_index(groups: SeedGroups):
     total = int(sizes.sum())
     marks = xp.zeros(total, dtype=xp.int32)
     # groups are never empty, so the offsets are distinct
-    if xp is np:
-        marks[offsets[1:]] = 1
-    elif offsets.size > 1:
-        kernel("seeds.cu", "mark_starts")((blocks(offsets.size - 1),), (BLOCK,),
-                                          (xp.ascontiguousarray(offsets), xp.int64(offsets.size), marks))
+    twin(marks, mark_starts, mark_starts_cupy)(offsets, marks)
     return xp.cumsum(marks, dtype=xp.int32), offsets
+
+
+def mark_starts(offsets, marks) -> None:
+    """marks set to 1 at every group's first seed but the first group's."""
+    marks[offsets[1:]] = 1
+
+
+def mark_starts_cupy(offsets, marks) -> None:
+    """mark_starts on the device (seeds.cu)."""
+    cp = cupy()
+    if offsets.size > 1:
+        kernel("seeds.cu", "mark_starts")((blocks(offsets.size - 1),), (BLOCK,),
+                                          (cp.ascontiguousarray(offsets), cp.int64(offsets.size), marks))
 
 
 def seed_keys(groups: SeedGroups, qpos, rpos, rtotal: int, width: int):

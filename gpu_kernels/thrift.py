@@ -140,3 +140,8 @@ def field(fields: list, number: int):
         if entry[0] == number:
             return entry
     return None
+
+
+def has_field(fields: list, number: int) -> bool:
+    """Whether a decoded struct holds field `number`."""
+    return any(f[0] == number for f in fields)

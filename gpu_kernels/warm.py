@@ -53,7 +53,7 @@ def _seqset(size: int = SIZE):
 
 def _raw(xp) -> dict:
     """_raw_columns on module xp's device, as a RAW table."""
-    return {name: xp.asarray(column) for name, column in zip(H.RAW, _raw_columns())}
+    return {name: xp.asarray(column) for name, column in zip(H.HSP.view("raw"), _raw_columns())}
 
 
 @functools.lru_cache(maxsize=None)
@@ -77,7 +77,7 @@ def _records(backend) -> tuple:
     seqs = _seqset()
     raw = _raw(backend.xp)
     tables = [backend.to_records(raw, strand, seqs, seqs) for strand in (0, 1)]
-    return seqs, H.concat(tables, H.STORED, backend.xp)
+    return seqs, H.concat(tables, H.HSP.stored, backend.xp)
 
 
 def rehearse_words(backend, params: Params) -> None:
@@ -113,7 +113,7 @@ def rehearse_extend(backend, params: Params) -> None:
 
 def rehearse_deduplicate(backend, params: Params) -> None:
     """Raw tables of two tiles joined and deduplicated."""
-    backend.drop_contained(H.concat([_raw(backend.xp), _raw(backend.xp)], H.RAW))
+    backend.drop_contained(H.concat([_raw(backend.xp), _raw(backend.xp)], H.HSP.view("raw")))
 
 
 def rehearse_order(backend, params: Params) -> None:

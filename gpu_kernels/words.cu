@@ -5,7 +5,7 @@
 // so each code is read from device memory once per block rather than k times.
 // Invariants: codes holds n_windows + k - 1 bytes; valid[w] = 1 exactly when all k codes are
 // A, C, G or T (< 4); keys[w] is the packed k-mer, first base in the highest bits.
-// BLOCK and BORDER come from gpu_kernels/arrays.py as -D macros.
+// BLOCK and BORDER come from gpu_kernels/kernels.py as -D macros.
 
 extern "C" __global__ void word_keys(const unsigned char* __restrict__ codes, long long n_windows, int k,
                                      unsigned long long* __restrict__ keys, unsigned char* __restrict__ valid)

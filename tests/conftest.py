@@ -6,6 +6,7 @@ from hypothesis import HealthCheck, settings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))  # its shared helpers (bench/common), never the reverse
 sys.path.insert(0, ROOT)
 
 settings.register_profile("ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -18,7 +19,7 @@ MYCO_7422 = os.path.join(RESOURCES, "Mhyopneumoniae_7422.fa.gz")
 
 
 def gpu_present() -> bool:
-    from gpu_kernels.backend import gpu_available
+    from gpu_kernels.device import gpu_available
 
     return gpu_available()
 

@@ -3,7 +3,9 @@ from gpu_kernels.backend import NumpyBackend
 from gpu_kernels.encode import encode
 from gpu_kernels.fasta import Record
 
-COLUMNS = ("qrec", "rrec", "qstart", "qend", "rstart", "rend", "strand", "score", "identities", "length")
+from gpu_kernels.schema import HSP
+
+COLUMNS = HSP.names
 
 
 def records(seqs):

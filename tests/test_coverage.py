@@ -102,7 +102,7 @@ def test_merge_intervals_gives_disjoint_sorted_intervals_of_the_same_union():
 
 
 def test_batches_on_the_host_keep_every_row_in_order():
-    from gpu_kernels.workflow.steps import batched
+    from gpu_kernels.device import batched
 
     rng = np.random.default_rng(7)
     chunks = [{"a": rng.integers(0, 9, n), "b": rng.random(n)} for n in (5, 0, 17, 3, 40, 2)]

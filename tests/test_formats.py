@@ -12,7 +12,9 @@ from conftest import MYCO_232, MYCO_7422, ROOT
 from gpu_kernels import Params, compare
 from gpu_kernels import formats as F
 from gpu_kernels.errors import InputError
-from gpu_kernels.hsps import COLUMNS
+from gpu_kernels.schema import HSP
+
+COLUMNS = HSP.names
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +77,7 @@ def test_a_full_disk_names_the_file_and_leaves_nothing_looking_finished(tmp_path
 
 def test_paf_and_gecko_from_parquet_equal_the_old_writers(tmp_path, myco, monkeypatch):
     # slices of 7 rows: every row group of 100 is cut into slices read from one shared row group
-    monkeypatch.setattr(F, "TEXT_SLICE_ROWS", 7)
+    monkeypatch.setattr(F.tables, "TEXT_SLICE_ROWS", 7)
     table = tmp_path / "h.parquet"
     myco.write_parquet(str(table), row_group_rows=100)
     h = myco.hsps
@@ -372,7 +374,8 @@ def test_mummer_text_read_a_record_at_a_time_equals_the_whole_table(tmp_path):
     from gpu_kernels.matches import find_matches, hsps_to_matches, matches_to_hsps
     from gpu_kernels.seqset import make_seqset
     from gpu_kernels.fasta import read_fasta
-    from gpu_kernels.workflow.steps import Genome, write_mummer
+    from gpu_kernels.workflow.genome import Genome
+    from gpu_kernels.workflow.merge import write_mummer
 
     genome = read_fasta(MYCO_7422)[0].codes
     rng = np.random.default_rng(6)

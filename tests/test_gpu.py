@@ -188,11 +188,11 @@ def test_table_coverage_matches():
 
 
 def test_batches_copied_into_device_arrays_keep_every_row_in_order():
-    from gpu_kernels.workflow.steps import batched
+    from gpu_kernels.device import batched_cupy
 
     rng = np.random.default_rng(13)
     chunks = [{"a": rng.integers(0, 9, n).astype(np.int32), "b": rng.random(n)} for n in (5, 0, 17, 3, 40, 2, 19, 1)]
-    got = [{k: cp.asnumpy(v) for k, v in batch.items()} for batch in batched(iter(chunks), 20, cp)]
+    got = [{k: cp.asnumpy(v) for k, v in batch.items()} for batch in batched_cupy(iter(chunks), 20)]
     assert all(len(batch["a"]) <= 40 for batch in got) and len(got) >= 4
     for name in ("a", "b"):
         assert np.array_equal(np.concatenate([batch[name] for batch in got]), np.concatenate([c[name] for c in chunks]))
@@ -215,7 +215,10 @@ def test_device_batches_of_a_table_keep_every_row_narrowed_or_not(tmp_path):
     several threads (more row groups than buffers, so each is reused), every row in order, the
     coordinates as int32 when narrowed."""
     from gpu_kernels.formats import iter_hsps
-    from gpu_kernels.workflow.steps import COVERAGE_COLUMNS, device_batches
+    from gpu_kernels.device import table_batches_cupy as device_batches
+    from gpu_kernels.schema import HSP
+
+    COVERAGE_COLUMNS = HSP.view("coverage")
 
     result = compare(MYCO_232, MYCO_7422, Params(k=16), backend="numpy")
     table = tmp_path / "h.parquet"
@@ -234,24 +237,26 @@ def test_device_batches_of_a_table_keep_every_row_narrowed_or_not(tmp_path):
 def test_coverage_tables_on_the_device_equal_the_host_ones(tmp_path, monkeypatch):
     """The coverage rule's tables from a table of many row groups, in batches of several row groups:
     the same bytes on both backends."""
-    from gpu_kernels.workflow import steps
+    from gpu_kernels import backend as B
+    from gpu_kernels.workflow import genome, tables
 
     result = compare(MYCO_232, MYCO_7422, Params(k=16), backend="numpy")
     table = tmp_path / "h.parquet"
     result.write_parquet(str(table), row_group_rows=64)
-    q = steps.Genome.of("q", result.query.names, result.query.lengths)
-    r = steps.Genome.of("r", result.reference.names, result.reference.lengths)
-    monkeypatch.setattr(steps, "COVERAGE_BATCH_ROWS", {"numpy": 100, "cupy": 300})
+    q = genome.Genome.of("q", result.query.names, result.query.lengths)
+    r = genome.Genome.of("r", result.reference.names, result.reference.lengths)
+    monkeypatch.setattr(B.NumpyBackend, "batch_rows", 100)
+    monkeypatch.setattr(B.CupyBackend, "batch_rows", 300)
     outputs = {}
     for backend in ("numpy", "cupy"):
         paths = [str(tmp_path / f"{backend}_{name}.tsv") for name in ("pairs", "query", "reference", "genomes")]
-        steps.coverage_tables(str(table), q, r, *paths, backend=backend, threads=4)
+        tables.coverage_tables(str(table), q, r, *paths, backend=backend, threads=4)
         outputs[backend] = [open(p).read() for p in paths]
     assert result.table["qstart"].size > 500 and outputs["numpy"] == outputs["cupy"]
 
 
 def test_running_max_matches():
-    from gpu_kernels.hsps import running_max_cupy as running_max
+    from gpu_kernels.arrays import running_max_cupy as running_max
 
     rng = np.random.default_rng(1)
     for n in (1, 5, 1023, 1024, 1025, 300_000, 3_000_000):
@@ -556,7 +561,7 @@ def test_device_helpers_match_numpy():
 
 EARLY_CHILD = """
 import ctypes, sys
-from gpu_kernels.backend import early_context
+from gpu_kernels.device import early_context
 
 early_context().join()
 assert "cupy" not in sys.modules

@@ -50,7 +50,7 @@ def graph() -> dict[str, set[str]]:
 
 def test_the_walk_sees_the_package():
     g = graph()
-    assert "gpu_kernels.engine" in g and "gpu_kernels.workflow.steps" in g
+    assert "gpu_kernels.engine" in g and "gpu_kernels.workflow.jobs" in g
     assert "gpu_kernels.backend" in g["gpu_kernels.engine"]
     assert "gpu_kernels.words" in g["gpu_kernels.backend"]  # `from . import words`
 

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from gpu_kernels.coverage import pair_coverage
-from gpu_kernels.workflow import plots
+from gpu_kernels.workflow import dots, plots
+from gpu_kernels.workflow.html import html_dotplot
 
 
 def ordered(qlens, rlens, hsps) -> "plots.Layout":
@@ -34,7 +35,7 @@ def many_hsps(n: int, seed: int = 0, nq: int = 2, nr: int = 3, span: int = 10**6
 
 
 def test_dotplots_rasterize_beyond_max_lines(tmp_path, monkeypatch):
-    monkeypatch.setattr(plots, "MAX_LINES", 500)
+    monkeypatch.setattr(dots, "MAX_LINES", 500)
     hsps = many_hsps(20_000)
     qlens, rlens = np.array([10**6 + 5000] * 2), np.array([10**6 + 5000] * 3)
     layout = plots.Layout(qlens, rlens)
@@ -123,7 +124,7 @@ def test_pictures_render_without_warnings(tmp_path, nq, nr):
         matrix = np.random.default_rng(0).random((nq, nr))
         plots.coverage_heatmap(matrix, matrix / 2, qnames, rnames, "draft", "ref", str(tmp_path / "heat.png"))
         html = plots.Dots(layout.width, layout.height, layout, max_lines=plots.HTML_LINES).add(hsps)
-        plots.html_dotplot(html, qnames, rnames, "draft", "ref", str(tmp_path / "dotplot.html"), 80)
+        html_dotplot(html, qnames, rnames, "draft", "ref", str(tmp_path / "dotplot.html"), 80)
     from PIL import Image
 
     for name in ("grid.png", "heat.png"):
@@ -166,9 +167,9 @@ def test_html_dotplot_carries_every_hsp_and_opens_in_chromium(tmp_path):
     layout = ordered(qlens, rlens, hsps)
     dots = plots.Dots(layout.width, layout.height, layout, max_lines=plots.HTML_LINES).add(hsps)
     path = tmp_path / "dotplot.html"
-    plots.html_dotplot(dots, ["q0", "q1", "q2"], ["r0", "r1"], "Q", "R", str(path), 80)
+    html_dotplot(dots, ["q0", "q1", "q2"], ["r0", "r1"], "Q", "R", str(path), 80)
     again = tmp_path / "again.html"  # the same HSPs give the same bytes (a resumed run compares equal)
-    plots.html_dotplot(dots, ["q0", "q1", "q2"], ["r0", "r1"], "Q", "R", str(again), 80)
+    html_dotplot(dots, ["q0", "q1", "q2"], ["r0", "r1"], "Q", "R", str(again), 80)
     assert again.read_bytes() == path.read_bytes()
     sources = html_segments(path)
     got = sorted(zip(*(np.concatenate([s[c] for s in sources]).tolist() for c in ("qstart", "qend", "rstart"))))
@@ -216,25 +217,27 @@ def test_plots_step_draws_the_same_bytes_on_processes_as_in_one(tmp_path):
     from gpu_kernels.formats import HspWriter
     from gpu_kernels.hsps import sort_rows
     from gpu_kernels.params import Params
-    from gpu_kernels.workflow import steps
+    from gpu_kernels.workflow.genome import Genome
+    from gpu_kernels.workflow.pictures import pair_pictures
+    from gpu_kernels.workflow.tables import coverage_tables
 
     hsps = many_hsps(6000, seed=3)
     hsps["length"] = hsps["qend"] - hsps["qstart"]
     hsps["rend"] = hsps["rstart"] + hsps["length"]
     hsps["score"] = 2 * hsps["identities"] - hsps["length"]
     hsps = sort_rows({name: np.asarray(column, dtype=np.int64) for name, column in hsps.items()})
-    query = steps.Genome.of("Q", ["q1", "q2"], [10**6 + 5000] * 2)
-    reference = steps.Genome.of("R", ["r1", "r2", "r3"], [10**6 + 5000] * 3)
+    query = Genome.of("Q", ["q1", "q2"], [10**6 + 5000] * 2)
+    reference = Genome.of("R", ["r1", "r2", "r3"], [10**6 + 5000] * 3)
     table = str(tmp_path / "hsps.parquet")
     with HspWriter(table, query.names, query.lengths, reference.names, reference.lengths, Params(),
                    row_group_rows=1000) as writer:
         writer.write(hsps)
     tables = [str(tmp_path / f"{name}.tsv") for name in ("pairs", "query", "reference", "genomes")]
-    steps.coverage_tables(table, query, reference, *tables)
+    coverage_tables(table, query, reference, *tables)
     drawn = {}
     for threads in (1, 3):
         out = tmp_path / f"threads{threads}"
-        steps.plots(table, tables[0], query, reference, str(out / "grid.png"), str(out / "heatmap.png"),
+        pair_pictures(table, tables[0], query, reference, str(out / "grid.png"), str(out / "heatmap.png"),
                     str(out / "pairs"), 50, str(out / "dotplot.html"), "reference", threads)
         drawn[threads] = {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
     assert len(drawn[1]) == 3 + 6 and drawn[1] == drawn[3]

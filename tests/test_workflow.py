@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 
-from contigs import fragmented_pair
+from common.contigs import fragmented_pair  # bench/common: the benchmarks make the same drafts
 from wfhelpers import SNAKEFILE, comparable, read_tsv, snakemake, workdir
 
 PAIR = "results/default/Mhyo232_vs_Mhyo7422"

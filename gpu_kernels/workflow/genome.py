@@ -128,3 +128,20 @@ def load_bin(codes_path: str, rows: list[dict], bin_: str) -> tuple[SeqSet, np.n
     members = [i for i, row in enumerate(rows) if bin_ in (row["bin"], WHOLE)]
     arrays = [np.asarray(codes[rows[i]["start"]:rows[i]["start"] + rows[i]["length"]]) for i in members]
     return make_seqset([rows[i]["name"] for i in members], arrays), np.array(members, dtype=np.int64)
+
+
+class Genome:
+    """A genome's index files and chromosome table."""
+
+    def __init__(self, name: str, codes: str | None, table: str | None):
+        self.name, self.codes, self.table = name, codes, table
+        self.rows = read_table(table) if table else []
+        self.names = np.array([r["name"] for r in self.rows])
+        self.lengths = np.array([r["length"] for r in self.rows], dtype=np.int64)
+
+    @classmethod
+    def of(cls, name: str, names, lengths) -> "Genome":
+        """A genome known by its record table alone (an HSP table's metadata)."""
+        genome = cls(name, None, None)
+        genome.names, genome.lengths = np.array([str(n) for n in names]), np.asarray(lengths, dtype=np.int64)
+        return genome

@@ -6,8 +6,12 @@ import csv
 import glob
 import os
 
-SKIP_KEYS = {"hsp": {"min_match"}, "mem": {"k", "min_len", "min_identity", "match", "mismatch", "n_score", "xdrop",
-                                          "fast", "max_freq", "tile_bytes"}}
+from ..params import GROUP_OF
+
+# the parameters a mode does not read: the exact-match modes' own for seed and extend, every
+# seed-and-extend group's for the exact-match modes (taken from params.py, never listed here)
+SKIP_KEYS = {"hsp": {name for name, group in GROUP_OF.items() if group == "matching" and name != "mode"},
+             "mem": {name for name, group in GROUP_OF.items() if group != "matching"}}
 SKIP_KEYS["mum"] = SKIP_KEYS["mem"]
 
 

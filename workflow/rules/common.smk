@@ -7,10 +7,11 @@ from snakemake.utils import validate
 ROOT = os.path.dirname(workflow.basedir)  # workflow.basedir is workflow/, where the Snakefile lives
 sys.path.insert(0, ROOT)
 
-from gpu_kernels.backend import gpu_available
+from gpu_kernels.device import gpu_available
 from gpu_kernels.workflow.config import check_config_file, coerce_overrides, schema_error
 from gpu_kernels.errors import InputError
 from gpu_kernels.workflow.genome import Chromosome, bin_name, make_bins, scan_cached
+from gpu_kernels.workflow.outputs import PICTURE_KINDS, TEMPLATES, TEXT_KINDS
 from gpu_kernels.workflow.report import run_description
 from gpu_kernels.workflow.sweep import engine_params, param_sets
 
@@ -37,33 +38,6 @@ validate(config, SCHEMA, set_default=True)
 
 RESULTS = config["results"]
 OUT = config["outputs"]
-
-TEMPLATES = {
-    "scan": "{results}/index/{genome}/scan.json",
-    "codes": "{results}/index/{genome}/codes.npy",
-    "chromosomes": "{results}/index/{genome}/chromosomes.tsv",
-    "bin_group": "{results}/{set}/{query}_vs_{reference}/bins/{qbin}__{rgroup}",
-    "bin_hsps": "{results}/{set}/{query}_vs_{reference}/bins/{qbin}__{rgroup}/{rbin}.parquet",
-    "bin_stats": "{results}/{set}/{query}_vs_{reference}/bins/{qbin}__{rgroup}/{rbin}.stats.tsv",
-    "hsps": "{results}/{set}/{query}_vs_{reference}/hsps.parquet",
-    "paf": "{results}/{set}/{query}_vs_{reference}/hsps.paf",
-    "mummer": "{results}/{set}/{query}_vs_{reference}/matches.mummer.txt",
-    "gecko_csv": "{results}/{set}/{query}_vs_{reference}/hsps.gecko.csv",
-    "stats": "{results}/{set}/{query}_vs_{reference}/stats.tsv",
-    "coverage_pairs": "{results}/{set}/{query}_vs_{reference}/coverage_pairs.tsv",
-    "coverage_query": "{results}/{set}/{query}_vs_{reference}/coverage_query.tsv",
-    "coverage_reference": "{results}/{set}/{query}_vs_{reference}/coverage_reference.tsv",
-    "coverage_genomes": "{results}/{set}/{query}_vs_{reference}/coverage_genomes.tsv",
-    "grid_dotplot": "{results}/{set}/{query}_vs_{reference}/grid_dotplot.png",
-    "html_dotplot": "{results}/{set}/{query}_vs_{reference}/dotplot.html",
-    "coverage_heatmap": "{results}/{set}/{query}_vs_{reference}/coverage_heatmap.png",
-    "pair_dotplots": "{results}/{set}/{query}_vs_{reference}/pair_dotplots",
-    "summary_tsv": "{results}/summary.tsv",
-    "summary_png": "{results}/summary.png",
-    "log": "{results}/logs/{name}.log",
-    "benchmark": "{results}/logs/benchmarks/{name}.tsv",
-}
-
 
 class _Keep(dict):
     """Leaves placeholders it has no value for, so they stay Snakemake wildcards."""
@@ -188,7 +162,7 @@ def compare_outputs(wc):
 def final_outputs():
     """Everything rule all asks for."""
     kinds = ["hsps", "stats", "coverage_pairs", "coverage_query", "coverage_reference", "coverage_genomes"]
-    kinds += [kind for kind in ("paf", "gecko_csv", "grid_dotplot", "html_dotplot", "coverage_heatmap", "pair_dotplots") if OUT[kind]]
+    kinds += [kind for kind in TEXT_KINDS + PICTURE_KINDS if OUT[kind]]
     targets = [path(kind, set=s, query=q, reference=r) for s in SETS for q, r in PAIRS for kind in kinds]
     targets += [path("mummer", set=s, query=q, reference=r) for s in SETS for q, r in PAIRS if PARAMS[s].matching.mode != "hsp"]
     return targets + [path("summary_tsv"), path("summary_png")]

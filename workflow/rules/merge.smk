@@ -1,4 +1,5 @@
-# Merge: the bin pairs of a genome pair into one HSP table, PAF, GECKO CSV and a stats table.
+# Merge: the bin pairs of a genome pair into one HSP table, its text formats (PAF, GECKO CSV, MUMmer
+# delta: those outputs.<kind> asks for) and a stats table.
 
 
 rule merge:
@@ -9,9 +10,9 @@ rule merge:
     output:
         hsps=path("hsps"),
         stats=report(path("stats"), caption="../report/stats.rst", **pair_category("Job statistics", "compare jobs")),
-        paf=path("paf") if OUT["paf"] else [],
-        csv=path("gecko_csv") if OUT["gecko_csv"] else [],
+        **{kind: path(kind) for kind in TEXT_KINDS if OUT[kind]},
     params:
+        fasta=lambda wc: {"query_fasta": config["genomes"][wc.query], "reference_fasta": config["genomes"][wc.reference]},
         engine=lambda wc: PARAMS[wc.set].as_dict(),
         hsps=lambda wc: group_paths("bin_hsps", wc),
         stats=lambda wc: group_paths("bin_stats", wc),

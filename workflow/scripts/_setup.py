@@ -5,7 +5,7 @@ import sys
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
 
 from gpu_kernels.errors import InputError, os_error_line  # noqa: E402
-from gpu_kernels.workflow.steps import setup_logging  # noqa: E402
+from gpu_kernels.workflow.jobs import setup_logging  # noqa: E402
 
 
 def start(snakemake) -> None:

@@ -6,7 +6,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _setup import run  # noqa: E402
 
 from gpu_kernels.params import Params  # noqa: E402
-from gpu_kernels.workflow.steps import Genome, compare_group  # noqa: E402
+from gpu_kernels.workflow.genome import Genome  # noqa: E402
+from gpu_kernels.workflow.jobs import compare_group  # noqa: E402
 
 sm = snakemake  # noqa: F821
 w = sm.wildcards
@@ -14,7 +15,7 @@ w = sm.wildcards
 
 def step():
     if sm.params.backend == "cupy":
-        from gpu_kernels.workflow.devices import claim_device
+        from gpu_kernels.device import claim_device
 
         claim_device()
     query = Genome(w.query, sm.input.qcodes, sm.input.qtable)

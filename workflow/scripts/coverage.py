@@ -5,14 +5,15 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 from _setup import run  # noqa: E402
 
-from gpu_kernels.workflow.steps import Genome, coverage_tables  # noqa: E402
+from gpu_kernels.workflow.genome import Genome  # noqa: E402
+from gpu_kernels.workflow.tables import coverage_tables  # noqa: E402
 
 sm = snakemake  # noqa: F821
 w = sm.wildcards
 
 def step():
     if sm.params.backend == "cupy":
-        from gpu_kernels.workflow.devices import claim_device
+        from gpu_kernels.device import claim_device
 
         claim_device()
     coverage_tables(sm.input.hsps, Genome(w.query, None, sm.input.qtable), Genome(w.reference, None, sm.input.rtable),

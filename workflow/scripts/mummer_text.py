@@ -5,7 +5,8 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 from _setup import run  # noqa: E402
 
-from gpu_kernels.workflow.steps import Genome, write_mummer  # noqa: E402
+from gpu_kernels.workflow.genome import Genome  # noqa: E402
+from gpu_kernels.workflow.merge import write_mummer  # noqa: E402
 
 sm = snakemake  # noqa: F821
 w = sm.wildcards

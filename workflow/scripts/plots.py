@@ -5,11 +5,12 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 from _setup import run  # noqa: E402
 
-from gpu_kernels.workflow.steps import Genome, plots  # noqa: E402
+from gpu_kernels.workflow.genome import Genome  # noqa: E402
+from gpu_kernels.workflow.pictures import pair_pictures  # noqa: E402
 
 sm = snakemake  # noqa: F821
 w = sm.wildcards
 
-run(sm, lambda: plots(sm.input.hsps, sm.input.coverage, Genome(w.query, None, sm.input.qtable), Genome(w.reference, None, sm.input.rtable),
+run(sm, lambda: pair_pictures(sm.input.hsps, sm.input.coverage, Genome(w.query, None, sm.input.qtable), Genome(w.reference, None, sm.input.rtable),
                       sm.output.grid or None, sm.output.heatmap or None, sm.output.pairs or None,
                       sm.params.max_pair_dotplots, sm.output.html or None, sm.params.order, sm.threads))

@@ -5,7 +5,7 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 from _setup import run  # noqa: E402
 
-from gpu_kernels.workflow.steps import sweep_summary  # noqa: E402
+from gpu_kernels.workflow.summary import sweep_summary  # noqa: E402
 
 sm = snakemake  # noqa: F821
 rows = [{**item, "stats": s, "coverage": c} for item, s, c in zip(sm.params.runs, sm.input.stats, sm.input.coverage)]

@@ -19,9 +19,10 @@ import time
 from collections import defaultdict
 from functools import partial
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
-from measure import wrap_timed  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from common.measure import wrap_timed  # noqa: E402
 
 
 def child(query: str, reference: str, out: str) -> None:

@@ -13,9 +13,10 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
-from measure import wrap_timed  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from common.measure import wrap_timed  # noqa: E402
 
 
 def main() -> None:

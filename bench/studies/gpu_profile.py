@@ -1,30 +1,25 @@
 """Where the GPU time goes inside the seed and HSP stages: each step of one strand, timed alone.
 
-    python bench/gpu_profile.py A.fa B.fa
+    python bench/studies/gpu_profile.py A.fa B.fa
 
 Each step runs once for warm-up, then three times; the median is printed (CUDA events).
 """
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 
-import cupy as cp  # noqa: E402
-
-from gpu_kernels import Params  # noqa: E402
-from gpu_kernels import hsps as H  # noqa: E402
-from gpu_kernels.backend import CupyBackend  # noqa: E402
-from gpu_kernels.diagonals import decode_keys, filter_keys, key_width  # noqa: E402
-from gpu_kernels.fasta import load_pair  # noqa: E402
-from gpu_kernels.seeds import seed_group_index, seed_groups  # noqa: E402
 
 
 def timed(name: str, fn):
     """Run fn four times; print the median of the last three; return its last result."""
+    import cupy as cp
+
     out = fn()
     times = []
     for _ in range(3):
@@ -39,10 +34,23 @@ def timed(name: str, fn):
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("query", help="query FASTA")
+    parser.add_argument("reference", help="reference FASTA")
+    args = parser.parse_args()
+    import cupy as cp
+
+    from gpu_kernels import Params
+    from gpu_kernels import hsps as H
+    from gpu_kernels.backend import CupyBackend
+    from gpu_kernels.diagonals import decode_keys, filter_keys, key_width
+    from gpu_kernels.fasta import load_pair
+    from gpu_kernels.seeds import seed_group_index, seed_groups
+
     backend = CupyBackend()
     params = Params()
     k = params.seeding.k
-    q, r = load_pair(sys.argv[1], sys.argv[2])
+    q, r = load_pair(args.query, args.reference)
     q.codes, r.codes = backend.to_device(q.codes), backend.to_device(r.codes)
     print(f"query {q.total:,} codes, reference {r.total:,} codes")
     wq = timed("words (query)", lambda: backend.words(q.codes, k))

@@ -17,7 +17,7 @@ import tempfile
 import threading
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 
 PAIR = [os.path.join(ROOT, "resources", "Mhyopneumoniae_7422.fa.gz"),

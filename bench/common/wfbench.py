@@ -9,7 +9,7 @@ import sys
 import time
 from collections import defaultdict
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def run_workflow(workdir: str, config: str, cores: int, extra: list[str] | tuple = ()) -> float:
@@ -50,3 +50,24 @@ def print_rules(rules: dict) -> None:
                   f"{max(m for _, m, _ in rules[rule]):11.0f} "
                   f"{min(end - t for t, _, end in rules[rule]) - origin:7.1f} "
                   f"{max(end for _, _, end in rules[rule]) - origin:7.1f}")
+
+
+def final_outputs(workdir: str) -> dict[str, str]:
+    """{path under results/: content digest} of a finished run's outputs: logs, benchmark and stats
+    tables (they hold times) left out, Parquet tables by their rows (their metadata holds times)."""
+    import hashlib
+
+    import pyarrow.parquet as pq
+
+    out = {}
+    results = os.path.join(workdir, "results")
+    for folder, _, files in os.walk(results):
+        for name in files:
+            path = os.path.join(folder, name)
+            rel = os.path.relpath(path, results)
+            if rel.startswith("logs") or name.startswith(".") or "stats" in name or name.startswith("summary") or name.endswith(".json"):
+                continue
+            data = pq.read_table(path).to_pandas().to_csv().encode() if name.endswith(".parquet") else \
+                open(path, "rb").read()
+            out[rel] = hashlib.sha1(data).hexdigest()
+    return out

@@ -2,17 +2,18 @@
 device where CuPy is there, and the two files at once (`load_pair`, as compare reads them); wall
 seconds, best of 3.
 
-    python bench/load_fasta.py A.fa B.fa
+    python bench/studies/load_fasta.py A.fa B.fa
 
 Prints a table; not a test.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 
 
@@ -27,6 +28,9 @@ def best(fn, runs: int = 3) -> float:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("fasta", nargs=2, help="two FASTA files")
+    args = parser.parse_args()
     from gpu_kernels.fasta import load_fasta, load_pair
 
     try:
@@ -41,11 +45,11 @@ def main() -> None:
             cp.cuda.Device().synchronize()
 
     rows = []
-    for path in sys.argv[1:]:
+    for path in args.fasta:
         rows.append([os.path.basename(path), f"{os.path.getsize(path) / 1e6:.0f}", f"{best(lambda: load_fasta(path)):.3f}",
                      f"{best(lambda: copied([load_fasta(path)])):.3f}"])
-    if len(sys.argv) == 3:
-        a, b = sys.argv[1:]
+    if len(args.fasta) == 2:
+        a, b = args.fasta
         size = (os.path.getsize(a) + os.path.getsize(b)) / 1e6
         rows.append(["both, load_pair", f"{size:.0f}", f"{best(lambda: load_pair(a, b)):.3f}",
                      f"{best(lambda: copied(load_pair(a, b))):.3f}"])

@@ -17,9 +17,9 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from measure import python_env  # noqa: E402
+from common.measure import python_env  # noqa: E402
 
 CHILD = """
 import logging, sys

@@ -1,0 +1,124 @@
+"""Readers of the project's Parquet tables: the metadata, whole tables, row groups streamed in
+order, and the slices the text formats are made from."""
+from __future__ import annotations
+
+import json
+import threading
+
+import numpy as np
+
+from ..errors import InputError
+from ..schema import HSP
+from .threads import ordered_map
+
+TEXT_SLICE_ROWS = 1 << 18  # rows one formatting task turns into text (about 35 MB of PAF)
+
+
+def read_meta(path: str) -> dict:
+    """The `gpu_kernels` metadata of a table: record tables, parameters, extra fields."""
+    import pyarrow.parquet as pq
+
+    metadata = pq.read_schema(path).metadata or {}
+    if b"gpu_kernels" not in metadata:
+        raise InputError("not a table written by gpu-genome-compare (no gpu_kernels metadata)", path)
+    return json.loads(metadata[b"gpu_kernels"])
+
+
+def columns_of(table) -> dict:
+    """An Arrow table (no nulls) as NumPy arrays, without a copy where a fixed-width column is one
+    chunk. Arrow's own to_numpy imports pandas (0.2 s of a command line's start-up) to do the same;
+    a variable-width column (strings) comes back as an object array."""
+    import pyarrow as pa
+
+    out = {}
+    for name, column in zip(table.column_names, table.columns):
+        if not pa.types.is_integer(column.type) and not pa.types.is_floating(column.type):
+            out[name] = column.to_numpy()
+            continue
+        dtype = np.dtype(column.type.to_pandas_dtype())
+        parts = [np.frombuffer(chunk.buffers()[1], dtype, len(chunk), chunk.offset * dtype.itemsize)
+                 for chunk in column.chunks]
+        out[name] = parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.empty(0, dtype)
+    return out
+
+
+def iter_hsps(path: str, columns=None, read_ahead: int = 0, threads: int = 2, prepare=None):
+    """The HSP table a row group at a time: dicts of NumPy arrays of their stored types (the file is
+    opened, and its footer read, once a reading thread). read_ahead: row groups read on `threads`
+    threads while the caller works on earlier ones; prepare: a function of each row group's columns
+    run on the reading thread, whose results are yielded instead."""
+    import pyarrow.parquet as pq
+
+    local = threading.local()  # a ParquetFile read from two threads at once fails ("ReadRangeCache")
+
+    def read(index: int) -> dict:
+        if not hasattr(local, "handle"):
+            local.handle = pq.ParquetFile(path)
+        chunk = columns_of(local.handle.read_row_group(index, columns=columns))
+        return chunk if prepare is None else prepare(chunk)
+
+    groups = pq.ParquetFile(path).num_row_groups
+    yield from ordered_map(read, range(groups), 1 if read_ahead <= 0 else threads, read_ahead + 1)
+
+
+def read_hsps(path: str, columns=None) -> tuple[dict, dict]:
+    """(HSP columns as int64 NumPy arrays, metadata) of a whole table; use iter_hsps for big ones."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path, columns=list(columns or HSP.names))
+    hsps = {name: column.astype(np.int64) for name, column in columns_of(table).items()}
+    return hsps, read_meta(path)
+
+
+def memory_parts(hsps: dict, rows: int = 0):
+    """Loaders (for write_text) of the slices of HSP columns held in memory."""
+    rows = rows or TEXT_SLICE_ROWS
+    n = int(np.asarray(hsps["qstart"]).size)
+    for at in range(0, n, rows):
+        yield lambda at=at: {name: np.asarray(column)[at:at + rows] for name, column in hsps.items()}
+
+
+def table_parts(table_path: str, rows: int = 0) -> list:
+    """Loaders (for write_text) of the slices of `rows` rows (TEXT_SLICE_ROWS) of a Parquet table. A
+    row group is read once, by the first thread that needs one of its slices (the others wait for
+    it), and dropped when its last slice is loaded: threads format small slices in parallel while
+    host memory holds only the few row groups in flight."""
+    import pyarrow.parquet as pq
+
+    rows = rows or TEXT_SLICE_ROWS
+    meta = pq.ParquetFile(table_path).metadata
+    local, lock, loaded = threading.local(), threading.Lock(), {}
+
+    def read(group: int) -> dict:
+        if not hasattr(local, "handle"):
+            local.handle = pq.ParquetFile(table_path)
+        return columns_of(local.handle.read_row_group(group))  # columns decoded on Arrow's threads
+
+    def load(group: int, at: int, slices: int) -> dict:
+        with lock:
+            entry = loaded.get(group)
+            owner = entry is None
+            if owner:
+                entry = loaded[group] = {"ready": threading.Event(), "left": slices, "part": None, "error": None}
+        if owner:
+            try:
+                entry["part"] = read(group)
+            except BaseException as error:  # the waiting threads raise it too
+                entry["error"] = error
+                raise
+            finally:
+                entry["ready"].set()
+        entry["ready"].wait()
+        with lock:
+            entry["left"] -= 1
+            if entry["left"] == 0:
+                del loaded[group]
+        if entry["error"] is not None:
+            raise entry["error"]
+        return {name: column[at:at + rows] for name, column in entry["part"].items()}
+
+    parts = []
+    for group in range(meta.num_row_groups):
+        starts = range(0, meta.row_group(group).num_rows, rows)
+        parts += [lambda group=group, at=at, n=len(starts): load(group, at, n) for at in starts]
+    return parts

@@ -1,0 +1,50 @@
+"""`filter`: a finished run's thresholds tightened without running it again."""
+from __future__ import annotations
+
+import logging
+import os
+
+from ..formats import FORMATS, HspWriter, default_threads, iter_hsps, read_meta, text_from_table
+from ..hsps import passes
+from ..params import Params
+from .genome import Genome
+from .outputs import PAIR_OUTPUTS
+from .pictures import pair_pictures
+from .tables import coverage_tables
+
+log = logging.getLogger(__name__)
+
+
+def filter_table(table_path: str, out_dir: str, min_len: int = 0, min_identity: float = 0.0,
+                 leave_out: set | None = None, max_pair_plots: int = 50, order: str = "reference",
+                 backend: str = "numpy") -> int:
+    """Tighten a finished run's thresholds without running it again: the rows of an HSP table at
+    least min_len long and min_identity percent identical (streamed a row group at a time) into
+    out_dir/hsps.parquet, then every output the workflow makes of a genome pair's table (the text
+    formats of formats.FORMATS among them), under the same names but those in leave_out (PAIR_OUTPUTS keys). The parameters in the new table's metadata
+    are the tightened ones. Returns the rows kept. (A looser min_identity changes the extension itself: that needs a new run.)"""
+    meta = read_meta(table_path)
+    params = Params(**meta["params"]) if meta.get("params") else Params()
+    rep, ext = params.reporting, params.extension
+    params = params.replace(min_len=max(min_len, rep.min_len), min_identity=max(float(min_identity), ext.min_identity))
+    query = Genome.of(meta.get("query_genome", "query"), meta["query"]["names"], meta["query"]["lengths"])
+    reference = Genome.of(meta.get("reference_genome", "reference"), meta["reference"]["names"],
+                          meta["reference"]["lengths"])
+    leave_out = leave_out or set()
+    out = {kind: None if kind in leave_out else os.path.join(out_dir, name) for kind, name in PAIR_OUTPUTS.items()}
+    extra = {key: meta[key] for key in ("seeds", "kept_seeds", "query_genome", "reference_genome", "query_fasta",
+                                        "reference_fasta") if key in meta}
+    extra["filtered_from"] = os.path.abspath(table_path)
+    with HspWriter(out["hsps"], query.names, query.lengths, reference.names, reference.lengths, params, extra) as writer:
+        for chunk in iter_hsps(table_path, read_ahead=1):
+            keep = passes(chunk, params.reporting.min_len, params.extension.min_identity)
+            writer.write({name: column[keep] for name, column in chunk.items()})
+    log.info("%s: %d of %s rows kept", out["hsps"], writer.rows, table_path)
+    for kind in FORMATS:
+        if out[kind]:
+            text_from_table(kind, out["hsps"], out[kind])
+    coverage_tables(out["hsps"], query, reference, out["coverage_pairs"], out["coverage_query"],
+                    out["coverage_reference"], out["coverage_genomes"], backend, default_threads())
+    pair_pictures(out["hsps"], out["coverage_pairs"], query, reference, out["grid_dotplot"], out["coverage_heatmap"],
+          out["pair_dotplots"], max_pair_plots, out["html_dotplot"], order, default_threads())
+    return writer.rows

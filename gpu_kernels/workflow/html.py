@@ -1,0 +1,104 @@
+"""The interactive dotplot: one self-contained HTML file (Bokeh, its JavaScript inline), drawn from
+what dots.py gathered, in the colours of plots.py."""
+from __future__ import annotations
+
+import re
+
+import matplotlib
+import numpy as np
+
+from .dots import Dots, short_names
+from .plots import MAX_BORDERS, RAMPS, STRAND_NAMES, _borders, _shown_labels, atomic_path
+
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _stable_ids(html: str) -> str:
+    """Bokeh's random document and element ids replaced by ids made from the page itself, so the
+    same HSPs give the same bytes (a rerun, a resumed run and `filter` compare equal)."""
+    import hashlib
+    import uuid
+
+    digest = hashlib.sha1(UUID.sub("", html).encode()).hexdigest()
+    names: dict[str, str] = {}
+    return UUID.sub(lambda m: names.setdefault(m[0], str(uuid.uuid5(uuid.NAMESPACE_OID, f"{digest}-{len(names)}"))),
+                    html)
+
+
+def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: str,
+                 min_identity: float | None = None) -> None:
+    """An interactive dotplot in one self-contained HTML file (Bokeh with its JavaScript inline, so
+    it opens offline): zoom and pan; hover shows both records, coordinates, strand, length and
+    identity of an HSP. It carries the dots.max_lines longest HSPs (every HSP of a small run)."""
+    from bokeh.embed import file_html
+    from bokeh.models import (ColorBar, ColumnDataSource, FixedTicker, HoverTool, LinearColorMapper,
+                              NumeralTickFormatter)
+    from bokeh.plotting import figure
+    from bokeh.resources import INLINE
+
+    from bokeh.util import serialization
+
+    # Bokeh numbers its models from a process-wide counter: start it afresh so the file depends on
+    # the HSPs only, not on what the process drew before (with _stable_ids below)
+    with serialization._simple_id_lock:
+        serialization._simple_id = 999
+    layout, lines = dots.layout, dots.lines
+    qshort, rshort = np.array(short_names(qnames), dtype=object), np.array(short_names(rnames), dtype=object)
+    low, high = dots.identity_range(min_identity)
+    width = 900
+    height = int(min(900, max(300, width * layout.height / max(1, layout.width))))
+    fig = figure(width=width, height=height, x_range=(0, layout.width), y_range=(0, layout.height),
+                 title=f"{qgenome} vs {rgenome}: {lines['x0'].size:,} of {dots.count:,} HSPs (the longest)",
+                 x_axis_label=f"{rgenome} (reference, bp)", y_axis_label=f"{qgenome} (query, bp)",
+                 tools="pan,wheel_zoom,box_zoom,reset,save", active_scroll="wheel_zoom", output_backend="webgl")
+    for drawn, palette in ((0, "Blues256"), (1, "Reds256")):
+        keep = lines["drawn"] == drawn
+        if not keep.any():
+            continue
+        colours = [matplotlib.colors.to_hex(c) for c in RAMPS[drawn](np.linspace(0, 1, 256))]
+        mapper = LinearColorMapper(palette=colours, low=low, high=high)
+        qrec, rrec = lines["qrec"][keep].astype(np.int64), lines["rrec"][keep].astype(np.int64)
+        source = ColumnDataSource({
+            "x0": lines["x0"][keep], "y0": lines["y0"][keep], "x1": lines["x1"][keep], "y1": lines["y1"][keep],
+            "identity": np.round(lines["identity"][keep], 2), "query": qshort[qrec], "reference": rshort[rrec],
+            "qstart": lines["qstart"][keep] + 1, "qend": lines["qend"][keep],
+            "rstart": lines["rstart"][keep] + 1, "rend": lines["rstart"][keep] + lines["qend"][keep] - lines["qstart"][keep],
+            "strand": np.where(lines["strand"][keep] == 0, "+", "-"),
+            "length": lines["qend"][keep] - lines["qstart"][keep]})
+        fig.segment("x0", "y0", "x1", "y1", source=source, line_width=2,
+                    line_color={"field": "identity", "transform": mapper}, legend_label=f"{STRAND_NAMES[drawn]} as drawn")
+        fig.add_layout(ColorBar(color_mapper=mapper, title=f"identity {STRAND_NAMES[drawn]} (%)", width=10), "right")
+    fig.add_tools(HoverTool(tooltips=[("query", "@query:@qstart{0,0}-@qend{0,0}"),
+                                      ("reference", "@reference:@rstart{0,0}-@rend{0,0}"),
+                                      ("strand", "@strand"), ("length", "@length{0,0} bp"),
+                                      ("identity", "@identity{0.00} %")], line_policy="interp"))
+    # record borders as one glyph (a Span each would make 20,000 contigs quadratic to build)
+    xs, ys = _borders(layout.roff, 10 * MAX_BORDERS), _borders(np.sort(layout.qoff), 10 * MAX_BORDERS)
+    if xs.size or ys.size:
+        fig.segment(np.concatenate((xs, np.zeros(ys.size))), np.concatenate((np.zeros(xs.size), ys)),
+                    np.concatenate((xs, np.full(ys.size, float(layout.width)))),
+                    np.concatenate((np.full(xs.size, float(layout.height)), ys)), line_color="#cccccc", line_width=1,
+                    level="underlay")
+    fig.xaxis.formatter = fig.yaxis.formatter = NumeralTickFormatter(format="0,0")
+    # names where they fit, as in the PNG (12 pixels apart)
+    if len(rnames) > 1:
+        shown = _shown_labels(layout.roff, layout.rlens, width, 14)
+        centres = layout.roff + layout.rlens / 2
+        fig.xaxis.ticker = FixedTicker(ticks=[float(centres[i]) for i in shown])
+        fig.xaxis.major_label_overrides = {float(centres[i]): str(rshort[i]) for i in shown}
+        fig.xaxis.major_label_orientation = 1.2
+    if len(qnames) > 1:
+        shown = _shown_labels(layout.qoff, layout.qlens, height, 12)
+        centres = layout.qoff + layout.qlens / 2
+        fig.yaxis.ticker = FixedTicker(ticks=[float(centres[i]) for i in shown])
+        fig.yaxis.major_label_overrides = {float(centres[i]): str(qshort[i]) + (" (-)" if layout.flip[i] else "")
+                                           for i in shown}
+    if fig.legend:
+        fig.legend.location = "top_left"
+        fig.legend.click_policy = "hide"
+    html = _stable_ids(file_html(fig, INLINE, title=f"{qgenome} vs {rgenome}"))
+    with atomic_path(path) as tmp:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(html)
+

@@ -1,0 +1,81 @@
+"""The compare jobs: a query bin against a group of reference bins, one bin pair at a time in one
+process, into a Parquet HSP table and a stats table per bin pair; and the jobs' logging."""
+from __future__ import annotations
+
+import logging
+import os
+import time
+
+from ..backend import NumpyBackend, get_backend
+from ..engine import compare, write_table
+from ..formats import write_tsv
+from ..hsps import sort_rows
+from ..matches import find_matches, matches_to_hsps
+from ..params import Params
+from .genome import Genome, load_bin
+
+log = logging.getLogger(__name__)
+
+STAT_KEYS = ("backend", "tiles", "retries", "words", "seeds", "kept_seeds", "extended_seeds", "hsps_forward",
+             "hsps_reverse", "hsps")
+TIME_KEYS = ("load_s", "words_s", "seeds_s", "diagonals_s", "extend_s", "hsps_s", "total_s")
+
+
+def compare_group(query: Genome, reference: Genome, qbin: str, rbins: list[str], params: Params, backend: str,
+                  hsps_paths: list[str], stats_paths: list[str], labels: dict) -> None:
+    """Compare one query bin with a group of reference bins, one bin pair at a time in this process
+    (the query bin read once, the backend started once): a Parquet HSP table with genome-wide record
+    indices, in the canonical order, and a stats table per bin pair."""
+    start = time.perf_counter()
+    qset, qindex = load_bin(query.codes, query.rows, qbin)
+    engine = get_backend(backend)
+    for number, (rbin, hsps_path, stats_path) in enumerate(zip(rbins, hsps_paths, stats_paths), 1):
+        compare_bins(query, reference, qbin, rbin, qset, qindex, params, engine, hsps_path, stats_path, labels)
+        log.info("bin pair %d of %d done (%.1f s since the job started)", number, len(rbins),
+                 time.perf_counter() - start)
+
+
+def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str, qset, qindex, params: Params, backend,
+                 hsps_path: str, stats_path: str, labels: dict) -> None:
+    """Compare one bin pair (the query bin already loaded) into a Parquet HSP table with genome-wide
+    record indices, in the canonical order."""
+    rset, rindex = load_bin(reference.codes, reference.rows, rbin)
+    log.info("comparing %s:%s (%d records, %d bp) with %s:%s (%d records, %d bp), %s",
+             query.name, qbin, len(qset.names), qset.lengths.sum(), reference.name, rbin,
+             len(rset.names), rset.lengths.sum(), params)
+    if params.matching.mode == "hsp":
+        result = compare(qset, rset, params, backend=backend)
+        table, stats, home = result.table, result.stats, backend
+    else:  # exact matches come back on the host: they stay there
+        table, stats = exact_matches(qset, rset, params, backend)
+        home = NumpyBackend()
+    # bin-local record indices to genome-wide ones: an increasing map, so the row order holds
+    table = dict(table)
+    table["qrec"] = home.to_device(qindex)[table["qrec"]]
+    table["rrec"] = home.to_device(rindex)[table["rrec"]]
+    stats = {**labels, "qbin": qbin, "rbin": rbin, **{key: stats.get(key, 0) for key in STAT_KEYS + TIME_KEYS}}
+    extra = {"qbin": qbin, "rbin": rbin, "query_records": [int(i) for i in qindex], "stats": stats}
+    os.makedirs(os.path.dirname(hsps_path) or ".", exist_ok=True)
+    write_table(hsps_path, table, home, query.names, query.lengths, reference.names, reference.lengths, params, extra)
+    write_tsv(stats_path, [stats])
+    log.info("%d HSPs (%d forward, %d reverse) in %.2f s", stats["hsps"], stats["hsps_forward"],
+             stats["hsps_reverse"], stats["total_s"])
+
+
+def exact_matches(qset, rset, params: Params, backend) -> tuple[dict, dict]:
+    """MEMs or MUMs of a bin pair as an HSP table in the canonical order, with the stats a compare job reports."""
+    start = time.perf_counter()
+    matching = params.matching
+    matches = find_matches(qset, rset, matching.min_match, matching.mode == "mum", backend)
+    hsps = sort_rows(matches_to_hsps(matches, qset), len(qset.names), len(rset.names))
+    strand = hsps["strand"]
+    stats = {"backend": backend.name, "hsps": int(strand.size), "hsps_forward": int((strand == 0).sum()),
+             "hsps_reverse": int((strand == 1).sum()), "total_s": round(time.perf_counter() - start, 6)}
+    return hsps, stats
+
+
+def setup_logging(log_path: str | None) -> None:
+    """Log to the job's log file (and stderr when there is none)."""
+    handlers = [logging.FileHandler(log_path)] if log_path else [logging.StreamHandler()]
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+                        handlers=handlers, force=True)

@@ -1,0 +1,201 @@
+"""A genome pair's pictures: the HSP table gathered once into bounded Dots (dots.py), then the grid
+dotplot, the interactive dotplot, the coverage heatmap and the pair dotplots drawn side by side."""
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+
+import numpy as np
+
+from ..formats import iter_hsps, read_meta
+from ..schema import HSP
+from .genome import Genome
+
+log = logging.getLogger(__name__)
+
+
+def gather_dots(hsps_path: str, columns, accumulator, add, threads: int) -> tuple:
+    """Row groups of an HSP table added into `threads` accumulators side by side (NumPy releases
+    the GIL in the big array operations), then merged into the first: (whole Dots or None,
+    {pair key: Dots})."""
+    import queue
+
+    free: queue.Queue = queue.Queue()
+    made = [accumulator() for _ in range(max(1, threads))]
+    for dots in made:
+        free.put(dots)
+
+    def task(chunk: dict) -> None:
+        dots = free.get()
+        try:
+            add(chunk, dots)
+        finally:
+            free.put(dots)
+
+    with ThreadPoolExecutor(max(1, threads)) as pool:
+        pending: deque = deque()
+        # two reading threads: eight gathered the 2.7 G HSP table no faster on an H200's host
+        # (13.2-13.5 s against 13.7-14.3 s) and held 1.4 GB more
+        for chunk in iter_hsps(hsps_path, columns, read_ahead=2):
+            pending.append(pool.submit(task, chunk))
+            while len(pending) > 2 * threads:  # row groups in memory stay bounded
+                pending.popleft().result()
+        for done in pending:
+            done.result()
+    whole, pair_dots = made[0]
+    for other_whole, other_pairs in made[1:]:
+        if whole is not None:
+            whole.merge(other_whole)
+        for key, dots in other_pairs.items():
+            pair_dots[key].merge(dots)
+    return whole, pair_dots
+
+
+def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, grid_path: str | None,
+          heatmap_path: str | None, pairs_dir: str | None, max_pair_plots: int, html_path: str | None = None,
+          order: str = "reference", threads: int = 1) -> None:
+    """Grid dotplot, interactive HTML dotplot, coverage heatmap and per chromosome pair dotplots of
+    one genome pair, from the HSP table and the pair table the coverage rule wrote (its coverage
+    picks the pair dotplots and fills the heatmap, its alignment columns order the query).
+
+    order: "reference" orders and orients the query records along the reference by their best hits,
+    "file" keeps file order. The HSP table is read once, a row group at a time, into bounded Dots:
+    `threads` accumulators take row groups side by side and are merged at the end."""
+    import pandas as pd
+
+    from .dots import HTML_LINES, MAX_LINES, Dots, Layout, file_stem, short_names
+    from .html import html_dotplot
+    from .plots import coverage_heatmap, grid_dotplot, pair_dotplot
+
+    nr = len(reference.names)
+    params = read_meta(hsps_path).get("params") or {}
+    low = params.get("min_identity") if params.get("mode", "hsp") == "hsp" else 99.0
+    pairs = pd.read_csv(coverage_path, sep="\t", dtype={"query": str, "reference": str})
+    qindex = pd.Index(query.names).get_indexer(pairs["query"])
+    rindex = pd.Index(reference.names).get_indexer(pairs["reference"])
+    covered = pairs["query_covered_both"].to_numpy(np.int64)
+    layout = Layout(query.lengths, reference.lengths)
+    if order == "reference" and len(query.names) > 1:
+        layout = Layout.along_reference(query.lengths, reference.lengths, qindex, rindex, pairs["aligned_bases"],
+                                        pairs["aligned_reverse"], pairs["reference_centre"])
+    ranked = np.lexsort((qindex * nr + rindex, -covered))
+    best = [(int(qindex[i]), int(rindex[i])) for i in ranked[:max_pair_plots] if covered[i] > 0] if pairs_dir else []
+
+    def accumulator() -> tuple:
+        # one gathering serves both genome dotplots: the PNG takes the longest of the HTML one's lines
+        whole = Dots(layout.width, layout.height, layout, max_lines=HTML_LINES if html_path else MAX_LINES) \
+            if grid_path or html_path else None
+        return whole, {qi * nr + ri: Dots(reference.lengths[ri], query.lengths[qi]) for qi, ri in best}
+
+    def add(chunk: dict, dots: tuple) -> None:
+        whole, pair_dots = dots
+        if whole is not None:
+            whole.add(chunk)
+        if pair_dots and chunk["qrec"].size:
+            # rows are in (qrec, rrec) order: each chromosome pair is one run of a chunk, and a chunk
+            # that begins and ends in the same pair (most row groups of a big table) is one run
+            qrec, rrec = chunk["qrec"], chunk["rrec"]
+            bounds = [] if qrec[0] == qrec[-1] and rrec[0] == rrec[-1] else \
+                (np.flatnonzero(np.diff(qrec.astype(np.int64) * nr + rrec)) + 1).tolist()
+            for lo, hi in zip([0] + bounds, bounds + [qrec.size]):
+                key = int(qrec[lo]) * nr + int(rrec[lo])
+                if key in pair_dots:
+                    zeros = np.zeros(hi - lo, np.int64)
+                    pair_dots[key].add({**{c: v[lo:hi] for c, v in chunk.items()}, "qrec": zeros, "rrec": zeros})
+
+    count = len(best) + sum(1 for path in (grid_path, html_path, heatmap_path) if path)
+    with picture_pool(count, threads) as pool:
+        whole, pair_dots = gather_dots(hsps_path, HSP.view("dots"), accumulator, add, threads) \
+            if grid_path or html_path or best else (None, {})
+        pictures = []  # (function, arguments): each picture drawn on its own, side by side
+        if grid_path:
+            pictures.append((grid_dotplot, (whole.reduced(MAX_LINES), query.names, reference.names, query.name,
+                                            reference.name, grid_path, low)))
+        if html_path:
+            pictures.append((html_dotplot, (whole, query.names, reference.names, query.name, reference.name,
+                                            html_path, low)))
+        if heatmap_path:
+            pictures.append((coverage_heatmap, (*heatmap_matrices(pairs, qindex, rindex, query, reference), query.name,
+                                                reference.name, heatmap_path, len(query.names), nr)))
+        if pairs_dir:
+            os.makedirs(pairs_dir, exist_ok=True)
+            qshort, rshort = short_names(query.names), short_names(reference.names)
+            used: set[str] = set()
+            for qi, ri in best:
+                stem = f"{file_stem(qshort[qi])}__{file_stem(rshort[ri])}"
+                name = stem if stem not in used else f"{stem}_{qi}_{ri}"
+                used.add(name)
+                pictures.append((pair_dotplot, (pair_dots[qi * nr + ri], qshort[qi], rshort[ri],
+                                                os.path.join(pairs_dir, name + ".png"), low)))
+        draw_all(pictures, pool)
+
+
+def heatmap_matrices(pairs, qindex: np.ndarray, rindex: np.ndarray, query: Genome, reference: Genome) -> tuple:
+    """The coverage heatmap's query and reference fractions covered, one cell per pair of the
+    MAX_HEATMAP longest records a side, and those records' names (query rows, reference columns)."""
+    qorder = np.argsort(-query.lengths, kind="stable")[:MAX_HEATMAP]
+    rorder = np.argsort(-reference.lengths, kind="stable")[:MAX_HEATMAP]
+    qat = np.full(len(query.names), -1)
+    qat[qorder] = np.arange(qorder.size)
+    rat = np.full(len(reference.names), -1)
+    rat[rorder] = np.arange(rorder.size)
+    shown = (qat[qindex] >= 0) & (rat[rindex] >= 0)
+    rows, cols = qat[qindex[shown]], rat[rindex[shown]]
+    matrices = []
+    for side, lengths in (("query", query.lengths[qorder][:, None]), ("reference", reference.lengths[rorder][None, :])):
+        matrix = np.zeros((qorder.size, rorder.size))
+        matrix[rows, cols] = pairs[f"{side}_covered_both"].to_numpy()[shown]
+        matrices.append(matrix / np.maximum(1, lengths))
+    return (*matrices, query.names[qorder], reference.names[rorder])
+
+
+@contextmanager
+def picture_pool(count: int, processes: int):
+    """Processes to draw `count` pictures on side by side (drawing is matplotlib's and bokeh's
+    Python, one picture at a time in a process: the 50 pair dotplots of a whole-genome run took
+    most of its plots rule's 40 s on one), or None where they are drawn here, one after another.
+
+    The processes are forked (on Linux; spawned ones would run the Snakemake script that called
+    this again, as their main module) when this is entered, before the HSP table is gathered:
+    a child forked later would carry the gathered Dots and count them again in the job's memory
+    (Snakemake's benchmark sums the processes' resident memory: 3 x 660 MB for 20,000-contig drafts).
+    The pictures' arguments go to the children pickled."""
+    import multiprocessing
+    import sys
+    import warnings
+    from concurrent.futures import ProcessPoolExecutor
+
+    processes = min(processes, count)
+    if processes <= 1 or count < MIN_PICTURES_APART or not sys.platform.startswith("linux"):
+        yield None
+        return
+    with warnings.catch_warnings():
+        # Python warns of fork in a process with threads (an idle pyarrow pool); the children only draw
+        warnings.filterwarnings("ignore", category=DeprecationWarning, message=".*fork.*")
+        pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
+        pool.submit(os.getpid).result()  # a fork pool starts all its processes at the first task
+    log.info("%d processes forked to draw %d pictures", processes, count)
+    with pool:
+        yield pool
+
+
+def draw_all(pictures: list[tuple], pool=None) -> None:
+    """Call each (function, arguments) of pictures: on the processes of a picture_pool, or here."""
+    if pool is None:
+        for function, arguments in pictures:
+            function(*arguments)
+        return
+    started = time.perf_counter()
+    for done in [pool.submit(function, *arguments) for function, arguments in pictures]:
+        done.result()
+    log.info("%d pictures drawn on the forked processes in %.1f s", len(pictures), time.perf_counter() - started)
+
+
+MIN_PICTURES_APART = 4  # fewer are drawn in this process
+
+
+MAX_HEATMAP = 400  # records a side in the heatmap: the longest (its axis titles say how many of how many)
