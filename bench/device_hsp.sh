@@ -13,6 +13,8 @@
 #   bash bench/device_hsp.sh workflow   # the workflow on 2 x 3 x 30 Mbp heavy genomes, backend cupy
 #   bash bench/device_hsp.sh multi      # bench/multi_gpu.sh 8 200 (on a machine of several GPUs), then the GPU tests
 #   bash bench/device_hsp.sh genome     # the workflow on every GPU, 2 heavy genomes of 8 x 50 Mbp, its split by rule
+#   bash bench/device_hsp.sh layout     # GPU tests; the CPU Parquet write beside OLD_ROOT's; compare --hsps on the
+#                                       # heavy 150 Mbp pair, this checkout and OLD_ROOT's taken in turn
 #   bash bench/device_hsp.sh post       # that run up to its merge, then the coverage and plots rules timed apart
 #                                       # (bench/post_compare.py; PROFILE=1: under py-spy, stacks in $OUT/profile;
 #                                       # OLD_ROOT=DIR: another checkout timed in turn with this one)
@@ -22,7 +24,7 @@ if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then  # usage: the comment above
 fi
 what=${1:-engine}
 case "$what" in
-    engine|final|warm|exit|coldlist|matches|workflow|multi|genome|post) ;;
+    engine|final|warm|exit|coldlist|matches|workflow|multi|genome|post|layout) ;;
     *) echo "device_hsp.sh: no mode $what (see the list at the top)" >&2; exit 2 ;;
 esac
 export PYTHONUNBUFFERED=1
@@ -40,7 +42,9 @@ fi
 for root in . ${OLD_ROOT:-}; do (cd "$root" && python3 - <<'PY'
 import runpy, subprocess, sysconfig
 for name, files in runpy.run_path("gpu_kernels/native.py")["SOURCES"].items():
-    subprocess.run(["gcc", "-O3", "-shared", "-fPIC", "-pthread", "-Igpu_kernels", "-I" + sysconfig.get_paths()["include"],
+    native = runpy.run_path("gpu_kernels/native.py")
+    subprocess.run(["gcc", *native.get("COMPILE_ARGS", ["-O3"]), "-shared", "-fPIC", "-pthread", "-Igpu_kernels",
+                    "-I" + sysconfig.get_paths()["include"],
                     *[f"gpu_kernels/{f}" for f in files], "-o", f"gpu_kernels/{name}" + sysconfig.get_config_var("EXT_SUFFIX")],
                    check=True)
 PY
@@ -50,6 +54,20 @@ python3 gpu_kernels/kernels.py | wc -l | xargs echo "CUDA kernel files built ahe
 if [ -n "${OLD_ROOT:-}" ]; then mkdir -p "$OLD_ROOT/gpu_kernels/cubins" && cp -n gpu_kernels/cubins/* "$OLD_ROOT/gpu_kernels/cubins/"; fi
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 nproc
+if [ "$what" = layout ]; then
+    python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py tests/test_formats.py tests/test_layout.py \
+        tests/test_hsps.py tests/test_coverage.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -15
+    python3 bench/parquet_write.py --rows 6e6 --rounds 3 ${OLD_ROOT:+--root "$OLD_ROOT"} 2>&1 | tee "$OUT/parquet_write.log"
+    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs 1 --no-paf 2>&1 | tee "$OUT/hsp_path.log" | tail -12
+    for round in 1 2 3; do
+        for root in . ${OLD_ROOT:-}; do
+            t0=$(date +%s.%N)
+            (cd "$root" && python3 -m gpu_kernels compare /tmp/hp/*_a.fa /tmp/hp/*_b.fa --backend cupy --hsps /tmp/hp/x.parquet \
+                2>>"$OUT/compare.log")
+            echo "round $round $root: $(awk "BEGIN {print $(date +%s.%N) - $t0}") s wall" | tee -a "$OUT/compare_side_by_side.log"
+        done
+    done
+fi
 if [ "$what" = engine ]; then
     python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_formats.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -5
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"

@@ -396,3 +396,24 @@ def test_mummer_text_read_a_record_at_a_time_equals_the_whole_table(tmp_path):
     whole = F.mummer_parts(hsps_to_matches(hsps, query.lengths), query.names, query.lengths, reference.names)
     expected = b"".join(p() if callable(p) else p for p in whole)
     assert hsps["qstart"].size > 200 and (tmp_path / "m.txt").read_bytes() == expected
+
+
+def test_a_variable_width_column_is_written_and_copied(tmp_path):
+    """A record with a string column (the path a CIGAR column takes): written a row group at a time,
+    then its row groups copied byte for byte into another table, read back as written."""
+    from gpu_kernels.schema import Column, Record
+
+    record = Record("cigars", [Column("qrec", "int32", "int32"), Column("cigar", "object", "string")],
+                    order=("qrec",), views={})
+    cigars = np.array([f"{i}M{i % 3}I{i}M" * (i % 4) for i in range(1000)], dtype=object)
+    first, second = tmp_path / "a.parquet", tmp_path / "b.parquet"
+    with F.HspWriter(str(first), ["q"], [1], ["r"], [1], record=record, row_group_rows=300, threads=3) as writer:
+        writer.write({"qrec": np.arange(1000, dtype=np.int32), "cigar": cigars})
+    with F.HspWriter(str(second), ["q"], [1], ["r"], [1], record=record) as writer:
+        writer.copy_row_groups(str(first))
+        writer.copy_row_groups(str(first))
+    for path, copies in ((first, 1), (second, 2)):
+        table = pq.read_table(path)
+        assert pq.ParquetFile(path).num_row_groups == 4 * copies
+        assert table.column("cigar").to_pylist() == cigars.tolist() * copies
+        assert table.column("qrec").to_pylist() == list(range(1000)) * copies

@@ -172,3 +172,28 @@ def test_query_batches_change_nothing():
         whole = find_matches(query, reference, 20, unique, NumpyBackend())
         batched = find_matches(query, reference, 20, unique, NumpyBackend(), batch_bases=5000)
         assert rows(whole) == rows(batched) and len(rows(whole)) >= 40
+
+
+@pytest.mark.skipif(shutil.which("show-coords") is None, reason="MUMmer's show-coords is not installed")
+def test_show_coords_lists_exactly_the_hsps_of_the_paf(tmp_path):
+    """compare --delta on the bundled pair: show-coords -r reads it and lists every HSP of the PAF, with
+    the same records, 1-based coordinates (a reverse HSP's query from its higher end) and identity,
+    in reference order; the delta made from the Parquet table and the one made in memory are the same."""
+    paf, delta, table, direct = (tmp_path / name for name in ("h.paf", "h.delta", "h.parquet", "direct.delta"))
+    base = [sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422]
+    subprocess.run(base + ["-o", str(paf), "--delta", str(delta), "--hsps", str(table)], check=True, cwd=ROOT,
+                   capture_output=True)
+    subprocess.run(base + ["--delta", str(direct)], check=True, cwd=ROOT, capture_output=True)
+    assert delta.read_bytes() == direct.read_bytes()
+    want = []
+    for line in paf.read_text().splitlines():
+        f = line.split("\t")
+        qs, qe = (int(f[3]), int(f[2]) + 1) if f[4] == "-" else (int(f[2]) + 1, int(f[3]))
+        identity = next(tag[5:] for tag in f[12:] if tag.startswith("id:f:"))
+        want.append((int(f[7]) + 1, int(f[8]), qs, qe, identity, f[5], f[0]))
+    coords = subprocess.run(["show-coords", "-r", "-T", "-H", str(delta)], check=True, capture_output=True,
+                            text=True).stdout.splitlines()
+    got = [(int(c[0]), int(c[1]), int(c[2]), int(c[3]), c[6], c[7], c[8]) for c in (line.split("\t") for line in coords)]
+    assert len(got) == len(want) > 500
+    assert sorted(got) == sorted(want)
+    assert [row[0] for row in got] == sorted(row[0] for row in got)  # -r: in reference order
