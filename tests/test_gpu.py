@@ -1,6 +1,8 @@
 """The CuPy backend against the NumPy backend, stage by stage and end to end (skipped without a GPU)."""
 import numpy as np
 import pytest
+
+from gpu_kernels.schema import MATCH
 from hypothesis import given, settings, strategies as st
 
 import oracle
@@ -366,7 +368,7 @@ def test_exact_matches_same_on_gpu(unique):
     for min_len in (20, 50):
         host = find_matches(query, reference, min_len, unique, NumpyBackend())
         dev = find_matches(query, reference, min_len, unique, CupyBackend())
-        rows = lambda m: set(zip(*(np.asarray(m[c]).tolist() for c in ("qrec", "rrec", "strand", "qstart", "rstart", "length"))))
+        rows = lambda m: set(zip(*(np.asarray(m[c]).tolist() for c in MATCH.names)))
         assert rows(host) == rows(dev) and len(rows(host)) > 1000
 
 
@@ -392,7 +394,7 @@ def test_exact_matches_in_repeats_same_on_gpu(monkeypatch):
     for unique in (False, True):
         host = M.find_matches(query, reference, 12, unique, NumpyBackend())
         dev = M.find_matches(query, reference, 12, unique, CupyBackend())
-        rows = lambda m: sorted(zip(*(np.asarray(m[c]).tolist() for c in ("qrec", "rrec", "strand", "qstart", "rstart", "length"))))
+        rows = lambda m: sorted(zip(*(np.asarray(m[c]).tolist() for c in MATCH.names)))
         assert rows(host) == rows(dev) and len(rows(host)) > (20 if unique else 1000)
 
 

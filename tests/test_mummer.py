@@ -9,6 +9,8 @@ import subprocess
 import sys
 
 import pytest
+
+from gpu_kernels.schema import MATCH
 from hypothesis import given, settings, strategies as st
 
 from conftest import MYCO_232, MYCO_7422, ROOT
@@ -167,7 +169,7 @@ def test_query_batches_change_nothing():
     starts = [rng.randrange(0, genome.size - 3000) for _ in range(40)]
     query = make_seqset([f"q{i}" for i in range(40)], [genome[s:s + rng.randint(500, 3000)] for s in starts])
     reference = make_seqset(["r"], [genome])
-    rows = lambda m: sorted(zip(*(m[k].tolist() for k in ("qrec", "rrec", "strand", "qstart", "rstart", "length"))))
+    rows = lambda m: sorted(zip(*(m[k].tolist() for k in MATCH.names)))
     for unique in (False, True):
         whole = find_matches(query, reference, 20, unique, NumpyBackend())
         batched = find_matches(query, reference, 20, unique, NumpyBackend(), batch_bases=5000)

@@ -19,7 +19,7 @@ def test_identities_recomputed(result):
     h = result.hsps
     assert h["qstart"].size > 300 and (h["strand"] == 1).sum() > 50
     for i in range(h["qstart"].size):
-        qs, qe, rs, re_ = (int(h[c][i]) for c in ("qstart", "qend", "rstart", "rend"))
+        qs, qe, rs, re_ = int(h["qstart"][i]), int(h["qend"][i]), int(h["rstart"][i]), int(h["rend"][i])
         ref = r[rs:re_] if h["strand"][i] == 0 else comp[r[rs:re_][::-1]]
         same = (q[qs:qe] == ref) & (ref < 4)
         assert int(same.sum()) == h["identities"][i]

@@ -48,8 +48,9 @@ def missed(result, matches) -> list[tuple]:
     h = result.hsps
     qnames, rnames = result.query.names, result.reference.names
     by_line = defaultdict(list)
-    for qrec, rrec, strand, qs, qe, rs, re_ in zip(*(h[c].tolist() for c in
-                                                   ("qrec", "rrec", "strand", "qstart", "qend", "rstart", "rend"))):
+    for qrec, rrec, strand, qs, qe, rs, re_ in zip(h["qrec"].tolist(), h["rrec"].tolist(), h["strand"].tolist(),
+                                                   h["qstart"].tolist(), h["qend"].tolist(), h["rstart"].tolist(),
+                                                   h["rend"].tolist()):
         # forward: query x pairs with reference x - (qs - rs); reverse: qs pairs with re_ - 1
         line = qs - rs if strand == 0 else qs + re_ - 1
         by_line[(qnames[qrec], rnames[rrec], strand, line)].append((qs, qe))
@@ -82,7 +83,8 @@ def test_real_pair_coverage_and_identity(real_pair):
     r = read_fasta(MYCO_7422)[0].codes
     h = result.hsps
     covered = np.zeros(q.size, dtype=bool)
-    for qs, qe, rs, re_, strand in zip(*(h[c].tolist() for c in ("qstart", "qend", "rstart", "rend", "strand"))):
+    for qs, qe, rs, re_, strand in zip(h["qstart"].tolist(), h["qend"].tolist(), h["rstart"].tolist(),
+                                       h["rend"].tolist(), h["strand"].tolist()):
         ref = r[rs:re_] if strand == 0 else COMP[r[rs:re_][::-1]]
         same = int(((q[qs:qe] == ref) & (ref < 4)).sum())
         assert same * 100 >= 80 * (qe - qs) and qe - qs >= 64
