@@ -41,8 +41,8 @@ fi
 # here and in OLD_ROOT (another checkout, for side-by-side runs).
 for root in . ${OLD_ROOT:-}; do (cd "$root" && python3 - <<'PY'
 import runpy, subprocess, sysconfig
-for name, files in runpy.run_path("gpu_kernels/native.py")["SOURCES"].items():
-    native = runpy.run_path("gpu_kernels/native.py")
+native = runpy.run_path("gpu_kernels/native.py")
+for name, files in native["SOURCES"].items():
     subprocess.run(["gcc", *native.get("COMPILE_ARGS", ["-O3"]), "-shared", "-fPIC", "-pthread", "-Igpu_kernels",
                     "-I" + sysconfig.get_paths()["include"],
                     *[f"gpu_kernels/{f}" for f in files], "-o", f"gpu_kernels/{name}" + sysconfig.get_config_var("EXT_SUFFIX")],

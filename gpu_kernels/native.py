@@ -1,5 +1,6 @@
-"""The compiled CPU code: the text row printer (`_format`, format.c) and the hot loops of the NumPy
-backend (`_cpu`: cpu.c with fasta.c, extend.c, words.c, seeds.c and matches.c).
+"""The compiled CPU code: the text row printer (`_format`, format.c), the hot loops of the NumPy
+backend (`_cpu`: cpu.c with fasta.c, extend.c, words.c, seeds.c and matches.c) and the dotplot
+raster (`_dots`: workflow/dots.c, beside the accumulator that calls it).
 
 Both are C extensions built by the install command (setup.py reads SOURCES from here). A source
 tree used without installing (a Snakemake conda environment runs the repository's scripts) builds
@@ -14,7 +15,8 @@ import runpy
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SOURCES = {"_format": ["format.c"], "_cpu": ["cpu.c", "fasta.c", "extend.c", "words.c", "seeds.c", "matches.c"]}
+SOURCES = {"_format": ["format.c"], "_cpu": ["cpu.c", "fasta.c", "extend.c", "words.c", "seeds.c", "matches.c"],
+           "_dots": ["workflow/dots.c"]}
 HEADERS = ["cpu.h"]
 # the sequence codes the C loops test for, from kernels.py (read as a file: setup.py runs this one alone)
 _SHARED = runpy.run_path(os.path.join(HERE, "kernels.py"))

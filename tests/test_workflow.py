@@ -124,12 +124,17 @@ def test_names_with_underscores_and_an_engine_override_from_the_command_line(tmp
 
     cwd = workdir(tmp_path)
     (cwd / "u.yaml").write_text("genomes:\n  M_hyo232: resources/Mhyopneumoniae_232.fa.gz\n"
-                                "  M_hyo7422: resources/Mhyopneumoniae_7422.fa.gz\noutputs:\n  pair_dotplots: false\n")
+                                "  M_hyo7422: resources/Mhyopneumoniae_7422.fa.gz\noutputs:\n  pair_dotplots: false\n"
+                                "  delta: true\n")
     snakemake(cwd, "--cores", "2", "--configfile", "u.yaml", "--config", "engine={k: 20}")
     table = cwd / "results/default/M_hyo232_vs_M_hyo7422/hsps.parquet"
     params = json.loads(pq.read_schema(table).metadata[b"gpu_kernels"])["params"]
     assert params["k"] == 20 and params["min_len"] == 64 and params["min_identity"] == 80
     assert read_tsv(cwd / "results/default/M_hyo232_vs_M_hyo7422/coverage_query.tsv")[0]["query_genome"] == "M_hyo232"
+    # outputs.delta: the MUMmer delta file beside the PAF, naming the two FASTA files, a record a row
+    delta = (cwd / "results/default/M_hyo232_vs_M_hyo7422/hsps.delta").read_text().splitlines()
+    assert delta[:2] == ["resources/Mhyopneumoniae_7422.fa.gz resources/Mhyopneumoniae_232.fa.gz", "NUCMER"]
+    assert sum(len(line.split()) == 7 for line in delta) == pq.ParquetFile(table).metadata.num_rows > 500
 
 
 def test_lint_has_no_findings_and_the_catalog_files_are_there(tmp_path):

@@ -3,7 +3,7 @@
 `Layout` places the records of a genome pair end to end (the query ordered and oriented along the
 reference unless file order is asked for); `Dots` takes HSPs a chunk at a time and keeps the
 longest as lines, every other one in a raster (cells marked with their identity by compiled code,
-`cpu.c`'s raster_mark), so 10^8 HSPs draw as fast as 10^5. No drawing library is imported here:
+`dots.c` beside this file), so 10^8 HSPs draw as fast as 10^5. No drawing library is imported here:
 plots.py (matplotlib) and html.py (Bokeh) draw what these gather.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from ..native import cpu
+from ..native import module
 from ..schema import HSP
 
 MAX_LINES = 20_000   # segments drawn as lines (more than a 660-pixel plot shows); the rest are rasterized
@@ -236,7 +236,7 @@ class Dots:
         layout = self.layout
         records = [np.ascontiguousarray(hsps[c]) for c in ("qrec", "rrec")]
         records = [r if r.dtype in (np.int32, np.int64) else r.astype(np.int64) for r in records]
-        marked = cpu().raster_mark(self._cells.reshape(-1), *records, np.ascontiguousarray(hsps["strand"], dtype=np.int8),
+        marked = module("_dots").raster_mark(self._cells.reshape(-1), *records, np.ascontiguousarray(hsps["strand"], dtype=np.int8),
                                    qstart, qend, np.ascontiguousarray(hsps["rstart"], dtype=np.int64),
                                    np.ascontiguousarray(hsps["identities"], dtype=np.int64), layout.qoff, layout.roff,
                                    layout.qlens, layout.flip, RASTER, RASTER / (2 * self.width),
