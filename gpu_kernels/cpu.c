@@ -326,6 +326,13 @@ static PyMethodDef methods[] = {
     {"encode_records", py_encode_records, METH_VARARGS,
      "encode_records(data, spans, table, codes, starts, threads): each record body's codes written at its start "
      "(fasta.c)"},
+    {"chain_dp", py_chain_dp, METH_VARARGS,
+     "chain_dp(x, xe, y, ye, score, group, bucket, byb, bounds, max_gap, max_shift, gap_open, gap_extend, gap_base, "
+     "best, pred, threads): each HSP's best chain score and predecessor (chains.c)"},
+    {"take_chains", py_take_chains, METH_VARARGS,
+     "take_chains(best, pred, visit, chain, scores, heads) -> chains: best-first extraction (chains.c)"},
+    {"backbone", py_backbone, METH_VARARGS,
+     "backbone(qlo, qhi, rlo, rhi, qbits, rbits, keep): the one-to-one chains (chains.c)"},
     {NULL, NULL, 0, NULL},
 };
 

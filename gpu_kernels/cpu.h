@@ -98,5 +98,8 @@ PyObject *py_window_starts(PyObject *self, PyObject *args);
 PyObject *py_mem_starts(PyObject *self, PyObject *args);
 PyObject *py_encode_counts(PyObject *self, PyObject *args);
 PyObject *py_encode_records(PyObject *self, PyObject *args);
+PyObject *py_chain_dp(PyObject *self, PyObject *args);
+PyObject *py_take_chains(PyObject *self, PyObject *args);
+PyObject *py_backbone(PyObject *self, PyObject *args);
 
 #endif

@@ -91,7 +91,27 @@ class Matching:
             raise InputError(f"min_match = {self.min_match} must be at least 1")
 
 
-GROUPS = {"seeding": Seeding, "extension": Extension, "reporting": Reporting, "tiling": Tiling, "matching": Matching}
+@dataclass(frozen=True)
+class Chaining:
+    """Chains of HSPs and their one-to-one backbone (README: "What a chain is")."""
+
+    max_gap: int = 10_000        # most bases between two consecutive HSPs of a chain, on either genome
+    max_shift: int = 1_000       # most a chain's diagonal moves between two HSPs (the longest indel bridged)
+    chain_gap_open: int = 5      # cost of a diagonal shift (an indel) between two HSPs
+    chain_gap_extend: int = 1    # and of each base it shifts by
+    chain_gap_base: int = 1      # hundredths of a score point a base of the gap costs (unaligned bases)
+    min_chain_score: int = 100   # chains scoring less are dropped
+
+    def __post_init__(self) -> None:
+        for name in ("max_gap", "chain_gap_open", "chain_gap_extend", "chain_gap_base", "min_chain_score"):
+            if getattr(self, name) < 0:
+                raise InputError(f"{name} = {getattr(self, name)} is negative")
+        if self.max_shift < 1:
+            raise InputError(f"max_shift = {self.max_shift} must be at least 1")
+
+
+GROUPS = {"seeding": Seeding, "extension": Extension, "reporting": Reporting, "tiling": Tiling, "matching": Matching,
+          "chaining": Chaining}
 # flat name -> group name
 GROUP_OF = {f.name: group for group, cls in GROUPS.items() for f in fields(cls)}
 
@@ -116,6 +136,7 @@ class Params:
     reporting: Reporting
     tiling: Tiling
     matching: Matching
+    chaining: Chaining
 
     def __setattr__(self, name, value):
         raise AttributeError("Params are frozen")

@@ -100,6 +100,20 @@ MATCH = Record("match", [
 ], order=("qrec", "strand", "qstart", "rstart"), views={})
 
 
+# A chain of HSPs (chains.py): its spans (reference in forward coordinates on both strands), score,
+# HSPs, aligned bases (the HSPs' bases, overlaps trimmed) and their identities, and whether it is
+# in the one-to-one backbone. Rows in chain order: score descending.
+CHAIN = Record("chain", [
+    Column("chain", "int64", "int64", doc="the chain's number: its place in score order"),
+    Column("qrec", "int32", "int32"), Column("rrec", "int32", "int32"), Column("strand", "int8", "int8"),
+    Column("qstart", "int64", "int64"), Column("qend", "int64", "int64"),
+    Column("rstart", "int64", "int64"), Column("rend", "int64", "int64"),
+    Column("score", "int64", "int64", doc="chain score: the HSPs' trimmed scores less the gap costs"),
+    Column("hsps", "int64", "int64"), Column("aligned", "int64", "int64"), Column("identities", "int64", "int64"),
+    Column("backbone", "int8", "int8", doc="1 in the one-to-one backbone, else 0"),
+], order=("chain",), views={})
+
+
 def ungapped_ends(qstart, qend, rstart) -> tuple:
     """(length, rend) of ungapped HSPs: NumPy or CuPy arrays alike."""
     length = qend - qstart

@@ -1,0 +1,267 @@
+/* Chains of HSPs (chains.py has the definition's steps; the README, "What a chain is", the rules).
+ *
+ * chain_dp: every HSP's best chain score ending at it and its predecessor, record pair and strand
+ * groups on threads. HSPs come in the DP order (group, x, y, xe, row); a predecessor j of i lies on
+ * a diagonal within max_shift of i's, so it is in i's diagonal bucket (diagonal / max_shift, rounded
+ * down) or a neighbour: `byb` lists the HSPs by (group, bucket, order), and for i each of the three
+ * buckets is scanned back from i's place in the order while an HSP there can still end within
+ * max_gap before i (x >= x_i - max_gap - the group's longest HSP). Dense repeats spread over far
+ * diagonals, so each scan sees a few HSPs, not the thousands a plain look-back in query order would.
+ *
+ * take_chains: best-first extraction (walks of predecessors until an HSP already taken).
+ * backbone: chains in order, kept where more than half of each span is new on both genomes
+ * (a bit a base of each genome). */
+#include "cpu.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const int64_t *x, *xe, *y, *ye, *score, *group, *bucket, *byb, *bounds;
+    int64_t n, groups, max_gap, max_shift, gap_open, gap_extend, gap_base;
+    int64_t *best, *pred;
+    int64_t next;
+} dp_job;
+
+static inline int64_t labs64(int64_t v) { return v < 0 ? -v : v; }
+
+/* What HSP i adds after HSP j: its trimmed score less the gap cost; 0 with *ok = 0 where j cannot
+ * precede i. The same arithmetic as tests/oracle_chains.link. */
+static inline int64_t link_gain(const dp_job *d, int64_t j, int64_t i, int *ok) {
+    *ok = 0;
+    if (!(d->x[j] < d->x[i] && d->y[j] < d->y[i] && d->xe[j] < d->xe[i] && d->ye[j] < d->ye[i]))
+        return 0;
+    const int64_t dx = d->x[i] - d->xe[j], dy = d->y[i] - d->ye[j];
+    const int64_t shift = labs64(dx - dy);
+    if (dx > d->max_gap || dy > d->max_gap || shift > d->max_shift)
+        return 0;
+    int64_t overlap = 0;
+    if (-dx > overlap)
+        overlap = -dx;
+    if (-dy > overlap)
+        overlap = -dy;
+    const int64_t length = d->xe[i] - d->x[i];
+    if (overlap >= length)
+        return 0;
+    *ok = 1;
+    const int64_t gain = d->score[i] * (length - overlap) / length;  /* scores are >= 0: floor */
+    const int64_t gap = (dx < dy ? dx : dy) + overlap;
+    return gain - ((shift ? d->gap_open : 0) + shift * d->gap_extend + gap * d->gap_base / 100);
+}
+
+/* Positions [lo, hi) in byb of the group's bucket `bucket`, searched between from and to. */
+static void bucket_range(const dp_job *d, int64_t from, int64_t to, int64_t bucket, int64_t *lo, int64_t *hi) {
+    int64_t a = from, b = to;
+    while (a < b) {  /* first with bucket >= wanted */
+        int64_t m = a + (b - a) / 2;
+        if (d->bucket[d->byb[m]] < bucket)
+            a = m + 1;
+        else
+            b = m;
+    }
+    *lo = a;
+    b = to;
+    while (a < b) {
+        int64_t m = a + (b - a) / 2;
+        if (d->bucket[d->byb[m]] <= bucket)
+            a = m + 1;
+        else
+            b = m;
+    }
+    *hi = a;
+}
+
+static void dp_group(dp_job *d, int64_t g) {
+    const int64_t lo = d->bounds[g], hi = d->bounds[g + 1];
+    int64_t longest = 0;
+    for (int64_t i = lo; i < hi; i++)
+        if (d->xe[i] - d->x[i] > longest)
+            longest = d->xe[i] - d->x[i];
+    for (int64_t i = lo; i < hi; i++) {
+        int64_t best = d->score[i], pred = -1;
+        const int64_t floor_x = d->x[i] - d->max_gap - longest;
+        for (int64_t db = -1; db <= 1; db++) {
+            int64_t b_lo, b_hi;
+            bucket_range(d, lo, hi, d->bucket[i] + db, &b_lo, &b_hi);
+            /* the bucket's HSPs before i in the order: their DP is done */
+            int64_t a = b_lo, b = b_hi;
+            while (a < b) {
+                int64_t m = a + (b - a) / 2;
+                if (d->byb[m] < i)
+                    a = m + 1;
+                else
+                    b = m;
+            }
+            for (int64_t k = a - 1; k >= b_lo; k--) {
+                const int64_t j = d->byb[k];
+                if (d->x[j] < floor_x)
+                    break;
+                int ok;
+                const int64_t add = link_gain(d, j, i, &ok);
+                if (!ok)
+                    continue;
+                const int64_t value = d->best[j] + add;
+                if (value > best || (value == best && pred != -1 && j > pred)) {
+                    best = value;
+                    pred = j;
+                }
+            }
+        }
+        d->best[i] = best;
+        d->pred[i] = pred;
+    }
+}
+
+static void dp_part(void *p, int t, int threads) {
+    dp_job *d = (dp_job *)p;
+    (void)t;
+    (void)threads;
+    for (;;) {
+        const int64_t g = __atomic_fetch_add(&d->next, 1, __ATOMIC_RELAXED);
+        if (g >= d->groups)
+            return;
+        dp_group(d, g);
+    }
+}
+
+/* chain_dp(x, xe, y, ye, score, group, bucket, byb, bounds, max_gap, max_shift, gap_open, gap_extend,
+ *          gap_base, best, pred, threads): int64 arrays in the DP order; byb sorts them by (group,
+ *          bucket, order); bounds[g] the first HSP of group g (groups + 1 entries). */
+PyObject *py_chain_dp(PyObject *self, PyObject *args) {
+    Py_buffer b[11];
+    long long max_gap, max_shift, gap_open, gap_extend, gap_base;
+    int threads;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*LLLLLw*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6],
+                          &b[7], &b[8], &max_gap, &max_shift, &gap_open, &gap_extend, &gap_base, &b[9], &b[10],
+                          &threads))
+        return NULL;
+    const int64_t n = b[0].len / 8, groups = b[8].len / 8 - 1;
+    int ok = groups >= 0 && max_shift > 0;
+    for (int k = 0; k < 11 && ok; k++)
+        if (k != 8)
+            ok = check_items(&b[k], "chain_dp", 8, n);
+    if (ok) {
+        dp_job d = {(const int64_t *)b[0].buf, (const int64_t *)b[1].buf, (const int64_t *)b[2].buf,
+                    (const int64_t *)b[3].buf, (const int64_t *)b[4].buf, (const int64_t *)b[5].buf,
+                    (const int64_t *)b[6].buf, (const int64_t *)b[7].buf, (const int64_t *)b[8].buf,
+                    n, groups, max_gap, max_shift, gap_open, gap_extend, gap_base,
+                    (int64_t *)b[9].buf, (int64_t *)b[10].buf, 0};
+        Py_BEGIN_ALLOW_THREADS
+        run_parallel(dp_part, &d, threads < 1 ? 1 : threads);
+        Py_END_ALLOW_THREADS
+    } else if (!PyErr_Occurred()) {
+        PyErr_SetString(PyExc_ValueError, "chain_dp: bad group bounds or max_shift");
+    }
+    for (int k = 0; k < 11; k++)
+        PyBuffer_Release(&b[k]);
+    if (!ok)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* take_chains(best, pred, visit, chain, scores, heads) -> chains: HSPs visited in `visit` order (best
+ * descending); each one not yet taken starts a chain that follows the predecessors until an HSP
+ * already taken; chain[i] its chain (in the order chains were taken), scores[c] the best at its last
+ * HSP less the best where the walk stopped, heads[c] its first HSP. */
+PyObject *py_take_chains(PyObject *self, PyObject *args) {
+    Py_buffer b[6];
+    if (!PyArg_ParseTuple(args, "y*y*y*w*w*w*", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5]))
+        return NULL;
+    const int64_t n = b[0].len / 8;
+    int ok = 1;
+    for (int k = 0; k < 6 && ok; k++)
+        ok = check_items(&b[k], "take_chains", 8, n);
+    int64_t count = 0;
+    if (ok) {
+        const int64_t *best = (const int64_t *)b[0].buf, *pred = (const int64_t *)b[1].buf,
+                      *visit = (const int64_t *)b[2].buf;
+        int64_t *chain = (int64_t *)b[3].buf, *scores = (int64_t *)b[4].buf, *heads = (int64_t *)b[5].buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t i = 0; i < n; i++)
+            chain[i] = -1;
+        for (int64_t v = 0; v < n; v++) {
+            int64_t at = visit[v], head = at;
+            if (chain[at] != -1)
+                continue;
+            while (at != -1 && chain[at] == -1) {
+                chain[at] = count;
+                head = at;
+                at = pred[at];
+            }
+            scores[count] = best[visit[v]] - (at != -1 ? best[at] : 0);
+            heads[count] = head;
+            count++;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    for (int k = 0; k < 6; k++)
+        PyBuffer_Release(&b[k]);
+    if (!ok)
+        return NULL;
+    return PyLong_FromLongLong(count);
+}
+
+static int64_t count_set(const uint64_t *bits, int64_t lo, int64_t hi) {
+    int64_t total = 0;
+    for (int64_t at = lo; at < hi;) {
+        const int64_t word = at >> 6, bit = at & 63;
+        const int64_t take = (hi - at < 64 - bit) ? hi - at : 64 - bit;
+        uint64_t mask = (take == 64 ? ~0ULL : ((1ULL << take) - 1)) << bit;
+        total += __builtin_popcountll(bits[word] & mask);
+        at += take;
+    }
+    return total;
+}
+
+static void set_bits(uint64_t *bits, int64_t lo, int64_t hi) {
+    for (int64_t at = lo; at < hi;) {
+        const int64_t word = at >> 6, bit = at & 63;
+        const int64_t take = (hi - at < 64 - bit) ? hi - at : 64 - bit;
+        bits[word] |= (take == 64 ? ~0ULL : ((1ULL << take) - 1)) << bit;
+        at += take;
+    }
+}
+
+/* backbone(qlo, qhi, rlo, rhi, qbits, rbits, keep): chains in order, their spans on the genomes laid
+ * end to end; a chain is kept (keep[c] = 1) where more than half of its query span and more than
+ * half of its reference span are not yet covered by a kept chain, and then covers both. */
+PyObject *py_backbone(PyObject *self, PyObject *args) {
+    Py_buffer b[7];
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*w*", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6]))
+        return NULL;
+    const int64_t n = b[0].len / 8;
+    int ok = 1;
+    for (int k = 1; k < 4 && ok; k++)
+        ok = check_items(&b[k], "backbone", 8, n);
+    ok = ok && check_items(&b[6], "backbone", 1, n);
+    if (ok) {
+        const int64_t *qlo = (const int64_t *)b[0].buf, *qhi = (const int64_t *)b[1].buf,
+                      *rlo = (const int64_t *)b[2].buf, *rhi = (const int64_t *)b[3].buf;
+        uint64_t *qbits = (uint64_t *)b[4].buf, *rbits = (uint64_t *)b[5].buf;
+        const int64_t qcap = b[4].len * 8, rcap = b[5].len * 8;
+        uint8_t *keep = (uint8_t *)b[6].buf;
+        for (int64_t c = 0; c < n && ok; c++)
+            ok = qlo[c] >= 0 && qlo[c] <= qhi[c] && qhi[c] <= qcap && rlo[c] >= 0 && rlo[c] <= rhi[c] && rhi[c] <= rcap;
+        if (ok) {
+            Py_BEGIN_ALLOW_THREADS
+            for (int64_t c = 0; c < n; c++) {
+                const int64_t qlen = qhi[c] - qlo[c], rlen = rhi[c] - rlo[c];
+                const int64_t qnew = qlen - count_set(qbits, qlo[c], qhi[c]);
+                const int64_t rnew = rlen - count_set(rbits, rlo[c], rhi[c]);
+                keep[c] = 2 * qnew > qlen && 2 * rnew > rlen;
+                if (keep[c]) {
+                    set_bits(qbits, qlo[c], qhi[c]);
+                    set_bits(rbits, rlo[c], rhi[c]);
+                }
+            }
+            Py_END_ALLOW_THREADS
+        } else {
+            PyErr_SetString(PyExc_ValueError, "backbone: a span outside its genome's bits");
+        }
+    }
+    for (int k = 0; k < 7; k++)
+        PyBuffer_Release(&b[k]);
+    if (!ok)
+        return NULL;
+    Py_RETURN_NONE;
+}

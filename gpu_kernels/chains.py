@@ -1,0 +1,117 @@
+"""Chains of HSPs and their one-to-one backbone (README: "What a chain is"; tests/oracle_chains.py
+is the definition written plainly).
+
+A chain is an ordered list of HSPs of one record pair and strand, each starting after the one
+before it on both genomes (overlaps trimmed), at most max_gap apart, its diagonal at most max_shift
+from the one before. NumPy puts the HSPs in the DP order and indexes them by diagonal bucket; the
+compiled DP (chains.c) finds each HSP's best chain score and predecessor on all cores, record pair
+and strand groups side by side, then the chains are taken best-first and the backbone kept chain
+by chain. The CuPy twin copies the table to the host and runs the same (so both backends give the
+same chains); a device DP is future work (the README says what is missing).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import native
+from .arrays import to_host
+from .hsps import complete
+from .params import Params
+from .schema import CHAIN
+
+
+def chain_coords(h: dict, rlens) -> tuple:
+    """(x, xe, y, ye): each HSP on the query and on the reference strand it was found on (the reverse
+    strand's coordinates count from the reference record's end), int64."""
+    x, xe = h["qstart"].astype(np.int64), h["qend"].astype(np.int64)
+    rstart, rend = h["rstart"].astype(np.int64), h["rend"].astype(np.int64)
+    rlen = np.asarray(rlens, dtype=np.int64)[h["rrec"]]
+    reverse = h["strand"] == 1
+    return x, xe, np.where(reverse, rlen - rend, rstart), np.where(reverse, rlen - rstart, rend)
+
+
+def chain_hsps(hsps: dict, qlens, rlens, params: Params, threads: int = 0) -> tuple[dict, np.ndarray, dict]:
+    """Chains of an HSP table on the host: (the chains table, one row a chain in chain order: the
+    CHAIN record's columns; the chain of every HSP row, -1 where it is in none; the chains' members:
+    `rows` (HSP rows chain by chain, in chain order) with `trim`, the bases of each member's start
+    that overlap the member before it)."""
+    c = params.chaining
+    h = {name: np.asarray(column) for name, column in complete(hsps).items()}
+    n = int(h["qstart"].size)
+    nr = max(1, len(rlens))
+    cpu = native.module("_cpu")
+    threads = threads or native.threads()
+    x, xe, y, ye = chain_coords(h, rlens)
+    group = (h["qrec"].astype(np.int64) * nr + h["rrec"]) * 2 + h["strand"]
+    order = np.lexsort((xe, y, x, group))  # stable: equal keys keep the table's row order
+    x, xe, y, ye, group = x[order], xe[order], y[order], ye[order], group[order]
+    score = h["score"].astype(np.int64)[order]
+    bucket = np.floor_divide(x - y, c.max_shift)
+    byb = np.lexsort((np.arange(n), bucket, group)).astype(np.int64)
+    bounds = np.concatenate(([0], np.flatnonzero(np.diff(group)) + 1, [n])).astype(np.int64) if n else \
+        np.zeros(1, dtype=np.int64)
+    best, pred = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    cpu.chain_dp(x, xe, y, ye, score, group, bucket, byb, bounds, c.max_gap, c.max_shift, c.chain_gap_open,
+                 c.chain_gap_extend, c.chain_gap_base, best, pred, threads)
+    visit = np.lexsort((np.arange(n), -best)).astype(np.int64)
+    raw, scores, heads = (np.empty(n, dtype=np.int64) for _ in range(3))
+    count = cpu.take_chains(best, pred, visit, raw, scores, heads)
+    scores, heads = scores[:count], heads[:count]
+    kept = np.flatnonzero(scores >= c.min_chain_score)
+    ranked = kept[np.lexsort((heads[kept], -scores[kept]))]
+    number = np.full(count, -1, dtype=np.int64)
+    number[ranked] = np.arange(ranked.size)
+    chain_ranked = number[raw] if n else np.zeros(0, dtype=np.int64)  # per HSP in the DP order
+    chain_of = np.empty(n, dtype=np.int64)
+    chain_of[order] = chain_ranked
+    # members chain by chain in the DP order; a member's trim: its overlap with the member before it
+    members = np.flatnonzero(chain_ranked >= 0)
+    members = members[np.lexsort((members, chain_ranked[members]))]
+    mchain = chain_ranked[members]
+    first = np.ones(members.size, dtype=bool)
+    first[1:] = mchain[1:] != mchain[:-1]
+    prev = np.concatenate(([0], members[:-1])).astype(np.int64)
+    trim = np.where(first, 0, np.maximum(0, np.maximum(xe[prev] - x[members], ye[prev] - y[members])))
+    rows = order[members]
+    table = _chain_table(h, rows, mchain, trim, scores[ranked], ranked.size)
+    table["backbone"] = backbone(table, qlens, rlens)
+    return table, chain_of, {"rows": rows, "trim": trim, "chain": mchain}
+
+
+def chain_hsps_cupy(hsps: dict, qlens, rlens, params: Params, threads: int = 0) -> tuple[dict, np.ndarray, dict]:
+    """chain_hsps of a table on the device: copied to the host, chained there (same chains)."""
+    return chain_hsps({name: to_host(column) for name, column in hsps.items()}, qlens, rlens, params, threads)
+
+
+def _chain_table(h: dict, rows: np.ndarray, mchain: np.ndarray, trim: np.ndarray, scores: np.ndarray,
+                 chains: int) -> dict:
+    """The CHAIN record's columns from the members (rows of h, chain by chain)."""
+    if chains == 0:
+        return CHAIN.empty()
+    starts = np.concatenate(([0], np.flatnonzero(np.diff(mchain)) + 1))
+    length = (h["qend"][rows] - h["qstart"][rows]).astype(np.int64)
+    kept = length - trim
+    ids = h["identities"][rows].astype(np.int64) * kept // np.maximum(1, length)
+    reduce = lambda ufunc, values: ufunc.reduceat(values, starts)  # noqa: E731
+    return {"chain": np.arange(chains, dtype=np.int64), "qrec": h["qrec"][rows][starts].astype(np.int32),
+            "rrec": h["rrec"][rows][starts].astype(np.int32), "strand": h["strand"][rows][starts].astype(np.int8),
+            "qstart": reduce(np.minimum, h["qstart"][rows].astype(np.int64)),
+            "qend": reduce(np.maximum, h["qend"][rows].astype(np.int64)),
+            "rstart": reduce(np.minimum, h["rstart"][rows].astype(np.int64)),
+            "rend": reduce(np.maximum, h["rend"][rows].astype(np.int64)),
+            "score": scores.astype(np.int64), "hsps": np.diff(np.append(starts, rows.size)).astype(np.int64),
+            "aligned": reduce(np.add, kept), "identities": reduce(np.add, ids)}
+
+
+def backbone(table: dict, qlens, rlens) -> np.ndarray:
+    """The one-to-one chains (int8 1), taken in chain order: a chain is kept where more than half of its
+    query span and more than half of its reference span are not yet covered by a kept chain."""
+    qoff = np.concatenate(([0], np.cumsum(np.asarray(qlens, dtype=np.int64))))
+    roff = np.concatenate(([0], np.cumsum(np.asarray(rlens, dtype=np.int64))))
+    qbits = np.zeros(int(qoff[-1]) // 64 + 1, dtype=np.uint64)
+    rbits = np.zeros(int(roff[-1]) // 64 + 1, dtype=np.uint64)
+    keep = np.zeros(table["chain"].size, dtype=np.int8)
+    qrec, rrec = table["qrec"].astype(np.int64), table["rrec"].astype(np.int64)
+    native.module("_cpu").backbone(qoff[qrec] + table["qstart"], qoff[qrec] + table["qend"],
+                                   roff[rrec] + table["rstart"], roff[rrec] + table["rend"], qbits, rbits, keep)
+    return keep

@@ -1,0 +1,95 @@
+"""The chains' oracle: the README's definition ("What a chain is"), written plainly: a quadratic DP
+over every pair of HSPs of a record pair and strand, the chains taken best-first, the backbone
+kept chain by chain with a set of covered bases. Shares no code with gpu_kernels.
+
+HSPs come in as dicts of equal-length lists (qrec, rrec, strand, qstart, qend, rstart, rend,
+score, identities), with the reference record lengths; the result is, for every HSP row, its chain
+number (-1: in no chain) and, for every chain, (score, backbone) in chain order.
+"""
+from __future__ import annotations
+
+
+def chain_coords(h: dict, i: int, rlens) -> tuple[int, int, int, int]:
+    """(x, xe, y, ye): the HSP on the query and on the reference's strand it was found on (the
+    reverse strand's coordinates count from the reference record's end)."""
+    x, xe = h["qstart"][i], h["qend"][i]
+    if h["strand"][i] == 0:
+        return x, xe, h["rstart"][i], h["rend"][i]
+    rlen = rlens[h["rrec"][i]]
+    return x, xe, rlen - h["rend"][i], rlen - h["rstart"][i]
+
+
+def link(j, i, p) -> int | None:
+    """What HSP i adds after HSP j (both (x, xe, y, ye, score)): its trimmed score less the gap cost,
+    or None where j cannot come before i."""
+    x, xe, y, ye, score = i
+    jx, jxe, jy, jye, _ = j
+    if not (jx < x and jy < y and jxe < xe and jye < ye):
+        return None
+    dx, dy = x - jxe, y - jye
+    if dx > p.max_gap or dy > p.max_gap or abs(dx - dy) > p.max_shift:
+        return None
+    overlap = max(0, -dx, -dy)
+    length = xe - x
+    if overlap >= length:
+        return None
+    gain = score * (length - overlap) // length
+    shift = abs(dx - dy)
+    gap = min(dx, dy) + overlap
+    cost = (p.chain_gap_open if shift else 0) + shift * p.chain_gap_extend + gap * p.chain_gap_base // 100
+    return gain - cost
+
+
+def chains(h: dict, rlens, p) -> tuple[list[int], list[tuple[int, int]]]:
+    n = len(h["qstart"])
+    coords = [chain_coords(h, i, rlens) + (h["score"][i],) for i in range(n)]
+    group = [(h["qrec"][i], h["rrec"][i], h["strand"][i]) for i in range(n)]
+    order = sorted(range(n), key=lambda i: (group[i], coords[i][0], coords[i][2], coords[i][1], i))
+    rank = {i: at for at, i in enumerate(order)}
+    best, pred = {}, {}
+    for i in order:
+        best[i], pred[i] = coords[i][4], -1
+        for j in order[:rank[i]]:
+            if group[j] != group[i]:
+                continue
+            add = link(coords[j], coords[i], p)
+            if add is None:
+                continue
+            value = best[j] + add
+            # a predecessor when it beats the HSP alone; among equal ones the latest in the order
+            if value > best[i] or (value == best[i] and pred[i] != -1 and rank[j] > rank[pred[i]]):
+                best[i], pred[i] = value, j
+    chain_of = [-1] * n
+    taken: list[tuple[int, list[int]]] = []
+    used = set()
+    for i in sorted(range(n), key=lambda i: (-best[i], rank[i])):
+        if i in used:
+            continue
+        path, at = [], i
+        while at != -1 and at not in used:
+            path.append(at)
+            at = pred[at]
+        for member in path:
+            used.add(member)
+        score = best[i] - (best[at] if at != -1 else 0)
+        if score >= p.min_chain_score:
+            taken.append((score, path[::-1]))
+    # chain numbers: score descending, then the first HSP's place in the order
+    taken.sort(key=lambda c: (-c[0], rank[c[1][0]]))
+    for number, (_, members) in enumerate(taken):
+        for member in members:
+            chain_of[member] = number
+    covered = {"q": set(), "r": set()}
+    result = []
+    for score, members in taken:
+        qrec, rrec = h["qrec"][members[0]], h["rrec"][members[0]]
+        qspan = range(min(h["qstart"][m] for m in members), max(h["qend"][m] for m in members))
+        rspan = range(min(h["rstart"][m] for m in members), max(h["rend"][m] for m in members))
+        qnew = sum((qrec, b) not in covered["q"] for b in qspan)
+        rnew = sum((rrec, b) not in covered["r"] for b in rspan)
+        keep = 2 * qnew > len(qspan) and 2 * rnew > len(rspan)
+        if keep:
+            covered["q"].update((qrec, b) for b in qspan)
+            covered["r"].update((rrec, b) for b in rspan)
+        result.append((score, int(keep)))
+    return chain_of, result
