@@ -54,6 +54,10 @@ def parser() -> argparse.ArgumentParser:
     cmp_.add_argument("-o", "--output", help="PAF output path ('-': standard output, the default when no output is named)")
     cmp_.add_argument("--hsps", help="HSP table output path (Apache Parquet)")
     cmp_.add_argument("--delta", help="MUMmer delta output path (show-coords, show-snps, mummerplot, delta-filter read it)")
+    cmp_.add_argument("--chains", metavar="PAF", help="chains as PAF: a row a chain, cg:Z its HSPs and gaps, tp:A:P "
+                      "for the one-to-one backbone, tp:A:S for the rest ('-': standard output)")
+    cmp_.add_argument("--chain-file", metavar="CHAIN", help="chains in UCSC chain format (liftOver, CrossMap), backbone first")
+    cmp_.add_argument("--chains-table", metavar="PARQUET", help="chains as an Apache Parquet table, a row a chain")
     seeding = cmp_.add_argument_group("seeding")
     seeding.add_argument("--k", type=int, default=d["k"], help="word length, 8..32 (default %(default)s)")
     seeding.add_argument("--max-freq", type=int, default=d["max_freq"], help="fast mode: skip words more frequent than this in a record, 0 off")
@@ -66,6 +70,17 @@ def parser() -> argparse.ArgumentParser:
     extension.add_argument("--min-identity", type=float, default=d["min_identity"], help="lowest identity, percent (default %(default)s)")
     reporting = cmp_.add_argument_group("reporting")
     reporting.add_argument("--min-len", type=int, default=d["min_len"], help="shortest HSP (default %(default)s)")
+    chaining = cmp_.add_argument_group("chaining (with --chains, --chain-file or --chains-table)")
+    chaining.add_argument("--max-gap", type=int, default=d["max_gap"],
+                          help="most bases between two HSPs of a chain, on either genome (default %(default)s)")
+    chaining.add_argument("--max-shift", type=int, default=d["max_shift"],
+                          help="most a chain's diagonal moves between two HSPs (default %(default)s)")
+    chaining.add_argument("--chain-gap-open", type=int, default=d["chain_gap_open"],
+                          help="cost of a diagonal shift between two HSPs (default %(default)s)")
+    chaining.add_argument("--chain-gap-extend", type=int, default=d["chain_gap_extend"],
+                          help="cost of each base of a shift (default %(default)s)")
+    chaining.add_argument("--min-chain-score", type=int, default=d["min_chain_score"],
+                          help="drop chains scoring less (default %(default)s)")
     tiling = cmp_.add_argument_group("tiling")
     tiling.add_argument("--tile-bytes", type=int, default=d["tile_bytes"], help="memory budget of one tile's seeds")
     cmp_.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="auto",
@@ -141,18 +156,22 @@ def run_compare(args: argparse.Namespace) -> int:
     """The compare command."""
     params = Params(k=args.k, min_len=args.min_len, min_identity=args.min_identity, match=args.match,
                     mismatch=args.mismatch, n_score=args.n_score, xdrop=args.xdrop, max_freq=args.max_freq,
-                    strands=args.strands, tile_bytes=args.tile_bytes)
+                    strands=args.strands, tile_bytes=args.tile_bytes, max_gap=args.max_gap, max_shift=args.max_shift,
+                    chain_gap_open=args.chain_gap_open, chain_gap_extend=args.chain_gap_extend,
+                    min_chain_score=args.min_chain_score)
     start = time.perf_counter()
     if args.hsps:
         # pyarrow (0.1 s to import) loaded while the genomes are compared, not after (PAF alone needs none)
         threading.Thread(target=importlib.import_module, args=("pyarrow.parquet",), daemon=True).start()
     # an earlier run's outputs removed while this one computes (the write would pay it after)
-    clearing = [clear_output(path, (args.query, args.reference)) for path in (args.hsps, args.output, args.delta)]
+    chain_paths = {"chains_paf": args.chains, "chain_file": args.chain_file, "chains_table": args.chains_table}
+    clearing = [clear_output(path, (args.query, args.reference))
+                for path in (args.hsps, args.output, args.delta, *chain_paths.values())]
     result = compare(args.query, args.reference, params, backend=args.backend)
     for thread in filter(None, clearing):
         thread.join()
     q, r = result.query, result.reference
-    output = args.output or (None if args.hsps or args.delta else "-")  # as minimap2: PAF to standard output by default
+    output = args.output or (None if args.hsps or args.delta or any(chain_paths.values()) else "-")  # as minimap2: PAF to standard output by default
     if args.hsps:
         result.write_parquet(args.hsps, last=True)
         log.info("%s: HSP table written", args.hsps)
@@ -163,6 +182,9 @@ def run_compare(args: argparse.Namespace) -> int:
             text_from_table(kind, args.hsps, path)
         else:
             result.write_text(kind, path)
+    if any(chain_paths.values()):
+        chains = result.write_chains(chain_paths)
+        log.info("%d chains, %d in the backbone", chains["chain"].size, int(chains["backbone"].sum()))
     s = result.stats
     print(f"{s['hsps']} HSPs ({s.get('hsps_forward', 0)} forward, {s.get('hsps_reverse', 0)} reverse), "
           f"query coverage {100 * result.coverage():.2f} %, {len(q.names)} x {len(r.names)} records, "

@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from . import arrays, coverage, device, diagonals, extend, hsps, matches, pages, seeds, words
+from . import arrays, chains, coverage, device, diagonals, extend, hsps, matches, pages, seeds, words
 from .device import PinnedRing, early_context, gpu_available  # noqa: F401  (the command line and the workflow take them from here)
 from .errors import InputError
 
@@ -55,6 +55,7 @@ class NumpyBackend:
     reference_words = staticmethod(matches.reference_words)
     strand_mems = staticmethod(matches.strand_mems)
     table_batches = staticmethod(device.table_batches)
+    chain_hsps = staticmethod(chains.chain_hsps)
     batch_rows = 1 << 21  # rows a pass over a table takes at once: a row group or two (measured fastest)
 
     def seed_budget(self, tile_bytes: int) -> int:
@@ -124,6 +125,7 @@ class CupyBackend(NumpyBackend):
     reference_words = staticmethod(matches.reference_words_cupy)
     strand_mems = staticmethod(matches.strand_mems_cupy)
     table_batches = staticmethod(device.table_batches_cupy)
+    chain_hsps = staticmethod(chains.chain_hsps_cupy)
     batch_rows = 1 << 26
 
     def __init__(self):

@@ -115,3 +115,26 @@ def backbone(table: dict, qlens, rlens) -> np.ndarray:
     native.module("_cpu").backbone(qoff[qrec] + table["qstart"], qoff[qrec] + table["qend"],
                                    roff[rrec] + table["rstart"], roff[rrec] + table["rend"], qbits, rbits, keep)
     return keep
+
+
+def chain_blocks(hsps: dict, members: dict, rlens) -> dict:
+    """The chains' HSPs as blocks, member by member (chain by chain, each in chain order): `chain`,
+    `x0`, `xe` on the query and `y0`, `ye` on the reference strand of the chain (overlaps trimmed
+    from each block's start), and the gaps `dx`, `dy` to the next block of the chain (0 after the
+    last); `first` and `last` mark a chain's ends."""
+    h = {name: np.asarray(hsps[name]) for name in ("qstart", "qend", "rstart", "rrec", "strand")}
+    rows, trim = members["rows"], members["trim"]
+    rend = h["rstart"][rows].astype(np.int64) + (h["qend"][rows] - h["qstart"][rows])
+    sub = {"qstart": h["qstart"][rows], "qend": h["qend"][rows], "rstart": h["rstart"][rows], "rend": rend,
+           "rrec": h["rrec"][rows], "strand": h["strand"][rows]}
+    x, xe, y, ye = chain_coords(sub, rlens)
+    chain = members["chain"]
+    last = np.ones(rows.size, dtype=bool)
+    last[:-1] = chain[1:] != chain[:-1]
+    first = np.ones(rows.size, dtype=bool)
+    first[1:] = chain[1:] != chain[:-1]
+    x0, y0 = x + trim, y + trim
+    dx, dy = np.zeros(rows.size, dtype=np.int64), np.zeros(rows.size, dtype=np.int64)
+    dx[:-1], dy[:-1] = x0[1:] - xe[:-1], y0[1:] - ye[:-1]
+    dx[last], dy[last] = 0, 0
+    return {"chain": chain, "x0": x0, "xe": xe, "y0": y0, "ye": ye, "dx": dx, "dy": dy, "first": first, "last": last}

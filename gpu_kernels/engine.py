@@ -77,6 +77,26 @@ class Result:
         parts = (lambda part=part: part for part in self.backend.host_slices(self.table, TEXT_SLICE_ROWS))
         return text_from_parts(kind, path, self.meta(), parts, threads)
 
+    def write_chains(self, paths: dict) -> dict:
+        """Chain the HSPs (chains.py) and write the chains: paths by kind, chains_paf, chain_file
+        (formats.chains) and chains_table (Parquet, the CHAIN record); returns the chains table."""
+        from .chains import chain_blocks
+        from .formats import write_chain_text
+        from .schema import CHAIN
+
+        q, r = self.query, self.reference
+        table, _, members = self.backend.chain_hsps(self.table, q.lengths, r.lengths, self.params)
+        hosted = {name: self.backend.to_host(self.table[name]) for name in ("qstart", "qend", "rstart", "rrec", "strand")}
+        blocks = chain_blocks(hosted, members, r.lengths)
+        for kind in ("chains_paf", "chain_file"):
+            if paths.get(kind):
+                write_chain_text(kind, paths[kind], table, blocks, q.names, q.lengths, r.names, r.lengths)
+        if paths.get("chains_table"):
+            with HspWriter(paths["chains_table"], q.names, q.lengths, r.names, r.lengths, self.params,
+                           {"stats": self.stats, **self.sources}, record=CHAIN) as writer:
+                writer.write(table)
+        return table
+
     def write_paf(self, path: str, threads: int = 0) -> int:
         """The HSP table as PAF; returns the rows written."""
         return self.write_text("paf", path, threads)

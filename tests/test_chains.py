@@ -66,3 +66,94 @@ def test_chains_equal_the_oracle_on_the_bundled_pair():
     backbone = chains["backbone"] == 1
     assert chains["strand"][backbone].tolist().count(1) >= 1 and chains["hsps"][0] > 20
     assert chains["score"].tolist() == sorted(chains["score"].tolist(), reverse=True)
+
+
+def chain_outputs(tmp_path, query=MYCO_232, reference=MYCO_7422, extra=()):
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    paths = {name: tmp_path / name for name in ("c.paf", "c.chain", "c.parquet", "h.paf")}
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", query, reference, "-o", str(paths["h.paf"]),
+                    "--chains", str(paths["c.paf"]), "--chain-file", str(paths["c.chain"]), "--chains-table",
+                    str(paths["c.parquet"]), *extra], check=True, cwd=ROOT, capture_output=True)
+    return paths
+
+
+def cigar_sums(cigar: str) -> dict:
+    import re
+
+    sums = {"M": 0, "I": 0, "D": 0}
+    for length, op in re.findall(r"(\d+)([MID])", cigar):
+        sums[op] += int(length)
+    assert re.fullmatch(r"(\d+[MID])+", cigar) and not re.search(r"(?<!\d)0[MID]", cigar)
+    return sums
+
+
+def test_every_chain_paf_row_adds_up_and_the_chain_file_is_consistent(tmp_path):
+    """cg:Z adds up to both spans (M + I to the query's, M + D to the reference's) and its M to the
+    aligned bases; each UCSC chain's blocks and gaps add up to both spans, blocks positive; the
+    Parquet table holds the same chains; one backbone chain a row at most as often as tp:A:P."""
+    import pyarrow.parquet as pq
+
+    paths = chain_outputs(tmp_path)
+    rows = [line.split("\t") for line in paths["c.paf"].read_text().splitlines()]
+    table = pq.read_table(paths["c.parquet"]).to_pydict()
+    assert len(rows) == len(table["chain"]) > 50
+    for row, aligned, backbone in zip(rows, table["aligned"], table["backbone"]):
+        tags = dict((t[:2], t[5:]) for t in row[12:])
+        sums = cigar_sums(tags["cg"])
+        assert sums["M"] + sums["I"] == int(row[3]) - int(row[2])
+        assert sums["M"] + sums["D"] == int(row[8]) - int(row[7])
+        assert sums["M"] == aligned and int(row[10]) == sum(sums.values())
+        assert tags["tp"] == ("P" if backbone else "S")
+    chains = paths["c.chain"].read_text().split("\n\n")
+    assert chains[-1] == "" and len(chains) - 1 == len(rows)
+    for text in chains[:-1]:
+        lines = text.split("\n")
+        head = lines[0].split()
+        t_span, q_span = int(head[6]) - int(head[5]), int(head[11]) - int(head[10])
+        blocks = [list(map(int, line.split())) for line in lines[1:]]
+        assert all(len(b) == 3 for b in blocks[:-1]) and len(blocks[-1]) == 1 and all(b[0] > 0 for b in blocks)
+        assert sum(b[0] + (b[1] if len(b) == 3 else 0) for b in blocks) == t_span
+        assert sum(b[0] + (b[2] if len(b) == 3 else 0) for b in blocks) == q_span
+        assert head[0] == "chain" and head[4] == "+" and int(head[3]) >= int(head[6]) and int(head[8]) >= int(head[11])
+
+
+def test_crossmap_lifts_intervals_through_the_chain_file(tmp_path):
+    """BED intervals in the middle of backbone chains' HSPs on the reference, lifted by CrossMap
+    through the chain file, land where the HSPs put them on the query (forward and reverse)."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    if shutil.which("CrossMap") is None:
+        pytest.skip("CrossMap is not installed (the test extras install it)")
+    result = compare(MYCO_232, MYCO_7422, Params())
+    chains, chain_of, _ = chain_hsps(result.hsps, result.query.lengths, result.reference.lengths, Params())
+    paths = chain_outputs(tmp_path)
+    h = result.hsps
+    on_backbone = np.flatnonzero((chain_of >= 0) & (chains["backbone"][np.maximum(chain_of, 0)] == 1))
+    picked = on_backbone[(h["qend"] - h["qstart"])[on_backbone] > 400][::5]
+    assert picked.size > 20 and (h["strand"][picked] == 1).sum() > 3
+    rname = result.reference.names[0]
+    lines, want = [], {}
+    for i in picked:
+        a, b = int(h["rstart"][i]) + 150, int(h["rstart"][i]) + 250
+        if h["strand"][i] == 0:
+            q = (int(h["qstart"][i]) + 150, int(h["qstart"][i]) + 250)
+        else:
+            q = (int(h["qend"][i]) - 250, int(h["qend"][i]) - 150)
+        lines.append(f"{rname}\t{a}\t{b}\tx{i}\t0\t+")
+        want[f"x{i}"] = (q, "+" if h["strand"][i] == 0 else "-")
+    (tmp_path / "in.bed").write_text("\n".join(lines) + "\n")
+    subprocess.run(["CrossMap", "bed", str(paths["c.chain"]), str(tmp_path / "in.bed"), str(tmp_path / "out.bed")],
+                   check=True, capture_output=True)
+    got = {}
+    for line in (tmp_path / "out.bed").read_text().splitlines():
+        f = line.split("\t")
+        got.setdefault(f[3], set()).add(((int(f[1]), int(f[2])), f[5]))
+    assert all(want[name] in got.get(name, set()) for name in want), \
+        [(name, want[name], got.get(name)) for name in want if want[name] not in got.get(name, set())][:3]

@@ -5,8 +5,8 @@
 - parquet.py: the table writer (pyarrow's encoders for host columns, a device's own pages spliced in);
 - tables.py: the table readers;
 - rows.py: text rows printed by compiled code (format.c), a slice of columns at a time;
-- one file per text format made from an HSP table: paf.py, gecko.py, delta.py; and mummer.py
-  (exact matches), tsv.py (coverage and stats tables).
+- one file per text format made from an HSP table: paf.py, gecko.py, delta.py; chains.py (the
+  chains' PAF and UCSC chain); mummer.py (exact matches), tsv.py (coverage and stats tables).
 
 FORMATS is the registry of the text formats of an HSP table: kind -> (file name in a genome pair's
 results folder, header, rows). The command line, the workflow's merge, `filter` and the Snakemake
@@ -20,6 +20,7 @@ import os  # noqa: F401  (tests patch os.pwrite through this package)
 from typing import Callable, NamedTuple
 
 from . import delta, gecko, paf
+from .chains import write_chain_text  # noqa: F401
 from .files import atomic_path, clear_output, write_parts  # noqa: F401
 from .gecko import gecko_header, gecko_text  # noqa: F401
 from .mummer import mummer_parts  # noqa: F401

@@ -1,0 +1,133 @@
+"""The chains' text formats: PAF (a row a chain, its HSPs as M blocks joined by I and D gaps in
+cg:Z, tp:A:P for the backbone and tp:A:S for the rest) and UCSC chain (liftOver, CrossMap,
+pyliftover read it). Both list a chain's blocks along the reference's forward strand: a reverse
+chain's blocks in reverse, its query on the reverse strand. Every piece of text is printed by
+format.c a column at a time; a chain's variable parts (its CIGAR, its chain file lines) become
+string tables indexed by row, never a Python call a chain.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .files import write_pieces
+from .rows import STRANDS, format_rows, name_table
+
+_POWERS = 10 ** np.arange(1, 19, dtype=np.int64)
+
+
+def digits(values) -> np.ndarray:
+    """Decimal digits of non-negative integers."""
+    return np.searchsorted(_POWERS, np.asarray(values, dtype=np.int64), side="right") + 1
+
+
+def reference_order(blocks: dict, reverse: np.ndarray) -> dict:
+    """The blocks along the reference's forward strand (reverse chains' blocks reversed): `at` (block
+    indices), `size`, the gaps to the next block of the chain on the reference (`dt`) and the query
+    (`dq`), and `first`, `last` (a chain's ends in this order). reverse: per block, its chain's strand."""
+    n = blocks["chain"].size
+    position = np.arange(n, dtype=np.int64)
+    at = np.lexsort((np.where(reverse, -position, position), blocks["chain"]))
+    rev = reverse[at]
+    # a forward block is followed by the next in chain order; a reverse one by the one before it
+    gx = np.where(rev, np.where(blocks["first"][at], 0, blocks["dx"][np.maximum(at - 1, 0)]), blocks["dx"][at])
+    gy = np.where(rev, np.where(blocks["first"][at], 0, blocks["dy"][np.maximum(at - 1, 0)]), blocks["dy"][at])
+    chain = blocks["chain"][at]
+    first = np.ones(n, dtype=bool)
+    first[1:] = chain[1:] != chain[:-1]
+    last = np.ones(n, dtype=bool)
+    last[:-1] = chain[1:] != chain[:-1]
+    return {"at": at, "size": (blocks["xe"] - blocks["x0"])[at], "dt": gy, "dq": gx, "first": first, "last": last,
+            "chain": chain}
+
+
+def table_of_lines(text) -> tuple:
+    """A string table of newline-ended lines printed at once, entry 0 the empty string."""
+    data = np.frombuffer(text, dtype=np.uint8)
+    offsets = np.concatenate(([0, 0], np.flatnonzero(data == ord("\n")) + 1)).astype(np.int64)
+    return data.tobytes(), offsets
+
+
+def cigars(order: dict, chains: int) -> tuple:
+    """Each chain's CIGAR (M blocks, then I and D for the gaps on the query and the reference) as a
+    string table, chain c at entry c."""
+    n = order["size"].size
+    lengths = np.stack((order["size"], order["dq"], order["dt"]), axis=1).reshape(-1)
+    codes = np.tile(np.arange(3, dtype=np.int64), n)
+    chain = np.repeat(order["chain"], 3)
+    keep = lengths > 0
+    lengths, codes, chain = lengths[keep], codes[keep], chain[keep]
+    text = format_rows(int(lengths.size), (("i", lengths), ("n", codes, name_table(("M", "I", "D")))))
+    ends = np.cumsum(digits(lengths) + 1)
+    offsets = np.zeros(chains + 1, dtype=np.int64)
+    if lengths.size:
+        last = np.flatnonzero(np.append(chain[1:] != chain[:-1], True))
+        offsets[chain[last] + 1] = ends[last]
+        offsets = np.maximum.accumulate(offsets)
+    return bytes(text), offsets
+
+
+def chains_paf_text(table: dict, order: dict, qnames, qlens, rnames, rlens) -> memoryview:
+    """PAF rows of chains: spans, matches (the HSPs' identities, overlaps trimmed), block length (aligned
+    bases and gap bases), mapq 255, NM:i (mismatches and gap bases), AS:i and s1:i the chain score,
+    cm:i its HSPs, tp:A P or S, cg:Z its CIGAR."""
+    chains = int(table["chain"].size)
+    if chains == 0:
+        return memoryview(b"")
+    gaps = np.zeros(chains, dtype=np.int64)
+    np.add.at(gaps, order["chain"], order["dt"] + order["dq"])
+    block = table["aligned"] + gaps
+    qrec, rrec = table["qrec"].astype(np.int64), table["rrec"].astype(np.int64)
+    columns = [("n", qrec, name_table(qnames)), ("i", np.asarray(qlens, dtype=np.int64)[qrec]),
+               ("i", table["qstart"]), ("i", table["qend"]), ("n", table["strand"], name_table(STRANDS)),
+               ("n", rrec, name_table(rnames)), ("i", np.asarray(rlens, dtype=np.int64)[rrec]),
+               ("i", table["rstart"]), ("i", table["rend"]), ("i", table["identities"]), ("i", block), "255",
+               ["NM:i:", ("i", block - table["identities"])], ["AS:i:", ("i", table["score"])],
+               ["s1:i:", ("i", table["score"])], ["cm:i:", ("i", table["hsps"])],
+               ["tp:A:", ("n", 1 - table["backbone"].astype(np.int64), name_table(("P", "S")))],
+               ["cg:Z:", ("n", np.arange(chains, dtype=np.int64), cigars(order, chains))]]
+    fields = []
+    for column in columns:
+        fields += column if isinstance(column, list) else [column]
+        fields.append("\t")
+    fields[-1] = "\n"
+    return format_rows(chains, tuple(fields))
+
+
+def ucsc_chain_text(table: dict, order: dict, qnames, qlens, rnames, rlens) -> memoryview:
+    """UCSC chain format, the reference as target (t) and the query as query (q): a header a chain
+    (score, both records with their sizes, strands and spans, the chain's number + 1 as its id), a
+    line a block (its size, then the gaps to the next block on t and q; the last block its size
+    alone) and an empty line after each chain. On a reverse chain the query's span counts on the
+    query's reverse strand, as the format asks."""
+    chains = int(table["chain"].size)
+    if chains == 0:
+        return memoryview(b"")
+    qlens, rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
+    qrec, rrec = table["qrec"].astype(np.int64), table["rrec"].astype(np.int64)
+    reverse = table["strand"] == 1
+    qlen = qlens[qrec]
+    qs = np.where(reverse, qlen - table["qend"], table["qstart"])
+    qe = np.where(reverse, qlen - table["qstart"], table["qend"])
+    headers = table_of_lines(format_rows(chains, (
+        "chain ", ("i", table["score"]), " ", ("n", rrec, name_table(rnames)), " ", ("i", rlens[rrec]), " + ",
+        ("i", table["rstart"]), " ", ("i", table["rend"]), " ", ("n", qrec, name_table(qnames)), " ", ("i", qlen),
+        " ", ("n", table["strand"], name_table(STRANDS)), " ", ("i", qs), " ", ("i", qe), " ",
+        ("i", table["chain"] + 1), "\n")))
+    n = order["size"].size
+    gaps = table_of_lines(format_rows(n, ("\t", ("i", order["dt"]), "\t", ("i", order["dq"]), "\n")))
+    # a block's tail: its gaps, or (the chain's last block) the empty line that ends the chain
+    tails = (gaps[0] + b"\n\n", np.append(gaps[1], len(gaps[0]) + 2))
+    tail = np.where(order["last"], n + 1, np.arange(1, n + 1))
+    head = np.where(order["first"], order["chain"] + 1, 0)
+    return format_rows(n, (("n", head, headers), ("i", order["size"]), ("n", tail, tails)))
+
+
+CHAIN_TEXTS = {"chains_paf": chains_paf_text, "chain_file": ucsc_chain_text}
+
+
+def write_chain_text(kind: str, path: str, table: dict, blocks: dict, qnames, qlens, rnames, rlens) -> int:
+    """A chains text format (CHAIN_TEXTS: chains_paf, chain_file) written atomically, or to standard
+    output ("-"); returns the chains written."""
+    order = reference_order(blocks, table["strand"][blocks["chain"]] == 1)
+    text = CHAIN_TEXTS[kind](table, order, qnames, qlens, rnames, rlens)
+    return write_pieces(path, b"", iter([(int(table["chain"].size), text)]))
