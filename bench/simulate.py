@@ -48,24 +48,32 @@ def substitute(rng: np.random.Generator, seq: np.ndarray, rate: float) -> np.nda
     return out
 
 
-def indels(rng: np.random.Generator, seq: np.ndarray, rate: float) -> np.ndarray:
-    """Single-base deletions and insertions, each at rate/2 per base."""
+def indels(rng: np.random.Generator, seq: np.ndarray, rate: float, origin: np.ndarray | None = None):
+    """Single-base deletions and insertions, each at rate/2 per base. With origin (each base's
+    ancestral position, signed by orientation: see Origin), returns (seq, origin) moved alike."""
     keep = rng.random(seq.size) >= rate / 2
     seq = seq[keep]
     at = np.flatnonzero(rng.random(seq.size) < rate / 2)
-    return np.insert(seq, at, rng.integers(0, 4, at.size, dtype=np.uint8))
+    seq = np.insert(seq, at, rng.integers(0, 4, at.size, dtype=np.uint8))
+    if origin is None:
+        return seq
+    return seq, np.insert(origin[keep], at, NO_ORIGIN)
 
 
-def invert(rng: np.random.Generator, seq: np.ndarray, count: int) -> np.ndarray:
-    """Reverse-complement `count` segments of 1-50 kbp."""
+def invert(rng: np.random.Generator, seq: np.ndarray, count: int, origin: np.ndarray | None = None):
+    """Reverse-complement `count` segments of 1-50 kbp (with origin: returns (seq, origin), the
+    segment's origins reversed and their orientation flipped)."""
     seq = seq.copy()
+    origin = None if origin is None else origin.copy()
     for _ in range(count):
         size = int(rng.integers(1000, 50000))
         if seq.size <= size:
             continue
         at = int(rng.integers(0, seq.size - size))
         seq[at:at + size] = 3 - seq[at:at + size][::-1]
-    return seq
+        if origin is not None:
+            origin[at:at + size] = flipped(origin[at:at + size][::-1])
+    return seq if origin is None else (seq, origin)
 
 
 def related(rng: np.random.Generator, seq: np.ndarray, subst: float = 0.05, indel: float = 0.002) -> np.ndarray:
@@ -101,41 +109,75 @@ def heavy_ancestor(rng: np.random.Generator, length: int, families: int = 60, fr
 
 
 N_CODE = 4
+# The truth of a simulated base: the ancestral position it descends from, + 1, negative where the
+# base is that position's reverse complement; NO_ORIGIN for inserted bases and N gaps.
+NO_ORIGIN = 0
 
 
-def heavy_descendant(rng: np.random.Generator, ancestor: np.ndarray, subst: float) -> tuple[np.ndarray, np.ndarray]:
+def flipped(origin: np.ndarray) -> np.ndarray:
+    """Origins of a reverse-complemented stretch (already in its new order)."""
+    return -origin
+
+
+def heavy_descendant(rng: np.random.Generator, ancestor: np.ndarray, subst: float, truth: bool = False):
     """(codes, soft mask): substitutions, indels at a tenth of that, inversions, one translocation,
-    N gaps and lowercase stretches."""
-    seq = invert(rng, indels(rng, substitute(rng, ancestor, subst), subst / 10), max(1, ancestor.size // 2_000_000))
+    N gaps and lowercase stretches; truth: (codes, soft mask, origin) with each base's origin
+    (NO_ORIGIN, or its ancestral position + 1, negative where reverse-complemented). The same
+    random draws either way, so a seed gives the same genomes with or without the truth."""
+    origin = np.arange(1, ancestor.size + 1, dtype=np.int64) if truth else None
+    seq = substitute(rng, ancestor, subst)
+    if truth:
+        seq, origin = indels(rng, seq, subst / 10, origin)
+        seq, origin = invert(rng, seq, max(1, ancestor.size // 2_000_000), origin)
+    else:
+        seq = invert(rng, indels(rng, seq, subst / 10), max(1, ancestor.size // 2_000_000))
     size = min(seq.size // 10, int(rng.integers(10_000, 200_000)))  # translocation: a segment moved elsewhere
     at = int(rng.integers(0, seq.size - size))
     piece, rest = seq[at:at + size], np.concatenate((seq[:at], seq[at + size:]))
     to = int(rng.integers(0, rest.size))
     seq = np.concatenate((rest[:to], piece, rest[to:]))
+    if truth:
+        moved, kept = origin[at:at + size], np.concatenate((origin[:at], origin[at + size:]))
+        origin = np.concatenate((kept[:to], moved, kept[to:]))
     for _ in range(max(1, seq.size // 5_000_000)):  # N gaps
         gap = int(rng.integers(100, 5000))
         at = int(rng.integers(0, max(1, seq.size - gap)))
         seq[at:at + gap] = N_CODE
+        if truth:
+            origin[at:at + gap] = NO_ORIGIN
     mask = np.zeros(seq.size, dtype=bool)
     for _ in range(max(1, seq.size // 50_000)):  # soft-masked stretches
         span = int(rng.integers(100, 3000))
         at = int(rng.integers(0, max(1, seq.size - span)))
         mask[at:at + span] = True
-    return seq, mask
+    return (seq, mask, origin) if truth else (seq, mask)
 
 
-def heavy_pair(length: int, chromosomes: int = 1, seed: int = 1):
-    """(query chromosomes, reference chromosomes, query masks, reference masks) of the heavy model."""
+def heavy_pair(length: int, chromosomes: int = 1, seed: int = 1, truth: bool = False):
+    """(query chromosomes, reference chromosomes, query masks, reference masks) of the heavy model;
+    truth: and (query origins, reference origins), chromosome by chromosome (chromosome i of each
+    genome descends from ancestor i)."""
     rng = np.random.default_rng(seed)
     size = length // chromosomes
-    query, reference, qmask, rmask = [], [], [], []
+    query, reference, qmask, rmask, origins = [], [], [], [], ([], [])
     for _ in range(chromosomes):
         ancestor = heavy_ancestor(rng, size)
-        for out, masks, rate in ((query, qmask, 0.02), (reference, rmask, 0.10)):
-            codes, mask = heavy_descendant(rng, ancestor, rate)
-            out.append(codes)
-            masks.append(mask)
-    return query, reference, qmask, rmask
+        for side, (out, masks, rate) in enumerate(((query, qmask, 0.02), (reference, rmask, 0.10))):
+            made = heavy_descendant(rng, ancestor, rate, truth)
+            out.append(made[0])
+            masks.append(made[1])
+            if truth:
+                origins[side].append(made[2])
+    return (query, reference, qmask, rmask, *origins) if truth else (query, reference, qmask, rmask)
+
+
+def write_truth(path: str, names: list[str], query_origins: list, reference_origins: list) -> None:
+    """The truth of a simulated pair (.npz): each chromosome's origins in both genomes
+    (bench/common/truth.py reads it)."""
+    arrays = {}
+    for name, q, r in zip(names, query_origins, reference_origins):
+        arrays[f"query/{name}"], arrays[f"reference/{name}"] = q, r
+    np.savez_compressed(path, **arrays)
 
 
 def write_fasta(path: str, names: list[str], chromosomes: list[np.ndarray], masks: list | None = None) -> None:
@@ -173,12 +215,17 @@ def main() -> None:
     parser.add_argument("--repeat-fraction", type=float, default=0.2, help="fraction of the genome in repeat copies")
     parser.add_argument("--model", choices=("young", "heavy"), default="young")
     parser.add_argument("--out", default="bench/out/sim", help="output prefix")
+    parser.add_argument("--truth", action="store_true", help="heavy model: also <out>_truth.npz, which base "
+                        "descends from which ancestral base in both genomes (bench/score_alignments.py reads it)")
     args = parser.parse_args()
     names = [f"chr{i + 1}" for i in range(args.chromosomes)]
     if args.model == "heavy":
-        first, second, first_mask, second_mask = heavy_pair(int(args.length), args.chromosomes, args.seed)
+        made = heavy_pair(int(args.length), args.chromosomes, args.seed, args.truth)
+        first, second, first_mask, second_mask = made[:4]
         write_fasta(f"{args.out}_a.fa", names, first, first_mask)
         write_fasta(f"{args.out}_b.fa", names, second, second_mask)
+        if args.truth:
+            write_truth(f"{args.out}_truth.npz", names, *made[4:])
         return
     first, second = simulate_pair(int(args.length), args.chromosomes, args.seed, args.subst,
                                   args.repeat_divergence, args.repeat_fraction)

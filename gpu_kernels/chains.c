@@ -21,6 +21,7 @@ typedef struct {
     int64_t n, groups, max_gap, max_shift, gap_open, gap_extend, gap_base;
     int64_t *best, *pred;
     int64_t next;
+    int failed;
 } dp_job;
 
 static inline int64_t labs64(int64_t v) { return v < 0 ? -v : v; }
@@ -49,30 +50,36 @@ static inline int64_t link_gain(const dp_job *d, int64_t j, int64_t i, int *ok) 
     return gain - ((shift ? d->gap_open : 0) + shift * d->gap_extend + gap * d->gap_base / 100);
 }
 
-/* Positions [lo, hi) in byb of the group's bucket `bucket`, searched between from and to. */
-static void bucket_range(const dp_job *d, int64_t from, int64_t to, int64_t bucket, int64_t *lo, int64_t *hi) {
-    int64_t a = from, b = to;
-    while (a < b) {  /* first with bucket >= wanted */
-        int64_t m = a + (b - a) / 2;
-        if (d->bucket[d->byb[m]] < bucket)
-            a = m + 1;
+/* The last position in [from, to) of byb whose HSP comes before i in the DP order, plus one. */
+static int64_t before(const dp_job *d, int64_t from, int64_t to, int64_t i) {
+    while (from < to) {
+        int64_t m = from + (to - from) / 2;
+        if (d->byb[m] < i)
+            from = m + 1;
         else
-            b = m;
+            to = m;
     }
-    *lo = a;
-    b = to;
-    while (a < b) {
-        int64_t m = a + (b - a) / 2;
-        if (d->bucket[d->byb[m]] <= bucket)
-            a = m + 1;
-        else
-            b = m;
-    }
-    *hi = a;
+    return from;
 }
 
-static void dp_group(dp_job *d, int64_t g) {
-    const int64_t lo = d->bounds[g], hi = d->bounds[g + 1];
+static int dp_group(dp_job *d, int64_t g) {
+    const int64_t lo = d->bounds[g], hi = d->bounds[g + 1], size = hi - lo;
+    /* for each HSP its place in byb, and the bounds of its bucket's run there */
+    int64_t *place = malloc(sizeof(int64_t) * (size_t)(size ? size : 1) * 3);
+    if (!place)
+        return 0;
+    int64_t *run_lo = place + size, *run_hi = place + 2 * size;
+    for (int64_t k = lo; k < hi;) {
+        int64_t e = k + 1;
+        while (e < hi && d->bucket[d->byb[e]] == d->bucket[d->byb[k]])
+            e++;
+        for (int64_t m = k; m < e; m++) {
+            place[d->byb[m] - lo] = m;
+            run_lo[m - lo] = k;
+            run_hi[m - lo] = e;
+        }
+        k = e;
+    }
     int64_t longest = 0;
     for (int64_t i = lo; i < hi; i++)
         if (d->xe[i] - d->x[i] > longest)
@@ -80,19 +87,21 @@ static void dp_group(dp_job *d, int64_t g) {
     for (int64_t i = lo; i < hi; i++) {
         int64_t best = d->score[i], pred = -1;
         const int64_t floor_x = d->x[i] - d->max_gap - longest;
-        for (int64_t db = -1; db <= 1; db++) {
-            int64_t b_lo, b_hi;
-            bucket_range(d, lo, hi, d->bucket[i] + db, &b_lo, &b_hi);
-            /* the bucket's HSPs before i in the order: their DP is done */
-            int64_t a = b_lo, b = b_hi;
-            while (a < b) {
-                int64_t m = a + (b - a) / 2;
-                if (d->byb[m] < i)
-                    a = m + 1;
-                else
-                    b = m;
-            }
-            for (int64_t k = a - 1; k >= b_lo; k--) {
+        const int64_t p = place[i - lo], a = run_lo[p - lo], b = run_hi[p - lo], bucket = d->bucket[i];
+        /* [first, end) of byb to scan back over: i's own bucket up to i, and the neighbouring buckets'
+         * HSPs that come before i */
+        int64_t ranges[3][2] = {{a, p}, {0, 0}, {0, 0}};
+        if (a > lo && d->bucket[d->byb[a - 1]] == bucket - 1) {
+            const int64_t first = run_lo[a - 1 - lo];
+            ranges[1][0] = first;
+            ranges[1][1] = before(d, first, a, i);
+        }
+        if (b < hi && d->bucket[d->byb[b]] == bucket + 1) {
+            ranges[2][0] = b;
+            ranges[2][1] = before(d, b, run_hi[b - lo], i);
+        }
+        for (int r = 0; r < 3; r++) {
+            for (int64_t k = ranges[r][1] - 1; k >= ranges[r][0]; k--) {
                 const int64_t j = d->byb[k];
                 if (d->x[j] < floor_x)
                     break;
@@ -110,6 +119,8 @@ static void dp_group(dp_job *d, int64_t g) {
         d->best[i] = best;
         d->pred[i] = pred;
     }
+    free(place);
+    return 1;
 }
 
 static void dp_part(void *p, int t, int threads) {
@@ -120,7 +131,8 @@ static void dp_part(void *p, int t, int threads) {
         const int64_t g = __atomic_fetch_add(&d->next, 1, __ATOMIC_RELAXED);
         if (g >= d->groups)
             return;
-        dp_group(d, g);
+        if (!dp_group(d, g))
+            __atomic_store_n(&d->failed, 1, __ATOMIC_RELAXED);
     }
 }
 
@@ -145,10 +157,14 @@ PyObject *py_chain_dp(PyObject *self, PyObject *args) {
                     (const int64_t *)b[3].buf, (const int64_t *)b[4].buf, (const int64_t *)b[5].buf,
                     (const int64_t *)b[6].buf, (const int64_t *)b[7].buf, (const int64_t *)b[8].buf,
                     n, groups, max_gap, max_shift, gap_open, gap_extend, gap_base,
-                    (int64_t *)b[9].buf, (int64_t *)b[10].buf, 0};
+                    (int64_t *)b[9].buf, (int64_t *)b[10].buf, 0, 0};
         Py_BEGIN_ALLOW_THREADS
         run_parallel(dp_part, &d, threads < 1 ? 1 : threads);
         Py_END_ALLOW_THREADS
+        if (d.failed) {
+            ok = 0;
+            PyErr_NoMemory();
+        }
     } else if (!PyErr_Occurred()) {
         PyErr_SetString(PyExc_ValueError, "chain_dp: bad group bounds or max_shift");
     }

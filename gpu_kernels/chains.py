@@ -14,17 +14,17 @@ from __future__ import annotations
 import numpy as np
 
 from . import native
-from .arrays import to_host
-from .hsps import complete
+from .arrays import stable_argsort, to_host
+from .hsps import complete, in_order, order_by
 from .params import Params
-from .schema import CHAIN
+from .schema import CHAIN, HSP
 
 
 def chain_coords(h: dict, rlens) -> tuple:
     """(x, xe, y, ye): each HSP on the query and on the reference strand it was found on (the reverse
     strand's coordinates count from the reference record's end), int64."""
-    x, xe = h["qstart"].astype(np.int64), h["qend"].astype(np.int64)
-    rstart, rend = h["rstart"].astype(np.int64), h["rend"].astype(np.int64)
+    x, xe = h["qstart"].astype(np.int64, copy=False), h["qend"].astype(np.int64, copy=False)
+    rstart, rend = h["rstart"].astype(np.int64, copy=False), h["rend"].astype(np.int64, copy=False)
     rlen = np.asarray(rlens, dtype=np.int64)[h["rrec"]]
     reverse = h["strand"] == 1
     return x, xe, np.where(reverse, rlen - rend, rstart), np.where(reverse, rlen - rstart, rend)
@@ -43,17 +43,21 @@ def chain_hsps(hsps: dict, qlens, rlens, params: Params, threads: int = 0) -> tu
     threads = threads or native.threads()
     x, xe, y, ye = chain_coords(h, rlens)
     group = (h["qrec"].astype(np.int64) * nr + h["rrec"]) * 2 + h["strand"]
-    order = np.lexsort((xe, y, x, group))  # stable: equal keys keep the table's row order
-    x, xe, y, ye, group = x[order], xe[order], y[order], ye[order], group[order]
-    score = h["score"].astype(np.int64)[order]
+    order = _dp_order(h, len(qlens), nr)
+    score = h["score"].astype(np.int64, copy=False)
+    if order is not None:
+        x, xe, y, ye, group, score = x[order], xe[order], y[order], ye[order], group[order], score[order]
+    else:
+        order = np.arange(n)
     bucket = np.floor_divide(x - y, c.max_shift)
-    byb = np.lexsort((np.arange(n), bucket, group)).astype(np.int64)
+    cell = group * (int(bucket.max() - bucket.min()) + 1 if n else 1) + (bucket - (bucket.min() if n else 0))
+    byb = stable_argsort(cell)  # by (group, bucket), the DP order within
     bounds = np.concatenate(([0], np.flatnonzero(np.diff(group)) + 1, [n])).astype(np.int64) if n else \
         np.zeros(1, dtype=np.int64)
     best, pred = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
     cpu.chain_dp(x, xe, y, ye, score, group, bucket, byb, bounds, c.max_gap, c.max_shift, c.chain_gap_open,
                  c.chain_gap_extend, c.chain_gap_base, best, pred, threads)
-    visit = np.lexsort((np.arange(n), -best)).astype(np.int64)
+    visit = stable_argsort(-best)  # best first, then the DP order
     raw, scores, heads = (np.empty(n, dtype=np.int64) for _ in range(3))
     count = cpu.take_chains(best, pred, visit, raw, scores, heads)
     scores, heads = scores[:count], heads[:count]
@@ -66,7 +70,7 @@ def chain_hsps(hsps: dict, qlens, rlens, params: Params, threads: int = 0) -> tu
     chain_of[order] = chain_ranked
     # members chain by chain in the DP order; a member's trim: its overlap with the member before it
     members = np.flatnonzero(chain_ranked >= 0)
-    members = members[np.lexsort((members, chain_ranked[members]))]
+    members = members[stable_argsort(chain_ranked[members])]
     mchain = chain_ranked[members]
     first = np.ones(members.size, dtype=bool)
     first[1:] = mchain[1:] != mchain[:-1]
@@ -76,6 +80,14 @@ def chain_hsps(hsps: dict, qlens, rlens, params: Params, threads: int = 0) -> tu
     table = _chain_table(h, rows, mchain, trim, scores[ranked], ranked.size)
     table["backbone"] = backbone(table, qlens, rlens)
     return table, chain_of, {"rows": rows, "trim": trim, "chain": mchain}
+
+
+def _dp_order(h: dict, nq: int, nr: int) -> np.ndarray:
+    """Indices putting HSPs in the DP order, the canonical one (hsps.sort_rows): record pair,
+    strand, qstart, rstart, qend; None where the table is in it already (as the engine's are)."""
+    columns = [h[c] for c in HSP.order]
+    spans = [nq, nr, 2] + [int(h[c].max()) + 1 if h[c].size else 1 for c in HSP.order[3:]]
+    return None if in_order(columns, spans) else order_by(columns, spans)
 
 
 def chain_hsps_cupy(hsps: dict, qlens, rlens, params: Params, threads: int = 0) -> tuple[dict, np.ndarray, dict]:

@@ -44,7 +44,8 @@ def chains(h: dict, rlens, p) -> tuple[list[int], list[tuple[int, int]]]:
     n = len(h["qstart"])
     coords = [chain_coords(h, i, rlens) + (h["score"][i],) for i in range(n)]
     group = [(h["qrec"][i], h["rrec"][i], h["strand"][i]) for i in range(n)]
-    order = sorted(range(n), key=lambda i: (group[i], coords[i][0], coords[i][2], coords[i][1], i))
+    # the DP order: record pair, strand, qstart, rstart, qend, then the row
+    order = sorted(range(n), key=lambda i: (group[i], h["qstart"][i], h["rstart"][i], h["qend"][i], i))
     rank = {i: at for at, i in enumerate(order)}
     best, pred = {}, {}
     for i in order:

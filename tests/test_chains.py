@@ -97,7 +97,7 @@ def test_every_chain_paf_row_adds_up_and_the_chain_file_is_consistent(tmp_path):
     Parquet table holds the same chains; one backbone chain a row at most as often as tp:A:P."""
     import pyarrow.parquet as pq
 
-    paths = chain_outputs(tmp_path)
+    paths = chain_outputs(tmp_path, extra=("--min-chain-score", "0"))
     rows = [line.split("\t") for line in paths["c.paf"].read_text().splitlines()]
     table = pq.read_table(paths["c.parquet"]).to_pydict()
     assert len(rows) == len(table["chain"]) > 50

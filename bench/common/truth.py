@@ -1,0 +1,76 @@
+"""The truth of a simulated pair (bench/simulate.py --truth) and the aligned column pairs of PAF
+alignments scored against it.
+
+A true column pair is a query base and a reference base that descend from the same ancestral base
+(substituted or not), on the strand their orientations give; inserted bases and N gaps have none.
+Alignments are read from PAF with cg:Z (M, =, X, I, D: minimap2's, nucmer's through paftools,
+ours), and every M, = or X column is one aligned pair. Precision: the share of aligned pairs that
+are true; recall: the share of true pairs aligned (of all of them, or of those a reference set,
+say the HSPs, holds).
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+
+class Truth:
+    """For every query base of each chromosome, its true reference partner (position, -1 for none)
+    and strand (0 same orientation, 1 opposite)."""
+
+    def __init__(self, path: str):
+        data = np.load(path)
+        names = sorted({key.split("/", 1)[1] for key in data.files})
+        self.partner, self.strand = {}, {}
+        for name in names:
+            q, r = data[f"query/{name}"], data[f"reference/{name}"]
+            where = np.full(int(np.abs(np.concatenate((q, r))).max()) + 1, -1, dtype=np.int64)
+            where[np.abs(r[r != 0])] = np.flatnonzero(r != 0)
+            found = np.where(q != 0, where[np.abs(q)], -1)
+            self.partner[name] = found
+            opposite = np.sign(q) != np.sign(r[np.maximum(found, 0)])
+            self.strand[name] = np.where(found >= 0, opposite.astype(np.int8), -1)
+
+    def true_pairs(self) -> int:
+        return int(sum((p >= 0).sum() for p in self.partner.values()))
+
+
+def paf_blocks(path: str):
+    """Ungapped blocks of the alignments of a PAF file with cg:Z: (query name, reference name, strand,
+    query start, reference start, length) per M/=/X run, the query start counted on its forward
+    strand (a reverse block covers query [q, q + length) against reference [r, r + length) reversed)."""
+    with open(path) as handle:
+        for line in handle:
+            f = line.rstrip("\n").split("\t")
+            cigar = next((t[5:] for t in f[12:] if t.startswith("cg:Z:")), None)
+            if cigar is None:
+                cigar = f"{int(f[3]) - int(f[2])}M"
+            reverse = f[4] == "-"
+            q = int(f[3]) if reverse else int(f[2])
+            r = int(f[7])
+            for length, op in re.findall(r"(\d+)([MIDNSHP=X])", cigar):
+                n = int(length)
+                if op in "M=X":
+                    yield f[0], f[5], int(reverse), (q - n if reverse else q), r, n
+                if op in "M=XI":
+                    q = q - n if reverse else q + n
+                if op in "M=XDN":
+                    r += n
+
+
+def score(truth: Truth, path: str) -> dict:
+    """Aligned pairs, true among them, and the query bases whose true pair is aligned (a boolean array
+    per chromosome) of a PAF file."""
+    aligned = correct = 0
+    held = {name: np.zeros(p.size, dtype=bool) for name, p in truth.partner.items()}
+    for qname, rname, reverse, q, r, n in paf_blocks(path):
+        aligned += n
+        if qname not in truth.partner or qname != rname:  # chromosome i descends from ancestor i only
+            continue
+        qs = np.arange(q, q + n)
+        rs = np.arange(r, r + n)[::-1] if reverse else np.arange(r, r + n)
+        ok = (truth.partner[qname][qs] == rs) & (truth.strand[qname][qs] == reverse)
+        correct += int(ok.sum())
+        held[qname][qs[ok]] = True
+    return {"aligned": aligned, "correct": correct, "held": held}

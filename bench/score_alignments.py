@@ -1,0 +1,49 @@
+"""Precision and recall of alignments (PAF with cg:Z) against a simulated pair's truth.
+
+    python bench/simulate.py --model heavy --length 5e6 --out /tmp/sim --truth
+    python bench/score_alignments.py --truth /tmp/sim_truth.npz --held hsps.paf backbone=chains.paf minimap2=mm2.paf
+
+Aligned column pairs (every M, = or X column) against the true ones (bench/common/truth.py): precision
+(the share of aligned pairs that are true), recall (the share of all true pairs aligned) and, with
+--held, recall of the true pairs that the --held alignments (the HSPs, say) hold. Prints a table.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from common.truth import Truth, score  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--truth", required=True, help="<out>_truth.npz of bench/simulate.py --truth")
+    parser.add_argument("--held", help="PAF whose true pairs are the recall's second denominator (the HSPs)")
+    parser.add_argument("--only", help="PAF tag a row must carry to count (tp:A:P: the backbone)")
+    parser.add_argument("pafs", nargs="+", help="LABEL=PATH or PATH")
+    args = parser.parse_args()
+    truth = Truth(args.truth)
+    total = truth.true_pairs()
+    held = None
+    if args.held:
+        held = score(truth, args.held)["held"]
+        held_total = int(sum(h.sum() for h in held.values()))
+    print(f"true column pairs: {total:,}" + (f"; held by {args.held}: {held_total:,}" if held else ""))
+    print(f"{'alignments':<28} {'aligned':>14} {'precision %':>12} {'recall %':>9}" + (f" {'of held %':>10}" if held else ""))
+    for item in args.pafs:
+        label, _, path = item.rpartition("=")
+        result = score(truth, path)
+        precision = 100 * result["correct"] / max(1, result["aligned"])
+        recall = 100 * sum(h.sum() for h in result["held"].values()) / max(1, total)
+        line = f"{label or path:<28} {result['aligned']:>14,} {precision:>12.2f} {recall:>9.2f}"
+        if held:
+            both = sum((result["held"][name] & held[name]).sum() for name in held)
+            line += f" {100 * both / max(1, held_total):>10.2f}"
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
