@@ -112,7 +112,7 @@ def parser() -> argparse.ArgumentParser:
     filt.add_argument("-o", "--outdir", required=True, help="output directory (created; the table's own directory is refused)")
     filt.add_argument("--min-len", type=int, default=0, help="shortest HSP kept")
     filt.add_argument("--min-identity", type=float, default=0.0, help="lowest identity kept, percent")
-    filt.add_argument("--no-text", action="store_true", help="no PAF and no GECKO CSV")
+    filt.add_argument("--no-text", action="store_true", help="no PAF, no GECKO CSV and no chains")
     filt.add_argument("--delta", action="store_true", help="also the MUMmer delta file (hsps.delta; the workflow's outputs.delta)")
     filt.add_argument("--no-plots", action="store_true", help="no dotplots and no heatmap")
     filt.add_argument("--dotplot-order", choices=("reference", "file"), default="reference",
@@ -133,7 +133,7 @@ def run_filter(args: argparse.Namespace) -> int:
     if not 0 <= args.min_identity <= 100 or args.min_len < 0:
         raise InputError(f"--min-identity {args.min_identity:g}, --min-len {args.min_len}: identity is a percent "
                          "(0-100), the length at least 0")
-    leave_out = ({"paf", "gecko_csv"} if args.no_text else set()) | (set() if args.delta else {"delta"}) | \
+    leave_out = ({"paf", "gecko_csv", "chains_paf", "chain_file", "chains_table"} if args.no_text else set()) | (set() if args.delta else {"delta"}) | \
         ({"grid_dotplot", "html_dotplot", "coverage_heatmap", "pair_dotplots"} if args.no_plots else set())
     start = time.perf_counter()
     rows = filter_table(args.table, args.outdir, args.min_len, args.min_identity, leave_out, args.max_pair_dotplots,

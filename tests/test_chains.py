@@ -157,3 +157,26 @@ def test_crossmap_lifts_intervals_through_the_chain_file(tmp_path):
         got.setdefault(f[3], set()).add(((int(f[1]), int(f[2])), f[5]))
     assert all(want[name] in got.get(name, set()) for name in want), \
         [(name, want[name], got.get(name)) for name in want if want[name] not in got.get(name, set())][:3]
+
+
+def test_chaining_a_table_a_record_pair_at_a_time_equals_chaining_it_whole(tmp_path):
+    """The workflow's chains rule reads the HSP table a few row groups at a time and chains each
+    record pair's HSPs when they are all read: the same chains, blocks and backbone as chaining the
+    whole table at once, however the row groups cut the record pairs."""
+    from gpu_kernels.chains import chain_blocks
+    from gpu_kernels.formats import HspWriter
+    from gpu_kernels.workflow.chaining import chain_table
+
+    table, qlens, rlens = drawn_table(5, 600, 3, 3000)
+    params = Params(min_chain_score=40)
+    whole, _, members = chain_hsps(table, qlens, rlens, params)
+    blocks = chain_blocks(table, members, rlens)
+    assert whole["chain"].size > 20 and len(set(zip(whole["qrec"].tolist(), whole["rrec"].tolist()))) > 3
+    for rows in (7, 100, 10_000):
+        path = tmp_path / f"h{rows}.parquet"
+        with HspWriter(str(path), [f"q{i}" for i in range(3)], qlens, [f"r{i}" for i in range(3)], rlens, params,
+                       row_group_rows=rows) as writer:
+            writer.write(table)
+        got, got_blocks = chain_table(str(path), qlens, rlens, params)
+        assert all(np.array_equal(got[name], whole[name]) for name in whole), rows
+        assert all(np.array_equal(got_blocks[name], blocks[name]) for name in blocks), rows

@@ -66,6 +66,14 @@ def test_default_run_outputs(default_run):
     assert len(stats) == 1 and int(stats[0]["kept_seeds"]) > 0 and int(stats[0]["hsps"]) == len(rows)
     summary = read_tsv(default_run / "results/summary.tsv")
     assert [r["set"] for r in summary] == ["default"]
+    # the chains rule: the same chains as the command line's, the backbone marked
+    cli = default_run / "cli.chains.paf"
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", "resources/Mhyopneumoniae_232.fa.gz",
+                    "resources/Mhyopneumoniae_7422.fa.gz", "--chains", str(cli)], check=True, cwd=default_run,
+                   capture_output=True)
+    chains = (pair / "chains.paf").read_bytes()
+    assert chains == cli.read_bytes() and chains.count(b"tp:A:P") >= 5
+    assert (pair / "chains.chain").read_text().startswith("chain ") and (pair / "chains.parquet").stat().st_size > 0
 
 
 def test_report(default_run):
@@ -99,7 +107,7 @@ def test_filter_writes_what_a_run_with_the_tighter_threshold_writes(default_run,
     assert "dotplot.html" in produced and "pair_dotplots/NC_006360.1__NC_021831.1.png" in produced
     for name in produced:
         a, b = out / name, expected / name
-        if name == "hsps.parquet":
+        if name.endswith(".parquet"):  # tables: by content; the filtered table names its source
             from wfhelpers import parquet_content
 
             strip = lambda data: data.replace(repr(str(table.resolve())).encode(), b"")  # noqa: E731

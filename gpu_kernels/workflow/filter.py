@@ -8,7 +8,8 @@ from ..formats import FORMATS, HspWriter, default_threads, iter_hsps, read_meta,
 from ..hsps import passes
 from ..params import Params
 from .genome import Genome
-from .outputs import PAIR_OUTPUTS
+from .chaining import write_chains
+from .outputs import CHAIN_KINDS, PAIR_OUTPUTS
 from .pictures import pair_pictures
 from .tables import coverage_tables
 
@@ -43,6 +44,8 @@ def filter_table(table_path: str, out_dir: str, min_len: int = 0, min_identity: 
     for kind in FORMATS:
         if out[kind]:
             text_from_table(kind, out["hsps"], out[kind])
+    if any(out[kind] for kind in CHAIN_KINDS):  # chains of the kept HSPs, as the chains rule makes them
+        write_chains(out["hsps"], {kind: out[kind] for kind in CHAIN_KINDS})
     coverage_tables(out["hsps"], query, reference, out["coverage_pairs"], out["coverage_query"],
                     out["coverage_reference"], out["coverage_genomes"], backend, default_threads())
     pair_pictures(out["hsps"], out["coverage_pairs"], query, reference, out["grid_dotplot"], out["coverage_heatmap"],

@@ -13,6 +13,9 @@ BINS = PAIR + "/bins/{qbin}__{rgroup}"
 PAIR_OUTPUTS = {
     "hsps": "hsps.parquet",
     **{kind: fmt.file for kind, fmt in FORMATS.items()},
+    "chains_paf": "chains.paf",
+    "chain_file": "chains.chain",
+    "chains_table": "chains.parquet",
     "coverage_pairs": "coverage_pairs.tsv",
     "coverage_query": "coverage_query.tsv",
     "coverage_reference": "coverage_reference.tsv",
@@ -23,6 +26,7 @@ PAIR_OUTPUTS = {
     "pair_dotplots": "pair_dotplots",
 }
 TEXT_KINDS = tuple(FORMATS)  # made by the merge from the HSP table
+CHAIN_KINDS = ("chains_paf", "chain_file", "chains_table")  # made by the chains rule
 PICTURE_KINDS = ("grid_dotplot", "html_dotplot", "coverage_heatmap", "pair_dotplots")
 
 TEMPLATES = {

@@ -1,0 +1,83 @@
+"""A genome pair's chains (chains.py), from its HSP table a record pair at a time: the table is in
+record pair order, so memory holds one record pair's HSPs and every chain found, never the table.
+The chains are the same as chaining the whole table at once: no chain crosses record pairs, each
+pair's chains are taken in its own best-first order, and the chains are numbered, and the
+backbone kept, over all pairs at the end."""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from ..chains import backbone, chain_blocks, chain_hsps
+from ..formats import HspWriter, iter_hsps, read_meta, write_chain_text
+from ..hsps import concat
+from ..params import Params
+from ..schema import CHAIN, HSP
+
+log = logging.getLogger(__name__)
+
+
+def record_pair_parts(hsps_path: str):
+    """(rows before the part, HSP columns) of the table's complete record pairs, a few row groups at a time."""
+    pending, offset = [], 0
+    for chunk in iter_hsps(hsps_path, read_ahead=1):
+        if chunk["qrec"].size == 0:
+            continue
+        pending.append(chunk)
+        rows = concat(pending, list(chunk))
+        pair = rows["qrec"].astype(np.int64) * (1 << 32) + rows["rrec"]
+        cut = int(np.searchsorted(pair, pair[-1]))  # the last record pair may go on in the next row group
+        if cut:
+            yield offset, {name: column[:cut] for name, column in rows.items()}
+            offset += cut
+        pending = [{name: column[cut:] for name, column in rows.items()}]
+    if pending and pending[0]["qrec"].size:
+        yield offset, pending[0]
+
+
+def chain_table(hsps_path: str, qlens, rlens, params: Params) -> tuple[dict, dict]:
+    """(the chains table in chain order, the chains' blocks: chains.chain_blocks) of an HSP table."""
+    tables, blocks, heads, count = [], [], [], 0
+    for offset, part in record_pair_parts(hsps_path):
+        table, _, members = chain_hsps(part, qlens, rlens, params)
+        found = chain_blocks(part, members, rlens)
+        found["chain"] = found["chain"] + count
+        heads.append(offset + members["rows"][found["first"]])
+        tables.append(table)
+        blocks.append(found)
+        count += int(table["chain"].size)
+    if not tables:
+        return CHAIN.empty(), chain_blocks(HSP.empty(), {"rows": np.zeros(0, np.int64), "trim": np.zeros(0, np.int64),
+                                                         "chain": np.zeros(0, np.int64)}, rlens)
+    table = {name: np.concatenate([t[name] for t in tables]) for name in CHAIN.names}
+    blocks = {name: np.concatenate([b[name] for b in blocks]) for name in blocks[0]}
+    order = np.lexsort((np.concatenate(heads), -table["score"]))  # chain order over every record pair
+    number = np.empty(order.size, dtype=np.int64)
+    number[order] = np.arange(order.size)
+    table = {name: column[order] for name, column in table.items()}
+    table["chain"] = np.arange(order.size, dtype=np.int64)
+    blocks["chain"] = number[blocks["chain"]]
+    placed = np.argsort(blocks["chain"], kind="stable")
+    blocks = {name: column[placed] for name, column in blocks.items()}
+    table["backbone"] = backbone(table, qlens, rlens)
+    return table, blocks
+
+
+def write_chains(hsps_path: str, paths: dict) -> None:
+    """The chains of a genome pair's HSP table, written where paths (by kind: chains_paf, chain_file,
+    chains_table) say, with the table's parameters."""
+    meta = read_meta(hsps_path)
+    params = Params(**meta["params"]) if meta.get("params") else Params()
+    q, r = meta["query"], meta["reference"]
+    qlens, rlens = np.asarray(q["lengths"], dtype=np.int64), np.asarray(r["lengths"], dtype=np.int64)
+    table, blocks = chain_table(hsps_path, qlens, rlens, params)
+    log.info("%d chains, %d in the backbone", table["chain"].size, int(table["backbone"].sum()))
+    for kind in ("chains_paf", "chain_file"):
+        if paths.get(kind):
+            write_chain_text(kind, paths[kind], table, blocks, q["names"], qlens, r["names"], rlens)
+    if paths.get("chains_table"):
+        extra = {key: value for key, value in meta.items() if key not in ("query", "reference", "params")}
+        with HspWriter(paths["chains_table"], q["names"], qlens, r["names"], rlens, params, extra,
+                       record=CHAIN) as writer:
+            writer.write(table)

@@ -1,0 +1,13 @@
+"""Snakemake script: chain a genome pair's HSPs and write the chains."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _setup import run  # noqa: E402
+
+from gpu_kernels.workflow.chaining import write_chains  # noqa: E402
+from gpu_kernels.workflow.outputs import CHAIN_KINDS  # noqa: E402
+
+sm = snakemake  # noqa: F821
+
+run(sm, lambda: write_chains(sm.input.hsps, {kind: sm.output.get(kind) for kind in CHAIN_KINDS}))
