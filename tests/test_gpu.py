@@ -585,3 +585,24 @@ def test_early_context_is_made_before_cupy_and_used_by_it():
     active, hsps = subprocess.run([sys.executable, "-c", EARLY_CHILD, MYCO_232, MYCO_7422], capture_output=True,
                                   text=True, check=True).stdout.split()
     assert active == "1" and int(hsps) == compare(MYCO_232, MYCO_7422, backend="numpy").stats["hsps"] > 500
+
+
+def test_chains_are_the_same_on_both_backends(tmp_path):
+    """compare --chains, --chain-file on the GPU backend: byte for byte the CPU backend's files, and the
+    chains table has the same rows."""
+    import subprocess
+    import sys
+
+    import pyarrow.parquet as pq
+
+    from conftest import ROOT
+
+    out = {}
+    for backend in ("numpy", "cupy"):
+        paths = [str(tmp_path / f"{backend}.{suffix}") for suffix in ("paf", "chain", "parquet")]
+        subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "--backend", backend,
+                        "--chains", paths[0], "--chain-file", paths[1], "--chains-table", paths[2]],
+                       check=True, cwd=ROOT, capture_output=True)
+        out[backend] = [open(paths[0], "rb").read(), open(paths[1], "rb").read(),
+                        pq.read_table(paths[2]).to_pydict()]
+    assert out["numpy"] == out["cupy"] and out["numpy"][0].count(b"tp:A:P") >= 5

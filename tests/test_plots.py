@@ -241,3 +241,41 @@ def test_plots_step_draws_the_same_bytes_on_processes_as_in_one(tmp_path):
                     str(out / "pairs"), 50, str(out / "dotplot.html"), "reference", threads)
         drawn[threads] = {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
     assert len(drawn[1]) == 3 + 6 and drawn[1] == drawn[3]
+
+
+def test_dotplots_draw_the_chain_layers_asked_for(tmp_path):
+    """With a chains table the genome dotplot's HTML carries a legend entry (a show and hide toggle)
+    for each layer asked for, the backbone on top; without chains the HSPs alone, as before; the
+    PNGs differ with the layers."""
+    import subprocess
+    import sys
+
+    from conftest import MYCO_232, MYCO_7422, ROOT
+    from gpu_kernels.workflow.genome import Genome
+    from gpu_kernels.workflow.pictures import pair_pictures
+    from gpu_kernels.workflow.tables import coverage_tables
+
+    table, chains = tmp_path / "h.parquet", tmp_path / "c.parquet"
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "--hsps", str(table),
+                    "--chains-table", str(chains)], check=True, cwd=ROOT, capture_output=True)
+    from gpu_kernels.formats import read_meta
+
+    meta = read_meta(str(table))
+    query = Genome.of("Q", meta["query"]["names"], meta["query"]["lengths"])
+    reference = Genome.of("R", meta["reference"]["names"], meta["reference"]["lengths"])
+    tables = [str(tmp_path / f"{name}.tsv") for name in ("pairs", "query", "reference", "genomes")]
+    coverage_tables(str(table), query, reference, *tables)
+    drawn = {}
+    for label, chains_path, layers in (("none", None, ("backbone", "chains", "hsps")),
+                                       ("all", str(chains), ("backbone", "chains", "hsps")),
+                                       ("backbone", str(chains), ("backbone",))):
+        out = tmp_path / label
+        pair_pictures(str(table), tables[0], query, reference, str(out / "grid.png"), None, None, 50,
+                      str(out / "dotplot.html"), "reference", 1, chains_path, layers)
+        drawn[label] = ((out / "grid.png").read_bytes(), (out / "dotplot.html").read_text())
+    entries = ("backbone chains, ", "other chains, ", "HSPs, ", "as drawn")
+    legend = lambda html: {name for name in entries if name in html}  # noqa: E731
+    assert legend(drawn["none"][1]) == {"as drawn"}
+    assert legend(drawn["all"][1]) == {"backbone chains, ", "other chains, ", "HSPs, "}
+    assert legend(drawn["backbone"][1]) == {"backbone chains, "}
+    assert len({png for png, _ in drawn.values()}) == 3

@@ -97,12 +97,14 @@ class Layout:
         return cls(qlens, rlens, order, flip)
 
     def points(self, hsps: dict) -> dict:
-        """Segment ends (x along the reference, y along the query), drawn orientation, identity."""
+        """Segment ends (x along the reference, y along the query), drawn orientation, identity; of
+        HSPs, or of chains (with `rend` and `aligned`: a chain is drawn from its start to its end)."""
         qrec, rrec = np.asarray(hsps["qrec"]), np.asarray(hsps["rrec"])
         qstart, qend, rstart = (np.asarray(hsps[c], dtype=np.int64) for c in ("qstart", "qend", "rstart"))
         strand = np.asarray(hsps["strand"]).astype(np.int8)
         length = qend - qstart
-        rend = rstart + length
+        # a chain (the chains table) has its own reference end and aligned bases; an HSP is ungapped
+        rend = np.asarray(hsps["rend"], dtype=np.int64) if "rend" in hsps else rstart + length
         forward = strand == 0
         flip = self.flip[qrec]
         qlen = self.qlens[qrec]
@@ -110,7 +112,8 @@ class Layout:
         y1 = np.where(flip, qlen - qend, qend) + self.qoff[qrec]
         x0 = np.where(forward, rstart, rend) + self.roff[rrec]
         x1 = np.where(forward, rend, rstart) + self.roff[rrec]
-        identity = 100.0 * np.asarray(hsps["identities"], dtype=np.float64) / np.maximum(1, length)
+        aligned = np.asarray(hsps["aligned"], dtype=np.int64) if "aligned" in hsps else length
+        identity = 100.0 * np.asarray(hsps["identities"], dtype=np.float64) / np.maximum(1, aligned)
         return {"x0": x0, "y0": y0, "x1": x1, "y1": y1, "drawn": (strand ^ flip).astype(np.int8),
                 "identity": identity, "qrec": qrec, "rrec": rrec, "qstart": qstart, "qend": qend,
                 "rstart": rstart, "strand": strand, "length": length}
@@ -187,7 +190,7 @@ class Dots:
             candidates = np.flatnonzero(length >= floor)
             if candidates.size == 0:
                 return self
-            hsps = {name: np.asarray(hsps[name])[candidates] for name in HSP.view("dots")}
+            hsps = {name: np.asarray(column)[candidates] for name, column in hsps.items()}
         p = self.layout.points(hsps)
         self._pending.append({name: p[name] for name in LINE_FIELDS})
         self._held += p["x0"].size

@@ -49,5 +49,6 @@ def filter_table(table_path: str, out_dir: str, min_len: int = 0, min_identity: 
     coverage_tables(out["hsps"], query, reference, out["coverage_pairs"], out["coverage_query"],
                     out["coverage_reference"], out["coverage_genomes"], backend, default_threads())
     pair_pictures(out["hsps"], out["coverage_pairs"], query, reference, out["grid_dotplot"], out["coverage_heatmap"],
-          out["pair_dotplots"], max_pair_plots, out["html_dotplot"], order, default_threads())
+                  out["pair_dotplots"], max_pair_plots, out["html_dotplot"], order, default_threads(),
+                  out["chains_table"])
     return writer.rows

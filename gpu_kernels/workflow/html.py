@@ -8,7 +8,7 @@ import matplotlib
 import numpy as np
 
 from .dots import Dots, short_names
-from .plots import MAX_BORDERS, RAMPS, STRAND_NAMES, _borders, _shown_labels, atomic_path
+from .plots import LAYER_NAMES, LAYER_STYLES, MAX_BORDERS, RAMPS, STRAND_NAMES, _borders, _shown_labels, atomic_path
 
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -26,14 +26,33 @@ def _stable_ids(html: str) -> str:
                     html)
 
 
+def _segment_source(lines: dict, drawn: int, layout, qshort, rshort):
+    """The ColumnDataSource of the lines of one drawn orientation (None where there are none): ends,
+    identity, and for the hover both records' spans, strand and length."""
+    from bokeh.models import ColumnDataSource
+
+    keep = lines["drawn"] == drawn
+    if not keep.any():
+        return None
+    qrec, rrec = lines["qrec"][keep].astype(np.int64), lines["rrec"][keep].astype(np.int64)
+    # the reference end from the segment (an HSP's rstart + length, a chain's own end)
+    rend = np.maximum(lines["x0"][keep], lines["x1"][keep]) - layout.roff[rrec]
+    return ColumnDataSource({
+        "x0": lines["x0"][keep], "y0": lines["y0"][keep], "x1": lines["x1"][keep], "y1": lines["y1"][keep],
+        "identity": np.round(lines["identity"][keep], 2), "query": qshort[qrec], "reference": rshort[rrec],
+        "qstart": lines["qstart"][keep] + 1, "qend": lines["qend"][keep], "rstart": lines["rstart"][keep] + 1,
+        "rend": rend, "strand": np.where(lines["strand"][keep] == 0, "+", "-"),
+        "length": lines["qend"][keep] - lines["qstart"][keep]})
+
+
 def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: str,
-                 min_identity: float | None = None) -> None:
+                 min_identity: float | None = None, layers: dict | None = None) -> None:
     """An interactive dotplot in one self-contained HTML file (Bokeh with its JavaScript inline, so
     it opens offline): zoom and pan; hover shows both records, coordinates, strand, length and
-    identity of an HSP. It carries the dots.max_lines longest HSPs (every HSP of a small run)."""
+    identity of an HSP. It carries the dots.max_lines longest HSPs (every HSP of a small run); with
+    layers (plots.draw_layers), the chains over them, each layer shown or hidden from the legend."""
     from bokeh.embed import file_html
-    from bokeh.models import (ColorBar, ColumnDataSource, FixedTicker, HoverTool, LinearColorMapper,
-                              NumeralTickFormatter)
+    from bokeh.models import ColorBar, FixedTicker, HoverTool, LinearColorMapper, NumeralTickFormatter
     from bokeh.plotting import figure
     from bokeh.resources import INLINE
 
@@ -52,23 +71,29 @@ def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
                  title=f"{qgenome} vs {rgenome}: {lines['x0'].size:,} of {dots.count:,} HSPs (the longest)",
                  x_axis_label=f"{rgenome} (reference, bp)", y_axis_label=f"{qgenome} (query, bp)",
                  tools="pan,wheel_zoom,box_zoom,reset,save", active_scroll="wheel_zoom", output_backend="webgl")
-    for drawn, palette in ((0, "Blues256"), (1, "Reds256")):
-        keep = lines["drawn"] == drawn
-        if not keep.any():
-            continue
+    mappers = {}
+    for drawn in (0, 1):
         colours = [matplotlib.colors.to_hex(c) for c in RAMPS[drawn](np.linspace(0, 1, 256))]
-        mapper = LinearColorMapper(palette=colours, low=low, high=high)
-        qrec, rrec = lines["qrec"][keep].astype(np.int64), lines["rrec"][keep].astype(np.int64)
-        source = ColumnDataSource({
-            "x0": lines["x0"][keep], "y0": lines["y0"][keep], "x1": lines["x1"][keep], "y1": lines["y1"][keep],
-            "identity": np.round(lines["identity"][keep], 2), "query": qshort[qrec], "reference": rshort[rrec],
-            "qstart": lines["qstart"][keep] + 1, "qend": lines["qend"][keep],
-            "rstart": lines["rstart"][keep] + 1, "rend": lines["rstart"][keep] + lines["qend"][keep] - lines["qstart"][keep],
-            "strand": np.where(lines["strand"][keep] == 0, "+", "-"),
-            "length": lines["qend"][keep] - lines["qstart"][keep]})
-        fig.segment("x0", "y0", "x1", "y1", source=source, line_width=2,
-                    line_color={"field": "identity", "transform": mapper}, legend_label=f"{STRAND_NAMES[drawn]} as drawn")
-        fig.add_layout(ColorBar(color_mapper=mapper, title=f"identity {STRAND_NAMES[drawn]} (%)", width=10), "right")
+        mappers[drawn] = LinearColorMapper(palette=colours, low=low, high=high)
+        if (lines["drawn"] == drawn).any() or any(d is not None and (d.lines["drawn"] == drawn).any()
+                                                  for d in (layers or {}).values()):
+            fig.add_layout(ColorBar(color_mapper=mappers[drawn], title=f"identity {STRAND_NAMES[drawn]} (%)", width=10),
+                           "right")
+    # each layer a glyph per drawn orientation, its legend entry a toggle (click_policy hide)
+    for name in ("hsps", "chains", "backbone"):
+        if layers and name not in layers:
+            continue
+        layer = dots if name == "hsps" else (layers or {}).get(name)
+        if layer is None:
+            continue
+        alpha, width, _ = LAYER_STYLES[name] if layers else (1.0, 2.0, 0)
+        for drawn in (0, 1):
+            source = _segment_source(layer.lines, drawn, layout, qshort, rshort)
+            if source is None:
+                continue
+            label = f"{LAYER_NAMES[name]}, {STRAND_NAMES[drawn]}" if layers else f"{STRAND_NAMES[drawn]} as drawn"
+            fig.segment("x0", "y0", "x1", "y1", source=source, line_width=width + 0.8, line_alpha=alpha,
+                        line_color={"field": "identity", "transform": mappers[drawn]}, legend_label=label)
     fig.add_tools(HoverTool(tooltips=[("query", "@query:@qstart{0,0}-@qend{0,0}"),
                                       ("reference", "@reference:@rstart{0,0}-@rend{0,0}"),
                                       ("strand", "@strand"), ("length", "@length{0,0} bp"),

@@ -56,15 +56,18 @@ def gather_dots(hsps_path: str, columns, accumulator, add, threads: int) -> tupl
 
 
 def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, grid_path: str | None,
-          heatmap_path: str | None, pairs_dir: str | None, max_pair_plots: int, html_path: str | None = None,
-          order: str = "reference", threads: int = 1) -> None:
+                  heatmap_path: str | None, pairs_dir: str | None, max_pair_plots: int, html_path: str | None = None,
+                  order: str = "reference", threads: int = 1, chains_path: str | None = None,
+                  layers: tuple = ("backbone", "chains", "hsps")) -> None:
     """Grid dotplot, interactive HTML dotplot, coverage heatmap and per chromosome pair dotplots of
     one genome pair, from the HSP table and the pair table the coverage rule wrote (its coverage
     picks the pair dotplots and fills the heatmap, its alignment columns order the query).
 
-    order: "reference" orders and orients the query records along the reference by their best hits,
-    "file" keeps file order. The HSP table is read once, a row group at a time, into bounded Dots:
-    `threads` accumulators take row groups side by side and are merged at the end."""
+    order: "reference" orders and orients the query records along the reference by their best hits
+    (by the backbone chains where chains_path, the chains table, is given), "file" keeps file order.
+    The HSP table is read once, a row group at a time, into bounded Dots: `threads` accumulators take
+    row groups side by side and are merged at the end. With chains, the dotplots draw the layers
+    asked for (backbone chains on top, other chains, the HSPs faded under them)."""
     import pandas as pd
 
     from .dots import HTML_LINES, MAX_LINES, Dots, Layout, file_stem, short_names
@@ -78,10 +81,12 @@ def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: 
     qindex = pd.Index(query.names).get_indexer(pairs["query"])
     rindex = pd.Index(reference.names).get_indexer(pairs["reference"])
     covered = pairs["query_covered_both"].to_numpy(np.int64)
+    chains = read_chains(chains_path) if chains_path else None
     layout = Layout(query.lengths, reference.lengths)
     if order == "reference" and len(query.names) > 1:
-        layout = Layout.along_reference(query.lengths, reference.lengths, qindex, rindex, pairs["aligned_bases"],
-                                        pairs["aligned_reverse"], pairs["reference_centre"])
+        layout = along_backbone(chains, query, reference) if chains is not None and chains["backbone"].any() else \
+            Layout.along_reference(query.lengths, reference.lengths, qindex, rindex, pairs["aligned_bases"],
+                                   pairs["aligned_reverse"], pairs["reference_centre"])
     ranked = np.lexsort((qindex * nr + rindex, -covered))
     best = [(int(qindex[i]), int(rindex[i])) for i in ranked[:max_pair_plots] if covered[i] > 0] if pairs_dir else []
 
@@ -111,13 +116,14 @@ def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: 
     with picture_pool(count, threads) as pool:
         whole, pair_dots = gather_dots(hsps_path, HSP.view("dots"), accumulator, add, threads) \
             if grid_path or html_path or best else (None, {})
+        grid_layers = chain_layers(chains, layers, lambda: Dots(layout.width, layout.height, layout))
         pictures = []  # (function, arguments): each picture drawn on its own, side by side
         if grid_path:
             pictures.append((grid_dotplot, (whole.reduced(MAX_LINES), query.names, reference.names, query.name,
-                                            reference.name, grid_path, low)))
+                                            reference.name, grid_path, low, grid_layers)))
         if html_path:
             pictures.append((html_dotplot, (whole, query.names, reference.names, query.name, reference.name,
-                                            html_path, low)))
+                                            html_path, low, grid_layers)))
         if heatmap_path:
             pictures.append((coverage_heatmap, (*heatmap_matrices(pairs, qindex, rindex, query, reference), query.name,
                                                 reference.name, heatmap_path, len(query.names), nr)))
@@ -129,9 +135,62 @@ def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: 
                 stem = f"{file_stem(qshort[qi])}__{file_stem(rshort[ri])}"
                 name = stem if stem not in used else f"{stem}_{qi}_{ri}"
                 used.add(name)
+                one = None if chains is None else \
+                    {c: v[(chains["qrec"] == qi) & (chains["rrec"] == ri)] for c, v in chains.items()}
+                pair_layers = chain_layers(one, layers, lambda qi=qi, ri=ri: Dots(reference.lengths[ri], query.lengths[qi]),
+                                           single=True)
                 pictures.append((pair_dotplot, (pair_dots[qi * nr + ri], qshort[qi], rshort[ri],
-                                                os.path.join(pairs_dir, name + ".png"), low)))
+                                                os.path.join(pairs_dir, name + ".png"), low, pair_layers)))
         draw_all(pictures, pool)
+
+
+def read_chains(path: str) -> dict:
+    """A chains table's columns (NumPy): a genome pair's chains are few, held whole."""
+    import pyarrow.parquet as pq
+
+    from ..formats import columns_of
+
+    return columns_of(pq.read_table(path))
+
+
+def chain_layers(chains: dict | None, layers, dots, single: bool = False) -> dict | None:
+    """The dotplot layers asked for (outputs.dotplot_layers): "backbone" and "chains" as Dots of the
+    chains table's rows (every chain a line, none rasterized), "hsps" (drawn from the HSPs' own
+    Dots) as None; None where there are no chains, so the HSPs are drawn as before. dots: a function
+    making an empty Dots of the picture; single: one record pair's picture (records as 0)."""
+    if chains is None:
+        return None
+    out = {}
+    for name in layers:
+        if name == "hsps":
+            out[name] = None
+            continue
+        rows = chains["backbone"] == (1 if name == "backbone" else 0)
+        part = {c: v[rows] for c, v in chains.items()}
+        if single:
+            part["qrec"], part["rrec"] = np.zeros_like(part["qrec"]), np.zeros_like(part["rrec"])
+        layer = dots()
+        layer.max_lines = max(1, int(rows.sum()))
+        out[name] = layer.add(part)
+    return out
+
+
+def along_backbone(chains: dict, query: Genome, reference: Genome):
+    """The query ordered and oriented along the reference by its backbone chains (Layout.along_reference's
+    rule, the backbone's aligned bases in place of the HSPs')."""
+    from .dots import Layout
+
+    keep = chains["backbone"] == 1
+    qrec, rrec = chains["qrec"][keep].astype(np.int64), chains["rrec"][keep].astype(np.int64)
+    aligned = chains["aligned"][keep].astype(np.float64)
+    centre = (chains["rstart"][keep] + chains["rend"][keep]) / 2.0
+    key = qrec * len(reference.names) + rrec
+    pairs, inverse = np.unique(key, return_inverse=True)
+    sums = np.bincount(inverse, aligned)
+    reverse = np.bincount(inverse, aligned * (chains["strand"][keep] == 1))
+    centres = np.bincount(inverse, aligned * centre) / np.maximum(sums, 1)
+    return Layout.along_reference(query.lengths, reference.lengths, pairs // len(reference.names),
+                                  pairs % len(reference.names), sums, reverse, centres)
 
 
 def heatmap_matrices(pairs, qindex: np.ndarray, rindex: np.ndarray, query: Genome, reference: Genome) -> tuple:

@@ -47,23 +47,49 @@ def bp_formatter(span: float) -> FuncFormatter:
 
 
 
-def draw_dots(dots: Dots, ax, norm: Normalize) -> None:
+# How a layer of a dotplot is drawn (outputs.dotplot_layers): the HSPs faded under the chains, the
+# backbone on top, thicker
+LAYER_STYLES = {"hsps": (0.25, 1.0, 2), "chains": (0.6, 1.4, 3), "backbone": (1.0, 2.2, 4)}
+LAYER_NAMES = {"hsps": "HSPs", "chains": "other chains", "backbone": "backbone chains"}
+
+
+def draw_layers(dots: Dots, layers: dict, ax, norm: Normalize) -> None:
+    """The HSPs' dots, faded where chain layers are drawn over them, then each chain layer (a dict
+    name -> Dots, among LAYER_STYLES; "hsps" in it, even None, draws the HSPs)."""
+    if not layers:
+        draw_dots(dots, ax, norm)
+        return
+    for name in ("hsps", "chains", "backbone"):
+        if name in layers and (name == "hsps" or layers[name] is not None):
+            alpha, width, zorder = LAYER_STYLES[name]
+            draw_dots(dots if name == "hsps" else layers[name], ax, norm, alpha, width, zorder)
+
+
+def _layers_title(dots: Dots, layers: dict) -> str:
+    text = f"{dots.count:,} HSPs"
+    if layers and layers.get("backbone") is not None:
+        text += f", {layers['backbone'].count:,} backbone chains"
+    return text
+
+
+def draw_dots(dots: Dots, ax, norm: Normalize, alpha: float = 1.0, linewidth: float = 1.2, zorder: int = 2) -> None:
     """Raster cells under the lines, each coloured by identity on its orientation's ramp."""
     for drawn in (0, 1):
         cells = dots.cells[drawn].reshape(RASTER, RASTER)
         if dots.rastered and (cells > 0).any():
             rgba = RAMPS[drawn](norm(np.where(cells > 0, cells, np.nan)))
-            rgba[..., 3] = cells > 0
+            rgba[..., 3] = (cells > 0) * alpha
             ax.imshow(rgba, origin="lower", extent=(0, dots.width, 0, dots.height), aspect="auto",
-                      interpolation="nearest", zorder=0)
+                      interpolation="nearest", zorder=zorder - 2)
     lines = dots.lines
     segments = np.stack((np.stack((lines["x0"], lines["y0"]), axis=1),
                          np.stack((lines["x1"], lines["y1"]), axis=1)), axis=1)
     for drawn in (0, 1):
         keep = lines["drawn"] == drawn
         if keep.any():
-            ax.add_collection(LineCollection(segments[keep], colors=RAMPS[drawn](norm(lines["identity"][keep])),
-                                             linewidths=1.2, zorder=2))
+            ax.add_collection(LineCollection(segments[keep], colors=RAMPS[drawn](norm(lines["identity"][keep]),
+                                                                                 alpha=alpha),
+                                             linewidths=linewidth, zorder=zorder))
 
 
 def _colour_bars(fig, axes, norm: Normalize) -> None:
@@ -92,7 +118,8 @@ def _figure_size(width: float, height: float, longest: float = 8.0) -> tuple[flo
 # The pictures
 
 
-def pair_dotplot(dots: Dots, qname: str, rname: str, path: str, min_identity: float | None = None) -> None:
+def pair_dotplot(dots: Dots, qname: str, rname: str, path: str, min_identity: float | None = None,
+                 layers: dict | None = None) -> None:
     """Dotplot of one chromosome pair: reference on x, query on y, positions in bp, kb or Mb, HSPs
     coloured by identity (forward blues, reverse reds), the two scales equal up to 4:1.
 
@@ -106,7 +133,7 @@ def pair_dotplot(dots: Dots, qname: str, rname: str, path: str, min_identity: fl
     width, height = fig.get_size_inches()
     ax = fig.add_axes((left / width, bottom / height, w / width, h / height))
     norm = Normalize(*dots.identity_range(min_identity))
-    draw_dots(dots, ax, norm)
+    draw_layers(dots, layers, ax, norm)
     ax.set_xlim(0, dots.width)
     ax.set_ylim(0, dots.height)
     for axis, span, name in ((ax.xaxis, dots.width, rname), (ax.yaxis, dots.height, qname)):
@@ -114,7 +141,7 @@ def pair_dotplot(dots: Dots, qname: str, rname: str, path: str, min_identity: fl
         axis.set_major_formatter(bp_formatter(span))
         axis.set_label_text(f"{name} ({bp_unit(span)[1]})", fontsize=9)
     ax.tick_params(labelsize=8)
-    ax.set_title(f"{qname} vs {rname}: {dots.count:,} HSPs", fontsize=9)
+    ax.set_title(f"{qname} vs {rname}: {_layers_title(dots, layers)}", fontsize=9)
     bar_h = min(h, 3.0) * 0.9
     for i, drawn in enumerate((0, 1)):
         cax = fig.add_axes(((left + w + 0.15 + i * 0.7) / width, (bottom + (h - bar_h) / 2) / height, 0.12 / width,
@@ -164,7 +191,7 @@ def _genome_title(genome: str, role: str, records: int, length: int) -> str:
 
 
 def grid_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: str,
-                 min_identity: float | None = None) -> None:
+                 min_identity: float | None = None, layers: dict | None = None) -> None:
     """Genome-by-genome dotplot: reference chromosomes end to end on x, query chromosomes on y (in
     the Layout's order; a flipped query record is marked '(-)'), borders and short names drawn,
     positions along each genome in bp, kb or Mb on the top and right axes."""
@@ -172,7 +199,7 @@ def grid_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
     size = _figure_size(layout.width, layout.height)
     fig, ax = plt.subplots(figsize=size, layout="constrained")
     norm = Normalize(*dots.identity_range(min_identity))
-    draw_dots(dots, ax, norm)
+    draw_layers(dots, layers, ax, norm)
     # record borders: one collection a side (1,000 contigs are 1,000 lines, not 1,000 artists), and
     # none on a side of more than MAX_BORDERS records, whose borders would paint the plot grey
     xs, ys = _borders(layout.roff, MAX_BORDERS), _borders(np.sort(layout.qoff), MAX_BORDERS)
@@ -204,7 +231,7 @@ def grid_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
         ax.tick_params(axis="x", labelrotation=90)
     ax.set_xlabel(_genome_title(rgenome, "reference", len(rnames), layout.width))
     ax.set_ylabel(_genome_title(qgenome, "query", len(qnames), layout.height))
-    ax.set_title(f"{qgenome} vs {rgenome}: {dots.count:,} HSPs", fontsize=10)
+    ax.set_title(f"{qgenome} vs {rgenome}: {_layers_title(dots, layers)}", fontsize=10)
     _colour_bars(fig, ax, norm)
     save_png(fig, path)
 

@@ -6,6 +6,7 @@ rule plots:
     input:
         hsps=path("hsps"),
         coverage=path("coverage_pairs"),
+        chains=path("chains_table") if OUT["chains_table"] else [],
         qtable=path("chromosomes", genome="{query}"),
         rtable=path("chromosomes", genome="{reference}"),
     output:
@@ -18,6 +19,7 @@ rule plots:
     params:
         max_pair_dotplots=OUT["max_pair_dotplots"],
         order=OUT["dotplot_order"],
+        layers=OUT["dotplot_layers"],
     conda:
         "../envs/engine.yaml"
     log:
