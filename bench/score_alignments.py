@@ -15,7 +15,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common.truth import Truth, score  # noqa: E402
+from common.truth import Truth, score, segments  # noqa: E402
 
 
 def main() -> None:
@@ -23,6 +23,8 @@ def main() -> None:
     parser.add_argument("--truth", required=True, help="<out>_truth.npz of bench/simulate.py --truth")
     parser.add_argument("--held", help="PAF whose true pairs are the recall's second denominator (the HSPs)")
     parser.add_argument("--only", help="PAF tag a row must carry to count (tp:A:P: the backbone)")
+    parser.add_argument("--segments", help="PAF whose recall is given for every collinear piece of the truth "
+                        "(syntenic blocks, inversions, the translocation): say, the backbone's")
     parser.add_argument("pafs", nargs="+", help="LABEL=PATH or PATH")
     args = parser.parse_args()
     truth = Truth(args.truth)
@@ -43,6 +45,15 @@ def main() -> None:
             both = sum((result["held"][name] & held[name]).sum() for name in held)
             line += f" {100 * both / max(1, held_total):>10.2f}"
         print(line)
+    if args.segments:
+        found = score(truth, args.segments)["held"]
+        print(f"\ncollinear pieces of the truth, >= 1 kb, and the share of their pairs {args.segments} aligns"
+              + (" (of those HSPs hold)" if held else ""))
+        print(f"{'chromosome':<12} {'query start':>12} {'query end':>12} {'strand':>6} {'recall %':>9}")
+        for name, lo, hi, strand in segments(truth):
+            want = held[name][lo:hi] if held else truth.partner[name][lo:hi] >= 0
+            got = found[name][lo:hi] & want
+            print(f"{name:<12} {lo:>12,} {hi:>12,} {'-+'[strand == 0]:>6} {100 * got.sum() / max(1, want.sum()):>9.2f}")
 
 
 if __name__ == "__main__":

@@ -74,3 +74,23 @@ def score(truth: Truth, path: str) -> dict:
         correct += int(ok.sum())
         held[qname][qs[ok]] = True
     return {"aligned": aligned, "correct": correct, "held": held}
+
+
+def segments(truth: Truth, min_length: int = 1000, max_indel: int = 50) -> list[tuple]:
+    """The collinear pieces of the truth along each query chromosome: (name, qstart, qend, strand) of
+    each run of query bases whose true partners follow one another on one strand (indels up to
+    max_indel bases apart), at least min_length long: the syntenic blocks, the inversions (strand 1)
+    and the translocated piece, in the order they lie on the query."""
+    out = []
+    for name, partner in truth.partner.items():
+        strand = truth.strand[name]
+        q = np.flatnonzero(partner >= 0)
+        if q.size == 0:
+            continue
+        r, s = partner[q], strand[q]
+        step = np.diff(r) * np.where(s[1:] == 1, -1, 1)
+        breaks = np.flatnonzero((s[1:] != s[:-1]) | (step <= 0) | (step > max_indel) | (np.diff(q) > max_indel)) + 1
+        for lo, hi in zip(np.concatenate(([0], breaks)), np.concatenate((breaks, [q.size]))):
+            if q[hi - 1] + 1 - q[lo] >= min_length:
+                out.append((name, int(q[lo]), int(q[hi - 1]) + 1, int(s[lo])))
+    return out
