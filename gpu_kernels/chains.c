@@ -9,8 +9,8 @@
  * diagonals, so each scan sees a few HSPs, not the thousands a plain look-back in query order would.
  *
  * take_chains: best-first extraction (walks of predecessors until an HSP already taken).
- * backbone: chains in order, kept where more than half of each span is new on both genomes
- * (a bit a base of each genome). */
+ * backbone: chains in order, kept where more than half of their aligned bases are new on both
+ * genomes (a bit a base of each genome). */
 #include "cpu.h"
 
 #include <stdlib.h>
@@ -238,44 +238,52 @@ static void set_bits(uint64_t *bits, int64_t lo, int64_t hi) {
     }
 }
 
-/* backbone(qlo, qhi, rlo, rhi, qbits, rbits, keep): chains in order, their spans on the genomes laid
- * end to end; a chain is kept (keep[c] = 1) where more than half of its query span and more than
- * half of its reference span are not yet covered by a kept chain, and then covers both. */
+/* backbone(starts, qlo, qhi, rlo, rhi, qbits, rbits, keep): chains in order, each its blocks
+ * [starts[c], starts[c + 1]) on the genomes laid end to end; a chain is kept (keep[c] = 1) where more
+ * than half of its aligned bases on the query and more than half on the reference are not yet
+ * covered by a kept chain's blocks, and then covers them. */
 PyObject *py_backbone(PyObject *self, PyObject *args) {
-    Py_buffer b[7];
-    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*w*", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6]))
+    Py_buffer b[8];
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*w*w*w*", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &b[7]))
         return NULL;
-    const int64_t n = b[0].len / 8;
-    int ok = 1;
-    for (int k = 1; k < 4 && ok; k++)
+    const int64_t chains = b[7].len, n = b[1].len / 8;
+    int ok = check_items(&b[0], "backbone", 8, chains + 1);
+    for (int k = 2; k < 5 && ok; k++)
         ok = check_items(&b[k], "backbone", 8, n);
-    ok = ok && check_items(&b[6], "backbone", 1, n);
     if (ok) {
-        const int64_t *qlo = (const int64_t *)b[0].buf, *qhi = (const int64_t *)b[1].buf,
-                      *rlo = (const int64_t *)b[2].buf, *rhi = (const int64_t *)b[3].buf;
-        uint64_t *qbits = (uint64_t *)b[4].buf, *rbits = (uint64_t *)b[5].buf;
-        const int64_t qcap = b[4].len * 8, rcap = b[5].len * 8;
-        uint8_t *keep = (uint8_t *)b[6].buf;
-        for (int64_t c = 0; c < n && ok; c++)
-            ok = qlo[c] >= 0 && qlo[c] <= qhi[c] && qhi[c] <= qcap && rlo[c] >= 0 && rlo[c] <= rhi[c] && rhi[c] <= rcap;
+        const int64_t *starts = (const int64_t *)b[0].buf, *qlo = (const int64_t *)b[1].buf,
+                      *qhi = (const int64_t *)b[2].buf, *rlo = (const int64_t *)b[3].buf, *rhi = (const int64_t *)b[4].buf;
+        uint64_t *qbits = (uint64_t *)b[5].buf, *rbits = (uint64_t *)b[6].buf;
+        const int64_t qcap = b[5].len * 8, rcap = b[6].len * 8;
+        uint8_t *keep = (uint8_t *)b[7].buf;
+        ok = starts[0] == 0 && starts[chains] == n;
+        for (int64_t c = 0; c < chains && ok; c++)
+            ok = starts[c] <= starts[c + 1];
+        for (int64_t k = 0; k < n && ok; k++)
+            ok = qlo[k] >= 0 && qlo[k] <= qhi[k] && qhi[k] <= qcap && rlo[k] >= 0 && rlo[k] <= rhi[k] && rhi[k] <= rcap;
         if (ok) {
             Py_BEGIN_ALLOW_THREADS
-            for (int64_t c = 0; c < n; c++) {
-                const int64_t qlen = qhi[c] - qlo[c], rlen = rhi[c] - rlo[c];
-                const int64_t qnew = qlen - count_set(qbits, qlo[c], qhi[c]);
-                const int64_t rnew = rlen - count_set(rbits, rlo[c], rhi[c]);
-                keep[c] = 2 * qnew > qlen && 2 * rnew > rlen;
-                if (keep[c]) {
-                    set_bits(qbits, qlo[c], qhi[c]);
-                    set_bits(rbits, rlo[c], rhi[c]);
+            for (int64_t c = 0; c < chains; c++) {
+                int64_t qlen = 0, rlen = 0, qnew = 0, rnew = 0;
+                for (int64_t k = starts[c]; k < starts[c + 1]; k++) {
+                    qlen += qhi[k] - qlo[k];
+                    rlen += rhi[k] - rlo[k];
+                    qnew += qhi[k] - qlo[k] - count_set(qbits, qlo[k], qhi[k]);
+                    rnew += rhi[k] - rlo[k] - count_set(rbits, rlo[k], rhi[k]);
                 }
+                keep[c] = 2 * qnew > qlen && 2 * rnew > rlen;
+                if (keep[c])
+                    for (int64_t k = starts[c]; k < starts[c + 1]; k++) {
+                        set_bits(qbits, qlo[k], qhi[k]);
+                        set_bits(rbits, rlo[k], rhi[k]);
+                    }
             }
             Py_END_ALLOW_THREADS
         } else {
-            PyErr_SetString(PyExc_ValueError, "backbone: a span outside its genome's bits");
+            PyErr_SetString(PyExc_ValueError, "backbone: blocks out of order or outside their genome's bits");
         }
     }
-    for (int k = 0; k < 7; k++)
+    for (int k = 0; k < 8; k++)
         PyBuffer_Release(&b[k]);
     if (!ok)
         return NULL;

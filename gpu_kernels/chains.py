@@ -78,8 +78,9 @@ def chain_hsps(hsps: dict, qlens, rlens, params: Params, threads: int = 0) -> tu
     trim = np.where(first, 0, np.maximum(0, np.maximum(xe[prev] - x[members], ye[prev] - y[members])))
     rows = order[members]
     table = _chain_table(h, rows, mchain, trim, scores[ranked], ranked.size)
-    table["backbone"] = backbone(table, qlens, rlens)
-    return table, chain_of, {"rows": rows, "trim": trim, "chain": mchain}
+    members = {"rows": rows, "trim": trim, "chain": mchain}
+    table["backbone"] = backbone(table, chain_blocks(h, members, rlens), qlens, rlens)
+    return table, chain_of, members
 
 
 def _dp_order(h: dict, nq: int, nr: int) -> np.ndarray:
@@ -115,17 +116,26 @@ def _chain_table(h: dict, rows: np.ndarray, mchain: np.ndarray, trim: np.ndarray
             "aligned": reduce(np.add, kept), "identities": reduce(np.add, ids)}
 
 
-def backbone(table: dict, qlens, rlens) -> np.ndarray:
-    """The one-to-one chains (int8 1), taken in chain order: a chain is kept where more than half of its
-    query span and more than half of its reference span are not yet covered by a kept chain."""
+def backbone(table: dict, blocks: dict, qlens, rlens) -> np.ndarray:
+    """The one-to-one chains (int8 1), taken in chain order: a chain is kept where more than half of
+    its aligned bases on the query and more than half on the reference (its blocks: chain_blocks)
+    are not yet covered by a kept chain's. Its blocks, not its spans: a chain that bridges a small
+    inversion does not hide the inversion's own chain."""
     qoff = np.concatenate(([0], np.cumsum(np.asarray(qlens, dtype=np.int64))))
     roff = np.concatenate(([0], np.cumsum(np.asarray(rlens, dtype=np.int64))))
     qbits = np.zeros(int(qoff[-1]) // 64 + 1, dtype=np.uint64)
     rbits = np.zeros(int(roff[-1]) // 64 + 1, dtype=np.uint64)
-    keep = np.zeros(table["chain"].size, dtype=np.int8)
-    qrec, rrec = table["qrec"].astype(np.int64), table["rrec"].astype(np.int64)
-    native.module("_cpu").backbone(qoff[qrec] + table["qstart"], qoff[qrec] + table["qend"],
-                                   roff[rrec] + table["rstart"], roff[rrec] + table["rend"], qbits, rbits, keep)
+    chains = int(table["chain"].size)
+    keep = np.zeros(chains, dtype=np.int8)
+    chain = blocks["chain"]
+    qrec, rrec = table["qrec"].astype(np.int64)[chain], table["rrec"].astype(np.int64)[chain]
+    reverse = table["strand"][chain] == 1
+    rlen = np.asarray(rlens, dtype=np.int64)[rrec]
+    rlo = np.where(reverse, rlen - blocks["ye"], blocks["y0"])  # forward reference coordinates
+    rhi = np.where(reverse, rlen - blocks["y0"], blocks["ye"])
+    starts = np.searchsorted(chain, np.arange(chains + 1)).astype(np.int64)
+    native.module("_cpu").backbone(starts, qoff[qrec] + blocks["x0"], qoff[qrec] + blocks["xe"], roff[rrec] + rlo,
+                                   roff[rrec] + rhi, qbits, rbits, keep)
     return keep
 
 

@@ -332,7 +332,7 @@ static PyMethodDef methods[] = {
     {"take_chains", py_take_chains, METH_VARARGS,
      "take_chains(best, pred, visit, chain, scores, heads) -> chains: best-first extraction (chains.c)"},
     {"backbone", py_backbone, METH_VARARGS,
-     "backbone(qlo, qhi, rlo, rhi, qbits, rbits, keep): the one-to-one chains (chains.c)"},
+     "backbone(starts, qlo, qhi, rlo, rhi, qbits, rbits, keep): the one-to-one chains (chains.c)"},
     {NULL, NULL, 0, NULL},
 };
 

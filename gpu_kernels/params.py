@@ -100,7 +100,7 @@ class Chaining:
     chain_gap_open: int = 5      # cost of a diagonal shift (an indel) between two HSPs
     chain_gap_extend: int = 1    # and of each base it shifts by
     chain_gap_base: int = 1      # hundredths of a score point a base of the gap costs (unaligned bases)
-    min_chain_score: int = 500   # chains scoring less are dropped (a lone repeat hit scores 50-300)
+    min_chain_score: int = 300   # chains scoring less are dropped (a lone repeat hit scores 50-300)
 
     def __post_init__(self) -> None:
         for name in ("max_gap", "chain_gap_open", "chain_gap_extend", "chain_gap_base", "min_chain_score"):

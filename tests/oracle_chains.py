@@ -4,7 +4,9 @@ kept chain by chain with a set of covered bases. Shares no code with gpu_kernels
 
 HSPs come in as dicts of equal-length lists (qrec, rrec, strand, qstart, qend, rstart, rend,
 score, identities), with the reference record lengths; the result is, for every HSP row, its chain
-number (-1: in no chain) and, for every chain, (score, backbone) in chain order.
+number (-1: in no chain) and, for every chain, (score, backbone) in chain order. The backbone keeps
+a chain where more than half of its aligned bases (its HSPs, each trimmed at its start by its
+overlap with the one before) are new on both genomes.
 """
 from __future__ import annotations
 
@@ -83,14 +85,20 @@ def chains(h: dict, rlens, p) -> tuple[list[int], list[tuple[int, int]]]:
     covered = {"q": set(), "r": set()}
     result = []
     for score, members in taken:
-        qrec, rrec = h["qrec"][members[0]], h["rrec"][members[0]]
-        qspan = range(min(h["qstart"][m] for m in members), max(h["qend"][m] for m in members))
-        rspan = range(min(h["rstart"][m] for m in members), max(h["rend"][m] for m in members))
-        qnew = sum((qrec, b) not in covered["q"] for b in qspan)
-        rnew = sum((rrec, b) not in covered["r"] for b in rspan)
-        keep = 2 * qnew > len(qspan) and 2 * rnew > len(rspan)
+        # the chain's aligned bases: each member trimmed at its start by its overlap with the one before
+        qbases, rbases = set(), set()
+        previous = None
+        for m in members:
+            x, xe, y, ye, _ = coords[m]
+            trim = 0 if previous is None else max(0, coords[previous][1] - x, coords[previous][3] - y)
+            rlen = rlens[h["rrec"][m]]
+            qbases.update((h["qrec"][m], b) for b in range(x + trim, xe))
+            rspan = range(y + trim, ye) if h["strand"][m] == 0 else range(rlen - ye, rlen - y - trim)
+            rbases.update((h["rrec"][m], b) for b in rspan)
+            previous = m
+        keep = 2 * len(qbases - covered["q"]) > len(qbases) and 2 * len(rbases - covered["r"]) > len(rbases)
         if keep:
-            covered["q"].update((qrec, b) for b in qspan)
-            covered["r"].update((rrec, b) for b in rspan)
+            covered["q"] |= qbases
+            covered["r"] |= rbases
         result.append((score, int(keep)))
     return chain_of, result

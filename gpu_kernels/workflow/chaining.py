@@ -60,7 +60,7 @@ def chain_table(hsps_path: str, qlens, rlens, params: Params) -> tuple[dict, dic
     blocks["chain"] = number[blocks["chain"]]
     placed = np.argsort(blocks["chain"], kind="stable")
     blocks = {name: column[placed] for name, column in blocks.items()}
-    table["backbone"] = backbone(table, qlens, rlens)
+    table["backbone"] = backbone(table, blocks, qlens, rlens)
     return table, blocks
 
 
