@@ -74,6 +74,8 @@ def test_default_run_outputs(default_run):
     chains = (pair / "chains.paf").read_bytes()
     assert chains == cli.read_bytes() and chains.count(b"tp:A:P") >= 5
     assert (pair / "chains.chain").read_text().startswith("chain ") and (pair / "chains.parquet").stat().st_size > 0
+    for row in read_tsv(pair / "coverage_genomes.tsv"):  # the backbone's spans: the homology map's coverage
+        assert 0.9 < float(row["coverage_backbone"]) <= 1 and float(row["coverage_both"]) > 0.9
 
 
 def test_report(default_run):

@@ -27,7 +27,8 @@ from .mummer import mummer_parts  # noqa: F401
 from .paf import paf_text  # noqa: F401
 from .parquet import ROW_GROUP_ROWS, HspWriter, hsp_schema, write_hsps  # noqa: F401
 from .rows import STRANDS, format_rows, name_table, write_text  # noqa: F401
-from .tables import TEXT_SLICE_ROWS, columns_of, iter_hsps, memory_parts, read_hsps, read_meta, table_parts  # noqa: F401
+from .tables import (TEXT_SLICE_ROWS, columns_of, iter_hsps, memory_parts, read_columns, read_hsps,  # noqa: F401
+                     read_meta, table_parts)
 from .threads import default_threads, ordered_map  # noqa: F401
 from .tsv import read_tsv, write_tsv  # noqa: F401
 

@@ -70,6 +70,13 @@ def read_hsps(path: str, columns=None) -> tuple[dict, dict]:
     return hsps, read_meta(path)
 
 
+def read_columns(path: str) -> dict:
+    """Every column of a small table (a genome pair's chains) as NumPy arrays of their stored types."""
+    import pyarrow.parquet as pq
+
+    return columns_of(pq.read_table(path))
+
+
 def memory_parts(hsps: dict, rows: int = 0):
     """Loaders (for write_text) of the slices of HSP columns held in memory."""
     rows = rows or TEXT_SLICE_ROWS

@@ -47,7 +47,8 @@ def filter_table(table_path: str, out_dir: str, min_len: int = 0, min_identity: 
     if any(out[kind] for kind in CHAIN_KINDS):  # chains of the kept HSPs, as the chains rule makes them
         write_chains(out["hsps"], {kind: out[kind] for kind in CHAIN_KINDS})
     coverage_tables(out["hsps"], query, reference, out["coverage_pairs"], out["coverage_query"],
-                    out["coverage_reference"], out["coverage_genomes"], backend, default_threads())
+                    out["coverage_reference"], out["coverage_genomes"], backend, default_threads(),
+                    out["chains_table"])
     pair_pictures(out["hsps"], out["coverage_pairs"], query, reference, out["grid_dotplot"], out["coverage_heatmap"],
                   out["pair_dotplots"], max_pair_plots, out["html_dotplot"], order, default_threads(),
                   out["chains_table"])

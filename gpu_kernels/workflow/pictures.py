@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..formats import iter_hsps, read_meta
+from ..formats import iter_hsps, read_columns, read_meta
 from ..schema import HSP
 from .genome import Genome
 
@@ -81,7 +81,7 @@ def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: 
     qindex = pd.Index(query.names).get_indexer(pairs["query"])
     rindex = pd.Index(reference.names).get_indexer(pairs["reference"])
     covered = pairs["query_covered_both"].to_numpy(np.int64)
-    chains = read_chains(chains_path) if chains_path else None
+    chains = read_columns(chains_path) if chains_path else None
     layout = Layout(query.lengths, reference.lengths)
     if order == "reference" and len(query.names) > 1:
         layout = along_backbone(chains, query, reference) if chains is not None and chains["backbone"].any() else \
@@ -142,15 +142,6 @@ def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: 
                 pictures.append((pair_dotplot, (pair_dots[qi * nr + ri], qshort[qi], rshort[ri],
                                                 os.path.join(pairs_dir, name + ".png"), low, pair_layers)))
         draw_all(pictures, pool)
-
-
-def read_chains(path: str) -> dict:
-    """A chains table's columns (NumPy): a genome pair's chains are few, held whole."""
-    import pyarrow.parquet as pq
-
-    from ..formats import columns_of
-
-    return columns_of(pq.read_table(path))
 
 
 def chain_layers(chains: dict | None, layers, dots, single: bool = False) -> dict | None:

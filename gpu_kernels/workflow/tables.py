@@ -4,17 +4,19 @@ from __future__ import annotations
 import numpy as np
 
 from ..backend import get_backend
-from ..coverage import STRANDS, table_coverage
-from ..formats import write_tsv
+from ..coverage import STRANDS, table_coverage, union_length
+from ..formats import read_columns, write_tsv
 from ..schema import HSP
 from .genome import Genome
 
 
 def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path: str, query_path: str,
-                    reference_path: str, genomes_path: str, backend: str = "numpy", threads: int = 2) -> None:
+                    reference_path: str, genomes_path: str, backend: str = "numpy", threads: int = 2,
+                    chains_path: str | None = None) -> None:
     """Coverage of both genomes (unions of intervals on the backend's device), forward, reverse and
     both strands: per chromosome pair with HSPs (each side), per query chromosome, per reference
-    chromosome, and per genome. threads: the table's reading threads (on the CuPy backend)."""
+    chromosome, and per genome; with chains_path (the chains table), the backbone's too (`backbone`:
+    the union of the backbone chains' spans). threads: the table's reading threads (on the CuPy backend)."""
     import pandas as pd
 
     nq, nr = len(query.names), len(reference.names)
@@ -26,14 +28,20 @@ def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path
     keys, counts, per_pair, alignment = coverage.pairs()
     per_record = {side: coverage.records(side) for side in ("query", "reference")}
     del coverage
+    strands = STRANDS
+    if chains_path:
+        backbone = backbone_coverage(read_columns(chains_path), nq, nr, keys.astype(np.int64))
+        for side in ("query", "reference"):
+            per_pair[side]["backbone"], per_record[side]["backbone"] = backbone[side]
+        strands = STRANDS + ("backbone",)
     qi, ri = np.divmod(keys.astype(np.int64), nr)
     pairs = pd.DataFrame({"query_genome": query.name, "query": query.names[qi], "query_length": query.lengths[qi],
                           "reference_genome": reference.name, "reference": reference.names[ri],
                           "reference_length": reference.lengths[ri], "hsps": counts.astype(np.int64)})
     for side, lengths in (("query", query.lengths[qi]), ("reference", reference.lengths[ri])):
-        for strand in STRANDS:
+        for strand in strands:
             pairs[f"{side}_covered_{strand}"] = per_pair[side][strand].astype(np.int64)
-        for strand in STRANDS:
+        for strand in strands:
             pairs[f"{side}_coverage_{strand}"] = np.round(per_pair[side][strand] / np.maximum(1, lengths), 6)
     for name, column in alignment.items():  # where the pair's HSPs lie: the dotplots order records by it
         pairs[name] = column
@@ -43,14 +51,32 @@ def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path
                                     ("reference", reference, query, reference_path)):
         table = pd.DataFrame({f"{side}_genome": this.name, side: this.names, f"{side}_length": this.lengths,
                               f"{'reference' if side == 'query' else 'query'}_genome": other.name})
-        for strand in STRANDS:
+        for strand in strands:
             table[f"covered_{strand}"] = per_record[side][strand].astype(np.int64)
-        for strand in STRANDS:
+        for strand in strands:
             table[f"coverage_{strand}"] = np.round(per_record[side][strand] / np.maximum(1, this.lengths), 6)
         write_tsv(path, table)
         total = int(this.lengths.sum())
         genomes.append({"side": side, "genome": this.name, "other_genome": other.name, "records": len(this.names),
                         "length": total,
-                        **{f"covered_{s}": int(per_record[side][s].sum()) for s in STRANDS},
-                        **{f"coverage_{s}": round(int(per_record[side][s].sum()) / max(1, total), 6) for s in STRANDS}})
+                        **{f"covered_{s}": int(per_record[side][s].sum()) for s in strands},
+                        **{f"coverage_{s}": round(int(per_record[side][s].sum()) / max(1, total), 6) for s in strands}})
     write_tsv(genomes_path, pd.DataFrame(genomes))
+
+
+def backbone_coverage(chains: dict, nq: int, nr: int, pair_keys: np.ndarray) -> dict:
+    """{side: (bases covered by the backbone chains' spans per record pair of pair_keys (qrec * nr +
+    rrec), per record of the side)}, unions of intervals."""
+    keep = chains["backbone"] == 1
+    qrec, rrec = chains["qrec"][keep].astype(np.int64), chains["rrec"][keep].astype(np.int64)
+    out = {}
+    for side, rec, records, start, end in (("query", qrec, nq, "qstart", "qend"),
+                                           ("reference", rrec, nr, "rstart", "rend")):
+        starts, ends = chains[start][keep].astype(np.int64), chains[end][keep].astype(np.int64)
+        pair = qrec * nr + rrec
+        per_pair = np.zeros(pair_keys.size, dtype=np.int64)
+        if pair.size:
+            slot = np.searchsorted(pair_keys, pair)  # every backbone chain's pair has HSPs, so is a key
+            per_pair = union_length(slot, starts, ends, pair_keys.size).astype(np.int64)
+        out[side] = (per_pair, union_length(rec, starts, ends, records).astype(np.int64))
+    return out

@@ -4,6 +4,7 @@
 rule coverage:
     input:
         hsps=path("hsps"),
+        chains=path("chains_table") if OUT["chains_table"] else [],
         qtable=path("chromosomes", genome="{query}"),
         rtable=path("chromosomes", genome="{reference}"),
     output:
