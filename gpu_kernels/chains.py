@@ -6,15 +6,16 @@ before it on both genomes (overlaps trimmed), at most max_gap apart, its diagona
 from the one before. NumPy puts the HSPs in the DP order and indexes them by diagonal bucket; the
 compiled DP (chains.c) finds each HSP's best chain score and predecessor on all cores, record pair
 and strand groups side by side, then the chains are taken best-first and the backbone kept chain
-by chain. The CuPy twin copies the table to the host and runs the same (so both backends give the
-same chains); a device DP is future work (the README says what is missing).
+by chain. The CuPy twin first drops, on the device, the HSPs that no link touches and that score
+too little to be a chain alone (chains.cu: on repeat-rich pairs all but a few percent), then copies
+the rest to the host and runs the same, so both backends give the same chains.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from . import native
-from .arrays import stable_argsort, to_host
+from .arrays import BLOCK, blocks, cupy, kernel, stable_argsort, to_host
 from .hsps import complete, in_order, order_by
 from .params import Params
 from .schema import CHAIN, HSP
@@ -92,8 +93,52 @@ def _dp_order(h: dict, nq: int, nr: int) -> np.ndarray:
 
 
 def chain_hsps_cupy(hsps: dict, qlens, rlens, params: Params, threads: int = 0) -> tuple[dict, np.ndarray, dict]:
-    """chain_hsps of a table on the device: copied to the host, chained there (same chains)."""
-    return chain_hsps({name: to_host(column) for name, column in hsps.items()}, qlens, rlens, params, threads)
+    """chain_hsps of a table on the device: the device drops the HSPs that no link touches (chains.cu's
+    candidate scan) and that score under min_chain_score, so are in no chain (alone they would score
+    too little; no other chain can hold them); the rest (on repeat-rich pairs a few percent) are
+    copied to the host and chained there. The same chains, chain_of and members as chain_hsps."""
+    cp = cupy()
+    c = params.chaining
+    h = complete(hsps)
+    n = int(h["qstart"].size)
+    nr = max(1, len(rlens))
+    if n == 0 or _dp_order(h, len(qlens), nr) is not None:  # not in the DP order: all of it on the host
+        return chain_hsps({name: to_host(column) for name, column in hsps.items()}, qlens, rlens, params, threads)
+    rlen = cp.asarray(np.asarray(rlens, dtype=np.int64))[h["rrec"]]
+    reverse = h["strand"] == 1
+    x, xe = h["qstart"].astype(cp.int64, copy=False), h["qend"].astype(cp.int64, copy=False)
+    y = cp.where(reverse, rlen - h["rend"], h["rstart"])
+    ye = cp.where(reverse, rlen - h["rstart"], h["rend"])
+    del rlen, reverse
+    group = (h["qrec"].astype(cp.int64) * nr + h["rrec"]) * 2 + h["strand"]
+    bucket = cp.floor_divide(x - y, c.max_shift)
+    low = int(bucket.min())
+    cell = group * (int(bucket.max()) - low + 1) + (bucket - low)
+    byb = stable_argsort(cell).astype(cp.int64, copy=False)
+    place = cp.empty(n, dtype=cp.int64)
+    place[byb] = cp.arange(n, dtype=cp.int64)
+    cell = cell[byb]
+    starts = cp.ones(n, dtype=cp.bool_)
+    starts[1:] = cell[1:] != cell[:-1]
+    del cell
+    run = cp.cumsum(starts, dtype=cp.int64) - 1
+    edges = cp.concatenate((cp.flatnonzero(starts), cp.asarray([n], dtype=cp.int64)))
+    run_lo, run_hi = edges[run], edges[run + 1]
+    del starts, run, edges
+    linked = cp.zeros(n, dtype=cp.uint8)
+    kernel("chains.cu", "chain_linked")((blocks(n),), (BLOCK,), (
+        x, xe, y, ye, group, bucket, byb, place, run_lo, run_hi, cp.int64(n), cp.int64(c.max_gap),
+        cp.int64(c.max_shift), cp.int64(int((xe - x).max())), linked))
+    del y, ye, group, bucket, byb, place, run_lo, run_hi
+    rows = cp.flatnonzero((linked == 1) | (h["score"] >= c.min_chain_score))
+    del linked
+    kept = {name: to_host(hsps[name][rows]) for name in HSP.stored}
+    rows = to_host(rows).astype(np.int64)
+    table, chain_kept, members = chain_hsps(kept, qlens, rlens, params, threads)
+    chain_of = np.full(n, -1, dtype=np.int64)
+    chain_of[rows] = chain_kept
+    members["rows"] = rows[members["rows"]]
+    return table, chain_of, members
 
 
 def _chain_table(h: dict, rows: np.ndarray, mchain: np.ndarray, trim: np.ndarray, scores: np.ndarray,

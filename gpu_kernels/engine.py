@@ -86,8 +86,9 @@ class Result:
 
         q, r = self.query, self.reference
         table, _, members = self.backend.chain_hsps(self.table, q.lengths, r.lengths, self.params)
-        hosted = {name: self.backend.to_host(self.table[name]) for name in ("qstart", "qend", "rstart", "rrec", "strand")}
-        blocks = chain_blocks(hosted, members, r.lengths)
+        rows = self.backend.to_device(members["rows"])  # the members' own columns come to the host, no more
+        hosted = {name: self.backend.to_host(self.table[name][rows]) for name in ("qstart", "qend", "rstart", "rrec", "strand")}
+        blocks = chain_blocks(hosted, dict(members, rows=np.arange(members["rows"].size)), r.lengths)
         for kind in ("chains_paf", "chain_file"):
             if paths.get(kind):
                 write_chain_text(kind, paths[kind], table, blocks, q.names, q.lengths, r.names, r.lengths)

@@ -606,3 +606,21 @@ def test_chains_are_the_same_on_both_backends(tmp_path):
         out[backend] = [open(paths[0], "rb").read(), open(paths[1], "rb").read(),
                         pq.read_table(paths[2]).to_pydict()]
     assert out["numpy"] == out["cupy"] and out["numpy"][0].count(b"tp:A:P") >= 5
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_chains_of_a_device_table_equal_the_host_ones(seed):
+    """chain_hsps_cupy (the HSPs no link touches and too weak alone dropped on the device, the rest
+    chained on the host) equals chain_hsps on drawn tables: records, strands, repeats, ties, and
+    thresholds that drop many or none."""
+    from test_chains import drawn_table
+
+    from gpu_kernels.chains import chain_hsps, chain_hsps_cupy
+
+    table, qlens, rlens = drawn_table(seed, 400, 1 + seed % 3, 3000)
+    for params in (Params(min_chain_score=0), Params(min_chain_score=150, max_shift=7, max_gap=200), Params()):
+        want = chain_hsps(table, qlens, rlens, params)
+        got = chain_hsps_cupy({k: cp.asarray(v) for k, v in table.items()}, qlens, rlens, params)
+        assert all(np.array_equal(got[0][name], want[0][name]) for name in want[0])
+        assert np.array_equal(got[1], want[1])
+        assert all(np.array_equal(got[2][name], want[2][name]) for name in want[2])
