@@ -75,7 +75,7 @@ def chain_hsps(hsps: dict, qlens, rlens, params: Params, threads: int = 0) -> tu
     mchain = chain_ranked[members]
     first = np.ones(members.size, dtype=bool)
     first[1:] = mchain[1:] != mchain[:-1]
-    prev = np.concatenate(([0], members[:-1])).astype(np.int64)
+    prev = np.concatenate(([0], members[:-1])).astype(np.int64)[:members.size]
     trim = np.where(first, 0, np.maximum(0, np.maximum(xe[prev] - x[members], ye[prev] - y[members])))
     rows = order[members]
     table = _chain_table(h, rows, mchain, trim, scores[ranked], ranked.size)

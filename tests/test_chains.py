@@ -185,3 +185,17 @@ def test_chaining_a_table_a_record_pair_at_a_time_equals_chaining_it_whole(tmp_p
         got, got_blocks = chain_table(str(path), qlens, rlens, params)
         assert all(np.array_equal(got[name], whole[name]) for name in whole), rows
         assert all(np.array_equal(got_blocks[name], blocks[name]) for name in blocks), rows
+
+
+def test_no_hsps_make_no_chains_and_empty_files(tmp_path):
+    """Two unrelated sequences: no HSP, so no chain; every chain output is written, empty (the table
+    with its columns), and the command exits 0."""
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(1)
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.fa").write_text(f">{name}\n" + "".join(rng.choice(list("ACGT"), 5000)) + "\n")
+    paths = chain_outputs(tmp_path, str(tmp_path / "a.fa"), str(tmp_path / "b.fa"))
+    assert paths["c.paf"].read_text() == paths["c.chain"].read_text() == paths["h.paf"].read_text() == ""
+    table = pq.read_table(paths["c.parquet"])
+    assert table.num_rows == 0 and "backbone" in table.column_names
