@@ -417,3 +417,12 @@ def test_a_variable_width_column_is_written_and_copied(tmp_path):
         assert pq.ParquetFile(path).num_row_groups == 4 * copies
         assert table.column("cigar").to_pylist() == cigars.tolist() * copies
         assert table.column("qrec").to_pylist() == list(range(1000)) * copies
+
+
+def test_a_path_ending_in_a_slash_is_refused_as_a_directory(tmp_path):
+    """`--chains out/` (a directory that does not exist yet) is refused with the path, not with a
+    temporary name."""
+    with pytest.raises(IsADirectoryError) as caught:
+        with F.atomic_path(str(tmp_path / "missing") + "/"):
+            pass
+    assert caught.value.filename == str(tmp_path / "missing") + "/" and not (tmp_path / "missing").exists()

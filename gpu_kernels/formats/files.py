@@ -50,7 +50,7 @@ def atomic_path(path: str):
     The temporary file is not made here: the caller's open creates it (with the permissions the
     umask gives). A file made empty by an open that truncates (mkstemp, then open(..., "wb")) is
     flushed to disk by ext4 when it is closed, about a second a few GB written."""
-    if os.path.isdir(path):
+    if os.path.isdir(path) or not os.path.basename(path):  # a path ending in / names a directory
         raise IsADirectoryError(errno.EISDIR, "is a directory, not a file name", path)
     folder = os.path.dirname(os.path.abspath(path))
     existing = folder
