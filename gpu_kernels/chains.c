@@ -180,6 +180,66 @@ PyObject *py_chain_dp(PyObject *self, PyObject *args) {
     return finish(b, 11, ok);
 }
 
+typedef struct {
+    const int64_t *qrec, *rrec, *strand, *x, *xe, *rstart, *rend, *rlens;
+    int64_t n, nr, max_shift, nrlens;
+    int64_t *y, *ye, *group, *bucket;
+    int bad;
+} keys_job;
+
+static inline int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+static void keys_part(void *p, int t, int threads) {
+    keys_job *k = (keys_job *)p;
+    size_t lo, hi;
+    part_range((size_t)k->n, t, threads, &lo, &hi);
+    for (size_t i = lo; i < hi; i++) {
+        const int64_t r = k->rrec[i];
+        if (r < 0 || r >= k->nrlens) {
+            k->bad = 1;
+            continue;
+        }
+        const int reverse = k->strand[i] == 1;
+        k->y[i] = reverse ? k->rlens[r] - k->rend[i] : k->rstart[i];
+        k->ye[i] = reverse ? k->rlens[r] - k->rstart[i] : k->rend[i];
+        k->group[i] = (k->qrec[i] * k->nr + r) * 2 + k->strand[i];
+        k->bucket[i] = floor_div(k->x[i] - k->y[i], k->max_shift);
+    }
+}
+
+/* chain_keys(qrec, rrec, strand, qstart, qend, rstart, rend, rlens, nr, max_shift, y, ye, group, bucket,
+ * threads): each HSP on the reference strand it was found on (y, ye: chains.chain_coords), its group
+ * (record pair and strand) and its diagonal bucket, on all cores; int64 arrays. */
+PyObject *py_chain_keys(PyObject *self, PyObject *args) {
+    Py_buffer b[12];
+    long long nr, max_shift;
+    int threads;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*LLw*w*w*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6],
+                          &b[7], &nr, &max_shift, &b[8], &b[9], &b[10], &b[11], &threads))
+        return NULL;
+    const int64_t n = b[0].len / 8;
+    int ok = max_shift > 0;
+    for (int k = 0; k < 12 && ok; k++)
+        if (k != 7)
+            ok = check_items(&b[k], "chain_keys", 8, n);
+    if (ok) {
+        keys_job k = {(const int64_t *)b[0].buf, (const int64_t *)b[1].buf, (const int64_t *)b[2].buf,
+                      (const int64_t *)b[3].buf, (const int64_t *)b[4].buf, (const int64_t *)b[5].buf,
+                      (const int64_t *)b[6].buf, (const int64_t *)b[7].buf, n, nr, max_shift, b[7].len / 8,
+                      (int64_t *)b[8].buf, (int64_t *)b[9].buf, (int64_t *)b[10].buf, (int64_t *)b[11].buf, 0};
+        Py_BEGIN_ALLOW_THREADS
+        run_parallel(keys_part, &k, threads < 1 ? 1 : threads);
+        Py_END_ALLOW_THREADS
+        if (k.bad) {
+            ok = 0;
+            PyErr_SetString(PyExc_IndexError, "chain_keys: a reference record outside the table's");
+        }
+    } else if (!PyErr_Occurred()) {
+        PyErr_SetString(PyExc_ValueError, "chain_keys: max_shift must be at least 1");
+    }
+    return finish(b, 12, ok);
+}
+
 /* take_chains(best, pred, visit, chain, scores, heads) -> chains: HSPs visited in `visit` order (best
  * descending); each one not yet taken starts a chain that follows the predecessors until an HSP
  * already taken; chain[i] its chain (in the order chains were taken), scores[c] the best at its last

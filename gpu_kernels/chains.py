@@ -31,26 +31,30 @@ def chain_coords(h: dict, rlens) -> tuple:
     return x, xe, np.where(reverse, rlen - rend, rstart), np.where(reverse, rlen - rstart, rend)
 
 
-def chain_hsps(hsps: dict, qlens, rlens, params: Params, threads: int = 0) -> tuple[dict, np.ndarray, dict]:
+def chain_hsps(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
+               ordered: bool = False) -> tuple[dict, np.ndarray, dict]:
     """Chains of an HSP table on the host: (the chains table, one row a chain in chain order: the
     CHAIN record's columns; the chain of every HSP row, -1 where it is in none; the chains' members:
     `rows` (HSP rows chain by chain, in chain order) with `trim`, the bases of each member's start
-    that overlap the member before it)."""
+    that overlap the member before it). ordered: the table is in the canonical order (an engine's or
+    a merged table), so it is not checked (a check costs a tenth of the chaining)."""
     c = params.chaining
     h = {name: np.asarray(column) for name, column in complete(hsps).items()}
     n = int(h["qstart"].size)
     nr = max(1, len(rlens))
     cpu = native.module("_cpu")
     threads = threads or native.threads()
-    x, xe, y, ye = chain_coords(h, rlens)
-    group = (h["qrec"].astype(np.int64) * nr + h["rrec"]) * 2 + h["strand"]
-    order = _dp_order(h, len(qlens), nr)
-    score = h["score"].astype(np.int64, copy=False)
+    as64 = {name: h[name].astype(np.int64, copy=False) for name in ("qrec", "rrec", "strand", "qstart", "qend",
+                                                                     "rstart", "rend", "score")}
+    x, xe = as64["qstart"], as64["qend"]
+    y, ye, group, bucket = (np.empty(n, dtype=np.int64) for _ in range(4))
+    cpu.chain_keys(as64["qrec"], as64["rrec"], as64["strand"], x, xe, as64["rstart"], as64["rend"],
+                   np.ascontiguousarray(rlens, dtype=np.int64), nr, c.max_shift, y, ye, group, bucket, threads)
+    order = None if ordered else _dp_order(h, len(qlens), nr)
+    score = as64["score"]
+    del as64
     if order is not None:
-        x, xe, y, ye, group, score = x[order], xe[order], y[order], ye[order], group[order], score[order]
-    else:
-        order = np.arange(n)
-    bucket = np.floor_divide(x - y, c.max_shift)
+        x, xe, y, ye, group, score, bucket = (a[order] for a in (x, xe, y, ye, group, score, bucket))
     cell = group * (int(bucket.max() - bucket.min()) + 1 if n else 1) + (bucket - (bucket.min() if n else 0))
     byb = stable_argsort(cell)  # by (group, bucket), the DP order within
     bounds = np.concatenate(([0], np.flatnonzero(np.diff(group)) + 1, [n])).astype(np.int64) if n else \
@@ -67,8 +71,11 @@ def chain_hsps(hsps: dict, qlens, rlens, params: Params, threads: int = 0) -> tu
     number = np.full(count, -1, dtype=np.int64)
     number[ranked] = np.arange(ranked.size)
     chain_ranked = number[raw] if n else np.zeros(0, dtype=np.int64)  # per HSP in the DP order
-    chain_of = np.empty(n, dtype=np.int64)
-    chain_of[order] = chain_ranked
+    if order is None:
+        chain_of = chain_ranked
+    else:
+        chain_of = np.empty(n, dtype=np.int64)
+        chain_of[order] = chain_ranked
     # members chain by chain in the DP order; a member's trim: its overlap with the member before it
     members = np.flatnonzero(chain_ranked >= 0)
     members = members[stable_argsort(chain_ranked[members])]
@@ -77,7 +84,7 @@ def chain_hsps(hsps: dict, qlens, rlens, params: Params, threads: int = 0) -> tu
     first[1:] = mchain[1:] != mchain[:-1]
     prev = np.concatenate(([0], members[:-1])).astype(np.int64)[:members.size]
     trim = np.where(first, 0, np.maximum(0, np.maximum(xe[prev] - x[members], ye[prev] - y[members])))
-    rows = order[members]
+    rows = members if order is None else order[members]
     table = _chain_table(h, rows, mchain, trim, scores[ranked], ranked.size)
     members = {"rows": rows, "trim": trim, "chain": mchain}
     table["backbone"] = backbone(table, chain_blocks(h, members, rlens), qlens, rlens)
@@ -92,7 +99,8 @@ def _dp_order(h: dict, nq: int, nr: int) -> np.ndarray:
     return None if in_order(columns, spans) else order_by(columns, spans)
 
 
-def chain_hsps_cupy(hsps: dict, qlens, rlens, params: Params, threads: int = 0) -> tuple[dict, np.ndarray, dict]:
+def chain_hsps_cupy(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
+                    ordered: bool = False) -> tuple[dict, np.ndarray, dict]:
     """chain_hsps of a table on the device: the device drops the HSPs that no link touches (chains.cu's
     candidate scan) and that score under min_chain_score, so are in no chain (alone they would score
     too little; no other chain can hold them); the rest (on repeat-rich pairs a few percent) are
@@ -102,7 +110,7 @@ def chain_hsps_cupy(hsps: dict, qlens, rlens, params: Params, threads: int = 0) 
     h = complete(hsps)
     n = int(h["qstart"].size)
     nr = max(1, len(rlens))
-    if n == 0 or _dp_order(h, len(qlens), nr) is not None:  # not in the DP order: all of it on the host
+    if n == 0 or (not ordered and _dp_order(h, len(qlens), nr) is not None):  # not in the DP order: on the host
         return chain_hsps({name: to_host(column) for name, column in hsps.items()}, qlens, rlens, params, threads)
     rlen = cp.asarray(np.asarray(rlens, dtype=np.int64))[h["rrec"]]
     reverse = h["strand"] == 1
@@ -134,7 +142,7 @@ def chain_hsps_cupy(hsps: dict, qlens, rlens, params: Params, threads: int = 0) 
     del linked
     kept = {name: to_host(hsps[name][rows]) for name in HSP.stored}
     rows = to_host(rows).astype(np.int64)
-    table, chain_kept, members = chain_hsps(kept, qlens, rlens, params, threads)
+    table, chain_kept, members = chain_hsps(kept, qlens, rlens, params, threads, ordered=True)
     chain_of = np.full(n, -1, dtype=np.int64)
     chain_of[rows] = chain_kept
     members["rows"] = rows[members["rows"]]

@@ -326,6 +326,9 @@ static PyMethodDef methods[] = {
     {"encode_records", py_encode_records, METH_VARARGS,
      "encode_records(data, spans, table, codes, starts, threads): each record body's codes written at its start "
      "(fasta.c)"},
+    {"chain_keys", py_chain_keys, METH_VARARGS,
+     "chain_keys(qrec, rrec, strand, qstart, qend, rstart, rend, rlens, nr, max_shift, y, ye, group, bucket, "
+     "threads): each HSP's coordinates on its strand, group and diagonal bucket (chains.c)"},
     {"chain_dp", py_chain_dp, METH_VARARGS,
      "chain_dp(x, xe, y, ye, score, group, bucket, byb, bounds, max_gap, max_shift, gap_open, gap_extend, gap_base, "
      "best, pred, threads): each HSP's best chain score and predecessor (chains.c)"},

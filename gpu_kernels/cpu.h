@@ -98,6 +98,7 @@ PyObject *py_window_starts(PyObject *self, PyObject *args);
 PyObject *py_mem_starts(PyObject *self, PyObject *args);
 PyObject *py_encode_counts(PyObject *self, PyObject *args);
 PyObject *py_encode_records(PyObject *self, PyObject *args);
+PyObject *py_chain_keys(PyObject *self, PyObject *args);
 PyObject *py_chain_dp(PyObject *self, PyObject *args);
 PyObject *py_take_chains(PyObject *self, PyObject *args);
 PyObject *py_backbone(PyObject *self, PyObject *args);

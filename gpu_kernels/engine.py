@@ -85,7 +85,7 @@ class Result:
         from .schema import CHAIN
 
         q, r = self.query, self.reference
-        table, _, members = self.backend.chain_hsps(self.table, q.lengths, r.lengths, self.params)
+        table, _, members = self.backend.chain_hsps(self.table, q.lengths, r.lengths, self.params, ordered=True)
         rows = self.backend.to_device(members["rows"])  # the members' own columns come to the host, no more
         hosted = {name: self.backend.to_host(self.table[name][rows]) for name in ("qstart", "qend", "rstart", "rrec", "strand")}
         blocks = chain_blocks(hosted, dict(members, rows=np.arange(members["rows"].size)), r.lengths)

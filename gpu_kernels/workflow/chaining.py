@@ -40,7 +40,7 @@ def chain_table(hsps_path: str, qlens, rlens, params: Params) -> tuple[dict, dic
     """(the chains table in chain order, the chains' blocks: chains.chain_blocks) of an HSP table."""
     tables, blocks, heads, count = [], [], [], 0
     for offset, part in record_pair_parts(hsps_path):
-        table, _, members = chain_hsps(part, qlens, rlens, params)
+        table, _, members = chain_hsps(part, qlens, rlens, params, ordered=True)  # a merged table is in order
         found = chain_blocks(part, members, rlens)
         found["chain"] = found["chain"] + count
         heads.append(offset + members["rows"][found["first"]])
