@@ -26,6 +26,14 @@ typedef struct {
 
 static inline int64_t labs64(int64_t v) { return v < 0 ? -v : v; }
 
+/* Whether buffers 0..count-1 but `skip` each hold n int64 (a Python error set where one does not). */
+static int int64_columns(const Py_buffer *b, int count, int skip, const char *name, int64_t n) {
+    for (int k = 0; k < count; k++)
+        if (k != skip && !check_items(&b[k], name, 8, n))
+            return 0;
+    return 1;
+}
+
 /* The n buffers released; None, or NULL where ok is 0 (the Python error is set). */
 static PyObject *finish(Py_buffer *b, int n, int ok) {
     for (int k = 0; k < n; k++)
@@ -157,10 +165,7 @@ PyObject *py_chain_dp(PyObject *self, PyObject *args) {
                           &threads))
         return NULL;
     const int64_t n = b[0].len / 8, groups = b[8].len / 8 - 1;
-    int ok = groups >= 0 && max_shift > 0;
-    for (int k = 0; k < 11 && ok; k++)
-        if (k != 8)
-            ok = check_items(&b[k], "chain_dp", 8, n);
+    int ok = groups >= 0 && max_shift > 0 && int64_columns(b, 11, 8, "chain_dp", n);
     if (ok) {
         dp_job d = {(const int64_t *)b[0].buf, (const int64_t *)b[1].buf, (const int64_t *)b[2].buf,
                     (const int64_t *)b[3].buf, (const int64_t *)b[4].buf, (const int64_t *)b[5].buf,
@@ -218,10 +223,7 @@ PyObject *py_chain_keys(PyObject *self, PyObject *args) {
                           &b[7], &nr, &max_shift, &b[8], &b[9], &b[10], &b[11], &threads))
         return NULL;
     const int64_t n = b[0].len / 8;
-    int ok = max_shift > 0;
-    for (int k = 0; k < 12 && ok; k++)
-        if (k != 7)
-            ok = check_items(&b[k], "chain_keys", 8, n);
+    int ok = max_shift > 0 && int64_columns(b, 12, 7, "chain_keys", n);
     if (ok) {
         keys_job k = {(const int64_t *)b[0].buf, (const int64_t *)b[1].buf, (const int64_t *)b[2].buf,
                       (const int64_t *)b[3].buf, (const int64_t *)b[4].buf, (const int64_t *)b[5].buf,
