@@ -15,6 +15,7 @@ from .engine import compare
 from .errors import InputError, os_error_line
 from .fasta import load_pair
 from .formats import clear_output, mummer_parts, paf_from_table, text_from_table, write_paf, write_parts
+from .formats.files import is_special
 from .matches import find_matches, matches_to_hsps
 from .params import Params
 
@@ -122,6 +123,21 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+def refuse_inputs_as_outputs(outputs, inputs) -> None:
+    """An output that names one of the command's inputs (`compare Q R -o Q`) is refused before
+    anything is read: writing it would replace the input."""
+    for output in outputs:
+        if not output or output == "-" or not os.path.exists(output):
+            continue
+        for given in inputs:
+            try:
+                same = os.path.samefile(output, given)
+            except OSError:  # an input that is not there: the command stops on it
+                same = False
+            if same:
+                raise InputError("is an input of this command: name another output", output)
+
+
 def run_filter(args: argparse.Namespace) -> int:
     """The filter command."""
     from .workflow.filter import filter_table
@@ -146,6 +162,7 @@ def run_paf(args: argparse.Namespace) -> int:
     """The paf command."""
     if not os.path.isfile(args.table):
         raise InputError("no such file", args.table)
+    refuse_inputs_as_outputs([args.output], [args.table])
     start = time.perf_counter()
     rows = paf_from_table(args.table, args.output, args.threads)
     print(f"{rows} PAF lines in {time.perf_counter() - start:.2f} s", file=sys.stderr)
@@ -165,6 +182,7 @@ def run_compare(args: argparse.Namespace) -> int:
         threading.Thread(target=importlib.import_module, args=("pyarrow.parquet",), daemon=True).start()
     # an earlier run's outputs removed while this one computes (the write would pay it after)
     chain_paths = {"chains_paf": args.chains, "chain_file": args.chain_file, "chains_table": args.chains_table}
+    refuse_inputs_as_outputs([args.hsps, args.output, args.delta, *chain_paths.values()], [args.query, args.reference])
     clearing = [clear_output(path, (args.query, args.reference))
                 for path in (args.hsps, args.output, args.delta, *chain_paths.values())]
     result = compare(args.query, args.reference, params, backend=args.backend)
@@ -178,7 +196,7 @@ def run_compare(args: argparse.Namespace) -> int:
     for kind, path in (("paf", output), ("delta", args.delta)):
         if not path:
             continue
-        if args.hsps and path != "-":  # from the table just written: no second trip through the device
+        if args.hsps and path != "-" and not is_special(args.hsps):  # from the table just written: no second trip through the device
             text_from_table(kind, args.hsps, path)
         else:
             result.write_text(kind, path)
@@ -197,6 +215,7 @@ def run_matches(args: argparse.Namespace) -> int:
     """The mems and mums commands."""
     if args.min_match < 1:
         raise InputError(f"-l {args.min_match}: the shortest match must be at least 1")
+    refuse_inputs_as_outputs([args.output, args.paf], [args.query, args.reference])
     backend = get_backend(args.backend)
     # read on the host: FASTQ queries included; find_matches moves the codes to the backend
     start = time.perf_counter()

@@ -116,6 +116,24 @@ GROUPS = {"seeding": Seeding, "extension": Extension, "reporting": Reporting, "t
 GROUP_OF = {f.name: group for group, cls in GROUPS.items() for f in fields(cls)}
 
 
+INT_LIMIT = 2**31 - 1  # the compiled stages and kernels take the integer parameters as 32-bit ints
+WIDE = {"tile_bytes"}  # a byte count, kept in Python
+
+
+def _as_declared(name: str, value):
+    """A value of the type its field declares: an integral float (a YAML `32.0`) as an int; an int too
+    large for the kernels, or a float with a fraction where an int is asked for, refused in one line."""
+    kind = GROUPS[GROUP_OF[name]].__dataclass_fields__[name].type
+    if kind == "int" and not isinstance(value, bool):
+        if isinstance(value, float):
+            if not value.is_integer():
+                raise InputError(f"{name} = {value:g} is not a whole number")
+            value = int(value)
+        if isinstance(value, int) and abs(value) > INT_LIMIT and name not in WIDE:
+            raise InputError(f"{name} = {value} is out of range (at most {INT_LIMIT})")
+    return value
+
+
 class Params:
     """Parameters of one comparison: Params(k=20, xdrop=50) puts each name in its stage group."""
 
@@ -125,6 +143,7 @@ class Params:
         unknown = sorted(set(values) - set(GROUP_OF))
         if unknown:
             raise InputError(f"unknown engine parameter {unknown[0]!r}")
+        values = {name: _as_declared(name, value) for name, value in values.items()}
         for group, cls in GROUPS.items():
             own = {name: value for name, value in values.items() if GROUP_OF[name] == group}
             object.__setattr__(self, group, cls(**own))

@@ -365,3 +365,93 @@ def test_crlf_lowercase_and_iupac_are_read(tmp_path):
                            "--min-len", "32"], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stderr.startswith("1 HSPs"), proc.stderr
     assert out.read_text().split("\t")[0] == "g"
+
+
+def test_an_output_that_is_an_input_is_refused(tmp_path):
+    """`compare Q R -o Q`, `paf T -o T`, `mems Q R -o Q`: one line naming the output, exit 2, the input
+    untouched (it was replaced by the output)."""
+    import hashlib
+    import shutil
+
+    query = tmp_path / "q.fa.gz"
+    shutil.copy(MYCO_232, query)
+    table = tmp_path / "t.parquet"
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", str(query), MYCO_7422, "--hsps", str(table)],
+                   check=True, cwd=ROOT, capture_output=True)
+    digest = {p: hashlib.sha1(p.read_bytes()).hexdigest() for p in (query, table)}
+    for command in (["compare", str(query), MYCO_7422, "-o", str(query)],
+                    ["compare", str(query), MYCO_7422, "--chains", str(query)],
+                    ["paf", str(table), "-o", str(table)],
+                    ["mems", str(query), MYCO_7422, "-o", str(query)]):
+        proc = subprocess.run([sys.executable, "-m", "gpu_kernels", *command], cwd=ROOT, capture_output=True, text=True)
+        assert proc.returncode == 2 and "is an input of this command" in proc.stderr, (command, proc.stderr)
+        assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert digest == {p: hashlib.sha1(p.read_bytes()).hexdigest() for p in (query, table)}
+
+
+def test_special_files_are_written_into_not_replaced(tmp_path):
+    """An output that is a FIFO receives the text and stays a FIFO; as root, a character device (a
+    private /dev/null made here) stays a device whatever is written to it: once, `-o /dev/null` made
+    the machine's /dev/null a regular file."""
+    import threading
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(open(fifo, "rb").read()))
+    reader.start()
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "-o", str(fifo)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    reader.join(timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and received[0].count(b"\n") == 597
+    if os.geteuid() != 0:
+        pytest.skip("making a character device needs root (CI runs as root)")
+    null = tmp_path / "null"
+    os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "-o", str(null),
+                           "--hsps", str(null), "--delta", str(null), "--chains", str(null), "--chain-file", str(null),
+                           "--chains-table", str(null)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert stat.S_ISCHR(os.stat(null).st_mode) and not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+def test_record_names_pandas_would_read_as_missing(tmp_path):
+    """Records named NA, nan, null and None are names: the plots rule draws their pair dotplots (once a
+    traceback: pandas read them as missing values)."""
+    from gpu_kernels.formats import read_meta
+    from gpu_kernels.workflow.genome import Genome
+    from gpu_kernels.workflow.pictures import pair_pictures
+    from gpu_kernels.workflow.tables import coverage_tables
+
+    rng = random.Random(3)
+    genome = "".join(rng.choice("ACGT") for _ in range(8000))
+    names = ("NA", "nan", "null", "None")
+    (tmp_path / "q.fa").write_text("".join(f">{n}\n{genome[i * 2000:(i + 1) * 2000]}\n" for i, n in enumerate(names)))
+    (tmp_path / "r.fa").write_text(f">N/A\n{genome}\n")
+    table = tmp_path / "h.parquet"
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", str(tmp_path / "q.fa"), str(tmp_path / "r.fa"),
+                    "--hsps", str(table)], check=True, cwd=ROOT, capture_output=True)
+    meta = read_meta(str(table))
+    query = Genome.of("Q", meta["query"]["names"], meta["query"]["lengths"])
+    reference = Genome.of("R", meta["reference"]["names"], meta["reference"]["lengths"])
+    tables = [str(tmp_path / f"{name}.tsv") for name in ("pairs", "query", "reference", "genomes")]
+    coverage_tables(str(table), query, reference, *tables)
+    pair_pictures(str(table), tables[0], query, reference, str(tmp_path / "grid.png"), None, str(tmp_path / "pairs"),
+                  50, None, "file", 1)
+    assert sorted(p.name for p in (tmp_path / "pairs").iterdir()) == sorted(f"{n.replace('/', '_')}__N_A.png"
+                                                                           for n in names)
+
+
+def test_integral_floats_pass_and_parameters_past_32_bits_are_refused(tmp_path):
+    """`k: 32.0` (YAML's float) is k 32; `--xdrop 2147483648` and `k: 32.5` get one line (once an
+    OverflowError and a kernel's type error)."""
+    from gpu_kernels.errors import InputError
+
+    assert Params(k=32.0, min_len=64.0) == Params(k=32, min_len=64)
+    for bad in ({"k": 32.5}, {"xdrop": 3_000_000_000}):
+        with pytest.raises(InputError):
+            Params(**bad)
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "--xdrop", "2147483648",
+                           "-o", str(tmp_path / "o.paf")], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr.strip() == "error: xdrop = 2147483648 is out of range (at most 2147483647)"

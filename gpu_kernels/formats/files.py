@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import stat
 import sys
 import threading
 from collections import deque
@@ -52,6 +53,9 @@ def atomic_path(path: str):
     flushed to disk by ext4 when it is closed, about a second a few GB written."""
     if os.path.isdir(path) or not os.path.basename(path):  # a path ending in / names a directory
         raise IsADirectoryError(errno.EISDIR, "is a directory, not a file name", path)
+    if is_special(path):  # /dev/null, /dev/stdout, a FIFO: written into, never replaced by a file
+        yield path
+        return
     folder = os.path.dirname(os.path.abspath(path))
     existing = folder
     while not os.path.exists(existing):
@@ -78,11 +82,24 @@ def atomic_path(path: str):
             os.remove(tmp)
 
 
+def is_special(path: str) -> bool:
+    """Whether path names something that is there and is neither a regular file nor a directory (a
+    device, a FIFO, a socket): an output written into as it is."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
 def write_pieces(path: str, header: bytes, pieces) -> int:
-    """(rows, bytes) pieces written after header, atomically to path or to standard output ("-");
-    returns the rows written."""
+    """(rows, bytes) pieces written after header, atomically to path or to standard output ("-"), or
+    in order into a special file (a device or a FIFO has no offsets); returns the rows written."""
     if path == "-":
         return _write_stream(sys.stdout.buffer, header, pieces)
+    if is_special(path):
+        with open(path, "wb") as stream:
+            return _write_stream(stream, header, pieces)
     try:
         return _write_file(path, header, pieces)
     except OSError as error:  # os.pwrite's errors (a full disk) name no file

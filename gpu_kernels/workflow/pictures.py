@@ -77,7 +77,8 @@ def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: 
     nr = len(reference.names)
     params = read_meta(hsps_path).get("params") or {}
     low = params.get("min_identity") if params.get("mode", "hsp") == "hsp" else 99.0
-    pairs = pd.read_csv(coverage_path, sep="\t", dtype={"query": str, "reference": str})
+    # record names are text, whatever they spell: NA, nan, null and None are names, not missing values
+    pairs = pd.read_csv(coverage_path, sep="\t", dtype={"query": str, "reference": str}, keep_default_na=False)
     qindex = pd.Index(query.names).get_indexer(pairs["query"])
     rindex = pd.Index(reference.names).get_indexer(pairs["reference"])
     covered = pairs["query_covered_both"].to_numpy(np.int64)
