@@ -419,10 +419,8 @@ def test_special_files_are_written_into_not_replaced(tmp_path):
 def test_record_names_pandas_would_read_as_missing(tmp_path):
     """Records named NA, nan, null and None are names: the plots rule draws their pair dotplots (once a
     traceback: pandas read them as missing values)."""
-    from gpu_kernels.formats import read_meta
-    from gpu_kernels.workflow.genome import Genome
     from gpu_kernels.workflow.pictures import pair_pictures
-    from gpu_kernels.workflow.tables import coverage_tables
+    from wfhelpers import coverage_of
 
     rng = random.Random(3)
     genome = "".join(rng.choice("ACGT") for _ in range(8000))
@@ -432,11 +430,7 @@ def test_record_names_pandas_would_read_as_missing(tmp_path):
     table = tmp_path / "h.parquet"
     subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", str(tmp_path / "q.fa"), str(tmp_path / "r.fa"),
                     "--hsps", str(table)], check=True, cwd=ROOT, capture_output=True)
-    meta = read_meta(str(table))
-    query = Genome.of("Q", meta["query"]["names"], meta["query"]["lengths"])
-    reference = Genome.of("R", meta["reference"]["names"], meta["reference"]["lengths"])
-    tables = [str(tmp_path / f"{name}.tsv") for name in ("pairs", "query", "reference", "genomes")]
-    coverage_tables(str(table), query, reference, *tables)
+    query, reference, tables = coverage_of(table, tmp_path)
     pair_pictures(str(table), tables[0], query, reference, str(tmp_path / "grid.png"), None, str(tmp_path / "pairs"),
                   50, None, "file", 1)
     assert sorted(p.name for p in (tmp_path / "pairs").iterdir()) == sorted(f"{n.replace('/', '_')}__N_A.png"

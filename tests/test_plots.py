@@ -251,20 +251,13 @@ def test_dotplots_draw_the_chain_layers_asked_for(tmp_path):
     import sys
 
     from conftest import MYCO_232, MYCO_7422, ROOT
-    from gpu_kernels.workflow.genome import Genome
     from gpu_kernels.workflow.pictures import pair_pictures
-    from gpu_kernels.workflow.tables import coverage_tables
+    from wfhelpers import coverage_of
 
     table, chains = tmp_path / "h.parquet", tmp_path / "c.parquet"
     subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "--hsps", str(table),
                     "--chains-table", str(chains)], check=True, cwd=ROOT, capture_output=True)
-    from gpu_kernels.formats import read_meta
-
-    meta = read_meta(str(table))
-    query = Genome.of("Q", meta["query"]["names"], meta["query"]["lengths"])
-    reference = Genome.of("R", meta["reference"]["names"], meta["reference"]["lengths"])
-    tables = [str(tmp_path / f"{name}.tsv") for name in ("pairs", "query", "reference", "genomes")]
-    coverage_tables(str(table), query, reference, *tables)
+    query, reference, tables = coverage_of(table, tmp_path)
     drawn = {}
     for label, chains_path, layers in (("none", None, ("backbone", "chains", "hsps")),
                                        ("all", str(chains), ("backbone", "chains", "hsps")),

@@ -59,3 +59,18 @@ def comparable(cwd):
             continue  # plots the compare times
         out[rel] = data
     return out
+
+
+def coverage_of(table, folder):
+    """A genome pair's coverage tables made from an HSP table as the coverage rule makes them, into
+    folder: (query Genome, reference Genome, [pairs, query, reference, genomes] paths)."""
+    from gpu_kernels.formats import read_meta
+    from gpu_kernels.workflow.genome import Genome
+    from gpu_kernels.workflow.tables import coverage_tables
+
+    meta = read_meta(str(table))
+    query = Genome.of("Q", meta["query"]["names"], meta["query"]["lengths"])
+    reference = Genome.of("R", meta["reference"]["names"], meta["reference"]["lengths"])
+    tables = [str(folder / f"{name}.tsv") for name in ("pairs", "query", "reference", "genomes")]
+    coverage_tables(str(table), query, reference, *tables)
+    return query, reference, tables
