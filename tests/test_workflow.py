@@ -166,6 +166,17 @@ def test_lint_has_no_findings_and_the_catalog_files_are_there(tmp_path):
         assert len(re.findall(r"^rule ", text, re.M)) == text.count('conda:\n        "../envs/engine.yaml"'), name
 
 
+def test_genome_names_yaml_reads_as_numbers_are_their_text(tmp_path):
+    """`232:` and `7422:` as genome names (YAML reads them as numbers, once a KeyError traceback):
+    the pair is planned as 232_vs_7422, and a pairs list naming them as numbers finds them."""
+    cwd = workdir(tmp_path)
+    (cwd / "n.yaml").write_text("genomes:\n  232: resources/Mhyopneumoniae_232.fa.gz\n"
+                                "  7422: resources/Mhyopneumoniae_7422.fa.gz\n"
+                                "comparisons:\n  mode: pairs\n  pairs:\n    - {query: 232, reference: 7422}\n")
+    proc = snakemake(cwd, "-n", "--configfile", "n.yaml")
+    assert "results/default/232_vs_7422/hsps.parquet" in proc.stdout + proc.stderr
+
+
 def test_example_sweep_dry_run(tmp_path):
     proc = snakemake(workdir(tmp_path), "-n", "--configfile", "config/sweep_grid.yaml")
     out = proc.stdout + proc.stderr
@@ -180,6 +191,8 @@ def test_example_sweep_dry_run(tmp_path):
     ("genomes:\n  A: resources/Mhyopneumoniae_232.fa.gz\nengine:\n  k: 40\n", "config engine.k: 40 is greater than the maximum of 32"),
     ("genomes: {}\nbogus: 1\n", "config "),
     ("genomes:\n  A: dup.fa\n  B: resources/Mhyopneumoniae_232.fa.gz\n", "dup.fa: record 'x': duplicate record name"),
+    ("genomes:\n  yes: resources/Mhyopneumoniae_232.fa.gz\n  B: resources/Mhyopneumoniae_7422.fa.gz\n",
+     "genome name True: YAML reads yes, no, on, off, true and false as booleans; quote the name"),
 ])
 def test_bad_config_one_line_before_any_job(tmp_path, config, expected):
     cwd = workdir(tmp_path)

@@ -28,6 +28,16 @@ try:
         check_config_file(_file)
 except InputError as error:
     fail(error.line())
+# A genome name YAML reads as a number (`232:`) is that number's text; one it reads as a boolean (`yes:`,
+# `on:`) has lost its spelling, so the user is asked to quote it.
+if isinstance(config.get("genomes"), dict):
+    for _name in config["genomes"]:
+        if isinstance(_name, bool):
+            fail(f"genome name {_name}: YAML reads yes, no, on, off, true and false as booleans; quote the name")
+    config["genomes"] = {str(_name): _fasta for _name, _fasta in config["genomes"].items()}
+    for _pair in (config.get("comparisons") or {}).get("pairs") or []:
+        if isinstance(_pair, dict):
+            _pair.update({key: str(_pair[key]) for key in ("query", "reference") if key in _pair})
 for _name in config.get("genomes") or {}:
     if "_vs_" in str(_name):
         fail(f"genome name '{_name}': '_vs_' separates the two genomes of a pair in result paths; rename it")
