@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import native
-from .arrays import BLOCK, blocks, cupy, kernel, stable_argsort, to_host
+from .arrays import BLOCK, array_module, blocks, cupy, kernel, stable_argsort, to_host
 from .hsps import complete, in_order, order_by
 from .params import Params
 from .schema import CHAIN, HSP
@@ -23,12 +23,13 @@ from .schema import CHAIN, HSP
 
 def chain_coords(h: dict, rlens) -> tuple:
     """(x, xe, y, ye): each HSP on the query and on the reference strand it was found on (the reverse
-    strand's coordinates count from the reference record's end), int64."""
-    x, xe = h["qstart"].astype(np.int64, copy=False), h["qend"].astype(np.int64, copy=False)
-    rstart, rend = h["rstart"].astype(np.int64, copy=False), h["rend"].astype(np.int64, copy=False)
-    rlen = np.asarray(rlens, dtype=np.int64)[h["rrec"]]
+    strand's coordinates count from the reference record's end), int64, on the columns' device."""
+    xp = array_module(h["qstart"])
+    x, xe = h["qstart"].astype(xp.int64, copy=False), h["qend"].astype(xp.int64, copy=False)
+    rstart, rend = h["rstart"].astype(xp.int64, copy=False), h["rend"].astype(xp.int64, copy=False)
+    rlen = xp.asarray(np.asarray(rlens, dtype=np.int64))[h["rrec"]]
     reverse = h["strand"] == 1
-    return x, xe, np.where(reverse, rlen - rend, rstart), np.where(reverse, rlen - rstart, rend)
+    return x, xe, xp.where(reverse, rlen - rend, rstart), xp.where(reverse, rlen - rstart, rend)
 
 
 def chain_hsps(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
@@ -36,7 +37,7 @@ def chain_hsps(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
     """Chains of an HSP table on the host: (the chains table, one row a chain in chain order: the
     CHAIN record's columns; the chain of every HSP row, -1 where it is in none; the chains' members:
     `rows` (HSP rows chain by chain, in chain order) with `trim`, the bases of each member's start
-    that overlap the member before it). ordered: the table is in the canonical order (an engine's or
+    that overlap the member before it, and their blocks, chain_blocks' columns). ordered: the table is in the canonical order (an engine's or
     a merged table), so it is not checked (a check costs a tenth of the chaining)."""
     c = params.chaining
     h = {name: np.asarray(column) for name, column in complete(hsps).items()}
@@ -87,7 +88,8 @@ def chain_hsps(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
     rows = members if order is None else order[members]
     table = _chain_table(h, rows, mchain, trim, scores[ranked], ranked.size)
     members = {"rows": rows, "trim": trim, "chain": mchain}
-    table["backbone"] = backbone(table, chain_blocks(h, members, rlens), qlens, rlens)
+    members.update(chain_blocks(h, members, rlens))
+    table["backbone"] = backbone(table, members, qlens, rlens)
     return table, chain_of, members
 
 
@@ -112,12 +114,7 @@ def chain_hsps_cupy(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
     nr = max(1, len(rlens))
     if n == 0 or (not ordered and _dp_order(h, len(qlens), nr) is not None):  # not in the DP order: on the host
         return chain_hsps({name: to_host(column) for name, column in hsps.items()}, qlens, rlens, params, threads)
-    rlen = cp.asarray(np.asarray(rlens, dtype=np.int64))[h["rrec"]]
-    reverse = h["strand"] == 1
-    x, xe = h["qstart"].astype(cp.int64, copy=False), h["qend"].astype(cp.int64, copy=False)
-    y = cp.where(reverse, rlen - h["rend"], h["rstart"])
-    ye = cp.where(reverse, rlen - h["rstart"], h["rend"])
-    del rlen, reverse
+    x, xe, y, ye = chain_coords(h, rlens)
     group = (h["qrec"].astype(cp.int64) * nr + h["rrec"]) * 2 + h["strand"]
     bucket = cp.floor_divide(x - y, c.max_shift)
     low = int(bucket.min())

@@ -80,15 +80,11 @@ class Result:
     def write_chains(self, paths: dict) -> dict:
         """Chain the HSPs (chains.py) and write the chains: paths by kind, chains_paf, chain_file
         (formats.chains) and chains_table (Parquet, the CHAIN record); returns the chains table."""
-        from .chains import chain_blocks
         from .formats import write_chain_text
         from .schema import CHAIN
 
         q, r = self.query, self.reference
-        table, _, members = self.backend.chain_hsps(self.table, q.lengths, r.lengths, self.params, ordered=True)
-        rows = self.backend.to_device(members["rows"])  # the members' own columns come to the host, no more
-        hosted = {name: self.backend.to_host(self.table[name][rows]) for name in ("qstart", "qend", "rstart", "rrec", "strand")}
-        blocks = chain_blocks(hosted, dict(members, rows=np.arange(members["rows"].size)), r.lengths)
+        table, _, blocks = self.backend.chain_hsps(self.table, q.lengths, r.lengths, self.params, ordered=True)
         for kind in ("chains_paf", "chain_file"):
             if paths.get(kind):
                 write_chain_text(kind, paths[kind], table, blocks, q.names, q.lengths, r.names, r.lengths)

@@ -28,9 +28,11 @@ def reference_order(blocks: dict, reverse: np.ndarray) -> dict:
     position = np.arange(n, dtype=np.int64)
     at = np.lexsort((np.where(reverse, -position, position), blocks["chain"]))
     rev = reverse[at]
-    # a forward block is followed by the next in chain order; a reverse one by the one before it
-    gx = np.where(rev, np.where(blocks["first"][at], 0, blocks["dx"][np.maximum(at - 1, 0)]), blocks["dx"][at])
-    gy = np.where(rev, np.where(blocks["first"][at], 0, blocks["dy"][np.maximum(at - 1, 0)]), blocks["dy"][at])
+    # a forward block is followed by the next in chain order, so its gaps are its own; a reverse one by
+    # the one before it, so its gaps are that block's (none after a chain's first block)
+    source = np.where(rev, np.maximum(at - 1, 0), at)
+    none = rev & blocks["first"][at]
+    gx, gy = (np.where(none, 0, blocks[gap][source]) for gap in ("dx", "dy"))
     chain = blocks["chain"][at]
     first = np.ones(n, dtype=bool)
     first[1:] = chain[1:] != chain[:-1]

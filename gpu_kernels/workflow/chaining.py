@@ -9,7 +9,8 @@ import logging
 
 import numpy as np
 
-from ..chains import backbone, chain_blocks, chain_hsps
+from ..arrays import stable_argsort
+from ..chains import backbone, chain_hsps
 from ..formats import HspWriter, iter_hsps, read_meta, write_chain_text
 from ..hsps import concat
 from ..params import Params
@@ -19,21 +20,22 @@ log = logging.getLogger(__name__)
 
 
 def record_pair_parts(hsps_path: str):
-    """(rows before the part, HSP columns) of the table's complete record pairs, a few row groups at a time."""
+    """(rows before the part, HSP columns) of the table's complete record pairs, a few row groups at a
+    time. Row groups of one record pair wait in a list and are joined once, when the pair is whole."""
     pending, offset = [], 0
     for chunk in iter_hsps(hsps_path, read_ahead=1):
         if chunk["qrec"].size == 0:
             continue
-        pending.append(chunk)
-        rows = concat(pending, list(chunk))
-        pair = rows["qrec"].astype(np.int64) * (1 << 32) + rows["rrec"]
-        cut = int(np.searchsorted(pair, pair[-1]))  # the last record pair may go on in the next row group
+        pair = chunk["qrec"].astype(np.int64) * (1 << 32) + chunk["rrec"]
+        cut = int(np.searchsorted(pair, pair[-1]))  # the chunk's last record pair may go on in the next one
         if cut:
-            yield offset, {name: column[:cut] for name, column in rows.items()}
-            offset += cut
-        pending = [{name: column[cut:] for name, column in rows.items()}]
-    if pending and pending[0]["qrec"].size:
-        yield offset, pending[0]
+            part = concat(pending + [{name: column[:cut] for name, column in chunk.items()}], list(chunk))
+            yield offset, part
+            offset += int(part["qrec"].size)
+            pending = []
+        pending.append({name: column[cut:] for name, column in chunk.items()})
+    if pending:
+        yield offset, concat(pending, list(pending[0]))
 
 
 def chain_table(hsps_path: str, qlens, rlens, params: Params) -> tuple[dict, dict]:
@@ -41,15 +43,15 @@ def chain_table(hsps_path: str, qlens, rlens, params: Params) -> tuple[dict, dic
     tables, blocks, heads, count = [], [], [], 0
     for offset, part in record_pair_parts(hsps_path):
         table, _, members = chain_hsps(part, qlens, rlens, params, ordered=True)  # a merged table is in order
-        found = chain_blocks(part, members, rlens)
+        heads.append(offset + members["rows"][members["first"]])
+        found = _blocks(members)
         found["chain"] = found["chain"] + count
-        heads.append(offset + members["rows"][found["first"]])
         tables.append(table)
         blocks.append(found)
         count += int(table["chain"].size)
-    if not tables:
-        return CHAIN.empty(), chain_blocks(HSP.empty(), {"rows": np.zeros(0, np.int64), "trim": np.zeros(0, np.int64),
-                                                         "chain": np.zeros(0, np.int64)}, rlens)
+    if not tables:  # no HSP: the empty table's chains, none
+        table, _, members = chain_hsps(HSP.empty(), qlens, rlens, params)
+        return table, _blocks(members)
     table = {name: np.concatenate([t[name] for t in tables]) for name in CHAIN.names}
     blocks = {name: np.concatenate([b[name] for b in blocks]) for name in blocks[0]}
     order = np.lexsort((np.concatenate(heads), -table["score"]))  # chain order over every record pair
@@ -58,10 +60,15 @@ def chain_table(hsps_path: str, qlens, rlens, params: Params) -> tuple[dict, dic
     table = {name: column[order] for name, column in table.items()}
     table["chain"] = np.arange(order.size, dtype=np.int64)
     blocks["chain"] = number[blocks["chain"]]
-    placed = np.argsort(blocks["chain"], kind="stable")
+    placed = stable_argsort(blocks["chain"])
     blocks = {name: column[placed] for name, column in blocks.items()}
     table["backbone"] = backbone(table, blocks, qlens, rlens)
     return table, blocks
+
+
+def _blocks(members: dict) -> dict:
+    """The block columns of chain_hsps' members (their rows and trims belong to one part's table)."""
+    return {name: column for name, column in members.items() if name not in ("rows", "trim")}
 
 
 def write_chains(hsps_path: str, paths: dict) -> None:
