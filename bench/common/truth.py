@@ -61,10 +61,10 @@ def paf_blocks(path: str):
 
 def score(truth: Truth, path: str) -> dict:
     """Aligned pairs, true among them, and the query bases whose true pair is aligned (a boolean array
-    per chromosome) of a PAF file."""
+    per chromosome) of a PAF file, or of a MUMmer delta file (a name ending in .delta)."""
     aligned = correct = 0
     held = {name: np.zeros(p.size, dtype=bool) for name, p in truth.partner.items()}
-    for qname, rname, reverse, q, r, n in paf_blocks(path):
+    for qname, rname, reverse, q, r, n in (delta_blocks if path.endswith(".delta") else paf_blocks)(path):
         aligned += n
         if qname not in truth.partner or qname != rname:  # chromosome i descends from ancestor i only
             continue
@@ -94,3 +94,34 @@ def segments(truth: Truth, min_length: int = 1000, max_indel: int = 50) -> list[
             if q[hi - 1] + 1 - q[lo] >= min_length:
                 out.append((name, int(q[lo]), int(q[hi - 1]) + 1, int(s[lo])))
     return out
+
+
+def delta_blocks(path: str):
+    """Ungapped blocks of the alignments of a MUMmer delta file (nucmer's), as paf_blocks gives them:
+    each alignment's runs between its indels. A delta number d > 0 ends a run d - 1 columns on and
+    skips a reference base (a deletion from the query); d < 0 skips a query base."""
+    with open(path) as handle:
+        lines = iter(handle.read().split("\n")[2:])
+    rname = qname = None
+    for line in lines:
+        if line.startswith(">"):
+            rname, qname = line[1:].split()[:2]
+            continue
+        fields = line.split()
+        if len(fields) != 7:
+            continue
+        rs, re_, qs, qe = (int(v) for v in fields[:4])
+        reverse = qs > qe
+        r, q = rs - 1, (qs if reverse else qs - 1)  # reverse: q counts down from its higher end
+        for d in map(int, iter(lambda: next(lines), "0")):
+            n = abs(d) - 1
+            if n:
+                yield qname, rname, int(reverse), (q - n if reverse else q), r, n
+            r, q = r + n, (q - n if reverse else q + n)
+            if d > 0:
+                r += 1
+            else:
+                q = q - 1 if reverse else q + 1
+        n = re_ - r
+        if n > 0:
+            yield qname, rname, int(reverse), (q - n if reverse else q), r, n
