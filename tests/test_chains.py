@@ -199,3 +199,21 @@ def test_no_hsps_make_no_chains_and_empty_files(tmp_path):
     assert paths["c.paf"].read_text() == paths["c.chain"].read_text() == paths["h.paf"].read_text() == ""
     table = pq.read_table(paths["c.parquet"])
     assert table.num_rows == 0 and "backbone" in table.column_names
+
+
+def test_a_table_of_one_row_group_a_record_pair_is_chained_a_pair_at_a_time(tmp_path):
+    """The merge copies each bin pair's row groups whole, so a row group often ends where a record pair
+    does: each record pair is still a part of its own (memory holds one, not the table)."""
+    from gpu_kernels.formats import HspWriter
+    from gpu_kernels.hsps import take
+    from gpu_kernels.workflow.chaining import record_pair_parts
+
+    table, qlens, rlens = drawn_table(9, 600, 3, 3000)
+    path = tmp_path / "h.parquet"
+    pair = table["qrec"].astype(np.int64) * 3 + table["rrec"]
+    with HspWriter(str(path), [f"q{i}" for i in range(3)], qlens, [f"r{i}" for i in range(3)], rlens) as writer:
+        for key in np.unique(pair):
+            writer.write(take(table, pair == key))  # one row group a record pair
+    parts = list(record_pair_parts(str(path)))
+    assert len(parts) == np.unique(pair).size > 3
+    assert [offset for offset, _ in parts] == np.flatnonzero(np.diff(np.append(-1, pair))).tolist()

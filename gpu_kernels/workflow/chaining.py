@@ -21,21 +21,31 @@ log = logging.getLogger(__name__)
 
 def record_pair_parts(hsps_path: str):
     """(rows before the part, HSP columns) of the table's complete record pairs, a few row groups at a
-    time. Row groups of one record pair wait in a list and are joined once, when the pair is whole."""
-    pending, offset = [], 0
+    time. Row groups of one record pair wait in a list and are joined once, when the pair is whole
+    (a row group of the next pair, or one that ends inside another, says it is)."""
+    pending, waiting, offset = [], None, 0  # row groups of the record pair `waiting` for its end
+
+    def joined(pieces):
+        nonlocal offset
+        part = concat(pieces, list(pieces[0]))
+        offset += int(part["qrec"].size)
+        return offset - int(part["qrec"].size), part
+
     for chunk in iter_hsps(hsps_path, read_ahead=1):
         if chunk["qrec"].size == 0:
             continue
         pair = chunk["qrec"].astype(np.int64) * (1 << 32) + chunk["rrec"]
+        if pending and pair[0] != waiting:  # the merge copies bin pairs' row groups whole: a pair ends at one
+            yield joined(pending)
+            pending = []
         cut = int(np.searchsorted(pair, pair[-1]))  # the chunk's last record pair may go on in the next one
         if cut:
-            part = concat(pending + [{name: column[:cut] for name, column in chunk.items()}], list(chunk))
-            yield offset, part
-            offset += int(part["qrec"].size)
+            yield joined(pending + [{name: column[:cut] for name, column in chunk.items()}])
             pending = []
         pending.append({name: column[cut:] for name, column in chunk.items()})
+        waiting = int(pair[-1])
     if pending:
-        yield offset, concat(pending, list(pending[0]))
+        yield joined(pending)
 
 
 def chain_table(hsps_path: str, qlens, rlens, params: Params) -> tuple[dict, dict]:
