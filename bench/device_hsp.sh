@@ -16,7 +16,8 @@
 #   bash bench/device_hsp.sh layout     # GPU tests; the CPU Parquet write beside OLD_ROOT's; compare --hsps on the
 #                                       # heavy 150 Mbp pair, this checkout and OLD_ROOT's taken in turn
 #   bash bench/device_hsp.sh chains     # GPU tests with the chain and format suites; compare on the heavy 150 Mbp
-#                                       # pair with and without chains (FASTA -> HSP table + chains table + chain PAF)
+#                                       # pair with and without chains (FASTA -> HSP table + chains table + chain PAF);
+#                                       # TESTS=0: no tests, TESTS=chains: the GPU chain tests, ROUNDS=N: rounds of the pair of runs (2)
 #   bash bench/device_hsp.sh post       # that run up to its merge, then the coverage and plots rules timed apart
 #                                       # (bench/post_compare.py; PROFILE=1: under py-spy, stacks in $OUT/profile;
 #                                       # OLD_ROOT=DIR: another checkout timed in turn with this one)
@@ -57,10 +58,12 @@ if [ -n "${OLD_ROOT:-}" ]; then mkdir -p "$OLD_ROOT/gpu_kernels/cubins" && cp -n
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 nproc
 if [ "$what" = chains ]; then
-    python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py tests/test_chains.py tests/test_formats.py \
-        tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -15
+    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py tests/test_chains.py \
+        tests/test_formats.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -15
+    [ "${TESTS:-1}" = chains ] && python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py -k chain 2>&1 | \
+        tee "$OUT/gpu_tests.log" | tail -15
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs 1 --no-paf 2>&1 | tee "$OUT/hsp_path.log" | tail -8
-    for round in 1 2; do
+    for round in $(seq "${ROUNDS:-2}"); do
         for chains in no yes; do
             extra=""
             [ "$chains" = yes ] && extra="--chains-table /tmp/hp/c.parquet --chains /tmp/hp/c.paf"
@@ -71,7 +74,7 @@ from common.measure import run
 chains, out, extra = sys.argv[1], sys.argv[2], sys.argv[3:]
 a, b = sorted(glob.glob("/tmp/hp/*_a.fa"))[0], sorted(glob.glob("/tmp/hp/*_b.fa"))[0]
 r = run([sys.executable, "-m", "gpu_kernels", "compare", a, b, "--backend", "cupy", "--hsps", "/tmp/hp/x.parquet",
-         *extra, "-v"], out=f"{out}/compare_{chains}.log")
+         *extra, "-v"], err=f"{out}/compare_{chains}.log")
 print(f"chains {chains}: {r['wall']:.2f} s wall, {r['cpu']:.1f} CPU s, {r['peak_mb']:.0f} MB peak, rc {r['rc']}")
 PY
         done

@@ -1,16 +1,27 @@
-// Which HSPs some chain link touches (chains.py, chain_hsps_cupy): chains.c's candidate scan without
-// the DP. Thread i scans its diagonal bucket, back from its own place in byb, and the buckets on
-// either side (their HSPs before i in the DP order), while an HSP there can still end within max_gap
-// before i (x >= floor: x_i - max_gap - the longest HSP), and marks both HSPs of every valid link.
-// An HSP no link touches is a chain alone or in none; so is every HSP the DP leaves alone.
-// Launch: 1-D grid-stride loop over the n HSPs (in the DP order), BLOCK threads a block.
-// byb: the HSPs by (group, bucket), the DP order within; place[i]: i's position in byb; run_lo[k],
-// run_hi[k]: the bounds in byb of the run of one (group, bucket) holding position k. Marks are
-// plain stores of 1: threads racing on one HSP write the same byte.
+// Chains on the device (chains.py, chain_hsps_cupy): chains.c's DP and best-first extraction, with the
+// work split by the connected components of the link graph, which share nothing.
+//
+// HSPs come in the DP order (group, x, ...). A predecessor j of i lies on a diagonal within max_shift of
+// i's, so in i's diagonal bucket or a neighbour: byb lists the HSPs by (group, bucket), the DP order
+// within; place[i] is i's position in byb; run_lo[k], run_hi[k] bound the run of one (group, bucket)
+// holding position k. Each of the three buckets is scanned back from i's place while an HSP there can
+// still end within max_gap before i (x >= floor: x_i - max_gap - the longest HSP): chains.c's scan.
+//
+// chain_components: a thread an HSP; every valid link j -> i unites j and i (a lock-free union-find:
+//   a larger root is hooked onto a smaller one by compare-and-swap, so a component's root is its first
+//   HSP, and finds halve their paths) and marks both linked.
+// chain_roots: each HSP's component root.
+// chain_dp: a warp a component, largest first; its HSPs in the DP order, the lanes scanning the
+//   candidates 32 at a time, then the best (value, latest HSP) among them: chains.c's dp_group.
+// chain_take: a thread a component; chains.c's take_chains over its HSPs in visit order (best
+//   descending, then the DP order); a chain is named by the HSP that started it.
+// Launch: 1-D grid-stride loops, BLOCK threads a block (chain_dp: whole warps).
+
+#define NO_VALUE (-0x7fffffffffffffffLL - 1)
 
 __device__ __forceinline__ bool linkable(const long long* x, const long long* xe, const long long* y,
                                          const long long* ye, long long j, long long i, long long max_gap,
-                                         long long max_shift) {
+                                         long long max_shift, long long* overlap_out) {
     if (!(x[j] < x[i] && y[j] < y[i] && xe[j] < xe[i] && ye[j] < ye[i]))
         return false;
     const long long dx = x[i] - xe[j], dy = y[i] - ye[j];
@@ -22,6 +33,7 @@ __device__ __forceinline__ bool linkable(const long long* x, const long long* xe
         overlap = -dx;
     if (-dy > overlap)
         overlap = -dy;
+    *overlap_out = overlap;
     return overlap < xe[i] - x[i];
 }
 
@@ -37,35 +49,173 @@ __device__ __forceinline__ long long before(const long long* byb, long long lo, 
     return lo;
 }
 
-extern "C" __global__ void chain_linked(const long long* x, const long long* xe, const long long* y,
-                                        const long long* ye, const long long* group, const long long* bucket,
-                                        const long long* byb, const long long* place, const long long* run_lo,
-                                        const long long* run_hi, long long n, long long max_gap, long long max_shift,
-                                        long long longest, unsigned char* linked) {
+// [first, end) of byb to scan back over for i: its own bucket up to i, and the neighbouring buckets'
+// HSPs that come before i.
+__device__ __forceinline__ void candidate_ranges(const long long* group, const long long* bucket,
+                                                 const long long* byb, const long long* place,
+                                                 const long long* run_lo, const long long* run_hi, long long n,
+                                                 long long i, long long ranges[3][2]) {
+    const long long p = place[i], a = run_lo[p], b = run_hi[p];
+    ranges[0][0] = a;
+    ranges[0][1] = p;
+    ranges[1][0] = ranges[1][1] = ranges[2][0] = ranges[2][1] = 0;
+    if (a > 0 && group[byb[a - 1]] == group[i] && bucket[byb[a - 1]] == bucket[i] - 1) {
+        ranges[1][0] = run_lo[a - 1];
+        ranges[1][1] = before(byb, run_lo[a - 1], a, i);
+    }
+    if (b < n && group[byb[b]] == group[i] && bucket[byb[b]] == bucket[i] + 1) {
+        ranges[2][0] = b;
+        ranges[2][1] = before(byb, b, run_hi[b], i);
+    }
+}
+
+__device__ __forceinline__ long long find_root(volatile long long* parent, long long i) {
+    for (;;) {
+        const long long p = parent[i];
+        if (p == i)
+            return i;
+        const long long g = parent[p];
+        if (g != p)
+            parent[i] = g;  // path halving: g is an ancestor of i, whoever else writes here
+        i = g;
+    }
+}
+
+__device__ __forceinline__ void unite(long long* parent, long long a, long long b) {
+    for (;;) {
+        a = find_root(parent, a);
+        b = find_root(parent, b);
+        if (a == b)
+            return;
+        if (a < b) {
+            const long long t = a;
+            a = b;
+            b = t;
+        }
+        if ((long long)atomicCAS((unsigned long long*)&parent[a], (unsigned long long)a, (unsigned long long)b) == a)
+            return;
+    }
+}
+
+extern "C" __global__ void chain_components(const long long* x, const long long* xe, const long long* y,
+                                            const long long* ye, const long long* group, const long long* bucket,
+                                            const long long* byb, const long long* place, const long long* run_lo,
+                                            const long long* run_hi, long long n, long long max_gap,
+                                            long long max_shift, long long longest, long long* parent,
+                                            unsigned char* linked) {
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        const long long p = place[i], a = run_lo[p], b = run_hi[p];
+        long long ranges[3][2];
+        candidate_ranges(group, bucket, byb, place, run_lo, run_hi, n, i, ranges);
         const long long floor_x = x[i] - max_gap - longest;
-        long long ranges[3][2] = {{a, p}, {0, 0}, {0, 0}};
-        if (a > 0 && group[byb[a - 1]] == group[i] && bucket[byb[a - 1]] == bucket[i] - 1) {
-            ranges[1][0] = run_lo[a - 1];
-            ranges[1][1] = before(byb, run_lo[a - 1], a, i);
-        }
-        if (b < n && group[byb[b]] == group[i] && bucket[byb[b]] == bucket[i] + 1) {
-            ranges[2][0] = b;
-            ranges[2][1] = before(byb, b, run_hi[b], i);
-        }
         bool any = false;
         for (int r = 0; r < 3; ++r)
             for (long long k = ranges[r][1] - 1; k >= ranges[r][0]; --k) {
                 const long long j = byb[k];
                 if (x[j] < floor_x)
                     break;
-                if (linkable(x, xe, y, ye, j, i, max_gap, max_shift)) {
+                long long overlap;
+                if (linkable(x, xe, y, ye, j, i, max_gap, max_shift, &overlap)) {
                     linked[j] = 1;
+                    unite(parent, i, j);
                     any = true;
                 }
             }
         if (any)
             linked[i] = 1;
+    }
+}
+
+extern "C" __global__ void chain_roots(long long* parent, long long n) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        parent[i] = find_root(parent, i);
+}
+
+// members: the HSPs component by component, each in the DP order; starts[c]: component c's first;
+// work: the components in the order warps take them; next: the warps' shared counter.
+extern "C" __global__ void chain_dp(const long long* x, const long long* xe, const long long* y, const long long* ye,
+                                    const long long* score, const long long* group, const long long* bucket,
+                                    const long long* byb, const long long* place, const long long* run_lo,
+                                    const long long* run_hi, long long n, const long long* members,
+                                    const long long* starts, const long long* work, long long components,
+                                    long long max_gap, long long max_shift, long long gap_open, long long gap_extend,
+                                    long long gap_base, long long longest, long long* best, long long* pred,
+                                    unsigned long long* next) {
+    const unsigned full = 0xffffffffu;
+    const int lane = threadIdx.x & 31;
+    for (;;) {
+        long long w = 0;
+        if (lane == 0)
+            w = (long long)atomicAdd(next, 1ULL);
+        w = __shfl_sync(full, w, 0);
+        if (w >= components)
+            return;
+        const long long c = work[w];
+        for (long long t = starts[c]; t < starts[c + 1]; ++t) {
+            const long long i = members[t];
+            long long ranges[3][2];
+            candidate_ranges(group, bucket, byb, place, run_lo, run_hi, n, i, ranges);
+            const long long floor_x = x[i] - max_gap - longest, length = xe[i] - x[i];
+            long long value = NO_VALUE, from = -1;
+            for (int r = 0; r < 3; ++r)
+                for (long long top = ranges[r][1] - 1; top >= ranges[r][0]; top -= 32) {
+                    const long long k = top - lane;
+                    const long long j = k >= ranges[r][0] ? byb[k] : -1;
+                    const bool live = j >= 0 && x[j] >= floor_x;
+                    long long overlap;
+                    if (live && linkable(x, xe, y, ye, j, i, max_gap, max_shift, &overlap)) {
+                        // chains.c's link_gain
+                        const long long dx = x[i] - xe[j], dy = y[i] - ye[j];
+                        const long long shift = dx > dy ? dx - dy : dy - dx;
+                        const long long gap = (dx < dy ? dx : dy) + overlap;
+                        const long long add = score[i] * (length - overlap) / length -
+                                              ((shift ? gap_open : 0) + shift * gap_extend + gap * gap_base / 100);
+                        const long long v = __ldcg(&best[j]) + add;
+                        if (v > value || (v == value && j > from)) {
+                            value = v;
+                            from = j;
+                        }
+                    }
+                    if (!__any_sync(full, live))
+                        break;  // back here every lane is before the floor, and so is the rest of the run
+                }
+            for (int offset = 16; offset > 0; offset >>= 1) {
+                const long long v = __shfl_down_sync(full, value, offset), f = __shfl_down_sync(full, from, offset);
+                if (v > value || (v == value && f > from)) {
+                    value = v;
+                    from = f;
+                }
+            }
+            if (lane == 0) {
+                const bool linked = from >= 0 && value > score[i];
+                best[i] = linked ? value : score[i];
+                pred[i] = linked ? from : -1;
+            }
+            __syncwarp();  // the next HSP's lanes read what lane 0 wrote
+        }
+    }
+}
+
+// visit: the HSPs component by component, each by best descending, then the DP order; chain[] starts
+// at -1; a chain started by s gets scores[s] (best at s less best where its walk stopped) and heads[s]
+// (its first HSP).
+extern "C" __global__ void chain_take(const long long* best, const long long* pred, const long long* visit,
+                                      const long long* starts, const long long* work, long long components,
+                                      long long* chain, long long* scores, long long* heads) {
+    for (long long w = blockIdx.x * (long long)blockDim.x + threadIdx.x; w < components;
+         w += (long long)gridDim.x * blockDim.x) {
+        const long long c = work[w];
+        for (long long v = starts[c]; v < starts[c + 1]; ++v) {
+            const long long start = visit[v];
+            if (chain[start] != -1)
+                continue;
+            long long at = start, head = start;
+            while (at != -1 && chain[at] == -1) {
+                chain[at] = start;
+                head = at;
+                at = pred[at];
+            }
+            scores[start] = best[start] - (at != -1 ? best[at] : 0);
+            heads[start] = head;
+        }
     }
 }

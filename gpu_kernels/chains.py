@@ -6,11 +6,15 @@ before it on both genomes (overlaps trimmed), at most max_gap apart, its diagona
 from the one before. NumPy puts the HSPs in the DP order and indexes them by diagonal bucket; the
 compiled DP (chains.c) finds each HSP's best chain score and predecessor on all cores, record pair
 and strand groups side by side, then the chains are taken best-first and the backbone kept chain
-by chain. The CuPy twin first drops, on the device, the HSPs that no link touches and that score
-too little to be a chain alone (chains.cu: on repeat-rich pairs all but a few percent), then copies
-the rest to the host and runs the same, so both backends give the same chains.
+by chain. The CuPy twin runs the same DP and extraction on the device (chains.cu), a warp a
+connected component of the link graph (components share no link, so no chain), after dropping the
+HSPs no link touches that score too little to be a chain alone; only the chains' members go to the
+host. Both backends give the same chains.
 """
 from __future__ import annotations
+
+import logging
+import time
 
 import numpy as np
 
@@ -19,6 +23,25 @@ from .arrays import BLOCK, array_module, blocks, cupy, kernel, stable_argsort, t
 from .hsps import complete, in_order, order_by
 from .params import Params
 from .schema import CHAIN, HSP
+
+log = logging.getLogger(__name__)
+
+
+class _Clock:
+    """Stage times of one chaining, logged at its end (-v); device work is waited for at each mark."""
+
+    def __init__(self, xp=np):
+        self.xp, self.last, self.parts = xp, time.perf_counter(), []
+
+    def mark(self, stage: str) -> None:
+        if self.xp is not np:
+            self.xp.cuda.get_current_stream().synchronize()
+        now = time.perf_counter()
+        self.parts.append(f"{stage} {now - self.last:.2f} s")
+        self.last = now
+
+    def log(self, what: str) -> None:
+        log.info("%s: %s", what, ", ".join(self.parts))
 
 
 def chain_coords(h: dict, rlens) -> tuple:
@@ -41,6 +64,7 @@ def chain_hsps(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
     a merged table), so it is not checked (a check costs a tenth of the chaining)."""
     c = params.chaining
     h = {name: np.asarray(column) for name, column in complete(hsps).items()}
+    clock = _Clock()
     n = int(h["qstart"].size)
     nr = max(1, len(rlens))
     cpu = native.module("_cpu")
@@ -52,6 +76,7 @@ def chain_hsps(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
     cpu.chain_keys(as64["qrec"], as64["rrec"], as64["strand"], x, xe, as64["rstart"], as64["rend"],
                    np.ascontiguousarray(rlens, dtype=np.int64), nr, c.max_shift, y, ye, group, bucket, threads)
     order = None if ordered else _dp_order(h, len(qlens), nr)
+    clock.mark("keys")
     score = as64["score"]
     del as64
     if order is not None:
@@ -63,34 +88,63 @@ def chain_hsps(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
     best, pred = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
     cpu.chain_dp(x, xe, y, ye, score, group, bucket, byb, bounds, c.max_gap, c.max_shift, c.chain_gap_open,
                  c.chain_gap_extend, c.chain_gap_base, best, pred, threads)
+    clock.mark("dp")
     visit = stable_argsort(-best)  # best first, then the DP order
     raw, scores, heads = (np.empty(n, dtype=np.int64) for _ in range(3))
     count = cpu.take_chains(best, pred, visit, raw, scores, heads)
-    scores, heads = scores[:count], heads[:count]
-    kept = np.flatnonzero(scores >= c.min_chain_score)
-    ranked = kept[np.lexsort((heads[kept], -scores[kept]))]
-    number = np.full(count, -1, dtype=np.int64)
-    number[ranked] = np.arange(ranked.size)
-    chain_ranked = number[raw] if n else np.zeros(0, dtype=np.int64)  # per HSP in the DP order
+    clock.mark("take")
+    chain_ranked, ranked_scores = _ranked(raw, scores[:count], heads[:count], c.min_chain_score)
     if order is None:
         chain_of = chain_ranked
     else:
         chain_of = np.empty(n, dtype=np.int64)
         chain_of[order] = chain_ranked
-    # members chain by chain in the DP order; a member's trim: its overlap with the member before it
-    members = np.flatnonzero(chain_ranked >= 0)
+    members, mchain, trim = _members(chain_ranked, x, xe, y, ye)
+    rows = members if order is None else order[members]
+    clock.mark("members")
+    table, members = _finished(h, rows, mchain, trim, ranked_scores, qlens, rlens)
+    clock.mark("table, blocks, backbone")
+    clock.log(f"chains of {n} HSPs")
+    return table, chain_of, members
+
+
+def _ranked(raw, scores, heads, min_chain_score: int) -> tuple:
+    """(each HSP's chain number, -1 where its chain scores under min_chain_score; the numbered chains'
+    scores): raw chains (raw[i] names HSP i's, scores and heads are indexed by those names) numbered
+    by score descending, ties by their first HSP's place in the DP order. On the arrays' device."""
+    xp = array_module(raw)
+    kept = xp.flatnonzero(scores >= min_chain_score)
+    by_head = kept[stable_argsort(heads[kept])]
+    ranked = by_head[stable_argsort(-scores[by_head])]
+    number = xp.full(scores.size, -1, dtype=xp.int64)
+    number[ranked] = xp.arange(ranked.size, dtype=xp.int64)
+    return (number[raw] if raw.size else xp.zeros(0, dtype=xp.int64)), scores[ranked]
+
+
+def _members(chain_ranked, x, xe, y, ye) -> tuple:
+    """(the HSPs of chains, chain by chain, each in the DP order; their chains; each one's trim, the
+    bases of its start that overlap the member before it): positions in the DP order, on the arrays'
+    device."""
+    xp = array_module(chain_ranked)
+    members = xp.flatnonzero(chain_ranked >= 0)
     members = members[stable_argsort(chain_ranked[members])]
     mchain = chain_ranked[members]
-    first = np.ones(members.size, dtype=bool)
+    first = xp.ones(members.size, dtype=bool)
     first[1:] = mchain[1:] != mchain[:-1]
-    prev = np.concatenate(([0], members[:-1])).astype(np.int64)[:members.size]
-    trim = np.where(first, 0, np.maximum(0, np.maximum(xe[prev] - x[members], ye[prev] - y[members])))
-    rows = members if order is None else order[members]
-    table = _chain_table(h, rows, mchain, trim, scores[ranked], ranked.size)
+    prev = xp.concatenate((xp.zeros(1, dtype=xp.int64), members[:-1]))[:members.size]
+    trim = xp.where(first, 0, xp.maximum(0, xp.maximum(xe[prev] - x[members], ye[prev] - y[members])))
+    return members, mchain, trim
+
+
+def _finished(h: dict, rows: np.ndarray, mchain: np.ndarray, trim: np.ndarray, scores: np.ndarray, qlens,
+              rlens) -> tuple[dict, dict]:
+    """(the chains table, the members with their blocks) from the members on the host: rows of h
+    chain by chain, their chains, trims, and the chains' scores."""
+    table = _chain_table(h, rows, mchain, trim, scores, int(scores.size))
     members = {"rows": rows, "trim": trim, "chain": mchain}
     members.update(chain_blocks(h, members, rlens))
     table["backbone"] = backbone(table, members, qlens, rlens)
-    return table, chain_of, members
+    return table, members
 
 
 def _dp_order(h: dict, nq: int, nr: int) -> np.ndarray:
@@ -102,21 +156,97 @@ def _dp_order(h: dict, nq: int, nr: int) -> np.ndarray:
 
 
 def chain_hsps_cupy(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
-                    ordered: bool = False) -> tuple[dict, np.ndarray, dict]:
-    """chain_hsps of a table on the device: the device drops the HSPs that no link touches (chains.cu's
-    candidate scan) and that score under min_chain_score, so are in no chain (alone they would score
-    too little; no other chain can hold them); the rest (on repeat-rich pairs a few percent) are
-    copied to the host and chained there. The same chains, chain_of and members as chain_hsps."""
+                    ordered: bool = False) -> tuple[dict, object, dict]:
+    """chain_hsps of a table on the device, with the same chains and members; chain_of stays on the
+    device (a CuPy array: the HSP table's column). The DP and the chains' extraction run on the device
+    (chains.cu), component by component of the link graph: the HSPs no link touches and that score
+    under min_chain_score are in no chain and dropped first (on repeat-rich pairs most of them); the
+    members' table, blocks and the backbone are made on the host. A table not in the DP order is
+    chained on the host."""
     cp = cupy()
     c = params.chaining
     h = complete(hsps)
     n = int(h["qstart"].size)
     nr = max(1, len(rlens))
     if n == 0 or (not ordered and _dp_order(h, len(qlens), nr) is not None):  # not in the DP order: on the host
-        return chain_hsps({name: to_host(column) for name, column in hsps.items()}, qlens, rlens, params, threads)
+        table, chain_of, members = chain_hsps({name: to_host(column) for name, column in hsps.items()}, qlens, rlens,
+                                              params, threads)
+        return table, cp.asarray(chain_of), members
+    clock = _Clock(cp)
     x, xe, y, ye = chain_coords(h, rlens)
     group = (h["qrec"].astype(cp.int64) * nr + h["rrec"]) * 2 + h["strand"]
     bucket = cp.floor_divide(x - y, c.max_shift)
+    longest = int((xe - x).max())
+    links = (c.max_gap, c.max_shift, longest)
+    parent = cp.arange(n, dtype=cp.int64)
+    linked = cp.zeros(n, dtype=cp.uint8)
+    index = _bucket_index(group, bucket)
+    kernel("chains.cu", "chain_components")((blocks(n),), (BLOCK,), (
+        x, xe, y, ye, group, bucket, *index, cp.int64(n), *(cp.int64(v) for v in links), parent, linked))
+    del index
+    kernel("chains.cu", "chain_roots")((blocks(n),), (BLOCK,), (parent, cp.int64(n)))
+    kept = cp.flatnonzero((linked == 1) | (h["score"] >= c.min_chain_score))
+    root = parent[kept]
+    del parent, linked
+    clock.mark("links")
+    k = int(kept.size)
+    x, xe, y, ye, group, bucket = (column[kept] for column in (x, xe, y, ye, group, bucket))
+    score = h["score"][kept].astype(cp.int64)
+    # components: the kept HSPs by root (their first HSP), the DP order within; largest first
+    members = stable_argsort(root).astype(cp.int64, copy=False)
+    root = root[members]
+    first = cp.ones(k, dtype=cp.bool_)
+    first[1:] = root[1:] != root[:-1]
+    del root
+    starts = cp.concatenate((cp.flatnonzero(first), cp.asarray([k], dtype=cp.int64)))
+    components = int(starts.size) - 1
+    work = cp.argsort(-cp.diff(starts)).astype(cp.int64, copy=False)
+    component = cp.empty(k, dtype=cp.int64)
+    component[members] = cp.cumsum(first, dtype=cp.int64) - 1
+    del first
+    best, pred = cp.empty(k, dtype=cp.int64), cp.empty(k, dtype=cp.int64)
+    index = _bucket_index(group, bucket)
+    kernel("chains.cu", "chain_dp")((blocks(components * 32),), (BLOCK,), (
+        x, xe, y, ye, score, group, bucket, *index, cp.int64(k), members, starts, work, cp.int64(components),
+        cp.int64(c.max_gap), cp.int64(c.max_shift), cp.int64(c.chain_gap_open), cp.int64(c.chain_gap_extend),
+        cp.int64(c.chain_gap_base), cp.int64(longest), best, pred, cp.zeros(1, dtype=cp.uint64)))
+    del index, members, group, bucket, score
+    clock.mark(f"dp of {k} HSPs in {components} components")
+    visit = stable_argsort(-best)  # best first, then the DP order
+    visit = visit[stable_argsort(component[visit])].astype(cp.int64, copy=False)
+    del component
+    raw = cp.full(k, -1, dtype=cp.int64)
+    scores, heads = cp.zeros(k, dtype=cp.int64), cp.zeros(k, dtype=cp.int64)
+    kernel("chains.cu", "chain_take")((blocks(components),), (BLOCK,), (
+        best, pred, visit, starts, work, cp.int64(components), raw, scores, heads))
+    del best, pred, visit, starts, work
+    clock.mark("take")
+    started = cp.flatnonzero(raw == cp.arange(k, dtype=cp.int64))
+    name = cp.empty(k, dtype=cp.int64)
+    name[started] = cp.arange(started.size, dtype=cp.int64)
+    chain_ranked, ranked_scores = _ranked(name[raw], scores[started], heads[started], c.min_chain_score)
+    del name, raw, scores, heads, started
+    members, mchain, trim = _members(chain_ranked, x, xe, y, ye)
+    chain_of = cp.full(n, -1, dtype=cp.int64)
+    chain_of[kept] = chain_ranked
+    rows = kept[members]
+    sub = {name: to_host(h[name][rows]) for name in ("qrec", "rrec", "strand", "qstart", "qend", "rstart",
+                                                     "identities")}
+    rows, mchain, trim, ranked_scores = (to_host(a) for a in (rows, mchain, trim, ranked_scores))
+    clock.mark("members")
+    table, members = _finished(sub, np.arange(rows.size), mchain, trim, ranked_scores, qlens, rlens)
+    members["rows"] = rows
+    clock.mark("table, blocks, backbone")
+    clock.log(f"chains of {n} HSPs on the device")
+    return table, chain_of, members
+
+
+def _bucket_index(group, bucket) -> tuple:
+    """(byb, place, run_lo, run_hi) of HSPs in the DP order on the device: byb lists them by (group,
+    diagonal bucket), the DP order within; place[i] is i's position there; run_lo[p], run_hi[p] bound
+    the run of one (group, bucket) holding position p (chains.cu's candidate scans)."""
+    cp = cupy()
+    n = int(group.size)
     low = int(bucket.min())
     cell = group * (int(bucket.max()) - low + 1) + (bucket - low)
     byb = stable_argsort(cell).astype(cp.int64, copy=False)
@@ -128,22 +258,7 @@ def chain_hsps_cupy(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
     del cell
     run = cp.cumsum(starts, dtype=cp.int64) - 1
     edges = cp.concatenate((cp.flatnonzero(starts), cp.asarray([n], dtype=cp.int64)))
-    run_lo, run_hi = edges[run], edges[run + 1]
-    del starts, run, edges
-    linked = cp.zeros(n, dtype=cp.uint8)
-    kernel("chains.cu", "chain_linked")((blocks(n),), (BLOCK,), (
-        x, xe, y, ye, group, bucket, byb, place, run_lo, run_hi, cp.int64(n), cp.int64(c.max_gap),
-        cp.int64(c.max_shift), cp.int64(int((xe - x).max())), linked))
-    del y, ye, group, bucket, byb, place, run_lo, run_hi
-    rows = cp.flatnonzero((linked == 1) | (h["score"] >= c.min_chain_score))
-    del linked
-    kept = {name: to_host(hsps[name][rows]) for name in HSP.stored}
-    rows = to_host(rows).astype(np.int64)
-    table, chain_kept, members = chain_hsps(kept, qlens, rlens, params, threads, ordered=True)
-    chain_of = np.full(n, -1, dtype=np.int64)
-    chain_of[rows] = chain_kept
-    members["rows"] = rows[members["rows"]]
-    return table, chain_of, members
+    return byb, place, edges[run], edges[run + 1]
 
 
 def _chain_table(h: dict, rows: np.ndarray, mchain: np.ndarray, trim: np.ndarray, scores: np.ndarray,

@@ -608,19 +608,53 @@ def test_chains_are_the_same_on_both_backends(tmp_path):
     assert out["numpy"] == out["cupy"] and out["numpy"][0].count(b"tp:A:P") >= 5
 
 
+def same_chains(table: dict, qlens, rlens, params: Params) -> None:
+    """chain_hsps_cupy (the DP and the extraction on the device, a warp a component) gives chain_hsps'
+    chains table, chain of every HSP and members."""
+    from gpu_kernels.chains import chain_hsps, chain_hsps_cupy
+
+    want = chain_hsps(table, qlens, rlens, params)
+    got = chain_hsps_cupy({k: cp.asarray(v) for k, v in table.items()}, qlens, rlens, params, ordered=True)
+    assert all(np.array_equal(got[0][name], want[0][name]) for name in want[0])
+    assert np.array_equal(cp.asnumpy(got[1]), want[1])
+    assert all(np.array_equal(got[2][name], want[2][name]) for name in want[2])
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_chains_of_a_device_table_equal_the_host_ones(seed):
-    """chain_hsps_cupy (the HSPs no link touches and too weak alone dropped on the device, the rest
-    chained on the host) equals chain_hsps on drawn tables: records, strands, repeats, ties, and
-    thresholds that drop many or none."""
+    """On drawn tables (records, strands, repeats, ties) with thresholds that drop many or none."""
     from test_chains import drawn_table
-
-    from gpu_kernels.chains import chain_hsps, chain_hsps_cupy
 
     table, qlens, rlens = drawn_table(seed, 400, 1 + seed % 3, 3000)
     for params in (Params(min_chain_score=0), Params(min_chain_score=150, max_shift=7, max_gap=200), Params()):
-        want = chain_hsps(table, qlens, rlens, params)
-        got = chain_hsps_cupy({k: cp.asarray(v) for k, v in table.items()}, qlens, rlens, params)
-        assert all(np.array_equal(got[0][name], want[0][name]) for name in want[0])
-        assert np.array_equal(got[1], want[1])
-        assert all(np.array_equal(got[2][name], want[2][name]) for name in want[2])
+        same_chains(table, qlens, rlens, params)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 300), records=st.integers(1, 3),
+       max_shift=st.sampled_from([1, 7, 50, 1000]), max_gap=st.sampled_from([0, 30, 200, 10_000]),
+       min_chain_score=st.sampled_from([0, 50, 400]), gap_open=st.integers(0, 20))
+def test_device_chains_equal_the_host_ones_on_drawn_tables(seed, n, records, max_shift, max_gap, min_chain_score,
+                                                           gap_open):
+    """The drawing of tests/test_chains.py's oracle test (whose oracle the host chains equal)."""
+    from test_chains import drawn_table
+
+    table, qlens, rlens = drawn_table(seed, n, records, 2000)
+    same_chains(table, qlens, rlens, Params(max_shift=max_shift, max_gap=max_gap, min_chain_score=min_chain_score,
+                                            chain_gap_open=gap_open))
+
+
+def test_device_chains_of_dense_repeats():
+    """Many HSPs on nearby diagonals (a tandem repeat's hits against each other): large components, links
+    beyond a warp's 32 candidates, equal scores everywhere."""
+    period, copies = 37, 60
+    q = np.repeat(np.arange(copies) * period, copies)
+    r = np.tile(np.arange(copies) * period, copies)
+    n = q.size
+    table = {"qrec": np.zeros(n, dtype=np.int32), "rrec": np.zeros(n, dtype=np.int32), "qstart": q, "qend": q + 30,
+             "rstart": r, "strand": np.zeros(n, dtype=np.int8), "score": np.full(n, 30), "identities": np.full(n, 30)}
+    from gpu_kernels.hsps import sort_rows
+
+    table = sort_rows(table, 1, 1)
+    for params in (Params(min_chain_score=0), Params(max_shift=100, max_gap=500), Params(chain_gap_open=0)):
+        same_chains(table, [copies * period + 30], [copies * period + 30], params)

@@ -31,8 +31,10 @@ def warm_python(python: str) -> None:
     subprocess.run([python, "-c", "import gpu_kernels.__main__"], env=python_env(), check=True)
 
 
-def run(command: list[str], out: str | None = None, cwd: str | None = None, env: dict | None = None) -> dict:
-    """Run command (stdout to the file out, or discarded); {"wall", "cpu", "peak_mb", "rc"}."""
+def run(command: list[str], out: str | None = None, cwd: str | None = None, env: dict | None = None,
+        err: str | None = None) -> dict:
+    """Run command (stdout to the file out, stderr to the file err, each else discarded); {"wall", "cpu",
+    "peak_mb", "rc"}."""
     env = python_env(env)
     report = None
     if os.path.exists(TIME):
@@ -40,8 +42,8 @@ def run(command: list[str], out: str | None = None, cwd: str | None = None, env:
         os.close(handle)
         command = [TIME, "-f", "%U %S %M", "-o", report, *command]
     start = time.perf_counter()
-    with open(out or os.devnull, "wb") as handle:
-        proc = subprocess.Popen(command, stdout=handle, stderr=subprocess.DEVNULL, cwd=cwd, env=env)
+    with open(out or os.devnull, "wb") as handle, open(err or os.devnull, "wb") as errors:
+        proc = subprocess.Popen(command, stdout=handle, stderr=errors, cwd=cwd, env=env)
         _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     cpu, peak_kb = usage.ru_utime + usage.ru_stime, usage.ru_maxrss
