@@ -231,7 +231,7 @@ def chain_hsps_cupy(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
     chain_of[kept] = chain_ranked
     rows = kept[members]
     sub = {name: to_host(h[name][rows]) for name in ("qrec", "rrec", "strand", "qstart", "qend", "rstart",
-                                                     "identities")}
+                                                     "rend", "identities")}
     rows, mchain, trim, ranked_scores = (to_host(a) for a in (rows, mchain, trim, ranked_scores))
     clock.mark("members")
     table, members = _finished(sub, np.arange(rows.size), mchain, trim, ranked_scores, qlens, rlens)
