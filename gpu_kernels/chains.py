@@ -81,13 +81,7 @@ def chain_hsps(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
     del as64
     if order is not None:
         x, xe, y, ye, group, score, bucket = (a[order] for a in (x, xe, y, ye, group, score, bucket))
-    cell = group * (int(bucket.max() - bucket.min()) + 1 if n else 1) + (bucket - (bucket.min() if n else 0))
-    byb = stable_argsort(cell)  # by (group, bucket), the DP order within
-    bounds = np.concatenate(([0], np.flatnonzero(np.diff(group)) + 1, [n])).astype(np.int64) if n else \
-        np.zeros(1, dtype=np.int64)
-    best, pred = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
-    cpu.chain_dp(x, xe, y, ye, score, group, bucket, byb, bounds, c.max_gap, c.max_shift, c.chain_gap_open,
-                 c.chain_gap_extend, c.chain_gap_base, best, pred, threads)
+    best, pred = chain_dp(x, xe, y, ye, score, group, bucket, params, threads)
     clock.mark("dp")
     visit = stable_argsort(-best)  # best first, then the DP order
     raw, scores, heads = (np.empty(n, dtype=np.int64) for _ in range(3))
@@ -106,6 +100,23 @@ def chain_hsps(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
     clock.mark("table, blocks, backbone")
     clock.log(f"chains of {n} HSPs")
     return table, chain_of, members
+
+
+def chain_dp(x, xe, y, ye, score, group, bucket, params: Params, threads: int = 0) -> tuple:
+    """(best, pred): each HSP's best chain score ending at it and its predecessor there (-1: none), of
+    HSPs in the DP order given as int64 arrays: chain_coords, the group (record pair and strand) and
+    the diagonal bucket ((x - y) // max_shift)."""
+    c = params.chaining
+    n = int(x.size)
+    cell = group * (int(bucket.max() - bucket.min()) + 1 if n else 1) + (bucket - (bucket.min() if n else 0))
+    byb = stable_argsort(cell)  # by (group, bucket), the DP order within
+    bounds = np.concatenate(([0], np.flatnonzero(np.diff(group)) + 1, [n])).astype(np.int64) if n else \
+        np.zeros(1, dtype=np.int64)
+    best, pred = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    native.module("_cpu").chain_dp(x, xe, y, ye, score, group, bucket, byb, bounds, c.max_gap, c.max_shift,
+                                   c.chain_gap_open, c.chain_gap_extend, c.chain_gap_base, best, pred,
+                                   threads or native.threads())
+    return best, pred
 
 
 def _ranked(raw, scores, heads, min_chain_score: int) -> tuple:
@@ -175,50 +186,18 @@ def chain_hsps_cupy(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
     clock = _Clock(cp)
     x, xe, y, ye = chain_coords(h, rlens)
     group = (h["qrec"].astype(cp.int64) * nr + h["rrec"]) * 2 + h["strand"]
-    bucket = cp.floor_divide(x - y, c.max_shift)
-    longest = int((xe - x).max())
-    links = (c.max_gap, c.max_shift, longest)
-    parent = cp.arange(n, dtype=cp.int64)
-    linked = cp.zeros(n, dtype=cp.uint8)
-    index = _bucket_index(group, bucket)
-    kernel("chains.cu", "chain_components")((blocks(n),), (BLOCK,), (
-        x, xe, y, ye, group, bucket, *index, cp.int64(n), *(cp.int64(v) for v in links), parent, linked))
-    del index
-    kernel("chains.cu", "chain_roots")((blocks(n),), (BLOCK,), (parent, cp.int64(n)))
-    kept = cp.flatnonzero((linked == 1) | (h["score"] >= c.min_chain_score))
-    root = parent[kept]
-    del parent, linked
-    clock.mark("links")
-    k = int(kept.size)
-    x, xe, y, ye, group, bucket = (column[kept] for column in (x, xe, y, ye, group, bucket))
-    score = h["score"][kept].astype(cp.int64)
-    # components: the kept HSPs by root (their first HSP), the DP order within; largest first
-    members = stable_argsort(root).astype(cp.int64, copy=False)
-    root = root[members]
-    first = cp.ones(k, dtype=cp.bool_)
-    first[1:] = root[1:] != root[:-1]
-    del root
-    starts = cp.concatenate((cp.flatnonzero(first), cp.asarray([k], dtype=cp.int64)))
-    components = int(starts.size) - 1
-    work = cp.argsort(-cp.diff(starts)).astype(cp.int64, copy=False)
-    component = cp.empty(k, dtype=cp.int64)
-    component[members] = cp.cumsum(first, dtype=cp.int64) - 1
-    del first
-    best, pred = cp.empty(k, dtype=cp.int64), cp.empty(k, dtype=cp.int64)
-    index = _bucket_index(group, bucket)
-    kernel("chains.cu", "chain_dp")((blocks(components * 32),), (BLOCK,), (
-        x, xe, y, ye, score, group, bucket, *index, cp.int64(k), members, starts, work, cp.int64(components),
-        cp.int64(c.max_gap), cp.int64(c.max_shift), cp.int64(c.chain_gap_open), cp.int64(c.chain_gap_extend),
-        cp.int64(c.chain_gap_base), cp.int64(longest), best, pred, cp.zeros(1, dtype=cp.uint64)))
-    del index, members, group, bucket, score
-    clock.mark(f"dp of {k} HSPs in {components} components")
+    kept, best, pred, component, starts, work = chain_dp_cupy(x, xe, y, ye, h["score"], group,
+                                                              cp.floor_divide(x - y, c.max_shift), params, clock)
+    x, xe, y, ye = (column[kept] for column in (x, xe, y, ye))
+    components, k = int(starts.size) - 1, int(kept.size)
     visit = stable_argsort(-best)  # best first, then the DP order
     visit = visit[stable_argsort(component[visit])].astype(cp.int64, copy=False)
     del component
     raw = cp.full(k, -1, dtype=cp.int64)
     scores, heads = cp.zeros(k, dtype=cp.int64), cp.zeros(k, dtype=cp.int64)
-    kernel("chains.cu", "chain_take")((blocks(components),), (BLOCK,), (
-        best, pred, visit, starts, work, cp.int64(components), raw, scores, heads))
+    if components:
+        kernel("chains.cu", "chain_take")((blocks(components),), (BLOCK,), (
+            best, pred, visit, starts, work, cp.int64(components), raw, scores, heads))
     del best, pred, visit, starts, work
     clock.mark("take")
     started = cp.flatnonzero(raw == cp.arange(k, dtype=cp.int64))
@@ -239,6 +218,57 @@ def chain_hsps_cupy(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
     clock.mark("table, blocks, backbone")
     clock.log(f"chains of {n} HSPs on the device")
     return table, chain_of, members
+
+
+def chain_dp_cupy(x, xe, y, ye, score, group, bucket, params: Params, clock=None) -> tuple:
+    """chain_dp on the device, of the HSPs a chain can hold: (kept, best, pred, component, starts, work):
+    the HSPs some link touches or that score at least min_chain_score alone (positions in the DP
+    order), their best and predecessor (positions in kept), the connected component of the link
+    graph each one is in, the components' bounds in the kept HSPs taken component by component (a
+    stable sort by component), and the components largest first. Scores of any integer type."""
+    cp = cupy()
+    c = params.chaining
+    n = int(x.size)
+    longest = int((xe - x).max()) if n else 0
+    links = (c.max_gap, c.max_shift, longest)
+    parent = cp.arange(n, dtype=cp.int64)
+    linked = cp.zeros(n, dtype=cp.uint8)
+    if n:
+        index = _bucket_index(group, bucket)
+        kernel("chains.cu", "chain_components")((blocks(n),), (BLOCK,), (
+            x, xe, y, ye, group, bucket, *index, cp.int64(n), *(cp.int64(v) for v in links), parent, linked))
+        del index
+        kernel("chains.cu", "chain_roots")((blocks(n),), (BLOCK,), (parent, cp.int64(n)))
+    kept = cp.flatnonzero((linked == 1) | (score >= c.min_chain_score))
+    root = parent[kept]
+    del parent, linked
+    if clock:
+        clock.mark("links")
+    k = int(kept.size)
+    x, xe, y, ye, group, bucket = (column[kept] for column in (x, xe, y, ye, group, bucket))
+    score = score[kept].astype(cp.int64)
+    # components: the kept HSPs by root (their first HSP), the DP order within
+    members = stable_argsort(root).astype(cp.int64, copy=False)
+    root = root[members]
+    first = cp.ones(k, dtype=cp.bool_)
+    first[1:] = root[1:] != root[:-1]
+    del root
+    starts = cp.concatenate((cp.flatnonzero(first), cp.asarray([k], dtype=cp.int64)))
+    components = int(starts.size) - 1
+    work = cp.argsort(-cp.diff(starts)).astype(cp.int64, copy=False)
+    component = cp.empty(k, dtype=cp.int64)
+    component[members] = cp.cumsum(first, dtype=cp.int64) - 1
+    del first
+    best, pred = cp.empty(k, dtype=cp.int64), cp.empty(k, dtype=cp.int64)
+    if k:
+        index = _bucket_index(group, bucket)
+        kernel("chains.cu", "chain_dp")((blocks(components * 32),), (BLOCK,), (
+            x, xe, y, ye, score, group, bucket, *index, cp.int64(k), members, starts, work, cp.int64(components),
+            cp.int64(c.max_gap), cp.int64(c.max_shift), cp.int64(c.chain_gap_open), cp.int64(c.chain_gap_extend),
+            cp.int64(c.chain_gap_base), cp.int64(longest), best, pred, cp.zeros(1, dtype=cp.uint64)))
+    if clock:
+        clock.mark(f"dp of {k} HSPs in {components} components")
+    return kept, best, pred, component, starts, work
 
 
 def _bucket_index(group, bucket) -> tuple:
