@@ -259,7 +259,8 @@ def chain_dp_cupy(x, xe, y, ye, score, group, bucket, params: Params, clock=None
     component = cp.empty(k, dtype=cp.int64)
     component[members] = cp.cumsum(first, dtype=cp.int64) - 1
     del first
-    best, pred = cp.empty(k, dtype=cp.int64), cp.empty(k, dtype=cp.int64)
+    # a best read before it is written (a link across components) would be far below any chain's
+    best, pred = cp.full(k, -(1 << 62), dtype=cp.int64), cp.full(k, -1, dtype=cp.int64)
     if k:
         index = _bucket_index(group, bucket)
         kernel("chains.cu", "chain_dp")((blocks(components * 32),), (BLOCK,), (

@@ -73,9 +73,15 @@ def main() -> None:
         print(f"  i {i}: host best {hbest[i]} pred {p}, device best {best[i]} pred {pred[i]}; "
               f"component {component[i]}, host pred's {component[p] if p >= 0 else None}; "
               f"x {cols[0][i]}-{cols[1][i]} y {cols[2][i]}-{cols[3][i]} bucket {cols[5][i]}")
-        if p >= 0:
-            print(f"     pred: x {cols[0][p]}-{cols[1][p]} y {cols[2][p]}-{cols[3][p]} bucket {cols[5][p]} "
-                  f"host best {hbest[p]} device best {best[p]}")
+        for who, p in (("host", hpred[i]), ("device", pred[i])):
+            if p >= 0:
+                dx, dy = cols[0][i] - cols[1][p], cols[2][i] - cols[3][p]
+                print(f"     {who} pred {p}: x {cols[0][p]}-{cols[1][p]} y {cols[2][p]}-{cols[3][p]} bucket "
+                      f"{cols[5][p]} component {component[p]} host best {hbest[p]} device best {best[p]}; "
+                      f"dx {dx} dy {dy} group {cols[4][p]} vs {cols[4][i]}")
+    across = (pred >= 0) & (component[np.maximum(pred, 0)] != component)
+    print(f"device preds in another component: {int(across.sum())}; device preds after their HSP: "
+          f"{int((pred >= np.arange(pred.size)).sum())}")
 
 
 if __name__ == "__main__":
