@@ -18,6 +18,7 @@
 // Launch: 1-D grid-stride loops, BLOCK threads a block (chain_dp: whole warps).
 
 #define NO_VALUE (-0x7fffffffffffffffLL - 1)
+#define UNSET (-(1LL << 62))  // best before chain_dp writes it (chains.py)
 
 __device__ __forceinline__ bool linkable(const long long* x, const long long* xe, const long long* y,
                                          const long long* ye, long long j, long long i, long long max_gap,
@@ -139,7 +140,7 @@ extern "C" __global__ void chain_dp(const long long* x, const long long* xe, con
                                     const long long* starts, const long long* work, long long components,
                                     long long max_gap, long long max_shift, long long gap_open, long long gap_extend,
                                     long long gap_base, long long longest, long long* best, long long* pred,
-                                    unsigned long long* next) {
+                                    unsigned long long* next, unsigned long long* unset_reads) {
     const unsigned full = 0xffffffffu;
     const int lane = threadIdx.x & 31;
     for (;;) {
@@ -169,7 +170,10 @@ extern "C" __global__ void chain_dp(const long long* x, const long long* xe, con
                         const long long gap = (dx < dy ? dx : dy) + overlap;
                         const long long add = score[i] * (length - overlap) / length -
                                               ((shift ? gap_open : 0) + shift * gap_extend + gap * gap_base / 100);
-                        const long long v = __ldcg(&best[j]) + add;
+                        const long long before_j = __ldcg(&best[j]);
+                        if (before_j == UNSET)
+                            atomicAdd(unset_reads, 1ULL);  // cannot happen: j comes first in i's component
+                        const long long v = before_j + add;
                         if (v > value || (v == value && j > from)) {
                             value = v;
                             from = j;

@@ -261,12 +261,15 @@ def chain_dp_cupy(x, xe, y, ye, score, group, bucket, params: Params, clock=None
     del first
     # a best read before it is written (a link across components) would be far below any chain's
     best, pred = cp.full(k, -(1 << 62), dtype=cp.int64), cp.full(k, -1, dtype=cp.int64)
+    unset = cp.zeros(1, dtype=cp.uint64)
     if k:
         index = _bucket_index(group, bucket)
         kernel("chains.cu", "chain_dp")((blocks(components * 32),), (BLOCK,), (
             x, xe, y, ye, score, group, bucket, *index, cp.int64(k), members, starts, work, cp.int64(components),
             cp.int64(c.max_gap), cp.int64(c.max_shift), cp.int64(c.chain_gap_open), cp.int64(c.chain_gap_extend),
-            cp.int64(c.chain_gap_base), cp.int64(longest), best, pred, cp.zeros(1, dtype=cp.uint64)))
+            cp.int64(c.chain_gap_base), cp.int64(longest), best, pred, cp.zeros(1, dtype=cp.uint64), unset))
+        if int(unset[0]):
+            raise RuntimeError(f"chain_dp_cupy: {int(unset[0])} links read a best before it was written")
     if clock:
         clock.mark(f"dp of {k} HSPs in {components} components")
     return kept, best, pred, component, starts, work
