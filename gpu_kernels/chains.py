@@ -188,6 +188,8 @@ def chain_hsps_cupy(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
     group = (h["qrec"].astype(cp.int64) * nr + h["rrec"]) * 2 + h["strand"]
     kept, best, pred, component, starts, work = chain_dp_cupy(x, xe, y, ye, h["score"], group,
                                                               cp.floor_divide(x - y, c.max_shift), params, clock)
+    if chain_dp_cupy.unset_reads:
+        raise RuntimeError(f"chain_dp_cupy: {chain_dp_cupy.unset_reads} links read a best before it was written")
     x, xe, y, ye = (column[kept] for column in (x, xe, y, ye))
     components, k = int(starts.size) - 1, int(kept.size)
     visit = stable_argsort(-best)  # best first, then the DP order
@@ -233,17 +235,28 @@ def chain_dp_cupy(x, xe, y, ye, score, group, bucket, params: Params, clock=None
     links = (c.max_gap, c.max_shift, longest)
     parent = cp.arange(n, dtype=cp.int64)
     linked = cp.zeros(n, dtype=cp.uint8)
+    kept = cp.zeros(0, dtype=cp.int64)
+    passes = 0
     if n:
         index = _bucket_index(group, bucket)
-        kernel("chains.cu", "chain_components")((blocks(n),), (BLOCK,), (
-            x, xe, y, ye, group, bucket, *index, cp.int64(n), *(cp.int64(v) for v in links), parent, linked))
+        rows = None
+        while True:  # again over the kept HSPs while a pass joins components (a race can miss a union)
+            merges = cp.zeros(1, dtype=cp.uint64)
+            count = n if rows is None else int(rows.size)
+            kernel("chains.cu", "chain_components")((blocks(count),), (BLOCK,), (
+                x, xe, y, ye, group, bucket, *index, cp.int64(n), rows if rows is not None else cp.uint64(0),
+                cp.int64(count), *(cp.int64(v) for v in links), parent, linked, merges))
+            kernel("chains.cu", "chain_roots")((blocks(n),), (BLOCK,), (parent, cp.int64(n)))
+            passes += 1
+            if rows is None:
+                kept = rows = cp.flatnonzero((linked == 1) | (score >= c.min_chain_score))
+            elif not int(merges[0]):
+                break
         del index
-        kernel("chains.cu", "chain_roots")((blocks(n),), (BLOCK,), (parent, cp.int64(n)))
-    kept = cp.flatnonzero((linked == 1) | (score >= c.min_chain_score))
     root = parent[kept]
     del parent, linked
     if clock:
-        clock.mark("links")
+        clock.mark(f"links ({passes} passes)")
     k = int(kept.size)
     x, xe, y, ye, group, bucket = (column[kept] for column in (x, xe, y, ye, group, bucket))
     score = score[kept].astype(cp.int64)
@@ -268,8 +281,7 @@ def chain_dp_cupy(x, xe, y, ye, score, group, bucket, params: Params, clock=None
             x, xe, y, ye, score, group, bucket, *index, cp.int64(k), members, starts, work, cp.int64(components),
             cp.int64(c.max_gap), cp.int64(c.max_shift), cp.int64(c.chain_gap_open), cp.int64(c.chain_gap_extend),
             cp.int64(c.chain_gap_base), cp.int64(longest), best, pred, cp.zeros(1, dtype=cp.uint64), unset))
-        if int(unset[0]):
-            raise RuntimeError(f"chain_dp_cupy: {int(unset[0])} links read a best before it was written")
+    chain_dp_cupy.unset_reads = int(unset[0])
     if clock:
         clock.mark(f"dp of {k} HSPs in {components} components")
     return kept, best, pred, component, starts, work

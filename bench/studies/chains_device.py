@@ -43,6 +43,25 @@ def main() -> None:
     qlens, rlens = result.query.lengths, result.reference.lengths
     table = result.table
     print(f"{int(table['qstart'].size)} HSPs")
+    h = complete(table)
+    x, xe, y, ye = chain_coords(h, rlens)
+    nr = max(1, len(rlens))
+    group = (h["qrec"].astype(cp.int64) * nr + h["rrec"]) * 2 + h["strand"]
+    bucket = cp.floor_divide(x - y, params.chaining.max_shift)
+    kept, best, pred, component, starts, work = chain_dp_cupy(x, xe, y, ye, h["score"], group, bucket, params)
+    print(f"unset reads: {chain_dp_cupy.unset_reads}")
+    kept, best, pred, component = (cp.asnumpy(v) for v in (kept, best, pred, component))
+    cols = [cp.asnumpy(v[cp.asarray(kept)]) for v in (x, xe, y, ye, group, bucket)]
+    score = cp.asnumpy(h["score"])[kept].astype(np.int64)
+    hbest, hpred = chain_dp(*cols[:4], score, cols[4], cols[5], params)
+    has = hpred >= 0
+    print(f"host preds in another device component: {int((component[hpred[has]] != component[has]).sum())}; "
+          f"device components in the DP order: {bool(np.all(np.diff(np.flatnonzero(has)) > 0))}")
+    bad = np.flatnonzero((hbest != best) | (hpred != pred))
+    print(f"{bad.size} of {kept.size} kept HSPs differ in best or pred; {int(starts.size) - 1} components")
+    for i in bad[:3]:
+        print(f"  i {i}: host {hbest[i]} {hpred[i]} device {best[i]} {pred[i]} component {component[i]} "
+              f"size {int(np.count_nonzero(component == component[i]))}")
     start = time.perf_counter()
     got = chain_hsps_cupy(table, qlens, rlens, params, ordered=True)
     print(f"device: {got[0]['chain'].size} chains, {int(got[0]['backbone'].sum())} backbone, "
