@@ -9,10 +9,8 @@
 //
 // chain_components: a thread an HSP; every valid link j -> i unites j and i (a lock-free union-find:
 //   a larger root is hooked onto a smaller one by compare-and-swap, so a component's root is its first
-//   HSP, and finds halve their paths) and marks both linked. On the heavy 30 Mbp pair a first pass
-//   left about 60 of 3.5 M links across two components (a race not yet understood), so the kept HSPs
-//   are scanned again until a pass joins no components.
-// chain_roots: each HSP's component root.
+//   HSP, and finds halve their paths) and marks both linked.
+// chain_roots: the component roots of some HSPs.
 // chain_dp: a warp a component, largest first; its HSPs in the DP order, the lanes scanning the
 //   candidates 32 at a time, then the best (value, latest HSP) among them: chains.c's dp_group.
 // chain_take: a thread a component; chains.c's take_chains over its HSPs in visit order (best
@@ -84,39 +82,33 @@ __device__ __forceinline__ long long find_root(volatile long long* parent, long 
     }
 }
 
-// Whether a and b were in two components (and are now in one).
-__device__ __forceinline__ bool unite(long long* parent, long long a, long long b) {
+__device__ __forceinline__ void unite(long long* parent, long long a, long long b) {
     for (;;) {
         a = find_root(parent, a);
         b = find_root(parent, b);
         if (a == b)
-            return false;
+            return;
         if (a < b) {
             const long long t = a;
             a = b;
             b = t;
         }
         if ((long long)atomicCAS((unsigned long long*)&parent[a], (unsigned long long)a, (unsigned long long)b) == a)
-            return true;
+            return;
     }
 }
 
-// rows: the HSPs to scan from (nrows of them), or null for all n. merges counts the unions that joined
-// two components: chain_hsps_cupy scans the kept HSPs again until a pass joins none.
 extern "C" __global__ void chain_components(const long long* x, const long long* xe, const long long* y,
                                             const long long* ye, const long long* group, const long long* bucket,
                                             const long long* byb, const long long* place, const long long* run_lo,
-                                            const long long* run_hi, long long n, const long long* rows,
-                                            long long nrows, long long max_gap, long long max_shift,
-                                            long long longest, long long* parent, unsigned char* linked,
-                                            unsigned long long* merges) {
-    for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < nrows; r += (long long)gridDim.x * blockDim.x) {
-        const long long i = rows ? rows[r] : r;
+                                            const long long* run_hi, long long n, long long max_gap,
+                                            long long max_shift, long long longest, long long* parent,
+                                            unsigned char* linked) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
         long long ranges[3][2];
         candidate_ranges(group, bucket, byb, place, run_lo, run_hi, n, i, ranges);
         const long long floor_x = x[i] - max_gap - longest;
         bool any = false;
-        unsigned long long joined = 0;
         for (int q = 0; q < 3; ++q)
             for (long long k = ranges[q][1] - 1; k >= ranges[q][0]; --k) {
                 const long long j = byb[k];
@@ -125,20 +117,25 @@ extern "C" __global__ void chain_components(const long long* x, const long long*
                 long long overlap;
                 if (linkable(x, xe, y, ye, j, i, max_gap, max_shift, &overlap)) {
                     linked[j] = 1;
-                    joined += unite(parent, i, j);
+                    unite(parent, i, j);
                     any = true;
                 }
             }
         if (any)
             linked[i] = 1;
-        if (joined)
-            atomicAdd(merges, joined);
     }
 }
 
-extern "C" __global__ void chain_roots(long long* parent, long long n) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-        parent[i] = find_root(parent, i);
+// roots[r]: the component root of HSP rows[r]. A walk that writes nothing: path halving here could
+// overwrite a root another thread has just stored with an older ancestor.
+extern "C" __global__ void chain_roots(const long long* parent, const long long* rows, long long count,
+                                       long long* roots) {
+    for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < count; r += (long long)gridDim.x * blockDim.x) {
+        long long at = rows[r];
+        while (parent[at] != at)
+            at = parent[at];
+        roots[r] = at;
+    }
 }
 
 // members: the HSPs component by component, each in the DP order; starts[c]: component c's first;

@@ -235,29 +235,19 @@ def chain_dp_cupy(x, xe, y, ye, score, group, bucket, params: Params, clock=None
     links = (c.max_gap, c.max_shift, longest)
     parent = cp.arange(n, dtype=cp.int64)
     linked = cp.zeros(n, dtype=cp.uint8)
-    kept = cp.zeros(0, dtype=cp.int64)
-    passes = 0
     if n:
         index = _bucket_index(group, bucket)
-        rows = None
-        while True:  # again over the kept HSPs while a pass joins components (a race can miss a union)
-            merges = cp.zeros(1, dtype=cp.uint64)
-            count = n if rows is None else int(rows.size)
-            kernel("chains.cu", "chain_components")((blocks(count),), (BLOCK,), (
-                x, xe, y, ye, group, bucket, *index, cp.int64(n), rows if rows is not None else cp.uint64(0),
-                cp.int64(count), *(cp.int64(v) for v in links), parent, linked, merges))
-            kernel("chains.cu", "chain_roots")((blocks(n),), (BLOCK,), (parent, cp.int64(n)))
-            passes += 1
-            if rows is None:
-                kept = rows = cp.flatnonzero((linked == 1) | (score >= c.min_chain_score))
-            elif not int(merges[0]):
-                break
+        kernel("chains.cu", "chain_components")((blocks(n),), (BLOCK,), (
+            x, xe, y, ye, group, bucket, *index, cp.int64(n), *(cp.int64(v) for v in links), parent, linked))
         del index
-    root = parent[kept]
+    kept = cp.flatnonzero((linked == 1) | (score >= c.min_chain_score))
+    k = int(kept.size)
+    root = cp.empty(k, dtype=cp.int64)
+    if k:
+        kernel("chains.cu", "chain_roots")((blocks(k),), (BLOCK,), (parent, kept, cp.int64(k), root))
     del parent, linked
     if clock:
-        clock.mark(f"links ({passes} passes)")
-    k = int(kept.size)
+        clock.mark("links")
     x, xe, y, ye, group, bucket = (column[kept] for column in (x, xe, y, ye, group, bucket))
     score = score[kept].astype(cp.int64)
     # components: the kept HSPs by root (their first HSP), the DP order within
