@@ -153,16 +153,18 @@ def heavy_descendant(rng: np.random.Generator, ancestor: np.ndarray, subst: floa
     return (seq, mask, origin) if truth else (seq, mask)
 
 
-def heavy_pair(length: int, chromosomes: int = 1, seed: int = 1, truth: bool = False):
+def heavy_pair(length: int, chromosomes: int = 1, seed: int = 1, truth: bool = False,
+               rates: tuple[float, float] = (0.02, 0.10)):
     """(query chromosomes, reference chromosomes, query masks, reference masks) of the heavy model;
     truth: and (query origins, reference origins), chromosome by chromosome (chromosome i of each
-    genome descends from ancestor i)."""
+    genome descends from ancestor i). rates: each genome's substitutions from the ancestor (indels
+    at a tenth of that)."""
     rng = np.random.default_rng(seed)
     size = length // chromosomes
     query, reference, qmask, rmask, origins = [], [], [], [], ([], [])
     for _ in range(chromosomes):
         ancestor = heavy_ancestor(rng, size)
-        for side, (out, masks, rate) in enumerate(((query, qmask, 0.02), (reference, rmask, 0.10))):
+        for side, (out, masks, rate) in enumerate(((query, qmask, rates[0]), (reference, rmask, rates[1]))):
             made = heavy_descendant(rng, ancestor, rate, truth)
             out.append(made[0])
             masks.append(made[1])
@@ -215,12 +217,15 @@ def main() -> None:
     parser.add_argument("--repeat-fraction", type=float, default=0.2, help="fraction of the genome in repeat copies")
     parser.add_argument("--model", choices=("young", "heavy"), default="young")
     parser.add_argument("--out", default="bench/out/sim", help="output prefix")
+    parser.add_argument("--rates", type=float, nargs=2, default=(0.02, 0.10), metavar=("QUERY", "REFERENCE"),
+                        help="heavy model: each genome's substitution rate from the ancestor (default 0.02 0.10; "
+                        "0 0.02 makes a pair 2 %% diverged)")
     parser.add_argument("--truth", action="store_true", help="heavy model: also <out>_truth.npz, which base "
                         "descends from which ancestral base in both genomes (bench/score_alignments.py reads it)")
     args = parser.parse_args()
     names = [f"chr{i + 1}" for i in range(args.chromosomes)]
     if args.model == "heavy":
-        made = heavy_pair(int(args.length), args.chromosomes, args.seed, args.truth)
+        made = heavy_pair(int(args.length), args.chromosomes, args.seed, args.truth, tuple(args.rates))
         first, second, first_mask, second_mask = made[:4]
         write_fasta(f"{args.out}_a.fa", names, first, first_mask)
         write_fasta(f"{args.out}_b.fa", names, second, second_mask)
