@@ -23,7 +23,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--truth", required=True, help="<out>_truth.npz of bench/simulate.py --truth")
     parser.add_argument("--held", help="PAF whose true pairs are the recall's second denominator (the HSPs)")
-    parser.add_argument("--only", help="PAF tag a row must carry to count (tp:A:P: the backbone)")
+    parser.add_argument("--only", help="PAF tag a row of the scored files must carry to count (tp:A:P: the "
+                        "backbone); LABEL=PATH+ scores PATH with it, beside the others without it")
     parser.add_argument("--segments", help="PAF whose recall is given for every collinear piece of the truth "
                         "(syntenic blocks, inversions, the translocation): say, the backbone's")
     parser.add_argument("pafs", nargs="+", help="LABEL=PATH or PATH")
@@ -38,7 +39,12 @@ def main() -> None:
     print(f"{'alignments':<28} {'aligned':>14} {'precision %':>12} {'recall %':>9}" + (f" {'of held %':>10}" if held else ""))
     for item in args.pafs:
         label, _, path = item.rpartition("=")
-        result = score(truth, path)
+        only = None
+        if path.endswith("+"):
+            path, only = path[:-1], args.only or "tp:A:P"
+        elif args.only and not item.endswith("+"):
+            only = args.only
+        result = score(truth, path, only)
         precision = 100 * result["correct"] / max(1, result["aligned"])
         recall = 100 * sum(h.sum() for h in result["held"].values()) / max(1, total)
         line = f"{label or path:<28} {result['aligned']:>14,} {precision:>12.2f} {recall:>9.2f}"
@@ -47,7 +53,8 @@ def main() -> None:
             line += f" {100 * both / max(1, held_total):>10.2f}"
         print(line)
     if args.segments:
-        found = score(truth, args.segments)["held"]
+        found = score(truth, args.segments.rstrip("+"), args.only if args.segments.endswith("+") or args.only
+                      else None)["held"]
         print(f"\ncollinear pieces of the truth, >= 1 kb, and the share of their pairs {args.segments} aligns"
               + (" (of those HSPs hold)" if held else ""))
         print(f"{'chromosome':<12} {'query start':>12} {'query end':>12} {'strand':>6} {'recall %':>9}")

@@ -186,10 +186,8 @@ def chain_hsps_cupy(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
     clock = _Clock(cp)
     x, xe, y, ye = chain_coords(h, rlens)
     group = (h["qrec"].astype(cp.int64) * nr + h["rrec"]) * 2 + h["strand"]
-    kept, best, pred, component, starts, work = chain_dp_cupy(x, xe, y, ye, h["score"], group,
+    kept, best, pred, component, starts, work = component_dp(x, xe, y, ye, h["score"], group,
                                                               cp.floor_divide(x - y, c.max_shift), params, clock)
-    if chain_dp_cupy.unset_reads:
-        raise RuntimeError(f"chain_dp_cupy: {chain_dp_cupy.unset_reads} links read a best before it was written")
     x, xe, y, ye = (column[kept] for column in (x, xe, y, ye))
     components, k = int(starts.size) - 1, int(kept.size)
     visit = stable_argsort(-best)  # best first, then the DP order
@@ -222,8 +220,9 @@ def chain_hsps_cupy(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
     return table, chain_of, members
 
 
-def chain_dp_cupy(x, xe, y, ye, score, group, bucket, params: Params, clock=None) -> tuple:
-    """chain_dp on the device, of the HSPs a chain can hold: (kept, best, pred, component, starts, work):
+def component_dp(x, xe, y, ye, score, group, bucket, params: Params, clock=None) -> tuple:
+    """chain_dp's best and predecessors on the device, component by component of the link graph, of
+    the HSPs a chain can hold (not chain_dp's twin: it returns the components too): (kept, best, pred, component, starts, work):
     the HSPs some link touches or that score at least min_chain_score alone (positions in the DP
     order), their best and predecessor (positions in kept), the connected component of the link
     graph each one is in, the components' bounds in the kept HSPs taken component by component (a
@@ -271,7 +270,8 @@ def chain_dp_cupy(x, xe, y, ye, score, group, bucket, params: Params, clock=None
             x, xe, y, ye, score, group, bucket, *index, cp.int64(k), members, starts, work, cp.int64(components),
             cp.int64(c.max_gap), cp.int64(c.max_shift), cp.int64(c.chain_gap_open), cp.int64(c.chain_gap_extend),
             cp.int64(c.chain_gap_base), cp.int64(longest), best, pred, cp.zeros(1, dtype=cp.uint64), unset))
-    chain_dp_cupy.unset_reads = int(unset[0])
+        if int(unset[0]):  # a link across components: the union-find missed it
+            raise RuntimeError(f"component_dp: {int(unset[0])} links read a best before it was written")
     if clock:
         clock.mark(f"dp of {k} HSPs in {components} components")
     return kept, best, pred, component, starts, work

@@ -36,13 +36,16 @@ class Truth:
         return int(sum((p >= 0).sum() for p in self.partner.values()))
 
 
-def paf_blocks(path: str):
+def paf_blocks(path: str, only: str | None = None):
     """Ungapped blocks of the alignments of a PAF file with cg:Z: (query name, reference name, strand,
     query start, reference start, length) per M/=/X run, the query start counted on its forward
-    strand (a reverse block covers query [q, q + length) against reference [r, r + length) reversed)."""
+    strand (a reverse block covers query [q, q + length) against reference [r, r + length) reversed).
+    only: a tag (tp:A:P) a row must carry to count."""
     with open(path) as handle:
         for line in handle:
             f = line.rstrip("\n").split("\t")
+            if only and only not in f[12:]:
+                continue
             cigar = next((t[5:] for t in f[12:] if t.startswith("cg:Z:")), None)
             if cigar is None:
                 cigar = f"{int(f[3]) - int(f[2])}M"
@@ -59,12 +62,14 @@ def paf_blocks(path: str):
                     r += n
 
 
-def score(truth: Truth, path: str) -> dict:
+def score(truth: Truth, path: str, only: str | None = None) -> dict:
     """Aligned pairs, true among them, and the query bases whose true pair is aligned (a boolean array
-    per chromosome) of a PAF file, or of a MUMmer delta file (a name ending in .delta)."""
+    per chromosome) of a PAF file (only: of its rows with that tag), or of a MUMmer delta file (a name
+    ending in .delta)."""
     aligned = correct = 0
     held = {name: np.zeros(p.size, dtype=bool) for name, p in truth.partner.items()}
-    for qname, rname, reverse, q, r, n in (delta_blocks if path.endswith(".delta") else paf_blocks)(path):
+    blocks = delta_blocks(path) if path.endswith(".delta") else paf_blocks(path, only)
+    for qname, rname, reverse, q, r, n in blocks:
         aligned += n
         if qname not in truth.partner or qname != rname:  # chromosome i descends from ancestor i only
             continue

@@ -30,7 +30,7 @@ def main() -> None:
 
     from gpu_kernels import Params, compare
     from gpu_kernels.arrays import to_host
-    from gpu_kernels.chains import chain_coords, chain_dp, chain_dp_cupy, chain_hsps, chain_hsps_cupy
+    from gpu_kernels.chains import chain_coords, chain_dp, component_dp, chain_hsps, chain_hsps_cupy
     from gpu_kernels.hsps import complete
 
     a, b = (os.path.join(args.workdir, f"heavy_{args.size:g}_{side}.fa") for side in "ab")
@@ -48,8 +48,7 @@ def main() -> None:
     nr = max(1, len(rlens))
     group = (h["qrec"].astype(cp.int64) * nr + h["rrec"]) * 2 + h["strand"]
     bucket = cp.floor_divide(x - y, params.chaining.max_shift)
-    kept, best, pred, component, starts, work = chain_dp_cupy(x, xe, y, ye, h["score"], group, bucket, params)
-    print(f"unset reads: {chain_dp_cupy.unset_reads}")
+    kept, best, pred, component, starts, work = component_dp(x, xe, y, ye, h["score"], group, bucket, params)
     kept, best, pred, component = (cp.asnumpy(v) for v in (kept, best, pred, component))
     cols = [cp.asnumpy(v[cp.asarray(kept)]) for v in (x, xe, y, ye, group, bucket)]
     score = cp.asnumpy(h["score"])[kept].astype(np.int64)
@@ -80,7 +79,7 @@ def main() -> None:
     nr = max(1, len(rlens))
     group = (h["qrec"].astype(cp.int64) * nr + h["rrec"]) * 2 + h["strand"]
     bucket = cp.floor_divide(x - y, params.chaining.max_shift)
-    kept, best, pred, component, starts, work = chain_dp_cupy(x, xe, y, ye, h["score"], group, bucket, params)
+    kept, best, pred, component, starts, work = component_dp(x, xe, y, ye, h["score"], group, bucket, params)
     kept, best, pred, component = (cp.asnumpy(v) for v in (kept, best, pred, component))
     cols = [cp.asnumpy(v[cp.asarray(kept)]) for v in (x, xe, y, ye, group, bucket)]
     score = cp.asnumpy(h["score"])[kept].astype(np.int64)
