@@ -53,7 +53,8 @@ def parser() -> argparse.ArgumentParser:
     cmp_.add_argument("query", help="query FASTA (plain or gzip)")
     cmp_.add_argument("reference", help="reference FASTA (plain or gzip)")
     cmp_.add_argument("-o", "--output", help="PAF output path ('-': standard output, the default when no output is named)")
-    cmp_.add_argument("--hsps", help="HSP table output path (Apache Parquet)")
+    cmp_.add_argument("--hsps", help="HSP table output path (Apache Parquet); with chains asked for, a last column "
+                      "`chain`: each HSP's chain, -1 where none")
     cmp_.add_argument("--delta", help="MUMmer delta output path (show-coords, show-snps, mummerplot, delta-filter read it)")
     cmp_.add_argument("--chains", metavar="PAF", help="chains as PAF: a row a chain, cg:Z its HSPs and gaps, tp:A:P "
                       "for the one-to-one backbone, tp:A:S for the rest ('-': standard output)")
@@ -190,6 +191,9 @@ def run_compare(args: argparse.Namespace) -> int:
         thread.join()
     q, r = result.query, result.reference
     output = args.output or (None if args.hsps or args.delta or any(chain_paths.values()) else "-")  # as minimap2: PAF to standard output by default
+    if any(chain_paths.values()):  # first, so that the HSP table gets each HSP's chain
+        chains = result.write_chains(chain_paths)
+        log.info("%d chains, %d in the backbone", chains["chain"].size, int(chains["backbone"].sum()))
     if args.hsps:
         result.write_parquet(args.hsps, last=True)
         log.info("%s: HSP table written", args.hsps)
@@ -200,9 +204,6 @@ def run_compare(args: argparse.Namespace) -> int:
             text_from_table(kind, args.hsps, path)
         else:
             result.write_text(kind, path)
-    if any(chain_paths.values()):
-        chains = result.write_chains(chain_paths)
-        log.info("%d chains, %d in the backbone", chains["chain"].size, int(chains["backbone"].sum()))
     s = result.stats
     print(f"{s['hsps']} HSPs ({s.get('hsps_forward', 0)} forward, {s.get('hsps_reverse', 0)} reverse), "
           f"query coverage {100 * result.coverage():.2f} %, {len(q.names)} x {len(r.names)} records, "

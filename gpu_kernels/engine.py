@@ -20,6 +20,7 @@ from .fasta import Record, check_lengths, load_fasta, load_pair
 from .formats import ROW_GROUP_ROWS, TEXT_SLICE_ROWS, HspWriter, default_threads, text_from_parts
 from .pages import table_pages
 from .params import Params
+from .schema import HSP, HSP_CHAINED
 from .seeds import KeptSeeds, count_seeds
 from .seqset import SeqSet, reverse_complement, seqset_of
 from .tiles import Tile, grid, split, splittable, tile_words
@@ -42,6 +43,7 @@ class Result:
         self.backend = backend
         self.sources = sources or {}  # query_fasta, reference_fasta: the files compared, where they were files
         self._hsps = None
+        self.chain_of = None  # each HSP's chain, on the backend's device, once write_chains has run
 
     @property
     def hsps(self) -> dict:
@@ -66,10 +68,13 @@ class Result:
     def write_parquet(self, path: str, row_group_rows: int = ROW_GROUP_ROWS, last: bool = False) -> None:
         """The HSP table as Parquet, a row group at a time (row groups encoded on all cores); last: no
         other table will be written by this process, so the writer's host buffers are given back as
-        soon as they are done with."""
+        soon as they are done with. After write_chains, with each HSP's chain (the HSP_CHAINED record)."""
         q, r = self.query, self.reference
-        write_table(path, self.table, self.backend, q.names, q.lengths, r.names, r.lengths, self.params,
-                    {"stats": self.stats, **self.sources}, row_group_rows, last)
+        table, record = self.table, HSP
+        if self.chain_of is not None:
+            table, record = dict(table, chain=self.chain_of), HSP_CHAINED
+        write_table(path, table, self.backend, q.names, q.lengths, r.names, r.lengths, self.params,
+                    {"stats": self.stats, **self.sources}, row_group_rows, last, record)
 
     def write_text(self, kind: str, path: str, threads: int = 0) -> int:
         """The HSP table in a text format of formats.FORMATS (paf, gecko_csv, delta), slices copied to
@@ -84,7 +89,8 @@ class Result:
         from .schema import CHAIN
 
         q, r = self.query, self.reference
-        table, _, blocks = self.backend.chain_hsps(self.table, q.lengths, r.lengths, self.params, ordered=True)
+        table, self.chain_of, blocks = self.backend.chain_hsps(self.table, q.lengths, r.lengths, self.params,
+                                                               ordered=True)
         for kind in ("chains_paf", "chain_file"):
             if paths.get(kind):
                 write_chain_text(kind, paths[kind], table, blocks, q.names, q.lengths, r.names, r.lengths)
@@ -107,20 +113,23 @@ def slice_rows(threads: int, row_group_rows: int = ROW_GROUP_ROWS) -> int:
 
 
 def write_table(path: str, table: dict, backend: NumpyBackend, qnames, qlens, rnames, rlens, params: Params,
-                extra: dict | None = None, row_group_rows: int = ROW_GROUP_ROWS, last: bool = False) -> None:
+                extra: dict | None = None, row_group_rows: int = ROW_GROUP_ROWS, last: bool = False,
+                record=HSP) -> None:
     """An HSP table held by a backend written as Parquet. A backend whose pages are encoded where the
     table lives (the GPU: only the packed bytes, a few a value, come back) hands over a slice of row
     groups at a time while the writer compresses and writes earlier ones on its threads; a table on
     the host goes to the writer's pyarrow encoders. last: the backend's host buffers are given back
-    as the writes using them finish (backend.release_pages)."""
-    with HspWriter(path, qnames, qlens, rnames, rlens, params, extra, row_group_rows) as writer:
+    as the writes using them finish (backend.release_pages). record: HSP, or a record extending it
+    whose extra columns the table holds."""
+    with HspWriter(path, qnames, qlens, rnames, rlens, params, extra, row_group_rows, record=record) as writer:
         n = int(table["qstart"].size)
         if not backend.encodes_pages:
             writer.write(table)
             return
         step = slice_rows(writer.threads, row_group_rows)
         for at in range(0, n, step):
-            pages = table_pages({name: column[at:at + step] for name, column in table.items()}, backend, row_group_rows)
+            pages = table_pages({name: column[at:at + step] for name, column in table.items()}, backend, row_group_rows,
+                                record)
             pages, token = backend.pages_to_host(pages)
             backend.release_after(token, writer.write_pages(pages, min(step, n - at)))
         if last:

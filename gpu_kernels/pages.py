@@ -24,11 +24,11 @@ from .schema import HSP
 MINIBLOCK = DELTA_BLOCK // MINIBLOCKS
 
 
-def table_pages(table: dict, backend, row_group_rows: int) -> dict:
-    """The delta-encoded pages (the backend's delta_pages) of every column of an HSP table's rows,
-    where the table lives."""
-    full = complete(table)
-    return {name: backend.delta_pages(full[name], row_group_rows, HSP.physical_bits(name)) for name in HSP.names}
+def table_pages(table: dict, backend, row_group_rows: int, record=HSP) -> dict:
+    """The delta-encoded pages (the backend's delta_pages) of every column of an HSP table's rows (a
+    record extending HSP: its own columns too), where the table lives."""
+    full = dict(table, **complete(table))
+    return {name: backend.delta_pages(full[name], row_group_rows, record.physical_bits(name)) for name in record.names}
 
 
 def varint(n: int) -> bytes:

@@ -35,9 +35,16 @@ class Record:
         self.stored = tuple(c.name for c in columns if not c.derived)
         self.order = order
         self._views = views
+        self.base = self  # the record this one extends (itself where it extends none)
         for cols in (order, *views.values()):
             unknown = set(cols) - set(self.names)
             assert not unknown, f"{name}: unknown columns {unknown}"
+
+    def extended(self, name: str, columns: list[Column]) -> "Record":
+        """This record with columns added at the end (same order and views)."""
+        record = Record(name, [*self.columns.values(), *columns], self.order, self._views)
+        record.base = self.base
+        return record
 
     def view(self, use: str) -> tuple[str, ...]:
         """The columns a consumer reads (a key of the record's views)."""
@@ -91,6 +98,11 @@ HSP = Record("hsp", [
     "reference": ("rrec", "rstart", "rend"),
     "narrow": ("qrec", "rrec", "strand"),  # always 32 bits or fewer, whatever the record lengths
 })
+
+# The HSP table of a command line asked for chains too: each HSP's chain.
+HSP_CHAINED = HSP.extended("hsp_chained", [
+    Column("chain", "int64", "int64", doc="the HSP's chain (the chains table's `chain`), -1 where it is in none"),
+])
 
 # An exact match (mummer's rows): query positions on the strand matched, as mummer -b -c gives them.
 MATCH = Record("match", [

@@ -217,3 +217,29 @@ def test_a_table_of_one_row_group_a_record_pair_is_chained_a_pair_at_a_time(tmp_
     parts = list(record_pair_parts(str(path)))
     assert len(parts) == np.unique(pair).size > 3
     assert [offset for offset, _ in parts] == np.flatnonzero(np.diff(np.append(-1, pair))).tolist()
+
+
+def test_the_hsp_table_of_a_run_with_chains_holds_each_hsps_chain(tmp_path):
+    """compare --hsps with chains: the HSP table's last column is each HSP's chain (-1: none), as
+    chain_hsps numbers them; each chain's HSPs are the chains table's `hsps`; without chains the table
+    has no such column."""
+    import pyarrow.parquet as pq
+
+    paths = chain_outputs(tmp_path, extra=("--hsps", str(tmp_path / "h.parquet")))
+    table = pq.read_table(tmp_path / "h.parquet")
+    assert table.schema.names[-1] == "chain"
+    hsps = {name: table[name].to_numpy() for name in table.schema.names}
+    result = compare(MYCO_232, MYCO_7422, Params())
+    _, chain_of, _ = chain_hsps(result.hsps, result.query.lengths, result.reference.lengths, Params())
+    assert np.array_equal(hsps["chain"], chain_of) and (chain_of >= 0).sum() > 100
+    chains = pq.read_table(paths["c.parquet"]).to_pydict()
+    assert np.bincount(chain_of[chain_of >= 0]).tolist() == chains["hsps"]
+    plain = tmp_path / "plain.parquet"
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "--hsps", str(plain)],
+                   check=True, cwd=ROOT, capture_output=True)
+    assert "chain" not in pq.read_schema(plain).names

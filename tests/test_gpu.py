@@ -589,7 +589,7 @@ def test_early_context_is_made_before_cupy_and_used_by_it():
 
 def test_chains_are_the_same_on_both_backends(tmp_path):
     """compare --chains, --chain-file on the GPU backend: byte for byte the CPU backend's files, and the
-    chains table has the same rows."""
+    chains table and the HSP table's chain column have the same rows."""
     import subprocess
     import sys
 
@@ -599,12 +599,12 @@ def test_chains_are_the_same_on_both_backends(tmp_path):
 
     out = {}
     for backend in ("numpy", "cupy"):
-        paths = [str(tmp_path / f"{backend}.{suffix}") for suffix in ("paf", "chain", "parquet")]
+        paths = [str(tmp_path / f"{backend}.{suffix}") for suffix in ("paf", "chain", "parquet", "hsps.parquet")]
         subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "--backend", backend,
-                        "--chains", paths[0], "--chain-file", paths[1], "--chains-table", paths[2]],
+                        "--chains", paths[0], "--chain-file", paths[1], "--chains-table", paths[2], "--hsps", paths[3]],
                        check=True, cwd=ROOT, capture_output=True)
         out[backend] = [open(paths[0], "rb").read(), open(paths[1], "rb").read(),
-                        pq.read_table(paths[2]).to_pydict()]
+                        pq.read_table(paths[2]).to_pydict(), pq.read_table(paths[3]).to_pydict()]
     assert out["numpy"] == out["cupy"] and out["numpy"][0].count(b"tp:A:P") >= 5
 
 

@@ -132,8 +132,8 @@ class HspWriter:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        if self.record is HSP:
-            part = complete(part)
+        if self.record.base is HSP:
+            part = dict(part, **complete(part))
         arrays = [pa.array(np.asarray(part[f.name]) if self.record.parquet_dtype(f.name) is not None else part[f.name],
                            type=f.type) for f in self.schema]
         buffer = io.BytesIO()
