@@ -10,6 +10,7 @@ import logging
 import numpy as np
 
 from ..arrays import stable_argsort
+from ..backend import get_backend
 from ..chains import backbone, chain_hsps
 from ..formats import HspWriter, iter_hsps, read_meta, write_chain_text
 from ..hsps import concat
@@ -48,11 +49,14 @@ def record_pair_parts(hsps_path: str):
         yield joined(pending)
 
 
-def chain_table(hsps_path: str, qlens, rlens, params: Params) -> tuple[dict, dict]:
-    """(the chains table in chain order, the chains' blocks: chains.chain_blocks) of an HSP table."""
+def chain_table(hsps_path: str, qlens, rlens, params: Params, backend: str = "numpy") -> tuple[dict, dict]:
+    """(the chains table in chain order, the chains' blocks: chains.chain_blocks) of an HSP table;
+    backend cupy: each record pair chained on the device (chain_hsps_cupy)."""
     tables, blocks, heads, count = [], [], [], 0
+    engine = get_backend(backend)
     for offset, part in record_pair_parts(hsps_path):
-        table, _, members = chain_hsps(part, qlens, rlens, params, ordered=True)  # a merged table is in order
+        part = {name: engine.to_device(column) for name, column in part.items()}
+        table, _, members = engine.chain_hsps(part, qlens, rlens, params, ordered=True)  # a merged table is in order
         heads.append(offset + members["rows"][members["first"]])
         found = _blocks(members)
         found["chain"] = found["chain"] + count
@@ -81,14 +85,14 @@ def _blocks(members: dict) -> dict:
     return {name: column for name, column in members.items() if name not in ("rows", "trim")}
 
 
-def write_chains(hsps_path: str, paths: dict) -> None:
+def write_chains(hsps_path: str, paths: dict, backend: str = "numpy") -> None:
     """The chains of a genome pair's HSP table, written where paths (by kind: chains_paf, chain_file,
-    chains_table) say, with the table's parameters."""
+    chains_table) say, with the table's parameters; backend cupy: chained on the device."""
     meta = read_meta(hsps_path)
     params = Params(**meta["params"]) if meta.get("params") else Params()
     q, r = meta["query"], meta["reference"]
     qlens, rlens = np.asarray(q["lengths"], dtype=np.int64), np.asarray(r["lengths"], dtype=np.int64)
-    table, blocks = chain_table(hsps_path, qlens, rlens, params)
+    table, blocks = chain_table(hsps_path, qlens, rlens, params, backend)
     log.info("%d chains, %d in the backbone", table["chain"].size, int(table["backbone"].sum()))
     for kind in ("chains_paf", "chain_file"):
         if paths.get(kind):

@@ -6,6 +6,11 @@ rule chains:
         hsps=path("hsps"),
     output:
         **{kind: path(kind) for kind in CHAIN_KINDS if OUT[kind]},
+    params:
+        backend=BACKEND,
+    threads: 4  # the host's part: reading the table, the chains' blocks and backbone
+    resources:
+        gpu=1 if BACKEND == "cupy" else 0,
     conda:
         "../envs/engine.yaml"
     log:

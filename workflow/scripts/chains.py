@@ -10,4 +10,14 @@ from gpu_kernels.workflow.outputs import CHAIN_KINDS  # noqa: E402
 
 sm = snakemake  # noqa: F821
 
-run(sm, lambda: write_chains(sm.input.hsps, {kind: sm.output.get(kind) for kind in CHAIN_KINDS}))
+
+
+def step():
+    if sm.params.backend == "cupy":
+        from gpu_kernels.device import claim_device
+
+        claim_device()
+    write_chains(sm.input.hsps, {kind: sm.output.get(kind) for kind in CHAIN_KINDS}, sm.params.backend)
+
+
+run(sm, step)
