@@ -32,7 +32,8 @@ def record_pair_parts(hsps_path: str):
         offset += int(part["qrec"].size)
         return offset - int(part["qrec"].size), part
 
-    for chunk in iter_hsps(hsps_path, read_ahead=1):
+    # the stored columns only (the chainer derives rend and length), row groups read on 4 threads ahead
+    for chunk in iter_hsps(hsps_path, list(HSP.stored), read_ahead=4, threads=4):
         if chunk["qrec"].size == 0:
             continue
         pair = chunk["qrec"].astype(np.int64) * (1 << 32) + chunk["rrec"]
