@@ -20,6 +20,7 @@ typedef struct {
     const int64_t *x, *xe, *y, *ye, *score, *group, *bucket, *byb, *bounds;
     int64_t n, groups, max_gap, max_shift, gap_open, gap_extend, gap_base;
     int64_t *best, *pred;
+    uint8_t *linked;
     int64_t next;
     int failed;
 } dp_job;
@@ -126,6 +127,7 @@ static int dp_group(dp_job *d, int64_t g) {
                 const int64_t add = link_gain(d, j, i, &ok);
                 if (!ok)
                     continue;
+                d->linked[i] = d->linked[j] = 1;  /* j is in i's group: this thread's */
                 const int64_t value = d->best[j] + add;
                 if (value > best || (value == best && pred != -1 && j > pred)) {
                     best = value;
@@ -154,24 +156,26 @@ static void dp_part(void *p, int t, int threads) {
 }
 
 /* chain_dp(x, xe, y, ye, score, group, bucket, byb, bounds, max_gap, max_shift, gap_open, gap_extend,
- *          gap_base, best, pred, threads): int64 arrays in the DP order; byb sorts them by (group,
- *          bucket, order); bounds[g] the first HSP of group g (groups + 1 entries). */
+ *          gap_base, best, pred, linked, threads): int64 arrays in the DP order; byb sorts them by
+ *          (group, bucket, order); bounds[g] the first HSP of group g (groups + 1 entries); linked
+ *          (uint8, zeros): set to 1 for both HSPs of every valid link. */
 PyObject *py_chain_dp(PyObject *self, PyObject *args) {
-    Py_buffer b[11];
+    Py_buffer b[12];
     long long max_gap, max_shift, gap_open, gap_extend, gap_base;
     int threads;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*LLLLLw*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6],
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*LLLLLw*w*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6],
                           &b[7], &b[8], &max_gap, &max_shift, &gap_open, &gap_extend, &gap_base, &b[9], &b[10],
-                          &threads))
+                          &b[11], &threads))
         return NULL;
     const int64_t n = b[0].len / 8, groups = b[8].len / 8 - 1;
-    int ok = groups >= 0 && max_shift > 0 && int64_columns(b, 11, 8, "chain_dp", n);
+    int ok = groups >= 0 && max_shift > 0 && int64_columns(b, 11, 8, "chain_dp", n) &&
+             check_items(&b[11], "chain_dp", 1, n);
     if (ok) {
         dp_job d = {(const int64_t *)b[0].buf, (const int64_t *)b[1].buf, (const int64_t *)b[2].buf,
                     (const int64_t *)b[3].buf, (const int64_t *)b[4].buf, (const int64_t *)b[5].buf,
                     (const int64_t *)b[6].buf, (const int64_t *)b[7].buf, (const int64_t *)b[8].buf,
                     n, groups, max_gap, max_shift, gap_open, gap_extend, gap_base,
-                    (int64_t *)b[9].buf, (int64_t *)b[10].buf, 0, 0};
+                    (int64_t *)b[9].buf, (int64_t *)b[10].buf, (uint8_t *)b[11].buf, 0, 0};
         Py_BEGIN_ALLOW_THREADS
         run_parallel(dp_part, &d, threads < 1 ? 1 : threads);
         Py_END_ALLOW_THREADS
@@ -182,7 +186,7 @@ PyObject *py_chain_dp(PyObject *self, PyObject *args) {
     } else if (!PyErr_Occurred()) {
         PyErr_SetString(PyExc_ValueError, "chain_dp: bad group bounds or max_shift");
     }
-    return finish(b, 11, ok);
+    return finish(b, 12, ok);
 }
 
 typedef struct {
@@ -244,16 +248,21 @@ PyObject *py_chain_keys(PyObject *self, PyObject *args) {
 
 /* take_chains(best, pred, visit, chain, scores, heads) -> chains: HSPs visited in `visit` order (best
  * descending); each one not yet taken starts a chain that follows the predecessors until an HSP
- * already taken; chain[i] its chain (in the order chains were taken), scores[c] the best at its last
- * HSP less the best where the walk stopped, heads[c] its first HSP. */
+ * already taken; chain[i] its chain (in the order chains were taken; -1 for an HSP no walk reaches),
+ * scores[c] the best at its last HSP less the best where the walk stopped, heads[c] its first HSP.
+ * visit may leave out HSPs no link touches (their walks are themselves alone). */
 PyObject *py_take_chains(PyObject *self, PyObject *args) {
     Py_buffer b[6];
     if (!PyArg_ParseTuple(args, "y*y*y*w*w*w*", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5]))
         return NULL;
-    const int64_t n = b[0].len / 8;
-    int ok = 1;
+    const int64_t n = b[0].len / 8, visits = b[2].len / 8;
+    int ok = visits <= n;
     for (int k = 0; k < 6 && ok; k++)
-        ok = check_items(&b[k], "take_chains", 8, n);
+        ok = k == 2 || check_items(&b[k], "take_chains", 8, n);
+    for (int64_t v = 0; v < visits && ok; v++)
+        ok = ((const int64_t *)b[2].buf)[v] >= 0 && ((const int64_t *)b[2].buf)[v] < n;
+    if (!ok && !PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, "take_chains: visit longer than the table or outside it");
     int64_t count = 0;
     if (ok) {
         const int64_t *best = (const int64_t *)b[0].buf, *pred = (const int64_t *)b[1].buf,
@@ -262,7 +271,7 @@ PyObject *py_take_chains(PyObject *self, PyObject *args) {
         Py_BEGIN_ALLOW_THREADS
         for (int64_t i = 0; i < n; i++)
             chain[i] = -1;
-        for (int64_t v = 0; v < n; v++) {
+        for (int64_t v = 0; v < visits; v++) {
             int64_t at = visit[v], head = at;
             if (chain[at] != -1)
                 continue;

@@ -81,9 +81,11 @@ def chain_hsps(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
     del as64
     if order is not None:
         x, xe, y, ye, group, score, bucket = (a[order] for a in (x, xe, y, ye, group, score, bucket))
-    best, pred = chain_dp(x, xe, y, ye, score, group, bucket, params, threads)
+    best, pred, linked = chain_dp(x, xe, y, ye, score, group, bucket, params, threads)
     clock.mark("dp")
-    visit = stable_argsort(-best)  # best first, then the DP order
+    # best first, then the DP order; an HSP no link touches is a chain alone, kept only if it scores enough
+    visit = np.flatnonzero(linked.view(bool) | (score >= c.min_chain_score))
+    visit = visit[stable_argsort(-best[visit])]
     raw, scores, heads = (np.empty(n, dtype=np.int64) for _ in range(3))
     count = cpu.take_chains(best, pred, visit, raw, scores, heads)
     clock.mark("take")
@@ -103,33 +105,35 @@ def chain_hsps(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
 
 
 def chain_dp(x, xe, y, ye, score, group, bucket, params: Params, threads: int = 0) -> tuple:
-    """(best, pred): each HSP's best chain score ending at it and its predecessor there (-1: none), of
-    HSPs in the DP order given as int64 arrays: chain_coords, the group (record pair and strand) and
-    the diagonal bucket ((x - y) // max_shift)."""
+    """(best, pred, linked): each HSP's best chain score ending at it, its predecessor there (-1:
+    none), and whether some valid link touches it (uint8), of HSPs in the DP order given as int64
+    arrays: chain_coords, the group (record pair and strand) and the diagonal bucket ((x - y) //
+    max_shift)."""
     c = params.chaining
     n = int(x.size)
     cell = group * (int(bucket.max() - bucket.min()) + 1 if n else 1) + (bucket - (bucket.min() if n else 0))
     byb = stable_argsort(cell)  # by (group, bucket), the DP order within
     bounds = np.concatenate(([0], np.flatnonzero(np.diff(group)) + 1, [n])).astype(np.int64) if n else \
         np.zeros(1, dtype=np.int64)
-    best, pred = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    best, pred, linked = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.zeros(n, dtype=np.uint8)
     native.module("_cpu").chain_dp(x, xe, y, ye, score, group, bucket, byb, bounds, c.max_gap, c.max_shift,
-                                   c.chain_gap_open, c.chain_gap_extend, c.chain_gap_base, best, pred,
+                                   c.chain_gap_open, c.chain_gap_extend, c.chain_gap_base, best, pred, linked,
                                    threads or native.threads())
-    return best, pred
+    return best, pred, linked
 
 
 def _ranked(raw, scores, heads, min_chain_score: int) -> tuple:
     """(each HSP's chain number, -1 where its chain scores under min_chain_score; the numbered chains'
-    scores): raw chains (raw[i] names HSP i's, scores and heads are indexed by those names) numbered
-    by score descending, ties by their first HSP's place in the DP order. On the arrays' device."""
+    scores): raw chains (raw[i] names HSP i's, -1 for none; scores and heads are indexed by those
+    names) numbered by score descending, ties by their first HSP's place in the DP order. On the
+    arrays' device."""
     xp = array_module(raw)
     kept = xp.flatnonzero(scores >= min_chain_score)
     by_head = kept[stable_argsort(heads[kept])]
     ranked = by_head[stable_argsort(-scores[by_head])]
-    number = xp.full(scores.size, -1, dtype=xp.int64)
+    number = xp.full(scores.size + 1, -1, dtype=xp.int64)  # the last one: no chain's
     number[ranked] = xp.arange(ranked.size, dtype=xp.int64)
-    return (number[raw] if raw.size else xp.zeros(0, dtype=xp.int64)), scores[ranked]
+    return number[xp.where(raw >= 0, raw, scores.size)], scores[ranked]
 
 
 def _members(chain_ranked, x, xe, y, ye) -> tuple:

@@ -52,7 +52,7 @@ def main() -> None:
     kept, best, pred, component = (cp.asnumpy(v) for v in (kept, best, pred, component))
     cols = [cp.asnumpy(v[cp.asarray(kept)]) for v in (x, xe, y, ye, group, bucket)]
     score = cp.asnumpy(h["score"])[kept].astype(np.int64)
-    hbest, hpred = chain_dp(*cols[:4], score, cols[4], cols[5], params)
+    hbest, hpred, _ = chain_dp(*cols[:4], score, cols[4], cols[5], params)
     has = hpred >= 0
     print(f"host preds in another device component: {int((component[hpred[has]] != component[has]).sum())}; "
           f"device components in the DP order: {bool(np.all(np.diff(np.flatnonzero(has)) > 0))}")
@@ -83,7 +83,7 @@ def main() -> None:
     kept, best, pred, component = (cp.asnumpy(v) for v in (kept, best, pred, component))
     cols = [cp.asnumpy(v[cp.asarray(kept)]) for v in (x, xe, y, ye, group, bucket)]
     score = cp.asnumpy(h["score"])[kept].astype(np.int64)
-    hbest, hpred = chain_dp(*cols[:4], score, cols[4], cols[5], params)
+    hbest, hpred, _ = chain_dp(*cols[:4], score, cols[4], cols[5], params)
     bad = np.flatnonzero((hbest != best) | (hpred != pred))
     print(f"{bad.size} of {kept.size} kept HSPs differ in best or pred; {int(starts.size) - 1} components")
     for i in bad[:5]:
