@@ -145,7 +145,8 @@ def run_filter(args: argparse.Namespace) -> int:
 
     if not os.path.isfile(args.table):
         raise InputError("no such file", args.table)
-    if os.path.abspath(args.outdir) == os.path.dirname(os.path.abspath(args.table)):
+    # real paths: a symlinked folder (or table) must not lead the outputs over the table
+    if os.path.realpath(args.outdir) == os.path.dirname(os.path.realpath(args.table)):
         raise InputError("the output directory holds the table being filtered: name another", args.outdir)
     if not 0 <= args.min_identity <= 100 or args.min_len < 0:
         raise InputError(f"--min-identity {args.min_identity:g}, --min-len {args.min_len}: identity is a percent "

@@ -449,3 +449,65 @@ def test_integral_floats_pass_and_parameters_past_32_bits_are_refused(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "--xdrop", "2147483648",
                            "-o", str(tmp_path / "o.paf")], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stderr.strip() == "error: xdrop = 2147483648 is out of range (at most 2147483647)"
+
+
+def test_filter_through_a_symlinked_folder_does_not_overwrite_its_table(tmp_path):
+    """Case 3: an output folder that is a symlink to the table's folder is the table's folder: refused in
+    one line, the table untouched (the guard compared abspath, and 597 rows became 149)."""
+    import hashlib
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    table = folder / "hsps.parquet"
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "--hsps", str(table)],
+                   check=True, cwd=ROOT, capture_output=True)
+    digest = hashlib.sha1(table.read_bytes()).hexdigest()
+    os.symlink(folder, tmp_path / "link")
+    os.symlink(table, tmp_path / "table_link.parquet")
+    for given, outdir in ((table, tmp_path / "link"), (tmp_path / "table_link.parquet", folder)):
+        proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "filter", str(given), "-o", str(outdir),
+                               "--min-len", "100"],
+                              cwd=ROOT, capture_output=True, text=True)
+        assert proc.returncode == 2 and "holds the table being filtered" in proc.stderr, proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert hashlib.sha1(table.read_bytes()).hexdigest() == digest
+
+
+@pytest.mark.parametrize("results, message", [
+    ("''", "results: empty"),
+    ("'out{set}'", "holds a brace"),
+    ("a_file", "is a file, not a directory"),
+])
+def test_a_results_directory_that_cannot_be_one(tmp_path, results, message):
+    """Case 10: `results: ''` (once written into /, even on -n), a file, braces (once a WildcardError):
+    one line before any job runs."""
+    from wfhelpers import snakemake, workdir
+
+    cwd = workdir(tmp_path)
+    (cwd / "a_file").write_text("not a directory\n")
+    (cwd / "c.yaml").write_text("genomes:\n  A: resources/Mhyopneumoniae_232.fa.gz\n"
+                                "  B: resources/Mhyopneumoniae_7422.fa.gz\n" f"results: {results}\n")
+    proc = snakemake(cwd, "--cores", "1", "--configfile", "c.yaml", "-n", check=False)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    lines = [x for x in proc.stderr.splitlines() if x.startswith("error:")]
+    assert len(lines) == 1 and message in lines[0], proc.stderr[-1500:]
+    assert (cwd / "a_file").read_text() == "not a directory\n"
+
+
+@pytest.mark.parametrize("sweep, message", [
+    ("sets: {k20: {k: 24}}\n  grid: {k: [20, 24]}", "sweep set 'k20' (of the grid) has the name of another set"),
+    ("grid: {min_identity: [80, 80.0]}", "sweep set 'min_identity80' (of the grid) has the name of another set"),
+    ("sets: {summary.tsv: {k: 24}}", "sweep set 'summary.tsv' (a named set): a set's name is a directory"),
+])
+def test_sweep_set_names_that_collide_or_are_no_directory(tmp_path, sweep, message):
+    """Case 15: a named set lost to a grid point of its name, grid values 80 and 80.0, a set named like
+    the run's own files (once a ChildIOException) or a path: one line before any job runs."""
+    from wfhelpers import snakemake, workdir
+
+    cwd = workdir(tmp_path)
+    (cwd / "sweep.yaml").write_text("genomes:\n  A: resources/Mhyopneumoniae_232.fa.gz\n"
+                                    "  B: resources/Mhyopneumoniae_7422.fa.gz\nsweep:\n  " + sweep + "\n")
+    proc = snakemake(cwd, "--cores", "1", "--configfile", "sweep.yaml", "-n", check=False)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    lines = [x for x in proc.stderr.splitlines() if x.startswith("error:")]
+    assert len(lines) == 1 and message in lines[0], proc.stderr[-1500:]

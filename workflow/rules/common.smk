@@ -47,6 +47,12 @@ if (_problem := schema_error(config, SCHEMA)) is not None:
 validate(config, SCHEMA, set_default=True)
 
 RESULTS = config["results"]
+if not str(RESULTS).strip():
+    fail("results: empty; name the output directory (the default is results)")
+if "{" in str(RESULTS) or "}" in str(RESULTS):
+    fail(f"results: {RESULTS!r} holds a brace, which Snakemake reads as a wildcard; name another directory")
+if os.path.exists(RESULTS) and not os.path.isdir(RESULTS):
+    fail(f"results: {RESULTS} is a file, not a directory; name another")
 OUT = config["outputs"]
 
 class _Keep(dict):
@@ -102,7 +108,10 @@ def comparison_pairs():
 
 
 PAIRS = comparison_pairs()
-SETS = param_sets(config["engine"], config.get("sweep"))
+try:
+    SETS = param_sets(config["engine"], config.get("sweep"))
+except InputError as error:
+    fail(error.line())
 for _set, _engine in SETS.items():  # a sweep's sets pass the engine section's schema too
     if (_problem := schema_error(_engine, SCHEMA, "engine", f"sweep set {_set}:")) is not None:
         fail(_problem)
