@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import stat
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +33,9 @@ def read_bytes(path: str) -> bytes:
     """The file's bytes, gunzipped when it is gzip; a missing or unreadable file is an InputError."""
     if not os.path.exists(path):
         raise InputError("no such file", path)
+    mode = os.stat(path).st_mode
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):  # /dev/zero would be read until memory ran out
+        raise InputError("is a device or socket, not a FASTA file (a regular file, a pipe or <(...) are read)", path)
     try:
         with open(path, "rb") as handle:
             data = handle.read()

@@ -511,3 +511,27 @@ def test_sweep_set_names_that_collide_or_are_no_directory(tmp_path, sweep, messa
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     lines = [x for x in proc.stderr.splitlines() if x.startswith("error:")]
     assert len(lines) == 1 and message in lines[0], proc.stderr[-1500:]
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_a_device_as_input_is_refused_at_once(tmp_path, device):
+    """Case 20: /dev/zero or /dev/urandom as input was read until memory ran out ("lower --tile-bytes",
+    no file named): one line naming it. A pipe is still read (test below)."""
+    r = tmp_path / "r.fa"
+    r.write_text(GOOD)
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", device, str(r)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    one_line_error(proc, device, "is a device or socket")
+
+
+def test_a_pipe_is_read_as_input(tmp_path):
+    """Process substitution and FIFOs stay inputs (zcat genome.fa.gz | ..., <(...))."""
+    r = tmp_path / "r.fa"
+    r.write_text(GOOD)
+    fifo = tmp_path / "q.fifo"
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(["sh", "-c", f"cat {r} > {fifo}"])
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", str(fifo), str(r), "-o",
+                           str(tmp_path / "o.paf")], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    writer.wait(timeout=60)
+    assert proc.returncode == 0, proc.stderr
