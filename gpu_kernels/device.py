@@ -21,6 +21,7 @@ import time
 import numpy as np
 
 from .arrays import cupy
+from .errors import InputError
 from .formats import iter_hsps
 from .hsps import concat
 
@@ -73,6 +74,26 @@ def lock_dir() -> str:
     return os.environ.get("GPU_KERNELS_LOCK_DIR", "/tmp")
 
 
+def try_lock(path: str):
+    """An exclusive lock on path (created where missing, mode 0666 less the umask), or None where another
+    process holds it. The file is opened read-only, without following a symbolic link and never
+    written: another user's lock file still locks (flock needs no write access), and a link planted
+    at the name cannot lead a job to truncate its target (InputError names it)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    except OSError as error:
+        if os.path.islink(path):
+            raise InputError("the GPU lock file is a symbolic link: remove it, or set GPU_KERNELS_LOCK_DIR to a "
+                             "directory of your own", path) from None
+        raise InputError(f"cannot open the GPU lock file: {error.strerror}", path) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return os.fdopen(fd, "rb")
+
+
 def claim_device(wait_s: float = 600.0, poll_s: float = 0.5) -> int:
     """Lock a free CUDA device, make it CuPy's current device, and return its index."""
     cp = cupy()
@@ -81,16 +102,9 @@ def claim_device(wait_s: float = 600.0, poll_s: float = 0.5) -> int:
     while True:
         for index in range(count):
             bus = cp.cuda.runtime.deviceGetPCIBusId(index).replace(":", "_").replace(".", "_")
-            handle = open(os.path.join(lock_dir(), f"gpu_kernels-{bus}.lock"), "a+")
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                handle.close()
+            handle = try_lock(os.path.join(lock_dir(), f"gpu_kernels-{bus}.lock"))
+            if handle is None:
                 continue
-            handle.seek(0)
-            handle.truncate()
-            handle.write(f"{os.getpid()}\n")
-            handle.flush()
             _held.append(handle)
             cp.cuda.Device(index).use()
             log.info("bound to GPU %d (%s) of %d", index, bus, count)

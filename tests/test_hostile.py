@@ -535,3 +535,29 @@ def test_a_pipe_is_read_as_input(tmp_path):
                            str(tmp_path / "o.paf")], cwd=ROOT, capture_output=True, text=True, timeout=120)
     writer.wait(timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_gpu_lock_files_follow_no_link_and_need_no_write_access(tmp_path):
+    """Case 2: a symbolic link planted at a lock file's name is refused in one line naming it, its
+    target untouched (the lock was opened following links and truncated); a lock file the job may
+    not write (another user's 0644 one) still locks; a held lock is not taken twice."""
+    from gpu_kernels.device import try_lock
+    from gpu_kernels.errors import InputError
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    planted = tmp_path / "gpu_kernels-0000_01_00_0.lock"
+    os.symlink(victim, planted)
+    with pytest.raises(InputError) as refused:
+        try_lock(str(planted))
+    assert "symbolic link" in refused.value.line() and str(planted) in refused.value.line()
+    assert victim.read_text() == "precious\n"
+    lock = tmp_path / "gpu_kernels-0000_02_00_0.lock"
+    lock.write_text("")
+    os.chmod(lock, 0o444)
+    held = try_lock(str(lock))
+    assert held is not None and try_lock(str(lock)) is None
+    held.close()
+    again = try_lock(str(lock))
+    assert again is not None and lock.read_text() == ""
+    again.close()
