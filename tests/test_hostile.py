@@ -561,3 +561,25 @@ def test_gpu_lock_files_follow_no_link_and_need_no_write_access(tmp_path):
     again = try_lock(str(lock))
     assert again is not None and lock.read_text() == ""
     again.close()
+
+
+@pytest.mark.parametrize("option", ["-o", "--hsps", "--delta", "--chains", "--chains-table"])
+def test_a_full_disk_is_named(tmp_path, option):
+    """Case 18: a write that fails for want of space said "No space left on device" and no file: one
+    line naming the output (/dev/full; and a tmpfs of one page where this runs as root, nothing left there)."""
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, option, "/dev/full"],
+                          cwd=ROOT, capture_output=True, text=True)
+    one_line_error(proc, "/dev/full: No space left on device")
+    small = tmp_path / "small"
+    small.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs", str(small)],
+                                           capture_output=True).returncode:
+        return
+    try:
+        out = small / "out.file"
+        proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, option, str(out)],
+                              cwd=ROOT, capture_output=True, text=True)
+        one_line_error(proc, f"{out}: No space left on device")
+        assert os.listdir(small) == []
+    finally:
+        subprocess.run(["umount", str(small)], check=True)

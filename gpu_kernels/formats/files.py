@@ -54,7 +54,12 @@ def atomic_path(path: str):
     if os.path.isdir(path) or not os.path.basename(path):  # a path ending in / names a directory
         raise IsADirectoryError(errno.EISDIR, "is a directory, not a file name", path)
     if is_special(path):  # /dev/null, /dev/stdout, a FIFO: written into, never replaced by a file
-        yield path
+        try:
+            yield path
+        except OSError as error:
+            if error.filename is None:
+                raise OSError(error.errno, error.strerror, path) from None
+            raise
         return
     folder = os.path.dirname(os.path.abspath(path))
     existing = folder
@@ -66,7 +71,12 @@ def atomic_path(path: str):
     # a hidden name that does not end like the target, so no glob for finished files matches it
     tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.urandom(6).hex()}.part")
     try:
-        yield tmp
+        try:
+            yield tmp
+        except OSError as error:  # a full disk says "No space left on device" and names no file: name it
+            if error.filename is None or error.filename == tmp:
+                raise OSError(error.errno, error.strerror, path) from None
+            raise
         if os.path.lexists(path):
             # Renamed over an existing file, ext4 writes the new one to disk before rename returns
             # (its replace-by-rename safeguard: 1.3 to 2 s for a 2.6 GB table). The old file is moved
@@ -97,10 +107,10 @@ def write_pieces(path: str, header: bytes, pieces) -> int:
     in order into a special file (a device or a FIFO has no offsets); returns the rows written."""
     if path == "-":
         return _write_stream(sys.stdout.buffer, header, pieces)
-    if is_special(path):
-        with open(path, "wb") as stream:
-            return _write_stream(stream, header, pieces)
     try:
+        if is_special(path):
+            with open(path, "wb") as stream:
+                return _write_stream(stream, header, pieces)
         return _write_file(path, header, pieces)
     except OSError as error:  # os.pwrite's errors (a full disk) name no file
         if error.filename is None:

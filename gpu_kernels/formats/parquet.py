@@ -211,6 +211,14 @@ class HspWriter:
 
     def __exit__(self, kind, error, trace) -> None:
         try:
+            self._finish(kind, error, trace)
+        except OSError as failure:  # a full disk names no file: name it
+            if failure.filename is None:
+                raise OSError(failure.errno, failure.strerror, self.path) from None
+            raise
+
+    def _finish(self, kind, error, trace) -> None:
+        try:
             if kind is None:
                 while self._pending:
                     self._pending.popleft().result()
@@ -222,8 +230,15 @@ class HspWriter:
         finally:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._disk.shutdown(wait=True, cancel_futures=True)
-            self._handle.close()
+            late = None
+            try:
+                self._handle.close()  # flushes: a full disk may say so only here
+            except OSError as closing:
+                if kind is None:
+                    kind, error, trace, late = type(closing), closing, closing.__traceback__, closing
             self._atomic.__exit__(kind, error, trace)
+            if late is not None:
+                raise late
 
     def _footer(self) -> bytes:
         """The file's footer: pyarrow's for this schema and no rows, with the row groups written."""
