@@ -1,5 +1,6 @@
-"""A genome pair's merge: its bin-pair tables into one HSP table, streamed, then its text formats
-(formats.FORMATS) made from it; and MUMmer's text for the exact-match modes."""
+"""A genome pair's merge: its bin-pair tables into one HSP table, streamed; its text formats
+(formats.FORMATS) made from that table (a rule of their own, beside the chains and coverage rules);
+and MUMmer's text for the exact-match modes."""
 from __future__ import annotations
 
 import logging
@@ -43,11 +44,10 @@ def merged_parts(parts: list[str]):
 
 
 def merge(parts: list[str], stats_parts: list[str], query: Genome, reference: Genome, params: Params,
-          hsps_path: str, texts: dict, stats_path: str, sources: dict | None = None) -> None:
-    """All bin pairs of a genome pair into one Parquet HSP table (streamed), then the text formats
-    asked for (texts: kind of formats.FORMATS -> path) streamed from it side by side, and the stats
-    table. sources: the genomes' FASTA paths (query_fasta, reference_fasta), kept in the table's
-    metadata for the formats that name them."""
+          hsps_path: str, stats_path: str, sources: dict | None = None) -> None:
+    """All bin pairs of a genome pair into one Parquet HSP table (streamed), and the stats table.
+    sources: the genomes' FASTA paths (query_fasta, reference_fasta), kept in the table's metadata
+    for the formats that name them."""
     stats = [row for p in stats_parts for row in read_tsv(p)]
     seeds = sum(int(r["seeds"]) for r in stats)
     kept = sum(int(r["kept_seeds"]) for r in stats)
@@ -59,12 +59,16 @@ def merge(parts: list[str], stats_parts: list[str], query: Genome, reference: Ge
                 out.copy_row_groups(piece)
             else:
                 out.write(piece)
-    # the text formats at once: each is mostly disk writes and compiled printing that release the GIL
+    write_tsv(stats_path, stats)
+    log.info("%s vs %s: %d HSPs from %d bin pairs", query.name, reference.name, out.rows, len(parts))
+
+
+def write_texts(hsps_path: str, texts: dict) -> None:
+    """The text formats asked for (texts: kind of formats.FORMATS -> path) from an HSP table, side by
+    side: each is mostly disk writes and compiled printing that release the GIL."""
     with ThreadPoolExecutor(max(1, len(texts))) as pool:
         for job in [pool.submit(text_from_table, kind, hsps_path, path) for kind, path in texts.items()]:
             job.result()
-    write_tsv(stats_path, stats)
-    log.info("%s vs %s: %d HSPs from %d bin pairs", query.name, reference.name, out.rows, len(parts))
 
 
 def write_mummer(hsps_path: str, query: Genome, reference: Genome, path: str) -> None:

@@ -1,5 +1,5 @@
-# Merge: the bin pairs of a genome pair into one HSP table, its text formats (PAF, GECKO CSV, MUMmer
-# delta: those outputs.<kind> asks for) and a stats table.
+# Merge: the bin pairs of a genome pair into one HSP table and a stats table; then its text formats
+# (PAF, GECKO CSV, MUMmer delta: those outputs.<kind> asks for), beside the chains and coverage rules.
 
 
 rule merge:
@@ -10,7 +10,6 @@ rule merge:
     output:
         hsps=path("hsps"),
         stats=report(path("stats"), caption="../report/stats.rst", **pair_category("Job statistics", "compare jobs")),
-        **{kind: path(kind) for kind in TEXT_KINDS if OUT[kind]},
     params:
         fasta=lambda wc: {"query_fasta": config["genomes"][wc.query], "reference_fasta": config["genomes"][wc.reference]},
         engine=lambda wc: PARAMS[wc.set].as_dict(),
@@ -24,6 +23,22 @@ rule merge:
         log_path("merge", "set", "query", "reference", kind="benchmark"),
     script:
         "../scripts/merge.py"
+
+
+rule texts:
+    input:
+        hsps=path("hsps"),
+    output:
+        **{kind: path(kind) for kind in TEXT_KINDS if OUT[kind]},
+    threads: 8  # the rows are printed on threads and written at their places by several more
+    conda:
+        "../envs/engine.yaml"
+    log:
+        log_path("texts", "set", "query", "reference"),
+    benchmark:
+        log_path("texts", "set", "query", "reference", kind="benchmark"),
+    script:
+        "../scripts/texts.py"
 
 
 rule mummer_text:

@@ -8,7 +8,6 @@ from _setup import run  # noqa: E402
 from gpu_kernels.params import Params  # noqa: E402
 from gpu_kernels.workflow.genome import Genome  # noqa: E402
 from gpu_kernels.workflow.merge import merge  # noqa: E402
-from gpu_kernels.workflow.outputs import TEXT_KINDS  # noqa: E402
 
 sm = snakemake  # noqa: F821
 w = sm.wildcards
@@ -17,9 +16,8 @@ w = sm.wildcards
 def step():
     query = Genome(w.query, None, sm.input.qtable)
     reference = Genome(w.reference, None, sm.input.rtable)
-    texts = {kind: sm.output.get(kind) for kind in TEXT_KINDS if sm.output.get(kind)}
     merge(list(sm.params.hsps), list(sm.params.stats), query, reference, Params(**sm.params.engine), sm.output.hsps,
-          texts, sm.output.stats, dict(sm.params.fasta))
+          sm.output.stats, dict(sm.params.fasta))
 
 
 run(sm, step)
