@@ -109,6 +109,7 @@ extern "C" __global__ void chain_components(const long long* x, const long long*
         candidate_ranges(group, bucket, byb, place, run_lo, run_hi, n, i, ranges);
         const long long floor_x = x[i] - max_gap - longest;
         bool any = false;
+        long long root = -1;  // i's root as last found: most of i's links join it to what it has joined
         for (int q = 0; q < 3; ++q)
             for (long long k = ranges[q][1] - 1; k >= ranges[q][0]; --k) {
                 const long long j = byb[k];
@@ -117,8 +118,13 @@ extern "C" __global__ void chain_components(const long long* x, const long long*
                 long long overlap;
                 if (linkable(x, xe, y, ye, j, i, max_gap, max_shift, &overlap)) {
                     linked[j] = 1;
-                    unite(parent, i, j);
                     any = true;
+                    if (root < 0)
+                        root = find_root(parent, i);
+                    if (find_root(parent, j) != root) {
+                        unite(parent, root, j);
+                        root = find_root(parent, root);
+                    }
                 }
             }
         if (any)

@@ -213,10 +213,11 @@ def chain_hsps_cupy(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
     chain_of = cp.full(n, -1, dtype=cp.int64)
     chain_of[kept] = chain_ranked
     rows = kept[members]
+    clock.mark(f"members ({int(rows.size)})")
     sub = {name: to_host(h[name][rows]) for name in ("qrec", "rrec", "strand", "qstart", "qend", "rstart",
                                                      "rend", "identities")}
     rows, mchain, trim, ranked_scores = (to_host(a) for a in (rows, mchain, trim, ranked_scores))
-    clock.mark("members")
+    clock.mark("members to the host")
     table, members = _finished(sub, np.arange(rows.size), mchain, trim, ranked_scores, qlens, rlens)
     members["rows"] = rows
     clock.mark("table, blocks, backbone")
@@ -240,6 +241,8 @@ def component_dp(x, xe, y, ye, score, group, bucket, params: Params, clock=None)
     linked = cp.zeros(n, dtype=cp.uint8)
     if n:
         index = _bucket_index(group, bucket)
+        if clock:
+            clock.mark("bucket index")
         kernel("chains.cu", "chain_components")((blocks(n),), (BLOCK,), (
             x, xe, y, ye, group, bucket, *index, cp.int64(n), *(cp.int64(v) for v in links), parent, linked))
         del index
@@ -288,7 +291,10 @@ def _bucket_index(group, bucket) -> tuple:
     cp = cupy()
     n = int(group.size)
     low = int(bucket.min())
-    cell = group * (int(bucket.max()) - low + 1) + (bucket - low)
+    span = int(bucket.max()) - low + 1
+    cell = group * span + (bucket - low)
+    if (int(group.max()) + 1) * span < 2**31:  # 32-bit keys: the radix sort makes half the passes
+        cell = cell.astype(cp.int32)
     byb = stable_argsort(cell).astype(cp.int64, copy=False)
     place = cp.empty(n, dtype=cp.int64)
     place[byb] = cp.arange(n, dtype=cp.int64)
