@@ -8,6 +8,7 @@ import os
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from .backend import get_backend
 from .device import early_context
@@ -192,12 +193,17 @@ def run_compare(args: argparse.Namespace) -> int:
         thread.join()
     q, r = result.query, result.reference
     output = args.output or (None if args.hsps or args.delta or any(chain_paths.values()) else "-")  # as minimap2: PAF to standard output by default
-    if any(chain_paths.values()):  # first, so that the HSP table gets each HSP's chain
-        chains = result.write_chains(chain_paths)
-        log.info("%d chains, %d in the backbone", chains["chain"].size, int(chains["backbone"].sum()))
-    if args.hsps:
-        result.write_parquet(args.hsps, last=True)
-        log.info("%s: HSP table written", args.hsps)
+    with ThreadPoolExecutor(1) as side:
+        writing = None
+        if any(chain_paths.values()):  # first, so that the HSP table gets each HSP's chain
+            chains = result.chain()
+            log.info("%d chains, %d in the backbone", chains["chain"].size, int(chains["backbone"].sum()))
+            writing = side.submit(result.write_chains, chain_paths)  # on the host, beside the table's write
+        if args.hsps:
+            result.write_parquet(args.hsps, last=True)
+            log.info("%s: HSP table written", args.hsps)
+        if writing is not None:
+            writing.result()
     for kind, path in (("paf", output), ("delta", args.delta)):
         if not path:
             continue

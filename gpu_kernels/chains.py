@@ -151,13 +151,15 @@ def _members(chain_ranked, x, xe, y, ye) -> tuple:
     return members, mchain, trim
 
 
-def _finished(h: dict, rows: np.ndarray, mchain: np.ndarray, trim: np.ndarray, scores: np.ndarray, qlens,
-              rlens) -> tuple[dict, dict]:
-    """(the chains table, the members with their blocks) from the members on the host: rows of h
-    chain by chain, their chains, trims, and the chains' scores."""
+def _finished(h: dict, rows, mchain, trim, scores, qlens, rlens) -> tuple[dict, dict]:
+    """(the chains table, the members with their blocks), on the host, from the members: rows of h
+    chain by chain, their chains, trims, and the chains' scores (on the table's device; the backbone
+    is kept on the host)."""
     table = _chain_table(h, rows, mchain, trim, scores, int(scores.size))
     members = {"rows": rows, "trim": trim, "chain": mchain}
     members.update(chain_blocks(h, members, rlens))
+    table = {name: to_host(column) for name, column in table.items()}
+    members = {name: to_host(column) for name, column in members.items()}
     table["backbone"] = backbone(table, members, qlens, rlens)
     return table, members
 
@@ -214,12 +216,7 @@ def chain_hsps_cupy(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
     chain_of[kept] = chain_ranked
     rows = kept[members]
     clock.mark(f"members ({int(rows.size)})")
-    sub = {name: to_host(h[name][rows]) for name in ("qrec", "rrec", "strand", "qstart", "qend", "rstart",
-                                                     "rend", "identities")}
-    rows, mchain, trim, ranked_scores = (to_host(a) for a in (rows, mchain, trim, ranked_scores))
-    clock.mark("members to the host")
-    table, members = _finished(sub, np.arange(rows.size), mchain, trim, ranked_scores, qlens, rlens)
-    members["rows"] = rows
+    table, members = _finished(h, rows, mchain, trim, ranked_scores, qlens, rlens)
     clock.mark("table, blocks, backbone")
     clock.log(f"chains of {n} HSPs on the device")
     return table, chain_of, members
@@ -307,24 +304,35 @@ def _bucket_index(group, bucket) -> tuple:
     return byb, place, edges[run], edges[run + 1]
 
 
-def _chain_table(h: dict, rows: np.ndarray, mchain: np.ndarray, trim: np.ndarray, scores: np.ndarray,
-                 chains: int) -> dict:
-    """The CHAIN record's columns from the members (rows of h, chain by chain)."""
+def _chain_table(h: dict, rows, mchain, trim, scores, chains: int) -> dict:
+    """The CHAIN record's columns from the members (rows of h, chain by chain, each in the DP order),
+    on the arrays' device. Along a chain both x and y grow, start and end, so its spans are its first
+    and last members' (on the reverse strand the reference's forward coordinates fall)."""
     if chains == 0:
         return CHAIN.empty()
-    starts = np.concatenate(([0], np.flatnonzero(np.diff(mchain)) + 1))
-    length = (h["qend"][rows] - h["qstart"][rows]).astype(np.int64)
+    xp = array_module(mchain)
+    first = xp.ones(mchain.size, dtype=bool)
+    first[1:] = mchain[1:] != mchain[:-1]
+    starts = xp.flatnonzero(first)
+    ends = xp.concatenate((starts[1:] - 1, xp.asarray([mchain.size - 1], dtype=starts.dtype)))
+    at = {name: h[name][rows].astype(xp.int64) for name in ("qstart", "qend", "rstart", "rend", "identities")}
+    length = at["qend"] - at["qstart"]
     kept = length - trim
-    ids = h["identities"][rows].astype(np.int64) * kept // np.maximum(1, length)
-    reduce = lambda ufunc, values: ufunc.reduceat(values, starts)  # noqa: E731
-    return {"chain": np.arange(chains, dtype=np.int64), "qrec": h["qrec"][rows][starts].astype(np.int32),
-            "rrec": h["rrec"][rows][starts].astype(np.int32), "strand": h["strand"][rows][starts].astype(np.int8),
-            "qstart": reduce(np.minimum, h["qstart"][rows].astype(np.int64)),
-            "qend": reduce(np.maximum, h["qend"][rows].astype(np.int64)),
-            "rstart": reduce(np.minimum, h["rstart"][rows].astype(np.int64)),
-            "rend": reduce(np.maximum, h["rend"][rows].astype(np.int64)),
-            "score": scores.astype(np.int64), "hsps": np.diff(np.append(starts, rows.size)).astype(np.int64),
-            "aligned": reduce(np.add, kept), "identities": reduce(np.add, ids)}
+    ids = at["identities"] * kept // xp.maximum(1, length)
+
+    def total(values):
+        sums = xp.cumsum(values)
+        return sums[ends] - sums[starts] + values[starts]
+
+    strand = h["strand"][rows][starts].astype(xp.int8)
+    reverse = strand == 1
+    return {"chain": xp.arange(chains, dtype=xp.int64), "qrec": h["qrec"][rows][starts].astype(xp.int32),
+            "rrec": h["rrec"][rows][starts].astype(xp.int32), "strand": strand,
+            "qstart": at["qstart"][starts], "qend": at["qend"][ends],
+            "rstart": xp.where(reverse, at["rstart"][ends], at["rstart"][starts]),
+            "rend": xp.where(reverse, at["rend"][starts], at["rend"][ends]),
+            "score": scores.astype(xp.int64), "hsps": (ends - starts + 1).astype(xp.int64),
+            "aligned": total(kept), "identities": total(ids)}
 
 
 def backbone(table: dict, blocks: dict, qlens, rlens) -> np.ndarray:
@@ -354,20 +362,21 @@ def chain_blocks(hsps: dict, members: dict, rlens) -> dict:
     """The chains' HSPs as blocks, member by member (chain by chain, each in chain order): `chain`,
     `x0`, `xe` on the query and `y0`, `ye` on the reference strand of the chain (overlaps trimmed
     from each block's start), and the gaps `dx`, `dy` to the next block of the chain (0 after the
-    last); `first` and `last` mark a chain's ends."""
-    h = {name: np.asarray(hsps[name]) for name in ("qstart", "qend", "rstart", "rrec", "strand")}
+    last); `first` and `last` mark a chain's ends. On the members' device."""
+    xp = array_module(members["chain"])
+    h = {name: hsps[name] for name in ("qstart", "qend", "rstart", "rrec", "strand")}
     rows, trim = members["rows"], members["trim"]
-    rend = h["rstart"][rows].astype(np.int64) + (h["qend"][rows] - h["qstart"][rows])
+    rend = h["rstart"][rows].astype(xp.int64) + (h["qend"][rows] - h["qstart"][rows])
     sub = {"qstart": h["qstart"][rows], "qend": h["qend"][rows], "rstart": h["rstart"][rows], "rend": rend,
            "rrec": h["rrec"][rows], "strand": h["strand"][rows]}
     x, xe, y, ye = chain_coords(sub, rlens)
     chain = members["chain"]
-    last = np.ones(rows.size, dtype=bool)
+    last = xp.ones(rows.size, dtype=bool)
     last[:-1] = chain[1:] != chain[:-1]
-    first = np.ones(rows.size, dtype=bool)
+    first = xp.ones(rows.size, dtype=bool)
     first[1:] = chain[1:] != chain[:-1]
     x0, y0 = x + trim, y + trim
-    dx, dy = np.zeros(rows.size, dtype=np.int64), np.zeros(rows.size, dtype=np.int64)
+    dx, dy = xp.zeros(rows.size, dtype=xp.int64), xp.zeros(rows.size, dtype=xp.int64)
     dx[:-1], dy[:-1] = x0[1:] - xe[:-1], y0[1:] - ye[:-1]
     dx[last], dy[last] = 0, 0
     return {"chain": chain, "x0": x0, "xe": xe, "y0": y0, "ye": ye, "dx": dx, "dy": dy, "first": first, "last": last}

@@ -43,7 +43,8 @@ class Result:
         self.backend = backend
         self.sources = sources or {}  # query_fasta, reference_fasta: the files compared, where they were files
         self._hsps = None
-        self.chain_of = None  # each HSP's chain, on the backend's device, once write_chains has run
+        self.chain_of = None  # each HSP's chain, on the backend's device, once chained
+        self._chains = None  # (chains table, their blocks), once chained
 
     @property
     def hsps(self) -> dict:
@@ -68,7 +69,7 @@ class Result:
     def write_parquet(self, path: str, row_group_rows: int = ROW_GROUP_ROWS, last: bool = False) -> None:
         """The HSP table as Parquet, a row group at a time (row groups encoded on all cores); last: no
         other table will be written by this process, so the writer's host buffers are given back as
-        soon as they are done with. After write_chains, with each HSP's chain (the HSP_CHAINED record)."""
+        soon as they are done with. Once chained, with each HSP's chain (the HSP_CHAINED record)."""
         q, r = self.query, self.reference
         table, record = self.table, HSP
         if self.chain_of is not None:
@@ -82,15 +83,25 @@ class Result:
         parts = (lambda part=part: part for part in self.backend.host_slices(self.table, TEXT_SLICE_ROWS))
         return text_from_parts(kind, path, self.meta(), parts, threads)
 
+    def chain(self) -> dict:
+        """Chain the HSPs (chains.py), once: the chains table (each HSP's chain goes to chain_of)."""
+        if self._chains is None:
+            q, r = self.query, self.reference
+            table, self.chain_of, blocks = self.backend.chain_hsps(self.table, q.lengths, r.lengths, self.params,
+                                                                   ordered=True)
+            self._chains = table, blocks
+        return self._chains[0]
+
     def write_chains(self, paths: dict) -> dict:
-        """Chain the HSPs (chains.py) and write the chains: paths by kind, chains_paf, chain_file
-        (formats.chains) and chains_table (Parquet, the CHAIN record); returns the chains table."""
+        """The chains written (chained first where they are not yet): paths by kind, chains_paf,
+        chain_file (formats.chains) and chains_table (Parquet, the CHAIN record); returns the chains
+        table. Host work only once chained: it may run beside the HSP table's write."""
         from .formats import write_chain_text
         from .schema import CHAIN
 
         q, r = self.query, self.reference
-        table, self.chain_of, blocks = self.backend.chain_hsps(self.table, q.lengths, r.lengths, self.params,
-                                                               ordered=True)
+        self.chain()
+        table, blocks = self._chains
         for kind in ("chains_paf", "chain_file"):
             if paths.get(kind):
                 write_chain_text(kind, paths[kind], table, blocks, q.names, q.lengths, r.names, r.lengths)
