@@ -80,6 +80,20 @@ def test_workflow_backend_cupy_without_a_gpu(tmp_path):
     assert not (cwd / "results" / "default").exists()
 
 
+def one_config_error(cwd, text: str, message: str) -> str:
+    """A dry run with the bundled pair's genomes and text added to the config: exit non-zero, one
+    `error:` line holding message, no traceback; returns the line."""
+    from wfhelpers import snakemake
+
+    (cwd / "c.yaml").write_text("genomes:\n  A: resources/Mhyopneumoniae_232.fa.gz\n"
+                                "  B: resources/Mhyopneumoniae_7422.fa.gz\n" + text)
+    proc = snakemake(cwd, "--cores", "1", "--configfile", "c.yaml", "-n", check=False)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    lines = [x for x in proc.stderr.splitlines() if x.startswith("error:")]
+    assert len(lines) == 1 and message in lines[0], proc.stderr[-1500:]
+    return lines[0]
+
+
 @pytest.mark.parametrize("sweep, message", [
     ("sets: {a: {kk: 20}}", "Additional properties are not allowed ('kk' was unexpected)"),
     ("sets: {a: {fast: 'no'}}", "'no' is not of type 'boolean'"),
@@ -87,15 +101,9 @@ def test_workflow_backend_cupy_without_a_gpu(tmp_path):
 ])
 def test_sweep_sets_pass_the_engine_schema(tmp_path, sweep, message):
     """A typo or a wrong type in a sweep set: one line naming the set, before any job runs."""
-    from wfhelpers import snakemake, workdir
+    from wfhelpers import workdir
 
-    cwd = workdir(tmp_path)
-    (cwd / "sweep.yaml").write_text("genomes:\n  A: resources/Mhyopneumoniae_232.fa.gz\n"
-                                    "  B: resources/Mhyopneumoniae_7422.fa.gz\nsweep:\n  " + sweep + "\n")
-    proc = snakemake(cwd, "--cores", "1", "--configfile", "sweep.yaml", "-n", check=False)
-    assert proc.returncode != 0 and "Traceback" not in proc.stderr
-    line = [x for x in proc.stderr.splitlines() if x.startswith("error:")]
-    assert len(line) == 1 and "sweep set" in line[0] and message in line[0], proc.stderr[-1500:]
+    assert "sweep set" in one_config_error(workdir(tmp_path), "sweep:\n  " + sweep + "\n", message)
 
 
 def test_two_drafts_of_20000_contigs_stay_under_2_gb(tmp_path):
@@ -481,16 +489,11 @@ def test_filter_through_a_symlinked_folder_does_not_overwrite_its_table(tmp_path
 def test_a_results_directory_that_cannot_be_one(tmp_path, results, message):
     """Case 10: `results: ''` (once written into /, even on -n), a file, braces (once a WildcardError):
     one line before any job runs."""
-    from wfhelpers import snakemake, workdir
+    from wfhelpers import workdir
 
     cwd = workdir(tmp_path)
     (cwd / "a_file").write_text("not a directory\n")
-    (cwd / "c.yaml").write_text("genomes:\n  A: resources/Mhyopneumoniae_232.fa.gz\n"
-                                "  B: resources/Mhyopneumoniae_7422.fa.gz\n" f"results: {results}\n")
-    proc = snakemake(cwd, "--cores", "1", "--configfile", "c.yaml", "-n", check=False)
-    assert proc.returncode != 0 and "Traceback" not in proc.stderr
-    lines = [x for x in proc.stderr.splitlines() if x.startswith("error:")]
-    assert len(lines) == 1 and message in lines[0], proc.stderr[-1500:]
+    one_config_error(cwd, f"results: {results}\n", message)
     assert (cwd / "a_file").read_text() == "not a directory\n"
 
 
@@ -502,15 +505,9 @@ def test_a_results_directory_that_cannot_be_one(tmp_path, results, message):
 def test_sweep_set_names_that_collide_or_are_no_directory(tmp_path, sweep, message):
     """Case 15: a named set lost to a grid point of its name, grid values 80 and 80.0, a set named like
     the run's own files (once a ChildIOException) or a path: one line before any job runs."""
-    from wfhelpers import snakemake, workdir
+    from wfhelpers import workdir
 
-    cwd = workdir(tmp_path)
-    (cwd / "sweep.yaml").write_text("genomes:\n  A: resources/Mhyopneumoniae_232.fa.gz\n"
-                                    "  B: resources/Mhyopneumoniae_7422.fa.gz\nsweep:\n  " + sweep + "\n")
-    proc = snakemake(cwd, "--cores", "1", "--configfile", "sweep.yaml", "-n", check=False)
-    assert proc.returncode != 0 and "Traceback" not in proc.stderr
-    lines = [x for x in proc.stderr.splitlines() if x.startswith("error:")]
-    assert len(lines) == 1 and message in lines[0], proc.stderr[-1500:]
+    one_config_error(workdir(tmp_path), "sweep:\n  " + sweep + "\n", message)
 
 
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])

@@ -30,8 +30,7 @@ def main() -> None:
 
     from gpu_kernels import Params, compare
     from gpu_kernels.arrays import to_host
-    from gpu_kernels.chains import chain_coords, chain_dp, component_dp, chain_hsps, chain_hsps_cupy
-    from gpu_kernels.hsps import complete
+    from gpu_kernels.chains import chain_hsps, chain_hsps_cupy
 
     a, b = (os.path.join(args.workdir, f"heavy_{args.size:g}_{side}.fa") for side in "ab")
     if not os.path.exists(b):
@@ -43,24 +42,15 @@ def main() -> None:
     qlens, rlens = result.query.lengths, result.reference.lengths
     table = result.table
     print(f"{int(table['qstart'].size)} HSPs")
-    h = complete(table)
-    x, xe, y, ye = chain_coords(h, rlens)
-    nr = max(1, len(rlens))
-    group = (h["qrec"].astype(cp.int64) * nr + h["rrec"]) * 2 + h["strand"]
-    bucket = cp.floor_divide(x - y, params.chaining.max_shift)
-    kept, best, pred, component, starts, work = component_dp(x, xe, y, ye, h["score"], group, bucket, params)
-    kept, best, pred, component = (cp.asnumpy(v) for v in (kept, best, pred, component))
-    cols = [cp.asnumpy(v[cp.asarray(kept)]) for v in (x, xe, y, ye, group, bucket)]
-    score = cp.asnumpy(h["score"])[kept].astype(np.int64)
-    hbest, hpred, _ = chain_dp(*cols[:4], score, cols[4], cols[5], params)
+    kept, best, pred, component, hbest, hpred, cols = dp_both(table, rlens, params)
     has = hpred >= 0
-    print(f"host preds in another device component: {int((component[hpred[has]] != component[has]).sum())}; "
-          f"device components in the DP order: {bool(np.all(np.diff(np.flatnonzero(has)) > 0))}")
     bad = np.flatnonzero((hbest != best) | (hpred != pred))
-    print(f"{bad.size} of {kept.size} kept HSPs differ in best or pred; {int(starts.size) - 1} components")
-    for i in bad[:3]:
-        print(f"  i {i}: host {hbest[i]} {hpred[i]} device {best[i]} {pred[i]} component {component[i]} "
-              f"size {int(np.count_nonzero(component == component[i]))}")
+    print(f"DP: {bad.size} of {kept.size} HSPs a chain can hold differ in best or predecessor; "
+          f"{int(component.max(initial=-1)) + 1} components; "
+          f"host links across device components: {int((component[hpred[has]] != component[has]).sum())}")
+    for i in bad[:5]:
+        print(f"  HSP {i} (x {cols[0][i]}-{cols[1][i]}, y {cols[2][i]}-{cols[3][i]}): host best {hbest[i]} "
+              f"pred {hpred[i]}, device best {best[i]} pred {pred[i]}, component {component[i]}")
     start = time.perf_counter()
     got = chain_hsps_cupy(table, qlens, rlens, params, ordered=True)
     print(f"device: {got[0]['chain'].size} chains, {int(got[0]['backbone'].sum())} backbone, "
@@ -72,35 +62,25 @@ def main() -> None:
           f"{time.perf_counter() - start:.2f} s")
     same = np.array_equal(cp.asnumpy(got[1]), want[1]) and all(np.array_equal(got[0][k], want[0][k]) for k in want[0])
     print("chains equal:", same)
-    if same:
-        return
+
+
+def dp_both(table: dict, rlens, params) -> tuple:
+    """The device's DP (component_dp) and the host's (chain_dp) over the HSPs a chain can hold: (kept,
+    device best, pred and component, host best and pred, their x, xe, y, ye), on the host."""
+    import cupy as cp
+
+    from gpu_kernels.chains import chain_coords, chain_dp, component_dp
+    from gpu_kernels.hsps import complete
+
     h = complete(table)
     x, xe, y, ye = chain_coords(h, rlens)
-    nr = max(1, len(rlens))
-    group = (h["qrec"].astype(cp.int64) * nr + h["rrec"]) * 2 + h["strand"]
+    group = (h["qrec"].astype(cp.int64) * max(1, len(rlens)) + h["rrec"]) * 2 + h["strand"]
     bucket = cp.floor_divide(x - y, params.chaining.max_shift)
-    kept, best, pred, component, starts, work = component_dp(x, xe, y, ye, h["score"], group, bucket, params)
-    kept, best, pred, component = (cp.asnumpy(v) for v in (kept, best, pred, component))
-    cols = [cp.asnumpy(v[cp.asarray(kept)]) for v in (x, xe, y, ye, group, bucket)]
-    score = cp.asnumpy(h["score"])[kept].astype(np.int64)
+    kept, best, pred, component, _, _ = component_dp(x, xe, y, ye, h["score"], group, bucket, params)
+    cols = [cp.asnumpy(v[kept]) for v in (x, xe, y, ye, group, bucket)]
+    score = cp.asnumpy(h["score"][kept]).astype(np.int64)
     hbest, hpred, _ = chain_dp(*cols[:4], score, cols[4], cols[5], params)
-    bad = np.flatnonzero((hbest != best) | (hpred != pred))
-    print(f"{bad.size} of {kept.size} kept HSPs differ in best or pred; {int(starts.size) - 1} components")
-    for i in bad[:5]:
-        p = hpred[i]
-        print(f"  i {i}: host best {hbest[i]} pred {p}, device best {best[i]} pred {pred[i]}; "
-              f"component {component[i]}, host pred's {component[p] if p >= 0 else None}; "
-              f"x {cols[0][i]}-{cols[1][i]} y {cols[2][i]}-{cols[3][i]} bucket {cols[5][i]}")
-        for who, p in (("host", hpred[i]), ("device", pred[i])):
-            if p >= 0:
-                dx, dy = cols[0][i] - cols[1][p], cols[2][i] - cols[3][p]
-                print(f"     {who} pred {p}: x {cols[0][p]}-{cols[1][p]} y {cols[2][p]}-{cols[3][p]} bucket "
-                      f"{cols[5][p]} component {component[p]} host best {hbest[p]} device best {best[p]}; "
-                      f"dx {dx} dy {dy} group {cols[4][p]} vs {cols[4][i]}")
-    across = (pred >= 0) & (component[np.maximum(pred, 0)] != component)
-    print(f"device preds in another component: {int(across.sum())}; device preds after their HSP: "
-          f"{int((pred >= np.arange(pred.size)).sum())}")
-
+    return (cp.asnumpy(kept), cp.asnumpy(best), cp.asnumpy(pred), cp.asnumpy(component), hbest, hpred, cols[:4])
 
 if __name__ == "__main__":
     main()
