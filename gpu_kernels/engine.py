@@ -58,6 +58,11 @@ class Result:
         """Fraction of query bases inside at least one HSP (either strand)."""
         return self.stats["query_covered"] / max(1, int(self.query.lengths.sum()))
 
+    def counts(self) -> dict:
+        """The run's counts without its stage times (keys ending in _s): what a table's metadata keeps,
+        so that the same command writes the same bytes (the times go to the log, -v)."""
+        return {key: value for key, value in self.stats.items() if not key.endswith("_s")}
+
     def meta(self) -> dict:
         """The table's metadata as the Parquet file holds it (formats.FORMATS reads it)."""
         q, r = self.query, self.reference
@@ -75,7 +80,7 @@ class Result:
         if self.chain_of is not None:
             table, record = dict(table, chain=self.chain_of), HSP_CHAINED
         write_table(path, table, self.backend, q.names, q.lengths, r.names, r.lengths, self.params,
-                    {"stats": self.stats, **self.sources}, row_group_rows, last, record)
+                    {"stats": self.counts(), **self.sources}, row_group_rows, last, record)
 
     def write_text(self, kind: str, path: str, threads: int = 0) -> int:
         """The HSP table in a text format of formats.FORMATS (paf, gecko_csv, delta), slices copied to
@@ -107,7 +112,7 @@ class Result:
                 write_chain_text(kind, paths[kind], table, blocks, q.names, q.lengths, r.names, r.lengths)
         if paths.get("chains_table"):
             with HspWriter(paths["chains_table"], q.names, q.lengths, r.names, r.lengths, self.params,
-                           {"stats": self.stats, **self.sources}, record=CHAIN) as writer:
+                           {"stats": self.counts(), **self.sources}, record=CHAIN) as writer:
                 writer.write(table)
         return table
 

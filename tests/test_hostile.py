@@ -580,3 +580,15 @@ def test_a_full_disk_is_named(tmp_path, option):
         assert os.listdir(small) == []
     finally:
         subprocess.run(["umount", str(small)], check=True)
+
+
+def test_the_same_command_writes_the_same_table(tmp_path):
+    """Case 19: `compare --hsps` twice gave tables that differed in their metadata's stage times; the
+    times now stay in the log, and the tables (HSPs and chains) are byte for byte the same."""
+    digests = []
+    for run in range(2):
+        paths = [tmp_path / f"{run}.parquet", tmp_path / f"{run}.chains.parquet"]
+        subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "--hsps", str(paths[0]),
+                        "--chains-table", str(paths[1])], check=True, cwd=ROOT, capture_output=True)
+        digests.append([p.read_bytes() for p in paths])
+    assert digests[0] == digests[1]
