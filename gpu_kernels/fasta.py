@@ -7,6 +7,7 @@ second faster on a 150 Mbp file, but cost 26 kernels, over 3 s of compilation, o
 from __future__ import annotations
 
 import gzip
+import logging
 import os
 import re
 import stat
@@ -19,6 +20,8 @@ from .errors import InputError
 from .seqset import SeqSet, seqset_of
 
 N_BYTE = bytes([N_CODE])
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -191,11 +194,16 @@ def _record_name(header: bytes, number: int, path: str) -> str:
     return text.split()[0]
 
 
-def check_lengths(names: list[str], lengths, k: int, path: str) -> None:
-    """Every record must hold at least one word of length k."""
-    for name, length in zip(names, lengths):
-        if length < k:
-            raise InputError(f"{int(length)} bp is shorter than k = {k}", path, name)
+def check_lengths(names: list[str], lengths, k: int, path: str) -> int:
+    """Records shorter than k hold no word, so no HSP: each is said in the log (it stays in the tables,
+    aligned nowhere), as nucmer and minimap2 take such contigs. Returns how many there are."""
+    short = np.flatnonzero(np.asarray(lengths) < k)
+    for at in short[:10]:
+        log.info("%s: record '%s': %d bp is shorter than k = %d: no HSP can hold it", path, names[at],
+                 int(lengths[at]), k)
+    if short.size > 10:
+        log.info("%s: %d records in all are shorter than k = %d", path, short.size, k)
+    return int(short.size)
 
 
 
