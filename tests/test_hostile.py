@@ -612,3 +612,21 @@ def test_a_contig_shorter_than_k_is_skipped_with_a_line_in_the_log(tmp_path):
     rows = [line.split("\t") for line in outs["with"].read_text().splitlines()]
     assert rows and all(row[0] != "tiny" for row in rows)
     assert outs["with"].read_text() == outs["without"].read_text()
+
+
+@pytest.mark.parametrize("profile", ["slurm", "multi-gpu"])
+def test_a_dry_run_of_the_gpu_profiles_needs_no_gpu(tmp_path, profile):
+    """Case 23: `snakemake -n --profile profiles/slurm` (and the multi-GPU profile) exited 1 on a host
+    without a GPU: the check ran where the workflow is parsed, a cluster's submit host. A dry run and a
+    cluster's submit host plan the jobs; a GPU job that finds no GPU fails where it runs."""
+    from conftest import gpu_present
+    from wfhelpers import snakemake, workdir
+
+    if gpu_present():
+        return
+    if profile == "slurm":
+        pytest.importorskip("snakemake_executor_plugin_slurm")
+    cwd = workdir(tmp_path)
+    proc = snakemake(cwd, "-n", "--profile", os.path.join(ROOT, "profiles", profile), check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "finds no CUDA device" not in proc.stderr and "compare" in proc.stdout + proc.stderr
