@@ -630,3 +630,45 @@ def test_a_dry_run_of_the_gpu_profiles_needs_no_gpu(tmp_path, profile):
     proc = snakemake(cwd, "-n", "--profile", os.path.join(ROOT, "profiles", profile), check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "finds no CUDA device" not in proc.stderr and "compare" in proc.stdout + proc.stderr
+
+
+def broken_tables(folder) -> dict:
+    """Tables paf and filter once met with tracebacks or silent nonsense: name -> (path, what the line says)."""
+    import json
+
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    good = folder / "good.parquet"
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "--hsps", str(good)],
+                   check=True, cwd=ROOT, capture_output=True)
+    tables = {"truncated": (folder / "truncated.parquet", "not a readable Parquet table"),
+              "empty": (folder / "empty.parquet", "not a readable Parquet table"),
+              "pandas": (folder / "pandas.parquet", "no gpu_kernels metadata"),
+              "no metadata": (folder / "nometa.parquet", "no gpu_kernels metadata"),
+              "lengths": (folder / "lengths.parquet", "lies outside its records"),
+              "records": (folder / "records.parquet", "record index is outside")}
+    tables["truncated"][0].write_bytes(good.read_bytes()[:3000])
+    tables["empty"][0].write_bytes(b"")
+    pd.DataFrame({"a": [1, 2]}).to_parquet(tables["pandas"][0])
+    table = pq.read_table(good)
+    pq.write_table(table.replace_schema_metadata(None), tables["no metadata"][0])
+    meta = json.loads(table.schema.metadata[b"gpu_kernels"])
+    meta["query"]["lengths"] = [1000]
+    pq.write_table(table.replace_schema_metadata({"gpu_kernels": json.dumps(meta)}), tables["lengths"][0])
+    meta["query"]["names"], meta["query"]["lengths"] = [], []
+    pq.write_table(table.replace_schema_metadata({"gpu_kernels": json.dumps(meta)}), tables["records"][0])
+    return tables
+
+
+def test_broken_or_contradictory_tables_get_one_line(tmp_path):
+    """Case 7: `paf` and `filter` on a truncated, empty, pandas-written or metadata-less Parquet file gave
+    20-50 line tracebacks, and a table whose rows contradict its metadata silent nonsense: one line
+    naming the file, exit 2, no output under its final name."""
+    for name, (path, says) in broken_tables(tmp_path).items():
+        for command in (["paf", str(path), "-o", str(tmp_path / "out.paf")],
+                        ["filter", str(path), "-o", str(tmp_path / "filtered")]):
+            proc = subprocess.run([sys.executable, "-m", "gpu_kernels", *command], cwd=ROOT, capture_output=True,
+                                  text=True)
+            one_line_error(proc, str(path), says)
+            assert not (tmp_path / "out.paf").exists() and not (tmp_path / "filtered" / "hsps.parquet").exists(), name

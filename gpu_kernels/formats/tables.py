@@ -16,12 +16,43 @@ TEXT_SLICE_ROWS = 1 << 18  # rows one formatting task turns into text (about 35 
 
 def read_meta(path: str) -> dict:
     """The `gpu_kernels` metadata of a table: record tables, parameters, extra fields."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    metadata = pq.read_schema(path).metadata or {}
+    try:
+        metadata = pq.read_schema(path).metadata or {}
+    except (pa.ArrowException, OSError) as error:  # empty, truncated, not Parquet at all
+        problem = str(error).split(". ")[0].rstrip(".")
+        raise InputError(f"not a readable Parquet table ({problem}): empty, cut short, or another kind of file",
+                         path) from None
     if b"gpu_kernels" not in metadata:
         raise InputError("not a table written by gpu-genome-compare (no gpu_kernels metadata)", path)
-    return json.loads(metadata[b"gpu_kernels"])
+    try:
+        return json.loads(metadata[b"gpu_kernels"])
+    except ValueError:
+        raise InputError("its gpu_kernels metadata is not JSON: not a table of this program's", path) from None
+
+
+def check_rows(chunk: dict, meta: dict, path: str) -> None:
+    """HSP rows that contradict their table's metadata (a record index past its names, a span outside
+    its record, a strand not 0 or 1) are refused (InputError): they would print nonsense (coverage of
+    8,468,720 %) or index past the name tables."""
+    qlens = np.asarray(meta["query"]["lengths"], dtype=np.int64)
+    rlens = np.asarray(meta["reference"]["lengths"], dtype=np.int64)
+    qrec, rrec = chunk["qrec"].astype(np.int64), chunk["rrec"].astype(np.int64)
+    bad = (qrec < 0) | (qrec >= qlens.size) | (rrec < 0) | (rrec >= rlens.size)
+    if bad.any():
+        raise InputError(f"a row's record index is outside the table's {qlens.size} query and {rlens.size} "
+                         "reference records: the rows and the metadata do not belong together", path)
+    qstart, qend, rstart = (chunk[name].astype(np.int64) for name in ("qstart", "qend", "rstart"))
+    rend = rstart + (qend - qstart)
+    bad = (qstart < 0) | (qend <= qstart) | (qend > qlens[qrec]) | (rstart < 0) | (rend > rlens[rrec]) | \
+        ((chunk["strand"] != 0) & (chunk["strand"] != 1))
+    if bad.any():
+        at = int(np.argmax(bad))
+        raise InputError(f"row {at} of a row group ({int(qstart[at])}-{int(qend[at])} on query record {int(qrec[at])}, "
+                         f"{int(rstart[at])} on reference record {int(rrec[at])}) lies outside its records: the rows "
+                         "and the metadata do not belong together", path)
 
 
 def columns_of(table) -> dict:
@@ -94,12 +125,15 @@ def table_parts(table_path: str, rows: int = 0) -> list:
 
     rows = rows or TEXT_SLICE_ROWS
     meta = pq.ParquetFile(table_path).metadata
+    records = read_meta(table_path)
     local, lock, loaded = threading.local(), threading.Lock(), {}
 
     def read(group: int) -> dict:
         if not hasattr(local, "handle"):
             local.handle = pq.ParquetFile(table_path)
-        return columns_of(local.handle.read_row_group(group))  # columns decoded on Arrow's threads
+        part = columns_of(local.handle.read_row_group(group))  # columns decoded on Arrow's threads
+        check_rows(part, records, table_path)
+        return part
 
     def load(group: int, at: int, slices: int) -> dict:
         with lock:

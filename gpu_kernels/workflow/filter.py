@@ -5,6 +5,7 @@ import logging
 import os
 
 from ..formats import FORMATS, HspWriter, default_threads, iter_hsps, read_meta, text_from_table
+from ..formats.tables import check_rows
 from ..hsps import passes
 from ..params import Params
 from .genome import Genome
@@ -38,6 +39,7 @@ def filter_table(table_path: str, out_dir: str, min_len: int = 0, min_identity: 
     extra["filtered_from"] = os.path.abspath(table_path)
     with HspWriter(out["hsps"], query.names, query.lengths, reference.names, reference.lengths, params, extra) as writer:
         for chunk in iter_hsps(table_path, read_ahead=1):
+            check_rows(chunk, meta, table_path)
             keep = passes(chunk, params.reporting.min_len, params.extension.min_identity)
             writer.write({name: column[keep] for name, column in chunk.items()})
     log.info("%s: %d of %s rows kept", out["hsps"], writer.rows, table_path)
