@@ -672,3 +672,22 @@ def test_broken_or_contradictory_tables_get_one_line(tmp_path):
                                   text=True)
             one_line_error(proc, str(path), says)
             assert not (tmp_path / "out.paf").exists() and not (tmp_path / "filtered" / "hsps.parquet").exists(), name
+
+
+def test_filter_into_an_earlier_filters_folder_leaves_nothing_stale(tmp_path):
+    """Case 16: a filter into a folder holding an earlier filter's outputs left its dotplots and files
+    beside the new ones: with --no-plots the second run's folder holds no picture, and the pair
+    dotplots of the first are gone; a file of the user's own there is kept."""
+    table = tmp_path / "hsps.parquet"
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "--hsps", str(table)],
+                   check=True, cwd=ROOT, capture_output=True)
+    out = tmp_path / "filtered"
+    run = lambda *extra: subprocess.run([sys.executable, "-m", "gpu_kernels", "filter", str(table), "-o", str(out),  # noqa: E731
+                                         *extra], check=True, cwd=ROOT, capture_output=True)
+    run("--min-len", "50")
+    assert (out / "grid_dotplot.png").exists() and list((out / "pair_dotplots").glob("*.png"))
+    (out / "notes.txt").write_text("mine\n")
+    run("--min-len", "500", "--no-plots")
+    assert not (out / "grid_dotplot.png").exists() and not (out / "dotplot.html").exists()
+    assert not list((out / "pair_dotplots").glob("*.png")) and (out / "hsps.parquet").exists()
+    assert (out / "notes.txt").read_text() == "mine\n"

@@ -17,6 +17,27 @@ from .tables import coverage_tables
 log = logging.getLogger(__name__)
 
 
+def clear_earlier(out_dir: str) -> None:
+    """An earlier filter's outputs in out_dir removed, those this one leaves out too, so that none is
+    left beside the new ones looking like theirs: regular files under PAIR_OUTPUTS' names, and the
+    pair dotplots' PNGs. Links are removed, never followed; nothing else in the folder is touched."""
+    if not os.path.isdir(out_dir):
+        return
+    removed = 0
+    for kind, name in PAIR_OUTPUTS.items():
+        path = os.path.join(out_dir, name)
+        if kind == "pair_dotplots" and os.path.isdir(path) and not os.path.islink(path):
+            for entry in os.scandir(path):
+                if entry.name.endswith(".png") and (entry.is_symlink() or entry.is_file(follow_symlinks=False)):
+                    os.remove(entry.path)
+                    removed += 1
+        elif os.path.islink(path) or os.path.isfile(path):
+            os.remove(path)
+            removed += 1
+    if removed:
+        log.info("%s: %d outputs of an earlier run removed", out_dir, removed)
+
+
 def filter_table(table_path: str, out_dir: str, min_len: int = 0, min_identity: float = 0.0,
                  leave_out: set | None = None, max_pair_plots: int = 50, order: str = "reference",
                  backend: str = "numpy") -> int:
@@ -34,6 +55,7 @@ def filter_table(table_path: str, out_dir: str, min_len: int = 0, min_identity: 
                           meta["reference"]["lengths"])
     leave_out = leave_out or set()
     out = {kind: None if kind in leave_out else os.path.join(out_dir, name) for kind, name in PAIR_OUTPUTS.items()}
+    clear_earlier(out_dir)
     extra = {key: meta[key] for key in ("seeds", "kept_seeds", "query_genome", "reference_genome", "query_fasta",
                                         "reference_fasta") if key in meta}
     extra["filtered_from"] = os.path.abspath(table_path)
