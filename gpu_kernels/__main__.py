@@ -186,13 +186,15 @@ def run_compare(args: argparse.Namespace) -> int:
     # an earlier run's outputs removed while this one computes (the write would pay it after)
     chain_paths = {"chains_paf": args.chains, "chain_file": args.chain_file, "chains_table": args.chains_table}
     refuse_inputs_as_outputs([args.hsps, args.output, args.delta, *chain_paths.values()], [args.query, args.reference])
+    output = args.output or (None if args.hsps or args.delta or any(chain_paths.values()) else "-")  # as minimap2: PAF to standard output by default
+    if output is not None:
+        check_stdout(output)
     clearing = [clear_output(path, (args.query, args.reference))
                 for path in (args.hsps, args.output, args.delta, *chain_paths.values())]
     result = compare(args.query, args.reference, params, backend=args.backend)
     for thread in filter(None, clearing):
         thread.join()
     q, r = result.query, result.reference
-    output = args.output or (None if args.hsps or args.delta or any(chain_paths.values()) else "-")  # as minimap2: PAF to standard output by default
     with ThreadPoolExecutor(1) as side:
         writing = None
         if any(chain_paths.values()):  # first, so that the HSP table gets each HSP's chain
@@ -224,6 +226,7 @@ def run_matches(args: argparse.Namespace) -> int:
     if args.min_match < 1:
         raise InputError(f"-l {args.min_match}: the shortest match must be at least 1")
     refuse_inputs_as_outputs([args.output, args.paf], [args.query, args.reference])
+    check_stdout(args.output)
     backend = get_backend(args.backend)
     # read on the host: FASTQ queries included; find_matches moves the codes to the backend
     start = time.perf_counter()
@@ -242,8 +245,31 @@ def run_matches(args: argparse.Namespace) -> int:
     return 0
 
 
+def closed_streams() -> bool:
+    """Whether standard output was closed (`>&-`). A closed standard error (`2>&-`) is made a sink, as
+    a run that has nothing to say then succeeds; a closed standard output is given a sink too, and a
+    command whose rows would go there stops before it computes them (closed_output)."""
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")
+    closed = sys.stdout is None
+    if closed:
+        sys.stdout = open(os.devnull, "w")
+    return closed
+
+
+STDOUT_CLOSED = False
+
+
+def check_stdout(path) -> None:
+    """Rows bound for a closed standard output are refused before anything is computed."""
+    if STDOUT_CLOSED and path in (None, "", "-"):
+        raise InputError("standard output is closed: name an output file with -o")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: one line and exit status 2 on bad input."""
+    global STDOUT_CLOSED
+    STDOUT_CLOSED = closed_streams()
     args = parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(message)s")

@@ -691,3 +691,23 @@ def test_filter_into_an_earlier_filters_folder_leaves_nothing_stale(tmp_path):
     assert not (out / "grid_dotplot.png").exists() and not (out / "dotplot.html").exists()
     assert not list((out / "pair_dotplots").glob("*.png")) and (out / "hsps.parquet").exists()
     assert (out / "notes.txt").read_text() == "mine\n"
+
+
+def test_closed_standard_streams(tmp_path):
+    """Case 17: with standard output closed, PAF bound for it gave a traceback after the whole
+    comparison: one line at once, exit 2 (mems too); with an -o file it runs as usual. With standard
+    error closed, a complete run exited 1: it exits 0 and its outputs are those of a plain run."""
+    import shlex
+
+    cli = f"{shlex.quote(sys.executable)} -m gpu_kernels"
+    pair = f"{shlex.quote(MYCO_232)} {shlex.quote(MYCO_7422)}"
+    for command in (f"{cli} compare {pair} >&-", f"{cli} mems {pair} -l 100 >&-"):
+        proc = subprocess.run(["sh", "-c", command], cwd=ROOT, capture_output=False, stderr=subprocess.PIPE, text=True)
+        one_line_error(proc, "standard output is closed: name an output file with -o")
+    plain, quiet = tmp_path / "plain.paf", tmp_path / "quiet.paf"
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "-o", str(plain)], check=True,
+                   cwd=ROOT, capture_output=True)
+    for command in (f"{cli} compare {pair} -o {shlex.quote(str(quiet))} 2>&-",
+                    f"{cli} compare {pair} -o {shlex.quote(str(quiet))} >&-"):
+        proc = subprocess.run(["sh", "-c", command], cwd=ROOT, capture_output=True, text=True)
+        assert proc.returncode == 0 and quiet.read_bytes() == plain.read_bytes(), proc.stderr
