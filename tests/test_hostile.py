@@ -711,3 +711,18 @@ def test_closed_standard_streams(tmp_path):
                     f"{cli} compare {pair} -o {shlex.quote(str(quiet))} >&-"):
         proc = subprocess.run(["sh", "-c", command], cwd=ROOT, capture_output=True, text=True)
         assert proc.returncode == 0 and quiet.read_bytes() == plain.read_bytes(), proc.stderr
+
+
+def test_a_workflow_genome_with_a_contig_shorter_than_k_is_planned(tmp_path):
+    """Case 22 in the workflow: the plan stopped at such a record; now a note names it and the run goes on
+    (a full run lists it in coverage_query.tsv, covered 0)."""
+    import gzip as gz
+
+    from wfhelpers import snakemake, workdir
+
+    cwd = workdir(tmp_path)
+    (cwd / "a.fa").write_text(">tiny\nACGTACGTAC\n" + gz.decompress(open(MYCO_232, "rb").read()).decode())
+    (cwd / "c.yaml").write_text("genomes:\n  A: a.fa\n  B: resources/Mhyopneumoniae_7422.fa.gz\n")
+    proc = snakemake(cwd, "--cores", "1", "--configfile", "c.yaml", "-n", check=False)
+    assert proc.returncode == 0, proc.stderr[-1500:]
+    assert "note: a.fa: 1 records shorter than k = 32 (the first 'tiny', 10 bp)" in proc.stderr
