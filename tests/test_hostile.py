@@ -726,3 +726,15 @@ def test_a_workflow_genome_with_a_contig_shorter_than_k_is_planned(tmp_path):
     proc = snakemake(cwd, "--cores", "1", "--configfile", "c.yaml", "-n", check=False)
     assert proc.returncode == 0, proc.stderr[-1500:]
     assert "note: a.fa: 1 records shorter than k = 32 (the first 'tiny', 10 bp)" in proc.stderr
+
+
+def test_a_uuid_in_a_record_name_stays_in_the_html_dotplot():
+    """Case 14: the HTML dotplot's ids are made stable by replacing Bokeh's random UUIDs, and a UUID in
+    a record name was replaced with them: the user's UUIDs stay, Bokeh's are still replaced."""
+    from gpu_kernels.workflow.html import _stable_ids
+
+    name = "contig_3f2b8c1e-9a4d-4e7b-8c2a-1d5e6f7a8b9c"
+    page = '<div id="0b8e8f5a-1c2d-4e3f-9a8b-7c6d5e4f3a2b"></div><span>' + name + "</span>"
+    once = _stable_ids(page, [name])
+    assert name in once and "0b8e8f5a-1c2d-4e3f-9a8b-7c6d5e4f3a2b" not in once
+    assert _stable_ids(page, [name]) == once

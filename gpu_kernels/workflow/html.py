@@ -14,16 +14,23 @@ from .plots import LAYER_NAMES, LAYER_STYLES, MAX_BORDERS, RAMPS, STRAND_NAMES, 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
-def _stable_ids(html: str) -> str:
+def _stable_ids(html: str, keep=()) -> str:
     """Bokeh's random document and element ids replaced by ids made from the page itself, so the
-    same HSPs give the same bytes (a rerun, a resumed run and `filter` compare equal)."""
+    same HSPs give the same bytes (a rerun, a resumed run and `filter` compare equal). keep: text the
+    page shows (record and genome names) whose UUIDs are the user's, left as they are."""
     import hashlib
     import uuid
 
+    own = set(UUID.findall(" ".join(str(text) for text in keep)))
     digest = hashlib.sha1(UUID.sub("", html).encode()).hexdigest()
     names: dict[str, str] = {}
-    return UUID.sub(lambda m: names.setdefault(m[0], str(uuid.uuid5(uuid.NAMESPACE_OID, f"{digest}-{len(names)}"))),
-                    html)
+
+    def stable(match) -> str:
+        if match[0] in own:
+            return match[0]
+        return names.setdefault(match[0], str(uuid.uuid5(uuid.NAMESPACE_OID, f"{digest}-{len(names)}")))
+
+    return UUID.sub(stable, html)
 
 
 def _segment_source(lines: dict, drawn: int, layout, qshort, rshort):
@@ -122,7 +129,8 @@ def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
     if fig.legend:
         fig.legend.location = "top_left"
         fig.legend.click_policy = "hide"
-    html = _stable_ids(file_html(fig, INLINE, title=f"{qgenome} vs {rgenome}"))
+    html = _stable_ids(file_html(fig, INLINE, title=f"{qgenome} vs {rgenome}"),
+                       [qgenome, rgenome, *qnames, *rnames])
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding="utf-8") as handle:
             handle.write(html)
