@@ -738,3 +738,17 @@ def test_a_uuid_in_a_record_name_stays_in_the_html_dotplot():
     once = _stable_ids(page, [name])
     assert name in once and "0b8e8f5a-1c2d-4e3f-9a8b-7c6d5e4f3a2b" not in once
     assert _stable_ids(page, [name]) == once
+
+
+def test_nested_yaml_aliases_are_refused_before_they_expand(tmp_path):
+    """Case 21: nested YAML aliases in a sweep.grid value (a few hundred bytes standing for 10^9 values)
+    exhausted memory (under a 3 GB limit: a MemoryError traceback after 53 s): one line at once."""
+    from wfhelpers import workdir
+
+    lines = ["sweep:", "  grid:", "    k:", "      - 20", "      - [&a1 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]"]
+    lines += [f"         , &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(2, 10)] + ["        ]"]
+    import time
+
+    start = time.perf_counter()
+    one_config_error(workdir(tmp_path), "\n".join(lines) + "\n", "once its YAML aliases (*name) are expanded")
+    assert time.perf_counter() - start < 30

@@ -36,6 +36,28 @@ def check_config_file(path: str) -> None:
         raise InputError(f"not valid YAML: {' '.join(str(error).split())}", path) from None
 
 
+MAX_VALUES = 100_000  # a config is a few hundred values; a sweep of many genomes a few thousand
+
+
+def expanded_size_error(config, limit: int = MAX_VALUES) -> str | None:
+    """One line where the config holds more than limit values once YAML aliases are expanded (nested
+    aliases make a few hundred bytes stand for billions of values, and any check that prints or walks
+    them exhausts memory); counted with an early stop, so a bomb costs `limit` steps."""
+    count, stack = 0, [config]
+    while stack:
+        item = stack.pop()
+        count += 1
+        if count > limit:
+            return (f"config: more than {limit:,} values once its YAML aliases (*name) are expanded: nested "
+                    "aliases? write the values out")
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return None
+
+
 def schema_error(config: dict, schema_path: str, section: str | None = None, where: str = "config") -> str | None:
     """The most relevant schema violation as one line, or None.
 

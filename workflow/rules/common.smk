@@ -8,7 +8,7 @@ ROOT = os.path.dirname(workflow.basedir)  # workflow.basedir is workflow/, where
 sys.path.insert(0, ROOT)
 
 from gpu_kernels.device import gpu_available
-from gpu_kernels.workflow.config import check_config_file, coerce_overrides, schema_error
+from gpu_kernels.workflow.config import check_config_file, coerce_overrides, expanded_size_error, schema_error
 from gpu_kernels.errors import InputError
 from gpu_kernels.workflow.genome import Chromosome, bin_name, make_bins, scan_cached
 from gpu_kernels.workflow.outputs import CHAIN_KINDS, PICTURE_KINDS, TEMPLATES, TEXT_KINDS
@@ -28,6 +28,8 @@ try:
         check_config_file(_file)
 except InputError as error:
     fail(error.line())
+if (_problem := expanded_size_error(config)) is not None:  # before anything prints or walks the values
+    fail(_problem)
 # A genome name YAML reads as a number (`232:`) is that number's text; one it reads as a boolean (`yes:`,
 # `on:`) has lost its spelling, so the user is asked to quote it.
 if isinstance(config.get("genomes"), dict):
