@@ -316,3 +316,18 @@ def test_a_job_that_fails_says_why_in_its_log(tmp_path, capsys):
             handler.close()
         root.handlers[:] = saved[0]
         root.setLevel(saved[1])
+
+
+def test_the_top_level_snakefile_plans_the_same_jobs(tmp_path):
+    """The repository root's Snakefile (the design card's layout) includes workflow/Snakefile: a dry run
+    through either plans the same jobs."""
+    from conftest import ROOT
+
+    cwd = workdir(tmp_path)
+    plans = []
+    for snakefile in (os.path.join(ROOT, "Snakefile"), SNAKEFILE):
+        proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", snakefile, "-d", str(cwd), "-n", "--cores", "1"],
+                              cwd=cwd, capture_output=True, text=True, check=True)
+        plans.append(sorted(line.split()[1] for line in proc.stdout.splitlines() if line.startswith("rule ")
+                            and line.split()[1] not in ("all:", "default:")))  # each file's target rule
+    assert plans[0] == plans[1] and "compare:" in plans[0] and "chains:" in plans[0]

@@ -4,7 +4,9 @@ import sys
 
 from snakemake.utils import validate
 
-ROOT = os.path.dirname(workflow.basedir)  # workflow.basedir is workflow/, where the Snakefile lives
+# workflow.basedir is workflow/ where workflow/Snakefile is run, the repository root where the top-level
+# Snakefile (which includes it) is
+ROOT = os.path.dirname(workflow.basedir) if os.path.basename(workflow.basedir) == "workflow" else workflow.basedir
 sys.path.insert(0, ROOT)
 
 from gpu_kernels.device import gpu_available
