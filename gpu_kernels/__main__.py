@@ -102,7 +102,7 @@ def parser() -> argparse.ArgumentParser:
         m.add_argument("-v", "--verbose", action="store_true", help="log each stage to standard error")
     paf = sub.add_parser("paf", help="PAF of every HSP of a Parquet HSP table (streamed, in parallel)")
     paf.add_argument("table", help="HSP table written by compare --hsps or the workflow (.parquet)")
-    paf.add_argument("-o", "--output", required=True, help="PAF output path")
+    paf.add_argument("-o", "--output", default="-", help="PAF output path (default: standard output, as compare)")
     paf.add_argument("--threads", type=int, default=0, help="formatting threads (default: the cores, at most 16)")
     paf.add_argument("-v", "--verbose", action="store_true", help="log progress")
     filt = sub.add_parser("filter", help="tighten a finished run's thresholds: a smaller HSP table and every output "
@@ -166,6 +166,7 @@ def run_paf(args: argparse.Namespace) -> int:
     if not os.path.isfile(args.table):
         raise InputError("no such file", args.table)
     refuse_inputs_as_outputs([args.output], [args.table])
+    check_stdout(args.output)
     start = time.perf_counter()
     rows = paf_from_table(args.table, args.output, args.threads)
     print(f"{rows} PAF lines in {time.perf_counter() - start:.2f} s", file=sys.stderr)

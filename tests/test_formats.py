@@ -426,3 +426,20 @@ def test_a_path_ending_in_a_slash_is_refused_as_a_directory(tmp_path):
         with F.atomic_path(str(tmp_path / "missing") + "/"):
             pass
     assert caught.value.filename == str(tmp_path / "missing") + "/" and not (tmp_path / "missing").exists()
+
+
+def test_paf_writes_to_standard_output_as_compare_does(tmp_path):
+    """`paf TABLE` needed -o; now standard output is its default, as compare's, and holds the -o file's rows."""
+    import subprocess
+    import sys
+
+    from conftest import MYCO_232, MYCO_7422, ROOT
+
+    table = tmp_path / "t.parquet"
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "--hsps", str(table)],
+                   check=True, cwd=ROOT, capture_output=True)
+    piped = subprocess.run([sys.executable, "-m", "gpu_kernels", "paf", str(table)], check=True, cwd=ROOT,
+                           capture_output=True).stdout
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "paf", str(table), "-o", str(tmp_path / "t.paf")], check=True,
+                   cwd=ROOT, capture_output=True)
+    assert piped == (tmp_path / "t.paf").read_bytes() and piped.count(b"\n") > 500
