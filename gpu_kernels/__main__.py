@@ -88,6 +88,7 @@ def parser() -> argparse.ArgumentParser:
     tiling.add_argument("--tile-bytes", type=int, default=d["tile_bytes"], help="memory budget of one tile's seeds")
     cmp_.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="auto",
                       help="auto: cupy where CuPy finds a CUDA device, else numpy (default %(default)s)")
+    cmp_.add_argument("-t", "--threads", type=int, default=0, help="CPU threads (default: the cores this process may use)")
     cmp_.add_argument("-v", "--verbose", action="store_true", help="log each stage to standard error")
     for mode, text in (("mems", "maximal exact matches (like mummer -maxmatch -b -c)"),
                        ("mums", "maximal unique matches (like mummer -mum -b -c)")):
@@ -99,11 +100,12 @@ def parser() -> argparse.ArgumentParser:
         m.add_argument("--paf", help="also write PAF")
         m.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="auto",
                        help="auto: cupy where CuPy finds a CUDA device, else numpy (default %(default)s)")
+        m.add_argument("-t", "--threads", type=int, default=0, help="CPU threads (default: the cores this process may use)")
         m.add_argument("-v", "--verbose", action="store_true", help="log each stage to standard error")
     paf = sub.add_parser("paf", help="PAF of every HSP of a Parquet HSP table (streamed, in parallel)")
     paf.add_argument("table", help="HSP table written by compare --hsps or the workflow (.parquet)")
     paf.add_argument("-o", "--output", default="-", help="PAF output path (default: standard output, as compare)")
-    paf.add_argument("--threads", type=int, default=0, help="formatting threads (default: the cores, at most 16)")
+    paf.add_argument("-t", "--threads", type=int, default=0, help="formatting threads (default: the cores, at most 16)")
     paf.add_argument("-v", "--verbose", action="store_true", help="log progress")
     filt = sub.add_parser("filter", help="tighten a finished run's thresholds: a smaller HSP table and every output "
                           "the workflow makes of it (PAF, GECKO CSV, coverage tables, dotplots, heatmap), no new run",
@@ -121,6 +123,7 @@ def parser() -> argparse.ArgumentParser:
     filt.add_argument("--dotplot-order", choices=("reference", "file"), default="reference",
                       help="query records in the dotplots: along the reference by best hits, or in file order")
     filt.add_argument("--max-pair-dotplots", type=int, default=50, help="pair dotplots, most covered first")
+    filt.add_argument("-t", "--threads", type=int, default=0, help="CPU threads (default: the cores this process may use)")
     filt.add_argument("-v", "--verbose", action="store_true", help="log each step to standard error")
     return top
 
@@ -274,6 +277,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(message)s")
+    if getattr(args, "threads", 0) < 0:
+        print(f"error: -t {args.threads}: threads must be at least 1 (0: the cores)", file=sys.stderr)
+        return 2
+    if getattr(args, "threads", 0):  # every compiled stage and writer reads it (native.threads)
+        os.environ["GPU_GENOME_COMPARE_THREADS"] = str(args.threads)
     if getattr(args, "backend", None) in ("cupy", "auto"):  # compare, mems, mums
         early_context()
     try:

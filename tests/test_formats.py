@@ -443,3 +443,23 @@ def test_paf_writes_to_standard_output_as_compare_does(tmp_path):
     subprocess.run([sys.executable, "-m", "gpu_kernels", "paf", str(table), "-o", str(tmp_path / "t.paf")], check=True,
                    cwd=ROOT, capture_output=True)
     assert piped == (tmp_path / "t.paf").read_bytes() and piped.count(b"\n") > 500
+
+
+def test_threads_option_on_every_command(tmp_path):
+    """-t/--threads on compare, mems, paf and filter (it was only an environment variable; `compare -t 2`
+    failed with a misleading message): the same output with one thread; a negative count is one line."""
+    import subprocess
+    import sys
+
+    from conftest import MYCO_232, MYCO_7422, ROOT
+
+    run = lambda *a: subprocess.run([sys.executable, "-m", "gpu_kernels", *a], cwd=ROOT, capture_output=True)  # noqa: E731
+    table = tmp_path / "t.parquet"
+    assert run("compare", "-t", "1", MYCO_232, MYCO_7422, "--hsps", str(table), "-o", str(tmp_path / "one.paf")).returncode == 0
+    assert run("compare", MYCO_232, MYCO_7422, "-o", str(tmp_path / "all.paf")).returncode == 0
+    assert (tmp_path / "one.paf").read_bytes() == (tmp_path / "all.paf").read_bytes()
+    assert run("mems", "-t", "1", "-l", "100", MYCO_232, MYCO_7422, "-o", str(tmp_path / "m.txt")).returncode == 0
+    assert run("paf", "-t", "1", str(table), "-o", str(tmp_path / "p.paf")).returncode == 0
+    assert run("filter", "-t", "1", str(table), "-o", str(tmp_path / "f"), "--no-plots").returncode == 0
+    bad = run("compare", "-t", "-2", MYCO_232, MYCO_7422)
+    assert bad.returncode == 2 and bad.stderr.decode().strip() == "error: -t -2: threads must be at least 1 (0: the cores)"

@@ -24,7 +24,11 @@ def ordered_map(fn, items, threads: int, window: int = 0):
 
 
 def default_threads() -> int:
-    """Threads for encoding and formatting: the cores this process may use, at most 16."""
+    """Threads for encoding and formatting: GPU_GENOME_COMPARE_THREADS (-t), else the cores this
+    process may use, at most 16."""
+    value = os.environ.get("GPU_GENOME_COMPARE_THREADS", "")
+    if value.isdigit() and int(value) > 0:
+        return int(value)
     try:
         return max(1, min(16, len(os.sched_getaffinity(0))))
     except AttributeError:
