@@ -125,6 +125,11 @@ def parser() -> argparse.ArgumentParser:
     filt.add_argument("--max-pair-dotplots", type=int, default=50, help="pair dotplots, most covered first")
     filt.add_argument("-t", "--threads", type=int, default=0, help="CPU threads (default: the cores this process may use)")
     filt.add_argument("-v", "--verbose", action="store_true", help="log each step to standard error")
+    for command in sub.choices.values():  # every option shows its default (argparse shows none by itself)
+        for action in command._actions:
+            if action.default not in (None, False, argparse.SUPPRESS) and action.option_strings and \
+                    "default" not in (action.help or ""):
+                action.help = f"{action.help or ''}{' ' if action.help else ''}(default: %(default)s)"
     return top
 
 

@@ -463,3 +463,18 @@ def test_threads_option_on_every_command(tmp_path):
     assert run("filter", "-t", "1", str(table), "-o", str(tmp_path / "f"), "--no-plots").returncode == 0
     bad = run("compare", "-t", "-2", MYCO_232, MYCO_7422)
     assert bad.returncode == 2 and bad.stderr.decode().strip() == "error: -t -2: threads must be at least 1 (0: the cores)"
+
+
+def test_every_option_shows_its_default():
+    """Every option with a default says it in --help (`--strands` showed none)."""
+    import argparse
+
+    from gpu_kernels.__main__ import parser
+
+    top = parser()
+    commands = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for name, command in commands.items():
+        for action in command._actions:
+            if action.option_strings and action.default not in (None, False, argparse.SUPPRESS):
+                assert "default" in (action.help or ""), (name, action.option_strings)
+    assert "(default: both)" in commands["compare"].format_help()
