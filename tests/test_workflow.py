@@ -103,7 +103,8 @@ def test_filter_writes_what_a_run_with_the_tighter_threshold_writes(default_run,
     assert proc.returncode == 0, proc.stderr
     rerun = workdir(tmp_path / "rerun") if (tmp_path / "rerun").mkdir() is None else None
     snakemake(rerun, "--cores", "2", "--config", "engine={min_len: 500}")
-    expected = rerun / PAIR
+    expected = rerun / PAIR.replace("/default/", "/min_len500/")  # an override is a set of its own
+    assert not (rerun / "results" / "default").exists()
     assert pq.read_table(out / "hsps.parquet").num_rows == pq.read_table(expected / "hsps.parquet").num_rows > 100
     produced = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     assert "dotplot.html" in produced and "pair_dotplots/NC_006360.1__NC_021831.1.png" in produced
@@ -127,7 +128,8 @@ def test_filter_writes_what_a_run_with_the_tighter_threshold_writes(default_run,
 
 def test_names_with_underscores_and_an_engine_override_from_the_command_line(tmp_path):
     """A genome named M_hyo232 runs; `--config 'engine={k: 20}'` (Snakemake's nested form: its
-    --config refuses dotted keys) sets k to 20 and keeps the other engine keys."""
+    --config refuses dotted keys) sets k to 20 and keeps the other engine keys, in a set of its own
+    named from the override (k20), never over `default`'s results."""
     import json
 
     import pyarrow.parquet as pq
@@ -137,12 +139,13 @@ def test_names_with_underscores_and_an_engine_override_from_the_command_line(tmp
                                 "  M_hyo7422: resources/Mhyopneumoniae_7422.fa.gz\noutputs:\n  pair_dotplots: false\n"
                                 "  delta: true\n")
     snakemake(cwd, "--cores", "2", "--configfile", "u.yaml", "--config", "engine={k: 20}")
-    table = cwd / "results/default/M_hyo232_vs_M_hyo7422/hsps.parquet"
+    assert not (cwd / "results/default").exists()
+    table = cwd / "results/k20/M_hyo232_vs_M_hyo7422/hsps.parquet"
     params = json.loads(pq.read_schema(table).metadata[b"gpu_kernels"])["params"]
     assert params["k"] == 20 and params["min_len"] == 64 and params["min_identity"] == 80
-    assert read_tsv(cwd / "results/default/M_hyo232_vs_M_hyo7422/coverage_query.tsv")[0]["query_genome"] == "M_hyo232"
+    assert read_tsv(cwd / "results/k20/M_hyo232_vs_M_hyo7422/coverage_query.tsv")[0]["query_genome"] == "M_hyo232"
     # outputs.delta: the MUMmer delta file beside the PAF, naming the two FASTA files, a record a row
-    delta = (cwd / "results/default/M_hyo232_vs_M_hyo7422/hsps.delta").read_text().splitlines()
+    delta = (cwd / "results/k20/M_hyo232_vs_M_hyo7422/hsps.delta").read_text().splitlines()
     assert delta[:2] == ["resources/Mhyopneumoniae_7422.fa.gz resources/Mhyopneumoniae_232.fa.gz", "NUCMER"]
     assert sum(len(line.split()) == 7 for line in delta) == pq.ParquetFile(table).metadata.num_rows > 500
 

@@ -45,6 +45,17 @@ def param_sets(engine: dict, sweep: dict | None) -> dict[str, dict]:
     return sets or {"default": dict(engine)}
 
 
+def override_set(engine: dict, overridden) -> tuple[str, dict]:
+    """(name, engine section) of the one set of a run whose engine keys `overridden` were given on the
+    command line (`--config 'engine={k: 20}'`): named from them as grid sets are (k20), so it never
+    writes over the `default` set's results."""
+    name = "_".join(f"{key}{_value_name(engine[key])}" for key in overridden if key in engine) or "default"
+    if not SET_NAME.fullmatch(name) or name in RESERVED:
+        raise InputError(f"engine override {name!r}: its set's name is a directory under results: use letters, "
+                         "digits, '_', '-' and '.'")
+    return name, dict(engine)
+
+
 def engine_params(engine: dict) -> Params:
     """Params from one set's engine section (the config's `fast` turns `max_freq` on)."""
     values = {key: value for key, value in engine.items() if value is not None}

@@ -15,7 +15,7 @@ from gpu_kernels.errors import InputError
 from gpu_kernels.workflow.genome import Chromosome, bin_name, make_bins, scan_cached
 from gpu_kernels.workflow.outputs import CHAIN_KINDS, PICTURE_KINDS, TEMPLATES, TEXT_KINDS
 from gpu_kernels.workflow.report import run_description
-from gpu_kernels.workflow.sweep import engine_params, param_sets
+from gpu_kernels.workflow.sweep import engine_params, override_set, param_sets
 
 
 def fail(message):
@@ -114,6 +114,10 @@ def comparison_pairs():
 PAIRS = comparison_pairs()
 try:
     SETS = param_sets(config["engine"], config.get("sweep"))
+    # engine keys given with --config make a set of their own (k20), never written over `default`'s results
+    _overridden = (workflow.config_settings.config or {}).get("engine")
+    if isinstance(_overridden, dict) and _overridden and list(SETS) == ["default"]:
+        SETS = dict([override_set(config["engine"], list(_overridden))])
 except InputError as error:
     fail(error.line())
 for _set, _engine in SETS.items():  # a sweep's sets pass the engine section's schema too
