@@ -762,3 +762,16 @@ def test_the_tests_that_need_several_gb_skip_unless_asked(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_hostile.py", "-k",
                            "record_past_2_31"], cwd=ROOT, capture_output=True, text=True, env=env)
     assert proc.returncode == 0 and "1 skipped" in proc.stdout and "BIGMEM_TESTS=1" in proc.stdout, proc.stdout[-800:]
+
+
+def test_all_vs_all_takes_the_named_reference(tmp_path):
+    """comparisons.reference (issue 37): in all-vs-all the genome listed first was always the query, so a
+    draft listed last became the reference; the named genome is the reference of every pair it is in."""
+    from wfhelpers import snakemake, workdir
+
+    cwd = workdir(tmp_path)
+    (cwd / "c.yaml").write_text("genomes:\n  A: resources/Mhyopneumoniae_232.fa.gz\n"
+                                "  B: resources/Mhyopneumoniae_7422.fa.gz\ncomparisons:\n  reference: A\n")
+    proc = snakemake(cwd, "--cores", "1", "--configfile", "c.yaml", "-n", check=False)
+    assert proc.returncode == 0 and "B_vs_A" in proc.stdout and "A_vs_B" not in proc.stdout, proc.stderr[-1500:]
+    one_config_error(cwd, "comparisons:\n  reference: C\n", "comparisons.reference: C is not listed under genomes")

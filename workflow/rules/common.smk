@@ -96,6 +96,8 @@ def comparison_pairs():
     """(query genome, reference genome) pairs to compare."""
     names = list(config["genomes"])
     if config["comparisons"]["mode"] == "pairs":
+        if config["comparisons"].get("reference") is not None:
+            fail("comparisons.reference is for all-vs-all; in pairs mode each pair names its reference")
         pairs = [(p["query"], p["reference"]) for p in config["comparisons"]["pairs"]]
         for q, r in pairs:
             for g in (q, r):
@@ -108,6 +110,11 @@ def comparison_pairs():
     pairs = [(names[i], names[j]) for i in range(len(names)) for j in range(i + start, len(names))]
     if not pairs:
         fail("all-vs-all over a single genome needs comparisons: self: true")
+    reference = config["comparisons"].get("reference")
+    if reference is not None:
+        if str(reference) not in config["genomes"]:
+            fail(f"comparisons.reference: {reference} is not listed under genomes")
+        pairs = [(r, q) if q == str(reference) and r != q else (q, r) for q, r in pairs]
     return pairs
 
 
