@@ -272,3 +272,15 @@ def test_dotplots_draw_the_chain_layers_asked_for(tmp_path):
     assert legend(drawn["all"][1]) == {"backbone chains, ", "other chains, ", "HSPs, "}
     assert legend(drawn["backbone"][1]) == {"backbone chains, "}
     assert len({png for png, _ in drawn.values()}) == 3
+
+
+def test_summary_axes_show_a_sweeps_small_differences():
+    """summary.png drew coverage on a 0-1.2 axis, so a sweep's 0.3-point differences were invisible: an
+    axis of close values far from 0 starts below the least (the panel's title says where), else at 0."""
+    from gpu_kernels.workflow.summary import axis_range
+
+    low, high = axis_range([0.951, 0.954, 0.960])
+    assert 0.9 < low < 0.951 and 0.960 < high < 1.0
+    width = high - low
+    assert (0.954 - 0.951) / width > 0.05  # a 0.3-point difference is over 5 % of the panel
+    assert axis_range([0.3, 0.9])[0] == 0 and axis_range([120, 4000])[0] == 0 and axis_range([]) == (0.0, 1.0)

@@ -4,6 +4,20 @@ from __future__ import annotations
 from ..formats import read_tsv, write_tsv
 
 
+def axis_range(values) -> tuple[float, float]:
+    """(low, high) of a summary panel's axis: from 0, unless the values are close together far from 0
+    (a sweep's coverages of 95.1 % and 95.4 %), where the axis starts below the least so that their
+    differences show; room to the right for the labels."""
+    if not len(values) or max(values) <= 0:
+        return 0.0, 1.0
+    least, most = float(min(values)), float(max(values))
+    spread = most - least
+    low = 0.0
+    if least > 0 and spread < 0.25 * most:
+        low = max(0.0, least - max(spread, 0.02 * most))
+    return low, most + 0.3 * (most - low)
+
+
 def sweep_summary(rows_in: list[dict], tsv_path: str, png_path: str) -> None:
     """One row per parameter set and genome pair: the parameters of its mode, HSPs, coverage of both
     genomes, compare time; and a plot of them with values on the bars."""
@@ -32,9 +46,12 @@ def sweep_summary(rows_in: list[dict], tsv_path: str, png_path: str) -> None:
               ("hsps", "HSPs", "{:,.0f}"), ("compare_s", "compare time (s)", "{:,.1f}"))
     for ax, (key, title, text) in zip(axes, panels):
         values = table[key].astype(float).to_numpy()
-        bars = ax.barh(range(len(rows)), values, color="#1f5fbf")
+        low, high = axis_range(values)
+        bars = ax.barh(range(len(rows)), values - low, left=low, color="#1f5fbf")
         ax.bar_label(bars, [text.format(v) for v in values], padding=3, fontsize=8)
-        ax.set_xlim(0, (values.max() if values.size and values.max() > 0 else 1) * 1.3)
+        ax.set_xlim(low, high)
+        if low > 0:
+            title += f" (axis from {text.format(low)})"
         ax.set_yticks(range(len(rows)), labels if ax is axes[0] else [], fontsize=8)
         ax.invert_yaxis()
         ax.set_title(title, fontsize=9)
