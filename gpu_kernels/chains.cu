@@ -7,9 +7,11 @@
 // holding position k. Each of the three buckets is scanned back from i's place while an HSP there can
 // still end within max_gap before i (x >= floor: x_i - max_gap - the longest HSP): chains.c's scan.
 //
-// chain_components: a thread an HSP; every valid link j -> i unites j and i (a lock-free union-find:
-//   a larger root is hooked onto a smaller one by compare-and-swap, so a component's root is its first
-//   HSP, and finds halve their paths) and marks both linked.
+// chain_components: a thread an HSP; every valid link j -> i marks both linked and, with unite_links,
+//   unites j and i (a lock-free union-find: a larger root is hooked onto a smaller one by
+//   compare-and-swap, so a component's root is its first HSP, and finds halve their paths). A first
+//   pass over every HSP only marks; the union-find runs over the HSPs a chain can hold, a few times
+//   fewer, whose parents fit the caches better.
 // chain_roots: the component roots of some HSPs.
 // chain_dp: a warp a component, largest first; its HSPs in the DP order, the lanes scanning the
 //   candidates 32 at a time, then the best (value, latest HSP) among them: chains.c's dp_group.
@@ -102,8 +104,8 @@ extern "C" __global__ void chain_components(const long long* x, const long long*
                                             const long long* ye, const long long* group, const long long* bucket,
                                             const long long* byb, const long long* place, const long long* run_lo,
                                             const long long* run_hi, long long n, long long max_gap,
-                                            long long max_shift, long long longest, long long* parent,
-                                            unsigned char* linked) {
+                                            long long max_shift, long long longest, int unite_links,
+                                            long long* parent, unsigned char* linked) {
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
         long long ranges[3][2];
         candidate_ranges(group, bucket, byb, place, run_lo, run_hi, n, i, ranges);
@@ -119,6 +121,8 @@ extern "C" __global__ void chain_components(const long long* x, const long long*
                 if (linkable(x, xe, y, ye, j, i, max_gap, max_shift, &overlap)) {
                     linked[j] = 1;
                     any = true;
+                    if (!unite_links)
+                        continue;
                     if (root < 0)
                         root = find_root(parent, i);
                     if (find_root(parent, j) != root) {

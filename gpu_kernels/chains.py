@@ -233,26 +233,34 @@ def component_dp(x, xe, y, ye, score, group, bucket, params: Params, clock=None)
     c = params.chaining
     n = int(x.size)
     longest = int((xe - x).max()) if n else 0
-    links = (c.max_gap, c.max_shift, longest)
-    parent = cp.arange(n, dtype=cp.int64)
+    links = tuple(cp.int64(v) for v in (c.max_gap, c.max_shift, longest))
+
+    def components_pass(columns, index, count, unite, parent, linked):
+        kernel("chains.cu", "chain_components")((blocks(count),), (BLOCK,), (
+            *columns, *index, cp.int64(count), *links, cp.int32(unite), parent, linked))
+
     linked = cp.zeros(n, dtype=cp.uint8)
-    if n:
-        index = _bucket_index(group, bucket)
-        if clock:
-            clock.mark("bucket index")
-        kernel("chains.cu", "chain_components")((blocks(n),), (BLOCK,), (
-            x, xe, y, ye, group, bucket, *index, cp.int64(n), *(cp.int64(v) for v in links), parent, linked))
-        del index
+    if n:  # which HSPs some link touches
+        components_pass((x, xe, y, ye, group, bucket), _bucket_index(group, bucket), n, 0,
+                        cp.zeros(1, dtype=cp.int64), linked)  # no parents: this pass unites nothing
     kept = cp.flatnonzero((linked == 1) | (score >= c.min_chain_score))
+    del linked
     k = int(kept.size)
-    root = cp.empty(k, dtype=cp.int64)
-    if k:
-        kernel("chains.cu", "chain_roots")((blocks(k),), (BLOCK,), (parent, kept, cp.int64(k), root))
-    del parent, linked
     if clock:
         clock.mark("links")
     x, xe, y, ye, group, bucket = (column[kept] for column in (x, xe, y, ye, group, bucket))
     score = score[kept].astype(cp.int64)
+    root = cp.empty(k, dtype=cp.int64)
+    index = None
+    if k:  # the union-find over the HSPs a chain can hold; the DP scans the same index
+        index = _bucket_index(group, bucket)
+        parent = cp.arange(k, dtype=cp.int64)
+        components_pass((x, xe, y, ye, group, bucket), index, k, 1, parent, cp.zeros(k, dtype=cp.uint8))
+        kernel("chains.cu", "chain_roots")((blocks(k),), (BLOCK,), (parent, cp.arange(k, dtype=cp.int64),
+                                                                    cp.int64(k), root))
+        del parent
+    if clock:
+        clock.mark("components")
     # components: the kept HSPs by root (their first HSP), the DP order within
     members = stable_argsort(root).astype(cp.int64, copy=False)
     root = root[members]
@@ -269,7 +277,6 @@ def component_dp(x, xe, y, ye, score, group, bucket, params: Params, clock=None)
     best, pred = cp.full(k, -(1 << 62), dtype=cp.int64), cp.full(k, -1, dtype=cp.int64)
     unset = cp.zeros(1, dtype=cp.uint64)
     if k:
-        index = _bucket_index(group, bucket)
         kernel("chains.cu", "chain_dp")((blocks(components * 32),), (BLOCK,), (
             x, xe, y, ye, score, group, bucket, *index, cp.int64(k), members, starts, work, cp.int64(components),
             cp.int64(c.max_gap), cp.int64(c.max_shift), cp.int64(c.chain_gap_open), cp.int64(c.chain_gap_extend),
