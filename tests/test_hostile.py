@@ -775,3 +775,30 @@ def test_all_vs_all_takes_the_named_reference(tmp_path):
     proc = snakemake(cwd, "--cores", "1", "--configfile", "c.yaml", "-n", check=False)
     assert proc.returncode == 0 and "B_vs_A" in proc.stdout and "A_vs_B" not in proc.stdout, proc.stderr[-1500:]
     one_config_error(cwd, "comparisons:\n  reference: C\n", "comparisons.reference: C is not listed under genomes")
+
+
+def test_a_table_of_a_million_long_record_names_reads_back(tmp_path):
+    """Case 9: a draft of 1.5 M records of 70-character names gave a table (exit 0) that nothing could
+    read back (its footer over Thrift's 100 MB string limit): the record tables are stored compressed
+    past 16 MB, and pyarrow, read_meta and paf read the table."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    from gpu_kernels.formats import HspWriter, read_meta
+
+    n = 1_500_000
+    names = [f"contig_{i:07d}_" + "x" * 55 for i in range(n)]
+    lengths = np.full(n, 1000, dtype=np.int64)
+    table = tmp_path / "t.parquet"
+    rows = {"qrec": np.array([0, n - 1], dtype=np.int32), "rrec": np.array([0, 1], dtype=np.int32),
+            "qstart": np.array([0, 10], dtype=np.int64), "qend": np.array([100, 110], dtype=np.int64),
+            "rstart": np.array([5, 20], dtype=np.int64), "strand": np.array([0, 1], dtype=np.int8),
+            "score": np.array([100, 100], dtype=np.int64), "identities": np.array([100, 100], dtype=np.int64)}
+    with HspWriter(str(table), names, lengths, ["r1", "r2"], [1000, 1000]) as writer:
+        writer.write(rows)
+    assert pq.read_table(table).num_rows == 2  # pyarrow's default Thrift limits
+    meta = read_meta(str(table))
+    assert meta["query"]["names"][n - 1] == names[n - 1] and len(meta["query"]["lengths"]) == n
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "paf", str(table)], cwd=ROOT, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0 and proc.stdout.splitlines()[1].startswith(names[n - 1]), proc.stderr[-500:]

@@ -49,6 +49,24 @@ def hsp_schema():
     return HSP.arrow_schema()
 
 
+# The footer holds the metadata twice (as itself and inside Arrow's serialized schema, base64) and readers
+# refuse a footer string over 100 MB (Thrift's limit in Arrow): metadata JSON past this is stored
+# compressed, which millions of contig names allow many times over.
+PLAIN_METADATA_BYTES = 16 << 20
+
+
+def metadata_fields(meta: dict) -> dict:
+    """The Parquet key-value metadata of a table's `gpu_kernels` fields: JSON, or zlib-compressed JSON in
+    base64 under `gpu_kernels.zlib` where it is large (formats.tables.read_meta reads either)."""
+    text = json.dumps(meta)
+    if len(text) <= PLAIN_METADATA_BYTES:
+        return {"gpu_kernels": text}
+    import base64
+    import zlib
+
+    return {"gpu_kernels.zlib": base64.b64encode(zlib.compress(text.encode(), 6)).decode("ascii")}
+
+
 class HspWriter:
     """A table of `record` (schema.py; HSPs by default) written to Parquet row group by row group,
     with min/max statistics. The file's key-value metadata holds `gpu_kernels` (JSON): the query
@@ -65,7 +83,7 @@ class HspWriter:
         meta = {"query": {"names": [str(n) for n in qnames], "lengths": [int(x) for x in qlens]},
                 "reference": {"names": [str(n) for n in rnames], "lengths": [int(x) for x in rlens]},
                 "params": params.as_dict() if params is not None else None, **(extra or {})}
-        self.schema = record.arrow_schema({"gpu_kernels": json.dumps(meta)})
+        self.schema = record.arrow_schema(metadata_fields(meta))
         self._atomic = atomic_path(path)
         self._pending: deque = deque()
         self._row_groups: list = []

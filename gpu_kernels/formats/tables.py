@@ -2,8 +2,10 @@
 order, and the slices the text formats are made from."""
 from __future__ import annotations
 
+import base64
 import json
 import threading
+import zlib
 
 import numpy as np
 
@@ -25,11 +27,13 @@ def read_meta(path: str) -> dict:
         problem = str(error).split(". ")[0].rstrip(".")
         raise InputError(f"not a readable Parquet table ({problem}): empty, cut short, or another kind of file",
                          path) from None
-    if b"gpu_kernels" not in metadata:
-        raise InputError("not a table written by gpu-genome-compare (no gpu_kernels metadata)", path)
     try:
+        if b"gpu_kernels.zlib" in metadata:  # a large record table: parquet.metadata_fields
+            return json.loads(zlib.decompress(base64.b64decode(metadata[b"gpu_kernels.zlib"])))
+        if b"gpu_kernels" not in metadata:
+            raise InputError("not a table written by gpu-genome-compare (no gpu_kernels metadata)", path)
         return json.loads(metadata[b"gpu_kernels"])
-    except ValueError:
+    except (ValueError, zlib.error):
         raise InputError("its gpu_kernels metadata is not JSON: not a table of this program's", path) from None
 
 
