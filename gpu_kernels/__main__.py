@@ -298,6 +298,9 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as error:
         print(f"error: {error.line()}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: one line, the shell's status for SIGINT; no output left finished
+        print("error: interrupted", file=sys.stderr)
+        return 130
     except MemoryError:
         advice = "; lower --tile-bytes" if args.command == "compare" else "; give the query in smaller files"
         print(f"error: out of memory{advice}", file=sys.stderr)
