@@ -824,7 +824,7 @@ def test_ctrl_c_gives_one_line_and_leaves_no_output(tmp_path):
     time.sleep(2.5)
     proc.send_signal(signal.SIGINT)
     err = proc.communicate(timeout=120)[1]
-    if proc.returncode == 0:  # finished before the signal: nothing to check on this machine
-        return
+    if proc.returncode == 0:
+        pytest.skip("the comparison finished before the signal on this machine")
     assert proc.returncode == 130 and err.strip() == "error: interrupted", err[-800:]
     assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
