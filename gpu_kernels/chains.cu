@@ -12,7 +12,7 @@
 //   compare-and-swap, so a component's root is its first HSP, and finds halve their paths). A first
 //   pass over every HSP only marks; the union-find runs over the HSPs a chain can hold, a few times
 //   fewer, whose parents fit the caches better.
-// chain_roots: the component roots of some HSPs.
+// chain_roots: each HSP's component root.
 // chain_dp: a warp a component, largest first; its HSPs in the DP order, the lanes scanning the
 //   candidates 32 at a time, then the best (value, latest HSP) among them: chains.c's dp_group.
 // chain_take: a thread a component; chains.c's take_chains over its HSPs in visit order (best
@@ -136,15 +136,14 @@ extern "C" __global__ void chain_components(const long long* x, const long long*
     }
 }
 
-// roots[r]: the component root of HSP rows[r]. A walk that writes nothing: path halving here could
-// overwrite a root another thread has just stored with an older ancestor.
-extern "C" __global__ void chain_roots(const long long* parent, const long long* rows, long long count,
-                                       long long* roots) {
-    for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < count; r += (long long)gridDim.x * blockDim.x) {
-        long long at = rows[r];
+// roots[i]: HSP i's component root. A walk that writes nothing: path halving here could overwrite a
+// root another thread has just stored with an older ancestor.
+extern "C" __global__ void chain_roots(const long long* parent, long long n, long long* roots) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+        long long at = i;
         while (parent[at] != at)
             at = parent[at];
-        roots[r] = at;
+        roots[i] = at;
     }
 }
 

@@ -44,6 +44,14 @@ class _Clock:
         log.info("%s: %s", what, ", ".join(self.parts))
 
 
+def _run_starts(values):
+    """Whether each element starts a run of equal values (bool), on the array's device."""
+    xp = array_module(values)
+    starts = xp.ones(values.size, dtype=bool)
+    starts[1:] = values[1:] != values[:-1]
+    return starts
+
+
 def chain_coords(h: dict, rlens) -> tuple:
     """(x, xe, y, ye): each HSP on the query and on the reference strand it was found on (the reverse
     strand's coordinates count from the reference record's end), int64, on the columns' device."""
@@ -144,8 +152,7 @@ def _members(chain_ranked, x, xe, y, ye) -> tuple:
     members = xp.flatnonzero(chain_ranked >= 0)
     members = members[stable_argsort(chain_ranked[members])]
     mchain = chain_ranked[members]
-    first = xp.ones(members.size, dtype=bool)
-    first[1:] = mchain[1:] != mchain[:-1]
+    first = _run_starts(mchain)
     prev = xp.concatenate((xp.zeros(1, dtype=xp.int64), members[:-1]))[:members.size]
     trim = xp.where(first, 0, xp.maximum(0, xp.maximum(xe[prev] - x[members], ye[prev] - y[members])))
     return members, mchain, trim
@@ -155,9 +162,9 @@ def _finished(h: dict, rows, mchain, trim, scores, qlens, rlens) -> tuple[dict, 
     """(the chains table, the members with their blocks), on the host, from the members: rows of h
     chain by chain, their chains, trims, and the chains' scores (on the table's device; the backbone
     is kept on the host)."""
-    table = _chain_table(h, rows, mchain, trim, scores, int(scores.size))
     members = {"rows": rows, "trim": trim, "chain": mchain}
     members.update(chain_blocks(h, members, rlens))
+    table = _chain_table(h, rows, trim, scores, members["first"], members["last"])
     table = {name: to_host(column) for name, column in table.items()}
     members = {name: to_host(column) for name, column in members.items()}
     table["backbone"] = backbone(table, members, qlens, rlens)
@@ -256,16 +263,13 @@ def component_dp(x, xe, y, ye, score, group, bucket, params: Params, clock=None)
         index = _bucket_index(group, bucket)
         parent = cp.arange(k, dtype=cp.int64)
         components_pass((x, xe, y, ye, group, bucket), index, k, 1, parent, cp.zeros(k, dtype=cp.uint8))
-        kernel("chains.cu", "chain_roots")((blocks(k),), (BLOCK,), (parent, cp.arange(k, dtype=cp.int64),
-                                                                    cp.int64(k), root))
+        kernel("chains.cu", "chain_roots")((blocks(k),), (BLOCK,), (parent, cp.int64(k), root))
         del parent
     if clock:
         clock.mark("components")
     # components: the kept HSPs by root (their first HSP), the DP order within
     members = stable_argsort(root).astype(cp.int64, copy=False)
-    root = root[members]
-    first = cp.ones(k, dtype=cp.bool_)
-    first[1:] = root[1:] != root[:-1]
+    first = _run_starts(root[members])
     del root
     starts = cp.concatenate((cp.flatnonzero(first), cp.asarray([k], dtype=cp.int64)))
     components = int(starts.size) - 1
@@ -302,26 +306,23 @@ def _bucket_index(group, bucket) -> tuple:
     byb = stable_argsort(cell).astype(cp.int64, copy=False)
     place = cp.empty(n, dtype=cp.int64)
     place[byb] = cp.arange(n, dtype=cp.int64)
-    cell = cell[byb]
-    starts = cp.ones(n, dtype=cp.bool_)
-    starts[1:] = cell[1:] != cell[:-1]
+    starts = _run_starts(cell[byb])
     del cell
     run = cp.cumsum(starts, dtype=cp.int64) - 1
     edges = cp.concatenate((cp.flatnonzero(starts), cp.asarray([n], dtype=cp.int64)))
     return byb, place, edges[run], edges[run + 1]
 
 
-def _chain_table(h: dict, rows, mchain, trim, scores, chains: int) -> dict:
-    """The CHAIN record's columns from the members (rows of h, chain by chain, each in the DP order),
-    on the arrays' device. Along a chain both x and y grow, start and end, so its spans are its first
-    and last members' (on the reverse strand the reference's forward coordinates fall)."""
+def _chain_table(h: dict, rows, trim, scores, first, last) -> dict:
+    """The CHAIN record's columns from the members (rows of h, chain by chain, each in the DP order;
+    first and last mark each chain's ends: chain_blocks'), on the arrays' device. Along a chain both x
+    and y grow, start and end, so its spans are its first and last members' (on the reverse strand the
+    reference's forward coordinates fall)."""
+    chains = int(scores.size)
     if chains == 0:
         return CHAIN.empty()
-    xp = array_module(mchain)
-    first = xp.ones(mchain.size, dtype=bool)
-    first[1:] = mchain[1:] != mchain[:-1]
-    starts = xp.flatnonzero(first)
-    ends = xp.concatenate((starts[1:] - 1, xp.asarray([mchain.size - 1], dtype=starts.dtype)))
+    xp = array_module(first)
+    starts, ends = xp.flatnonzero(first), xp.flatnonzero(last)
     at = {name: h[name][rows].astype(xp.int64) for name in ("qstart", "qend", "rstart", "rend", "identities")}
     length = at["qend"] - at["qstart"]
     kept = length - trim
@@ -378,10 +379,8 @@ def chain_blocks(hsps: dict, members: dict, rlens) -> dict:
            "rrec": h["rrec"][rows], "strand": h["strand"][rows]}
     x, xe, y, ye = chain_coords(sub, rlens)
     chain = members["chain"]
-    last = xp.ones(rows.size, dtype=bool)
-    last[:-1] = chain[1:] != chain[:-1]
-    first = xp.ones(rows.size, dtype=bool)
-    first[1:] = chain[1:] != chain[:-1]
+    first = _run_starts(chain)
+    last = xp.concatenate((first[1:], xp.ones(min(1, rows.size), dtype=bool)))
     x0, y0 = x + trim, y + trim
     dx, dy = xp.zeros(rows.size, dtype=xp.int64), xp.zeros(rows.size, dtype=xp.int64)
     dx[:-1], dy[:-1] = x0[1:] - xe[:-1], y0[1:] - ye[:-1]

@@ -64,7 +64,7 @@ def text_from_table(kind: str, table_path: str, path: str, threads: int = 0, **m
 
     full = {**read_meta(table_path), "rows": pq.ParquetFile(table_path).metadata.num_rows, **meta}
     threads = threads or default_threads()
-    return text_from_parts(kind, path, full, table_parts(table_path), threads, READ_AHEAD * threads)
+    return text_from_parts(kind, path, full, table_parts(table_path, records=full), threads, READ_AHEAD * threads)
 
 
 def paf_from_table(table_path: str, path: str, threads: int = 0) -> int:

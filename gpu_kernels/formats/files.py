@@ -44,6 +44,14 @@ def clear_output(path: str, inputs: tuple = ()) -> threading.Thread | None:
     return thread
 
 
+def named(error: OSError, path: str, tmp: str | None = None) -> OSError:
+    """error naming path where it names no file (a full disk's "No space left on device" from a write
+    or a close), or names tmp, the hidden file that stands for path."""
+    if error.filename is None or (tmp is not None and error.filename == tmp):
+        return OSError(error.errno, error.strerror or str(error), path)
+    return error
+
+
 @contextmanager
 def atomic_path(path: str):
     """Yield a temporary path beside path; rename it to path only when the block succeeds.
@@ -57,9 +65,7 @@ def atomic_path(path: str):
         try:
             yield path
         except OSError as error:
-            if error.filename is None:
-                raise OSError(error.errno, error.strerror, path) from None
-            raise
+            raise named(error, path) from None
         return
     folder = os.path.dirname(os.path.abspath(path))
     existing = folder
@@ -73,10 +79,8 @@ def atomic_path(path: str):
     try:
         try:
             yield tmp
-        except OSError as error:  # a full disk says "No space left on device" and names no file: name it
-            if error.filename is None or error.filename == tmp:
-                raise OSError(error.errno, error.strerror, path) from None
-            raise
+        except OSError as error:
+            raise named(error, path, tmp) from None
         if os.path.lexists(path):
             # Renamed over an existing file, ext4 writes the new one to disk before rename returns
             # (its replace-by-rename safeguard: 1.3 to 2 s for a 2.6 GB table). The old file is moved
@@ -113,9 +117,7 @@ def write_pieces(path: str, header: bytes, pieces) -> int:
                 return _write_stream(stream, header, pieces)
         return _write_file(path, header, pieces)
     except OSError as error:  # os.pwrite's errors (a full disk) name no file
-        if error.filename is None:
-            raise OSError(error.errno, error.strerror or str(error), path) from error
-        raise
+        raise named(error, path) from error
 
 
 def _write_file(path: str, header: bytes, pieces) -> int:

@@ -26,7 +26,7 @@ from ..errors import InputError
 from ..hsps import complete
 from ..params import Params
 from ..schema import HSP, Record
-from .files import atomic_path
+from .files import atomic_path, named
 from .threads import default_threads
 
 log = logging.getLogger(__name__)
@@ -231,9 +231,7 @@ class HspWriter:
         try:
             self._finish(kind, error, trace)
         except OSError as failure:  # a full disk names no file: name it
-            if failure.filename is None:
-                raise OSError(failure.errno, failure.strerror, self.path) from None
-            raise
+            raise named(failure, self.path) from None
 
     def _finish(self, kind, error, trace) -> None:
         try:

@@ -120,16 +120,17 @@ def memory_parts(hsps: dict, rows: int = 0):
         yield lambda at=at: {name: np.asarray(column)[at:at + rows] for name, column in hsps.items()}
 
 
-def table_parts(table_path: str, rows: int = 0) -> list:
+def table_parts(table_path: str, rows: int = 0, records: dict | None = None) -> list:
     """Loaders (for write_text) of the slices of `rows` rows (TEXT_SLICE_ROWS) of a Parquet table. A
     row group is read once, by the first thread that needs one of its slices (the others wait for
     it), and dropped when its last slice is loaded: threads format small slices in parallel while
-    host memory holds only the few row groups in flight."""
+    host memory holds only the few row groups in flight. Each row group is checked against the
+    table's record tables (records: its metadata where the caller has read it; check_rows)."""
     import pyarrow.parquet as pq
 
     rows = rows or TEXT_SLICE_ROWS
     meta = pq.ParquetFile(table_path).metadata
-    records = read_meta(table_path)
+    records = records or read_meta(table_path)  # the record tables the rows are checked against
     local, lock, loaded = threading.local(), threading.Lock(), {}
 
     def read(group: int) -> dict:
