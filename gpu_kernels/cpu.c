@@ -336,6 +336,15 @@ static PyMethodDef methods[] = {
      "take_chains(best, pred, visit, chain, scores, heads) -> chains: best-first extraction (chains.c)"},
     {"backbone", py_backbone, METH_VARARGS,
      "backbone(starts, qlo, qhi, rlo, rhi, qbits, rbits, keep): the one-to-one chains (chains.c)"},
+    {"align_anchors", py_align_anchors, METH_VARARGS,
+     "align_anchors(q, rf, rr, qpos, rpos, length, strand, min_anchor, count, fill, ax, ay, alen, threads): the "
+     "anchors of chain blocks, counted or written at count's sums (align.c)"},
+    {"align_fill", py_align_fill, METH_VARARGS,
+     "align_fill(q, rf, rr, qpos, rpos, dx, dy, at, strand, match, mismatch, gap_open, gap_extend, band, score, "
+     "columns, counts, ops, threads): every gap's banded global alignment (align.c)"},
+    {"align_text", py_align_text, METH_VARARGS,
+     "align_text(q, rf, rr, ax, ay, alen, gat, gcols, ops, first, last, strand, cs, size, out, threads): the "
+     "alignments' CIGARs or cs strings, sized (out empty) or written (align.c)"},
     {NULL, NULL, 0, NULL},
 };
 

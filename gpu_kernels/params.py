@@ -110,8 +110,34 @@ class Chaining:
             raise InputError(f"max_shift = {self.max_shift} must be at least 1")
 
 
+@dataclass(frozen=True)
+class Aligning:
+    """Gapped alignments of chains (README: "What an alignment is")."""
+
+    align_match: int = 1         # score of an identical ACGT column
+    align_mismatch: int = 4      # cost of any other column of two bases
+    gap_open: int = 6            # cost of opening a gap (a run of I or D columns), besides its columns'
+    gap_extend: int = 2          # cost of each column of a gap
+    band: int = 32               # diagonals searched on either side of a gap's two ends' diagonals
+    min_anchor: int = 12         # shortest run of identical columns of an HSP kept as an anchor
+    zdrop: int = 200             # an alignment is split at a gap whose fill scores under -zdrop
+    min_align_score: int = 50    # alignments scoring less are dropped
+
+    def __post_init__(self) -> None:
+        for name in ("align_match", "align_mismatch", "gap_extend", "min_anchor"):
+            if getattr(self, name) < 1:
+                raise InputError(f"{name} = {getattr(self, name)} must be at least 1")
+        for name in ("gap_open", "band", "zdrop", "min_align_score"):
+            if getattr(self, name) < 0:
+                raise InputError(f"{name} = {getattr(self, name)} is negative")
+        if max(self.align_match, self.align_mismatch, self.gap_open, self.gap_extend) > 255:
+            raise InputError("alignment scores must lie within 0..255")
+        if self.band > 10_000:
+            raise InputError(f"band = {self.band} is above 10000")
+
+
 GROUPS = {"seeding": Seeding, "extension": Extension, "reporting": Reporting, "tiling": Tiling, "matching": Matching,
-          "chaining": Chaining}
+          "chaining": Chaining, "aligning": Aligning}
 # flat name -> group name
 GROUP_OF = {f.name: group for group, cls in GROUPS.items() for f in fields(cls)}
 
@@ -156,6 +182,7 @@ class Params:
     tiling: Tiling
     matching: Matching
     chaining: Chaining
+    aligning: Aligning
 
     def __setattr__(self, name, value):
         raise AttributeError("Params are frozen")

@@ -130,3 +130,23 @@ def ungapped_ends(qstart, qend, rstart) -> tuple:
     """(length, rend) of ungapped HSPs: NumPy or CuPy arrays alike."""
     length = qend - qstart
     return length, rstart + length
+
+
+# A gapped alignment (align.py): a piece of a chain between two splits, its spans (reference in
+# forward coordinates on both strands), score, columns by kind and its CIGAR (=/X/I/D, on the
+# reverse strand along the reference's forward strand, as PAF has it). Rows in chain order, each
+# chain's alignments along it.
+ALIGNMENT = Record("alignment", [
+    Column("alignment", "int64", "int64", doc="the alignment's number: its place in the table"),
+    Column("chain", "int64", "int64", doc="the chain it comes from (the chains table's `chain`)"),
+    Column("qrec", "int32", "int32"), Column("rrec", "int32", "int32"), Column("strand", "int8", "int8"),
+    Column("qstart", "int64", "int64"), Column("qend", "int64", "int64"),
+    Column("rstart", "int64", "int64"), Column("rend", "int64", "int64"),
+    Column("score", "int64", "int64", doc="alignment score (align_match, align_mismatch, gap_open, gap_extend)"),
+    Column("matches", "int64", "int64", doc="identical columns (=)"),
+    Column("mismatches", "int64", "int64", doc="columns of two different bases or an N (X)"),
+    Column("insertions", "int64", "int64", doc="query bases against none (I columns)"),
+    Column("deletions", "int64", "int64", doc="reference bases against none (D columns)"),
+    Column("backbone", "int8", "int8", doc="1 where its chain is in the one-to-one backbone"),
+    Column("cigar", "string", "string", doc="the CIGAR, =/X/I/D"),
+], order=("alignment",), views={})

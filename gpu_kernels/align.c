@@ -1,0 +1,433 @@
+/* Gapped alignments of chains (align.py has the definition's steps; the README, "What an alignment
+ * is", the rules; tests/oracle_align.py is the oracle; align.cu the device twin).
+ *
+ * align_anchors: the runs of identical ACGT columns of at least min_anchor inside each chain block,
+ * counted (a first call) or written where the counts' sums say (a second call), blocks on threads.
+ * align_fill: every gap between two anchors aligned globally with affine gaps in its band; the
+ * direction bits of a cell (which state H came from, whether E and F opened there) are kept for the
+ * traceback, a byte a cell, in a scratch buffer a thread. Gaps are taken by threads one at a time off
+ * a shared counter, as their sizes differ by orders of magnitude.
+ * align_text: the alignments' CIGARs (=/X/I/D) and cs strings, from their anchors and gaps' columns.
+ *
+ * A position is an index into the query codes or into the reference codes of the gap's strand (the
+ * reverse strand's are the reference's reverse complement), so no record boundary is looked up here. */
+#include "cpu.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NEG (-(1 << 30)) /* off the band; far below any reachable score, with room to subtract costs */
+
+enum { FROM_DIAG = 0, FROM_E = 1, FROM_F = 2, E_OPEN = 4, F_OPEN = 8 };
+static const char OP[4] = {'=', 'X', 'I', 'D'};
+
+static PyObject *released(Py_buffer *b, int n, PyObject *result) {
+    for (int k = 0; k < n; k++)
+        PyBuffer_Release(&b[k]);
+    return result;
+}
+
+/* ---- anchors ---- */
+
+typedef struct {
+    const uint8_t *q, *rf, *rr;
+    const int64_t *qpos, *rpos, *len;
+    const int8_t *strand;
+    int64_t n, min_anchor;
+    int64_t *count;                 /* count mode: anchors a block; fill mode: where its first goes */
+    int64_t *ax, *ay, *alen;        /* fill mode: anchors' query and reference positions, lengths */
+    int fill;
+} anchor_job;
+
+static void anchor_part(void *arg, int t, int threads) {
+    anchor_job *a = (anchor_job *)arg;
+    size_t lo, hi;
+    part_range((size_t)a->n, t, threads, &lo, &hi);
+    for (size_t b = lo; b < hi; b++) {
+        const uint8_t *q = a->q + a->qpos[b], *r = (a->strand[b] ? a->rr : a->rf) + a->rpos[b];
+        int64_t found = 0, at = a->fill ? a->count[b] : 0, run = 0;
+        for (int64_t i = 0; i <= a->len[b]; i++) {
+            if (i < a->len[b] && q[i] == r[i] && q[i] < 4) {
+                run++;
+                continue;
+            }
+            if (run >= a->min_anchor) {
+                if (a->fill) {
+                    a->ax[at + found] = a->qpos[b] + i - run;
+                    a->ay[at + found] = a->rpos[b] + i - run;
+                    a->alen[at + found] = run;
+                }
+                found++;
+            }
+            run = 0;
+        }
+        if (!a->fill)
+            a->count[b] = found;
+    }
+}
+
+PyObject *py_align_anchors(PyObject *self, PyObject *args) {
+    Py_buffer b[11];
+    long long min_anchor;
+    int fill, threads;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*Lw*pw*w*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6],
+                          &min_anchor, &b[7], &fill, &b[8], &b[9], &b[10], &threads))
+        return NULL;
+    const int64_t n = b[3].len / 8;
+    int ok = check_items(&b[4], "align_anchors", 8, n) && check_items(&b[5], "align_anchors", 8, n) &&
+             check_items(&b[6], "align_anchors", 1, n) && check_items(&b[7], "align_anchors", 8, n) &&
+             min_anchor >= 1;
+    if (!ok)
+        return released(b, 11, PyErr_Occurred() ? NULL : (PyErr_SetString(PyExc_ValueError, "align_anchors"), NULL));
+    anchor_job a = {b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[5].buf, b[6].buf, n, min_anchor,
+                    b[7].buf, b[8].buf, b[9].buf, b[10].buf, fill};
+    Py_BEGIN_ALLOW_THREADS
+    run_parallel(anchor_part, &a, threads < 1 ? 1 : threads);
+    Py_END_ALLOW_THREADS
+    Py_INCREF(Py_None);
+    return released(b, 11, Py_None);
+}
+
+/* ---- the gaps' global alignments ---- */
+
+typedef struct {
+    const uint8_t *q, *rf, *rr;
+    const int64_t *qpos, *rpos, *dx, *dy, *at; /* at: where a gap's columns go (dx + dy bytes kept) */
+    const int8_t *strand;
+    int64_t n;
+    int match, mismatch, go, ge, band;
+    int64_t *score, *columns;       /* the fill's score; its number of columns */
+    int64_t *counts;                /* =, X, I, D columns, 4 a gap */
+    uint8_t *ops;                   /* column codes: 0 = 1 X 2 I 3 D */
+    int64_t next;
+    int failed;
+} fill_job;
+
+/* One gap: the banded Gotoh DP (H, E ending in a D column, F ending in an I column), rows along the
+ * query; dir keeps a byte a cell for the traceback. Returns the score; its columns written at ops. */
+static int64_t fill_gap(const fill_job *f, int64_t g, uint8_t *dir, int32_t *hrow, int32_t *frow) {
+    const uint8_t *q = f->q + f->qpos[g], *r = (f->strand[g] ? f->rr : f->rf) + f->rpos[g];
+    const int64_t dx = f->dx[g], dy = f->dy[g];
+    const int64_t lo = (dy - dx < 0 ? dy - dx : 0) - f->band, hi = (dy - dx > 0 ? dy - dx : 0) + f->band;
+    const int64_t w = hi - lo + 1;
+    const int32_t go = f->go + f->ge, ge = f->ge;
+    for (int64_t d = 0; d < w; d++)
+        hrow[d] = frow[d] = NEG;
+    for (int64_t i = 0; i <= dx; i++) {
+        /* cell (i, j) is at d = j - i - lo; (i - 1, j) at d + 1 of the row before, (i - 1, j - 1) at d */
+        int32_t e = NEG, hleft = NEG;
+        const int64_t j0 = i + lo > 0 ? i + lo : 0, j1 = i + hi < dy ? i + hi : dy;
+        uint8_t *row = dir + i * w;
+        for (int64_t j = j0; j <= j1; j++) {
+            const int64_t d = j - i - lo;
+            int32_t h, fv, diag = NEG;
+            uint8_t bits = 0;
+            if (i == 0 && j == 0) {
+                hrow[d] = 0;
+                frow[d] = NEG;
+                row[d] = 0;
+                hleft = 0;
+                e = NEG;
+                continue;
+            }
+            /* E: from the cell on the left, when it is on the band */
+            if (j > j0) {
+                const int32_t open = hleft - go, ext = e - ge;
+                e = open >= ext ? open : ext;
+                bits |= open >= ext ? E_OPEN : 0;
+            } else {
+                e = NEG;
+                bits |= E_OPEN;
+            }
+            /* F: from the cell above (the row before, d + 1) */
+            if (i > 0 && d + 1 < w) {
+                const int32_t open = hrow[d + 1] - go, ext = frow[d + 1] - ge;
+                fv = open >= ext ? open : ext;
+                bits |= open >= ext ? F_OPEN : 0;
+            } else {
+                fv = NEG;
+                bits |= F_OPEN;
+            }
+            if (i > 0 && j > 0) {
+                const uint8_t a = q[i - 1], c = r[j - 1];
+                diag = hrow[d] + (a == c && a < 4 ? f->match : -f->mismatch);
+            }
+            if (diag >= e && diag >= fv) {
+                h = diag;
+            } else if (e >= fv) {
+                h = e;
+                bits |= FROM_E;
+            } else {
+                h = fv;
+                bits |= FROM_F;
+            }
+            hrow[d] = h;
+            frow[d] = fv;
+            row[d] = bits;
+            hleft = h;
+        }
+        /* cells of the row before that this row's band no longer covers stay as they are: a row's
+         * cell d reads d and d + 1 of the row before, both written by it or off the band (NEG) */
+        if (j0 - i - lo > 0)
+            for (int64_t d = 0; d < j0 - i - lo; d++)
+                hrow[d] = frow[d] = NEG;
+        if (j1 - i - lo + 1 < w)
+            for (int64_t d = j1 - i - lo + 1; d < w; d++)
+                hrow[d] = frow[d] = NEG;
+    }
+    const int64_t score = hrow[dy - dx - lo];
+    /* the traceback, from (dx, dy) in H, columns written backwards then reversed */
+    uint8_t *ops = f->ops + f->at[g];
+    int64_t i = dx, j = dy, n = 0;
+    int state = 0; /* 0 H, 1 E, 2 F */
+    int64_t *counts = f->counts + 4 * g;
+    counts[0] = counts[1] = counts[2] = counts[3] = 0;
+    while (i > 0 || j > 0) {
+        const uint8_t bits = dir[i * w + (j - i - lo)];
+        if (state == 0) {
+            const int from = bits & 3;
+            if (from == FROM_DIAG) {
+                const uint8_t a = q[i - 1], c = r[j - 1];
+                const uint8_t op = a == c && a < 4 ? 0 : 1;
+                ops[n++] = op;
+                counts[op]++;
+                i--;
+                j--;
+            } else {
+                state = from;
+            }
+        } else if (state == 1) {
+            ops[n++] = 3;
+            counts[3]++;
+            state = bits & E_OPEN ? 0 : 1;
+            j--;
+        } else {
+            ops[n++] = 2;
+            counts[2]++;
+            state = bits & F_OPEN ? 0 : 2;
+            i--;
+        }
+    }
+    for (int64_t k = 0; k < n / 2; k++) {
+        const uint8_t t = ops[k];
+        ops[k] = ops[n - 1 - k];
+        ops[n - 1 - k] = t;
+    }
+    f->columns[g] = n;
+    return score;
+}
+
+static void fill_part(void *arg, int t, int threads) {
+    fill_job *f = (fill_job *)arg;
+    (void)t, (void)threads;
+    size_t cap = 0, wcap = 0;
+    uint8_t *dir = NULL;
+    int32_t *rows = NULL;
+    for (;;) {
+        const int64_t g = __atomic_fetch_add(&f->next, 1, __ATOMIC_RELAXED);
+        if (g >= f->n)
+            break;
+        const int64_t dx = f->dx[g], dy = f->dy[g];
+        const int64_t w = (dy > dx ? dy - dx : dx - dy) + 2 * (int64_t)f->band + 1;
+        const size_t cells = (size_t)(dx + 1) * (size_t)w;
+        if (cells > cap || (size_t)w > wcap) {
+            free(dir);
+            free(rows);
+            cap = cells > cap ? cells : cap;
+            wcap = (size_t)w > wcap ? (size_t)w : wcap;
+            dir = malloc(cap);
+            rows = malloc(2 * wcap * sizeof(int32_t));
+            if (!dir || !rows) {
+                __atomic_store_n(&f->failed, 1, __ATOMIC_RELAXED);
+                break;
+            }
+        }
+        f->score[g] = fill_gap(f, g, dir, rows, rows + wcap);
+    }
+    free(dir);
+    free(rows);
+}
+
+PyObject *py_align_fill(PyObject *self, PyObject *args) {
+    Py_buffer b[13];
+    int match, mismatch, go, ge, band, threads;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*iiiiiw*w*w*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6],
+                          &b[7], &b[8], &match, &mismatch, &go, &ge, &band, &b[9], &b[10], &b[11], &b[12], &threads))
+        return NULL;
+    const int64_t n = b[3].len / 8;
+    int ok = band >= 0;
+    for (int k = 4; k < 8 && ok; k++)
+        ok = check_items(&b[k], "align_fill", 8, n);
+    ok = ok && check_items(&b[8], "align_fill", 1, n) && check_items(&b[9], "align_fill", 8, n) &&
+         check_items(&b[10], "align_fill", 8, n) && check_items(&b[11], "align_fill", 32, n);
+    if (ok) {
+        const int64_t *dx = b[5].buf, *dy = b[6].buf, *at = b[7].buf;
+        for (int64_t g = 0; g < n && ok; g++)
+            ok = dx[g] >= 0 && dy[g] >= 0 && at[g] >= 0 && at[g] + dx[g] + dy[g] <= b[12].len;
+        if (!ok)
+            PyErr_SetString(PyExc_ValueError, "align_fill: a gap's columns fall outside ops");
+    }
+    if (!ok)
+        return released(b, 13, PyErr_Occurred() ? NULL : (PyErr_SetString(PyExc_ValueError, "align_fill"), NULL));
+    fill_job f = {b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[5].buf, b[6].buf, b[7].buf, b[8].buf, n,
+                  match, mismatch, go, ge, band, b[9].buf, b[10].buf, b[11].buf, b[12].buf, 0, 0};
+    Py_BEGIN_ALLOW_THREADS
+    run_parallel(fill_part, &f, threads < 1 ? 1 : threads);
+    Py_END_ALLOW_THREADS
+    if (f.failed)
+        return released(b, 13, PyErr_NoMemory());
+    Py_INCREF(Py_None);
+    return released(b, 13, Py_None);
+}
+
+/* ---- CIGAR and cs strings ---- */
+
+typedef struct {
+    const uint8_t *q, *rf, *rr;
+    const int64_t *ax, *ay, *alen, *gat, *gcols, *first, *last;
+    const uint8_t *ops;
+    const int8_t *strand;
+    int64_t n;
+    int cs;                         /* 0: the CIGAR (=/X/I/D), 1: the cs string */
+    int64_t *size;                  /* size mode: each alignment's text length */
+    const int64_t *at;              /* write mode: where each one's text goes */
+    char *out;
+    int failed;
+} text_job;
+
+static const char BASE[6] = {'a', 'c', 'g', 't', 'n', 'n'};
+static const uint8_t COMP[6] = {3, 2, 1, 0, 4, 5};
+
+static char *put_count(char *p, int64_t v, int64_t *size) {
+    char digits[24];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    if (p)
+        for (int k = n - 1; k >= 0; k--)
+            *p++ = digits[k];
+    *size += n;
+    return p;
+}
+
+static char *put_char(char *p, char c, int64_t *size) {
+    if (p)
+        *p++ = c;
+    *size += 1;
+    return p;
+}
+
+/* One alignment's text (p NULL: only its length, added to *size): its columns in query order on the
+ * forward strand; on the reverse strand in reference order, both sequences complemented (PAF: the
+ * reference's forward strand against the query's reverse complement). */
+static void one_text(const text_job *t, int64_t a, uint8_t *cols, char *p, int64_t *size) {
+    int64_t n = 0;
+    for (int64_t k = t->first[a]; k <= t->last[a]; k++) {
+        memset(cols + n, 0, (size_t)t->alen[k]);
+        n += t->alen[k];
+        if (k < t->last[a]) {
+            memcpy(cols + n, t->ops + t->gat[k], (size_t)t->gcols[k]);
+            n += t->gcols[k];
+        }
+    }
+    const int reverse = t->strand[a] != 0;
+    const uint8_t *r = reverse ? t->rr : t->rf;
+    /* positions of each column's bases: query i, reference j (of the strand), walked forwards */
+    int64_t i = t->ax[t->first[a]], j = t->ay[t->first[a]];
+    const int64_t ie = t->ax[t->last[a]] + t->alen[t->last[a]], je = t->ay[t->last[a]] + t->alen[t->last[a]];
+    int64_t c = reverse ? n - 1 : 0;
+    if (reverse)
+        i = ie - 1, j = je - 1;
+    const int64_t step = reverse ? -1 : 1;
+    while (reverse ? c >= 0 : c < n) {
+        const uint8_t op = cols[c];
+        int64_t run = 0;
+        while ((reverse ? c >= 0 : c < n) && cols[c] == op && (t->cs == 0 || op != 1 || run == 0)) {
+            if (t->cs == 1) {
+                if (op == 1) {
+                    const uint8_t qb = reverse ? COMP[t->q[i]] : t->q[i], rb = reverse ? COMP[r[j]] : r[j];
+                    p = put_char(p, '*', size);
+                    p = put_char(p, BASE[rb], size);
+                    p = put_char(p, BASE[qb], size);
+                } else if (op == 2) {
+                    if (run == 0)
+                        p = put_char(p, '+', size);
+                    p = put_char(p, BASE[reverse ? COMP[t->q[i]] : t->q[i]], size);
+                } else if (op == 3) {
+                    if (run == 0)
+                        p = put_char(p, '-', size);
+                    p = put_char(p, BASE[reverse ? COMP[r[j]] : r[j]], size);
+                }
+            }
+            if (op != 3)
+                i += step;
+            if (op != 2)
+                j += step;
+            run++;
+            c += step;
+        }
+        if (t->cs == 0) {
+            p = put_count(p, run, size);
+            p = put_char(p, OP[op], size);
+        } else if (op == 0) {
+            p = put_char(p, ':', size);
+            p = put_count(p, run, size);
+        }
+    }
+}
+
+static void text_part(void *arg, int t, int threads) {
+    text_job *j = (text_job *)arg;
+    size_t lo, hi, cap = 0;
+    uint8_t *cols = NULL;
+    part_range((size_t)j->n, t, threads, &lo, &hi);
+    for (size_t a = lo; a < hi; a++) {
+        const int64_t fa = j->first[a], la = j->last[a];
+        const size_t need = (size_t)(j->ax[la] + j->alen[la] - j->ax[fa]) + (size_t)(j->ay[la] + j->alen[la] - j->ay[fa]);
+        if (need > cap) {
+            free(cols);
+            cap = need > 2 * cap ? need : 2 * cap;
+            cols = malloc(cap);
+            if (!cols) {
+                __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+                return;
+            }
+        }
+        int64_t size = 0;
+        one_text(j, (int64_t)a, cols, j->out ? j->out + j->at[a] : NULL, &size);
+        if (!j->out)
+            j->size[a] = size;
+    }
+    free(cols);
+}
+
+PyObject *py_align_text(PyObject *self, PyObject *args) {
+    Py_buffer b[15];
+    int cs, threads;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*pw*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6],
+                          &b[7], &b[8], &b[9], &b[10], &b[11], &cs, &b[12], &b[13], &threads))
+        return NULL;
+    /* b: q, rf, rr, ax, ay, alen, gat, gcols, ops, first, last, strand; then size (int64 n) and out: with an
+     * empty out the sizes are written, else out is filled at the offsets held in size */
+    const int64_t n = b[9].len / 8, anchors = b[3].len / 8;
+    int ok = check_items(&b[10], "align_text", 8, n) && check_items(&b[11], "align_text", 1, n) &&
+             check_items(&b[12], "align_text", 8, n);
+    for (int k = 4; k < 8 && ok; k++)
+        ok = check_items(&b[k], "align_text", 8, anchors);
+    const int64_t *first = b[9].buf, *last = b[10].buf;
+    for (int64_t a = 0; a < n && ok; a++)
+        ok = first[a] >= 0 && first[a] <= last[a] && last[a] < anchors;
+    if (!ok)
+        return released(b, 14, PyErr_Occurred() ? NULL : (PyErr_SetString(PyExc_ValueError, "align_text"), NULL));
+    text_job j = {b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[5].buf, b[6].buf, b[7].buf, first, last,
+                  b[8].buf, b[11].buf, n, cs, b[12].buf, b[12].buf, b[13].len ? b[13].buf : NULL, 0};
+    Py_BEGIN_ALLOW_THREADS
+    run_parallel(text_part, &j, threads < 1 ? 1 : threads);
+    Py_END_ALLOW_THREADS
+    if (j.failed)
+        return released(b, 14, PyErr_NoMemory());
+    Py_INCREF(Py_None);
+    return released(b, 14, Py_None);
+}

@@ -1,0 +1,165 @@
+"""Gapped alignments of chains (README: "What an alignment is"; tests/oracle_align.py is the
+definition written plainly).
+
+A chain's HSPs hold its anchors: the runs of at least min_anchor identical columns inside its
+blocks (the HSPs, overlaps trimmed). Between two consecutive anchors of a chain lies a gap, aligned
+globally with affine gaps in a band around the two anchors' diagonals; a gap whose fill scores
+under -zdrop splits the chain there, and each piece is an alignment: anchors and fills, in chain
+order. An ungapped HSP that runs on across an insertion and a deletion close together holds no
+anchor between them, so the fill puts both indels back. The compiled code (align.c) finds the
+anchors and fills the gaps on all cores; the CuPy twin does both on the device (align.cu); the
+pieces are cut the same way on either (NumPy or CuPy), and the text (CIGAR, cs) is printed on the
+host from the gaps' columns.
+"""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from . import native
+from .arrays import array_module
+from .params import Params
+from .schema import ALIGNMENT
+from .seqset import SeqSet, reverse_complement
+
+log = logging.getLogger(__name__)
+
+# the alignments of one batch: ALIGNMENT's columns but the CIGAR, and what their text is made of
+TEXT_PARTS = ("ax", "ay", "alen", "gat", "gcols", "ops", "first", "last", "strand")
+
+
+def _exclusive_sum(counts):
+    xp = array_module(counts)
+    at = xp.zeros(counts.size + 1, dtype=xp.int64)
+    xp.cumsum(counts, out=at[1:])
+    return at
+
+
+def block_positions(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet) -> tuple:
+    """(qpos, rpos, length, strand) of each chain block: where it starts in the query codes and in the
+    codes of the reference strand of its chain (the reverse strand's: the reference codes' reverse
+    complement), its length, and the strand (int8). On the blocks' device."""
+    xp = array_module(blocks["x0"])
+    chain = blocks["chain"]
+    strand = xp.asarray(chains["strand"])[chain].astype(xp.int8)
+    qrec, rrec = xp.asarray(chains["qrec"])[chain].astype(xp.int64), xp.asarray(chains["rrec"])[chain].astype(xp.int64)
+    qpos = xp.asarray(query.starts)[qrec] + blocks["x0"]
+    roff = xp.where(strand == 1, xp.asarray(reference.reverse_starts())[rrec], xp.asarray(reference.starts)[rrec])
+    return qpos, roff + blocks["y0"], blocks["xe"] - blocks["x0"], strand
+
+
+def gaps_between(achain, ax, ay, alen) -> tuple:
+    """(g, gq, gr, dx, dy): the gaps between consecutive anchors of a chain (gap g lies after anchor
+    g), where each starts on the query and on the reference strand, and its lengths."""
+    xp = array_module(ax)
+    g = xp.flatnonzero(achain[1:] == achain[:-1])
+    gq, gr = ax[g] + alen[g], ay[g] + alen[g]
+    return g, gq, gr, ax[g + 1] - gq, ay[g + 1] - gr
+
+
+def pieces(achain, alen, g, gscore, gcounts, params: Params) -> dict:
+    """The alignments (the chains cut at every gap scoring under -zdrop, pieces under min_align_score
+    dropped) as `first` and `last` anchors, `score` and the columns by kind (`matches`, `mismatches`,
+    `insertions`, `deletions`). On the anchors' device."""
+    xp = array_module(alen)
+    a = params.aligning
+    n = int(alen.size)
+    bad = xp.zeros(n, dtype=bool)
+    bad[g] = gscore < -a.zdrop
+    good = xp.zeros(n, dtype=bool)
+    good[g] = ~bad[g]
+    starts = xp.ones(n, dtype=bool)
+    starts[1:] = ~good[:-1]  # a new chain, or the gap before it split
+    piece = xp.cumsum(starts, dtype=xp.int64) - 1
+    count = int(piece[-1]) + 1 if n else 0
+    first = xp.flatnonzero(starts)
+    last = xp.concatenate((first[1:] - 1, xp.asarray([n - 1], dtype=xp.int64)))[:count]
+    per_anchor = xp.zeros((n, 4), dtype=xp.int64)  # the gap after each anchor, where it is kept
+    kept = g[good[g]]
+    per_anchor[kept] = gcounts[good[g]]
+    score = alen * a.align_match
+    score[kept] += gscore[good[g]]
+
+    def total(values):
+        sums = xp.cumsum(values)
+        return sums[last] - sums[first] + values[first]
+
+    # a piece's last anchor's gap is not its own: it was bad, or the chain ended there
+    columns = {"score": total(score), "matches": total(alen + per_anchor[:, 0])}
+    for k, name in enumerate(("mismatches", "insertions", "deletions"), start=1):
+        columns[name] = total(per_anchor[:, k])
+    keep = columns["score"] >= a.min_align_score
+    return {"first": first[keep], "last": last[keep], **{name: v[keep] for name, v in columns.items()}}
+
+
+def align_chains(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, params: Params,
+                 threads: int = 0) -> dict:
+    """The alignments of chains (the chains table and chain_blocks' blocks, on the host): ALIGNMENT's
+    columns but `alignment` and `cigar` (text_of makes those), and TEXT_PARTS."""
+    a = params.aligning
+    cpu = native.module("_cpu")
+    threads = threads or native.threads()
+    q, rf = query.codes, reference.codes
+    rr = reverse_complement(rf)
+    qpos, rpos, length, strand = block_positions(chains, blocks, query, reference)
+    count = np.empty(qpos.size, dtype=np.int64)
+    none = np.empty(0, dtype=np.int64)
+    cpu.align_anchors(q, rf, rr, qpos, rpos, length, strand, a.min_anchor, count, False, none, none, none, threads)
+    at = _exclusive_sum(count)
+    ax, ay, alen = (np.empty(int(at[-1]), dtype=np.int64) for _ in range(3))
+    cpu.align_anchors(q, rf, rr, qpos, rpos, length, strand, a.min_anchor, at[:-1].copy(), True, ax, ay, alen,
+                      threads)
+    achain = np.repeat(blocks["chain"], count)
+    astrand = np.repeat(strand, count)
+    g, gq, gr, dx, dy = gaps_between(achain, ax, ay, alen)
+    gat = _exclusive_sum(dx + dy)
+    ops = np.empty(int(gat[-1]), dtype=np.uint8)
+    gscore, gcols = np.empty(g.size, dtype=np.int64), np.empty(g.size, dtype=np.int64)
+    gcounts = np.empty((g.size, 4), dtype=np.int64)
+    cpu.align_fill(q, rf, rr, gq, gr, dx, dy, gat[:-1].copy(), astrand[g].copy(), a.align_match, a.align_mismatch,
+                   a.gap_open, a.gap_extend, a.band, gscore, gcols, gcounts, ops, threads)
+    found = pieces(achain, alen, g, gscore, gcounts, params)
+    return finish(found, chains, achain, astrand, ax, ay, alen, g, gat, gcols, ops, query, reference)
+
+
+def finish(found: dict, chains: dict, achain, astrand, ax, ay, alen, g, gat, gcols, ops, query: SeqSet,
+           reference: SeqSet) -> dict:
+    """The alignments' columns from their pieces (on the host): chain, records, strand, spans in
+    record coordinates (the reference's forward ones), and what their text is made of."""
+    first, last = found["first"], found["last"]
+    chain = achain[first]
+    qrec, rrec = chains["qrec"][chain].astype(np.int64), chains["rrec"][chain].astype(np.int64)
+    strand = astrand[first]
+    reverse = strand == 1
+    qoff = query.starts[qrec]
+    roff = np.where(reverse, reference.reverse_starts()[rrec], reference.starts[rrec])
+    y0, ye = ay[first] - roff, ay[last] + alen[last] - roff
+    rlen = reference.lengths[rrec]
+    per_gat, per_cols = np.zeros(ax.size, dtype=np.int64), np.zeros(ax.size, dtype=np.int64)
+    per_gat[g], per_cols[g] = gat[:-1], gcols
+    out = {"chain": chain, "qrec": qrec.astype(np.int32), "rrec": rrec.astype(np.int32), "strand": strand,
+           "qstart": ax[first] - qoff, "qend": ax[last] + alen[last] - qoff,
+           "rstart": np.where(reverse, rlen - ye, y0), "rend": np.where(reverse, rlen - y0, ye),
+           **{name: found[name] for name in ("score", "matches", "mismatches", "insertions", "deletions")},
+           "backbone": chains["backbone"][chain].astype(np.int8)}
+    out.update({"ax": ax, "ay": ay, "alen": alen, "gat": per_gat, "gcols": per_cols, "ops": ops, "first": first,
+                "last": last})
+    return out
+
+
+def text_of(alignments: dict, query: SeqSet, reference: SeqSet, cs: bool, threads: int = 0) -> tuple:
+    """The alignments' CIGARs (cs False) or cs strings as a string table (bytes, int64 offsets)."""
+    cpu = native.module("_cpu")
+    threads = threads or native.threads()
+    q, rf = query.codes, reference.codes
+    rr = reverse_complement(rf)
+    parts = [np.ascontiguousarray(alignments[name]) for name in ("ax", "ay", "alen", "gat", "gcols", "ops", "first",
+                                                                  "last")]
+    strand = np.ascontiguousarray(alignments["strand"], dtype=np.int8)
+    size = np.empty(parts[6].size, dtype=np.int64)
+    cpu.align_text(q, rf, rr, *parts, strand, cs, size, np.empty(0, dtype=np.uint8), threads)
+    offsets = _exclusive_sum(size)
+    out = np.empty(int(offsets[-1]), dtype=np.uint8)
+    cpu.align_text(q, rf, rr, *parts, strand, cs, offsets[:-1].copy(), out, threads)
+    return out.tobytes(), offsets

@@ -1,0 +1,102 @@
+"""The gapped alignments' oracle: the README's definition ("What an alignment is"), written plainly:
+anchors found base by base, every gap between two anchors aligned by a full (dx + 1) x (dy + 1)
+Gotoh matrix whose cells off the band are -infinity, the traceback with the stated preferences, the
+chain split where a gap's fill scores under -zdrop. Shares no code with gpu_kernels.
+
+A chain comes in as its blocks, [(x0, xe, y0, ye), ...] on the query and on the reference strand of
+the chain, and the two sequences as strings of codes (0-3 ACGT, 4 anything else), the reference
+already on the chain's strand. The result is its alignments: (x0, xe, y0, ye, score, ops) with ops
+one letter a column, `=` `X` `I` (a query base against none) `D` (a reference base against none).
+"""
+from __future__ import annotations
+
+NEG = float("-inf")
+
+
+def anchors(blocks, q, r, min_anchor: int) -> list[tuple[int, int, int]]:
+    """(x, y, length) of every run of at least min_anchor identical ACGT columns inside a block."""
+    out = []
+    for x0, xe, y0, ye in blocks:
+        run = 0
+        for t in range(xe - x0 + 1):
+            same = t < xe - x0 and q[x0 + t] == r[y0 + t] and q[x0 + t] < 4
+            if same:
+                run += 1
+                continue
+            if run >= min_anchor:
+                out.append((x0 + t - run, y0 + t - run, run))
+            run = 0
+    return out
+
+
+def fill(qs, rs, p) -> tuple[int, str]:
+    """The global alignment of qs against rs (score, ops) in the band of diagonals j - i from
+    min(0, dy - dx) - band to max(0, dy - dx) + band."""
+    dx, dy = len(qs), len(rs)
+    lo, hi = min(0, dy - dx) - p.band, max(0, dy - dx) + p.band
+    go, ge = p.gap_open + p.gap_extend, p.gap_extend
+    H = [[NEG] * (dy + 1) for _ in range(dx + 1)]
+    E = [[NEG] * (dy + 1) for _ in range(dx + 1)]  # ends in a D column (a reference base alone)
+    F = [[NEG] * (dy + 1) for _ in range(dx + 1)]  # ends in an I column (a query base alone)
+    for i in range(dx + 1):
+        for j in range(dy + 1):
+            if not lo <= j - i <= hi:
+                continue
+            if i == 0 and j == 0:
+                H[i][j] = 0
+                continue
+            if j > 0:
+                E[i][j] = max(H[i][j - 1] - go, E[i][j - 1] - ge)
+            if i > 0:
+                F[i][j] = max(H[i - 1][j] - go, F[i - 1][j] - ge)
+            diag = NEG
+            if i > 0 and j > 0:
+                a, b = qs[i - 1], rs[j - 1]
+                diag = H[i - 1][j - 1] + (p.align_match if a == b and a < 4 else -p.align_mismatch)
+            H[i][j] = max(diag, E[i][j], F[i][j])
+    ops, i, j, state = [], dx, dy, "H"
+    while i > 0 or j > 0:
+        if state == "H":
+            a, b = (qs[i - 1], rs[j - 1]) if i > 0 and j > 0 else (None, None)
+            if i > 0 and j > 0 and H[i][j] == H[i - 1][j - 1] + (p.align_match if a == b and a < 4
+                                                                  else -p.align_mismatch):
+                ops.append("=" if a == b and a < 4 else "X")
+                i, j = i - 1, j - 1
+            elif H[i][j] == E[i][j]:
+                state = "E"
+            else:
+                state = "F"
+        elif state == "E":
+            ops.append("D")
+            state = "H" if E[i][j] == H[i][j - 1] - go else "E"  # opening preferred to extending
+            j -= 1
+        else:
+            ops.append("I")
+            state = "H" if F[i][j] == H[i - 1][j] - go else "F"
+            i -= 1
+    return int(H[dx][dy]), "".join(reversed(ops))
+
+
+def align_chain(blocks, q, r, p) -> list[tuple[int, int, int, int, int, str]]:
+    """The alignments of one chain, in chain order."""
+    found = anchors(blocks, q, r, p.min_anchor)
+    pieces, current = [], None
+    for k, (x, y, length) in enumerate(found):
+        if current is not None:
+            px, py, plen = found[k - 1]
+            score, ops = fill(q[px + plen:x], r[py + plen:y], p)
+            if score < -p.zdrop:  # split: the gap's columns belong to neither side
+                pieces.append(current)
+                current = None
+            else:
+                current[1], current[3] = x, y
+                current[4] += score
+                current[5] += ops
+        if current is None:
+            current = [x, x, y, y, 0, ""]
+        current[1], current[3] = x + length, y + length
+        current[4] += length * p.align_match
+        current[5] += "=" * length
+    if current is not None:
+        pieces.append(current)
+    return [tuple(piece) for piece in pieces if piece[4] >= p.min_align_score]
