@@ -61,35 +61,36 @@ def parser() -> argparse.ArgumentParser:
                       "for the one-to-one backbone, tp:A:S for the rest ('-': standard output)")
     cmp_.add_argument("--chain-file", metavar="CHAIN", help="chains in UCSC chain format (liftOver, CrossMap), backbone first")
     cmp_.add_argument("--chains-table", metavar="PARQUET", help="chains as an Apache Parquet table, a row a chain")
-    seeding = cmp_.add_argument_group("seeding")
-    seeding.add_argument("--k", type=int, default=d["k"], help="word length, 8..32 (default %(default)s)")
-    seeding.add_argument("--max-freq", type=int, default=d["max_freq"], help="fast mode: skip words more frequent than this in a record, 0 off")
-    seeding.add_argument("--strands", choices=("both", "forward", "reverse"), default=d["strands"])
-    extension = cmp_.add_argument_group("extension")
-    extension.add_argument("--match", type=int, default=d["match"], help="match score (default %(default)s)")
-    extension.add_argument("--mismatch", type=int, default=d["mismatch"], help="mismatch score (default %(default)s)")
-    extension.add_argument("--n-score", type=int, default=d["n_score"], help="score against N (default %(default)s)")
-    extension.add_argument("--xdrop", type=int, default=d["xdrop"], help="stop a walk this far below its best, 0 off (default %(default)s)")
-    extension.add_argument("--min-identity", type=float, default=d["min_identity"], help="lowest identity, percent (default %(default)s)")
-    reporting = cmp_.add_argument_group("reporting")
-    reporting.add_argument("--min-len", type=int, default=d["min_len"], help="shortest HSP (default %(default)s)")
-    chaining = cmp_.add_argument_group("chaining (with --chains, --chain-file or --chains-table)")
-    chaining.add_argument("--max-gap", type=int, default=d["max_gap"],
-                          help="most bases between two HSPs of a chain, on either genome (default %(default)s)")
-    chaining.add_argument("--max-shift", type=int, default=d["max_shift"],
-                          help="most a chain's diagonal moves between two HSPs (default %(default)s)")
-    chaining.add_argument("--chain-gap-open", type=int, default=d["chain_gap_open"],
-                          help="cost of a diagonal shift between two HSPs (default %(default)s)")
-    chaining.add_argument("--chain-gap-extend", type=int, default=d["chain_gap_extend"],
-                          help="cost of each base of a shift (default %(default)s)")
-    chaining.add_argument("--min-chain-score", type=int, default=d["min_chain_score"],
-                          help="drop chains scoring less (default %(default)s)")
-    tiling = cmp_.add_argument_group("tiling")
-    tiling.add_argument("--tile-bytes", type=int, default=d["tile_bytes"], help="memory budget of one tile's seeds")
-    cmp_.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="auto",
-                      help="auto: cupy where CuPy finds a CUDA device, else numpy (default %(default)s)")
-    cmp_.add_argument("-t", "--threads", type=int, default=0, help="CPU threads (default: the cores this process may use)")
-    cmp_.add_argument("-v", "--verbose", action="store_true", help="log each stage to standard error")
+    engine_options(cmp_, d)
+    aln = sub.add_parser("align", usage=f"%(prog)s [options] {order}",
+                         help="QUERY first, then REFERENCE: gapped alignments (the chains of HSPs filled and split), "
+                              "PAF with cg:Z and cs:Z",
+                         description="Arguments: QUERY first, then REFERENCE. Compares them as compare does, chains "
+                                     "the HSPs and aligns each chain with affine gaps (README: \"What an alignment "
+                                     "is\"). PAF (cg:Z =/X/I/D, cs:Z, NM:i, AS:i, tp:A:P for the one-to-one backbone) "
+                                     "goes to standard output unless -o or another output is named.")
+    aln.add_argument("query", help="query FASTA (plain or gzip)")
+    aln.add_argument("reference", help="reference FASTA (plain or gzip)")
+    aln.add_argument("-o", "--output", help="PAF output path ('-': standard output, the default when no output is named)")
+    aln.add_argument("--table", metavar="PARQUET", help="alignment table output path (Apache Parquet, CIGAR as a column)")
+    aln.add_argument("--delta", help="MUMmer delta output path of the alignments (show-coords, show-snps, dnadiff read it)")
+    aln.add_argument("--hsps", help="HSP table output path (Apache Parquet), each HSP's chain its last column")
+    aln.add_argument("--chains", metavar="PAF", help="chains as PAF (as compare --chains)")
+    aln.add_argument("--chain-file", metavar="CHAIN", help="chains in UCSC chain format (as compare --chain-file)")
+    aln.add_argument("--chains-table", metavar="PARQUET", help="chains as an Apache Parquet table")
+    engine_options(aln, d)
+    aligning = aln.add_argument_group("aligning")
+    aligning.add_argument("--align-match", type=int, default=d["align_match"], help="score of an identical column")
+    aligning.add_argument("--align-mismatch", type=int, default=d["align_mismatch"], help="cost of a mismatch")
+    aligning.add_argument("--gap-open", type=int, default=d["gap_open"], help="cost of opening a gap")
+    aligning.add_argument("--gap-extend", type=int, default=d["gap_extend"], help="cost of each gap column")
+    aligning.add_argument("--band", type=int, default=d["band"],
+                          help="diagonals searched on either side of a gap's ends' diagonals")
+    aligning.add_argument("--min-anchor", type=int, default=d["min_anchor"],
+                          help="shortest run of identical columns of an HSP kept as an anchor")
+    aligning.add_argument("--zdrop", type=int, default=d["zdrop"], help="split an alignment at a gap scoring under -zdrop")
+    aligning.add_argument("--min-align-score", type=int, default=d["min_align_score"],
+                          help="drop alignments scoring less")
     for mode, text in (("mems", "maximal exact matches (like mummer -maxmatch -b -c)"),
                        ("mums", "maximal unique matches (like mummer -mum -b -c)")):
         m = sub.add_parser(mode, help=text, usage=f"%(prog)s [options] {order}")
@@ -131,6 +132,39 @@ def parser() -> argparse.ArgumentParser:
                     "default" not in (action.help or ""):
                 action.help = f"{action.help or ''}{' ' if action.help else ''}(default: %(default)s)"
     return top
+
+
+def engine_options(cmd: argparse.ArgumentParser, d: dict) -> None:
+    """The options of compare and align: the engine's stages, the backend, threads, verbosity."""
+    seeding = cmd.add_argument_group("seeding")
+    seeding.add_argument("--k", type=int, default=d["k"], help="word length, 8..32 (default %(default)s)")
+    seeding.add_argument("--max-freq", type=int, default=d["max_freq"], help="fast mode: skip words more frequent than this in a record, 0 off")
+    seeding.add_argument("--strands", choices=("both", "forward", "reverse"), default=d["strands"])
+    extension = cmd.add_argument_group("extension")
+    extension.add_argument("--match", type=int, default=d["match"], help="match score (default %(default)s)")
+    extension.add_argument("--mismatch", type=int, default=d["mismatch"], help="mismatch score (default %(default)s)")
+    extension.add_argument("--n-score", type=int, default=d["n_score"], help="score against N (default %(default)s)")
+    extension.add_argument("--xdrop", type=int, default=d["xdrop"], help="stop a walk this far below its best, 0 off (default %(default)s)")
+    extension.add_argument("--min-identity", type=float, default=d["min_identity"], help="lowest identity, percent (default %(default)s)")
+    reporting = cmd.add_argument_group("reporting")
+    reporting.add_argument("--min-len", type=int, default=d["min_len"], help="shortest HSP (default %(default)s)")
+    chaining = cmd.add_argument_group("chaining (with --chains, --chain-file or --chains-table)")
+    chaining.add_argument("--max-gap", type=int, default=d["max_gap"],
+                          help="most bases between two HSPs of a chain, on either genome (default %(default)s)")
+    chaining.add_argument("--max-shift", type=int, default=d["max_shift"],
+                          help="most a chain's diagonal moves between two HSPs (default %(default)s)")
+    chaining.add_argument("--chain-gap-open", type=int, default=d["chain_gap_open"],
+                          help="cost of a diagonal shift between two HSPs (default %(default)s)")
+    chaining.add_argument("--chain-gap-extend", type=int, default=d["chain_gap_extend"],
+                          help="cost of each base of a shift (default %(default)s)")
+    chaining.add_argument("--min-chain-score", type=int, default=d["min_chain_score"],
+                          help="drop chains scoring less (default %(default)s)")
+    tiling = cmd.add_argument_group("tiling")
+    tiling.add_argument("--tile-bytes", type=int, default=d["tile_bytes"], help="memory budget of one tile's seeds")
+    cmd.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="auto",
+                      help="auto: cupy where CuPy finds a CUDA device, else numpy (default %(default)s)")
+    cmd.add_argument("-t", "--threads", type=int, default=0, help="CPU threads (default: the cores this process may use)")
+    cmd.add_argument("-v", "--verbose", action="store_true", help="log each stage to standard error")
 
 
 def refuse_inputs_as_outputs(outputs, inputs) -> None:
@@ -181,13 +215,51 @@ def run_paf(args: argparse.Namespace) -> int:
     return 0
 
 
+ALIGN_OPTIONS = ("align_match", "align_mismatch", "gap_open", "gap_extend", "band", "min_anchor", "zdrop",
+                 "min_align_score")
+
+
+def params_of(args: argparse.Namespace) -> Params:
+    """The engine parameters of compare's or align's options."""
+    values = dict(k=args.k, min_len=args.min_len, min_identity=args.min_identity, match=args.match,
+                  mismatch=args.mismatch, n_score=args.n_score, xdrop=args.xdrop, max_freq=args.max_freq,
+                  strands=args.strands, tile_bytes=args.tile_bytes, max_gap=args.max_gap, max_shift=args.max_shift,
+                  chain_gap_open=args.chain_gap_open, chain_gap_extend=args.chain_gap_extend,
+                  min_chain_score=args.min_chain_score)
+    values.update({name: getattr(args, name) for name in ALIGN_OPTIONS if hasattr(args, name)})
+    return Params(**values)
+
+
+def run_align(args: argparse.Namespace) -> int:
+    """The align command."""
+    params = params_of(args)
+    start = time.perf_counter()
+    chain_paths = {"chains_paf": args.chains, "chain_file": args.chain_file, "chains_table": args.chains_table}
+    named = [args.table, args.delta, args.hsps, *chain_paths.values()]
+    refuse_inputs_as_outputs([args.output, *named], [args.query, args.reference])
+    output = args.output or (None if any(named) else "-")
+    if output is not None:
+        check_stdout(output)
+    clearing = [clear_output(path, (args.query, args.reference)) for path in (output, *named)]
+    result = compare(args.query, args.reference, params, backend=args.backend)
+    for thread in filter(None, clearing):
+        thread.join()
+    chains = result.chain()
+    if any(chain_paths.values()):
+        result.write_chains(chain_paths)
+    if args.hsps:
+        result.write_parquet(args.hsps, last=True)
+    al = result.write_alignments({"paf": output, "delta": args.delta, "table": args.table})
+    aligned = int((al["qend"] - al["qstart"]).sum())
+    print(f"{al['qstart'].size} alignments ({int(al['backbone'].sum())} in the backbone) of {chains['chain'].size} "
+          f"chains of {result.stats['hsps']} HSPs, {aligned} query bases aligned, backend {result.stats['backend']}, "
+          f"{time.perf_counter() - start:.2f} s", file=sys.stderr)
+    return 0
+
+
 def run_compare(args: argparse.Namespace) -> int:
     """The compare command."""
-    params = Params(k=args.k, min_len=args.min_len, min_identity=args.min_identity, match=args.match,
-                    mismatch=args.mismatch, n_score=args.n_score, xdrop=args.xdrop, max_freq=args.max_freq,
-                    strands=args.strands, tile_bytes=args.tile_bytes, max_gap=args.max_gap, max_shift=args.max_shift,
-                    chain_gap_open=args.chain_gap_open, chain_gap_extend=args.chain_gap_extend,
-                    min_chain_score=args.min_chain_score)
+    params = params_of(args)
     start = time.perf_counter()
     if args.hsps:
         # pyarrow (0.1 s to import) loaded while the genomes are compared, not after (PAF alone needs none)
@@ -294,6 +366,8 @@ def main(argv: list[str] | None = None) -> int:
             return run_paf(args)
         if args.command == "filter":
             return run_filter(args)
+        if args.command == "align":
+            return run_align(args)
         return run_compare(args) if args.command == "compare" else run_matches(args)
     except InputError as error:
         print(f"error: {error.line()}", file=sys.stderr)
@@ -302,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
         print("error: interrupted", file=sys.stderr)
         return 130
     except MemoryError:
-        advice = "; lower --tile-bytes" if args.command == "compare" else "; give the query in smaller files"
+        advice = "; lower --tile-bytes" if args.command in ("compare", "align") else "; give the query in smaller files"
         print(f"error: out of memory{advice}", file=sys.stderr)
         return 3
     except BrokenPipeError:  # `... | head`: the reader has all it wants; nothing more goes to the pipe

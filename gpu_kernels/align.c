@@ -288,7 +288,7 @@ typedef struct {
     const uint8_t *ops;
     const int8_t *strand;
     int64_t n;
-    int cs;                         /* 0: the CIGAR (=/X/I/D), 1: the cs string */
+    int cs;                         /* 0: the CIGAR (=/X/I/D), 1: the cs string, 2: the delta indel lines */
     int64_t *size;                  /* size mode: each alignment's text length */
     const int64_t *at;              /* write mode: where each one's text goes */
     char *out;
@@ -341,6 +341,7 @@ static void one_text(const text_job *t, int64_t a, uint8_t *cols, char *p, int64
     if (reverse)
         i = ie - 1, j = je - 1;
     const int64_t step = reverse ? -1 : 1;
+    int64_t column = 0, last_indel = 0;
     while (reverse ? c >= 0 : c < n) {
         const uint8_t op = cols[c];
         int64_t run = 0;
@@ -361,6 +362,14 @@ static void one_text(const text_job *t, int64_t a, uint8_t *cols, char *p, int64
                     p = put_char(p, BASE[reverse ? COMP[r[j]] : r[j]], size);
                 }
             }
+            column++;
+            if (t->cs == 2 && op >= 2) { /* MUMmer: the columns since the last indel, + a query gap, - a reference gap */
+                if (op == 2)
+                    p = put_char(p, '-', size);
+                p = put_count(p, column - last_indel, size);
+                p = put_char(p, '\n', size);
+                last_indel = column;
+            }
             if (op != 3)
                 i += step;
             if (op != 2)
@@ -371,10 +380,14 @@ static void one_text(const text_job *t, int64_t a, uint8_t *cols, char *p, int64
         if (t->cs == 0) {
             p = put_count(p, run, size);
             p = put_char(p, OP[op], size);
-        } else if (op == 0) {
+        } else if (t->cs == 1 && op == 0) {
             p = put_char(p, ':', size);
             p = put_count(p, run, size);
         }
+    }
+    if (t->cs == 2) {
+        p = put_char(p, '0', size);
+        p = put_char(p, '\n', size);
     }
 }
 
@@ -406,7 +419,7 @@ static void text_part(void *arg, int t, int threads) {
 PyObject *py_align_text(PyObject *self, PyObject *args) {
     Py_buffer b[15];
     int cs, threads;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*pw*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6],
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*iw*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6],
                           &b[7], &b[8], &b[9], &b[10], &b[11], &cs, &b[12], &b[13], &threads))
         return NULL;
     /* b: q, rf, rr, ax, ay, alen, gat, gcols, ops, first, last, strand; then size (int64 n) and out: with an

@@ -148,8 +148,13 @@ def finish(found: dict, chains: dict, achain, astrand, ax, ay, alen, g, gat, gco
     return out
 
 
-def text_of(alignments: dict, query: SeqSet, reference: SeqSet, cs: bool, threads: int = 0) -> tuple:
-    """The alignments' CIGARs (cs False) or cs strings as a string table (bytes, int64 offsets)."""
+TEXTS = {"cigar": 0, "cs": 1, "delta": 2}
+
+
+def text_of(alignments: dict, query: SeqSet, reference: SeqSet, kind: str, threads: int = 0) -> tuple:
+    """The alignments' CIGARs (kind "cigar"), cs strings ("cs") or MUMmer delta indel lines, ended by
+    0 ("delta") as a string table (bytes, int64 offsets), each in PAF's direction (on the reverse
+    strand along the reference's forward strand)."""
     cpu = native.module("_cpu")
     threads = threads or native.threads()
     q, rf = query.codes, reference.codes
@@ -158,8 +163,8 @@ def text_of(alignments: dict, query: SeqSet, reference: SeqSet, cs: bool, thread
                                                                   "last")]
     strand = np.ascontiguousarray(alignments["strand"], dtype=np.int8)
     size = np.empty(parts[6].size, dtype=np.int64)
-    cpu.align_text(q, rf, rr, *parts, strand, cs, size, np.empty(0, dtype=np.uint8), threads)
+    cpu.align_text(q, rf, rr, *parts, strand, TEXTS[kind], size, np.empty(0, dtype=np.uint8), threads)
     offsets = _exclusive_sum(size)
     out = np.empty(int(offsets[-1]), dtype=np.uint8)
-    cpu.align_text(q, rf, rr, *parts, strand, cs, offsets[:-1].copy(), out, threads)
+    cpu.align_text(q, rf, rr, *parts, strand, TEXTS[kind], offsets[:-1].copy(), out, threads)
     return out.tobytes(), offsets

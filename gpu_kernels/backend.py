@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from . import arrays, chains, coverage, device, diagonals, extend, hsps, matches, pages, seeds, words
+from . import align, arrays, chains, coverage, device, diagonals, extend, hsps, matches, pages, seeds, words
 from .device import PinnedRing, early_context, gpu_available  # noqa: F401  (the command line and the workflow take them from here)
 from .errors import InputError
 
@@ -56,6 +56,7 @@ class NumpyBackend:
     strand_mems = staticmethod(matches.strand_mems)
     table_batches = staticmethod(device.table_batches)
     chain_hsps = staticmethod(chains.chain_hsps)
+    align_chains = staticmethod(align.align_chains)
     batch_rows = 1 << 21  # rows a pass over a table takes at once: a row group or two (measured fastest)
 
     def seed_budget(self, tile_bytes: int) -> int:

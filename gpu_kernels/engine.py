@@ -45,6 +45,7 @@ class Result:
         self._hsps = None
         self.chain_of = None  # each HSP's chain, on the backend's device, once chained
         self._chains = None  # (chains table, their blocks), once chained
+        self._alignments = None  # the chains' alignments (align.py), once aligned
 
     @property
     def hsps(self) -> dict:
@@ -115,6 +116,32 @@ class Result:
                            {"stats": self.counts(), **self.sources}, record=CHAIN) as writer:
                 writer.write(table)
         return table
+
+    def align(self) -> dict:
+        """The chains' gapped alignments (align.py), once (chained first where they are not yet)."""
+        if self._alignments is None:
+            self.chain()
+            table, blocks = self._chains
+            self._alignments = self.backend.align_chains(table, blocks, self.query, self.reference, self.params)
+        return self._alignments
+
+    def write_alignments(self, paths: dict) -> dict:
+        """The alignments written (aligned first where they are not yet): paths by kind, paf (with cg:Z
+        and cs:Z), delta (MUMmer) and table (Parquet, the ALIGNMENT record); returns them."""
+        from .align import text_of
+        from .formats import alignments as formats
+
+        q, r = self.query, self.reference
+        al = self.align()
+        cigars = text_of(al, q, r, "cigar")
+        if paths.get("paf"):
+            formats.write_paf(paths["paf"], al, cigars, text_of(al, q, r, "cs"), q.names, q.lengths, r.names,
+                              r.lengths)
+        if paths.get("delta"):
+            formats.write_delta(paths["delta"], al, text_of(al, q, r, "delta"), self.meta())
+        if paths.get("table"):
+            formats.write_table(paths["table"], al, cigars, {**self.meta(), "stats": self.counts()})
+        return al
 
     def write_paf(self, path: str, threads: int = 0) -> int:
         """The HSP table as PAF; returns the rows written."""

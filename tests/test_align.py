@@ -130,7 +130,7 @@ def cigar(ops: str) -> str:
 
 def found(query, reference, chains, blocks, params: Params, threads: int = 3) -> list:
     got = align_chains(chains, blocks, query, reference, params, threads=threads)
-    data, offsets = text_of(got, query, reference, cs=False, threads=threads)
+    data, offsets = text_of(got, query, reference, kind="cigar", threads=threads)
     cigars = [data[offsets[k]:offsets[k + 1]].decode() for k in range(offsets.size - 1)]
     columns = [got[name].tolist() for name in ("chain", "qrec", "rrec", "strand", "qstart", "qend", "rstart", "rend",
                                                "score")]
@@ -152,7 +152,7 @@ def test_cigars_add_up_to_the_spans_and_columns():
     query, reference, chains, blocks = drawn_case(7, 3)
     params = Params(min_anchor=6, zdrop=10_000, min_align_score=0)
     got = align_chains(chains, blocks, query, reference, params, threads=2)
-    data, offsets = text_of(got, query, reference, cs=False)
+    data, offsets = text_of(got, query, reference, kind="cigar")
     assert offsets.size > 1
     for k in range(offsets.size - 1):
         text = data[offsets[k]:offsets[k + 1]].decode()
