@@ -103,12 +103,25 @@ typedef struct {
     int failed;
 } fill_job;
 
+/* The band of a gap: diagonals j - i in [lo, hi], min(0, dy - dx) - band to max(0, dy - dx) + band,
+ * less the diagonals no cell of the (dx + 1) x (dy + 1) matrix lies on (so a small gap costs its
+ * cells, not the band's width). */
+static inline void band_of(int64_t dx, int64_t dy, int64_t band, int64_t *lo, int64_t *hi) {
+    *lo = (dy - dx < 0 ? dy - dx : 0) - band;
+    *hi = (dy - dx > 0 ? dy - dx : 0) + band;
+    if (*lo < -dx)
+        *lo = -dx;
+    if (*hi > dy)
+        *hi = dy;
+}
+
 /* One gap: the banded Gotoh DP (H, E ending in a D column, F ending in an I column), rows along the
  * query; dir keeps a byte a cell for the traceback. Returns the score; its columns written at ops. */
 static int64_t fill_gap(const fill_job *f, int64_t g, uint8_t *dir, int32_t *hrow, int32_t *frow) {
     const uint8_t *q = f->q + f->qpos[g], *r = (f->strand[g] ? f->rr : f->rf) + f->rpos[g];
     const int64_t dx = f->dx[g], dy = f->dy[g];
-    const int64_t lo = (dy - dx < 0 ? dy - dx : 0) - f->band, hi = (dy - dx > 0 ? dy - dx : 0) + f->band;
+    int64_t lo, hi;
+    band_of(dx, dy, f->band, &lo, &hi);
     const int64_t w = hi - lo + 1;
     const int32_t go = f->go + f->ge, ge = f->ge;
     for (int64_t d = 0; d < w; d++)
@@ -228,7 +241,9 @@ static void fill_part(void *arg, int t, int threads) {
         if (g >= f->n)
             break;
         const int64_t dx = f->dx[g], dy = f->dy[g];
-        const int64_t w = (dy > dx ? dy - dx : dx - dy) + 2 * (int64_t)f->band + 1;
+        int64_t lo, hi;
+        band_of(dx, dy, f->band, &lo, &hi);
+        const int64_t w = hi - lo + 1;
         const size_t cells = (size_t)(dx + 1) * (size_t)w;
         if (cells > cap || (size_t)w > wcap) {
             free(dir);

@@ -18,7 +18,7 @@ import logging
 import numpy as np
 
 from . import native
-from .arrays import array_module
+from .arrays import BLOCK, array_module, blocks as grid, cupy, kernel, to_host
 from .params import Params
 from .schema import ALIGNMENT
 from .seqset import SeqSet, reverse_complement
@@ -121,6 +121,78 @@ def align_chains(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, p
                    a.gap_open, a.gap_extend, a.band, gscore, gcols, gcounts, ops, threads)
     found = pieces(achain, alen, g, gscore, gcounts, params)
     return finish(found, chains, achain, astrand, ax, ay, alen, g, gat, gcols, ops, query, reference)
+
+
+# direction bytes of the gaps one align_fill launch holds (a gap larger than this alone is one launch)
+FILL_BYTES = 1 << 30
+
+
+def band_widths(dx, dy, band: int):
+    """The width of each gap's band (align.c's band_of: diagonals no cell lies on left out)."""
+    xp = array_module(dx)
+    lo = xp.maximum(xp.minimum(dy - dx, 0) - band, -dx)
+    hi = xp.minimum(xp.maximum(dy - dx, 0) + band, dy)
+    return hi - lo + 1
+
+
+def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, params: Params,
+                      threads: int = 0) -> dict:
+    """align_chains on the device (align.cu): the same alignments. The anchors, the gaps' fills and
+    the pieces are made on the device, in launches of at most FILL_BYTES of direction bytes; the
+    alignments' columns come back to the host for the text."""
+    cp = cupy()
+    a = params.aligning
+    q, rf = cp.asarray(query.codes), cp.asarray(reference.codes)
+    rr = reverse_complement(rf)
+    on_device = {name: cp.asarray(blocks[name]) for name in ("chain", "x0", "xe", "y0", "ye")}
+    qpos, rpos, length, strand = block_positions(chains, on_device, query, reference)
+    nb = int(qpos.size)
+    count = cp.zeros(nb, dtype=cp.int64)
+    none = cp.zeros(1, dtype=cp.int64)
+    anchors = kernel("align.cu", "align_anchors")
+    if nb:
+        anchors((grid(nb),), (BLOCK,), (q, rf, rr, qpos, rpos, length, strand, cp.int64(nb), cp.int64(a.min_anchor),
+                                        count, cp.int32(0), none, none, none))
+    at = _exclusive_sum(count)
+    total = int(at[-1])
+    ax, ay, alen = (cp.zeros(max(total, 1), dtype=cp.int64)[:total] for _ in range(3))
+    if total:
+        anchors((grid(nb),), (BLOCK,), (q, rf, rr, qpos, rpos, length, strand, cp.int64(nb), cp.int64(a.min_anchor),
+                                        at[:-1].copy(), cp.int32(1), ax, ay, alen))
+    owner = cp.searchsorted(at[1:], cp.arange(total, dtype=cp.int64), side="right")  # each anchor's block
+    achain, astrand = on_device["chain"][owner], strand[owner]
+    g, gq, gr, dx, dy = gaps_between(achain, ax, ay, alen)
+    n = int(g.size)
+    gat = _exclusive_sum(dx + dy)
+    ops = cp.zeros(max(int(gat[-1]), 1), dtype=cp.uint8)
+    gscore, gcols = cp.zeros(n, dtype=cp.int64), cp.zeros(n, dtype=cp.int64)
+    gcounts = cp.zeros((n, 4), dtype=cp.int64)
+    if n:
+        width = band_widths(dx, dy, a.band)
+        cells = (dx + 1) * width
+        ends = cp.cumsum(cells).get()
+        gstrand = astrand[g].copy()
+        fill = kernel("align.cu", "align_fill")
+        lo = 0
+        while lo < n:  # launches of at most FILL_BYTES of direction bytes (at least one gap each)
+            base = int(ends[lo - 1]) if lo else 0
+            hi = max(lo + 1, int(np.searchsorted(ends, base + FILL_BYTES, side="right")))
+            part = slice(lo, hi)
+            dir_at = _exclusive_sum(cells[part])
+            row_at = _exclusive_sum(2 * width[part])
+            scratch = cp.empty(int(dir_at[-1]), dtype=cp.uint8)
+            rows = cp.empty(int(row_at[-1]), dtype=cp.int32)
+            count_ = hi - lo
+            fill((grid(count_),), (BLOCK,), (
+                q, rf, rr, gq[part].copy(), gr[part].copy(), dx[part].copy(), dy[part].copy(), gat[lo:hi].copy(),
+                dir_at, row_at, gstrand[part].copy(), cp.int64(count_), cp.int32(a.align_match),
+                cp.int32(a.align_mismatch), cp.int32(a.gap_open), cp.int32(a.gap_extend), cp.int64(a.band),
+                gscore[part], gcols[part], gcounts[part], ops, scratch, rows))
+            del scratch, rows
+            lo = hi
+    found = pieces(achain, alen, g, gscore, gcounts, params)
+    host = [to_host(v) for v in (achain, astrand, ax, ay, alen, g, gat, gcols, ops[:int(gat[-1])])]
+    return finish({name: to_host(v) for name, v in found.items()}, chains, *host, query, reference)
 
 
 def finish(found: dict, chains: dict, achain, astrand, ax, ay, alen, g, gat, gcols, ops, query: SeqSet,

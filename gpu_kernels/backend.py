@@ -127,6 +127,7 @@ class CupyBackend(NumpyBackend):
     strand_mems = staticmethod(matches.strand_mems_cupy)
     table_batches = staticmethod(device.table_batches_cupy)
     chain_hsps = staticmethod(chains.chain_hsps_cupy)
+    align_chains = staticmethod(align.align_chains_cupy)
     batch_rows = 1 << 26
 
     def __init__(self):

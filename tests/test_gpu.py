@@ -658,3 +658,57 @@ def test_device_chains_of_dense_repeats():
     table = sort_rows(table, 1, 1)
     for params in (Params(min_chain_score=0), Params(max_shift=100, max_gap=500), Params(chain_gap_open=0)):
         same_chains(table, [copies * period + 30], [copies * period + 30], params)
+
+
+def same_alignments(query, reference, chains, blocks, params: Params) -> int:
+    """align_chains_cupy (anchors, fills and pieces on the device) gives align_chains' alignments and
+    texts; returns how many."""
+    from gpu_kernels.align import align_chains, align_chains_cupy, text_of
+
+    want = align_chains(chains, blocks, query, reference, params, threads=2)
+    got = align_chains_cupy(chains, blocks, query, reference, params)
+    assert set(got) == set(want)
+    assert all(np.array_equal(got[name], want[name]) for name in want), [n for n in want
+                                                                        if not np.array_equal(got[n], want[n])]
+    for kind in ("cigar", "cs", "delta"):
+        assert text_of(got, query, reference, kind) == text_of(want, query, reference, kind)
+    return int(want["qstart"].size)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), records=st.integers(1, 3), band=st.sampled_from([0, 3, 16]),
+       min_anchor=st.sampled_from([4, 12]), zdrop=st.sampled_from([0, 30, 10_000]))
+def test_device_alignments_equal_the_host_ones_on_drawn_chains(seed, records, band, min_anchor, zdrop):
+    from test_align import drawn_case
+
+    same_alignments(*drawn_case(seed, records), Params(band=band, min_anchor=min_anchor, zdrop=zdrop,
+                                                       min_align_score=10))
+
+
+def test_device_alignments_in_several_launches(monkeypatch):
+    """Gaps split over launches of a small direction-byte budget give the same alignments."""
+    import gpu_kernels.align as align
+    from test_align import drawn_case
+
+    monkeypatch.setattr(align, "FILL_BYTES", 2000)
+    assert same_alignments(*drawn_case(5, 3), Params(min_anchor=6, zdrop=10_000, min_align_score=0)) > 0
+
+
+def test_alignments_are_the_same_on_both_backends(tmp_path):
+    """align on the GPU backend: byte for byte the CPU backend's PAF (cg:Z, cs:Z) and delta, and the
+    same alignment table."""
+    import subprocess
+    import sys
+
+    import pyarrow.parquet as pq
+
+    from conftest import ROOT
+
+    out = {}
+    for backend in ("numpy", "cupy"):
+        paths = [str(tmp_path / f"{backend}.{suffix}") for suffix in ("paf", "delta", "parquet")]
+        subprocess.run([sys.executable, "-m", "gpu_kernels", "align", MYCO_232, MYCO_7422, "--backend", backend,
+                        "-o", paths[0], "--delta", paths[1], "--table", paths[2]], check=True, cwd=ROOT,
+                       capture_output=True)
+        out[backend] = [open(paths[0], "rb").read(), open(paths[1], "rb").read(), pq.read_table(paths[2]).to_pydict()]
+    assert out["numpy"] == out["cupy"] and out["numpy"][0].count(b"tp:A:P") >= 5
