@@ -18,6 +18,9 @@
 #   bash bench/device_hsp.sh chains     # GPU tests with the chain and format suites; compare on the heavy 150 Mbp
 #                                       # pair with and without chains (FASTA -> HSP table + chains table + chain PAF);
 #                                       # TESTS=0: no tests, TESTS=chains: the GPU chain tests, ROUNDS=N: rounds of the pair of runs (2)
+#   bash bench/device_hsp.sh align      # GPU alignment tests; align on the heavy 150 Mbp pair (FASTA -> alignment
+#                                       # table + PAF with CIGAR), ROUNDS warm runs, minimap2 -x asm20 -c -t 16 beside
+#                                       # it (.whl/bin/minimap2), both PAFs' query coverage (bench/paf_coverage.py)
 #   bash bench/device_hsp.sh post       # that run up to its merge, then the coverage and plots rules timed apart
 #                                       # (bench/post_compare.py; PROFILE=1: under py-spy, stacks in $OUT/profile;
 #                                       # OLD_ROOT=DIR: another checkout timed in turn with this one)
@@ -27,7 +30,7 @@ if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then  # usage: the comment above
 fi
 what=${1:-engine}
 case "$what" in
-    engine|final|warm|exit|coldlist|matches|workflow|multi|genome|post|layout|chains) ;;
+    engine|final|warm|exit|coldlist|matches|workflow|multi|genome|post|layout|chains|align) ;;
     *) echo "device_hsp.sh: no mode $what (see the list at the top)" >&2; exit 2 ;;
 esac
 export PYTHONUNBUFFERED=1
@@ -39,6 +42,7 @@ if [ -d .whl ]; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl 2>&1 | grep -v -i warning | tail -3
     export PYTHONPATH=/tmp/site:$(pwd)
     export PATH=/tmp/site/bin:$PATH
+    [ -d .whl/bin ] && export PATH=$(pwd)/.whl/bin:$PATH  # peer tools carried beside the wheels (minimap2)
 fi
 # The compiled CPU code, as `pip install -e .` would build it (the modules and sources of gpu_kernels/native.py),
 # here and in OLD_ROOT (another checkout, for side-by-side runs).
@@ -79,6 +83,30 @@ print(f"chains {chains}: {r['wall']:.2f} s wall, {r['cpu']:.1f} CPU s, {r['peak_
 PY
         done
     done
+fi
+if [ "$what" = align ]; then
+    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py -k "align" tests/test_align.py 2>&1 | \
+        tee "$OUT/gpu_tests.log" | tail -15
+    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs 1 --no-paf 2>&1 | tee "$OUT/hsp_path.log" | tail -4
+    a=$(ls /tmp/hp/*150*_a.fa | head -1); b=$(ls /tmp/hp/*150*_b.fa | head -1)
+    for round in $(seq "${ROUNDS:-2}"); do
+        python3 - "$OUT" "$a" "$b" "$round" <<'PY' | tee -a "$OUT/align.log"
+import sys
+sys.path.insert(0, "bench")
+from common.measure import run
+out, a, b, n = sys.argv[1:]
+r = run([sys.executable, "-m", "gpu_kernels", "align", a, b, "--backend", "cupy", "--table", "/tmp/hp/al.parquet",
+         "-o", "/tmp/hp/al.paf", "-v"], err=f"{out}/align_{n}.log")
+print(f"align round {n}: {r['wall']:.2f} s wall, {r['cpu']:.1f} CPU s, {r['peak_mb']:.0f} MB peak, rc {r['rc']}")
+PY
+        tail -3 "$OUT/align_$round.log"
+    done
+    if [ "${PEER:-1}" = 1 ] && command -v minimap2 >/dev/null; then
+        /usr/bin/time -f "minimap2 -x asm20 -c -t 16: %e s wall, %U user s, %M KB peak" minimap2 -x asm20 -c -t 16 "$b" "$a" \
+            > /tmp/hp/mm2.paf 2> "$OUT/minimap2.log"; tail -1 "$OUT/minimap2.log" | tee -a "$OUT/align.log"
+        python3 bench/paf_coverage.py "$a" ours=/tmp/hp/al.paf ours_backbone=/tmp/hp/al.paf+ minimap2=/tmp/hp/mm2.paf \
+            2>&1 | tee -a "$OUT/align.log"
+    fi
 fi
 if [ "$what" = layout ]; then
     python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py tests/test_formats.py tests/test_layout.py \
