@@ -19,6 +19,7 @@ import numpy as np
 
 from . import native
 from .arrays import BLOCK, array_module, blocks as grid, cupy, kernel, to_host
+from .chains import _Clock
 from .params import Params
 from .schema import ALIGNMENT
 from .seqset import SeqSet, reverse_complement
@@ -100,6 +101,7 @@ def align_chains(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, p
     a = params.aligning
     cpu = native.module("_cpu")
     threads = threads or native.threads()
+    clock = _Clock()
     q, rf = query.codes, reference.codes
     rr = reverse_complement(rf)
     qpos, rpos, length, strand = block_positions(chains, blocks, query, reference)
@@ -113,14 +115,19 @@ def align_chains(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, p
     achain = np.repeat(blocks["chain"], count)
     astrand = np.repeat(strand, count)
     g, gq, gr, dx, dy = gaps_between(achain, ax, ay, alen)
+    clock.mark(f"anchors ({ax.size})")
     gat = _exclusive_sum(dx + dy)
-    ops = np.empty(int(gat[-1]), dtype=np.uint8)
+    ops = np.zeros(int(gat[-1]), dtype=np.uint8)  # a gap's unused bytes stay 0 (the device's too)
     gscore, gcols = np.empty(g.size, dtype=np.int64), np.empty(g.size, dtype=np.int64)
     gcounts = np.empty((g.size, 4), dtype=np.int64)
     cpu.align_fill(q, rf, rr, gq, gr, dx, dy, gat[:-1].copy(), astrand[g].copy(), a.align_match, a.align_mismatch,
                    a.gap_open, a.gap_extend, a.band, gscore, gcols, gcounts, ops, threads)
+    clock.mark(f"fills ({g.size} gaps)")
     found = pieces(achain, alen, g, gscore, gcounts, params)
-    return finish(found, chains, achain, astrand, ax, ay, alen, g, gat, gcols, ops, query, reference)
+    out = finish(found, chains, achain, astrand, ax, ay, alen, g, gat, gcols, ops, query, reference)
+    clock.mark(f"pieces ({int(out['qstart'].size)})")
+    clock.log("alignments")
+    return out
 
 
 # direction bytes of the gaps one align_fill launch holds (a gap larger than this alone is one launch)
@@ -142,6 +149,7 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
     alignments' columns come back to the host for the text."""
     cp = cupy()
     a = params.aligning
+    clock = _Clock(cp)
     q, rf = cp.asarray(query.codes), cp.asarray(reference.codes)
     rr = reverse_complement(rf)
     on_device = {name: cp.asarray(blocks[name]) for name in ("chain", "x0", "xe", "y0", "ye")}
@@ -163,6 +171,7 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
     achain, astrand = on_device["chain"][owner], strand[owner]
     g, gq, gr, dx, dy = gaps_between(achain, ax, ay, alen)
     n = int(g.size)
+    clock.mark(f"anchors ({total})")
     gat = _exclusive_sum(dx + dy)
     ops = cp.zeros(max(int(gat[-1]), 1), dtype=cp.uint8)
     gscore, gcols = cp.zeros(n, dtype=cp.int64), cp.zeros(n, dtype=cp.int64)
@@ -190,9 +199,13 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
                 gscore[part], gcols[part], gcounts[part], ops, scratch, rows))
             del scratch, rows
             lo = hi
+    clock.mark(f"fills ({n} gaps)")
     found = pieces(achain, alen, g, gscore, gcounts, params)
     host = [to_host(v) for v in (achain, astrand, ax, ay, alen, g, gat, gcols, ops[:int(gat[-1])])]
-    return finish({name: to_host(v) for name, v in found.items()}, chains, *host, query, reference)
+    out = finish({name: to_host(v) for name, v in found.items()}, chains, *host, query, reference)
+    clock.mark(f"pieces ({int(out['qstart'].size)})")
+    clock.log("alignments on the device")
+    return out
 
 
 def finish(found: dict, chains: dict, achain, astrand, ax, ay, alen, g, gat, gcols, ops, query: SeqSet,

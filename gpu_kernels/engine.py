@@ -133,14 +133,19 @@ class Result:
 
         q, r = self.query, self.reference
         al = self.align()
+        start = time.perf_counter()
         cigars = text_of(al, q, r, "cigar")
+        log.info("CIGARs: %d bytes (%.2f s)", len(cigars[0]), time.perf_counter() - start)
         if paths.get("paf"):
-            formats.write_paf(paths["paf"], al, cigars, text_of(al, q, r, "cs"), q.names, q.lengths, r.names,
-                              r.lengths)
+            cs = text_of(al, q, r, "cs")
+            log.info("cs strings: %d bytes (%.2f s)", len(cs[0]), time.perf_counter() - start)
+            formats.write_paf(paths["paf"], al, cigars, cs, q.names, q.lengths, r.names, r.lengths)
+            log.info("%s: PAF written (%.2f s)", paths["paf"], time.perf_counter() - start)
         if paths.get("delta"):
             formats.write_delta(paths["delta"], al, text_of(al, q, r, "delta"), self.meta())
         if paths.get("table"):
             formats.write_table(paths["table"], al, cigars, {**self.meta(), "stats": self.counts()})
+            log.info("%s: alignment table written (%.2f s)", paths["table"], time.perf_counter() - start)
         return al
 
     def write_paf(self, path: str, threads: int = 0) -> int:

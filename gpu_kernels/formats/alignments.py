@@ -31,17 +31,18 @@ def paf_text(al: dict, cigars: tuple, cs: tuple, qnames, qlens, rnames, rlens) -
     return format_rows(n, fields)
 
 
-def delta_text(al: dict, indels: tuple, qnames, qlens, rnames, rlens) -> memoryview:
-    """Delta records, record pair by record pair (each pair's alignments in table order): a pair's
-    header, then a line an alignment (1-based inclusive spans, a reverse one's query span from its
-    end; errors: columns not `=`, twice; 0 stops) and its indel lines."""
+def delta_text(al: dict, indels: tuple, qnames, qlens, rnames, rlens, first_head: bool = True) -> memoryview:
+    """Delta records of alignments in record pair order: a pair's header before its first alignment
+    (first_head: the slice's first row starts a pair), then a line an alignment (1-based inclusive
+    spans, a reverse one's query span from its end; errors: columns not `=`, twice; 0 stops) and its
+    indel lines."""
     n = int(al["qstart"].size)
     if n == 0:
         return memoryview(b"")
     qrec, rrec = al["qrec"].astype(np.int64), al["rrec"].astype(np.int64)
-    order = np.lexsort((np.arange(n), qrec, rrec))
-    qrec, rrec = qrec[order], rrec[order]
+    order = np.arange(n)
     heads = np.ones(n, dtype=bool)
+    heads[0] = first_head
     heads[1:] = (qrec[1:] != qrec[:-1]) | (rrec[1:] != rrec[:-1])
     first = np.flatnonzero(heads)
     qlens, rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
@@ -62,18 +63,77 @@ def delta_text(al: dict, indels: tuple, qnames, qlens, rnames, rlens) -> memoryv
     return format_rows(n, fields)
 
 
+# rows x the longest text of a slice printed at once (format_rows' bound, which it allocates)
+SLICE_BYTES = 1 << 27
+SLICE_ROWS = 4096
+
+
+def slices(n: int, *texts: tuple):
+    """[lo, hi) ranges of n rows, in order, each bounded by SLICE_ROWS rows and SLICE_BYTES of rows x
+    their longest string in texts (string tables: bytes, int64 offsets), a row alone past that."""
+    longest = np.zeros(n, dtype=np.int64)
+    for _, offsets in texts:
+        longest += np.diff(offsets)
+    pending = [(lo, min(n, lo + SLICE_ROWS)) for lo in range(0, n, SLICE_ROWS)][::-1]
+    while pending:
+        lo, hi = pending.pop()
+        if hi - lo > 1 and (hi - lo) * int(longest[lo:hi].max()) > SLICE_BYTES:
+            middle = (lo + hi) // 2
+            pending += [(middle, hi), (lo, middle)]
+            continue
+        yield lo, hi
+
+
+def reordered(text: tuple, order) -> tuple:
+    """A string table with its strings in the given order."""
+    data, offsets = text
+    lengths = np.diff(offsets)[order]
+    at = np.zeros(lengths.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=at[1:])
+    source = np.repeat(offsets[:-1][order] - at[:-1], lengths) + np.arange(int(at[-1]), dtype=np.int64)
+    return np.frombuffer(data, dtype=np.uint8)[source].tobytes(), at
+
+
+def sub_table(text: tuple, lo: int, hi: int) -> tuple:
+    """Strings lo..hi-1 of a string table, as a table of their own."""
+    data, offsets = text
+    return data[offsets[lo]:offsets[hi]], offsets[lo:hi + 1] - offsets[lo]
+
+
 def write_paf(path: str, al: dict, cigars: tuple, cs: tuple, qnames, qlens, rnames, rlens) -> int:
-    """The alignments as PAF at path ('-': standard output); returns the rows written."""
-    return write_pieces(path, b"", [(int(al["qstart"].size), paf_text(al, cigars, cs, qnames, qlens, rnames,
-                                                                        rlens))])
+    """The alignments as PAF at path ('-': standard output), a slice of rows at a time; returns the rows
+    written."""
+    n = int(al["qstart"].size)
+    qnames, rnames = name_table(qnames), name_table(rnames)
+
+    def pieces():
+        for lo, hi in slices(n, cigars, cs):
+            part = {name: np.asarray(v)[lo:hi] for name, v in al.items() if np.ndim(v) and len(v) == n}
+            yield hi - lo, paf_text(part, sub_table(cigars, lo, hi), sub_table(cs, lo, hi), qnames, qlens, rnames,
+                                    rlens)
+
+    return write_pieces(path, b"", pieces())
 
 
 def write_delta(path: str, al: dict, indels: tuple, meta: dict) -> int:
     """The alignments as a MUMmer delta file (meta: the FASTA paths, as the HSP table's metadata has
     them); returns the alignments written."""
     q, r = meta["query"], meta["reference"]
-    text = delta_text(al, indels, q["names"], q["lengths"], r["names"], r["lengths"])
-    return write_pieces(path, delta_header(meta), [(int(al["qstart"].size), text)])
+    n = int(al["qstart"].size)
+    qrec, rrec = al["qrec"].astype(np.int64), al["rrec"].astype(np.int64)
+    order = np.lexsort((np.arange(n), qrec, rrec))  # record pair by record pair
+    ordered = {name: np.asarray(v)[order] for name, v in al.items() if np.ndim(v) and len(v) == n}
+    moved = reordered(indels, order)
+    qnames, rnames = name_table(q["names"]), name_table(r["names"])
+
+    def pieces():
+        for lo, hi in slices(n, moved):
+            part = {name: v[lo:hi] for name, v in ordered.items()}
+            head = lo == 0 or (qrec[order][lo] != qrec[order][lo - 1] or rrec[order][lo] != rrec[order][lo - 1])
+            yield hi - lo, delta_text(part, sub_table(moved, lo, hi), qnames, q["lengths"], rnames, r["lengths"],
+                                      first_head=head)
+
+    return write_pieces(path, delta_header(meta), pieces())
 
 
 def arrow_table(al: dict, cigars: tuple):
