@@ -91,6 +91,9 @@ def parser() -> argparse.ArgumentParser:
     aligning.add_argument("--zdrop", type=int, default=d["zdrop"], help="split an alignment at a gap scoring under -zdrop")
     aligning.add_argument("--min-align-score", type=int, default=d["min_align_score"],
                           help="drop alignments scoring less")
+    aligning.add_argument("--secondary", action="store_true",
+                          help="align the chains outside the one-to-one backbone too (tp:A:S rows; default: the "
+                               "backbone only, as minimap2's asm presets report mostly primary alignments)")
     for mode, text in (("mems", "maximal exact matches (like mummer -maxmatch -b -c)"),
                        ("mums", "maximal unique matches (like mummer -mum -b -c)")):
         m = sub.add_parser(mode, help=text, usage=f"%(prog)s [options] {order}")
@@ -216,7 +219,7 @@ def run_paf(args: argparse.Namespace) -> int:
 
 
 ALIGN_OPTIONS = ("align_match", "align_mismatch", "gap_open", "gap_extend", "band", "min_anchor", "zdrop",
-                 "min_align_score")
+                 "min_align_score", "secondary")
 
 
 def params_of(args: argparse.Namespace) -> Params:

@@ -307,7 +307,7 @@ typedef struct {
     int64_t *size;                  /* size mode: each alignment's text length */
     const int64_t *at;              /* write mode: where each one's text goes */
     char *out;
-    int failed;
+    int64_t next;
 } text_job;
 
 static const char BASE[6] = {'a', 'c', 'g', 't', 'n', 'n'};
@@ -334,101 +334,125 @@ static char *put_char(char *p, char c, int64_t *size) {
     return p;
 }
 
-/* One alignment's text (p NULL: only its length, added to *size): its columns in query order on the
+/* The text being made of one alignment: p NULL only sizes it (into *size). */
+typedef struct {
+    const text_job *t;
+    const uint8_t *r;
+    char *p;
+    int64_t size, i, j, step, column, last_indel, run;
+    int reverse, op; /* op: the pending run's (-1: none) */
+} writer;
+
+static void flush_run(writer *w) {
+    if (w->run == 0)
+        return;
+    if (w->t->cs == 0) {
+        w->p = put_count(w->p, w->run, &w->size);
+        w->p = put_char(w->p, OP[w->op], &w->size);
+    } else if (w->t->cs == 1 && w->op == 0) {
+        w->p = put_char(w->p, ':', &w->size);
+        w->p = put_count(w->p, w->run, &w->size);
+    }
+    w->run = 0;
+}
+
+/* count columns of op, in PAF's order: runs of `=` whole, other columns one by one. */
+static void put_columns(writer *w, int op, int64_t count) {
+    const text_job *t = w->t;
+    if (op == 0 || t->cs == 0) {
+        if (op != w->op)
+            flush_run(w);
+        w->column += count;
+        w->run += count;
+        w->op = op;
+        if (op != 3)
+            w->i += w->step * count;
+        if (op != 2)
+            w->j += w->step * count;
+        return;
+    }
+    /* cs or delta (every indel column's distance to the last one), a column of X, I or D */
+    if (op != w->op || op == 1)
+        flush_run(w);
+    for (int64_t k = 0; k < count; k++) {
+        const uint8_t qb = w->reverse ? COMP[t->q[w->i]] : t->q[w->i];
+        const uint8_t rb = w->reverse ? COMP[w->r[w->j]] : w->r[w->j];
+        w->column++;
+        if (t->cs == 1) {
+            if (op == 1) {
+                w->p = put_char(w->p, '*', &w->size);
+                w->p = put_char(w->p, BASE[rb], &w->size);
+                w->p = put_char(w->p, BASE[qb], &w->size);
+            } else {
+                if (w->op != op && k == 0)
+                    w->p = put_char(w->p, op == 2 ? '+' : '-', &w->size);
+                w->p = put_char(w->p, BASE[op == 2 ? qb : rb], &w->size);
+            }
+        } else if (op >= 2) {
+            if (op == 2)
+                w->p = put_char(w->p, '-', &w->size);
+            w->p = put_count(w->p, w->column - w->last_indel, &w->size);
+            w->p = put_char(w->p, '\n', &w->size);
+            w->last_indel = w->column;
+        }
+        if (op != 3)
+            w->i += w->step;
+        if (op != 2)
+            w->j += w->step;
+        w->op = op;
+    }
+}
+
+/* One alignment's text (p NULL: only its length, into *size): its columns in query order on the
  * forward strand; on the reverse strand in reference order, both sequences complemented (PAF: the
- * reference's forward strand against the query's reverse complement). */
-static void one_text(const text_job *t, int64_t a, uint8_t *cols, char *p, int64_t *size) {
-    int64_t n = 0;
-    for (int64_t k = t->first[a]; k <= t->last[a]; k++) {
-        memset(cols + n, 0, (size_t)t->alen[k]);
-        n += t->alen[k];
-        if (k < t->last[a]) {
-            memcpy(cols + n, t->ops + t->gat[k], (size_t)t->gcols[k]);
-            n += t->gcols[k];
+ * reference's forward strand against the query's reverse complement). Anchors go as whole runs. */
+static void one_text(const text_job *t, int64_t a, char *p, int64_t *size) {
+    const int64_t fa = t->first[a], la = t->last[a];
+    writer w = {t, t->strand[a] ? t->rr : t->rf, p, 0, 0, 0, 1, 0, 0, 0, t->strand[a] != 0, -1};
+    if (w.reverse) {
+        w.i = t->ax[la] + t->alen[la] - 1;
+        w.j = t->ay[la] + t->alen[la] - 1;
+        w.step = -1;
+        for (int64_t k = la; k >= fa; k--) {
+            put_columns(&w, 0, t->alen[k]);
+            if (k > fa) {
+                const uint8_t *ops = t->ops + t->gat[k - 1];
+                for (int64_t c = t->gcols[k - 1] - 1; c >= 0; c--)
+                    put_columns(&w, ops[c], 1);
+            }
+        }
+    } else {
+        w.i = t->ax[fa];
+        w.j = t->ay[fa];
+        for (int64_t k = fa; k <= la; k++) {
+            put_columns(&w, 0, t->alen[k]);
+            if (k < la) {
+                const uint8_t *ops = t->ops + t->gat[k];
+                for (int64_t c = 0; c < t->gcols[k]; c++)
+                    put_columns(&w, ops[c], 1);
+            }
         }
     }
-    const int reverse = t->strand[a] != 0;
-    const uint8_t *r = reverse ? t->rr : t->rf;
-    /* positions of each column's bases: query i, reference j (of the strand), walked forwards */
-    int64_t i = t->ax[t->first[a]], j = t->ay[t->first[a]];
-    const int64_t ie = t->ax[t->last[a]] + t->alen[t->last[a]], je = t->ay[t->last[a]] + t->alen[t->last[a]];
-    int64_t c = reverse ? n - 1 : 0;
-    if (reverse)
-        i = ie - 1, j = je - 1;
-    const int64_t step = reverse ? -1 : 1;
-    int64_t column = 0, last_indel = 0;
-    while (reverse ? c >= 0 : c < n) {
-        const uint8_t op = cols[c];
-        int64_t run = 0;
-        while ((reverse ? c >= 0 : c < n) && cols[c] == op && (t->cs == 0 || op != 1 || run == 0)) {
-            if (t->cs == 1) {
-                if (op == 1) {
-                    const uint8_t qb = reverse ? COMP[t->q[i]] : t->q[i], rb = reverse ? COMP[r[j]] : r[j];
-                    p = put_char(p, '*', size);
-                    p = put_char(p, BASE[rb], size);
-                    p = put_char(p, BASE[qb], size);
-                } else if (op == 2) {
-                    if (run == 0)
-                        p = put_char(p, '+', size);
-                    p = put_char(p, BASE[reverse ? COMP[t->q[i]] : t->q[i]], size);
-                } else if (op == 3) {
-                    if (run == 0)
-                        p = put_char(p, '-', size);
-                    p = put_char(p, BASE[reverse ? COMP[r[j]] : r[j]], size);
-                }
-            }
-            column++;
-            if (t->cs == 2 && op >= 2) { /* MUMmer: the columns since the last indel, + a query gap, - a reference gap */
-                if (op == 2)
-                    p = put_char(p, '-', size);
-                p = put_count(p, column - last_indel, size);
-                p = put_char(p, '\n', size);
-                last_indel = column;
-            }
-            if (op != 3)
-                i += step;
-            if (op != 2)
-                j += step;
-            run++;
-            c += step;
-        }
-        if (t->cs == 0) {
-            p = put_count(p, run, size);
-            p = put_char(p, OP[op], size);
-        } else if (t->cs == 1 && op == 0) {
-            p = put_char(p, ':', size);
-            p = put_count(p, run, size);
-        }
-    }
+    flush_run(&w);
     if (t->cs == 2) {
-        p = put_char(p, '0', size);
-        p = put_char(p, '\n', size);
+        w.p = put_char(w.p, '0', &w.size);
+        w.p = put_char(w.p, '\n', &w.size);
     }
+    *size = w.size;
 }
 
 static void text_part(void *arg, int t, int threads) {
     text_job *j = (text_job *)arg;
-    size_t lo, hi, cap = 0;
-    uint8_t *cols = NULL;
-    part_range((size_t)j->n, t, threads, &lo, &hi);
-    for (size_t a = lo; a < hi; a++) {
-        const int64_t fa = j->first[a], la = j->last[a];
-        const size_t need = (size_t)(j->ax[la] + j->alen[la] - j->ax[fa]) + (size_t)(j->ay[la] + j->alen[la] - j->ay[fa]);
-        if (need > cap) {
-            free(cols);
-            cap = need > 2 * cap ? need : 2 * cap;
-            cols = malloc(cap);
-            if (!cols) {
-                __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
-                return;
-            }
-        }
+    (void)t, (void)threads;
+    for (;;) { /* alignments one at a time off a shared counter: their sizes differ by orders of magnitude */
+        const int64_t a = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+        if (a >= j->n)
+            break;
         int64_t size = 0;
-        one_text(j, (int64_t)a, cols, j->out ? j->out + j->at[a] : NULL, &size);
+        one_text(j, a, j->out ? j->out + j->at[a] : NULL, &size);
         if (!j->out)
             j->size[a] = size;
     }
-    free(cols);
 }
 
 PyObject *py_align_text(PyObject *self, PyObject *args) {
@@ -454,8 +478,6 @@ PyObject *py_align_text(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     run_parallel(text_part, &j, threads < 1 ? 1 : threads);
     Py_END_ALLOW_THREADS
-    if (j.failed)
-        return released(b, 14, PyErr_NoMemory());
     Py_INCREF(Py_None);
     return released(b, 14, Py_None);
 }

@@ -19,7 +19,7 @@ import numpy as np
 
 from . import native
 from .arrays import BLOCK, array_module, blocks as grid, cupy, kernel, to_host
-from .chains import _Clock
+from .chains import _Clock, backbone
 from .params import Params
 from .schema import ALIGNMENT
 from .seqset import SeqSet, reverse_complement
@@ -35,6 +35,15 @@ def _exclusive_sum(counts):
     at = xp.zeros(counts.size + 1, dtype=xp.int64)
     xp.cumsum(counts, out=at[1:])
     return at
+
+
+def chosen_blocks(chains: dict, blocks: dict, params: Params) -> dict:
+    """The blocks of the chains to align (host columns): the backbone's, or with `secondary` every
+    chain's."""
+    if params.aligning.secondary:
+        return blocks
+    keep = np.asarray(chains["backbone"])[np.asarray(blocks["chain"])] == 1
+    return {name: np.asarray(column)[keep] for name, column in blocks.items()}
 
 
 def block_positions(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet) -> tuple:
@@ -102,6 +111,7 @@ def align_chains(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, p
     cpu = native.module("_cpu")
     threads = threads or native.threads()
     clock = _Clock()
+    blocks = chosen_blocks(chains, blocks, params)
     q, rf = query.codes, reference.codes
     rr = reverse_complement(rf)
     qpos, rpos, length, strand = block_positions(chains, blocks, query, reference)
@@ -150,6 +160,7 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
     cp = cupy()
     a = params.aligning
     clock = _Clock(cp)
+    blocks = chosen_blocks(chains, blocks, params)
     q, rf = cp.asarray(query.codes), cp.asarray(reference.codes)
     rr = reverse_complement(rf)
     on_device = {name: cp.asarray(blocks[name]) for name in ("chain", "x0", "xe", "y0", "ye")}
@@ -177,10 +188,14 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
     gscore, gcols = cp.zeros(n, dtype=cp.int64), cp.zeros(n, dtype=cp.int64)
     gcounts = cp.zeros((n, 4), dtype=cp.int64)
     if n:
-        width = band_widths(dx, dy, a.band)
-        cells = (dx + 1) * width
+        # largest first, so that a warp's threads fill gaps of like sizes and the largest start early
+        order = cp.argsort(-(dx + 1) * band_widths(dx, dy, a.band))
+        sq, sr, sdx, sdy, sat = gq[order], gr[order], dx[order], dy[order], gat[:-1][order]
+        sstrand = astrand[g][order]
+        width = band_widths(sdx, sdy, a.band)
+        cells = (sdx + 1) * width
         ends = cp.cumsum(cells).get()
-        gstrand = astrand[g].copy()
+        score, cols, counts = cp.zeros(n, dtype=cp.int64), cp.zeros(n, dtype=cp.int64), cp.zeros((n, 4), dtype=cp.int64)
         fill = kernel("align.cu", "align_fill")
         lo = 0
         while lo < n:  # launches of at most FILL_BYTES of direction bytes (at least one gap each)
@@ -191,14 +206,13 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
             row_at = _exclusive_sum(2 * width[part])
             scratch = cp.empty(int(dir_at[-1]), dtype=cp.uint8)
             rows = cp.empty(int(row_at[-1]), dtype=cp.int32)
-            count_ = hi - lo
-            fill((grid(count_),), (BLOCK,), (
-                q, rf, rr, gq[part].copy(), gr[part].copy(), dx[part].copy(), dy[part].copy(), gat[lo:hi].copy(),
-                dir_at, row_at, gstrand[part].copy(), cp.int64(count_), cp.int32(a.align_match),
-                cp.int32(a.align_mismatch), cp.int32(a.gap_open), cp.int32(a.gap_extend), cp.int64(a.band),
-                gscore[part], gcols[part], gcounts[part], ops, scratch, rows))
+            fill((grid(hi - lo),), (BLOCK,), (
+                q, rf, rr, sq[part], sr[part], sdx[part], sdy[part], sat[part], dir_at, row_at, sstrand[part],
+                cp.int64(hi - lo), cp.int32(a.align_match), cp.int32(a.align_mismatch), cp.int32(a.gap_open),
+                cp.int32(a.gap_extend), cp.int64(a.band), score[part], cols[part], counts[part], ops, scratch, rows))
             del scratch, rows
             lo = hi
+        gscore[order], gcols[order], gcounts[order] = score, cols, counts
     clock.mark(f"fills ({n} gaps)")
     found = pieces(achain, alen, g, gscore, gcounts, params)
     host = [to_host(v) for v in (achain, astrand, ax, ay, alen, g, gat, gcols, ops[:int(gat[-1])])]
@@ -227,13 +241,34 @@ def finish(found: dict, chains: dict, achain, astrand, ax, ay, alen, g, gat, gco
            "qstart": ax[first] - qoff, "qend": ax[last] + alen[last] - qoff,
            "rstart": np.where(reverse, rlen - ye, y0), "rend": np.where(reverse, rlen - y0, ye),
            **{name: found[name] for name in ("score", "matches", "mismatches", "insertions", "deletions")},
-           "backbone": chains["backbone"][chain].astype(np.int8)}
+           "backbone": np.zeros(chain.size, dtype=np.int8)}
+    out["backbone"] = one_to_one(out, query.lengths, reference.lengths)
     out.update({"ax": ax, "ay": ay, "alen": alen, "gat": per_gat, "gcols": per_cols, "ops": ops, "first": first,
                 "last": last})
     return out
 
 
 TEXTS = {"cigar": 0, "cs": 1, "delta": 2}
+
+
+def one_to_one(al: dict, qlens, rlens) -> np.ndarray:
+    """The one-to-one alignments (int8 1), taken by score descending (ties: table order): one joins
+    where more than half of its span on the query and more than half on the reference are not yet
+    covered by one that joined (chains.backbone's rule, on the gapped spans). A chain of the backbone
+    can hold a repeat hit where its HSPs left the true alignment's bases uncovered; once the true
+    chain's gaps are filled, that hit overlaps it and is secondary."""
+    n = int(al["qstart"].size)
+    order = np.lexsort((np.arange(n), -al["score"]))
+    rlen = np.asarray(rlens, dtype=np.int64)[al["rrec"][order].astype(np.int64)]
+    reverse = al["strand"][order] == 1
+    rstart, rend = al["rstart"][order], al["rend"][order]
+    ranked = {"chain": np.arange(n, dtype=np.int64), "qrec": al["qrec"][order], "rrec": al["rrec"][order],
+              "strand": al["strand"][order]}
+    spans = {"chain": ranked["chain"], "x0": al["qstart"][order], "xe": al["qend"][order],
+             "y0": np.where(reverse, rlen - rend, rstart), "ye": np.where(reverse, rlen - rstart, rend)}
+    keep = np.zeros(n, dtype=np.int8)
+    keep[order] = backbone(ranked, spans, qlens, rlens)
+    return keep
 
 
 def text_of(alignments: dict, query: SeqSet, reference: SeqSet, kind: str, threads: int = 0) -> tuple:

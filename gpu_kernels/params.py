@@ -118,10 +118,11 @@ class Aligning:
     align_mismatch: int = 4      # cost of any other column of two bases
     gap_open: int = 6            # cost of opening a gap (a run of I or D columns), besides its columns'
     gap_extend: int = 2          # cost of each column of a gap
-    band: int = 32               # diagonals searched on either side of a gap's two ends' diagonals
+    band: int = 16               # diagonals searched on either side of a gap's two ends' diagonals
     min_anchor: int = 12         # shortest run of identical columns of an HSP kept as an anchor
     zdrop: int = 200             # an alignment is split at a gap whose fill scores under -zdrop
     min_align_score: int = 50    # alignments scoring less are dropped
+    secondary: bool = False      # align the chains outside the one-to-one backbone too (tp:A:S)
 
     def __post_init__(self) -> None:
         for name in ("align_match", "align_mismatch", "gap_extend", "min_anchor"):

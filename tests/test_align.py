@@ -106,6 +106,8 @@ def expected(query, reference, chains, blocks, params: Params) -> list:
     p = SimpleNamespace(**params.as_dict())
     out = []
     for c in range(chains["qrec"].size):
+        if not (params.aligning.secondary or chains["backbone"][c]):
+            continue
         qrec, rrec, strand = int(chains["qrec"][c]), int(chains["rrec"][c]), int(chains["strand"][c])
         mine = blocks["chain"] == c
         chain_blocks = list(zip(*(blocks[name][mine].tolist() for name in ("x0", "xe", "y0", "ye"))))
@@ -140,17 +142,18 @@ def found(query, reference, chains, blocks, params: Params, threads: int = 3) ->
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 10**6), records=st.integers(1, 3), band=st.sampled_from([0, 3, 16]),
        min_anchor=st.sampled_from([4, 12]), zdrop=st.sampled_from([0, 30, 10_000]),
-       gap_open=st.sampled_from([0, 6]), mismatch=st.sampled_from([1, 4]))
-def test_alignments_equal_the_oracle_on_drawn_chains(seed, records, band, min_anchor, zdrop, gap_open, mismatch):
+       gap_open=st.sampled_from([0, 6]), mismatch=st.sampled_from([1, 4]), secondary=st.booleans())
+def test_alignments_equal_the_oracle_on_drawn_chains(seed, records, band, min_anchor, zdrop, gap_open, mismatch,
+                                                     secondary):
     query, reference, chains, blocks = drawn_case(seed, records)
     params = Params(band=band, min_anchor=min_anchor, zdrop=zdrop, gap_open=gap_open, align_mismatch=mismatch,
-                    min_align_score=10)
+                    min_align_score=10, secondary=secondary)
     assert found(query, reference, chains, blocks, params) == expected(query, reference, chains, blocks, params)
 
 
 def test_cigars_add_up_to_the_spans_and_columns():
     query, reference, chains, blocks = drawn_case(7, 3)
-    params = Params(min_anchor=6, zdrop=10_000, min_align_score=0)
+    params = Params(min_anchor=6, zdrop=10_000, min_align_score=0, secondary=True)
     got = align_chains(chains, blocks, query, reference, params, threads=2)
     data, offsets = text_of(got, query, reference, kind="cigar")
     assert offsets.size > 1
@@ -173,6 +176,6 @@ def test_cigars_add_up_to_the_spans_and_columns():
 @pytest.mark.parametrize("threads", [1, 4])
 def test_threads_do_not_change_the_alignments(threads):
     query, reference, chains, blocks = drawn_case(11, 3)
-    params = Params(min_anchor=6)
+    params = Params(min_anchor=6, secondary=True)
     assert found(query, reference, chains, blocks, params, threads) == found(query, reference, chains, blocks, params,
                                                                               1)

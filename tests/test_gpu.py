@@ -671,18 +671,19 @@ def same_alignments(query, reference, chains, blocks, params: Params) -> int:
     assert all(np.array_equal(got[name], want[name]) for name in want), [n for n in want
                                                                         if not np.array_equal(got[n], want[n])]
     for kind in ("cigar", "cs", "delta"):
-        assert text_of(got, query, reference, kind) == text_of(want, query, reference, kind)
+        (got_text, got_at), (want_text, want_at) = (text_of(x, query, reference, kind) for x in (got, want))
+        assert got_text == want_text and np.array_equal(got_at, want_at)
     return int(want["qstart"].size)
 
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**6), records=st.integers(1, 3), band=st.sampled_from([0, 3, 16]),
-       min_anchor=st.sampled_from([4, 12]), zdrop=st.sampled_from([0, 30, 10_000]))
-def test_device_alignments_equal_the_host_ones_on_drawn_chains(seed, records, band, min_anchor, zdrop):
+       min_anchor=st.sampled_from([4, 12]), zdrop=st.sampled_from([0, 30, 10_000]), secondary=st.booleans())
+def test_device_alignments_equal_the_host_ones_on_drawn_chains(seed, records, band, min_anchor, zdrop, secondary):
     from test_align import drawn_case
 
     same_alignments(*drawn_case(seed, records), Params(band=band, min_anchor=min_anchor, zdrop=zdrop,
-                                                       min_align_score=10))
+                                                       min_align_score=10, secondary=secondary))
 
 
 def test_device_alignments_in_several_launches(monkeypatch):
@@ -691,7 +692,8 @@ def test_device_alignments_in_several_launches(monkeypatch):
     from test_align import drawn_case
 
     monkeypatch.setattr(align, "FILL_BYTES", 2000)
-    assert same_alignments(*drawn_case(5, 3), Params(min_anchor=6, zdrop=10_000, min_align_score=0)) > 0
+    assert same_alignments(*drawn_case(5, 3), Params(min_anchor=6, zdrop=10_000, min_align_score=0,
+                                                     secondary=True)) > 0
 
 
 def test_alignments_are_the_same_on_both_backends(tmp_path):
@@ -708,7 +710,7 @@ def test_alignments_are_the_same_on_both_backends(tmp_path):
     for backend in ("numpy", "cupy"):
         paths = [str(tmp_path / f"{backend}.{suffix}") for suffix in ("paf", "delta", "parquet")]
         subprocess.run([sys.executable, "-m", "gpu_kernels", "align", MYCO_232, MYCO_7422, "--backend", backend,
-                        "-o", paths[0], "--delta", paths[1], "--table", paths[2]], check=True, cwd=ROOT,
+                        "-o", paths[0], "--delta", paths[1], "--table", paths[2], "--secondary"], check=True, cwd=ROOT,
                        capture_output=True)
         out[backend] = [open(paths[0], "rb").read(), open(paths[1], "rb").read(), pq.read_table(paths[2]).to_pydict()]
     assert out["numpy"] == out["cupy"] and out["numpy"][0].count(b"tp:A:P") >= 5
