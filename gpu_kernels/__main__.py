@@ -74,6 +74,9 @@ def parser() -> argparse.ArgumentParser:
     aln.add_argument("-o", "--output", help="PAF output path ('-': standard output, the default when no output is named)")
     aln.add_argument("--table", metavar="PARQUET", help="alignment table output path (Apache Parquet, CIGAR as a column)")
     aln.add_argument("--delta", help="MUMmer delta output path of the alignments (show-coords, show-snps, dnadiff read it)")
+    aln.add_argument("--snps", help="SNPs and indels output path (show-snps -T's columns P1 SUB1 SUB2 P2 FRM1 FRM2 "
+                     "and the two names)")
+    aln.add_argument("--sam", help="SAM output path (=/X CIGARs, the query's unaligned ends hard-clipped, no sequence)")
     aln.add_argument("--hsps", help="HSP table output path (Apache Parquet), each HSP's chain its last column")
     aln.add_argument("--chains", metavar="PAF", help="chains as PAF (as compare --chains)")
     aln.add_argument("--chain-file", metavar="CHAIN", help="chains in UCSC chain format (as compare --chain-file)")
@@ -238,7 +241,7 @@ def run_align(args: argparse.Namespace) -> int:
     params = params_of(args)
     start = time.perf_counter()
     chain_paths = {"chains_paf": args.chains, "chain_file": args.chain_file, "chains_table": args.chains_table}
-    named = [args.table, args.delta, args.hsps, *chain_paths.values()]
+    named = [args.table, args.delta, args.sam, args.snps, args.hsps, *chain_paths.values()]
     refuse_inputs_as_outputs([args.output, *named], [args.query, args.reference])
     output = args.output or (None if any(named) else "-")
     if output is not None:
@@ -252,7 +255,8 @@ def run_align(args: argparse.Namespace) -> int:
         result.write_chains(chain_paths)
     if args.hsps:
         result.write_parquet(args.hsps, last=True)
-    al = result.write_alignments({"paf": output, "delta": args.delta, "table": args.table})
+    al = result.write_alignments({"paf": output, "delta": args.delta, "sam": args.sam, "snps": args.snps,
+                                     "table": args.table})
     aligned = int((al["qend"] - al["qstart"]).sum())
     print(f"{al['qstart'].size} alignments ({int(al['backbone'].sum())} in the backbone) of {chains['chain'].size} "
           f"chains of {result.stats['hsps']} HSPs, {aligned} query bases aligned, backend {result.stats['backend']}, "

@@ -303,7 +303,12 @@ typedef struct {
     const uint8_t *ops;
     const int8_t *strand;
     int64_t n;
-    int cs;                         /* 0: the CIGAR (=/X/I/D), 1: the cs string, 2: the delta indel lines */
+    int cs;                         /* 0: the CIGAR (=/X/I/D), 1: the cs string, 2: the delta indel lines,
+                                     * 3: a line a SNP or indel column (show-snps -T's first 4 columns, then
+                                     * the alignment's tail) */
+    const int64_t *qbase, *rbase, *rlen; /* 3: each alignment's record starts in the codes, reference length */
+    const char *tails;              /* 3: each alignment's line end (string table) */
+    const int64_t *tail_at;
     int64_t *size;                  /* size mode: each alignment's text length */
     const int64_t *at;              /* write mode: where each one's text goes */
     char *out;
@@ -311,6 +316,7 @@ typedef struct {
 } text_job;
 
 static const char BASE[6] = {'a', 'c', 'g', 't', 'n', 'n'};
+static const char UPPER[6] = {'A', 'C', 'G', 'T', 'N', 'N'};
 static const uint8_t COMP[6] = {3, 2, 1, 0, 4, 5};
 
 static char *put_count(char *p, int64_t v, int64_t *size) {
@@ -341,6 +347,7 @@ typedef struct {
     char *p;
     int64_t size, i, j, step, column, last_indel, run;
     int reverse, op; /* op: the pending run's (-1: none) */
+    int64_t a;       /* the alignment */
 } writer;
 
 static void flush_run(writer *w) {
@@ -375,10 +382,27 @@ static void put_columns(writer *w, int op, int64_t count) {
     if (op != w->op || op == 1)
         flush_run(w);
     for (int64_t k = 0; k < count; k++) {
-        const uint8_t qb = w->reverse ? COMP[t->q[w->i]] : t->q[w->i];
-        const uint8_t rb = w->reverse ? COMP[w->r[w->j]] : w->r[w->j];
+        /* an I column reads no reference base, a D column no query base */
+        const uint8_t qb = op == 3 ? 4 : w->reverse ? COMP[t->q[w->i]] : t->q[w->i];
+        const uint8_t rb = op == 2 ? 4 : w->reverse ? COMP[w->r[w->j]] : w->r[w->j];
         w->column++;
-        if (t->cs == 1) {
+        if (t->cs == 3 && op == 1 && (qb > 3 || rb > 3)) {
+            /* an N against a base is no SNP (show-snps lists none) */
+        } else if (t->cs == 3) { /* P1 SUB1 SUB2 P2, 1-based; at an indel the other side's neighbour of lower
+                           * forward coordinate (show-snps: on a reverse alignment the query's next base) */
+            const int64_t jj = (op == 2 ? w->j - w->step : w->j) - t->rbase[w->a];
+            const int64_t p1 = (w->reverse ? t->rlen[w->a] - 1 - jj : jj) + 1;
+            const int64_t p2 = (op == 3 && !w->reverse ? w->i - 1 : w->i) - t->qbase[w->a] + 1;
+            w->p = put_count(w->p, p1, &w->size);
+            w->p = put_char(w->p, '\t', &w->size);
+            w->p = put_char(w->p, op == 2 ? '.' : UPPER[rb], &w->size);
+            w->p = put_char(w->p, '\t', &w->size);
+            w->p = put_char(w->p, op == 3 ? '.' : UPPER[qb], &w->size);
+            w->p = put_char(w->p, '\t', &w->size);
+            w->p = put_count(w->p, p2, &w->size);
+            for (int64_t c = t->tail_at[w->a]; c < t->tail_at[w->a + 1]; c++)
+                w->p = put_char(w->p, t->tails[c], &w->size);
+        } else if (t->cs == 1) {
             if (op == 1) {
                 w->p = put_char(w->p, '*', &w->size);
                 w->p = put_char(w->p, BASE[rb], &w->size);
@@ -408,7 +432,7 @@ static void put_columns(writer *w, int op, int64_t count) {
  * reference's forward strand against the query's reverse complement). Anchors go as whole runs. */
 static void one_text(const text_job *t, int64_t a, char *p, int64_t *size) {
     const int64_t fa = t->first[a], la = t->last[a];
-    writer w = {t, t->strand[a] ? t->rr : t->rf, p, 0, 0, 0, 1, 0, 0, 0, t->strand[a] != 0, -1};
+    writer w = {t, t->strand[a] ? t->rr : t->rf, p, 0, 0, 0, 1, 0, 0, 0, t->strand[a] != 0, -1, a};
     if (w.reverse) {
         w.i = t->ax[la] + t->alen[la] - 1;
         w.j = t->ay[la] + t->alen[la] - 1;
@@ -456,11 +480,13 @@ static void text_part(void *arg, int t, int threads) {
 }
 
 PyObject *py_align_text(PyObject *self, PyObject *args) {
-    Py_buffer b[15];
+    Py_buffer b[19];
     int cs, threads;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*iw*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6],
-                          &b[7], &b[8], &b[9], &b[10], &b[11], &cs, &b[12], &b[13], &threads))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*iw*w*y*y*y*y*y*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+                          &b[6], &b[7], &b[8], &b[9], &b[10], &b[11], &cs, &b[12], &b[13], &b[14], &b[15], &b[16],
+                          &b[17], &b[18], &threads))
         return NULL;
+    /* b[14..18]: qbase, rbase, rlen (int64 n), tails and their offsets (n + 1): read in mode 3 only */
     /* b: q, rf, rr, ax, ay, alen, gat, gcols, ops, first, last, strand; then size (int64 n) and out: with an
      * empty out the sizes are written, else out is filled at the offsets held in size */
     const int64_t n = b[9].len / 8, anchors = b[3].len / 8;
@@ -471,13 +497,18 @@ PyObject *py_align_text(PyObject *self, PyObject *args) {
     const int64_t *first = b[9].buf, *last = b[10].buf;
     for (int64_t a = 0; a < n && ok; a++)
         ok = first[a] >= 0 && first[a] <= last[a] && last[a] < anchors;
+    if (ok && cs == 3)
+        ok = check_items(&b[14], "align_text", 8, n) && check_items(&b[15], "align_text", 8, n) &&
+             check_items(&b[16], "align_text", 8, n) && check_items(&b[18], "align_text", 8, n + 1) &&
+             ((const int64_t *)b[18].buf)[n] <= b[17].len;
     if (!ok)
-        return released(b, 14, PyErr_Occurred() ? NULL : (PyErr_SetString(PyExc_ValueError, "align_text"), NULL));
+        return released(b, 19, PyErr_Occurred() ? NULL : (PyErr_SetString(PyExc_ValueError, "align_text"), NULL));
     text_job j = {b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[5].buf, b[6].buf, b[7].buf, first, last,
-                  b[8].buf, b[11].buf, n, cs, b[12].buf, b[12].buf, b[13].len ? b[13].buf : NULL, 0};
+                  b[8].buf, b[11].buf, n, cs, b[14].buf, b[15].buf, b[16].buf, b[17].buf, b[18].buf, b[12].buf,
+                  b[12].buf, b[13].len ? b[13].buf : NULL, 0};
     Py_BEGIN_ALLOW_THREADS
     run_parallel(text_part, &j, threads < 1 ? 1 : threads);
     Py_END_ALLOW_THREADS
     Py_INCREF(Py_None);
-    return released(b, 14, Py_None);
+    return released(b, 19, Py_None);
 }

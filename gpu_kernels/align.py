@@ -248,7 +248,7 @@ def finish(found: dict, chains: dict, achain, astrand, ax, ay, alen, g, gat, gco
     return out
 
 
-TEXTS = {"cigar": 0, "cs": 1, "delta": 2}
+TEXTS = {"cigar": 0, "cs": 1, "delta": 2, "snps": 3}
 
 
 def one_to_one(al: dict, qlens, rlens) -> np.ndarray:
@@ -272,8 +272,9 @@ def one_to_one(al: dict, qlens, rlens) -> np.ndarray:
 
 
 def text_of(alignments: dict, query: SeqSet, reference: SeqSet, kind: str, threads: int = 0) -> tuple:
-    """The alignments' CIGARs (kind "cigar"), cs strings ("cs") or MUMmer delta indel lines, ended by
-    0 ("delta") as a string table (bytes, int64 offsets), each in PAF's direction (on the reverse
+    """The alignments' CIGARs (kind "cigar"), cs strings ("cs"), MUMmer delta indel lines, ended by
+    0 ("delta"), or SNP and indel lines ("snps": show-snps -T's P1, SUB1, SUB2, P2, then the frames and
+    both names) as a string table (bytes, int64 offsets), each in PAF's direction (on the reverse
     strand along the reference's forward strand)."""
     cpu = native.module("_cpu")
     threads = threads or native.threads()
@@ -282,9 +283,30 @@ def text_of(alignments: dict, query: SeqSet, reference: SeqSet, kind: str, threa
     parts = [np.ascontiguousarray(alignments[name]) for name in ("ax", "ay", "alen", "gat", "gcols", "ops", "first",
                                                                   "last")]
     strand = np.ascontiguousarray(alignments["strand"], dtype=np.int8)
-    size = np.empty(parts[6].size, dtype=np.int64)
-    cpu.align_text(q, rf, rr, *parts, strand, TEXTS[kind], size, np.empty(0, dtype=np.uint8), threads)
+    n = int(parts[6].size)
+    snp = _snp_parts(alignments, query, reference) if kind == "snps" else \
+        [np.zeros(0, dtype=np.int64)] * 3 + [b"", np.zeros(1, dtype=np.int64)]
+    size = np.empty(n, dtype=np.int64)
+    cpu.align_text(q, rf, rr, *parts, strand, TEXTS[kind], size, np.empty(0, dtype=np.uint8), *snp, threads)
     offsets = _exclusive_sum(size)
     out = np.empty(int(offsets[-1]), dtype=np.uint8)
-    cpu.align_text(q, rf, rr, *parts, strand, TEXTS[kind], offsets[:-1].copy(), out, threads)
+    cpu.align_text(q, rf, rr, *parts, strand, TEXTS[kind], offsets[:-1].copy(), out, *snp, threads)
     return out.tobytes(), offsets
+
+
+def _snp_parts(al: dict, query: SeqSet, reference: SeqSet) -> list:
+    """What the SNP lines need of each alignment: its records' starts in the codes (the reference's on
+    its strand), the reference record's length, and each line's end: the frames (1, and 1 or -1 for
+    the query) and both record names, as show-snps -T ends its lines."""
+    from .formats.rows import format_rows, name_table
+
+    qrec, rrec = al["qrec"].astype(np.int64), al["rrec"].astype(np.int64)
+    reverse = al["strand"] == 1
+    rbase = np.where(reverse, reference.reverse_starts()[rrec], reference.starts[rrec])
+    text = np.frombuffer(format_rows(int(qrec.size), (
+        "\t1\t", ("i", np.where(reverse, -1, 1)), "\t", ("n", rrec, name_table(reference.names)), "\t",
+        ("n", qrec, name_table(query.names)), "\n")), dtype=np.uint8)
+    ends = np.flatnonzero(text == ord("\n")) + 1
+    return [np.ascontiguousarray(query.starts[qrec]), np.ascontiguousarray(rbase),
+            np.ascontiguousarray(reference.lengths[rrec]), text.tobytes(),
+            np.concatenate(([0], ends)).astype(np.int64)]

@@ -1,6 +1,9 @@
 """Gapped alignments against their oracle (tests/oracle_align.py): drawn chains over sequences with
 substitutions, indels (near the blocks' ends and borders too), N runs and repeats, on both strands
 and several records; and the alignments of the bundled pair."""
+import re
+import shutil
+import sys
 from types import SimpleNamespace
 
 import numpy as np
@@ -179,3 +182,125 @@ def test_threads_do_not_change_the_alignments(threads):
     params = Params(min_anchor=6, secondary=True)
     assert found(query, reference, chains, blocks, params, threads) == found(query, reference, chains, blocks, params,
                                                                               1)
+
+
+def cigar_sums(cigar: str) -> dict:
+    sums = dict.fromkeys("=XIDH", 0)
+    number = ""
+    for ch in cigar:
+        if ch.isdigit():
+            number += ch
+        else:
+            sums[ch] += int(number)
+            number = ""
+    return sums
+
+
+@pytest.fixture(scope="module")
+def bundled_alignments(tmp_path_factory):
+    """The align command's outputs on the bundled pair (plain FASTA: MUMmer 3 reads no gzip)."""
+    import gzip
+    import subprocess
+    import sys
+
+    from conftest import MYCO_232, MYCO_7422, ROOT
+
+    folder = tmp_path_factory.mktemp("align")
+    fasta = []
+    for source, name in ((MYCO_232, "q.fa"), (MYCO_7422, "r.fa")):
+        (folder / name).write_bytes(gzip.open(source).read())
+        fasta.append(str(folder / name))
+    paths = {kind: str(folder / f"al.{kind}") for kind in ("paf", "delta", "sam", "snps", "parquet")}
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "align", *fasta, "-o", paths["paf"], "--delta", paths["delta"],
+                    "--sam", paths["sam"], "--snps", paths["snps"], "--table", paths["parquet"], "--secondary"],
+                   check=True, cwd=ROOT, capture_output=True)
+    return folder, fasta, paths
+
+
+def test_align_paf_rows_add_up_and_the_table_holds_them(bundled_alignments):
+    import pyarrow.parquet as pq
+
+    _, _, paths = bundled_alignments
+    rows = [line.rstrip("\n").split("\t") for line in open(paths["paf"])]
+    table = pq.read_table(paths["parquet"]).to_pydict()
+    assert len(rows) == len(table["cigar"]) > 30
+    assert any("tp:A:P" in row for row in rows) and any("tp:A:S" in row for row in rows)
+    for k, row in enumerate(rows):
+        tags = dict((t[:4], t[5:]) for t in row[12:])
+        sums = cigar_sums(tags["cg:Z"])
+        assert sums["="] + sums["X"] + sums["I"] == int(row[3]) - int(row[2])
+        assert sums["="] + sums["X"] + sums["D"] == int(row[8]) - int(row[7])
+        assert int(row[9]) == sums["="] and int(row[10]) == sums["="] + sums["X"] + sums["I"] + sums["D"]
+        assert int(tags["NM:i"]) == sums["X"] + sums["I"] + sums["D"]
+        assert tags["cg:Z"] == table["cigar"][k] and int(tags["AS:i"]) == table["score"][k]
+        cs_matches = sum(int(n) for n in re.findall(r":(\d+)", tags["cs:Z"]))
+        assert cs_matches == sums["="] and tags["cs:Z"].count("*") == sums["X"]
+
+
+def test_sam_is_read_by_pysam_with_the_paf_spans(bundled_alignments):
+    pysam = pytest.importorskip("pysam")
+    _, _, paths = bundled_alignments
+    rows = [line.split("\t") for line in open(paths["paf"])]
+    with pysam.AlignmentFile(paths["sam"]) as sam:
+        records = list(sam)
+    assert len(records) == len(rows)
+    for record, row in zip(records, rows):
+        assert record.reference_start == int(row[7]) and record.reference_end == int(row[8])
+        assert record.infer_read_length() == int(row[1])
+        assert record.is_reverse == (row[4] == "-") and record.is_secondary == ("tp:A:S" in row)
+
+
+@pytest.mark.skipif(not shutil.which("show-snps"), reason="MUMmer's show-coords and show-snps not installed")
+def test_mummer_reads_the_delta_and_show_snps_lists_our_snps(bundled_alignments):
+    import subprocess
+
+    _, _, paths = bundled_alignments
+    coords = subprocess.run(["show-coords", "-THr", paths["delta"]], capture_output=True, text=True,
+                            check=True).stdout.splitlines()
+    rows = [line.split("\t") for line in open(paths["paf"])]
+    assert sorted((int(c.split()[0]) - 1, int(c.split()[1])) for c in coords) == \
+        sorted((int(r[7]), int(r[8])) for r in rows)
+    listed = subprocess.run(["show-snps", "-THr", paths["delta"]], capture_output=True, text=True,
+                            check=True).stdout.splitlines()
+    ours = [line.split("\t")[:4] for line in open(paths["snps"]) if not line.startswith("#")]
+    assert len(ours) > 1000 and sorted(ours) == sorted(line.split("\t")[:4] for line in listed)
+
+
+@pytest.mark.skipif(not shutil.which("dnadiff"), reason="MUMmer's dnadiff not installed")
+def test_snps_agree_with_dnadiff_where_both_align(bundled_alignments):
+    """Of the reference positions both our one-to-one alignments and dnadiff's align, at least 99 %
+    get the same call from both (the same SNP, or none)."""
+    import subprocess
+
+    folder, (query, reference), _ = bundled_alignments
+    subprocess.run(["dnadiff", "-p", str(folder / "dd"), reference, query], check=True, capture_output=True,
+                   cwd=folder)
+    backbone = str(folder / "bb.snps")
+    paf = str(folder / "bb.paf")
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "align", query, reference, "--snps", backbone, "-o", paf],
+                   check=True, capture_output=True)
+    length = 898495 + 2
+    both = np.zeros(length, dtype=bool)
+    ours_spans = np.zeros(length, dtype=bool)
+    for line in open(paf):
+        f = line.split("\t")
+        ours_spans[int(f[7]) + 1:int(f[8]) + 1] = True
+    coords = subprocess.run(["show-coords", "-THr", str(folder / "dd.1delta")], capture_output=True, text=True,
+                            check=True).stdout.splitlines()
+    for line in coords:
+        start, end = int(line.split()[0]), int(line.split()[1])
+        both[start:end + 1] = True
+    both &= ours_spans
+
+    def calls(lines):
+        found = set()
+        for line in lines:
+            f = line.split("\t")
+            if f[1] in ("A", "C", "G", "T") and f[2] in ("A", "C", "G", "T") and both[int(f[0])]:
+                found.add((int(f[0]), f[1], f[2]))
+        return found
+
+    ours = calls(line for line in open(backbone) if not line.startswith("#"))
+    theirs = calls(open(folder / "dd.snps"))
+    assert len(ours) > 5000 and both.sum() > 800_000
+    assert 1 - len(ours ^ theirs) / both.sum() >= 0.99

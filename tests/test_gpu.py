@@ -692,7 +692,7 @@ def test_device_alignments_in_several_launches(monkeypatch):
     from test_align import drawn_case
 
     monkeypatch.setattr(align, "FILL_BYTES", 2000)
-    assert same_alignments(*drawn_case(5, 3), Params(min_anchor=6, zdrop=10_000, min_align_score=0,
+    assert same_alignments(*drawn_case(7, 3), Params(min_anchor=6, zdrop=10_000, min_align_score=0,
                                                      secondary=True)) > 0
 
 

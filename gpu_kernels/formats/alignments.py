@@ -115,6 +115,73 @@ def write_paf(path: str, al: dict, cigars: tuple, cs: tuple, qnames, qlens, rnam
     return write_pieces(path, b"", pieces())
 
 
+def sam_header(qnames, rnames, rlens) -> bytes:
+    """@HD, an @SQ line a reference record, @PG."""
+    lines = ["@HD\tVN:1.6\tSO:unsorted"]
+    lines += [f"@SQ\tSN:{name}\tLN:{int(length)}" for name, length in zip(rnames, rlens)]
+    lines.append("@PG\tID:gpu-genome-compare\tPN:gpu-genome-compare\tCL:align")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def clips(counts, letter: str) -> tuple:
+    """A string table of `<count><letter>` a row, empty where the count is 0 (a 0H clip is no clip)."""
+    counts = np.asarray(counts, dtype=np.int64)
+    text = format_rows(int(counts.size), (("i", counts), letter + "\n")) if counts.size else memoryview(b"")
+    data = np.frombuffer(text, dtype=np.uint8)
+    ends = np.flatnonzero(data == ord("\n"))
+    starts = np.concatenate(([0], ends[:-1] + 1)).astype(np.int64)
+    keep = np.ones(data.size, dtype=bool)
+    keep[ends] = False
+    lengths = np.where(counts > 0, ends - starts, 0)
+    offsets = np.zeros(counts.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    pieces = np.repeat(counts > 0, ends - starts + 1)[:data.size] & keep
+    return data[pieces].tobytes(), offsets
+
+
+def sam_text(al: dict, cigars: tuple, qnames, qlens, rnames) -> memoryview:
+    """SAM records: the query record as the read, flag 16 on the reverse strand and 256 where not
+    one-to-one (secondary), 1-based position, mapq 255, the CIGAR (=/X/I/D) with the query's
+    unaligned ends hard-clipped, no sequence nor qualities (*), NM:i and AS:i."""
+    n = int(al["qstart"].size)
+    if n == 0:
+        return memoryview(b"")
+    qrec, rrec = al["qrec"].astype(np.int64), al["rrec"].astype(np.int64)
+    reverse = al["strand"] == 1
+    qlen = np.asarray(qlens, dtype=np.int64)[qrec]
+    lead = np.where(reverse, qlen - al["qend"], al["qstart"])
+    trail = np.where(reverse, al["qstart"], qlen - al["qend"])
+    flag = np.where(reverse, 16, 0) + np.where(al["backbone"] == 1, 0, 256)
+    index = np.arange(n, dtype=np.int64)
+    nm = al["mismatches"] + al["insertions"] + al["deletions"]
+    fields = (("n", qrec, name_table(qnames)), "\t", ("i", flag), "\t", ("n", rrec, name_table(rnames)), "\t",
+              ("i", al["rstart"] + 1), "\t255\t", ("n", index, clips(lead, "H")), ("n", index, cigars),
+              ("n", index, clips(trail, "H")), "\t*\t0\t0\t*\t*\tNM:i:", ("i", nm), "\tAS:i:", ("i", al["score"]),
+              "\n")
+    return format_rows(n, fields)
+
+
+def write_sam(path: str, al: dict, cigars: tuple, qnames, qlens, rnames, rlens) -> int:
+    """The alignments as SAM (pysam and SyRI read it), a slice of rows at a time."""
+    n = int(al["qstart"].size)
+    qtable, rtable = name_table(qnames), name_table(rnames)
+
+    def pieces():
+        for lo, hi in slices(n, cigars):
+            part = {name: np.asarray(v)[lo:hi] for name, v in al.items() if np.ndim(v) and len(v) == n}
+            yield hi - lo, sam_text(part, sub_table(cigars, lo, hi), qtable, qlens, rtable)
+
+    return write_pieces(path, sam_header(qnames, rnames, rlens), pieces())
+
+
+def write_snps(path: str, al: dict, snps: tuple) -> int:
+    """The SNPs and indels of the alignments (text_of's "snps" lines), alignment by alignment, after a
+    header line."""
+    n = int(al["qstart"].size)
+    header = b"#P1\tSUB1\tSUB2\tP2\tFRM1\tFRM2\tREFERENCE\tQUERY\n"
+    return write_pieces(path, header, ((hi - lo, sub_table(snps, lo, hi)[0]) for lo, hi in slices(n, snps)))
+
+
 def write_delta(path: str, al: dict, indels: tuple, meta: dict) -> int:
     """The alignments as a MUMmer delta file (meta: the FASTA paths, as the HSP table's metadata has
     them); returns the alignments written."""
