@@ -20,7 +20,8 @@
 #                                       # TESTS=0: no tests, TESTS=chains: the GPU chain tests, ROUNDS=N: rounds of the pair of runs (2)
 #   bash bench/device_hsp.sh align      # GPU alignment tests; align on the heavy 150 Mbp pair (FASTA -> alignment
 #                                       # table + PAF with CIGAR), ROUNDS warm runs, minimap2 -x asm20 -c -t 16 beside
-#                                       # it (.whl/bin/minimap2), both PAFs' query coverage (bench/paf_coverage.py)
+#                                       # it (.whl/bin/minimap2), both PAFs' query coverage (bench/paf_coverage.py);
+#                                       # TESTS=all: every GPU suite; WORKFLOW=1: the workflow on 2 x 3 x 30 Mbp instead
 #   bash bench/device_hsp.sh post       # that run up to its merge, then the coverage and plots rules timed apart
 #                                       # (bench/post_compare.py; PROFILE=1: under py-spy, stacks in $OUT/profile;
 #                                       # OLD_ROOT=DIR: another checkout timed in turn with this one)
@@ -87,6 +88,13 @@ fi
 if [ "$what" = align ]; then
     [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py -k "align" tests/test_align.py 2>&1 | \
         tee "$OUT/gpu_tests.log" | tail -15
+    [ "${TESTS:-1}" = all ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py tests/test_align.py \
+        tests/test_chains.py tests/test_formats.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -15
+    if [ "${WORKFLOW:-0}" = 1 ]; then  # the workflow's default outputs (alignments included) on 2 x 3 x 30 Mbp
+        python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 -- --resources gpu=1 2>&1 | \
+            tee "$OUT/workflow.log" | tail -25
+        exit 0
+    fi
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs 1 --no-paf 2>&1 | tee "$OUT/hsp_path.log" | tail -4
     a=$(ls /tmp/hp/*150*_a.fa | head -1); b=$(ls /tmp/hp/*150*_b.fa | head -1)
     for round in $(seq "${ROUNDS:-2}"); do

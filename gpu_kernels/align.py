@@ -14,6 +14,7 @@ host from the gaps' columns.
 from __future__ import annotations
 
 import logging
+import time
 
 import numpy as np
 
@@ -310,3 +311,34 @@ def _snp_parts(al: dict, query: SeqSet, reference: SeqSet) -> list:
     return [np.ascontiguousarray(query.starts[qrec]), np.ascontiguousarray(rbase),
             np.ascontiguousarray(reference.lengths[rrec]), text.tobytes(),
             np.concatenate(([0], ends)).astype(np.int64)]
+
+
+def write_alignments(al: dict, query: SeqSet, reference: SeqSet, paths: dict, meta: dict) -> None:
+    """The alignments written where paths say (by kind: paf with cg:Z and cs:Z, delta (MUMmer), snps
+    (SNPs and indels), sam, table (Parquet, the ALIGNMENT record)); meta: the run's metadata (record
+    tables, parameters, FASTA paths), as the HSP table holds it. The table is compressed on a thread
+    beside the texts (both release the interpreter's lock)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .formats import alignments as formats
+
+    q, r = query, reference
+    start = time.perf_counter()
+    cigars = text_of(al, q, r, "cigar")
+    log.info("CIGARs: %d bytes (%.2f s)", len(cigars[0]), time.perf_counter() - start)
+    with ThreadPoolExecutor(1) as side:
+        table = side.submit(formats.write_table, paths["table"], al, cigars, meta) if paths.get("table") else None
+        if paths.get("paf"):
+            cs = text_of(al, q, r, "cs")
+            log.info("cs strings: %d bytes (%.2f s)", len(cs[0]), time.perf_counter() - start)
+            formats.write_paf(paths["paf"], al, cigars, cs, q.names, q.lengths, r.names, r.lengths)
+            log.info("%s: PAF written (%.2f s)", paths["paf"], time.perf_counter() - start)
+        if paths.get("delta"):
+            formats.write_delta(paths["delta"], al, text_of(al, q, r, "delta"), meta)
+        if paths.get("snps"):
+            formats.write_snps(paths["snps"], al, text_of(al, q, r, "snps"))
+        if paths.get("sam"):
+            formats.write_sam(paths["sam"], al, cigars, q.names, q.lengths, r.names, r.lengths)
+        if table is not None:
+            table.result()
+            log.info("%s: alignment table written (%.2f s)", paths["table"], time.perf_counter() - start)

@@ -129,33 +129,10 @@ class Result:
         """The alignments written (aligned first where they are not yet): paths by kind, paf (with cg:Z
         and cs:Z), delta (MUMmer), snps (SNPs and indels), sam and table (Parquet, the ALIGNMENT record);
         returns them."""
-        from .align import text_of
-        from .formats import alignments as formats
+        from .align import write_alignments
 
-        q, r = self.query, self.reference
         al = self.align()
-        start = time.perf_counter()
-        cigars = text_of(al, q, r, "cigar")
-        log.info("CIGARs: %d bytes (%.2f s)", len(cigars[0]), time.perf_counter() - start)
-        with ThreadPoolExecutor(1) as side:  # the table compressed beside the texts (both release the GIL)
-            table = None
-            if paths.get("table"):
-                table = side.submit(formats.write_table, paths["table"], al, cigars,
-                                    {**self.meta(), "stats": self.counts()})
-            if paths.get("paf"):
-                cs = text_of(al, q, r, "cs")
-                log.info("cs strings: %d bytes (%.2f s)", len(cs[0]), time.perf_counter() - start)
-                formats.write_paf(paths["paf"], al, cigars, cs, q.names, q.lengths, r.names, r.lengths)
-                log.info("%s: PAF written (%.2f s)", paths["paf"], time.perf_counter() - start)
-            if paths.get("delta"):
-                formats.write_delta(paths["delta"], al, text_of(al, q, r, "delta"), self.meta())
-            if paths.get("snps"):
-                formats.write_snps(paths["snps"], al, text_of(al, q, r, "snps"))
-            if paths.get("sam"):
-                formats.write_sam(paths["sam"], al, cigars, q.names, q.lengths, r.names, r.lengths)
-            if table is not None:
-                table.result()
-                log.info("%s: alignment table written (%.2f s)", paths["table"], time.perf_counter() - start)
+        write_alignments(al, self.query, self.reference, paths, {**self.meta(), "stats": self.counts()})
         return al
 
     def write_paf(self, path: str, threads: int = 0) -> int:

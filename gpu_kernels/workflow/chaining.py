@@ -86,9 +86,12 @@ def _blocks(members: dict) -> dict:
     return {name: column for name, column in members.items() if name not in ("rows", "trim")}
 
 
-def write_chains(hsps_path: str, paths: dict, backend: str = "numpy") -> None:
+def write_chains(hsps_path: str, paths: dict, backend: str = "numpy", aligned: dict | None = None,
+                 index: dict | None = None) -> None:
     """The chains of a genome pair's HSP table, written where paths (by kind: chains_paf, chain_file,
-    chains_table) say, with the table's parameters; backend cupy: chained on the device."""
+    chains_table) say, with the table's parameters; backend cupy: chained on the device. Where aligned
+    names outputs (align.write_alignments' kinds), the chains' alignments too, from both genomes'
+    index files (index: qcodes, qtable, rcodes, rtable)."""
     meta = read_meta(hsps_path)
     params = Params(**meta["params"]) if meta.get("params") else Params()
     q, r = meta["query"], meta["reference"]
@@ -103,3 +106,25 @@ def write_chains(hsps_path: str, paths: dict, backend: str = "numpy") -> None:
         with HspWriter(paths["chains_table"], q["names"], qlens, r["names"], rlens, params, extra,
                        record=CHAIN) as writer:
             writer.write(table)
+    if aligned and any(aligned.values()):
+        write_pair_alignments(table, blocks, meta, params, backend, aligned, index)
+
+
+def write_pair_alignments(table: dict, blocks: dict, meta: dict, params: Params, backend: str, aligned: dict,
+                          index: dict) -> None:
+    """A genome pair's chains aligned (align.py) and written: the genomes' records read from their
+    index (codes.npy, a SeqSet's layout), checked against the HSP table's record tables."""
+    from ..align import align_chains, align_chains_cupy, write_alignments
+    from .genome import WHOLE, load_bin, read_table
+
+    sides = []
+    for side, codes, rows in (("query", index["qcodes"], index["qtable"]), ("reference", index["rcodes"],
+                                                                             index["rtable"])):
+        seqset, _ = load_bin(codes, read_table(rows), WHOLE)
+        if list(seqset.names) != [str(n) for n in meta[side]["names"]]:
+            raise ValueError(f"{codes}: the index's records are not those of the HSP table's {side}")
+        sides.append(seqset)
+    align = align_chains_cupy if backend == "cupy" else align_chains
+    al = align(table, blocks, *sides, params)
+    log.info("%d alignments, %d one-to-one", al["qstart"].size, int(al["backbone"].sum()))
+    write_alignments(al, *sides, aligned, meta)

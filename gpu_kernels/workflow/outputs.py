@@ -16,6 +16,11 @@ PAIR_OUTPUTS = {
     "chains_paf": "chains.paf",
     "chain_file": "chains.chain",
     "chains_table": "chains.parquet",
+    "alignments_paf": "alignments.paf",
+    "alignments_table": "alignments.parquet",
+    "alignments_delta": "alignments.delta",
+    "alignments_sam": "alignments.sam",
+    "snps": "snps.tsv",
     "coverage_pairs": "coverage_pairs.tsv",
     "coverage_query": "coverage_query.tsv",
     "coverage_reference": "coverage_reference.tsv",
@@ -27,6 +32,9 @@ PAIR_OUTPUTS = {
 }
 TEXT_KINDS = tuple(FORMATS)  # made by the merge from the HSP table
 CHAIN_KINDS = ("chains_paf", "chain_file", "chains_table")  # made by the chains rule
+# made by the chains rule too, from the chains it holds: kind -> align.write_alignments' kind
+ALIGN_KINDS = {"alignments_paf": "paf", "alignments_table": "table", "alignments_delta": "delta",
+               "alignments_sam": "sam", "snps": "snps"}
 PICTURE_KINDS = ("grid_dotplot", "html_dotplot", "coverage_heatmap", "pair_dotplots")
 
 TEMPLATES = {

@@ -1,11 +1,22 @@
 # Chains: a genome pair's HSPs chained, the one-to-one backbone kept; PAF, UCSC chain and Parquet.
+# The chains' gapped alignments too (they need the chains the rule holds, and both genomes' codes).
 
 
 rule chains:
     input:
         hsps=path("hsps"),
+        **(
+            {
+                "qcodes": path("codes", genome="{query}"),
+                "qtable": path("chromosomes", genome="{query}"),
+                "rcodes": path("codes", genome="{reference}"),
+                "rtable": path("chromosomes", genome="{reference}"),
+            }
+            if any(OUT[kind] for kind in ALIGN_KINDS)
+            else {}
+        ),
     output:
-        **{kind: path(kind) for kind in CHAIN_KINDS if OUT[kind]},
+        **{kind: path(kind) for kind in (*CHAIN_KINDS, *ALIGN_KINDS) if OUT[kind]},
     params:
         backend=BACKEND,
     threads: 4  # the host's part: reading the table, the chains' blocks and backbone

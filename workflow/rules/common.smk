@@ -13,7 +13,7 @@ from gpu_kernels.device import gpu_available
 from gpu_kernels.workflow.config import check_config_file, coerce_overrides, expanded_size_error, schema_error
 from gpu_kernels.errors import InputError
 from gpu_kernels.workflow.genome import Chromosome, bin_name, make_bins, scan_cached
-from gpu_kernels.workflow.outputs import CHAIN_KINDS, PICTURE_KINDS, TEMPLATES, TEXT_KINDS
+from gpu_kernels.workflow.outputs import ALIGN_KINDS, CHAIN_KINDS, PICTURE_KINDS, TEMPLATES, TEXT_KINDS
 from gpu_kernels.workflow.report import run_description
 from gpu_kernels.workflow.sweep import engine_params, override_set, param_sets
 
@@ -204,7 +204,7 @@ def compare_outputs(wc):
 def final_outputs():
     """Everything rule all asks for."""
     kinds = ["hsps", "stats", "coverage_pairs", "coverage_query", "coverage_reference", "coverage_genomes"]
-    kinds += [kind for kind in TEXT_KINDS + CHAIN_KINDS + PICTURE_KINDS if OUT[kind]]
+    kinds += [kind for kind in TEXT_KINDS + CHAIN_KINDS + tuple(ALIGN_KINDS) + PICTURE_KINDS if OUT[kind]]
     targets = [path(kind, set=s, query=q, reference=r) for s in SETS for q, r in PAIRS for kind in kinds]
     targets += [path("mummer", set=s, query=q, reference=r) for s in SETS for q, r in PAIRS if PARAMS[s].matching.mode != "hsp"]
     return targets + [path("summary_tsv"), path("summary_png")]
