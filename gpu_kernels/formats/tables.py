@@ -105,11 +105,12 @@ def read_hsps(path: str, columns=None) -> tuple[dict, dict]:
     return hsps, read_meta(path)
 
 
-def read_columns(path: str) -> dict:
-    """Every column of a small table (a genome pair's chains) as NumPy arrays of their stored types."""
+def read_columns(path: str, columns: list | None = None) -> dict:
+    """Every column (or those named) of a small table (a genome pair's chains or alignments) as NumPy
+    arrays of their stored types."""
     import pyarrow.parquet as pq
 
-    return columns_of(pq.read_table(path))
+    return columns_of(pq.read_table(path, columns=columns))
 
 
 def memory_parts(hsps: dict, rows: int = 0):

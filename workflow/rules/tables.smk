@@ -5,6 +5,7 @@ rule coverage:
     input:
         hsps=path("hsps"),
         chains=path("chains_table") if OUT["chains_table"] else [],
+        alignments=path("alignments_table") if OUT["alignments_table"] else [],
         qtable=path("chromosomes", genome="{query}"),
         rtable=path("chromosomes", genome="{reference}"),
     output:

@@ -18,7 +18,7 @@ def step():
         claim_device()
     coverage_tables(sm.input.hsps, Genome(w.query, None, sm.input.qtable), Genome(w.reference, None, sm.input.rtable),
                     sm.output.pairs, sm.output.query, sm.output.reference, sm.output.genomes, sm.params.backend,
-                    sm.threads, sm.input.chains or None)
+                    sm.threads, sm.input.chains or None, sm.input.alignments or None)
 
 
 run(sm, step)
