@@ -76,6 +76,15 @@ def test_default_run_outputs(default_run):
     assert (pair / "chains.chain").read_text().startswith("chain ") and (pair / "chains.parquet").stat().st_size > 0
     for row in read_tsv(pair / "coverage_genomes.tsv"):  # the backbone's spans: the homology map's coverage
         assert 0.9 < float(row["coverage_backbone"]) <= 1 and float(row["coverage_both"]) > 0.9
+        assert 0.9 < float(row["coverage_aligned"]) <= 1 and 0.95 < float(row["identity_aligned"]) < 1
+    # the alignments, made in the chains rule: the command line's, byte for byte
+    cli = default_run / "cli.alignments.paf"
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "align", "resources/Mhyopneumoniae_232.fa.gz",
+                    "resources/Mhyopneumoniae_7422.fa.gz", "-o", str(cli)], check=True, cwd=default_run,
+                   capture_output=True)
+    alignments = (pair / "alignments.paf").read_bytes()
+    assert alignments == cli.read_bytes() and alignments.count(b"tp:A:P") >= 5
+    assert (pair / "alignments.delta").read_text().count("\n>") >= 1 and (pair / "snps.tsv").stat().st_size > 10_000
 
 
 def test_report(default_run):
@@ -92,8 +101,8 @@ def test_report(default_run):
 def test_filter_writes_what_a_run_with_the_tighter_threshold_writes(default_run, tmp_path):
     """`filter --min-len 500` on the default run gives the same rows and the same outputs, byte for
     byte (table rows and metadata, PAF, GECKO CSV, coverage tables, pictures), as a run with
-    min_len 500 (min_len only drops reported HSPs); --min-identity keeps exactly the rows at least
-    that identical."""
+    min_len 500 (min_len only drops reported HSPs) and no alignments; --min-identity keeps exactly
+    the rows at least that identical."""
     import pyarrow.parquet as pq
 
     table = default_run / PAIR / "hsps.parquet"
@@ -102,7 +111,9 @@ def test_filter_writes_what_a_run_with_the_tighter_threshold_writes(default_run,
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     rerun = workdir(tmp_path / "rerun") if (tmp_path / "rerun").mkdir() is None else None
-    snakemake(rerun, "--cores", "2", "--config", "engine={min_len: 500}")
+    # filter makes no alignments (they need the genomes' sequences): the run it matches makes none either
+    snakemake(rerun, "--cores", "2", "--config", "engine={min_len: 500}", "outputs={alignments_paf: False, "
+              "alignments_table: False, alignments_delta: False, snps: False}")
     expected = rerun / PAIR.replace("/default/", "/min_len500/")  # an override is a set of its own
     assert not (rerun / "results" / "default").exists()
     assert pq.read_table(out / "hsps.parquet").num_rows == pq.read_table(expected / "hsps.parquet").num_rows > 100
