@@ -105,9 +105,10 @@ def pieces(achain, alen, g, gscore, gcounts, params: Params) -> dict:
 
 
 def align_chains(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, params: Params,
-                 threads: int = 0) -> dict:
+                 threads: int = 0, codes: tuple | None = None) -> dict:
     """The alignments of chains (the chains table and chain_blocks' blocks, on the host): ALIGNMENT's
-    columns but `alignment` and `cigar` (text_of makes those), and TEXT_PARTS."""
+    columns but `alignment` and `cigar` (text_of makes those), and TEXT_PARTS. codes: both sides'
+    codes where a backend holds them already (the host's are the SeqSets')."""
     a = params.aligning
     cpu = native.module("_cpu")
     threads = threads or native.threads()
@@ -162,7 +163,7 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
     a = params.aligning
     clock = _Clock(cp)
     blocks = chosen_blocks(chains, blocks, params)
-    q, rf = cp.asarray(query.codes), cp.asarray(reference.codes)
+    q, rf = (cp.asarray(c) for c in (codes or (query.codes, reference.codes)))
     rr = reverse_complement(rf)
     on_device = {name: cp.asarray(blocks[name]) for name in ("chain", "x0", "xe", "y0", "ye")}
     qpos, rpos, length, strand = block_positions(chains, on_device, query, reference)
@@ -272,15 +273,16 @@ def one_to_one(al: dict, qlens, rlens) -> np.ndarray:
     return keep
 
 
-def text_of(alignments: dict, query: SeqSet, reference: SeqSet, kind: str, threads: int = 0) -> tuple:
+def text_of(alignments: dict, query: SeqSet, reference: SeqSet, kind: str, threads: int = 0, rr=None) -> tuple:
     """The alignments' CIGARs (kind "cigar"), cs strings ("cs"), MUMmer delta indel lines, ended by
     0 ("delta"), or SNP and indel lines ("snps": show-snps -T's P1, SUB1, SUB2, P2, then the frames and
     both names) as a string table (bytes, int64 offsets), each in PAF's direction (on the reverse
-    strand along the reference's forward strand)."""
+    strand along the reference's forward strand). rr: the reference codes' reverse complement, where
+    the caller made it already."""
     cpu = native.module("_cpu")
     threads = threads or native.threads()
     q, rf = query.codes, reference.codes
-    rr = reverse_complement(rf)
+    rr = reverse_complement(rf) if rr is None else rr
     parts = [np.ascontiguousarray(alignments[name]) for name in ("ax", "ay", "alen", "gat", "gcols", "ops", "first",
                                                                   "last")]
     strand = np.ascontiguousarray(alignments["strand"], dtype=np.int8)
@@ -324,19 +326,23 @@ def write_alignments(al: dict, query: SeqSet, reference: SeqSet, paths: dict, me
 
     q, r = query, reference
     start = time.perf_counter()
-    cigars = text_of(al, q, r, "cigar")
-    log.info("CIGARs: %d bytes (%.2f s)", len(cigars[0]), time.perf_counter() - start)
-    with ThreadPoolExecutor(1) as side:
+    rr = reverse_complement(r.codes)
+    with ThreadPoolExecutor(2) as side:
+        # the cs strings made beside the CIGARs: a few long alignments keep each pass's last threads
+        # busy alone, so two passes at once fill the cores better
+        cs = side.submit(text_of, al, q, r, "cs", 0, rr) if paths.get("paf") else None
+        cigars = text_of(al, q, r, "cigar", rr=rr)
+        log.info("CIGARs: %d bytes (%.2f s)", len(cigars[0]), time.perf_counter() - start)
         table = side.submit(formats.write_table, paths["table"], al, cigars, meta) if paths.get("table") else None
-        if paths.get("paf"):
-            cs = text_of(al, q, r, "cs")
+        if cs is not None:
+            cs = cs.result()
             log.info("cs strings: %d bytes (%.2f s)", len(cs[0]), time.perf_counter() - start)
             formats.write_paf(paths["paf"], al, cigars, cs, q.names, q.lengths, r.names, r.lengths)
             log.info("%s: PAF written (%.2f s)", paths["paf"], time.perf_counter() - start)
         if paths.get("delta"):
-            formats.write_delta(paths["delta"], al, text_of(al, q, r, "delta"), meta)
+            formats.write_delta(paths["delta"], al, text_of(al, q, r, "delta", rr=rr), meta)
         if paths.get("snps"):
-            formats.write_snps(paths["snps"], al, text_of(al, q, r, "snps"))
+            formats.write_snps(paths["snps"], al, text_of(al, q, r, "snps", rr=rr))
         if paths.get("sam"):
             formats.write_sam(paths["sam"], al, cigars, q.names, q.lengths, r.names, r.lengths)
         if table is not None:

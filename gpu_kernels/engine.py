@@ -46,6 +46,7 @@ class Result:
         self.chain_of = None  # each HSP's chain, on the backend's device, once chained
         self._chains = None  # (chains table, their blocks), once chained
         self._alignments = None  # the chains' alignments (align.py), once aligned
+        self.codes = None  # both sides' codes on the backend's device, where compare left them
 
     @property
     def hsps(self) -> dict:
@@ -122,7 +123,8 @@ class Result:
         if self._alignments is None:
             self.chain()
             table, blocks = self._chains
-            self._alignments = self.backend.align_chains(table, blocks, self.query, self.reference, self.params)
+            self._alignments = self.backend.align_chains(table, blocks, self.query, self.reference, self.params,
+                                                         codes=self.codes)
         return self._alignments
 
     def write_alignments(self, paths: dict) -> dict:
@@ -419,4 +421,6 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
     stats.times["total"] = time.perf_counter() - start
     log.info("hsps: %d in the canonical order, query coverage %.2f %% (%.2f s); compare %.2f s", stats.counts["hsps"],
              100 * stats.counts["query_covered"] / max(1, int(query.lengths.sum())), stats.times["hsps"], stats.times["total"])
-    return Result(table, query, reference, params, stats.as_dict(), backend, sources)
+    result = Result(table, query, reference, params, stats.as_dict(), backend, sources)
+    result.codes = (qcodes, rcodes)  # on the backend's device: the alignments read them there
+    return result

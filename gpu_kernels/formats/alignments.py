@@ -234,5 +234,5 @@ def write_table(path: str, al: dict, cigars: tuple, meta: dict) -> int:
     table = arrow_table(al, cigars)
     table = table.replace_schema_metadata(metadata_fields(meta))
     with atomic_path(path) as tmp:
-        pq.write_table(table, tmp, compression="zstd")
+        pq.write_table(table, tmp, compression="zstd", use_dictionary=False)  # CIGARs are unique strings
     return table.num_rows
