@@ -155,10 +155,11 @@ def band_widths(dx, dy, band: int):
 
 
 def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, params: Params,
-                      threads: int = 0) -> dict:
+                      threads: int = 0, codes: tuple | None = None) -> dict:
     """align_chains on the device (align.cu): the same alignments. The anchors, the gaps' fills and
     the pieces are made on the device, in launches of at most FILL_BYTES of direction bytes; the
-    alignments' columns come back to the host for the text."""
+    alignments' columns come back to the host for the text. codes: both sides' codes on the device
+    (compare's), else copied there."""
     cp = cupy()
     a = params.aligning
     clock = _Clock(cp)
