@@ -21,7 +21,8 @@
 #   bash bench/device_hsp.sh align      # GPU alignment tests; align on the heavy 150 Mbp pair (FASTA -> alignment
 #                                       # table + PAF with CIGAR), ROUNDS warm runs, minimap2 -x asm20 -c -t 16 beside
 #                                       # it (.whl/bin/minimap2), both PAFs' query coverage (bench/paf_coverage.py);
-#                                       # TESTS=all: every GPU suite; WORKFLOW=1: the workflow on 2 x 3 x 30 Mbp instead
+#                                       # TESTS=all: every GPU suite; WORKFLOW=1: the workflow on 2 x 3 x 30 Mbp instead;
+#                                       # SAME=1: numpy and cupy outputs of a heavy 20 Mbp pair compared instead
 #   bash bench/device_hsp.sh post       # that run up to its merge, then the coverage and plots rules timed apart
 #                                       # (bench/post_compare.py; PROFILE=1: under py-spy, stacks in $OUT/profile;
 #                                       # OLD_ROOT=DIR: another checkout timed in turn with this one)
@@ -90,6 +91,18 @@ if [ "$what" = align ]; then
         tee "$OUT/gpu_tests.log" | tail -15
     [ "${TESTS:-1}" = all ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py tests/test_align.py \
         tests/test_chains.py tests/test_formats.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -15
+    if [ "${SAME:-0}" = 1 ]; then  # CPU == GPU on a heavy 20 Mbp pair: every alignment output byte for byte
+        mkdir -p /tmp/same && python3 bench/simulate.py --model heavy --length 20e6 --out /tmp/same/h20 > /dev/null
+        for backend in numpy cupy; do
+            /usr/bin/time -f "align --backend $backend: %e s wall, %M KB peak" python3 -m gpu_kernels align /tmp/same/h20_a.fa \
+                /tmp/same/h20_b.fa --backend $backend --secondary -o /tmp/same/$backend.paf --delta /tmp/same/$backend.delta \
+                --snps /tmp/same/$backend.snps --sam /tmp/same/$backend.sam 2>&1 | tail -2 | tee -a "$OUT/same.log"
+        done
+        for kind in paf delta snps sam; do
+            cmp /tmp/same/numpy.$kind /tmp/same/cupy.$kind && echo "$kind: numpy and cupy identical, $(wc -l < /tmp/same/cupy.$kind) lines" | tee -a "$OUT/same.log"
+        done
+        exit 0
+    fi
     if [ "${WORKFLOW:-0}" = 1 ]; then  # the workflow's default outputs (alignments included) on 2 x 3 x 30 Mbp
         python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 -- --resources gpu=1 2>&1 | \
             tee "$OUT/workflow.log" | tail -25
