@@ -36,13 +36,13 @@ class Truth:
         return int(sum((p >= 0).sum() for p in self.partner.values()))
 
 
-def paf_blocks(path: str, only: str | None = None):
+def paf_blocks(path: str, only: str | None = None, numbered: bool = False):
     """Ungapped blocks of the alignments of a PAF file with cg:Z: (query name, reference name, strand,
     query start, reference start, length) per M/=/X run, the query start counted on its forward
     strand (a reverse block covers query [q, q + length) against reference [r, r + length) reversed).
-    only: a tag (tp:A:P) a row must carry to count."""
+    only: a tag (tp:A:P) a row must carry to count. numbered: each block with its row's number last."""
     with open(path) as handle:
-        for line in handle:
+        for row, line in enumerate(handle):
             f = line.rstrip("\n").split("\t")
             if only and only not in f[12:]:
                 continue
@@ -55,7 +55,8 @@ def paf_blocks(path: str, only: str | None = None):
             for length, op in re.findall(r"(\d+)([MIDNSHP=X])", cigar):
                 n = int(length)
                 if op in "M=X":
-                    yield f[0], f[5], int(reverse), (q - n if reverse else q), r, n
+                    block = (f[0], f[5], int(reverse), (q - n if reverse else q), r, n)
+                    yield block + (row,) if numbered else block
                 if op in "M=XI":
                     q = q - n if reverse else q + n
                 if op in "M=XDN":
@@ -101,13 +102,15 @@ def segments(truth: Truth, min_length: int = 1000, max_indel: int = 50) -> list[
     return out
 
 
-def delta_blocks(path: str):
+def delta_blocks(path: str, numbered: bool = False):
     """Ungapped blocks of the alignments of a MUMmer delta file (nucmer's), as paf_blocks gives them:
     each alignment's runs between its indels. A delta number d > 0 ends a run d - 1 columns on and
-    skips a reference base (a deletion from the query); d < 0 skips a query base."""
+    skips a reference base (a deletion from the query); d < 0 skips a query base. numbered: each
+    block with its alignment's number last."""
     with open(path) as handle:
         lines = iter(handle.read().split("\n")[2:])
     rname = qname = None
+    number = -1
     for line in lines:
         if line.startswith(">"):
             rname, qname = line[1:].split()[:2]
@@ -115,13 +118,15 @@ def delta_blocks(path: str):
         fields = line.split()
         if len(fields) != 7:
             continue
+        number += 1
+        tail = (number,) if numbered else ()
         rs, re_, qs, qe = (int(v) for v in fields[:4])
         reverse = qs > qe
         r, q = rs - 1, (qs if reverse else qs - 1)  # reverse: q counts down from its higher end
         for d in map(int, iter(lambda: next(lines), "0")):
             n = abs(d) - 1
             if n:
-                yield qname, rname, int(reverse), (q - n if reverse else q), r, n
+                yield (qname, rname, int(reverse), (q - n if reverse else q), r, n) + tail
             r, q = r + n, (q - n if reverse else q + n)
             if d > 0:
                 r += 1
@@ -129,4 +134,4 @@ def delta_blocks(path: str):
                 q = q - 1 if reverse else q + 1
         n = re_ - r
         if n > 0:
-            yield qname, rname, int(reverse), (q - n if reverse else q), r, n
+            yield (qname, rname, int(reverse), (q - n if reverse else q), r, n) + tail
