@@ -27,6 +27,8 @@ def main() -> None:
                         "backbone); LABEL=PATH+ scores PATH with it, beside the others without it")
     parser.add_argument("--segments", help="PAF whose recall is given for every collinear piece of the truth "
                         "(syntenic blocks, inversions, the translocation): say, the backbone's")
+    parser.add_argument("--offsets", action="store_true", help="also the wrong pairs of each, by how far the "
+                        "reference base lies from the query base's true partner (or that it has none)")
     parser.add_argument("pafs", nargs="+", help="LABEL=PATH or PATH")
     args = parser.parse_args()
     truth = Truth(args.truth)
@@ -52,6 +54,8 @@ def main() -> None:
             both = sum((result["held"][name] & held[name]).sum() for name in held)
             line += f" {100 * both / max(1, held_total):>10.2f}"
         print(line)
+        if args.offsets:
+            print("    wrong pairs: " + ", ".join(f"{k} {v:,}" for k, v in result["off"].items()))
     if args.segments:
         found = score(truth, args.segments.rstrip("+"), args.only if args.segments.endswith("+") or args.only
                       else None)["held"]

@@ -69,6 +69,7 @@ def score(truth: Truth, path: str, only: str | None = None) -> dict:
     ending in .delta)."""
     aligned = correct = 0
     held = {name: np.zeros(p.size, dtype=bool) for name, p in truth.partner.items()}
+    off = dict.fromkeys(OFFSETS, 0)
     blocks = delta_blocks(path) if path.endswith(".delta") else paf_blocks(path, only)
     for qname, rname, reverse, q, r, n in blocks:
         aligned += n
@@ -79,7 +80,18 @@ def score(truth: Truth, path: str, only: str | None = None) -> dict:
         ok = (truth.partner[qname][qs] == rs) & (truth.strand[qname][qs] == reverse)
         correct += int(ok.sum())
         held[qname][qs[ok]] = True
-    return {"aligned": aligned, "correct": correct, "held": held}
+        partner = truth.partner[qname][qs][~ok]
+        distance = np.abs(rs[~ok] - partner)
+        off["no partner"] += int((partner < 0).sum())
+        for label, (lo, hi) in OFFSETS.items():
+            if lo:
+                off[label] += int(((partner >= 0) & (distance >= lo) & (distance <= hi)).sum())
+    return {"aligned": aligned, "correct": correct, "held": held, "off": off}
+
+
+# wrong aligned pairs by how far the reference base is from the query base's true partner
+OFFSETS = {"no partner": (0, 0), "1 off": (1, 1), "2-5 off": (2, 5), "6-100 off": (6, 100),
+           "over 100 off": (101, 1 << 62)}
 
 
 def segments(truth: Truth, min_length: int = 1000, max_indel: int = 50) -> list[tuple]:
