@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from common.measure import table  # noqa: E402
 from common.truth import delta_blocks, paf_blocks  # noqa: E402
+from paf_coverage import union_bases  # noqa: E402
 from gpu_kernels.encode import COMPLEMENT  # noqa: E402
 from gpu_kernels.fasta import read_fasta  # noqa: E402
 
@@ -67,13 +68,7 @@ def covered(spans, threshold: float) -> int:
     for name, start, end, identity in spans:
         if identity * 100 >= threshold:
             per[name].append((start, end))
-    bases = 0
-    for pairs in per.values():
-        a = np.array(sorted(pairs), dtype=np.int64)
-        ends = np.maximum.accumulate(a[:, 1])
-        starts = np.maximum(a[:, 0], np.concatenate(([0], ends[:-1])))
-        bases += int(np.maximum(0, a[:, 1] - starts).sum())
-    return bases
+    return sum(union_bases(pairs) for pairs in per.values())
 
 
 def main() -> None:

@@ -41,13 +41,15 @@ def covered(path: str, only: str | None) -> tuple[int, int]:
                 continue
             spans[f[0]].append((int(f[2]), int(f[3])))
             rows += 1
-    bases = 0
-    for pairs in spans.values():
-        a = np.array(sorted(pairs), dtype=np.int64)
-        ends = np.maximum.accumulate(a[:, 1])
-        starts = np.maximum(a[:, 0], np.concatenate(([0], ends[:-1])))
-        bases += int(np.maximum(0, a[:, 1] - starts).sum())
-    return rows, bases
+    return rows, sum(union_bases(pairs) for pairs in spans.values())
+
+
+def union_bases(pairs) -> int:
+    """Bases in the union of (start, end) intervals of one sequence."""
+    a = np.array(sorted(pairs), dtype=np.int64).reshape(-1, 2)
+    ends = np.maximum.accumulate(a[:, 1])
+    starts = np.maximum(a[:, 0], np.concatenate(([0], ends[:-1])))
+    return int(np.maximum(0, a[:, 1] - starts).sum())
 
 
 def main() -> None:

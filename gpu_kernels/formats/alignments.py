@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .delta import header as delta_header
+from .delta import header as delta_header, pair_headers
 from .files import write_pieces
 from .rows import STRANDS, format_rows, name_table
 
@@ -40,26 +40,13 @@ def delta_text(al: dict, indels: tuple, qnames, qlens, rnames, rlens, first_head
     if n == 0:
         return memoryview(b"")
     qrec, rrec = al["qrec"].astype(np.int64), al["rrec"].astype(np.int64)
-    order = np.arange(n)
-    heads = np.ones(n, dtype=bool)
-    heads[0] = first_head
-    heads[1:] = (qrec[1:] != qrec[:-1]) | (rrec[1:] != rrec[:-1])
-    first = np.flatnonzero(heads)
-    qlens, rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
-    printed = np.frombuffer(format_rows(int(first.size), (">", ("n", rrec[first], name_table(rnames)), " ",
-                                                          ("n", qrec[first], name_table(qnames)), " ",
-                                                          ("i", rlens[rrec[first]]), " ", ("i", qlens[qrec[first]]),
-                                                          "\n")), dtype=np.uint8)
-    offsets = np.concatenate(([0, 0], np.flatnonzero(printed == ord("\n")) + 1)).astype(np.int64)
-    which = np.zeros(n, dtype=np.int64)
-    which[first] = np.arange(1, first.size + 1)
-    reverse = al["strand"][order] == 1
-    qstart, qend = al["qstart"][order], al["qend"][order]
-    errors = (al["mismatches"] + al["insertions"] + al["deletions"])[order]
-    fields = (("n", which, (printed.tobytes(), offsets)), ("i", al["rstart"][order] + 1), " ",
-              ("i", al["rend"][order]), " ", ("i", np.where(reverse, qend, qstart + 1)), " ",
-              ("i", np.where(reverse, qstart + 1, qend)), " ", ("i", errors), " ", ("i", errors), " 0\n",
-              ("n", order.astype(np.int64), indels))
+    which, headers = pair_headers(qrec, rrec, qnames, qlens, rnames, rlens, first_head)
+    reverse = al["strand"] == 1
+    qstart, qend = al["qstart"], al["qend"]
+    errors = al["mismatches"] + al["insertions"] + al["deletions"]
+    fields = (("n", which, headers), ("i", al["rstart"] + 1), " ", ("i", al["rend"]), " ",
+              ("i", np.where(reverse, qend, qstart + 1)), " ", ("i", np.where(reverse, qstart + 1, qend)), " ",
+              ("i", errors), " ", ("i", errors), " 0\n", ("n", np.arange(n, dtype=np.int64), indels))
     return format_rows(n, fields)
 
 

@@ -18,6 +18,26 @@ from ..hsps import complete
 from .rows import format_rows, name_table
 
 
+def pair_headers(qrec, rrec, qnames, qlens, rnames, rlens, first_head: bool = True) -> tuple:
+    """(which, headers): the `>REFERENCE QUERY RLEN QLEN` headers of rows in record pair order as a
+    string table, and the entry each row prints: its pair's header at the pair's first row (the
+    slice's first row too where first_head), else the empty entry 0 (names hold no line breaks)."""
+    n = int(qrec.size)
+    starts = np.ones(n, dtype=bool)
+    starts[:1] = first_head
+    starts[1:] = (qrec[1:] != qrec[:-1]) | (rrec[1:] != rrec[:-1])
+    heads = np.flatnonzero(starts)
+    qlens, rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
+    printed = np.frombuffer(format_rows(int(heads.size), (">", ("n", rrec[heads], name_table(rnames)), " ",
+                                                          ("n", qrec[heads], name_table(qnames)), " ",
+                                                          ("i", rlens[rrec[heads]]), " ", ("i", qlens[qrec[heads]]),
+                                                          "\n")), dtype=np.uint8)
+    offsets = np.concatenate(([0, 0], np.flatnonzero(printed == ord("\n")) + 1)).astype(np.int64)
+    which = np.zeros(n, dtype=np.int64)
+    which[heads] = np.arange(1, heads.size + 1)
+    return which, (printed.tobytes(), offsets)
+
+
 def delta_text(hsps: dict, qnames, qlens, rnames, rlens) -> memoryview:
     """Delta records of a slice of HSP columns (in the canonical order, so a record pair's rows
     follow one another): a pair's header is printed before its first row in the slice."""
@@ -26,20 +46,7 @@ def delta_text(hsps: dict, qnames, qlens, rnames, rlens) -> memoryview:
     n = int(qrec.size)
     if n == 0:
         return memoryview(b"")
-    starts = np.ones(n, dtype=bool)
-    starts[1:] = (qrec[1:] != qrec[:-1]) | (rrec[1:] != rrec[:-1])
-    heads = np.flatnonzero(starts)
-    qlens, rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
-    # The headers of the slice's record pairs, printed at once, become a string table: row i prints
-    # entry which[i], the empty string but at a pair's first row (names hold no line breaks).
-    printed = np.frombuffer(format_rows(int(heads.size), (">", ("n", rrec[heads], name_table(rnames)), " ",
-                                                          ("n", qrec[heads], name_table(qnames)), " ",
-                                                          ("i", rlens[rrec[heads]]), " ", ("i", qlens[qrec[heads]]),
-                                                          "\n")), dtype=np.uint8)
-    offsets = np.concatenate(([0, 0], np.flatnonzero(printed == ord("\n")) + 1)).astype(np.int64)
-    headers = (printed.tobytes(), offsets)
-    which = np.zeros(n, dtype=np.int64)
-    which[heads] = np.arange(1, heads.size + 1)
+    which, headers = pair_headers(qrec, rrec, qnames, qlens, rnames, rlens)
     reverse = np.asarray(hsps["strand"]) == 1
     qstart, qend = np.asarray(hsps["qstart"], dtype=np.int64), np.asarray(hsps["qend"], dtype=np.int64)
     errors = np.asarray(hsps["length"], dtype=np.int64) - np.asarray(hsps["identities"], dtype=np.int64)
