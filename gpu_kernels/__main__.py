@@ -92,6 +92,8 @@ def parser() -> argparse.ArgumentParser:
     aligning.add_argument("--min-anchor", type=int, default=d["min_anchor"],
                           help="shortest run of identical columns of an HSP kept as an anchor")
     aligning.add_argument("--zdrop", type=int, default=d["zdrop"], help="split an alignment at a gap scoring under -zdrop")
+    aligning.add_argument("--end-xdrop", type=int, default=d["end_xdrop"],
+                          help="extend a chain's ends until a row scores this far below the best, 0 off")
     aligning.add_argument("--min-align-score", type=int, default=d["min_align_score"],
                           help="drop alignments scoring less")
     aligning.add_argument("--secondary", action="store_true",
@@ -222,7 +224,7 @@ def run_paf(args: argparse.Namespace) -> int:
 
 
 ALIGN_OPTIONS = ("align_match", "align_mismatch", "gap_open", "gap_extend", "band", "min_anchor", "zdrop",
-                 "min_align_score", "secondary")
+                 "end_xdrop", "min_align_score", "secondary")
 
 
 def params_of(args: argparse.Namespace) -> Params:

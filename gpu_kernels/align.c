@@ -295,6 +295,203 @@ PyObject *py_align_fill(PyObject *self, PyObject *args) {
     return released(b, 13, Py_None);
 }
 
+/* ---- the chains' ends, extended with an X-drop ---- */
+
+typedef struct {
+    const uint8_t *q, *rf, *rr;
+    const int64_t *qpos, *rpos, *lq, *lr, *at; /* the base next to the end; the most bases; where ops go */
+    const int8_t *step, *strand;              /* +1 outwards to the right, -1 to the left */
+    int64_t n;
+    int match, mismatch, go, ge, band, xdrop;
+    int64_t *score, *dq, *dr, *counts;
+    uint8_t *ops;
+    int64_t next;
+    int failed;
+} extend_job;
+
+/* One end (tests/oracle_align.extend): rows along the query, cells |j - i| <= band; the best cell the
+ * highest, the first of equal ones in row order; no row after one whose best is more than xdrop
+ * below it. Returns the best score; its columns written at ops, outwards from the end. */
+static int64_t extend_end(const extend_job *x, int64_t e, uint8_t *dir, int32_t *hrow, int32_t *frow) {
+    const int64_t s = x->step[e];
+    const uint8_t *q = x->q + x->qpos[e], *r = (x->strand[e] ? x->rr : x->rf) + x->rpos[e];
+    const int64_t lq = x->lq[e], lr = x->lr[e], lo = -x->band, w = 2 * (int64_t)x->band + 1;
+    const int32_t go = x->go + x->ge, ge = x->ge;
+    int32_t best = 0;
+    int64_t bi = 0, bj = 0, rows = 0;
+    for (int64_t d = 0; d < w; d++)
+        hrow[d] = frow[d] = NEG;
+    for (int64_t i = 0; i <= lq; i++) {
+        int32_t e_ = NEG, hleft = NEG, row_best = NEG;
+        const int64_t j0 = i + lo > 0 ? i + lo : 0, j1 = i - lo < lr ? i - lo : lr;
+        uint8_t *row = dir + i * w;
+        rows = i + 1;
+        for (int64_t j = j0; j <= j1; j++) {
+            const int64_t d = j - i - lo;
+            int32_t h, fv, diag = NEG;
+            uint8_t bits = 0;
+            if (i == 0 && j == 0) {
+                h = 0;
+                fv = NEG;
+                e_ = NEG;
+            } else {
+                if (j > j0) {
+                    const int32_t open = hleft - go, ext = e_ - ge;
+                    e_ = open >= ext ? open : ext;
+                    bits |= open >= ext ? E_OPEN : 0;
+                } else {
+                    e_ = NEG;
+                    bits |= E_OPEN;
+                }
+                if (i > 0 && d + 1 < w) {
+                    const int32_t open = hrow[d + 1] - go, ext = frow[d + 1] - ge;
+                    fv = open >= ext ? open : ext;
+                    bits |= open >= ext ? F_OPEN : 0;
+                } else {
+                    fv = NEG;
+                    bits |= F_OPEN;
+                }
+                if (i > 0 && j > 0) {
+                    const uint8_t a = q[s * (i - 1)], c = r[s * (j - 1)];
+                    diag = hrow[d] + (a == c && a < 4 ? x->match : -x->mismatch);
+                }
+                if (diag >= e_ && diag >= fv) {
+                    h = diag;
+                } else if (e_ >= fv) {
+                    h = e_;
+                    bits |= FROM_E;
+                } else {
+                    h = fv;
+                    bits |= FROM_F;
+                }
+            }
+            hrow[d] = h;
+            frow[d] = fv;
+            row[d] = bits;
+            hleft = h;
+            if (h > row_best)
+                row_best = h;
+            if (h > best) {
+                best = h;
+                bi = i;
+                bj = j;
+            }
+        }
+        for (int64_t d = 0; d < j0 - i - lo && d < w; d++)
+            hrow[d] = frow[d] = NEG;
+        for (int64_t d = j1 - i - lo + 1; d < w; d++)
+            if (d >= 0)
+                hrow[d] = frow[d] = NEG;
+        if (row_best < best - x->xdrop)
+            break;
+    }
+    (void)rows;
+    uint8_t *ops = x->ops + x->at[e];
+    int64_t i = bi, j = bj, n = 0;
+    int state = 0;
+    int64_t *counts = x->counts + 4 * e;
+    counts[0] = counts[1] = counts[2] = counts[3] = 0;
+    while (i > 0 || j > 0) {
+        const uint8_t bits = dir[i * w + (j - i - lo)];
+        if (state == 0) {
+            const int from = bits & 3;
+            if (from == 0) {
+                const uint8_t a = q[s * (i - 1)], c = r[s * (j - 1)];
+                const uint8_t op = a == c && a < 4 ? 0 : 1;
+                ops[n++] = op;
+                counts[op]++;
+                i--;
+                j--;
+            } else {
+                state = from;
+            }
+        } else if (state == 1) {
+            ops[n++] = 3;
+            counts[3]++;
+            state = bits & E_OPEN ? 0 : 1;
+            j--;
+        } else {
+            ops[n++] = 2;
+            counts[2]++;
+            state = bits & F_OPEN ? 0 : 2;
+            i--;
+        }
+    }
+    for (int64_t k = 0; k < n / 2; k++) { /* outwards from the end */
+        const uint8_t t = ops[k];
+        ops[k] = ops[n - 1 - k];
+        ops[n - 1 - k] = t;
+    }
+    x->dq[e] = bi;
+    x->dr[e] = bj;
+    return best;
+}
+
+static void extend_part(void *arg, int t, int threads) {
+    extend_job *x = (extend_job *)arg;
+    (void)t, (void)threads;
+    size_t cap = 0;
+    const int64_t w = 2 * (int64_t)x->band + 1;
+    uint8_t *dir = NULL;
+    int32_t *rows = malloc(2 * (size_t)w * sizeof(int32_t));
+    if (!rows) {
+        __atomic_store_n(&x->failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    for (;;) {
+        const int64_t e = __atomic_fetch_add(&x->next, 1, __ATOMIC_RELAXED);
+        if (e >= x->n)
+            break;
+        const size_t cells = (size_t)(x->lq[e] + 1) * (size_t)w;
+        if (cells > cap) {
+            free(dir);
+            cap = cells;
+            dir = malloc(cap);
+            if (!dir) {
+                __atomic_store_n(&x->failed, 1, __ATOMIC_RELAXED);
+                break;
+            }
+        }
+        x->score[e] = extend_end(x, e, dir, rows, rows + w);
+    }
+    free(dir);
+    free(rows);
+}
+
+PyObject *py_align_extend(PyObject *self, PyObject *args) {
+    Py_buffer b[16];
+    int match, mismatch, go, ge, band, xdrop, threads;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*iiiiiiw*w*w*w*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+                          &b[6], &b[7], &b[8], &b[9], &match, &mismatch, &go, &ge, &band, &xdrop, &b[10], &b[11],
+                          &b[12], &b[13], &b[14], &threads))
+        return NULL;
+    /* b: q, rf, rr, qpos, rpos, step (int8), lq, lr, strand (int8), at; score, dq, dr, counts (4 a end), ops */
+    const int64_t n = b[3].len / 8;
+    int ok = band >= 0 && xdrop >= 0 && check_items(&b[4], "align_extend", 8, n) &&
+             check_items(&b[5], "align_extend", 1, n) && check_items(&b[6], "align_extend", 8, n) &&
+             check_items(&b[7], "align_extend", 8, n) && check_items(&b[8], "align_extend", 1, n) &&
+             check_items(&b[9], "align_extend", 8, n) && check_items(&b[10], "align_extend", 8, n) &&
+             check_items(&b[11], "align_extend", 8, n) && check_items(&b[12], "align_extend", 8, n) &&
+             check_items(&b[13], "align_extend", 32, n);
+    if (ok) {
+        const int64_t *lq = b[6].buf, *lr = b[7].buf, *at = b[9].buf;
+        for (int64_t e = 0; e < n && ok; e++)
+            ok = lq[e] >= 0 && lr[e] >= 0 && at[e] >= 0 && at[e] + lq[e] + lr[e] <= b[14].len;
+    }
+    if (!ok)
+        return released(b, 15, PyErr_Occurred() ? NULL : (PyErr_SetString(PyExc_ValueError, "align_extend"), NULL));
+    extend_job x = {b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[6].buf, b[7].buf, b[9].buf, b[5].buf,
+                    b[8].buf, n, match, mismatch, go, ge, band, xdrop, b[10].buf, b[11].buf, b[12].buf, b[13].buf,
+                    b[14].buf, 0, 0};
+    Py_BEGIN_ALLOW_THREADS
+    run_parallel(extend_part, &x, threads < 1 ? 1 : threads);
+    Py_END_ALLOW_THREADS
+    if (x.failed)
+        return released(b, 15, PyErr_NoMemory());
+    Py_INCREF(Py_None);
+    return released(b, 15, Py_None);
+}
+
 /* ---- CIGAR and cs strings ---- */
 
 typedef struct {
@@ -309,6 +506,8 @@ typedef struct {
     const int64_t *qbase, *rbase, *rlen; /* 3: each alignment's record starts in the codes, reference length */
     const char *tails;              /* 3: each alignment's line end (string table) */
     const int64_t *tail_at;
+    const int64_t *ext;             /* 8 an alignment: align.py's EXTENSION */
+    const uint8_t *eops;            /* the extensions' columns, outwards from each end */
     int64_t *size;                  /* size mode: each alignment's text length */
     const int64_t *at;              /* write mode: where each one's text goes */
     char *out;
@@ -432,11 +631,15 @@ static void put_columns(writer *w, int op, int64_t count) {
  * reference's forward strand against the query's reverse complement). Anchors go as whole runs. */
 static void one_text(const text_job *t, int64_t a, char *p, int64_t *size) {
     const int64_t fa = t->first[a], la = t->last[a];
+    const int64_t *x = t->ext + 8 * a; /* dq, dr at the start; dq, dr at the end; ops at, cols: start, end */
+    const uint8_t *start_ops = t->eops + x[4], *end_ops = t->eops + x[6];
     writer w = {t, t->strand[a] ? t->rr : t->rf, p, 0, 0, 0, 1, 0, 0, 0, t->strand[a] != 0, -1, a};
     if (w.reverse) {
-        w.i = t->ax[la] + t->alen[la] - 1;
-        w.j = t->ay[la] + t->alen[la] - 1;
+        w.i = t->ax[la] + t->alen[la] + x[2] - 1;
+        w.j = t->ay[la] + t->alen[la] + x[3] - 1;
         w.step = -1;
+        for (int64_t c = x[7] - 1; c >= 0; c--)
+            put_columns(&w, end_ops[c], 1);
         for (int64_t k = la; k >= fa; k--) {
             put_columns(&w, 0, t->alen[k]);
             if (k > fa) {
@@ -445,9 +648,13 @@ static void one_text(const text_job *t, int64_t a, char *p, int64_t *size) {
                     put_columns(&w, ops[c], 1);
             }
         }
+        for (int64_t c = 0; c < x[5]; c++)
+            put_columns(&w, start_ops[c], 1);
     } else {
-        w.i = t->ax[fa];
-        w.j = t->ay[fa];
+        w.i = t->ax[fa] - x[0];
+        w.j = t->ay[fa] - x[1];
+        for (int64_t c = x[5] - 1; c >= 0; c--)
+            put_columns(&w, start_ops[c], 1);
         for (int64_t k = fa; k <= la; k++) {
             put_columns(&w, 0, t->alen[k]);
             if (k < la) {
@@ -456,6 +663,8 @@ static void one_text(const text_job *t, int64_t a, char *p, int64_t *size) {
                     put_columns(&w, ops[c], 1);
             }
         }
+        for (int64_t c = 0; c < x[7]; c++)
+            put_columns(&w, end_ops[c], 1);
     }
     flush_run(&w);
     if (t->cs == 2) {
@@ -480,12 +689,13 @@ static void text_part(void *arg, int t, int threads) {
 }
 
 PyObject *py_align_text(PyObject *self, PyObject *args) {
-    Py_buffer b[19];
+    Py_buffer b[21];
     int cs, threads;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*iw*w*y*y*y*y*y*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
-                          &b[6], &b[7], &b[8], &b[9], &b[10], &b[11], &cs, &b[12], &b[13], &b[14], &b[15], &b[16],
-                          &b[17], &b[18], &threads))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*iw*w*y*y*y*y*y*y*y*i", &b[0], &b[1], &b[2], &b[3], &b[4],
+                          &b[5], &b[6], &b[7], &b[8], &b[9], &b[10], &b[11], &cs, &b[12], &b[13], &b[14], &b[15],
+                          &b[16], &b[17], &b[18], &b[19], &b[20], &threads))
         return NULL;
+    /* b[19], b[20]: the extensions (8 int64 an alignment) and their ops */
     /* b[14..18]: qbase, rbase, rlen (int64 n), tails and their offsets (n + 1): read in mode 3 only */
     /* b: q, rf, rr, ax, ay, alen, gat, gcols, ops, first, last, strand; then size (int64 n) and out: with an
      * empty out the sizes are written, else out is filled at the offsets held in size */
@@ -497,18 +707,25 @@ PyObject *py_align_text(PyObject *self, PyObject *args) {
     const int64_t *first = b[9].buf, *last = b[10].buf;
     for (int64_t a = 0; a < n && ok; a++)
         ok = first[a] >= 0 && first[a] <= last[a] && last[a] < anchors;
+    ok = ok && check_items(&b[19], "align_text", 64, n);
+    if (ok) {
+        const int64_t *x = b[19].buf;
+        for (int64_t a = 0; a < n && ok; a++)
+            ok = x[8 * a + 4] >= 0 && x[8 * a + 4] + x[8 * a + 5] <= b[20].len && x[8 * a + 6] >= 0 &&
+                 x[8 * a + 6] + x[8 * a + 7] <= b[20].len;
+    }
     if (ok && cs == 3)
         ok = check_items(&b[14], "align_text", 8, n) && check_items(&b[15], "align_text", 8, n) &&
              check_items(&b[16], "align_text", 8, n) && check_items(&b[18], "align_text", 8, n + 1) &&
              ((const int64_t *)b[18].buf)[n] <= b[17].len;
     if (!ok)
-        return released(b, 19, PyErr_Occurred() ? NULL : (PyErr_SetString(PyExc_ValueError, "align_text"), NULL));
+        return released(b, 21, PyErr_Occurred() ? NULL : (PyErr_SetString(PyExc_ValueError, "align_text"), NULL));
     text_job j = {b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[5].buf, b[6].buf, b[7].buf, first, last,
-                  b[8].buf, b[11].buf, n, cs, b[14].buf, b[15].buf, b[16].buf, b[17].buf, b[18].buf, b[12].buf,
-                  b[12].buf, b[13].len ? b[13].buf : NULL, 0};
+                  b[8].buf, b[11].buf, n, cs, b[14].buf, b[15].buf, b[16].buf, b[17].buf, b[18].buf, b[19].buf,
+                  b[20].buf, b[12].buf, b[12].buf, b[13].len ? b[13].buf : NULL, 0};
     Py_BEGIN_ALLOW_THREADS
     run_parallel(text_part, &j, threads < 1 ? 1 : threads);
     Py_END_ALLOW_THREADS
     Py_INCREF(Py_None);
-    return released(b, 19, Py_None);
+    return released(b, 21, Py_None);
 }

@@ -28,7 +28,7 @@ from .seqset import SeqSet, reverse_complement
 log = logging.getLogger(__name__)
 
 # the alignments of one batch: ALIGNMENT's columns but the CIGAR, and what their text is made of
-TEXT_PARTS = ("ax", "ay", "alen", "gat", "gcols", "ops", "first", "last", "strand")
+TEXT_PARTS = ("ax", "ay", "alen", "gat", "gcols", "ops", "first", "last", "strand", "ext", "eops")
 
 
 def _exclusive_sum(counts):
@@ -70,9 +70,9 @@ def gaps_between(achain, ax, ay, alen) -> tuple:
 
 
 def pieces(achain, alen, g, gscore, gcounts, params: Params) -> dict:
-    """The alignments (the chains cut at every gap scoring under -zdrop, pieces under min_align_score
-    dropped) as `first` and `last` anchors, `score` and the columns by kind (`matches`, `mismatches`,
-    `insertions`, `deletions`). On the anchors' device."""
+    """The alignments (the chains cut at every gap scoring under -zdrop) as `first` and `last` anchors,
+    `score` and the columns by kind (`matches`, `mismatches`, `insertions`, `deletions`), before their
+    ends are extended and those under min_align_score dropped (finish). On the anchors' device."""
     xp = array_module(alen)
     a = params.aligning
     n = int(alen.size)
@@ -100,8 +100,7 @@ def pieces(achain, alen, g, gscore, gcounts, params: Params) -> dict:
     columns = {"score": total(score), "matches": total(alen + per_anchor[:, 0])}
     for k, name in enumerate(("mismatches", "insertions", "deletions"), start=1):
         columns[name] = total(per_anchor[:, k])
-    keep = columns["score"] >= a.min_align_score
-    return {"first": first[keep], "last": last[keep], **{name: v[keep] for name, v in columns.items()}}
+    return {"first": first, "last": last, **columns}
 
 
 def align_chains(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, params: Params,
@@ -136,7 +135,7 @@ def align_chains(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, p
                    a.gap_open, a.gap_extend, a.band, gscore, gcols, gcounts, ops, threads)
     clock.mark(f"fills ({g.size} gaps)")
     found = pieces(achain, alen, g, gscore, gcounts, params)
-    out = finish(found, chains, achain, astrand, ax, ay, alen, g, gat, gcols, ops, query, reference)
+    out = finish(found, chains, achain, astrand, ax, ay, alen, g, gat, gcols, ops, query, reference, params, threads)
     clock.mark(f"pieces ({int(out['qstart'].size)})")
     clock.log("alignments")
     return out
@@ -219,16 +218,65 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
     clock.mark(f"fills ({n} gaps)")
     found = pieces(achain, alen, g, gscore, gcounts, params)
     host = [to_host(v) for v in (achain, astrand, ax, ay, alen, g, gat, gcols, ops[:int(gat[-1])])]
-    out = finish({name: to_host(v) for name, v in found.items()}, chains, *host, query, reference)
+    out = finish({name: to_host(v) for name, v in found.items()}, chains, *host, query, reference, params)
     clock.mark(f"pieces ({int(out['qstart'].size)})")
     clock.log("alignments on the device")
     return out
 
 
+# per alignment, what its ends' extensions add: bases on the query and the reference at its start
+# and at its end, and where each extension's columns lie in the extensions' ops (outwards from the end)
+EXTENSION = ("dq_start", "dr_start", "dq_end", "dr_end", "at_start", "cols_start", "at_end", "cols_end")
+
+
+def extend_ends(found: dict, achain, ax, ay, alen, qoff, qlen, roff, rlen, strand, query: SeqSet,
+                reference: SeqSet, params: Params, rr, threads: int = 0) -> tuple:
+    """The X-drop extensions of each chain's first alignment at its start and of its last at its end
+    (align.c's align_extend, on the host for both backends: two ends a chain), up to max_gap bases
+    and the records' ends: (the extension columns (n, 8) as EXTENSION names them, their ops; the
+    score and columns by kind they add)."""
+    a = params.aligning
+    first, last = found["first"], found["last"]
+    n = int(first.size)
+    ext = np.zeros((n, len(EXTENSION)), dtype=np.int64)
+    added = np.zeros((n, 5), dtype=np.int64)  # score, then =, X, I, D columns
+    if n == 0 or not a.end_xdrop:
+        return ext, np.zeros(0, dtype=np.uint8), added
+    opens = np.ones(n, dtype=bool)  # the piece starts its chain
+    opens[1:] = achain[first[1:]] != achain[first[1:] - 1]
+    closes = np.ones(n, dtype=bool)  # the piece ends its chain
+    closes[:-1] = achain[last[:-1]] != achain[last[:-1] + 1]
+    left, right = np.flatnonzero(opens), np.flatnonzero(closes)
+    max_gap = params.chaining.max_gap
+    xs, ys = ax[first[left]], ay[first[left]]
+    xe, ye = ax[last[right]] + alen[last[right]], ay[last[right]] + alen[last[right]]
+    qpos = np.concatenate((xs - 1, xe))
+    rpos = np.concatenate((ys - 1, ye))
+    step = np.concatenate((np.full(left.size, -1), np.ones(right.size))).astype(np.int8)
+    lq = np.minimum(max_gap, np.concatenate((xs - qoff[left], qoff[right] + qlen[right] - xe)))
+    lr = np.minimum(max_gap, np.concatenate((ys - roff[left], roff[right] + rlen[right] - ye)))
+    ends = np.concatenate((left, right))
+    at = _exclusive_sum(lq + lr)
+    ops = np.zeros(int(at[-1]), dtype=np.uint8)
+    score, dq, dr = (np.empty(ends.size, dtype=np.int64) for _ in range(3))
+    counts = np.empty((ends.size, 4), dtype=np.int64)
+    native.module("_cpu").align_extend(
+        query.codes, reference.codes, rr, qpos, rpos, step, lq, lr, np.ascontiguousarray(strand[ends]),
+        at[:-1].copy(), a.align_match, a.align_mismatch, a.gap_open, a.gap_extend, a.band, a.end_xdrop, score, dq,
+        dr, counts, ops, threads or native.threads())
+    k = left.size
+    cols = counts.sum(axis=1)
+    ext[left, 0], ext[left, 1], ext[left, 4], ext[left, 5] = dq[:k], dr[:k], at[:k], cols[:k]
+    ext[right, 2], ext[right, 3], ext[right, 6], ext[right, 7] = dq[k:], dr[k:], at[k:-1], cols[k:]
+    np.add.at(added, ends, np.column_stack((score, counts)))
+    return ext, ops, added
+
+
 def finish(found: dict, chains: dict, achain, astrand, ax, ay, alen, g, gat, gcols, ops, query: SeqSet,
-           reference: SeqSet) -> dict:
-    """The alignments' columns from their pieces (on the host): chain, records, strand, spans in
-    record coordinates (the reference's forward ones), and what their text is made of."""
+           reference: SeqSet, params: Params, threads: int = 0) -> dict:
+    """The alignments' columns from their pieces (on the host): the chains' ends extended, those
+    under min_align_score dropped; chain, records, strand, spans in record coordinates (the
+    reference's forward ones), the one-to-one ones, and what their text is made of."""
     first, last = found["first"], found["last"]
     chain = achain[first]
     qrec, rrec = chains["qrec"][chain].astype(np.int64), chains["rrec"][chain].astype(np.int64)
@@ -236,18 +284,26 @@ def finish(found: dict, chains: dict, achain, astrand, ax, ay, alen, g, gat, gco
     reverse = strand == 1
     qoff = query.starts[qrec]
     roff = np.where(reverse, reference.reverse_starts()[rrec], reference.starts[rrec])
-    y0, ye = ay[first] - roff, ay[last] + alen[last] - roff
     rlen = reference.lengths[rrec]
+    rr = reverse_complement(reference.codes)
+    ext, eops, added = extend_ends(found, achain, ax, ay, alen, qoff, query.lengths[qrec], roff, rlen, strand,
+                                   query, reference, params, rr, threads)
+    columns = {name: found[name] + added[:, k] for k, name in enumerate(("score", "matches", "mismatches",
+                                                                         "insertions", "deletions"))}
+    keep = np.flatnonzero(columns["score"] >= params.aligning.min_align_score)
+    first, last, chain, qrec, rrec, strand, reverse, qoff, roff, rlen, ext = (
+        v[keep] for v in (first, last, chain, qrec, rrec, strand, reverse, qoff, roff, rlen, ext))
+    y0, ye = ay[first] - ext[:, 1] - roff, ay[last] + alen[last] + ext[:, 3] - roff
     per_gat, per_cols = np.zeros(ax.size, dtype=np.int64), np.zeros(ax.size, dtype=np.int64)
     per_gat[g], per_cols[g] = gat[:-1], gcols
     out = {"chain": chain, "qrec": qrec.astype(np.int32), "rrec": rrec.astype(np.int32), "strand": strand,
-           "qstart": ax[first] - qoff, "qend": ax[last] + alen[last] - qoff,
+           "qstart": ax[first] - ext[:, 0] - qoff, "qend": ax[last] + alen[last] + ext[:, 2] - qoff,
            "rstart": np.where(reverse, rlen - ye, y0), "rend": np.where(reverse, rlen - y0, ye),
-           **{name: found[name] for name in ("score", "matches", "mismatches", "insertions", "deletions")},
+           **{name: column[keep] for name, column in columns.items()},
            "backbone": np.zeros(chain.size, dtype=np.int8)}
     out["backbone"] = one_to_one(out, query.lengths, reference.lengths)
     out.update({"ax": ax, "ay": ay, "alen": alen, "gat": per_gat, "gcols": per_cols, "ops": ops, "first": first,
-                "last": last})
+                "last": last, "ext": np.ascontiguousarray(ext), "eops": eops})
     return out
 
 
@@ -291,10 +347,11 @@ def text_of(alignments: dict, query: SeqSet, reference: SeqSet, kind: str, threa
     snp = _snp_parts(alignments, query, reference) if kind == "snps" else \
         [np.zeros(0, dtype=np.int64)] * 3 + [b"", np.zeros(1, dtype=np.int64)]
     size = np.empty(n, dtype=np.int64)
-    cpu.align_text(q, rf, rr, *parts, strand, TEXTS[kind], size, np.empty(0, dtype=np.uint8), *snp, threads)
+    ext = (np.ascontiguousarray(alignments["ext"], dtype=np.int64), np.ascontiguousarray(alignments["eops"]))
+    cpu.align_text(q, rf, rr, *parts, strand, TEXTS[kind], size, np.empty(0, dtype=np.uint8), *snp, *ext, threads)
     offsets = _exclusive_sum(size)
     out = np.empty(int(offsets[-1]), dtype=np.uint8)
-    cpu.align_text(q, rf, rr, *parts, strand, TEXTS[kind], offsets[:-1].copy(), out, *snp, threads)
+    cpu.align_text(q, rf, rr, *parts, strand, TEXTS[kind], offsets[:-1].copy(), out, *snp, *ext, threads)
     return out.tobytes(), offsets
 
 

@@ -342,6 +342,9 @@ static PyMethodDef methods[] = {
     {"align_fill", py_align_fill, METH_VARARGS,
      "align_fill(q, rf, rr, qpos, rpos, dx, dy, at, strand, match, mismatch, gap_open, gap_extend, band, score, "
      "columns, counts, ops, threads): every gap's banded global alignment (align.c)"},
+    {"align_extend", py_align_extend, METH_VARARGS,
+     "align_extend(q, rf, rr, qpos, rpos, step, lq, lr, strand, at, match, mismatch, gap_open, gap_extend, band, "
+     "xdrop, score, dq, dr, counts, ops, threads): the X-drop extension of alignment ends (align.c)"},
     {"align_text", py_align_text, METH_VARARGS,
      "align_text(q, rf, rr, ax, ay, alen, gat, gcols, ops, first, last, strand, cs, size, out, threads): the "
      "alignments' CIGARs or cs strings, sized (out empty) or written (align.c)"},

@@ -105,5 +105,6 @@ PyObject *py_backbone(PyObject *self, PyObject *args);
 PyObject *py_align_anchors(PyObject *self, PyObject *args);
 PyObject *py_align_fill(PyObject *self, PyObject *args);
 PyObject *py_align_text(PyObject *self, PyObject *args);
+PyObject *py_align_extend(PyObject *self, PyObject *args);
 
 #endif

@@ -121,6 +121,7 @@ class Aligning:
     band: int = 16               # diagonals searched on either side of a gap's two ends' diagonals
     min_anchor: int = 12         # shortest run of identical columns of an HSP kept as an anchor
     zdrop: int = 200             # an alignment is split at a gap whose fill scores under -zdrop
+    end_xdrop: int = 100         # a chain's ends extended until a row scores this far below the best (0: off)
     min_align_score: int = 50    # alignments scoring less are dropped
     secondary: bool = False      # align the chains outside the one-to-one backbone too (tp:A:S)
 
@@ -128,7 +129,7 @@ class Aligning:
         for name in ("align_match", "align_mismatch", "gap_extend", "min_anchor"):
             if getattr(self, name) < 1:
                 raise InputError(f"{name} = {getattr(self, name)} must be at least 1")
-        for name in ("gap_open", "band", "zdrop", "min_align_score"):
+        for name in ("gap_open", "band", "zdrop", "end_xdrop", "min_align_score"):
             if getattr(self, name) < 0:
                 raise InputError(f"{name} = {getattr(self, name)} is negative")
         if max(self.align_match, self.align_mismatch, self.gap_open, self.gap_extend) > 255:

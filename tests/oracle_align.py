@@ -77,8 +77,71 @@ def fill(qs, rs, p) -> tuple[int, str]:
     return int(H[dx][dy]), "".join(reversed(ops))
 
 
+def extend(qs, rs, p) -> tuple[int, int, int, str]:
+    """The X-drop extension from an alignment's end outwards along qs and rs (the bases beyond the end,
+    nearest first): (score, query bases, reference bases, ops in that outward order). Rows i of a
+    Gotoh matrix anchored at (0, 0), cells |j - i| <= band; the best cell is the highest, the first
+    of equal ones in row order; rows stop after one whose best is more than end_xdrop below it."""
+    dq, dr = len(qs), len(rs)
+    go, ge = p.gap_open + p.gap_extend, p.gap_extend
+    H = [[NEG] * (dr + 1) for _ in range(dq + 1)]
+    E = [[NEG] * (dr + 1) for _ in range(dq + 1)]
+    F = [[NEG] * (dr + 1) for _ in range(dq + 1)]
+    best, bi, bj = 0, 0, 0
+    for i in range(dq + 1):
+        row_best = NEG
+        for j in range(max(0, i - p.band), min(dr, i + p.band) + 1):
+            if i == 0 and j == 0:
+                H[0][0] = 0
+            else:
+                if j > 0:
+                    E[i][j] = max(H[i][j - 1] - go, E[i][j - 1] - ge)
+                if i > 0:
+                    F[i][j] = max(H[i - 1][j] - go, F[i - 1][j] - ge)
+                diag = NEG
+                if i > 0 and j > 0:
+                    a, b = qs[i - 1], rs[j - 1]
+                    diag = H[i - 1][j - 1] + (p.align_match if a == b and a < 4 else -p.align_mismatch)
+                H[i][j] = max(diag, E[i][j], F[i][j])
+            row_best = max(row_best, H[i][j])
+            if H[i][j] > best:
+                best, bi, bj = H[i][j], i, j
+        if row_best < best - p.end_xdrop:
+            break
+    score, ops = traceback(H, E, F, qs, rs, bi, bj, p)
+    return int(best), bi, bj, ops
+
+
+def traceback(H, E, F, qs, rs, i, j, p) -> tuple[int, str]:
+    """The path from (i, j) back to (0, 0) with fill's preferences, as ops from (0, 0) on."""
+    go = p.gap_open + p.gap_extend
+    ops, state, score = [], "H", H[i][j]
+    while i > 0 or j > 0:
+        if state == "H":
+            a, b = (qs[i - 1], rs[j - 1]) if i > 0 and j > 0 else (None, None)
+            if i > 0 and j > 0 and H[i][j] == H[i - 1][j - 1] + (p.align_match if a == b and a < 4
+                                                                  else -p.align_mismatch):
+                ops.append("=" if a == b and a < 4 else "X")
+                i, j = i - 1, j - 1
+            elif H[i][j] == E[i][j]:
+                state = "E"
+            else:
+                state = "F"
+        elif state == "E":
+            ops.append("D")
+            state = "H" if E[i][j] == H[i][j - 1] - go else "E"
+            j -= 1
+        else:
+            ops.append("I")
+            state = "H" if F[i][j] == H[i - 1][j] - go else "F"
+            i -= 1
+    return score, "".join(reversed(ops))
+
+
 def align_chain(blocks, q, r, p) -> list[tuple[int, int, int, int, int, str]]:
-    """The alignments of one chain, in chain order."""
+    """The alignments of one chain, in chain order. The chain's first alignment is extended at its
+    start, its last at its end (extend), each up to max_gap bases and the record's end, before the
+    alignments under min_align_score are dropped."""
     found = anchors(blocks, q, r, p.min_anchor)
     pieces, current = [], None
     for k, (x, y, length) in enumerate(found):
@@ -99,4 +162,12 @@ def align_chain(blocks, q, r, p) -> list[tuple[int, int, int, int, int, str]]:
         current[5] += "=" * length
     if current is not None:
         pieces.append(current)
+    if pieces and p.end_xdrop:
+        first, last = pieces[0], pieces[-1]
+        x, y = last[1], last[3]
+        score, dq, dr, ops = extend(q[x:x + p.max_gap], r[y:y + p.max_gap], p)
+        last[1], last[3], last[4], last[5] = x + dq, y + dr, last[4] + score, last[5] + ops
+        x, y = first[0], first[2]
+        score, dq, dr, ops = extend(q[max(0, x - p.max_gap):x][::-1], r[max(0, y - p.max_gap):y][::-1], p)
+        first[0], first[2], first[4], first[5] = x - dq, y - dr, first[4] + score, ops[::-1] + first[5]
     return [tuple(piece) for piece in pieces if piece[4] >= p.min_align_score]
