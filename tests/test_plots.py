@@ -245,8 +245,8 @@ def test_plots_step_draws_the_same_bytes_on_processes_as_in_one(tmp_path):
 
 def test_dotplots_draw_the_chain_layers_asked_for(tmp_path):
     """With a chains table the genome dotplot's HTML carries a legend entry (a show and hide toggle)
-    for each layer asked for, the backbone on top; without chains the HSPs alone, as before; the
-    PNGs differ with the layers."""
+    for each layer asked for, the backbone on top (the one-to-one alignments over it, where there is
+    an alignment table); without chains the HSPs alone, as before; the PNGs differ with the layers."""
     import subprocess
     import sys
 
@@ -254,24 +254,30 @@ def test_dotplots_draw_the_chain_layers_asked_for(tmp_path):
     from gpu_kernels.workflow.pictures import pair_pictures
     from wfhelpers import coverage_of
 
-    table, chains = tmp_path / "h.parquet", tmp_path / "c.parquet"
-    subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "--hsps", str(table),
-                    "--chains-table", str(chains)], check=True, cwd=ROOT, capture_output=True)
+    table, chains, aligned = tmp_path / "h.parquet", tmp_path / "c.parquet", tmp_path / "a.parquet"
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "align", MYCO_232, MYCO_7422, "--hsps", str(table),
+                    "--chains-table", str(chains), "--table", str(aligned)], check=True, cwd=ROOT, capture_output=True)
     query, reference, tables = coverage_of(table, tmp_path)
     drawn = {}
-    for label, chains_path, layers in (("none", None, ("backbone", "chains", "hsps")),
-                                       ("all", str(chains), ("backbone", "chains", "hsps")),
-                                       ("backbone", str(chains), ("backbone",))):
+    for label, chains_path, layers, alignments in (
+            ("none", None, ("backbone", "chains", "hsps"), None),
+            ("all", str(chains), ("backbone", "chains", "hsps"), None),
+            ("backbone", str(chains), ("backbone",), None),
+            ("alignments", str(chains), ("alignments", "chains", "hsps"), str(aligned)),
+            ("no alignments made", str(chains), ("alignments", "chains", "hsps"), None)):
         out = tmp_path / label
         pair_pictures(str(table), tables[0], query, reference, str(out / "grid.png"), None, None, 50,
-                      str(out / "dotplot.html"), "reference", 1, chains_path, layers)
+                      str(out / "dotplot.html"), "reference", 1, chains_path, layers, alignments)
         drawn[label] = ((out / "grid.png").read_bytes(), (out / "dotplot.html").read_text())
-    entries = ("backbone chains, ", "other chains, ", "HSPs, ", "as drawn")
+    entries = ("one-to-one alignments, ", "backbone chains, ", "other chains, ", "HSPs, ", "as drawn")
     legend = lambda html: {name for name in entries if name in html}  # noqa: E731
     assert legend(drawn["none"][1]) == {"as drawn"}
     assert legend(drawn["all"][1]) == {"backbone chains, ", "other chains, ", "HSPs, "}
     assert legend(drawn["backbone"][1]) == {"backbone chains, "}
-    assert len({png for png, _ in drawn.values()}) == 3
+    assert legend(drawn["alignments"][1]) == {"one-to-one alignments, ", "other chains, ", "HSPs, "}
+    # without an alignment table the backbone chains stand for the alignments: the "all" pictures
+    assert drawn["no alignments made"] == drawn["all"]
+    assert len({png for png, _ in drawn.values()}) == 4
 
 
 def test_summary_axes_show_a_sweeps_small_differences():

@@ -8,7 +8,7 @@ import matplotlib
 import numpy as np
 
 from .dots import Dots, short_names
-from .plots import LAYER_NAMES, LAYER_STYLES, MAX_BORDERS, RAMPS, STRAND_NAMES, _borders, _shown_labels, atomic_path
+from .plots import LAYER_NAMES, LAYER_STYLES, LAYERS, MAX_BORDERS, RAMPS, STRAND_NAMES, _borders, _shown_labels, atomic_path
 
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -87,7 +87,7 @@ def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
             fig.add_layout(ColorBar(color_mapper=mappers[drawn], title=f"identity {STRAND_NAMES[drawn]} (%)", width=10),
                            "right")
     # each layer a glyph per drawn orientation, its legend entry a toggle (click_policy hide)
-    for name in ("hsps", "chains", "backbone"):
+    for name in LAYERS:
         if layers and name not in layers:
             continue
         layer = dots if name == "hsps" else (layers or {}).get(name)

@@ -58,7 +58,7 @@ def gather_dots(hsps_path: str, columns, accumulator, add, threads: int) -> tupl
 def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, grid_path: str | None,
                   heatmap_path: str | None, pairs_dir: str | None, max_pair_plots: int, html_path: str | None = None,
                   order: str = "reference", threads: int = 1, chains_path: str | None = None,
-                  layers: tuple = ("backbone", "chains", "hsps")) -> None:
+                  layers: tuple = ("backbone", "chains", "hsps"), alignments_path: str | None = None) -> None:
     """Grid dotplot, interactive HTML dotplot, coverage heatmap and per chromosome pair dotplots of
     one genome pair, from the HSP table and the pair table the coverage rule wrote (its coverage
     picks the pair dotplots and fills the heatmap, its alignment columns order the query).
@@ -67,7 +67,9 @@ def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: 
     (by the backbone chains where chains_path, the chains table, is given), "file" keeps file order.
     The HSP table is read once, a row group at a time, into bounded Dots: `threads` accumulators take
     row groups side by side and are merged at the end. With chains, the dotplots draw the layers
-    asked for (backbone chains on top, other chains, the HSPs faded under them)."""
+    asked for (backbone chains on top, other chains, the HSPs faded under them); with alignments_path
+    (the alignment table), the one-to-one alignments over them (layer "alignments"; without it the
+    backbone chains in its place)."""
     import pandas as pd
 
     from .dots import HTML_LINES, MAX_LINES, Dots, Layout, file_stem, short_names
@@ -83,6 +85,10 @@ def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: 
     rindex = pd.Index(reference.names).get_indexer(pairs["reference"])
     covered = pairs["query_covered_both"].to_numpy(np.int64)
     chains = read_columns(chains_path) if chains_path else None
+    aligned = one_to_one_rows(read_columns(alignments_path, ALIGNED_COLUMNS)) \
+        if chains is not None and alignments_path and "alignments" in layers else None
+    if aligned is None and "alignments" in layers:  # no alignments made: the backbone chains stand for them
+        layers = tuple(dict.fromkeys("backbone" if name == "alignments" else name for name in layers))
     layout = Layout(query.lengths, reference.lengths)
     if order == "reference" and len(query.names) > 1:
         layout = along_backbone(chains, query, reference) if chains is not None and chains["backbone"].any() else \
@@ -117,7 +123,8 @@ def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: 
     with picture_pool(count, threads) as pool:
         whole, pair_dots = gather_dots(hsps_path, HSP.view("dots"), accumulator, add, threads) \
             if grid_path or html_path or best else (None, {})
-        grid_layers = chain_layers(chains, layers, lambda: Dots(layout.width, layout.height, layout))
+        grid_layers = chain_layers(chains, layers, lambda: Dots(layout.width, layout.height, layout),
+                                   alignments=aligned)
         pictures = []  # (function, arguments): each picture drawn on its own, side by side
         if grid_path:
             pictures.append((grid_dotplot, (whole.reduced(MAX_LINES), query.names, reference.names, query.name,
@@ -136,20 +143,21 @@ def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: 
                 stem = f"{file_stem(qshort[qi])}__{file_stem(rshort[ri])}"
                 name = stem if stem not in used else f"{stem}_{qi}_{ri}"
                 used.add(name)
-                one = None if chains is None else \
-                    {c: v[(chains["qrec"] == qi) & (chains["rrec"] == ri)] for c, v in chains.items()}
+                one, mine = (None if rows is None else {c: v[(rows["qrec"] == qi) & (rows["rrec"] == ri)]
+                                                        for c, v in rows.items()} for rows in (chains, aligned))
                 pair_layers = chain_layers(one, layers, lambda qi=qi, ri=ri: Dots(reference.lengths[ri], query.lengths[qi]),
-                                           single=True)
+                                           single=True, alignments=mine)
                 pictures.append((pair_dotplot, (pair_dots[qi * nr + ri], qshort[qi], rshort[ri],
                                                 os.path.join(pairs_dir, name + ".png"), low, pair_layers)))
         draw_all(pictures, pool)
 
 
-def chain_layers(chains: dict | None, layers, dots, single: bool = False) -> dict | None:
+def chain_layers(chains: dict | None, layers, dots, single: bool = False, alignments: dict | None = None) -> dict | None:
     """The dotplot layers asked for (outputs.dotplot_layers): "backbone" and "chains" as Dots of the
     chains table's rows (every chain a line, none rasterized), "hsps" (drawn from the HSPs' own
     Dots) as None; None where there are no chains, so the HSPs are drawn as before. dots: a function
-    making an empty Dots of the picture; single: one record pair's picture (records as 0)."""
+    making an empty Dots of the picture; single: one record pair's picture (records as 0);
+    alignments: the one-to-one alignments' rows (one_to_one_rows), the "alignments" layer."""
     if chains is None:
         return None
     out = {}
@@ -157,14 +165,33 @@ def chain_layers(chains: dict | None, layers, dots, single: bool = False) -> dic
         if name == "hsps":
             out[name] = None
             continue
-        rows = chains["backbone"] == (1 if name == "backbone" else 0)
-        part = {c: v[rows] for c, v in chains.items()}
+        if name == "alignments":
+            if alignments is None:
+                continue
+            part = dict(alignments)
+            rows = np.ones(part["qrec"].size, dtype=bool)
+        else:
+            rows = chains["backbone"] == (1 if name == "backbone" else 0)
+            part = {c: v[rows] for c, v in chains.items()}
         if single:
             part["qrec"], part["rrec"] = np.zeros_like(part["qrec"]), np.zeros_like(part["rrec"])
         layer = dots()
         layer.max_lines = max(1, int(rows.sum()))
         out[name] = layer.add(part)
     return out
+
+
+ALIGNED_COLUMNS = ["qrec", "rrec", "strand", "qstart", "qend", "rstart", "rend", "backbone", "matches", "mismatches"]
+
+
+def one_to_one_rows(al: dict) -> dict:
+    """The one-to-one alignments of an alignment table as the rows a layer draws: spans, strand, and
+    identity as identical columns over columns of two bases (`identities` over `aligned`)."""
+    keep = al["backbone"] == 1
+    rows = {c: al[c][keep] for c in ("qrec", "rrec", "strand", "qstart", "qend", "rstart", "rend")}
+    rows["identities"] = al["matches"][keep]
+    rows["aligned"] = (al["matches"] + al["mismatches"])[keep]
+    return rows
 
 
 def along_backbone(chains: dict, query: Genome, reference: Genome):

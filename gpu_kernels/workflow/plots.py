@@ -48,9 +48,12 @@ def bp_formatter(span: float) -> FuncFormatter:
 
 
 # How a layer of a dotplot is drawn (outputs.dotplot_layers): the HSPs faded under the chains, the
-# backbone on top, thicker
-LAYER_STYLES = {"hsps": (0.25, 1.0, 2), "chains": (0.6, 1.4, 3), "backbone": (1.0, 2.2, 4)}
-LAYER_NAMES = {"hsps": "HSPs", "chains": "other chains", "backbone": "backbone chains"}
+# backbone over them, thicker, and the one-to-one alignments on top; LAYERS: the drawing order
+LAYER_STYLES = {"hsps": (0.25, 1.0, 2), "chains": (0.6, 1.4, 3), "backbone": (1.0, 2.2, 4),
+                "alignments": (1.0, 2.4, 5)}
+LAYER_NAMES = {"hsps": "HSPs", "chains": "other chains", "backbone": "backbone chains",
+               "alignments": "one-to-one alignments"}
+LAYERS = ("hsps", "chains", "backbone", "alignments")
 
 
 def draw_layers(dots: Dots, layers: dict, ax, norm: Normalize) -> None:
@@ -59,7 +62,7 @@ def draw_layers(dots: Dots, layers: dict, ax, norm: Normalize) -> None:
     if not layers:
         draw_dots(dots, ax, norm)
         return
-    for name in ("hsps", "chains", "backbone"):
+    for name in LAYERS:
         if name in layers and (name == "hsps" or layers[name] is not None):
             alpha, width, zorder = LAYER_STYLES[name]
             draw_dots(dots if name == "hsps" else layers[name], ax, norm, alpha, width, zorder)
@@ -69,6 +72,8 @@ def _layers_title(dots: Dots, layers: dict) -> str:
     text = f"{dots.count:,} HSPs"
     if layers and layers.get("backbone") is not None:
         text += f", {layers['backbone'].count:,} backbone chains"
+    if layers and layers.get("alignments") is not None:
+        text += f", {layers['alignments'].count:,} alignments"
     return text
 
 

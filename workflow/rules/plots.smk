@@ -7,6 +7,7 @@ rule plots:
         hsps=path("hsps"),
         coverage=path("coverage_pairs"),
         chains=path("chains_table") if OUT["chains_table"] else [],
+        alignments=path("alignments_table") if OUT["alignments_table"] else [],
         qtable=path("chromosomes", genome="{query}"),
         rtable=path("chromosomes", genome="{reference}"),
     output:
