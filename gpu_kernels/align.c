@@ -115,92 +115,55 @@ static inline void band_of(int64_t dx, int64_t dy, int64_t band, int64_t *lo, in
         *hi = dy;
 }
 
-/* One gap: the banded Gotoh DP (H, E ending in a D column, F ending in an I column), rows along the
- * query; dir keeps a byte a cell for the traceback. Returns the score; its columns written at ops. */
-static int64_t fill_gap(const fill_job *f, int64_t g, uint8_t *dir, int32_t *hrow, int32_t *frow) {
-    const uint8_t *q = f->q + f->qpos[g], *r = (f->strand[g] ? f->rr : f->rf) + f->rpos[g];
-    const int64_t dx = f->dx[g], dy = f->dy[g];
-    int64_t lo, hi;
-    band_of(dx, dy, f->band, &lo, &hi);
-    const int64_t w = hi - lo + 1;
-    const int32_t go = f->go + f->ge, ge = f->ge;
-    for (int64_t d = 0; d < w; d++)
-        hrow[d] = frow[d] = NEG;
-    for (int64_t i = 0; i <= dx; i++) {
-        /* cell (i, j) is at d = j - i - lo; (i - 1, j) at d + 1 of the row before, (i - 1, j - 1) at d */
-        int32_t e = NEG, hleft = NEG;
-        const int64_t j0 = i + lo > 0 ? i + lo : 0, j1 = i + hi < dy ? i + hi : dy;
-        uint8_t *row = dir + i * w;
-        for (int64_t j = j0; j <= j1; j++) {
-            const int64_t d = j - i - lo;
-            int32_t h, fv, diag = NEG;
-            uint8_t bits = 0;
-            if (i == 0 && j == 0) {
-                hrow[d] = 0;
-                frow[d] = NEG;
-                row[d] = 0;
-                hleft = 0;
-                e = NEG;
-                continue;
-            }
-            /* E: from the cell on the left, when it is on the band */
-            if (j > j0) {
-                const int32_t open = hleft - go, ext = e - ge;
-                e = open >= ext ? open : ext;
-                bits |= open >= ext ? E_OPEN : 0;
-            } else {
-                e = NEG;
-                bits |= E_OPEN;
-            }
-            /* F: from the cell above (the row before, d + 1) */
-            if (i > 0 && d + 1 < w) {
-                const int32_t open = hrow[d + 1] - go, ext = frow[d + 1] - ge;
-                fv = open >= ext ? open : ext;
-                bits |= open >= ext ? F_OPEN : 0;
-            } else {
-                fv = NEG;
-                bits |= F_OPEN;
-            }
-            if (i > 0 && j > 0) {
-                const uint8_t a = q[i - 1], c = r[j - 1];
-                diag = hrow[d] + (a == c && a < 4 ? f->match : -f->mismatch);
-            }
-            if (diag >= e && diag >= fv) {
-                h = diag;
-            } else if (e >= fv) {
-                h = e;
-                bits |= FROM_E;
-            } else {
-                h = fv;
-                bits |= FROM_F;
-            }
-            hrow[d] = h;
-            frow[d] = fv;
-            row[d] = bits;
-            hleft = h;
-        }
-        /* cells of the row before that this row's band no longer covers stay as they are: a row's
-         * cell d reads d and d + 1 of the row before, both written by it or off the band (NEG) */
-        if (j0 - i - lo > 0)
-            for (int64_t d = 0; d < j0 - i - lo; d++)
-                hrow[d] = frow[d] = NEG;
-        if (j1 - i - lo + 1 < w)
-            for (int64_t d = j1 - i - lo + 1; d < w; d++)
-                hrow[d] = frow[d] = NEG;
+/* One cell (tests/oracle_align.cell): E from the cell on the left (hleft, e; none at a row's first
+ * cell), F from the cell above (above_h, above_f; none off the row before), H the best of the
+ * diagonal (diag: the cell before plus the column's score, NEG where none), E and F, the diagonal
+ * first, then E. Writes h and fv, updates e; returns the direction bits. */
+static inline uint8_t cell(int has_left, int has_above, int32_t hleft, int32_t *e, int32_t above_h, int32_t above_f,
+                           int32_t diag, int32_t go, int32_t ge, int32_t *h, int32_t *fv) {
+    uint8_t bits = 0;
+    if (has_left) {
+        const int32_t open = hleft - go, ext = *e - ge;
+        *e = open >= ext ? open : ext;
+        bits |= open >= ext ? E_OPEN : 0;
+    } else {
+        *e = NEG;
+        bits |= E_OPEN;
     }
-    const int64_t score = hrow[dy - dx - lo];
-    /* the traceback, from (dx, dy) in H, columns written backwards then reversed */
-    uint8_t *ops = f->ops + f->at[g];
-    int64_t i = dx, j = dy, n = 0;
+    if (has_above) {
+        const int32_t open = above_h - go, ext = above_f - ge;
+        *fv = open >= ext ? open : ext;
+        bits |= open >= ext ? F_OPEN : 0;
+    } else {
+        *fv = NEG;
+        bits |= F_OPEN;
+    }
+    if (diag >= *e && diag >= *fv) {
+        *h = diag;
+    } else if (*e >= *fv) {
+        *h = *e;
+        bits |= FROM_E;
+    } else {
+        *h = *fv;
+        bits |= FROM_F;
+    }
+    return bits;
+}
+
+/* The path from (i, j) back to (0, 0) through the direction bytes (row i at dir + i * w, cell j at
+ * j - i - lo), its columns written at ops from (0, 0) on and counted by kind; returns how many. The
+ * query's base of row i is q[step * (i - 1)], the reference's of column j r[step * (j - 1)]. */
+static int64_t trace(const uint8_t *dir, int64_t w, int64_t lo, int64_t i, int64_t j, const uint8_t *q,
+                     const uint8_t *r, int64_t step, uint8_t *ops, int64_t *counts) {
+    int64_t n = 0;
     int state = 0; /* 0 H, 1 E, 2 F */
-    int64_t *counts = f->counts + 4 * g;
     counts[0] = counts[1] = counts[2] = counts[3] = 0;
     while (i > 0 || j > 0) {
         const uint8_t bits = dir[i * w + (j - i - lo)];
         if (state == 0) {
             const int from = bits & 3;
-            if (from == FROM_DIAG) {
-                const uint8_t a = q[i - 1], c = r[j - 1];
+            if (from == 0) {
+                const uint8_t a = q[step * (i - 1)], c = r[step * (j - 1)];
                 const uint8_t op = a == c && a < 4 ? 0 : 1;
                 ops[n++] = op;
                 counts[op]++;
@@ -226,8 +189,50 @@ static int64_t fill_gap(const fill_job *f, int64_t g, uint8_t *dir, int32_t *hro
         ops[k] = ops[n - 1 - k];
         ops[n - 1 - k] = t;
     }
-    f->columns[g] = n;
-    return score;
+    return n;
+}
+
+/* One gap: the banded Gotoh DP (H, E ending in a D column, F ending in an I column), rows along the
+ * query; dir keeps a byte a cell for the traceback. Returns the score; its columns written at ops. */
+static int64_t fill_gap(const fill_job *f, int64_t g, uint8_t *dir, int32_t *hrow, int32_t *frow) {
+    const uint8_t *q = f->q + f->qpos[g], *r = (f->strand[g] ? f->rr : f->rf) + f->rpos[g];
+    const int64_t dx = f->dx[g], dy = f->dy[g];
+    int64_t lo, hi;
+    band_of(dx, dy, f->band, &lo, &hi);
+    const int64_t w = hi - lo + 1;
+    const int32_t go = f->go + f->ge, ge = f->ge;
+    for (int64_t d = 0; d < w; d++)
+        hrow[d] = frow[d] = NEG;
+    for (int64_t i = 0; i <= dx; i++) {
+        /* cell (i, j) is at d = j - i - lo; (i - 1, j) at d + 1 of the row before, (i - 1, j - 1) at d */
+        int32_t e = NEG, hleft = NEG;
+        const int64_t j0 = i + lo > 0 ? i + lo : 0, j1 = i + hi < dy ? i + hi : dy;
+        uint8_t *row = dir + i * w;
+        for (int64_t j = j0; j <= j1; j++) {
+            const int64_t d = j - i - lo;
+            int32_t h = 0, fv = NEG;
+            if (i == 0 && j == 0) {
+                e = NEG;
+                row[d] = 0;
+            } else {
+                const int32_t diag = i > 0 && j > 0 ? hrow[d] + (q[i - 1] == r[j - 1] && q[i - 1] < 4 ? f->match
+                                                                                                    : -f->mismatch)
+                                                    : NEG;
+                row[d] = cell(j > j0, i > 0 && d + 1 < w, hleft, &e, d + 1 < w ? hrow[d + 1] : NEG,
+                              d + 1 < w ? frow[d + 1] : NEG, diag, go, ge, &h, &fv);
+            }
+            hrow[d] = h;
+            frow[d] = fv;
+            hleft = h;
+        }
+        /* cells of the row before that this row's band no longer covers are off the band for the next */
+        for (int64_t d = 0; d < j0 - i - lo; d++)
+            hrow[d] = frow[d] = NEG;
+        for (int64_t d = j1 - i - lo + 1; d < w; d++)
+            hrow[d] = frow[d] = NEG;
+    }
+    f->columns[g] = trace(dir, w, lo, dx, dy, q, r, 1, f->ops + f->at[g], f->counts + 4 * g);
+    return hrow[dy - dx - lo];
 }
 
 static void fill_part(void *arg, int t, int threads) {
@@ -318,56 +323,27 @@ static int64_t extend_end(const extend_job *x, int64_t e, uint8_t *dir, int32_t 
     const int64_t lq = x->lq[e], lr = x->lr[e], lo = -x->band, w = 2 * (int64_t)x->band + 1;
     const int32_t go = x->go + x->ge, ge = x->ge;
     int32_t best = 0;
-    int64_t bi = 0, bj = 0, rows = 0;
+    int64_t bi = 0, bj = 0;
     for (int64_t d = 0; d < w; d++)
         hrow[d] = frow[d] = NEG;
     for (int64_t i = 0; i <= lq; i++) {
         int32_t e_ = NEG, hleft = NEG, row_best = NEG;
         const int64_t j0 = i + lo > 0 ? i + lo : 0, j1 = i - lo < lr ? i - lo : lr;
         uint8_t *row = dir + i * w;
-        rows = i + 1;
         for (int64_t j = j0; j <= j1; j++) {
             const int64_t d = j - i - lo;
-            int32_t h, fv, diag = NEG;
-            uint8_t bits = 0;
+            int32_t h = 0, fv = NEG;
             if (i == 0 && j == 0) {
-                h = 0;
-                fv = NEG;
                 e_ = NEG;
+                row[d] = 0;
             } else {
-                if (j > j0) {
-                    const int32_t open = hleft - go, ext = e_ - ge;
-                    e_ = open >= ext ? open : ext;
-                    bits |= open >= ext ? E_OPEN : 0;
-                } else {
-                    e_ = NEG;
-                    bits |= E_OPEN;
-                }
-                if (i > 0 && d + 1 < w) {
-                    const int32_t open = hrow[d + 1] - go, ext = frow[d + 1] - ge;
-                    fv = open >= ext ? open : ext;
-                    bits |= open >= ext ? F_OPEN : 0;
-                } else {
-                    fv = NEG;
-                    bits |= F_OPEN;
-                }
-                if (i > 0 && j > 0) {
-                    const uint8_t a = q[s * (i - 1)], c = r[s * (j - 1)];
-                    diag = hrow[d] + (a == c && a < 4 ? x->match : -x->mismatch);
-                }
-                if (diag >= e_ && diag >= fv) {
-                    h = diag;
-                } else if (e_ >= fv) {
-                    h = e_;
-                    bits |= FROM_E;
-                } else {
-                    h = fv;
-                    bits |= FROM_F;
-                }
+                const uint8_t a = i > 0 ? q[s * (i - 1)] : 0, c = j > 0 ? r[s * (j - 1)] : 0;
+                const int32_t diag = i > 0 && j > 0 ? hrow[d] + (a == c && a < 4 ? x->match : -x->mismatch) : NEG;
+                row[d] = cell(j > j0, i > 0 && d + 1 < w, hleft, &e_, d + 1 < w ? hrow[d + 1] : NEG,
+                              d + 1 < w ? frow[d + 1] : NEG, diag, go, ge, &h, &fv);
             }
             hrow[d] = h;
             frow[d] = fv;
-            row[d] = bits;
             hleft = h;
             if (h > row_best)
                 row_best = h;
@@ -379,49 +355,12 @@ static int64_t extend_end(const extend_job *x, int64_t e, uint8_t *dir, int32_t 
         }
         for (int64_t d = 0; d < j0 - i - lo && d < w; d++)
             hrow[d] = frow[d] = NEG;
-        for (int64_t d = j1 - i - lo + 1; d < w; d++)
-            if (d >= 0)
-                hrow[d] = frow[d] = NEG;
+        for (int64_t d = j1 - i - lo + 1 > 0 ? j1 - i - lo + 1 : 0; d < w; d++)
+            hrow[d] = frow[d] = NEG;
         if (row_best < best - x->xdrop)
             break;
     }
-    (void)rows;
-    uint8_t *ops = x->ops + x->at[e];
-    int64_t i = bi, j = bj, n = 0;
-    int state = 0;
-    int64_t *counts = x->counts + 4 * e;
-    counts[0] = counts[1] = counts[2] = counts[3] = 0;
-    while (i > 0 || j > 0) {
-        const uint8_t bits = dir[i * w + (j - i - lo)];
-        if (state == 0) {
-            const int from = bits & 3;
-            if (from == 0) {
-                const uint8_t a = q[s * (i - 1)], c = r[s * (j - 1)];
-                const uint8_t op = a == c && a < 4 ? 0 : 1;
-                ops[n++] = op;
-                counts[op]++;
-                i--;
-                j--;
-            } else {
-                state = from;
-            }
-        } else if (state == 1) {
-            ops[n++] = 3;
-            counts[3]++;
-            state = bits & E_OPEN ? 0 : 1;
-            j--;
-        } else {
-            ops[n++] = 2;
-            counts[2]++;
-            state = bits & F_OPEN ? 0 : 2;
-            i--;
-        }
-    }
-    for (int64_t k = 0; k < n / 2; k++) { /* outwards from the end */
-        const uint8_t t = ops[k];
-        ops[k] = ops[n - 1 - k];
-        ops[n - 1 - k] = t;
-    }
+    trace(dir, w, lo, bi, bj, q, r, s, x->ops + x->at[e], x->counts + 4 * e);
     x->dq[e] = bi;
     x->dr[e] = bj;
     return best;

@@ -34,7 +34,6 @@ def fill(qs, rs, p) -> tuple[int, str]:
     min(0, dy - dx) - band to max(0, dy - dx) + band."""
     dx, dy = len(qs), len(rs)
     lo, hi = min(0, dy - dx) - p.band, max(0, dy - dx) + p.band
-    go, ge = p.gap_open + p.gap_extend, p.gap_extend
     H = [[NEG] * (dy + 1) for _ in range(dx + 1)]
     E = [[NEG] * (dy + 1) for _ in range(dx + 1)]  # ends in a D column (a reference base alone)
     F = [[NEG] * (dy + 1) for _ in range(dx + 1)]  # ends in an I column (a query base alone)
@@ -42,39 +41,26 @@ def fill(qs, rs, p) -> tuple[int, str]:
         for j in range(dy + 1):
             if not lo <= j - i <= hi:
                 continue
-            if i == 0 and j == 0:
-                H[i][j] = 0
-                continue
-            if j > 0:
-                E[i][j] = max(H[i][j - 1] - go, E[i][j - 1] - ge)
-            if i > 0:
-                F[i][j] = max(H[i - 1][j] - go, F[i - 1][j] - ge)
-            diag = NEG
-            if i > 0 and j > 0:
-                a, b = qs[i - 1], rs[j - 1]
-                diag = H[i - 1][j - 1] + (p.align_match if a == b and a < 4 else -p.align_mismatch)
-            H[i][j] = max(diag, E[i][j], F[i][j])
-    ops, i, j, state = [], dx, dy, "H"
-    while i > 0 or j > 0:
-        if state == "H":
-            a, b = (qs[i - 1], rs[j - 1]) if i > 0 and j > 0 else (None, None)
-            if i > 0 and j > 0 and H[i][j] == H[i - 1][j - 1] + (p.align_match if a == b and a < 4
-                                                                  else -p.align_mismatch):
-                ops.append("=" if a == b and a < 4 else "X")
-                i, j = i - 1, j - 1
-            elif H[i][j] == E[i][j]:
-                state = "E"
-            else:
-                state = "F"
-        elif state == "E":
-            ops.append("D")
-            state = "H" if E[i][j] == H[i][j - 1] - go else "E"  # opening preferred to extending
-            j -= 1
-        else:
-            ops.append("I")
-            state = "H" if F[i][j] == H[i - 1][j] - go else "F"
-            i -= 1
-    return int(H[dx][dy]), "".join(reversed(ops))
+            cell(H, E, F, qs, rs, i, j, p)
+    return traceback(H, E, F, qs, rs, dx, dy, p)
+
+
+def cell(H, E, F, qs, rs, i, j, p) -> None:
+    """H, E and F at (i, j) from the cells before it (those off the band are minus infinity)."""
+    go, ge = p.gap_open + p.gap_extend, p.gap_extend
+    if i == 0 and j == 0:
+        H[i][j] = 0
+        return
+    if j > 0:
+        E[i][j] = max(H[i][j - 1] - go, E[i][j - 1] - ge)
+    if i > 0:
+        F[i][j] = max(H[i - 1][j] - go, F[i - 1][j] - ge)
+    diag = NEG
+    if i > 0 and j > 0:
+        a, b = qs[i - 1], rs[j - 1]
+        diag = H[i - 1][j - 1] + (p.align_match if a == b and a < 4 else -p.align_mismatch)
+    H[i][j] = max(diag, E[i][j], F[i][j])
+
 
 
 def extend(qs, rs, p) -> tuple[int, int, int, str]:
@@ -83,7 +69,6 @@ def extend(qs, rs, p) -> tuple[int, int, int, str]:
     Gotoh matrix anchored at (0, 0), cells |j - i| <= band; the best cell is the highest, the first
     of equal ones in row order; rows stop after one whose best is more than end_xdrop below it."""
     dq, dr = len(qs), len(rs)
-    go, ge = p.gap_open + p.gap_extend, p.gap_extend
     H = [[NEG] * (dr + 1) for _ in range(dq + 1)]
     E = [[NEG] * (dr + 1) for _ in range(dq + 1)]
     F = [[NEG] * (dr + 1) for _ in range(dq + 1)]
@@ -91,29 +76,20 @@ def extend(qs, rs, p) -> tuple[int, int, int, str]:
     for i in range(dq + 1):
         row_best = NEG
         for j in range(max(0, i - p.band), min(dr, i + p.band) + 1):
-            if i == 0 and j == 0:
-                H[0][0] = 0
-            else:
-                if j > 0:
-                    E[i][j] = max(H[i][j - 1] - go, E[i][j - 1] - ge)
-                if i > 0:
-                    F[i][j] = max(H[i - 1][j] - go, F[i - 1][j] - ge)
-                diag = NEG
-                if i > 0 and j > 0:
-                    a, b = qs[i - 1], rs[j - 1]
-                    diag = H[i - 1][j - 1] + (p.align_match if a == b and a < 4 else -p.align_mismatch)
-                H[i][j] = max(diag, E[i][j], F[i][j])
+            cell(H, E, F, qs, rs, i, j, p)
             row_best = max(row_best, H[i][j])
             if H[i][j] > best:
                 best, bi, bj = H[i][j], i, j
         if row_best < best - p.end_xdrop:
             break
-    score, ops = traceback(H, E, F, qs, rs, bi, bj, p)
+    _, ops = traceback(H, E, F, qs, rs, bi, bj, p)
     return int(best), bi, bj, ops
 
 
 def traceback(H, E, F, qs, rs, i, j, p) -> tuple[int, str]:
-    """The path from (i, j) back to (0, 0) with fill's preferences, as ops from (0, 0) on."""
+    """(H at (i, j), the path from (0, 0) to it as ops): traced back from (i, j) in H, a diagonal step
+    where H equals it, else E where H equals E, else F; in E the gap opens where E equals the
+    opening, else extends; the same in F."""
     go = p.gap_open + p.gap_extend
     ops, state, score = [], "H", H[i][j]
     while i > 0 or j > 0:
@@ -135,7 +111,7 @@ def traceback(H, E, F, qs, rs, i, j, p) -> tuple[int, str]:
             ops.append("I")
             state = "H" if F[i][j] == H[i - 1][j] - go else "F"
             i -= 1
-    return score, "".join(reversed(ops))
+    return int(score), "".join(reversed(ops))
 
 
 def align_chain(blocks, q, r, p) -> list[tuple[int, int, int, int, int, str]]:
