@@ -113,8 +113,7 @@ def align_chains(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, p
     threads = threads or native.threads()
     clock = _Clock()
     blocks = chosen_blocks(chains, blocks, params)
-    q, rf = query.codes, reference.codes
-    rr = reverse_complement(rf)
+    q, rf, rr = query.codes, reference.codes, reference.reverse_codes
     qpos, rpos, length, strand = block_positions(chains, blocks, query, reference)
     count = np.empty(qpos.size, dtype=np.int64)
     none = np.empty(0, dtype=np.int64)
@@ -230,7 +229,7 @@ EXTENSION = ("dq_start", "dr_start", "dq_end", "dr_end", "at_start", "cols_start
 
 
 def extend_ends(found: dict, achain, ax, ay, alen, qoff, qlen, roff, rlen, strand, query: SeqSet,
-                reference: SeqSet, params: Params, rr, threads: int = 0) -> tuple:
+                reference: SeqSet, params: Params, threads: int = 0) -> tuple:
     """The X-drop extensions of each chain's first alignment at its start and of its last at its end
     (align.c's align_extend, on the host for both backends: two ends a chain), up to max_gap bases
     and the records' ends: (the extension columns (n, 8) as EXTENSION names them, their ops; the
@@ -261,7 +260,7 @@ def extend_ends(found: dict, achain, ax, ay, alen, qoff, qlen, roff, rlen, stran
     score, dq, dr = (np.empty(ends.size, dtype=np.int64) for _ in range(3))
     counts = np.empty((ends.size, 4), dtype=np.int64)
     native.module("_cpu").align_extend(
-        query.codes, reference.codes, rr, qpos, rpos, step, lq, lr, np.ascontiguousarray(strand[ends]),
+        query.codes, reference.codes, reference.reverse_codes, qpos, rpos, step, lq, lr, np.ascontiguousarray(strand[ends]),
         at[:-1].copy(), a.align_match, a.align_mismatch, a.gap_open, a.gap_extend, a.band, a.end_xdrop, score, dq,
         dr, counts, ops, threads or native.threads())
     k = left.size
@@ -285,9 +284,8 @@ def finish(found: dict, chains: dict, achain, astrand, ax, ay, alen, g, gat, gco
     qoff = query.starts[qrec]
     roff = np.where(reverse, reference.reverse_starts()[rrec], reference.starts[rrec])
     rlen = reference.lengths[rrec]
-    rr = reverse_complement(reference.codes)
     ext, eops, added = extend_ends(found, achain, ax, ay, alen, qoff, query.lengths[qrec], roff, rlen, strand,
-                                   query, reference, params, rr, threads)
+                                   query, reference, params, threads)
     columns = {name: found[name] + added[:, k] for k, name in enumerate(("score", "matches", "mismatches",
                                                                          "insertions", "deletions"))}
     keep = np.flatnonzero(columns["score"] >= params.aligning.min_align_score)
@@ -330,16 +328,14 @@ def one_to_one(al: dict, qlens, rlens) -> np.ndarray:
     return keep
 
 
-def text_of(alignments: dict, query: SeqSet, reference: SeqSet, kind: str, threads: int = 0, rr=None) -> tuple:
+def text_of(alignments: dict, query: SeqSet, reference: SeqSet, kind: str, threads: int = 0) -> tuple:
     """The alignments' CIGARs (kind "cigar"), cs strings ("cs"), MUMmer delta indel lines, ended by
     0 ("delta"), or SNP and indel lines ("snps": show-snps -T's P1, SUB1, SUB2, P2, then the frames and
     both names) as a string table (bytes, int64 offsets), each in PAF's direction (on the reverse
-    strand along the reference's forward strand). rr: the reference codes' reverse complement, where
-    the caller made it already."""
+    strand along the reference's forward strand)."""
     cpu = native.module("_cpu")
     threads = threads or native.threads()
-    q, rf = query.codes, reference.codes
-    rr = reverse_complement(rf) if rr is None else rr
+    q, rf, rr = query.codes, reference.codes, reference.reverse_codes
     parts = [np.ascontiguousarray(alignments[name]) for name in ("ax", "ay", "alen", "gat", "gcols", "ops", "first",
                                                                   "last")]
     strand = np.ascontiguousarray(alignments["strand"], dtype=np.int8)
@@ -384,12 +380,12 @@ def write_alignments(al: dict, query: SeqSet, reference: SeqSet, paths: dict, me
 
     q, r = query, reference
     start = time.perf_counter()
-    rr = reverse_complement(r.codes)
+    r.reverse_codes  # made once, before two threads read it
     with ThreadPoolExecutor(2) as side:
         # the cs strings made beside the CIGARs: a few long alignments keep each pass's last threads
         # busy alone, so two passes at once fill the cores better
-        cs = side.submit(text_of, al, q, r, "cs", 0, rr) if paths.get("paf") else None
-        cigars = text_of(al, q, r, "cigar", rr=rr)
+        cs = side.submit(text_of, al, q, r, "cs") if paths.get("paf") else None
+        cigars = text_of(al, q, r, "cigar")
         log.info("CIGARs: %d bytes (%.2f s)", len(cigars[0]), time.perf_counter() - start)
         table = side.submit(formats.write_table, paths["table"], al, cigars, meta) if paths.get("table") else None
         if cs is not None:
@@ -398,9 +394,9 @@ def write_alignments(al: dict, query: SeqSet, reference: SeqSet, paths: dict, me
             formats.write_paf(paths["paf"], al, cigars, cs, q.names, q.lengths, r.names, r.lengths)
             log.info("%s: PAF written (%.2f s)", paths["paf"], time.perf_counter() - start)
         if paths.get("delta"):
-            formats.write_delta(paths["delta"], al, text_of(al, q, r, "delta", rr=rr), meta)
+            formats.write_delta(paths["delta"], al, text_of(al, q, r, "delta"), meta)
         if paths.get("snps"):
-            formats.write_snps(paths["snps"], al, text_of(al, q, r, "snps", rr=rr))
+            formats.write_snps(paths["snps"], al, text_of(al, q, r, "snps"))
         if paths.get("sam"):
             formats.write_sam(paths["sam"], al, cigars, q.names, q.lengths, r.names, r.lengths)
         if table is not None:

@@ -6,6 +6,7 @@ thousands. The borders are encode.GAP codes wide.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -21,6 +22,12 @@ class SeqSet:
     lengths: np.ndarray  # int64, one per record
     starts: np.ndarray   # int64, offset of each record in codes
     codes: np.ndarray    # uint8, GAP borders, record 0, GAP borders, record 1, ..., GAP borders
+
+    @cached_property
+    def reverse_codes(self) -> np.ndarray:
+        """The codes' reverse complement (host codes), made once: the alignments' stages and texts
+        all read the reference's reverse strand."""
+        return reverse_complement(self.codes)
 
     @property
     def total(self) -> int:
