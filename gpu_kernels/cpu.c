@@ -292,7 +292,7 @@ PyObject *py_sort_pairs(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"extend", py_extend, METH_VARARGS,
      "extend(qcodes, rcodes, sq, sr, k, match, mismatch, n_score, xdrop, min_identity, qstart, qend, score, "
-     "identities, threads): the HSP of every seed (extend.c)"},
+     "identities, threads) -> bases read: the HSP of every seed (extend.c)"},
     {"count_words", py_count_words, METH_VARARGS,
      "count_words(codes, k, bits) -> words: windows of ACGT (bits 2) or without a border (bits 3)"},
     {"word_keys", py_word_keys, METH_VARARGS,

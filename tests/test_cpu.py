@@ -202,6 +202,107 @@ def test_compiled_fasta_encoding_is_translate(seed, threads, bad):
     assert (seqset.codes == 5).sum() == seqset.codes.size - sum(len(e) for e in expected)
 
 
+def _walks_of(q, r, sq, sr, k, ext):
+    """(qstart, qend, score, identities) of each seed and the bases the walks read (extend.c)."""
+    from gpu_kernels import native
+
+    out = [np.empty(sq.size, dtype=np.int64) for _ in range(4)]
+    reads = native.cpu().extend(q, r, np.ascontiguousarray(sq, dtype=np.int64), np.ascontiguousarray(sr, dtype=np.int64),
+                                k, ext.match, ext.mismatch, ext.n_score, ext.xdrop, float(ext.min_identity), *out, 2)
+    return tuple(out), reads
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31), st.sampled_from([1, 2]), st.sampled_from([-1, -4]), st.sampled_from([0, -1]),
+       st.sampled_from([0, 7, 50]), st.sampled_from([0.0, 60.0, 80.0, 90.0, 100.0]), st.sampled_from([1, 3, 40]))
+def test_the_seeds_of_a_diagonal_walked_together_end_as_each_alone(seed, match, mismatch, n_score, xdrop,
+                                                                     min_identity, spacing):
+    """Seeds of one diagonal are walked side by side (bundles that split where the identity rule
+    answers differently, stop one member at a time where a score drops below 0, and merge): every
+    seed's HSP is the one its own walk gives, here the oracle's. Stretches of every divergence, N
+    runs and a record border lie on three diagonals; the seeds come sorted by diagonal, as the engine
+    gives them, or shuffled."""
+    from types import SimpleNamespace
+
+    import oracle
+    from gpu_kernels.params import Extension
+
+    rng = np.random.default_rng(seed)
+    k, size = 12, 2400
+    base = rng.integers(0, 4, size).astype(np.uint8)
+    other = base.copy()
+    for at in range(0, size, 300):  # 300-base stretches, each with its own divergence
+        rate = rng.choice([0.0, 0.03, 0.1, 0.2, 0.3, 0.6])
+        hit = np.flatnonzero(rng.random(300) < rate) + at
+        other[hit] = (other[hit] + rng.integers(1, 4, hit.size)) % 4
+    at = int(rng.integers(0, size - 40))
+    other[at:at + int(rng.integers(1, 30))] = 4
+    q = make_seqset(["q1", "q2"], [base[:size // 2 + 77], base[size // 2 + 77:]])
+    r = make_seqset(["r"], [other])
+    shifts = (0, 1, -2)  # diagonals: the same bases shifted (a tandem-like offset) give other walks
+    sq = np.concatenate([np.arange(max(0, -d), size - k - max(0, d), spacing) for d in shifts])
+    sr = np.concatenate([np.arange(max(0, -d), size - k - max(0, d), spacing) + d for d in shifts])
+    qpos = np.where(sq < size // 2 + 77, q.starts[0] + sq, q.starts[1] + sq - size // 2 - 77)
+    rpos = r.starts[0] + sr
+    order = np.lexsort((qpos, qpos - rpos))
+    ext = Extension(match=match, mismatch=mismatch, n_score=n_score, xdrop=xdrop, min_identity=min_identity)
+    together, _ = _walks_of(q.codes, r.codes, qpos[order], rpos[order], k, ext)
+    shuffled = rng.permutation(order)
+    apart, _ = _walks_of(q.codes, r.codes, qpos[shuffled], rpos[shuffled], k, ext)
+    back = np.argsort(shuffled)
+    for a, b in zip(together, apart):
+        assert np.array_equal(a[np.argsort(order)], b[back])
+    p = SimpleNamespace(**Params(k=k, match=match, mismatch=mismatch, n_score=n_score, xdrop=xdrop,
+                                 min_identity=min_identity).as_dict())
+    qs = "".join("ACGTN|"[c] for c in q.codes)
+    rs = "".join("ACGTN|"[c] for c in r.codes)
+    checked = rng.choice(order.size, min(60, order.size), replace=False)
+    for n in checked:
+        i, j = int(qpos[order][n]), int(rpos[order][n])
+        right = _bounded_walk(oracle, qs, rs, i + k, j + k, 1, p)
+        left = _bounded_walk(oracle, qs, rs, i - 1, j - 1, -1, p)
+        assert (together[0][n], together[1][n]) == (i - left[1], i + k + right[1])
+        assert together[2][n] == left[0] + right[0] - k * match and together[3][n] == k + left[2] + right[2]
+
+
+def _bounded_walk(oracle, qs, rs, i, j, step, p):
+    """oracle.walk on one record pair: the codes' record borders ('|') end the strings it walks."""
+    lo_q, hi_q = qs.rfind("|", 0, max(i, 0) + 1) + 1, qs.find("|", max(i, 0))
+    lo_r, hi_r = rs.rfind("|", 0, max(j, 0) + 1) + 1, rs.find("|", max(j, 0))
+    if min(i, j) < 0 or qs[i] == "|" or rs[j] == "|":
+        return (p.k * p.match, 0, 0)
+    q, r = qs[lo_q:hi_q if hi_q >= 0 else None], rs[lo_r:hi_r if hi_r >= 0 else None]
+    return oracle.walk(q, r, i - lo_q, j - lo_r, step, p)
+
+
+def test_a_long_alignment_of_substitutions_is_walked_in_linear_time():
+    """Issue case: 5 % substitutions and no indels over 300 kbp: kept seeds every few dozen bases
+    each walked to the end cost the square of the length (11-15 s at 1 Mbp). The walks of a diagonal
+    read each base a bounded number of times now, and end where each alone would."""
+    from gpu_kernels.params import Extension
+
+    rng = np.random.default_rng(5)
+    size, k = 300_000, 32
+    base = rng.integers(0, 4, size).astype(np.uint8)
+    other = base.copy()
+    hit = np.flatnonzero(rng.random(size) < 0.05)
+    other[hit] = (other[hit] + rng.integers(1, 4, hit.size)) % 4
+    same = np.convolve((base == other).astype(np.int32), np.ones(k, dtype=np.int32), "valid") == k
+    starts = np.flatnonzero(same)
+    kept = starts[np.concatenate([[True], np.diff(starts) >= 2 * k])]  # the diagonal filter's survivors
+    assert kept.size > 1000
+    q, r = make_seqset(["q"], [base]), make_seqset(["r"], [other])
+    (qstart, qend, score, ids), reads = _walks_of(q.codes, r.codes, q.starts[0] + kept, r.starts[0] + kept, k,
+                                                  Extension())
+    assert reads <= 4 * size  # each seed alone: about kept.size * size
+    assert (qstart == q.starts[0]).all() and (qend == q.starts[0] + size).all()
+    few = kept[[0, kept.size // 2, -1]]
+    (qstart1, qend1, score1, ids1), reads1 = _walks_of(q.codes, r.codes, q.starts[0] + few, r.starts[0] + few, k,
+                                                       Extension())
+    assert reads1 >= size  # the counter counts: the whole alignment is read
+    assert score1.tolist() == score[[0, kept.size // 2, -1]].tolist() == [int(score[0])] * 3
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**31), st.sampled_from([1, 2]), st.sampled_from([-1, -3]), st.sampled_from([0, -1]),
        st.sampled_from([0, 5, 10, 13, 20, 50]), st.sampled_from([0.0, 80.0, 95.0, 100.0]))
