@@ -828,3 +828,18 @@ def test_ctrl_c_gives_one_line_and_leaves_no_output(tmp_path):
         pytest.skip("the comparison finished before the signal on this machine")
     assert proc.returncode == 130 and err.strip() == "error: interrupted", err[-800:]
     assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+def _walks(q, r, sq, sr, k, ext):
+    """(qstart, qend, score, identities) of each seed and the bases the walks read (extend.c)."""
+    import numpy as np
+
+    from gpu_kernels import native
+
+    out = [np.empty(sq.size, dtype=np.int64) for _ in range(4)]
+    reads = native.cpu().extend(q, r, np.ascontiguousarray(sq, dtype=np.int64), np.ascontiguousarray(sr, dtype=np.int64),
+                                k, ext.match, ext.mismatch, ext.n_score, ext.xdrop, float(ext.min_identity), *out, 2)
+    return tuple(out), reads
+
+
+
