@@ -16,6 +16,7 @@ from .engine import compare
 from .errors import InputError, os_error_line
 from .fasta import load_pair
 from .formats import clear_output, mummer_parts, paf_from_table, text_from_table, write_paf, write_parts
+from . import native
 from .formats.files import is_special
 from .matches import find_matches, matches_to_hsps
 from .params import Params
@@ -168,7 +169,7 @@ def engine_options(cmd: argparse.ArgumentParser, d: dict) -> None:
     chaining.add_argument("--min-chain-score", type=int, default=d["min_chain_score"],
                           help="drop chains scoring less (default %(default)s)")
     tiling = cmd.add_argument_group("tiling")
-    tiling.add_argument("--tile-bytes", type=int, default=d["tile_bytes"], help="memory budget of one tile's seeds")
+    tiling.add_argument("--tile-bytes", type=int, default=d["tile_bytes"], help="memory budget of the seeds held at once: a GPU tile's, a CPU batch's (0: half the free GPU memory, 256 MiB on the CPU)")
     cmd.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="auto",
                       help="auto: cupy where CuPy finds a CUDA device, else numpy (default %(default)s)")
     cmd.add_argument("-t", "--threads", type=int, default=0, help="CPU threads (default: the cores this process may use)")
@@ -396,12 +397,24 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+def interrupted() -> None:
+    """Ctrl-C while a compiled stage runs (native.cpu().on_interrupt): the outputs being written
+    removed, one line, the shell's status for SIGINT, at once; the stage's threads end with the
+    process instead of running to their end first."""
+    from .formats.files import remove_pending
+
+    remove_pending()
+    print("error: interrupted", file=sys.stderr, flush=True)
+    os._exit(130)
+
+
 def cli() -> None:
     """The installed command and `python -m gpu_kernels`: main, then an exit without the interpreter's
     teardown. Every output is closed and in place by then; a GPU run still holds tens of GB in CuPy's
     memory pool and pinned host buffers, which the teardown would free one by one for the operating
     system to take back at once anyway (1.3 to 2.2 s more, alternating runs on the 150 Mbp pair:
     bench/hsp_path.py --teardown)."""
+    native.cpu().on_interrupt(interrupted)
     status = main()
     log.info("exiting with status %d", status)  # -v: the time from here to the process's end is the exit's
     for stream in (sys.stdout, sys.stderr):

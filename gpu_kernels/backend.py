@@ -60,7 +60,7 @@ class NumpyBackend:
     batch_rows = 1 << 21  # rows a pass over a table takes at once: a row group or two (measured fastest)
 
     def seed_budget(self, tile_bytes: int) -> int:
-        """Seeds one tile may hold on the tiled path (tile_bytes 0: 256 MiB); the CPU's own fused search holds none."""
+        """Seeds a tile (tiled path) or a batch of query words (the CPU's fused search) may hold (tile_bytes 0: 256 MiB)."""
         return max(1, (tile_bytes or 1 << 28) // CPU_SEED_BYTES)
 
     def warm_up(self, params=None):

@@ -2,21 +2,65 @@
  * word and seed stages share. The stages themselves are extend.c, words.c and seeds.c. */
 #include "cpu.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 typedef struct {
     task_fn fn;
     void *arg;
     int t, threads;
+    struct watch *watch;
 } task;
+
+/* The parts still running, for a caller that waits on them while it watches for Ctrl-C. */
+struct watch {
+    pthread_mutex_t lock;
+    pthread_cond_t done;
+    int left;
+};
 
 static void *task_main(void *p) {
     task *w = (task *)p;
     w->fn(w->arg, w->t, w->threads);
+    if (w->watch) {
+        pthread_mutex_lock(&w->watch->lock);
+        w->watch->left--;
+        pthread_cond_signal(&w->watch->done);
+        pthread_mutex_unlock(&w->watch->lock);
+    }
     return NULL;
 }
+
+/* on_interrupt(fn): fn() is called (with the GIL) when Ctrl-C comes while a compiled stage runs;
+ * it ends the process (the command line's: one line, no output left, status 130). None: stages run
+ * to their end before Python sees the signal, as a library's caller may expect. */
+static PyObject *interrupt_hook = NULL;
+
+PyObject *py_on_interrupt(PyObject *self, PyObject *hook) {
+    (void)self;
+    Py_XDECREF(interrupt_hook);
+    interrupt_hook = hook == Py_None ? NULL : hook;
+    Py_XINCREF(interrupt_hook);
+    Py_RETURN_NONE;
+}
+
+/* Whether Python has a signal to handle; where its handler raises (Ctrl-C), the hook ends the process. */
+static void check_interrupt(void) {
+    PyGILState_STATE state = PyGILState_Ensure();  /* the caller released the GIL: taken back a moment */
+    if (interrupt_hook && PyErr_CheckSignals() < 0) {
+        PyErr_Clear();  /* the KeyboardInterrupt raised: the hook is what follows from it */
+        PyObject *result = PyObject_CallNoArgs(interrupt_hook);  /* does not return */
+        Py_XDECREF(result);
+        _exit(130);
+    }
+    PyGILState_Release(state);
+}
+
+#define WATCH_MS 50  /* how often a waiting caller looks for Ctrl-C */
 
 void run_parallel(task_fn fn, void *arg, int threads) {
     if (threads < 1)
@@ -26,8 +70,43 @@ void run_parallel(task_fn fn, void *arg, int threads) {
     int started[256] = {0};
     if (threads > 256)
         threads = 256;
+    if (interrupt_hook && PyGILState_Check() == 0) {
+        /* every part on a thread of its own; the caller waits, looking for Ctrl-C between waits (the
+         * parts write into buffers the caller holds: they are never freed under them, the process ends) */
+        struct watch watch = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+        for (int t = 0; t < threads; t++) {
+            tasks[t] = (task){fn, arg, t, threads, &watch};
+            pthread_mutex_lock(&watch.lock);
+            watch.left++;
+            pthread_mutex_unlock(&watch.lock);
+            started[t] = pthread_create(&ids[t], NULL, task_main, &tasks[t]) == 0;
+            if (!started[t]) {
+                pthread_mutex_lock(&watch.lock);
+                watch.left--;
+                pthread_mutex_unlock(&watch.lock);
+                fn(arg, t, threads);
+            }
+        }
+        pthread_mutex_lock(&watch.lock);
+        while (watch.left > 0) {
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_nsec += WATCH_MS * 1000000L;
+            until.tv_sec += until.tv_nsec / 1000000000L, until.tv_nsec %= 1000000000L;
+            if (pthread_cond_timedwait(&watch.done, &watch.lock, &until) == ETIMEDOUT && watch.left > 0) {
+                pthread_mutex_unlock(&watch.lock);
+                check_interrupt();
+                pthread_mutex_lock(&watch.lock);
+            }
+        }
+        pthread_mutex_unlock(&watch.lock);
+        for (int t = 0; t < threads; t++)
+            if (started[t])
+                pthread_join(ids[t], NULL);
+        return;
+    }
     for (int t = 1; t < threads; t++) {
-        tasks[t] = (task){fn, arg, t, threads};
+        tasks[t] = (task){fn, arg, t, threads, NULL};
         started[t] = pthread_create(&ids[t], NULL, task_main, &tasks[t]) == 0;
         if (!started[t])  /* no thread to be had: do its part here */
             fn(arg, t, threads);
@@ -290,6 +369,8 @@ PyObject *py_sort_pairs(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
+    {"on_interrupt", py_on_interrupt, METH_O,
+     "on_interrupt(fn or None): fn() ends the process when Ctrl-C comes while a compiled stage runs"},
     {"extend", py_extend, METH_VARARGS,
      "extend(qcodes, rcodes, sq, sr, k, match, mismatch, n_score, xdrop, min_identity, qstart, qend, score, "
      "identities, threads) -> bases read: the HSP of every seed (extend.c)"},

@@ -269,7 +269,7 @@ def search_fused(qcodes, words_q, rcodes, words_r, params: Params, stats: Stats,
     search = KeptSeeds(qcodes, rcodes, words_q, words_r, k, width)
     stats.counts["tiles"] += 1
     parts = []
-    for i0, i1 in search.batches(FUSED_BATCH_WORDS):
+    for i0, i1 in search.batches(FUSED_BATCH_WORDS, backend.seed_budget(params.tiling.tile_bytes)):
         with stats.timed("seeds"):
             seeds, keys = search.seeds(i0, i1)
         stats.counts["seeds"] += seeds

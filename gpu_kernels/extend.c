@@ -78,11 +78,11 @@ static void fill_blocks(scoring *s) {
  * among them or one is N or a border; then, and near the best, base by base. The walk of repeats
  * that leave homology spends most of its bases in that descent. */
 static side walk(const scoring *s, const uint8_t *qcodes, int64_t qsize, const uint8_t *rcodes, int64_t rsize,
-                 int64_t q, int64_t r, int step, int64_t *reads) {
+                 int64_t q, int64_t r, int step, int64_t *reads, int64_t limit) {
     const int k = s->k;
-    int64_t score = (int64_t)k * s->match, run_ids = 0, n = 0;
+    int64_t score = (int64_t)k * s->match, run_ids = 0, n = 0, room = limit - *reads;
     side out = {score, 0, 0};
-    for (;;) {
+    while (n < room) {
         if (out.best - score >= 8 * s->match) {
             int m = mismatch_mask(qcodes, qsize, rcodes, rsize, q, r, step);
             if (m >= 0) {
@@ -120,11 +120,11 @@ static side walk(const scoring *s, const uint8_t *qcodes, int64_t qsize, const u
     return out;
 }
 
-/* The HSP of the seed (q, r): both sides walked. */
+/* The HSP of the seed (q, r): both sides walked, unless *reads reaches limit first (then out is no HSP). */
 static void extend_seed(const scoring *s, const uint8_t *qcodes, int64_t qsize, const uint8_t *rcodes, int64_t rsize,
-                 int64_t q, int64_t r, hsp *out, int64_t *reads) {
-    side right = walk(s, qcodes, qsize, rcodes, rsize, q + s->k, r + s->k, +1, reads);
-    side left = walk(s, qcodes, qsize, rcodes, rsize, q - 1, r - 1, -1, reads);
+                 int64_t q, int64_t r, hsp *out, int64_t *reads, int64_t limit) {
+    side right = walk(s, qcodes, qsize, rcodes, rsize, q + s->k, r + s->k, +1, reads, limit);
+    side left = walk(s, qcodes, qsize, rcodes, rsize, q - 1, r - 1, -1, reads, limit);
     out->qstart = q - left.length;
     out->qend = q + s->k + right.length;
     out->score = left.best + right.best - (int64_t)s->k * s->match;
@@ -228,10 +228,10 @@ static int take_out(sweep_space *w, int b, int *order) {
 
 /* A base read by bundle alive[at] (score sc, identity id): the walk rule's update and stops for each
  * member. A split appends a bundle to alive (it has read the base); a bundle whose members all
- * stopped is closed. */
-static void bundle_step(const scoring *s, sweep_space *w, int *alive, int at, int sc, int id, side *result,
-                        int *order) {
-    int b = w->alive[at];
+ * stopped is closed. Returns whether its gap between best and score moved apart from the others'. */
+static int bundle_step(const scoring *s, sweep_space *w, int *alive, int at, int sc, int id, side *result,
+                       int *order) {
+    int b = w->alive[at], moved = 0;
     bundle *x = &w->bundles[b];
     x->lead.n++, x->lead.score += sc, x->lead.run_ids += id;
     if (x->lead.score > x->lead.out.best) {  /* every member's score beats its best: the gaps are equal */
@@ -246,8 +246,10 @@ static void bundle_step(const scoring *s, sweep_space *w, int *alive, int at, in
         if (all) {
             x->lead.out = (side){x->lead.score, x->lead.n, x->lead.run_ids};
             x->updates++;
+            moved = 1;
         } else if (!none) {  /* those that clear take the new best (a bundle of their own); the rest stay */
             int n = take_out(w, b, order), taken = -1;
+            moved = 1;
             for (int i = 0; i < n; i++) {
                 walker v = w->walks[i];
                 if (clears(s, v.run_ids, v.n)) {  /* score > best > 0 now: no stop rule fires */
@@ -269,6 +271,7 @@ static void bundle_step(const scoring *s, sweep_space *w, int *alive, int at, in
         close_bundle(w, alive, at);
     } else if (x->lead.score + x->low_score < 0) {  /* some members' scores dropped below 0: they stop */
         int n = take_out(w, b, order), kept = 0;
+        moved = 1;
         for (int i = 0; i < n; i++) {
             walker v = w->walks[i];
             if (v.score < 0) {
@@ -282,6 +285,7 @@ static void bundle_step(const scoring *s, sweep_space *w, int *alive, int at, in
         if (!kept)
             close_bundle(w, alive, at);
     }
+    return moved;
 }
 
 /* Bundles with the same gap between best and score take the same steps from here: the smaller
@@ -335,22 +339,27 @@ static void sweep(const scoring *s, const uint8_t *qcodes, int64_t qsize, const 
             continue;
         }
         int64_t q = x, r = x - diag;
-        if (alive == 1) {  /* eight bases at once on the way down, as walk() takes them */
-            bundle *b = &w->bundles[w->alive[0]];
-            int room = next == m || (step > 0 ? start[next] >= x + 8 : start[next] <= x - 8);
-            if (room && b->lead.out.best - b->lead.score >= 8 * s->match) {
-                int mask = mismatch_mask(qcodes, qsize, rcodes, rsize, q, r, step);
-                if (mask >= 0) {
-                    int64_t low = b->lead.score + s->block_low[step < 0][mask];
-                    if (low + b->low_score >= 0 && !(s->xdrop && b->lead.out.best - low > s->xdrop)) {
-                        b->lead.score += s->block_sum[mask];
-                        b->lead.run_ids += 8 - __builtin_popcount((unsigned)mask);
-                        b->lead.n += 8;
-                        x += 8 * step;
-                        *reads += 8;
-                        continue;
-                    }
+        /* eight bases at once where every bundle is on its way down, as walk() takes them */
+        int down = next == m || (step > 0 ? start[next] >= x + 8 : start[next] <= x - 8);
+        for (int i = 0; i < alive && down; i++)
+            down = w->bundles[w->alive[i]].lead.out.best - w->bundles[w->alive[i]].lead.score >= 8 * s->match;
+        if (down) {
+            int mask = mismatch_mask(qcodes, qsize, rcodes, rsize, q, r, step), all = mask >= 0;
+            for (int i = 0; i < alive && all; i++) {
+                const bundle *b = &w->bundles[w->alive[i]];
+                int64_t low = b->lead.score + s->block_low[step < 0][mask];
+                all = low + b->low_score >= 0 && !(s->xdrop && b->lead.out.best - low > s->xdrop);
+            }
+            if (all) {
+                for (int i = 0; i < alive; i++) {
+                    bundle *b = &w->bundles[w->alive[i]];
+                    b->lead.score += s->block_sum[mask];
+                    b->lead.run_ids += 8 - __builtin_popcount((unsigned)mask);
+                    b->lead.n += 8;
                 }
+                x += 8 * step;
+                *reads += 8 * alive;
+                continue;
             }
         }
         if (q < 0 || r < 0 || q >= qsize || r >= rsize || qcodes[q] == BORDER || rcodes[r] == BORDER) {
@@ -365,9 +374,10 @@ static void sweep(const scoring *s, const uint8_t *qcodes, int64_t qsize, const 
         uint8_t a = qcodes[q], c = rcodes[r];
         int sc = a == N_CODE || c == N_CODE ? s->n_score : a == c ? s->match : s->mismatch;
         *reads += alive;
+        int moved = 0;  /* a base moves every gap alike, unless a best moved, a bundle split or a member stopped */
         for (int i = alive - 1; i >= 0; i--)  /* from the end: what a split appends has read the base */
-            bundle_step(s, w, &alive, i, sc, a == c && a != N_CODE, result, order);
-        if (alive > 1)
+            moved |= bundle_step(s, w, &alive, i, sc, a == c && a != N_CODE, result, order);
+        if (moved && alive > 1)
             merge_bundles(s, w, &alive);
         x += step;
     }
@@ -420,14 +430,26 @@ static void put(const job *j, int64_t i, hsp h) {
     j->qstart[i] = h.qstart, j->qend[i] = h.qend, j->score[i] = h.score, j->ids[i] = h.ids;
 }
 
-/* The seeds [lo, hi) of one diagonal: alone, walked as extend_seed walks it; several, swept together. */
+/* The seeds [lo, hi) of one diagonal, walked one by one as long as their walks read no more than a
+ * few times the diagonal's stretch between them (most repeat hits); where they would read more (walks
+ * running past the next seeds), swept together. */
 static void extend_diagonal(const job *j, int64_t lo, int64_t hi, sweep_space *w, int64_t *reads) {
     const scoring *s = &j->scoring;
     int m = (int)(hi - lo);
-    if (m == 1 || !sweep_room(w, m)) {
-        for (int64_t i = lo; i < hi; i++) {
+    int64_t budget = m == 1 ? INT64_MAX : 3 * (j->sq[hi - 1] - j->sq[lo] + 2 * (int64_t)s->k) + 256 * (int64_t)m;
+    int64_t used = 0, i = lo;
+    for (; i < hi && used < budget; i++) {
+        hsp h;
+        extend_seed(s, j->qcodes, j->qsize, j->rcodes, j->rsize, j->sq[i], j->sr[i], &h, &used, budget);
+        put(j, i, h);
+    }
+    *reads += used;
+    if (used < budget)
+        return;
+    if (!sweep_room(w, m)) {  /* no memory for a sweep: each walk to its end */
+        for (i = lo; i < hi; i++) {
             hsp h;
-            extend_seed(s, j->qcodes, j->qsize, j->rcodes, j->rsize, j->sq[i], j->sr[i], &h, reads);
+            extend_seed(s, j->qcodes, j->qsize, j->rcodes, j->rsize, j->sq[i], j->sr[i], &h, reads, INT64_MAX);
             put(j, i, h);
         }
         return;

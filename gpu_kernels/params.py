@@ -67,7 +67,7 @@ class Reporting:
 class Tiling:
     """How a pair is cut into tiles whose seeds fit in memory."""
 
-    tile_bytes: int = 0         # memory budget of one tile's seeds (0: 256 MiB on the CPU, half the free GPU memory)
+    tile_bytes: int = 0         # memory budget of one GPU tile's or CPU batch's seeds (0: half the free GPU memory, 256 MiB on the CPU)
     tile_len: int = 0           # longest side of a tile in bases (0: no limit; tests use small tiles)
 
     def __post_init__(self) -> None:

@@ -134,7 +134,8 @@ class KeptSeeds:
     """The CPU's seeds stage and diagonal filter in one compiled pass (seeds.c): the cross product of
     each group is enumerated, never stored, and a seed shadowed by another starting 1 to 2k-1 bases
     before it on its diagonal is dropped there (diagonals.filter_keys' rule, read from the codes).
-    So the CPU needs no tiles: it holds the words and a batch's kept seeds, not every seed.
+    So the CPU needs no tiles: it holds the words and a batch's kept seeds, not every seed; a batch
+    holds at most the seed budget (--tile-bytes) unless it is a single key.
 
     Query words are taken a batch at a time (cut where the key changes); `seeds` gives a batch's
     seed count and its kept seeds' sorted diagonal keys (sorted, so that the seeds of a diagonal
@@ -161,9 +162,27 @@ class KeptSeeds:
             self.cpu.word_starts(pos, self.size, ok)
         return ok
 
-    def batches(self, words: int):
-        """(i0, i1): about `words` query words at a time, cut where the key changes."""
-        return key_batches(self.qkeys, words)
+    def batches(self, words: int, budget: int):
+        """(i0, i1): about `words` query words at a time, cut where the key changes, and cut again
+        (halved, where the key changes) until a batch's seeds are at most `budget` or it is one key:
+        a batch's kept seeds and their HSPs are held at once (--tile-bytes on the CPU)."""
+        for i0, i1 in key_batches(self.qkeys, words):
+            todo = [(i0, i1)]
+            while todo:
+                a, b = todo.pop()
+                mid = int(np.searchsorted(self.qkeys, self.qkeys[(a + b) // 2], side="left"))
+                if mid <= a:
+                    mid = int(np.searchsorted(self.qkeys, self.qkeys[a], side="right"))
+                if mid >= b or self.count(a, b) <= budget:
+                    yield a, b
+                else:
+                    todo += [(mid, b), (a, mid)]
+
+    def count(self, i0: int, i1: int) -> int:
+        """Seeds of query words [i0, i1) (before the diagonal filter)."""
+        lo = int(np.searchsorted(self.rkeys, self.qkeys[i0], side="left"))
+        hi = int(np.searchsorted(self.rkeys, self.qkeys[i1 - 1], side="right"))
+        return int(self.cpu.count_groups(self.qkeys[i0:i1], self.rkeys[lo:hi])[1])
 
     def seeds(self, i0: int, i1: int):
         """(seeds, sorted diagonal keys of the kept seeds) of query words [i0, i1)."""

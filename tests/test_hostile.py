@@ -804,10 +804,65 @@ def test_a_table_of_a_million_long_record_names_reads_back(tmp_path):
     assert proc.returncode == 0 and proc.stdout.splitlines()[1].startswith(names[n - 1]), proc.stderr[-500:]
 
 
+def test_ctrl_c_inside_a_compiled_stage_ends_the_run_at_once(tmp_path):
+    """Case 11: Ctrl-C waited until the running compiled stage returned (12.6 s late on a 1 Mbp pair).
+    The caller of a compiled stage now waits on its threads looking for the signal every 50 ms: k 8 on
+    the bundled pair spends over a minute in the seeds and extension stages, and the signal sent in
+    them ends the run within a second or two (one line, status 130, no output)."""
+    import signal
+    import time
+
+    out = tmp_path / "o.paf"
+    proc = subprocess.Popen([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "--k", "8",
+                             "--backend", "numpy", "-o", str(out), "-v"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    while True:  # until the seeds stage has begun (the log's words line)
+        line = proc.stderr.readline()
+        assert line, "the run ended before its words stage"
+        if " words: " in line:
+            break
+    time.sleep(1.0)
+    sent = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    err = proc.communicate(timeout=120)[1]
+    late = time.perf_counter() - sent
+    assert proc.returncode == 130 and err.strip().splitlines()[-1] == "error: interrupted", err[-800:]
+    assert "Traceback" not in err
+    assert late < 3.0, f"the run ended {late:.1f} s after Ctrl-C"
+    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+def test_a_cpu_batch_holds_at_most_its_budget_of_seeds(monkeypatch):
+    """Case 12: CPU memory grew with the kept seeds (k 8 on the bundled pair: 5.7 GB), and the
+    out-of-memory advice (--tile-bytes) did nothing on the CPU. A batch of query words is now cut where
+    its seeds would pass the budget (--tile-bytes, 256 MiB by default), so what a batch holds is
+    bounded, with the same HSPs."""
+    from gpu_kernels.backend import CPU_SEED_BYTES
+    from gpu_kernels.fasta import Record, read_fasta
+    from gpu_kernels.seeds import KeptSeeds
+
+    held = []
+    seeds = KeptSeeds.seeds
+
+    def counted(self, i0, i1):
+        n, keys = seeds(self, i0, i1)
+        held.append((n, keys.size, self.qkeys[i0] == self.qkeys[i1 - 1]))
+        return n, keys
+
+    monkeypatch.setattr(KeptSeeds, "seeds", counted)
+    query = [Record(r.name, r.codes[:120_000]) for r in read_fasta(MYCO_232)]
+    reference = [Record(r.name, r.codes[:120_000]) for r in read_fasta(MYCO_7422)]
+    budget = 1 << 16
+    few = compare(query, reference, Params(k=8, tile_bytes=budget), backend="numpy")
+    assert len(held) > 20 and all(n <= budget // CPU_SEED_BYTES or one_key for n, _, one_key in held)
+    held.clear()
+    whole = compare(query, reference, Params(k=8), backend="numpy")
+    assert len(held) == 2  # a batch a strand
+    assert hsp_set(few) == hsp_set(whole) and len(hsp_set(whole)) > 0
+
+
 def test_ctrl_c_gives_one_line_and_leaves_no_output(tmp_path):
-    """Case 11, in part: Ctrl-C printed a 29-line KeyboardInterrupt traceback; now one line, the status a
-    shell gives SIGINT (130), and no output under its final name. (Its latency while a compiled stage
-    runs is not yet bounded.)"""
+    """Case 11, the first part: Ctrl-C printed a 29-line KeyboardInterrupt traceback; now one line, the
+    status a shell gives SIGINT (130), and no output under its final name."""
     import signal
     import time
 
@@ -842,4 +897,33 @@ def _walks(q, r, sq, sr, k, ext):
     return tuple(out), reads
 
 
+def test_a_long_alignment_of_substitutions_is_walked_in_linear_time():
+    """Case 8: 5 % substitutions and no indels over 300 kbp: kept seeds every few dozen bases
+    each walked to the end cost the square of the length (11-15 s at 1 Mbp). The walks of a diagonal
+    read each base a bounded number of times now (a few walks alone, then all side by side once they
+    read more than three times the stretch between the seeds), and end where each alone would."""
+    import numpy as np
 
+    from gpu_kernels.params import Extension
+    from gpu_kernels.seqset import make_seqset
+
+    rng = np.random.default_rng(5)
+    size, k = 300_000, 32
+    base = rng.integers(0, 4, size).astype(np.uint8)
+    other = base.copy()
+    hit = np.flatnonzero(rng.random(size) < 0.05)
+    other[hit] = (other[hit] + rng.integers(1, 4, hit.size)) % 4
+    same = np.convolve((base == other).astype(np.int32), np.ones(k, dtype=np.int32), "valid") == k
+    starts = np.flatnonzero(same)
+    kept = starts[np.concatenate([[True], np.diff(starts) >= 2 * k])]  # the diagonal filter's survivors
+    assert kept.size > 1000
+    q, r = make_seqset(["q"], [base]), make_seqset(["r"], [other])
+    (qstart, qend, score, ids), reads = _walks(q.codes, r.codes, q.starts[0] + kept, r.starts[0] + kept, k,
+                                                  Extension())
+    assert reads <= 8 * size  # each seed alone: about kept.size * size / 2 (over 400 M here)
+    assert (qstart == q.starts[0]).all() and (qend == q.starts[0] + size).all()
+    few = kept[[0, kept.size // 2, -1]]
+    (qstart1, qend1, score1, ids1), reads1 = _walks(q.codes, r.codes, q.starts[0] + few, r.starts[0] + few, k,
+                                                       Extension())
+    assert reads1 >= size  # the counter counts: the whole alignment is read
+    assert score1.tolist() == score[[0, kept.size // 2, -1]].tolist() == [int(score[0])] * 3

@@ -76,6 +76,7 @@ def atomic_path(path: str):
     os.makedirs(folder, exist_ok=True)
     # a hidden name that does not end like the target, so no glob for finished files matches it
     tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.urandom(6).hex()}.part")
+    PENDING.add(tmp)
     try:
         try:
             yield tmp
@@ -94,6 +95,21 @@ def atomic_path(path: str):
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+        PENDING.discard(tmp)
+
+
+# Temporary files of the outputs being written: what a process ended at once (Ctrl-C while a
+# compiled stage runs, __main__.interrupted) removes, as atomic_path's own cleanup would.
+PENDING: set[str] = set()
+
+
+def remove_pending() -> None:
+    """Every output still being written removed: none is left half-written under any name."""
+    for tmp in list(PENDING):
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
 
 
 def is_special(path: str) -> bool:
