@@ -186,6 +186,16 @@ def test_html_dotplot_carries_every_hsp_and_opens_in_chromium(tmp_path):
     console = [line for line in proc.stderr.splitlines() if "CONSOLE" in line]
     assert proc.returncode == 0 and any("document idle" in line for line in console), proc.stderr[-2000:]
     assert not [line for line in console if ":ERROR:" in line or "Uncaught" in line or "error" in line.lower()], console
+    # the page fills a 1,400 x 900 window (it was 900 pixels wide whatever the window)
+    shot = tmp_path / "shot.png"
+    subprocess.run([browser, "--headless", "--no-sandbox", "--enable-unsafe-swiftshader", "--window-size=1400,900",
+                    "--virtual-time-budget=10000", f"--screenshot={shot}", path.as_uri()], capture_output=True,
+                   timeout=120)
+    import matplotlib.image
+
+    ink = matplotlib.image.imread(str(shot))[..., :3].min(axis=2) < 0.9
+    columns, rows = np.flatnonzero(ink.any(axis=0)), np.flatnonzero(ink.any(axis=1))
+    assert ink.shape == (900, 1400) and columns.max() - columns.min() > 1300 and rows.max() - rows.min() > 800
 
 
 def test_compiled_raster_marks_the_cells_of_segment_midpoints():
@@ -269,9 +279,9 @@ def test_dotplots_draw_the_chain_layers_asked_for(tmp_path):
         pair_pictures(str(table), tables[0], query, reference, str(out / "grid.png"), None, None, 50,
                       str(out / "dotplot.html"), "reference", 1, chains_path, layers, alignments)
         drawn[label] = ((out / "grid.png").read_bytes(), (out / "dotplot.html").read_text())
-    entries = ("one-to-one alignments, ", "backbone chains, ", "other chains, ", "HSPs, ", "as drawn")
+    entries = ("one-to-one alignments, ", "backbone chains, ", "other chains, ", "HSPs, ")
     legend = lambda html: {name for name in entries if name in html}  # noqa: E731
-    assert legend(drawn["none"][1]) == {"as drawn"}
+    assert legend(drawn["none"][1]) == {"HSPs, "}
     assert legend(drawn["all"][1]) == {"backbone chains, ", "other chains, ", "HSPs, "}
     assert legend(drawn["backbone"][1]) == {"backbone chains, "}
     assert legend(drawn["alignments"][1]) == {"one-to-one alignments, ", "other chains, ", "HSPs, "}
@@ -290,3 +300,77 @@ def test_summary_axes_show_a_sweeps_small_differences():
     width = high - low
     assert (0.954 - 0.951) / width > 0.05  # a 0.3-point difference is over 5 % of the panel
     assert axis_range([0.3, 0.9])[0] == 0 and axis_range([120, 4000])[0] == 0 and axis_range([]) == (0.0, 1.0)
+
+
+def test_figures_for_papers_in_svg_and_pdf_beside_the_png(tmp_path):
+    """outputs.figure_formats: each PNG (grid, heatmap, pair dotplots) gets an SVG and a PDF beside it,
+    which parse (SVG as XML, PDF with its header, pages and end), and which are the same bytes when
+    drawn again (no dates, no random ids)."""
+    import xml.etree.ElementTree as ET
+
+    from gpu_kernels.formats import HspWriter
+    from gpu_kernels.hsps import sort_rows
+    from gpu_kernels.params import Params
+    from gpu_kernels.workflow.genome import Genome
+    from gpu_kernels.workflow.pictures import pair_pictures
+    from gpu_kernels.workflow.tables import coverage_tables
+
+    hsps = many_hsps(2000, seed=7, nq=2, nr=2, span=10**5)
+    hsps["length"] = hsps["qend"] - hsps["qstart"]
+    hsps["rend"] = hsps["rstart"] + hsps["length"]
+    hsps["score"] = 2 * hsps["identities"] - hsps["length"]
+    hsps = sort_rows({name: np.asarray(column, dtype=np.int64) for name, column in hsps.items()})
+    query = Genome.of("Q", ["q1", "q2"], [10**5 + 5000] * 2)
+    reference = Genome.of("R", ["r1", "r2"], [10**5 + 5000] * 2)
+    table = str(tmp_path / "hsps.parquet")
+    with HspWriter(table, query.names, query.lengths, reference.names, reference.lengths, Params()) as writer:
+        writer.write(hsps)
+    tables = [str(tmp_path / f"{name}.tsv") for name in ("pairs", "query", "reference", "genomes")]
+    coverage_tables(table, query, reference, *tables)
+    drawn = {}
+    for run in ("first", "again"):
+        out = tmp_path / run
+        pair_pictures(table, tables[0], query, reference, str(out / "grid.png"), str(out / "heatmap.png"),
+                      str(out / "pairs"), 2, None, "reference", 1, formats=("svg", "pdf"))
+        drawn[run] = {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    names = set(drawn["first"])
+    for stem in ("grid", "heatmap"):
+        assert {f"{stem}.png", f"{stem}.svg", f"{stem}.pdf"} <= names
+    assert sum(name.startswith("pairs/") for name in names) == 2 * 3
+    for name, data in drawn["first"].items():
+        if name.endswith(".svg"):
+            assert ET.fromstring(data).tag.endswith("svg")
+        if name.endswith(".pdf"):
+            assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF") and b"/Type /Page" in data
+    assert drawn["first"] == drawn["again"]
+
+
+def test_a_pair_dotplot_is_framed_on_its_aligned_region():
+    """A contig's hits on one stretch of a long chromosome: the pair dotplot shows that stretch (and
+    a margin), not a strip of empty chromosome; hits over most of both records keep the whole frame."""
+    hsps = {"qrec": np.zeros(3, np.int32), "rrec": np.zeros(3, np.int32), "strand": np.zeros(3, np.int8),
+            "qstart": np.array([1000, 20_000, 40_000]), "qend": np.array([9000, 30_000, 48_000]),
+            "rstart": np.array([2_001_000, 2_020_000, 2_040_000]), "identities": np.array([7900, 9800, 7990])}
+    pair = plots.Dots(10_000_000, 50_000).add(hsps)
+    x0, x1, y0, y1 = plots.aligned_frame(pair, None)
+    assert 1_400_000 < x0 < 2_001_000 and 2_048_000 < x1 < 2_600_000 and y0 == 0 and y1 == 50_000
+    whole = plots.Dots(50_000, 50_000).add({**hsps, "rstart": hsps["qstart"]})
+    assert plots.aligned_frame(whole, None) == (0.0, 50_000, 0.0, 50_000)
+
+
+def test_the_heatmap_takes_the_dotplots_order():
+    """Heatmap rows are the query records in the dotplot's order (its Layout), columns the reference
+    records in file order; the longest MAX_HEATMAP a side when there are more."""
+    import pandas as pd
+
+    from gpu_kernels.workflow.genome import Genome
+    from gpu_kernels.workflow.pictures import heatmap_matrices
+
+    query = Genome.of("Q", ["a", "b", "c"], [300, 100, 200])
+    reference = Genome.of("R", ["x", "y"], [100, 500])
+    pairs = pd.DataFrame({"query_covered_both": [30, 50, 20], "reference_covered_both": [10, 40, 60]})
+    qindex, rindex = np.array([0, 1, 2]), np.array([1, 0, 1])
+    layout = plots.Layout(query.lengths, reference.lengths, order=[2, 0, 1], flip=[False] * 3)
+    qm, rm, qnames, rnames = heatmap_matrices(pairs, qindex, rindex, query, reference, layout)
+    assert list(qnames) == ["c", "a", "b"] and list(rnames) == ["x", "y"]
+    assert qm[0, 1] == 20 / 200 and qm[1, 1] == 30 / 300 and qm[2, 0] == 50 / 100

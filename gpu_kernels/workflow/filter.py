@@ -17,10 +17,13 @@ from .tables import coverage_tables
 log = logging.getLogger(__name__)
 
 
+FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
+
+
 def clear_earlier(out_dir: str) -> None:
     """An earlier filter's outputs in out_dir removed, those this one leaves out too, so that none is
     left beside the new ones looking like theirs: regular files under PAIR_OUTPUTS' names, and the
-    pair dotplots' PNGs. Links are removed, never followed; nothing else in the folder is touched."""
+    pictures (PNG, and SVG and PDF beside them). Links are removed, never followed; nothing else in the folder is touched."""
     if not os.path.isdir(out_dir):
         return
     removed = 0
@@ -28,12 +31,17 @@ def clear_earlier(out_dir: str) -> None:
         path = os.path.join(out_dir, name)
         if kind == "pair_dotplots" and os.path.isdir(path) and not os.path.islink(path):
             for entry in os.scandir(path):
-                if entry.name.endswith(".png") and (entry.is_symlink() or entry.is_file(follow_symlinks=False)):
+                if entry.name.endswith(FIGURE_SUFFIXES) and (entry.is_symlink() or entry.is_file(follow_symlinks=False)):
                     os.remove(entry.path)
                     removed += 1
         elif os.path.islink(path) or os.path.isfile(path):
             os.remove(path)
             removed += 1
+        if name.endswith(".png"):  # the SVG and PDF an earlier run drew beside it (outputs.figure_formats)
+            for beside in (path[:-len(".png")] + suffix for suffix in FIGURE_SUFFIXES if suffix != ".png"):
+                if os.path.islink(beside) or os.path.isfile(beside):
+                    os.remove(beside)
+                    removed += 1
     if removed:
         log.info("%s: %d outputs of an earlier run removed", out_dir, removed)
 

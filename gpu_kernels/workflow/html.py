@@ -55,7 +55,7 @@ def _segment_source(lines: dict, drawn: int, layout, qshort, rshort):
 def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: str,
                  min_identity: float | None = None, layers: dict | None = None) -> None:
     """An interactive dotplot in one self-contained HTML file (Bokeh with its JavaScript inline, so
-    it opens offline): zoom and pan; hover shows both records, coordinates, strand, length and
+    it opens offline) that fills the browser window: zoom and pan; hover shows both records, coordinates, strand, length and
     identity of an HSP. It carries the dots.max_lines longest HSPs (every HSP of a small run); with
     layers (plots.draw_layers), the chains over them, each layer shown or hidden from the legend."""
     from bokeh.embed import file_html
@@ -72,9 +72,11 @@ def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
     layout, lines = dots.layout, dots.lines
     qshort, rshort = np.array(short_names(qnames), dtype=object), np.array(short_names(rnames), dtype=object)
     low, high = dots.identity_range(min_identity)
-    width = 900
+    # the page fills its window (stretch_both); width and height here only space the record names
+    width = 1200
     height = int(min(900, max(300, width * layout.height / max(1, layout.width))))
-    fig = figure(width=width, height=height, x_range=(0, layout.width), y_range=(0, layout.height),
+    fig = figure(sizing_mode="stretch_both", min_width=400, min_height=300, x_range=(0, layout.width),
+                 y_range=(0, layout.height),
                  title=f"{qgenome} vs {rgenome}: {lines['x0'].size:,} of {dots.count:,} HSPs (the longest)",
                  x_axis_label=f"{rgenome} (reference, bp)", y_axis_label=f"{qgenome} (query, bp)",
                  tools="pan,wheel_zoom,box_zoom,reset,save", active_scroll="wheel_zoom", output_backend="webgl")
@@ -98,7 +100,7 @@ def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
             source = _segment_source(layer.lines, drawn, layout, qshort, rshort)
             if source is None:
                 continue
-            label = f"{LAYER_NAMES[name]}, {STRAND_NAMES[drawn]}" if layers else f"{STRAND_NAMES[drawn]} as drawn"
+            label = f"{LAYER_NAMES[name if layers else 'hsps']}, {STRAND_NAMES[drawn]}"
             fig.segment("x0", "y0", "x1", "y1", source=source, line_width=width + 0.8, line_alpha=alpha,
                         line_color={"field": "identity", "transform": mappers[drawn]}, legend_label=label)
     fig.add_tools(HoverTool(tooltips=[("query", "@query:@qstart{0,0}-@qend{0,0}"),

@@ -58,7 +58,8 @@ def gather_dots(hsps_path: str, columns, accumulator, add, threads: int) -> tupl
 def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, grid_path: str | None,
                   heatmap_path: str | None, pairs_dir: str | None, max_pair_plots: int, html_path: str | None = None,
                   order: str = "reference", threads: int = 1, chains_path: str | None = None,
-                  layers: tuple = ("backbone", "chains", "hsps"), alignments_path: str | None = None) -> None:
+                  layers: tuple = ("backbone", "chains", "hsps"), alignments_path: str | None = None,
+                  formats: tuple = (), frame: str = "aligned") -> None:
     """Grid dotplot, interactive HTML dotplot, coverage heatmap and per chromosome pair dotplots of
     one genome pair, from the HSP table and the pair table the coverage rule wrote (its coverage
     picks the pair dotplots and fills the heatmap, its alignment columns order the query).
@@ -69,7 +70,8 @@ def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: 
     row groups side by side and are merged at the end. With chains, the dotplots draw the layers
     asked for (backbone chains on top, other chains, the HSPs faded under them); with alignments_path
     (the alignment table), the one-to-one alignments over them (layer "alignments"; without it the
-    backbone chains in its place)."""
+    backbone chains in its place). formats: other formats of each PNG written beside it (svg, pdf);
+    frame: the pair dotplots' frame (plots.pair_dotplot)."""
     import pandas as pd
 
     from .dots import HTML_LINES, MAX_LINES, Dots, Layout, file_stem, short_names
@@ -128,13 +130,13 @@ def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: 
         pictures = []  # (function, arguments): each picture drawn on its own, side by side
         if grid_path:
             pictures.append((grid_dotplot, (whole.reduced(MAX_LINES), query.names, reference.names, query.name,
-                                            reference.name, grid_path, low, grid_layers)))
+                                            reference.name, grid_path, low, grid_layers, formats)))
         if html_path:
             pictures.append((html_dotplot, (whole, query.names, reference.names, query.name, reference.name,
                                             html_path, low, grid_layers)))
         if heatmap_path:
-            pictures.append((coverage_heatmap, (*heatmap_matrices(pairs, qindex, rindex, query, reference), query.name,
-                                                reference.name, heatmap_path, len(query.names), nr)))
+            pictures.append((coverage_heatmap, (*heatmap_matrices(pairs, qindex, rindex, query, reference, layout),
+                                                query.name, reference.name, heatmap_path, len(query.names), nr, formats)))
         if pairs_dir:
             os.makedirs(pairs_dir, exist_ok=True)
             qshort, rshort = short_names(query.names), short_names(reference.names)
@@ -148,7 +150,8 @@ def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: 
                 pair_layers = chain_layers(one, layers, lambda qi=qi, ri=ri: Dots(reference.lengths[ri], query.lengths[qi]),
                                            single=True, alignments=mine)
                 pictures.append((pair_dotplot, (pair_dots[qi * nr + ri], qshort[qi], rshort[ri],
-                                                os.path.join(pairs_dir, name + ".png"), low, pair_layers)))
+                                                os.path.join(pairs_dir, name + ".png"), low, pair_layers, frame,
+                                                formats)))
         draw_all(pictures, pool)
 
 
@@ -212,11 +215,15 @@ def along_backbone(chains: dict, query: Genome, reference: Genome):
                                   pairs % len(reference.names), sums, reverse, centres)
 
 
-def heatmap_matrices(pairs, qindex: np.ndarray, rindex: np.ndarray, query: Genome, reference: Genome) -> tuple:
+def heatmap_matrices(pairs, qindex: np.ndarray, rindex: np.ndarray, query: Genome, reference: Genome,
+                     layout=None) -> tuple:
     """The coverage heatmap's query and reference fractions covered, one cell per pair of the
-    MAX_HEATMAP longest records a side, and those records' names (query rows, reference columns)."""
+    MAX_HEATMAP longest records a side, in the dotplot's order (layout: query records by their place
+    along the dotplot's y axis; reference records in file order), and those records' names (query
+    rows, reference columns)."""
     qorder = np.argsort(-query.lengths, kind="stable")[:MAX_HEATMAP]
-    rorder = np.argsort(-reference.lengths, kind="stable")[:MAX_HEATMAP]
+    rorder = np.sort(np.argsort(-reference.lengths, kind="stable")[:MAX_HEATMAP])
+    qorder = qorder[np.argsort(layout.qoff[qorder], kind="stable")] if layout is not None else np.sort(qorder)
     qat = np.full(len(query.names), -1)
     qat[qorder] = np.arange(qorder.size)
     rat = np.full(len(reference.names), -1)

@@ -1,10 +1,11 @@
 """Pictures of a genome pair with matplotlib: the grid dotplot, pair dotplots, the coverage heatmap
-(PNG), drawn from what dots.py gathered.
+(PNG, and SVG or PDF beside it where outputs.figure_formats asks), drawn from what dots.py gathered.
 
 Conventions, as mummerplot and D-GENIES draw them: the reference on x, the query on y; positions in
 bp, kb or Mb; chromosome borders and short names (the accession of a `gi|...|ref|NC_...|` header);
-HSPs coloured by identity, forward (as drawn) in blues and reverse in reds; query contigs ordered
-and oriented along the reference by their best hits unless file order is asked for.
+forward (as drawn) in reds and reverse in blues, as mummerplot colours them, darker where identity
+is higher, with one colour key for both; query contigs ordered and oriented along the reference by
+their best hits unless file order is asked for.
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def _ramp(name: str) -> LinearSegmentedColormap:
     return LinearSegmentedColormap.from_list(f"{name}_dark", base(np.linspace(0.35, 1.0, 256)))
 
 
-RAMPS = (_ramp("Blues"), _ramp("Reds"))  # by drawn orientation: forward, reverse
+RAMPS = (_ramp("Reds"), _ramp("Blues"))  # by drawn orientation: forward, reverse (mummerplot's colours)
 STRAND_NAMES = ("forward", "reverse")
 
 
@@ -97,18 +98,39 @@ def draw_dots(dots: Dots, ax, norm: Normalize, alpha: float = 1.0, linewidth: fl
                                              linewidths=linewidth, zorder=zorder))
 
 
-def _colour_bars(fig, axes, norm: Normalize) -> None:
-    """One colour bar per orientation: identity of forward and of reverse HSPs."""
-    for drawn in (1, 0):
-        mappable = matplotlib.cm.ScalarMappable(norm=norm, cmap=RAMPS[drawn])
-        fig.colorbar(mappable, ax=axes, label=f"identity, {STRAND_NAMES[drawn]} (%)", fraction=0.025, pad=0.01,
-                     aspect=40, shrink=0.8)
+def colour_key(fig, norm: Normalize, ax=None, cax=None, fontsize: float = 7) -> None:
+    """One compact key for both orientations: a bar of two columns, forward and reverse ramps side by
+    side on one identity axis (beside ax, or in cax)."""
+    mappable = matplotlib.cm.ScalarMappable(norm=norm, cmap=RAMPS[0])
+    bar = fig.colorbar(mappable, cax=cax) if cax is not None else \
+        fig.colorbar(mappable, ax=ax, fraction=0.02, pad=0.01, aspect=30, shrink=0.6)
+    ramp = np.linspace(0, 1, 256)[:, None]
+    key = np.concatenate([RAMPS[0](ramp), RAMPS[1](ramp)], axis=1)
+    low, high = norm.vmin, norm.vmax
+    bar.ax.imshow(key, origin="lower", extent=(0, 1, low, high), aspect="auto", interpolation="nearest", zorder=3)
+    bar.ax.set_xlim(0, 1)
+    bar.ax.set_ylim(low, high)
+    bar.ax.axvline(0.5, color="white", linewidth=0.6, zorder=4)
+    for x, sign in ((0.25, "+"), (0.75, "\u2212")):
+        bar.ax.text(x, 1.01, sign, transform=bar.ax.transAxes, ha="center", va="bottom", fontsize=fontsize + 1)
+    bar.set_label("identity (%); + forward, \u2212 reverse", fontsize=fontsize)
+    bar.ax.tick_params(labelsize=fontsize)
 
 
-def save_png(fig, path: str, dpi: int = 130) -> None:
-    """Write a figure as PNG atomically (no software stamp, so the same picture gives the same bytes) and close it."""
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=dpi, metadata={"Software": None})
+FIGURE_FORMATS = ("png", "svg", "pdf")
+# What makes a file differ between two saves of one picture, removed: dates, the software stamp, and
+# the SVG's random element ids
+_METADATA = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
+             "pdf": {"CreationDate": None, "Creator": None, "Producer": None}}
+
+
+def save_png(fig, path: str, dpi: int = 130, formats: tuple = ()) -> None:
+    """Write a figure as PNG atomically (no software stamp, so the same picture gives the same bytes),
+    and beside it in each other format asked for (`svg`, `pdf`: path with that suffix), then close it."""
+    for kind in ("png", *[f for f in formats if f != "png"]):
+        target = path if kind == "png" else path[:-len(".png")] + "." + kind
+        with atomic_path(target) as tmp, matplotlib.rc_context({"svg.hashsalt": "gpu-genome-compare"}):
+            fig.savefig(tmp, format=kind, dpi=dpi, metadata=_METADATA[kind])
     plt.close(fig)
 
 
@@ -116,45 +138,67 @@ def _figure_size(width: float, height: float, longest: float = 8.0) -> tuple[flo
     """Plot area in proportion to the two lengths (at most 4:1), plus room for labels and colour bars."""
     ratio = min(4.0, max(0.25, height / max(1.0, width)))
     w, h = (longest, longest * ratio) if ratio <= 1 else (longest / ratio, longest)
-    return max(w, 3.0) + 2.6, max(h, 2.5) + 1.6
+    return max(w, 3.0) + 1.8, max(h, 2.5) + 1.6
 
 
 # ---------------------------------------------------------------------------------------------
 # The pictures
 
 
+def aligned_frame(dots: Dots, layers: dict | None, margin: float = 0.05) -> tuple[float, float, float, float]:
+    """(x0, x1, y0, y1): the region of a pair dotplot that holds what it draws (lines and raster
+    cells of every layer), widened by `margin` of the chromosome on each side; the whole chromosomes
+    where that region is most of them."""
+    xs, ys = [], []
+    for layer in [dots, *[d for d in (layers or {}).values() if d is not None]]:
+        lines = layer.lines
+        xs += [lines["x0"], lines["x1"]]
+        ys += [lines["y0"], lines["y1"]]
+        cells = np.flatnonzero((layer.cells[0] > 0) | (layer.cells[1] > 0)) if layer.rastered else np.zeros(0, int)
+        xs.append((cells % RASTER + np.array([[0], [1]])).ravel() * (layer.width / RASTER))
+        ys.append((cells // RASTER + np.array([[0], [1]])).ravel() * (layer.height / RASTER))
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    if not x.size:
+        return 0.0, dots.width, 0.0, dots.height
+    x0, x1 = max(0.0, x.min() - margin * dots.width), min(dots.width, x.max() + margin * dots.width)
+    y0, y1 = max(0.0, y.min() - margin * dots.height), min(dots.height, y.max() + margin * dots.height)
+    if (x1 - x0) > 0.7 * dots.width and (y1 - y0) > 0.7 * dots.height:
+        return 0.0, dots.width, 0.0, dots.height
+    return x0, x1, y0, y1
+
+
 def pair_dotplot(dots: Dots, qname: str, rname: str, path: str, min_identity: float | None = None,
-                 layers: dict | None = None) -> None:
+                 layers: dict | None = None, frame: str = "aligned", formats: tuple = ()) -> None:
     """Dotplot of one chromosome pair: reference on x, query on y, positions in bp, kb or Mb, HSPs
-    coloured by identity (forward blues, reverse reds), the two scales equal up to 4:1.
+    coloured by identity (forward reds, reverse blues), the two scales equal up to 4:1. frame
+    "aligned" shows the region that holds the HSPs (aligned_frame: a contig's hits on a chromosome,
+    not a 4:1 strip of empty chromosome), "whole" the two chromosomes.
 
     Margins are fixed in inches, not solved by a layout engine: a run draws 50 of these, and
     constrained layout would triple the time of each."""
-    ratio = min(4.0, max(0.25, dots.height / dots.width))
+    x0, x1, y0, y1 = aligned_frame(dots, layers) if frame == "aligned" else (0.0, dots.width, 0.0, dots.height)
+    ratio = min(4.0, max(0.25, (y1 - y0) / max(1.0, x1 - x0)))
     w, h = (6.0, 6.0 * ratio) if ratio <= 1 else (6.0 / ratio, 6.0)
     w, h = max(w, 2.0), max(h, 2.0)
-    left, bottom, top, right = 0.85, 0.6, 0.4, 1.55
+    left, bottom, top, right = 0.85, 0.6, 0.4, 0.95
     fig = plt.figure(figsize=(left + w + right, bottom + h + top))
     width, height = fig.get_size_inches()
     ax = fig.add_axes((left / width, bottom / height, w / width, h / height))
     norm = Normalize(*dots.identity_range(min_identity))
     draw_layers(dots, layers, ax, norm)
-    ax.set_xlim(0, dots.width)
-    ax.set_ylim(0, dots.height)
+    ax.set_xlim(x0, x1)
+    ax.set_ylim(y0, y1)
     for axis, span, name in ((ax.xaxis, dots.width, rname), (ax.yaxis, dots.height, qname)):
         axis.set_major_locator(MaxNLocator(6))
         axis.set_major_formatter(bp_formatter(span))
         axis.set_label_text(f"{name} ({bp_unit(span)[1]})", fontsize=9)
     ax.tick_params(labelsize=8)
-    ax.set_title(f"{qname} vs {rname}: {_layers_title(dots, layers)}", fontsize=9)
-    bar_h = min(h, 3.0) * 0.9
-    for i, drawn in enumerate((0, 1)):
-        cax = fig.add_axes(((left + w + 0.15 + i * 0.7) / width, (bottom + (h - bar_h) / 2) / height, 0.12 / width,
-                            bar_h / height))
-        bar = fig.colorbar(matplotlib.cm.ScalarMappable(norm=norm, cmap=RAMPS[drawn]), cax=cax)
-        bar.set_label(f"identity, {STRAND_NAMES[drawn]} (%)", fontsize=7)
-        bar.ax.tick_params(labelsize=7)
-    save_png(fig, path, dpi=110)
+    region = "" if (x0, x1, y0, y1) == (0.0, dots.width, 0.0, dots.height) else " (aligned region)"
+    ax.set_title(f"{qname} vs {rname}{region}: {_layers_title(dots, layers)}", fontsize=9)
+    bar_h = min(h, 3.0) * 0.8
+    cax = fig.add_axes(((left + w + 0.15) / width, (bottom + (h - bar_h) / 2) / height, 0.16 / width, bar_h / height))
+    colour_key(fig, norm, cax=cax)
+    save_png(fig, path, dpi=110, formats=formats)
 
 
 def _shown_labels(offsets_, lengths, room: float, gap: float) -> list[int]:
@@ -196,7 +240,7 @@ def _genome_title(genome: str, role: str, records: int, length: int) -> str:
 
 
 def grid_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: str,
-                 min_identity: float | None = None, layers: dict | None = None) -> None:
+                 min_identity: float | None = None, layers: dict | None = None, formats: tuple = ()) -> None:
     """Genome-by-genome dotplot: reference chromosomes end to end on x, query chromosomes on y (in
     the Layout's order; a flipped query record is marked '(-)'), borders and short names drawn,
     positions along each genome in bp, kb or Mb on the top and right axes."""
@@ -217,7 +261,7 @@ def grid_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
     fontsize = 7 if max(len(qnames), len(rnames)) > 20 else 8
     # An axis of one record gets positions; an axis of several gets names at the record centres and
     # positions along the genome on the opposite side.
-    sides = ((ax.xaxis, layout.roff, layout.rlens, short_names(rnames), size[0] - 2.6, layout.width, "x"),
+    sides = ((ax.xaxis, layout.roff, layout.rlens, short_names(rnames), size[0] - 1.8, layout.width, "x"),
              (ax.yaxis, layout.qoff, layout.qlens, qshort, size[1] - 1.6, layout.height, "y"))
     for axis, offs, lengths, names, inches, span, which in sides:
         if len(names) == 1:
@@ -237,15 +281,18 @@ def grid_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
     ax.set_xlabel(_genome_title(rgenome, "reference", len(rnames), layout.width))
     ax.set_ylabel(_genome_title(qgenome, "query", len(qnames), layout.height))
     ax.set_title(f"{qgenome} vs {rgenome}: {_layers_title(dots, layers)}", fontsize=10)
-    _colour_bars(fig, ax, norm)
-    save_png(fig, path)
+    colour_key(fig, norm, ax=ax)
+    save_png(fig, path, formats=formats)
 
 
 def coverage_heatmap(query_matrix: np.ndarray, reference_matrix: np.ndarray, qnames, rnames, qgenome: str,
-                     rgenome: str, path: str, qtotal: int | None = None, rtotal: int | None = None) -> None:
-    """Two heatmaps side by side, reference records on x and query records on y (longest first):
-    the fraction of each query record covered by HSPs with each reference record, and the fraction
-    of each reference record covered. Cells, labels and the figure size follow the record counts."""
+                     rgenome: str, path: str, qtotal: int | None = None, rtotal: int | None = None,
+                     formats: tuple = ()) -> None:
+    """Two heatmaps side by side, reference records on x and query records on y in the dotplot's
+    order (the first query record at the bottom, as in the dotplot): the fraction of each query
+    record covered by HSPs with each reference record, and the fraction of each reference record
+    covered. Cells, labels and the figure size follow the record counts; a few cells carry their
+    values, written large enough to read."""
     nq, nr = query_matrix.shape
     qtotal, rtotal = qtotal or nq, rtotal or nr
     cell = max(0.012, min(0.4, 10.0 / max(nq, nr, 1)))  # inches a cell: 10 inches for the longer side at most
@@ -254,13 +301,16 @@ def coverage_heatmap(query_matrix: np.ndarray, reference_matrix: np.ndarray, qna
     fontsize = min(7.0, cell * 72 * 0.8)
     fig, axes = plt.subplots(1, 2, figsize=(2 * panel_w + (2.8 if labels_y else 1.8) + 1.6,
                                             panel_h + (2.0 if labels_x else 1.4)), layout="constrained")
+    values = min(16.0, max(7.0, min(panel_w / nr, panel_h / nq) * 72 * 0.18))  # the written values' size
     for ax, matrix, title in ((axes[0], query_matrix, f"{qgenome} covered"),
                               (axes[1], reference_matrix, f"{rgenome} covered")):
-        image = ax.imshow(matrix, vmin=0, vmax=1, cmap="viridis", aspect="auto", interpolation="nearest")
+        image = ax.imshow(matrix, vmin=0, vmax=1, cmap="viridis", aspect="auto", interpolation="nearest",
+                          origin="lower")
         ax.set_title(title, fontsize=9)
         ax.set_xlabel(f"{rgenome} ({nr:,} of {rtotal:,} records)" if nr < rtotal else rgenome, fontsize=8)
         if labels_x:
-            ax.set_xticks(range(nr), [str(n) for n in short_names(rnames)], rotation=90, fontsize=fontsize)
+            ax.set_xticks(range(nr), [str(n) for n in short_names(rnames)], rotation=90 if nr > 1 else 0,
+                          fontsize=fontsize)
         else:
             ax.set_xticks([])
         if labels_y and ax is axes[0]:
@@ -269,9 +319,9 @@ def coverage_heatmap(query_matrix: np.ndarray, reference_matrix: np.ndarray, qna
             ax.set_yticks([])
         if nq * nr <= 100:  # few cells: their values written in them
             for (i, j), value in np.ndenumerate(matrix):
-                ax.text(j, i, f"{value:.1%}", ha="center", va="center", fontsize=7,
+                ax.text(j, i, f"{value:.1%}", ha="center", va="center", fontsize=values,
                         color="black" if value > 0.5 else "white")
     axes[0].set_ylabel(f"{qgenome} ({nq:,} of {qtotal:,} records)" if nq < qtotal else qgenome, fontsize=8)
     fig.colorbar(image, ax=axes, label="fraction covered (both strands)", fraction=0.05, aspect=25)
-    fig.suptitle("Coverage per chromosome pair, longest records first", fontsize=10)
-    save_png(fig, path)
+    fig.suptitle("Coverage per chromosome pair, records in the dotplot's order", fontsize=10)
+    save_png(fig, path, formats=formats)

@@ -16,11 +16,15 @@ rule plots:
         heatmap=report(path("coverage_heatmap"), caption="../report/heatmap.rst", **pair_category("Coverage", "coverage heatmap")) if OUT["coverage_heatmap"] else [],
         pairs=report(directory(path("pair_dotplots")), patterns=["{name}.png"], caption="../report/pairs.rst",
                      **pair_category("Chromosome pairs", "{name}")) if OUT["pair_dotplots"] else [],
+        figures=[path(kind)[: -len("png")] + fmt for kind in ("grid_dotplot", "coverage_heatmap") if OUT[kind]
+                 for fmt in OUT["figure_formats"] if fmt != "png"],
     threads: 8  # accumulators side by side (the raster pass releases the GIL); Snakemake lowers it to --cores
     params:
         max_pair_dotplots=OUT["max_pair_dotplots"],
         order=OUT["dotplot_order"],
         layers=OUT["dotplot_layers"],
+        formats=OUT["figure_formats"],
+        frame=OUT["pair_dotplot_frame"],
     conda:
         "../envs/engine.yaml"
     log:
