@@ -59,7 +59,7 @@ def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
     identity of an HSP. It carries the dots.max_lines longest HSPs (every HSP of a small run); with
     layers (plots.draw_layers), the chains over them, each layer shown or hidden from the legend."""
     from bokeh.embed import file_html
-    from bokeh.models import ColorBar, FixedTicker, HoverTool, LinearColorMapper, NumeralTickFormatter
+    from bokeh.models import AllLabels, ColorBar, FixedTicker, HoverTool, LinearColorMapper, NumeralTickFormatter
     from bokeh.plotting import figure
     from bokeh.resources import INLINE
 
@@ -95,13 +95,13 @@ def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
         layer = dots if name == "hsps" else (layers or {}).get(name)
         if layer is None:
             continue
-        alpha, width, _ = LAYER_STYLES[name] if layers else (1.0, 2.0, 0)
+        alpha, line_width, _ = LAYER_STYLES[name] if layers else (1.0, 2.0, 0)
         for drawn in (0, 1):
             source = _segment_source(layer.lines, drawn, layout, qshort, rshort)
             if source is None:
                 continue
             label = f"{LAYER_NAMES[name if layers else 'hsps']}, {STRAND_NAMES[drawn]}"
-            fig.segment("x0", "y0", "x1", "y1", source=source, line_width=width + 0.8, line_alpha=alpha,
+            fig.segment("x0", "y0", "x1", "y1", source=source, line_width=line_width + 0.8, line_alpha=alpha,
                         line_color={"field": "identity", "transform": mappers[drawn]}, legend_label=label)
     fig.add_tools(HoverTool(tooltips=[("query", "@query:@qstart{0,0}-@qend{0,0}"),
                                       ("reference", "@reference:@rstart{0,0}-@rend{0,0}"),
@@ -122,12 +122,14 @@ def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
         fig.xaxis.ticker = FixedTicker(ticks=[float(centres[i]) for i in shown])
         fig.xaxis.major_label_overrides = {float(centres[i]): str(rshort[i]) for i in shown}
         fig.xaxis.major_label_orientation = 1.2
+        fig.xaxis.major_label_policy = AllLabels()  # _shown_labels spaced them (Bokeh's own policy dropped them)
     if len(qnames) > 1:
         shown = _shown_labels(layout.qoff, layout.qlens, height, 12)
         centres = layout.qoff + layout.qlens / 2
         fig.yaxis.ticker = FixedTicker(ticks=[float(centres[i]) for i in shown])
         fig.yaxis.major_label_overrides = {float(centres[i]): str(qshort[i]) + (" (-)" if layout.flip[i] else "")
                                            for i in shown}
+        fig.yaxis.major_label_policy = AllLabels()
     if fig.legend:
         fig.legend.location = "top_left"
         fig.legend.click_policy = "hide"

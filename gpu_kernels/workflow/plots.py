@@ -103,7 +103,7 @@ def colour_key(fig, norm: Normalize, ax=None, cax=None, fontsize: float = 7) -> 
     side on one identity axis (beside ax, or in cax)."""
     mappable = matplotlib.cm.ScalarMappable(norm=norm, cmap=RAMPS[0])
     bar = fig.colorbar(mappable, cax=cax) if cax is not None else \
-        fig.colorbar(mappable, ax=ax, fraction=0.02, pad=0.01, aspect=30, shrink=0.6)
+        fig.colorbar(mappable, ax=ax, fraction=0.03, pad=0.01, aspect=20, shrink=0.6)
     ramp = np.linspace(0, 1, 256)[:, None]
     key = np.concatenate([RAMPS[0](ramp), RAMPS[1](ramp)], axis=1)
     low, high = norm.vmin, norm.vmax
@@ -146,11 +146,13 @@ def _figure_size(width: float, height: float, longest: float = 8.0) -> tuple[flo
 
 
 def aligned_frame(dots: Dots, layers: dict | None, margin: float = 0.05) -> tuple[float, float, float, float]:
-    """(x0, x1, y0, y1): the region of a pair dotplot that holds what it draws (lines and raster
-    cells of every layer), widened by `margin` of the chromosome on each side; the whole chromosomes
-    where that region is most of them."""
+    """(x0, x1, y0, y1): the region of a pair dotplot that holds what it draws on top (the one-to-one
+    alignments, else the backbone chains, else the HSPs: lines and raster cells), widened by `margin`
+    of the chromosome on each side; the whole chromosomes where that region is most of them."""
     xs, ys = [], []
-    for layer in [dots, *[d for d in (layers or {}).values() if d is not None]]:
+    top = next((layers[name] for name in ("alignments", "backbone") if (layers or {}).get(name) is not None
+                and layers[name].count), dots)
+    for layer in [top]:
         lines = layer.lines
         xs += [lines["x0"], lines["x1"]]
         ys += [lines["y0"], lines["y1"]]
@@ -196,7 +198,7 @@ def pair_dotplot(dots: Dots, qname: str, rname: str, path: str, min_identity: fl
     region = "" if (x0, x1, y0, y1) == (0.0, dots.width, 0.0, dots.height) else " (aligned region)"
     ax.set_title(f"{qname} vs {rname}{region}: {_layers_title(dots, layers)}", fontsize=9)
     bar_h = min(h, 3.0) * 0.8
-    cax = fig.add_axes(((left + w + 0.15) / width, (bottom + (h - bar_h) / 2) / height, 0.16 / width, bar_h / height))
+    cax = fig.add_axes(((left + w + 0.15) / width, (bottom + (h - bar_h) / 2) / height, 0.22 / width, bar_h / height))
     colour_key(fig, norm, cax=cax)
     save_png(fig, path, dpi=110, formats=formats)
 
