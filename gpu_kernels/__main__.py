@@ -117,6 +117,22 @@ def parser() -> argparse.ArgumentParser:
     paf.add_argument("-o", "--output", default="-", help="PAF output path (default: standard output, as compare)")
     paf.add_argument("-t", "--threads", type=int, default=0, help="formatting threads (default: the cores, at most 16)")
     paf.add_argument("-v", "--verbose", action="store_true", help="log progress")
+    plot = sub.add_parser("plot", help="a dotplot of HSP tables: a genome grid, one chromosome pair, or several "
+                          "assemblies against one reference (PNG, SVG or PDF by the output's suffix)",
+                          description="Draws TABLE (compare --hsps, or a workflow's hsps.parquet) as a grid dotplot; "
+                                      "with --query-record and --reference-record, the dotplot of that chromosome "
+                                      "pair; with several tables of one reference, their query genomes stacked "
+                                      "against it (D-GENIES' many-against-one view). Forward red, reverse blue.")
+    plot.add_argument("tables", nargs="+", metavar="TABLE", help="HSP table(s) (.parquet)")
+    plot.add_argument("-o", "--output", required=True, help="picture path: .png, .svg or .pdf")
+    plot.add_argument("--query-record", help="the query record of the pair to draw (its FASTA name)")
+    plot.add_argument("--reference-record", help="the reference record of the pair to draw")
+    plot.add_argument("--order", choices=("reference", "file"), default="reference",
+                      help="query records ordered and oriented along the reference by their best hits, or in file "
+                           "order (default %(default)s)")
+    plot.add_argument("--frame", choices=("aligned", "whole"), default="aligned",
+                      help="a pair's dotplot framed on its hits or on both whole records (default %(default)s)")
+    plot.add_argument("-v", "--verbose", action="store_true", help="log progress")
     filt = sub.add_parser("filter", help="tighten a finished run's thresholds: a smaller HSP table and every output "
                           "the workflow makes of it (PAF, GECKO CSV, coverage tables, dotplots, heatmap), no new run",
                           description="Keeps the HSPs of TABLE at least --min-len long and --min-identity percent "
@@ -209,6 +225,23 @@ def run_filter(args: argparse.Namespace) -> int:
     rows = filter_table(args.table, args.outdir, args.min_len, args.min_identity, leave_out, args.max_pair_dotplots,
                         args.dotplot_order)
     print(f"{rows} HSPs kept in {args.outdir} ({time.perf_counter() - start:.2f} s)", file=sys.stderr)
+    return 0
+
+
+def run_plot(args: argparse.Namespace) -> int:
+    """The plot command."""
+    from .workflow.pictures import table_dotplot
+
+    for table in args.tables:
+        if not os.path.isfile(table):
+            raise InputError("no such file", table)
+    suffix = args.output.rsplit(".", 1)[-1].lower() if "." in os.path.basename(args.output) else ""
+    if suffix not in ("png", "svg", "pdf"):
+        raise InputError("name a .png, .svg or .pdf picture", args.output)
+    refuse_inputs_as_outputs([args.output], args.tables)
+    start = time.perf_counter()
+    drawn = table_dotplot(args.tables, args.output, args.query_record, args.reference_record, args.order, args.frame)
+    print(f"{drawn:,} HSPs drawn into {args.output} in {time.perf_counter() - start:.2f} s", file=sys.stderr)
     return 0
 
 
@@ -374,6 +407,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "paf":
             return run_paf(args)
+        if args.command == "plot":
+            return run_plot(args)
         if args.command == "filter":
             return run_filter(args)
         if args.command == "align":

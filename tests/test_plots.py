@@ -374,3 +374,38 @@ def test_the_heatmap_takes_the_dotplots_order():
     qm, rm, qnames, rnames = heatmap_matrices(pairs, qindex, rindex, query, reference, layout)
     assert list(qnames) == ["c", "a", "b"] and list(rnames) == ["x", "y"]
     assert qm[0, 1] == 20 / 200 and qm[1, 1] == 30 / 300 and qm[2, 0] == 50 / 100
+
+
+def test_the_plot_command_draws_a_grid_a_pair_and_assemblies_against_one_reference(tmp_path):
+    """`plot TABLE -o X.svg|png|pdf`: the genome grid; with both records named (full names or the
+    pictures' short names), that pair framed on its hits; several tables of one reference stacked
+    (D-GENIES' many-against-one); an unknown record or tables of other references: one line, exit 2."""
+    import sys
+    import xml.etree.ElementTree as ET
+
+    from conftest import MYCO_232, MYCO_7422, ROOT
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "gpu_kernels", *args], cwd=ROOT, capture_output=True, text=True)
+
+    first, second, other = tmp_path / "a.parquet", tmp_path / "b.parquet", tmp_path / "c.parquet"
+    for query, reference, table in ((MYCO_232, MYCO_7422, first), (MYCO_7422, MYCO_7422, second),
+                                    (MYCO_7422, MYCO_232, other)):
+        assert cli("compare", query, reference, "--hsps", str(table), "-o", os.devnull).returncode == 0
+    grid = cli("plot", str(first), "-o", str(tmp_path / "grid.svg"))
+    assert grid.returncode == 0 and "HSPs drawn" in grid.stderr
+    assert ET.parse(tmp_path / "grid.svg").getroot().tag.endswith("svg")
+    pair = cli("plot", str(first), "--query-record", "NC_006360.1", "--reference-record", "NC_021831.1", "-o",
+               str(tmp_path / "pair.pdf"))
+    assert pair.returncode == 0 and (tmp_path / "pair.pdf").read_bytes().startswith(b"%PDF-")
+    stacked = cli("plot", str(first), str(second), "-o", str(tmp_path / "stacked.png"))
+    assert stacked.returncode == 0 and (tmp_path / "stacked.png").read_bytes().startswith(b"\x89PNG")
+    for bad, says in ((("plot", str(first), "--query-record", "chrX", "--reference-record", "NC_021831.1", "-o",
+                        str(tmp_path / "x.png")), "no query record 'chrX'"),
+                      (("plot", str(first), str(other), "-o", str(tmp_path / "y.png")), "share one reference"),
+                      (("plot", str(first), "-o", str(tmp_path / "z.gif")), "name a .png, .svg or .pdf"),
+                      (("plot", str(first), "--query-record", "NC_006360.1", "-o", str(tmp_path / "w.png")),
+                       "name both records")):
+        proc = cli(*bad)
+        assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and says in proc.stderr, proc.stderr
+    assert not [p for p in tmp_path.iterdir() if p.suffix in (".gif",) or p.stem in ("x", "y", "w")]

@@ -284,3 +284,89 @@ MIN_PICTURES_APART = 4  # fewer are drawn in this process
 
 
 MAX_HEATMAP = 400  # records a side in the heatmap: the longest (its axis titles say how many of how many)
+
+
+def table_layout(path: str, meta: dict, order: str):
+    """The Layout of an HSP table's genome pair: file order, or the query along the reference by its
+    best hits (Layout.along_reference), the per-pair sums gathered a row group at a time."""
+    from .dots import Layout
+
+    qlens = np.asarray(meta["query"]["lengths"], dtype=np.int64)
+    rlens = np.asarray(meta["reference"]["lengths"], dtype=np.int64)
+    if order == "file" or qlens.size == 1:
+        return Layout(qlens, rlens)
+    nr, size = rlens.size, qlens.size * rlens.size
+    aligned, reverse, centre = np.zeros(size), np.zeros(size), np.zeros(size)
+    for chunk in iter_hsps(path, ["qrec", "rrec", "strand", "qstart", "qend", "rstart"], read_ahead=2):
+        key = chunk["qrec"].astype(np.int64) * nr + chunk["rrec"]
+        length = (chunk["qend"] - chunk["qstart"]).astype(np.float64)
+        aligned += np.bincount(key, length, size)
+        reverse += np.bincount(key, length * (chunk["strand"] == 1), size)
+        centre += np.bincount(key, length * (chunk["rstart"] + length / 2), size)
+    pairs = np.flatnonzero(aligned)
+    return Layout.along_reference(qlens, rlens, pairs // nr, pairs % nr, aligned[pairs], reverse[pairs],
+                                  centre[pairs] / aligned[pairs])
+
+
+def table_dotplot(tables: list[str], path: str, query_record: str | None = None, reference_record: str | None = None,
+                  order: str = "reference", frame: str = "aligned") -> int:
+    """The `plot` command: a dotplot of HSP tables (compare --hsps, the workflow's hsps.parquet) to
+    path (PNG, SVG or PDF by its suffix). One table: its genome grid, or with both records named the
+    dotplot of that chromosome pair (framed as pair_dotplot frames it); several tables of one
+    reference: their query genomes stacked against it. Returns the HSPs drawn."""
+    from ..errors import InputError
+    from .dots import Dots, short_names
+    from .plots import grid_dotplot, pair_dotplot, stacked_dotplot
+
+    metas = [read_meta(table) for table in tables]
+    for table, meta in zip(tables, metas):
+        if "query" not in meta or "reference" not in meta:
+            raise InputError("is not an HSP table (no record tables in its metadata)", table)
+    genomes = [(meta.get("query_genome") or os.path.basename(table).rsplit(".", 1)[0],
+                meta.get("reference_genome") or "reference") for table, meta in zip(tables, metas)]
+    low = (metas[0].get("params") or {}).get("min_identity")
+    if (query_record is None) != (reference_record is None):
+        raise InputError("name both records (--query-record and --reference-record), or neither")
+    if query_record is not None:
+        if len(tables) > 1:
+            raise InputError("a chromosome pair is drawn from one table, not several")
+        meta = metas[0]
+        picked = []
+        for side, name in (("query", query_record), ("reference", reference_record)):
+            names = [str(n) for n in meta[side]["names"]]
+            short = [str(n) for n in short_names(names)]
+            if name in names:
+                picked.append(names.index(name))
+            elif short.count(name) == 1:  # the accession of an NCBI header, as the pictures name it
+                picked.append(short.index(name))
+            else:
+                raise InputError(f"no {side} record '{name}' (it has {len(names):,}: {', '.join(short[:5])}"
+                                 f"{', ...' if len(names) > 5 else ''})", tables[0])
+        qi, ri = picked
+        dots = Dots(meta["reference"]["lengths"][ri], meta["query"]["lengths"][qi])
+        for chunk in iter_hsps(tables[0], HSP.view("dots"), read_ahead=2):
+            keep = (chunk["qrec"] == qi) & (chunk["rrec"] == ri)
+            if keep.any():
+                zeros = np.zeros(int(keep.sum()), np.int64)
+                dots.add({**{c: v[keep] for c, v in chunk.items()}, "qrec": zeros, "rrec": zeros})
+        pair_dotplot(dots, short_names(meta["query"]["names"])[qi], short_names(meta["reference"]["names"])[ri], path,
+                     low, None, frame)
+        return dots.count
+    reference = metas[0]["reference"]
+    for table, meta in zip(tables[1:], metas[1:]):
+        if list(meta["reference"]["names"]) != list(reference["names"]) or \
+                list(meta["reference"]["lengths"]) != list(reference["lengths"]):
+            raise InputError(f"its reference is not {tables[0]}'s: stacked dotplots share one reference", table)
+    drawn = []
+    for table, meta in zip(tables, metas):
+        layout = table_layout(table, meta, order)
+        dots = Dots(layout.width, layout.height, layout)
+        for chunk in iter_hsps(table, HSP.view("dots"), read_ahead=2):
+            dots.add(chunk)
+        drawn.append(dots)
+    if len(tables) == 1:
+        meta = metas[0]
+        grid_dotplot(drawn[0], meta["query"]["names"], reference["names"], genomes[0][0], genomes[0][1], path, low)
+    else:
+        stacked_dotplot(drawn, [g for g, _ in genomes], reference["names"], genomes[0][1], path, low)
+    return sum(d.count for d in drawn)

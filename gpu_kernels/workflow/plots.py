@@ -125,10 +125,14 @@ _METADATA = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
 
 
 def save_png(fig, path: str, dpi: int = 130, formats: tuple = ()) -> None:
-    """Write a figure as PNG atomically (no software stamp, so the same picture gives the same bytes),
-    and beside it in each other format asked for (`svg`, `pdf`: path with that suffix), then close it."""
-    for kind in ("png", *[f for f in formats if f != "png"]):
-        target = path if kind == "png" else path[:-len(".png")] + "." + kind
+    """Write a figure atomically (no software stamp, so the same picture gives the same bytes) as PNG,
+    or as SVG or PDF where path ends so, and beside it in each other format asked for (`svg`, `pdf`:
+    path with that suffix), then close it."""
+    own = path.rsplit(".", 1)[-1].lower()
+    own = own if own in FIGURE_FORMATS else "png"
+    stem = path[:-len(own) - 1] if path.lower().endswith("." + own) else path
+    for kind in (own, *[f for f in formats if f != own]):
+        target = path if kind == own else f"{stem}.{kind}"
         with atomic_path(target) as tmp, matplotlib.rc_context({"svg.hashsalt": "gpu-genome-compare"}):
             fig.savefig(tmp, format=kind, dpi=dpi, metadata=_METADATA[kind])
     plt.close(fig)
@@ -327,3 +331,42 @@ def coverage_heatmap(query_matrix: np.ndarray, reference_matrix: np.ndarray, qna
     fig.colorbar(image, ax=axes, label="fraction covered (both strands)", fraction=0.05, aspect=25)
     fig.suptitle("Coverage per chromosome pair, records in the dotplot's order", fontsize=10)
     save_png(fig, path, formats=formats)
+
+
+def stacked_dotplot(dots_list: list, qgenomes: list, rnames, rgenome: str, path: str,
+                    min_identity: float | None = None) -> None:
+    """Several assemblies against one reference (D-GENIES' many-against-one view): a row a query
+    genome, all on the reference's x axis (records end to end, short names, borders), each row's
+    height in proportion to its genome's length, one colour key."""
+    heights = [max(1.0, d.layout.height) for d in dots_list]
+    width = dots_list[0].layout.width
+    fig, axes = plt.subplots(len(dots_list), 1, sharex=True, squeeze=False, layout="constrained",
+                             figsize=(10.0, min(14.0, 1.5 + 2.2 * len(dots_list))),
+                             gridspec_kw={"height_ratios": [h / max(heights) + 0.3 for h in heights]})
+    axes = axes[:, 0]
+    low = min(d.identity_range(min_identity)[0] for d in dots_list)
+    norm = Normalize(low, 100.0)
+    layout = dots_list[0].layout
+    xs = _borders(layout.roff, MAX_BORDERS)
+    for ax, dots, genome in zip(axes, dots_list, qgenomes):
+        draw_dots(dots, ax, norm)
+        ys = _borders(np.sort(dots.layout.qoff), MAX_BORDERS)
+        borders = [[(x, 0), (x, dots.layout.height)] for x in xs] + [[(0, y), (width, y)] for y in ys]
+        if borders:
+            ax.add_collection(LineCollection(borders, colors="0.8", linewidths=0.5, zorder=1))
+        ax.set_xlim(0, width)
+        ax.set_ylim(0, dots.layout.height)
+        ax.yaxis.set_major_locator(MaxNLocator(4))
+        ax.yaxis.set_major_formatter(bp_formatter(dots.layout.height))
+        ax.set_ylabel(f"{genome}\n({bp_unit(dots.layout.height)[1]})", fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.set_title(f"{genome}: {dots.count:,} HSPs", fontsize=8, loc="left")
+    if len(rnames) > 1:
+        _label_records(axes[-1].xaxis, layout.roff, layout.rlens, short_names(rnames), 8.5 * 72, 7)
+        axes[-1].tick_params(axis="x", labelrotation=90)
+    else:
+        axes[-1].xaxis.set_major_locator(MaxNLocator(6))
+        axes[-1].xaxis.set_major_formatter(bp_formatter(width))
+    axes[-1].set_xlabel(_genome_title(rgenome, "reference", len(rnames), width))
+    colour_key(fig, norm, ax=list(axes))
+    save_png(fig, path)
