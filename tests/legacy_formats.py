@@ -14,7 +14,7 @@ def paf_lines(hsps: dict, qnames, qlens, rnames, rlens) -> list[str]:
                np.full(length.size, 255)]
     rows = zip(*(c.tolist() for c in columns), (length - ids).tolist(), hsps["score"].tolist(),
                (1 - identity).tolist(), (100 * identity).tolist())
-    return ["%s\t%d\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\tNM:i:%d\tAS:i:%d\tde:f:%.4f\tid:f:%.2f\tcg:Z:%dM\n"
+    return ["%s\t%d\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\tNM:i:%d\tAS:i:%d\tde:f:%.4f\tid:f:%.2f\ttp:A:S\tcg:Z:%dM\n"
             % (*row, row[10]) for row in rows]
 
 

@@ -1,5 +1,6 @@
 """PAF (minimap2's pairwise mapping format), a row an HSP: cigar <len>M, NM mismatches, AS score,
-de divergence, id identity percent."""
+de divergence, id identity percent, tp:A:S (an HSP is one local match among all of them, none chosen
+as primary: the alignments' and chains' PAFs mark their one-to-one rows tp:A:P)."""
 from __future__ import annotations
 
 from functools import partial
@@ -23,7 +24,7 @@ def paf_text(hsps: dict, qnames, qlens, rnames, rlens) -> memoryview:
                ("n", rrec, name_table(rnames)), ("i", np.asarray(rlens, dtype=np.int64)[rrec]),
                ("i", hsps["rstart"]), ("i", hsps["rend"]), ("i", ids), ("i", length), "255",
                ["NM:i:", ("i", length - ids)], ["AS:i:", ("i", hsps["score"])], ["de:f:", ("f", 1 - identity, 4)],
-               ["id:f:", ("f", 100 * identity, 2)], ["cg:Z:", ("i", length), "M"]]
+               ["id:f:", ("f", 100 * identity, 2)], "tp:A:S", ["cg:Z:", ("i", length), "M"]]
     return format_rows(int(length.size), row_fields(columns, "\t"))
 
 
