@@ -6,6 +6,6 @@ include: "workflow/Snakefile"
 
 # an included file's default target is not the including one's: the same outputs as workflow/Snakefile's
 rule default:
+    default_target: True
     input:
         rules.all.input,
-    default_target: True

@@ -345,3 +345,16 @@ def test_the_top_level_snakefile_plans_the_same_jobs(tmp_path):
         plans.append(sorted(line.split()[1] for line in proc.stdout.splitlines() if line.startswith("rule ")
                             and line.split()[1] not in ("all:", "default:")))  # each file's target rule
     assert plans[0] == plans[1] and "compare:" in plans[0] and "chains:" in plans[0]
+
+
+def test_the_workflow_is_snakefmt_clean():
+    """The Snakemake catalog asks for snakefmt's formatting: `snakefmt --check` changes nothing in the
+    Snakefiles and rules (the test extras install it, so CI checks it)."""
+    import shutil
+
+    snakefmt = shutil.which("snakefmt")
+    if snakefmt is None:
+        pytest.skip("snakefmt is not installed (pip install -e '.[test]')")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    proc = subprocess.run([snakefmt, "--check", "workflow/", "Snakefile"], cwd=root, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]

@@ -4,7 +4,6 @@
 
 rule chains:
     input:
-        hsps=path("hsps"),
         **(
             {
                 "qcodes": path("codes", genome="{query}"),
@@ -15,18 +14,19 @@ rule chains:
             if any(OUT[kind] for kind in ALIGN_KINDS)
             else {}
         ),
+        hsps=path("hsps"),
     output:
         **{kind: path(kind) for kind in (*CHAIN_KINDS, *ALIGN_KINDS) if OUT[kind]},
-    params:
-        backend=BACKEND,
-    threads: 4  # the host's part: reading the table, the chains' blocks and backbone
-    resources:
-        gpu=1 if BACKEND == "cupy" else 0,
-    conda:
-        "../envs/engine.yaml"
     log:
         log_path("chains", "set", "query", "reference"),
     benchmark:
-        log_path("chains", "set", "query", "reference", kind="benchmark"),
+        log_path("chains", "set", "query", "reference", kind="benchmark")
+    conda:
+        "../envs/engine.yaml"
+    threads: 4  # the host's part: reading the table, the chains' blocks and backbone
+    resources:
+        gpu=1 if BACKEND == "cupy" else 0,
+    params:
+        backend=BACKEND,
     script:
         "../scripts/chains.py"

@@ -6,14 +6,29 @@ from snakemake.utils import validate
 
 # workflow.basedir is workflow/ where workflow/Snakefile is run, the repository root where the top-level
 # Snakefile (which includes it) is
-ROOT = os.path.dirname(workflow.basedir) if os.path.basename(workflow.basedir) == "workflow" else workflow.basedir
+ROOT = (
+    os.path.dirname(workflow.basedir)
+    if os.path.basename(workflow.basedir) == "workflow"
+    else workflow.basedir
+)
 sys.path.insert(0, ROOT)
 
 from gpu_kernels.device import gpu_available
-from gpu_kernels.workflow.config import check_config_file, coerce_overrides, expanded_size_error, schema_error
+from gpu_kernels.workflow.config import (
+    check_config_file,
+    coerce_overrides,
+    expanded_size_error,
+    schema_error,
+)
 from gpu_kernels.errors import InputError
 from gpu_kernels.workflow.genome import Chromosome, bin_name, make_bins, scan_cached
-from gpu_kernels.workflow.outputs import ALIGN_KINDS, CHAIN_KINDS, PICTURE_KINDS, TEMPLATES, TEXT_KINDS
+from gpu_kernels.workflow.outputs import (
+    ALIGN_KINDS,
+    CHAIN_KINDS,
+    PICTURE_KINDS,
+    TEMPLATES,
+    TEXT_KINDS,
+)
 from gpu_kernels.workflow.report import run_description
 from gpu_kernels.workflow.sweep import engine_params, override_set, param_sets
 
@@ -30,21 +45,31 @@ try:
         check_config_file(_file)
 except InputError as error:
     fail(error.line())
-if (_problem := expanded_size_error(config)) is not None:  # before anything prints or walks the values
+if (
+    _problem := expanded_size_error(config)
+) is not None:  # before anything prints or walks the values
     fail(_problem)
 # A genome name YAML reads as a number (`232:`) is that number's text; one it reads as a boolean (`yes:`,
 # `on:`) has lost its spelling, so the user is asked to quote it.
 if isinstance(config.get("genomes"), dict):
     for _name in config["genomes"]:
         if isinstance(_name, bool):
-            fail(f"genome name {_name}: YAML reads yes, no, on, off, true and false as booleans; quote the name")
-    config["genomes"] = {str(_name): _fasta for _name, _fasta in config["genomes"].items()}
+            fail(
+                f"genome name {_name}: YAML reads yes, no, on, off, true and false as booleans; quote the name"
+            )
+    config["genomes"] = {
+        str(_name): _fasta for _name, _fasta in config["genomes"].items()
+    }
     for _pair in (config.get("comparisons") or {}).get("pairs") or []:
         if isinstance(_pair, dict):
-            _pair.update({key: str(_pair[key]) for key in ("query", "reference") if key in _pair})
+            _pair.update(
+                {key: str(_pair[key]) for key in ("query", "reference") if key in _pair}
+            )
 for _name in config.get("genomes") or {}:
     if "_vs_" in str(_name):
-        fail(f"genome name '{_name}': '_vs_' separates the two genomes of a pair in result paths; rename it")
+        fail(
+            f"genome name '{_name}': '_vs_' separates the two genomes of a pair in result paths; rename it"
+        )
 coerce_overrides(config, SCHEMA)  # --config 'engine={k: 20}' gives the string '20'
 if (_problem := schema_error(config, SCHEMA)) is not None:
     fail(_problem)
@@ -54,10 +79,13 @@ RESULTS = config["results"]
 if not str(RESULTS).strip():
     fail("results: empty; name the output directory (the default is results)")
 if "{" in str(RESULTS) or "}" in str(RESULTS):
-    fail(f"results: {RESULTS!r} holds a brace, which Snakemake reads as a wildcard; name another directory")
+    fail(
+        f"results: {RESULTS!r} holds a brace, which Snakemake reads as a wildcard; name another directory"
+    )
 if os.path.exists(RESULTS) and not os.path.isdir(RESULTS):
     fail(f"results: {RESULTS} is a file, not a directory; name another")
 OUT = config["outputs"]
+
 
 class _Keep(dict):
     """Leaves placeholders it has no value for, so they stay Snakemake wildcards."""
@@ -81,15 +109,25 @@ def log_path(rule, *wildcards, kind="log"):
 for _name, _fasta in config["genomes"].items():
     if not os.path.exists(_fasta):
         fail(f"genome {_name}: {_fasta}: no such file")
-if len({os.path.abspath(p) for p in config["genomes"].values()}) < len(config["genomes"]):
+if len({os.path.abspath(p) for p in config["genomes"].values()}) < len(
+    config["genomes"]
+):
     print("warning: two genome names point at the same FASTA file", file=sys.stderr)
 try:
-    CHROMOSOMES = {g: scan_cached(fa, path("scan", genome=g)) for g, fa in config["genomes"].items()}
+    CHROMOSOMES = {
+        g: scan_cached(fa, path("scan", genome=g))
+        for g, fa in config["genomes"].items()
+    }
 except InputError as error:
     fail(error.line())
 BIN_MEMBERS = {g: make_bins(c, config["bins"]["size"]) for g, c in CHROMOSOMES.items()}
-BINS = {g: [bin_name(i) for i in range(len(members))] for g, members in BIN_MEMBERS.items()}
-BIN_BASES = {g: [sum(CHROMOSOMES[g][i].length for i in m) for m in members] for g, members in BIN_MEMBERS.items()}
+BINS = {
+    g: [bin_name(i) for i in range(len(members))] for g, members in BIN_MEMBERS.items()
+}
+BIN_BASES = {
+    g: [sum(CHROMOSOMES[g][i].length for i in m) for m in members]
+    for g, members in BIN_MEMBERS.items()
+}
 
 
 def comparison_pairs():
@@ -97,17 +135,25 @@ def comparison_pairs():
     names = list(config["genomes"])
     if config["comparisons"]["mode"] == "pairs":
         if config["comparisons"].get("reference") is not None:
-            fail("comparisons.reference is for all-vs-all; in pairs mode each pair names its reference")
+            fail(
+                "comparisons.reference is for all-vs-all; in pairs mode each pair names its reference"
+            )
         pairs = [(p["query"], p["reference"]) for p in config["comparisons"]["pairs"]]
         for q, r in pairs:
             for g in (q, r):
                 if g not in config["genomes"]:
-                    fail(f"comparison {q} vs {r}: genome {g} is not listed under genomes")
+                    fail(
+                        f"comparison {q} vs {r}: genome {g} is not listed under genomes"
+                    )
         if not pairs:
             fail("comparisons: mode is pairs but no pairs are listed")
         return pairs
     start = 0 if config["comparisons"]["self"] else 1
-    pairs = [(names[i], names[j]) for i in range(len(names)) for j in range(i + start, len(names))]
+    pairs = [
+        (names[i], names[j])
+        for i in range(len(names))
+        for j in range(i + start, len(names))
+    ]
     if not pairs:
         fail("all-vs-all over a single genome needs comparisons: self: true")
     reference = config["comparisons"].get("reference")
@@ -127,8 +173,13 @@ try:
         SETS = dict([override_set(config["engine"], list(_overridden))])
 except InputError as error:
     fail(error.line())
-for _set, _engine in SETS.items():  # a sweep's sets pass the engine section's schema too
-    if (_problem := schema_error(_engine, SCHEMA, "engine", f"sweep set {_set}:")) is not None:
+for (
+    _set,
+    _engine,
+) in SETS.items():  # a sweep's sets pass the engine section's schema too
+    if (
+        _problem := schema_error(_engine, SCHEMA, "engine", f"sweep set {_set}:")
+    ) is not None:
         fail(_problem)
 try:
     PARAMS = {name: engine_params(engine) for name, engine in SETS.items()}
@@ -137,10 +188,14 @@ except InputError as error:
 for _set, _params in PARAMS.items():
     for _genome, _chroms in CHROMOSOMES.items():
         _short = [c for c in _chroms if c.length < _params.seeding.k]
-        if _short:  # aligned nowhere, as nucmer and minimap2 take such contigs; the tables list them uncovered
-            sys.stderr.write(f"note: {config['genomes'][_genome]}: {len(_short)} records shorter than k = "
-                             f"{_params.seeding.k} (the first '{_short[0].name}', {_short[0].length} bp): no HSP can "
-                             "hold them\n")
+        if (
+            _short
+        ):  # aligned nowhere, as nucmer and minimap2 take such contigs; the tables list them uncovered
+            sys.stderr.write(
+                f"note: {config['genomes'][_genome]}: {len(_short)} records shorter than k = "
+                f"{_params.seeding.k} (the first '{_short[0].name}', {_short[0].length} bp): no HSP can "
+                "hold them\n"
+            )
 
 BACKEND = config["backend"]
 if BACKEND == "auto":
@@ -150,9 +205,16 @@ if BACKEND == "auto":
 onstart:
     # Checked when jobs are about to run here, not when the workflow is parsed: a dry run and a
     # cluster's submit host need no GPU (a GPU job that finds none on its node fails there, one line).
-    if BACKEND == "cupy" and workflow.local_exec and not workflow.remote_exec and not gpu_available():
-        fail("backend: cupy, but CuPy is not installed or finds no CUDA device (install cupy-cuda12x, or set "
-             "backend: auto)")
+    if (
+        BACKEND == "cupy"
+        and workflow.local_exec
+        and not workflow.remote_exec
+        and not gpu_available()
+    ):
+        fail(
+            "backend: cupy, but CuPy is not installed or finds no CUDA device (install cupy-cuda12x, or set "
+            "backend: auto)"
+        )
 
 
 # A genome name may hold '_' but never '_vs_', so QUERY_vs_REFERENCE splits one way only.
@@ -175,9 +237,17 @@ def reference_groups(set_name, reference):
     reference genome): one group, `whole`."""
     if PARAMS[set_name].matching.mode == "mum":
         return {"whole": ["whole"]}
-    bins = [Chromosome(name, bases) for name, bases in zip(BINS[reference], BIN_BASES[reference])]
-    groups = make_bins(bins, config["bins"]["group_size"])  # the rule that makes bins of records
-    return {f"g{i + 1:05d}": [bins[j].name for j in members] for i, members in enumerate(groups)}
+    bins = [
+        Chromosome(name, bases)
+        for name, bases in zip(BINS[reference], BIN_BASES[reference])
+    ]
+    groups = make_bins(
+        bins, config["bins"]["group_size"]
+    )  # the rule that makes bins of records
+    return {
+        f"g{i + 1:05d}": [bins[j].name for j in members]
+        for i, members in enumerate(groups)
+    }
 
 
 def compare_jobs(set_name, query, reference):
@@ -190,33 +260,84 @@ def compare_jobs(set_name, query, reference):
 def group_paths(kind, wc, qbin=None, rgroup=None):
     """The bin-pair outputs (kind bin_hsps or bin_stats) of one compare job (qbin and rgroup given)
     or of every compare job of the genome pair, in merge order."""
-    return [path(kind, set=wc.set, query=wc.query, reference=wc.reference, qbin=qb, rgroup=g, rbin=rb)
-            for qb, g, rbins in compare_jobs(wc.set, wc.query, wc.reference)
-            if qbin is None or (qb, g) == (qbin, rgroup) for rb in rbins]
+    return [
+        path(
+            kind,
+            set=wc.set,
+            query=wc.query,
+            reference=wc.reference,
+            qbin=qb,
+            rgroup=g,
+            rbin=rb,
+        )
+        for qb, g, rbins in compare_jobs(wc.set, wc.query, wc.reference)
+        if qbin is None or (qb, g) == (qbin, rgroup)
+        for rb in rbins
+    ]
 
 
 def compare_outputs(wc):
     """Input function: the output folder of every compare job of the job's genome pair."""
-    return [path("bin_group", set=wc.set, query=wc.query, reference=wc.reference, qbin=qb, rgroup=g)
-            for qb, g, _ in compare_jobs(wc.set, wc.query, wc.reference)]
+    return [
+        path(
+            "bin_group",
+            set=wc.set,
+            query=wc.query,
+            reference=wc.reference,
+            qbin=qb,
+            rgroup=g,
+        )
+        for qb, g, _ in compare_jobs(wc.set, wc.query, wc.reference)
+    ]
 
 
 def final_outputs():
     """Everything rule all asks for."""
-    kinds = ["hsps", "stats", "coverage_pairs", "coverage_query", "coverage_reference", "coverage_genomes"]
-    kinds += [kind for kind in TEXT_KINDS + CHAIN_KINDS + tuple(ALIGN_KINDS) + PICTURE_KINDS if OUT[kind]]
-    targets = [path(kind, set=s, query=q, reference=r) for s in SETS for q, r in PAIRS for kind in kinds]
-    targets += [path("mummer", set=s, query=q, reference=r) for s in SETS for q, r in PAIRS if PARAMS[s].matching.mode != "hsp"]
+    kinds = [
+        "hsps",
+        "stats",
+        "coverage_pairs",
+        "coverage_query",
+        "coverage_reference",
+        "coverage_genomes",
+    ]
+    kinds += [
+        kind
+        for kind in TEXT_KINDS + CHAIN_KINDS + tuple(ALIGN_KINDS) + PICTURE_KINDS
+        if OUT[kind]
+    ]
+    targets = [
+        path(kind, set=s, query=q, reference=r)
+        for s in SETS
+        for q, r in PAIRS
+        for kind in kinds
+    ]
+    targets += [
+        path("mummer", set=s, query=q, reference=r)
+        for s in SETS
+        for q, r in PAIRS
+        if PARAMS[s].matching.mode != "hsp"
+    ]
     return targets + [path("summary_tsv"), path("summary_png")]
 
 
 def pair_category(kind, what):
     """Where an output of a genome pair goes in the report: a category per pair (and parameter set),
-    the kind of output as its subcategory, and a label saying what it is (not its path)."""
-    label = "{query} vs {reference}" if len(SETS) == 1 else "{set}: {query} vs {reference}"
+    the kind of output as its subcategory, and a label saying what it is (not its path).
+    """
+    label = (
+        "{query} vs {reference}" if len(SETS) == 1 else "{set}: {query} vs {reference}"
+    )
     return {"category": label, "subcategory": kind, "labels": {"output": what}}
 
 
 # What the report's front page says about the run (workflow/report/workflow.rst renders it): read
 # when `snakemake --report` parses the workflow after the run, so the jobs' times are known then.
-config["_report"] = run_description(config, CHROMOSOMES, PAIRS, PARAMS, BACKEND, os.path.dirname(path("benchmark", name="x")))
+config["_report"] = run_description(
+    config,
+    CHROMOSOMES,
+    PAIRS,
+    PARAMS,
+    BACKEND,
+    os.path.dirname(path("benchmark", name="x")),
+)

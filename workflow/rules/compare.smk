@@ -11,20 +11,22 @@ rule compare:
         rtable=path("chromosomes", genome="{reference}"),
     output:
         directory(path("bin_group")),
+    log:
+        log_path("compare", "set", "query", "reference", "qbin", "rgroup"),
+    benchmark:
+        log_path(
+            "compare", "set", "query", "reference", "qbin", "rgroup", kind="benchmark"
+        )
+    conda:
+        "../envs/engine.yaml"
+    threads: 2  # the CPU stages' threads (words, seeds, extension); Snakemake lowers it to --cores
+    resources:
+        gpu=1 if BACKEND == "cupy" else 0,
     params:
         engine=lambda wc: PARAMS[wc.set].as_dict(),
         backend=BACKEND,
         rbins=lambda wc: reference_groups(wc.set, wc.reference)[wc.rgroup],
         hsps=lambda wc: group_paths("bin_hsps", wc, wc.qbin, wc.rgroup),
         stats=lambda wc: group_paths("bin_stats", wc, wc.qbin, wc.rgroup),
-    threads: 2  # the CPU stages' threads (words, seeds, extension); Snakemake lowers it to --cores
-    resources:
-        gpu=1 if BACKEND == "cupy" else 0,
-    conda:
-        "../envs/engine.yaml"
-    log:
-        log_path("compare", "set", "query", "reference", "qbin", "rgroup"),
-    benchmark:
-        log_path("compare", "set", "query", "reference", "qbin", "rgroup", kind="benchmark"),
     script:
         "../scripts/compare.py"

@@ -7,13 +7,13 @@ rule index:
     output:
         codes=path("codes"),
         chromosomes=path("chromosomes"),
-    params:
-        bin_size=config["bins"]["size"],
-    conda:
-        "../envs/engine.yaml"
     log:
         log_path("index", "genome"),
     benchmark:
-        log_path("index", "genome", kind="benchmark"),
+        log_path("index", "genome", kind="benchmark")
+    conda:
+        "../envs/engine.yaml"
+    params:
+        bin_size=config["bins"]["size"],
     script:
         "../scripts/index.py"

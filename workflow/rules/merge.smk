@@ -9,18 +9,25 @@ rule merge:
         rtable=path("chromosomes", genome="{reference}"),
     output:
         hsps=path("hsps"),
-        stats=report(path("stats"), caption="../report/stats.rst", **pair_category("Job statistics", "compare jobs")),
-    params:
-        fasta=lambda wc: {"query_fasta": config["genomes"][wc.query], "reference_fasta": config["genomes"][wc.reference]},
-        engine=lambda wc: PARAMS[wc.set].as_dict(),
-        hsps=lambda wc: group_paths("bin_hsps", wc),
-        stats=lambda wc: group_paths("bin_stats", wc),
-    conda:
-        "../envs/engine.yaml"
+        stats=report(
+            path("stats"),
+            caption="../report/stats.rst",
+            **pair_category("Job statistics", "compare jobs"),
+        ),
     log:
         log_path("merge", "set", "query", "reference"),
     benchmark:
-        log_path("merge", "set", "query", "reference", kind="benchmark"),
+        log_path("merge", "set", "query", "reference", kind="benchmark")
+    conda:
+        "../envs/engine.yaml"
+    params:
+        fasta=lambda wc: {
+            "query_fasta": config["genomes"][wc.query],
+            "reference_fasta": config["genomes"][wc.reference],
+        },
+        engine=lambda wc: PARAMS[wc.set].as_dict(),
+        hsps=lambda wc: group_paths("bin_hsps", wc),
+        stats=lambda wc: group_paths("bin_stats", wc),
     script:
         "../scripts/merge.py"
 
@@ -30,13 +37,13 @@ rule texts:
         hsps=path("hsps"),
     output:
         **{kind: path(kind) for kind in TEXT_KINDS if OUT[kind]},
-    threads: 8  # the rows are printed on threads and written at their places by several more
-    conda:
-        "../envs/engine.yaml"
     log:
         log_path("texts", "set", "query", "reference"),
     benchmark:
-        log_path("texts", "set", "query", "reference", kind="benchmark"),
+        log_path("texts", "set", "query", "reference", kind="benchmark")
+    conda:
+        "../envs/engine.yaml"
+    threads: 8  # the rows are printed on threads and written at their places by several more
     script:
         "../scripts/texts.py"
 
@@ -48,11 +55,11 @@ rule mummer_text:
         rtable=path("chromosomes", genome="{reference}"),
     output:
         path("mummer"),
-    conda:
-        "../envs/engine.yaml"
     log:
         log_path("mummer_text", "set", "query", "reference"),
     benchmark:
-        log_path("mummer_text", "set", "query", "reference", kind="benchmark"),
+        log_path("mummer_text", "set", "query", "reference", kind="benchmark")
+    conda:
+        "../envs/engine.yaml"
     script:
         "../scripts/mummer_text.py"

@@ -11,13 +11,56 @@ rule plots:
         qtable=path("chromosomes", genome="{query}"),
         rtable=path("chromosomes", genome="{reference}"),
     output:
-        grid=report(path("grid_dotplot"), caption="../report/grid.rst", **pair_category("Dotplots", "genome dotplot (PNG)")) if OUT["grid_dotplot"] else [],
-        html=report(path("html_dotplot"), caption="../report/html.rst", **pair_category("Dotplots", "interactive dotplot (HTML)")) if OUT["html_dotplot"] else [],
-        heatmap=report(path("coverage_heatmap"), caption="../report/heatmap.rst", **pair_category("Coverage", "coverage heatmap")) if OUT["coverage_heatmap"] else [],
-        pairs=report(directory(path("pair_dotplots")), patterns=["{name}.png"], caption="../report/pairs.rst",
-                     **pair_category("Chromosome pairs", "{name}")) if OUT["pair_dotplots"] else [],
-        figures=[path(kind)[: -len("png")] + fmt for kind in ("grid_dotplot", "coverage_heatmap") if OUT[kind]
-                 for fmt in OUT["figure_formats"] if fmt != "png"],
+        grid=(
+            report(
+                path("grid_dotplot"),
+                caption="../report/grid.rst",
+                **pair_category("Dotplots", "genome dotplot (PNG)"),
+            )
+            if OUT["grid_dotplot"]
+            else []
+        ),
+        html=(
+            report(
+                path("html_dotplot"),
+                caption="../report/html.rst",
+                **pair_category("Dotplots", "interactive dotplot (HTML)"),
+            )
+            if OUT["html_dotplot"]
+            else []
+        ),
+        heatmap=(
+            report(
+                path("coverage_heatmap"),
+                caption="../report/heatmap.rst",
+                **pair_category("Coverage", "coverage heatmap"),
+            )
+            if OUT["coverage_heatmap"]
+            else []
+        ),
+        pairs=(
+            report(
+                directory(path("pair_dotplots")),
+                patterns=["{name}.png"],
+                caption="../report/pairs.rst",
+                **pair_category("Chromosome pairs", "{name}"),
+            )
+            if OUT["pair_dotplots"]
+            else []
+        ),
+        figures=[
+            path(kind)[: -len("png")] + fmt
+            for kind in ("grid_dotplot", "coverage_heatmap")
+            if OUT[kind]
+            for fmt in OUT["figure_formats"]
+            if fmt != "png"
+        ],
+    log:
+        log_path("plots", "set", "query", "reference"),
+    benchmark:
+        log_path("plots", "set", "query", "reference", kind="benchmark")
+    conda:
+        "../envs/engine.yaml"
     threads: 8  # accumulators side by side (the raster pass releases the GIL); Snakemake lowers it to --cores
     params:
         max_pair_dotplots=OUT["max_pair_dotplots"],
@@ -25,11 +68,5 @@ rule plots:
         layers=OUT["dotplot_layers"],
         formats=OUT["figure_formats"],
         frame=OUT["pair_dotplot_frame"],
-    conda:
-        "../envs/engine.yaml"
-    log:
-        log_path("plots", "set", "query", "reference"),
-    benchmark:
-        log_path("plots", "set", "query", "reference", kind="benchmark"),
     script:
         "../scripts/plots.py"

@@ -3,18 +3,38 @@
 
 rule summary:
     input:
-        stats=[path("stats", set=s, query=q, reference=r) for s in SETS for q, r in PAIRS],
-        coverage=[path("coverage_genomes", set=s, query=q, reference=r) for s in SETS for q, r in PAIRS],
+        stats=[
+            path("stats", set=s, query=q, reference=r) for s in SETS for q, r in PAIRS
+        ],
+        coverage=[
+            path("coverage_genomes", set=s, query=q, reference=r)
+            for s in SETS
+            for q, r in PAIRS
+        ],
     output:
-        tsv=report(path("summary_tsv"), category="Summary", caption="../report/summary.rst", labels={"output": "table"}),
-        png=report(path("summary_png"), category="Summary", caption="../report/summary.rst", labels={"output": "plot"}),
-    params:
-        runs=[{"set": s, "query": q, "reference": r, "params": PARAMS[s].as_dict()} for s in SETS for q, r in PAIRS],
-    conda:
-        "../envs/engine.yaml"
+        tsv=report(
+            path("summary_tsv"),
+            category="Summary",
+            caption="../report/summary.rst",
+            labels={"output": "table"},
+        ),
+        png=report(
+            path("summary_png"),
+            category="Summary",
+            caption="../report/summary.rst",
+            labels={"output": "plot"},
+        ),
     log:
         log_path("summary"),
     benchmark:
-        log_path("summary", kind="benchmark"),
+        log_path("summary", kind="benchmark")
+    conda:
+        "../envs/engine.yaml"
+    params:
+        runs=[
+            {"set": s, "query": q, "reference": r, "params": PARAMS[s].as_dict()}
+            for s in SETS
+            for q, r in PAIRS
+        ],
     script:
         "../scripts/summary.py"

@@ -9,20 +9,36 @@ rule coverage:
         qtable=path("chromosomes", genome="{query}"),
         rtable=path("chromosomes", genome="{reference}"),
     output:
-        pairs=report(path("coverage_pairs"), caption="../report/coverage.rst", **pair_category("Coverage", "per chromosome pair")),
-        query=report(path("coverage_query"), caption="../report/coverage.rst", **pair_category("Coverage", "per query chromosome")),
-        reference=report(path("coverage_reference"), caption="../report/coverage.rst", **pair_category("Coverage", "per reference chromosome")),
-        genomes=report(path("coverage_genomes"), caption="../report/coverage.rst", **pair_category("Coverage", "per genome")),
-    threads: 8  # the table's reading threads, each copying its row groups into page-locked memory for the GPU
-    params:
-        backend=BACKEND,
-    resources:
-        gpu=1 if BACKEND == "cupy" else 0,
-    conda:
-        "../envs/engine.yaml"
+        pairs=report(
+            path("coverage_pairs"),
+            caption="../report/coverage.rst",
+            **pair_category("Coverage", "per chromosome pair"),
+        ),
+        query=report(
+            path("coverage_query"),
+            caption="../report/coverage.rst",
+            **pair_category("Coverage", "per query chromosome"),
+        ),
+        reference=report(
+            path("coverage_reference"),
+            caption="../report/coverage.rst",
+            **pair_category("Coverage", "per reference chromosome"),
+        ),
+        genomes=report(
+            path("coverage_genomes"),
+            caption="../report/coverage.rst",
+            **pair_category("Coverage", "per genome"),
+        ),
     log:
         log_path("coverage", "set", "query", "reference"),
     benchmark:
-        log_path("coverage", "set", "query", "reference", kind="benchmark"),
+        log_path("coverage", "set", "query", "reference", kind="benchmark")
+    conda:
+        "../envs/engine.yaml"
+    threads: 8  # the table's reading threads, each copying its row groups into page-locked memory for the GPU
+    resources:
+        gpu=1 if BACKEND == "cupy" else 0,
+    params:
+        backend=BACKEND,
     script:
         "../scripts/coverage.py"
