@@ -266,8 +266,7 @@ def search_fused(qcodes, words_q, rcodes, words_r, params: Params, stats: Stats,
     k = params.seeding.k
     rtotal = int(rcodes.size)
     width = key_width(int(qcodes.size), k)
-    search = KeptSeeds(qcodes, rcodes, words_q, words_r, k, width)
-    stats.counts["tiles"] += 1
+    search = KeptSeeds(qcodes, rcodes, words_q, words_r, k, width)  # no tiles: stats' "tiles" stays 0
     parts = []
     for i0, i1 in search.batches(FUSED_BATCH_WORDS, backend.seed_budget(params.tiling.tile_bytes)):
         with stats.timed("seeds"):

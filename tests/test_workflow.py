@@ -95,6 +95,12 @@ def test_report(default_run):
     assert "grid_dotplot.png" in html and "dotplot.html" in html and len(html) > 10000
     for text in ("892,758", "Mhyo232 vs Mhyo7422", "min_identity 80", "numpy", "compare 1 job"):
         assert text in html, text
+    # the first page's headline numbers: the pair's HSPs, one-to-one alignments and their coverage
+    genomes = (default_run / "results/default/Mhyo232_vs_Mhyo7422/coverage_genomes.tsv").read_text().splitlines()
+    query = dict(zip(genomes[0].split("\t"), genomes[1].split("\t")))
+    headline = html.split("Headline numbers")[1][:3000]
+    for text in ("597", f"{100 * float(query['coverage_aligned']):.2f} %", "one-to-one alignments"):
+        assert text in headline, text
     assert "min_match" not in html.split("Parameters")[1][:400]  # a parameter of the exact-match modes only
 
 

@@ -42,12 +42,64 @@ def job_times(bench_dir: str) -> tuple[dict, float]:
     return per_rule, (last - first) if first is not None else 0.0
 
 
-def run_description(config: dict, chromosomes: dict, pairs: list, params: dict, backend: str, bench_dir: str) -> str:
-    """The report's opening section as reStructuredText."""
+def headline(pair_dir: str) -> dict | None:
+    """A finished genome pair's headline numbers from its folder: HSPs (stats.tsv), one-to-one
+    alignments (alignments.parquet), and the share of each genome they cover and their identity
+    (coverage_genomes.tsv: by alignments where they were made, else by backbone chains, else by HSPs).
+    None where the pair has not run."""
+    genomes = os.path.join(pair_dir, "coverage_genomes.tsv")
+    if not os.path.exists(genomes):
+        return None
+    with open(genomes) as handle:
+        rows = {row["side"]: row for row in csv.DictReader(handle, delimiter="\t")}
+    out = {"hsps": None, "alignments": None}
+    try:
+        with open(os.path.join(pair_dir, "stats.tsv")) as handle:
+            out["hsps"] = sum(int(row["hsps"]) for row in csv.DictReader(handle, delimiter="\t"))
+    except (OSError, KeyError, ValueError):
+        pass
+    table = os.path.join(pair_dir, "alignments.parquet")
+    if os.path.exists(table):
+        import pyarrow.parquet as pq
+
+        out["alignments"] = int(sum(pq.read_table(table, columns=["backbone"]).column("backbone").to_numpy()))
+    kind = next((k for k in ("aligned", "backbone", "both") if rows["query"].get(f"coverage_{k}") not in (None, "")
+                 and (k != "aligned" or out["alignments"])), "both")
+    out["by"] = {"aligned": "one-to-one alignments", "backbone": "backbone chains", "both": "HSPs"}[kind]
+    out["query"], out["reference"] = (100 * float(rows[side][f"coverage_{kind}"]) for side in ("query", "reference"))
+    identity = rows["query"].get("identity_aligned")
+    out["identity"] = 100 * float(identity) if kind == "aligned" and identity not in (None, "") else None
+    return out
+
+
+def headline_table(pair_dirs: list[tuple[str, str]]) -> list[str]:
+    """The front page's table of headline numbers, a row per (label, pair folder) that has run."""
+    rows = [(label, headline(folder)) for label, folder in pair_dirs]
+    rows = [(label, h) for label, h in rows if h]
+    if not rows:
+        return []
+    lines = ["Headline numbers", "", "", ".. list-table::", "   :header-rows: 1", "",
+             "   * - pair (query vs reference)", "     - HSPs", "     - one-to-one alignments",
+             "     - query covered", "     - reference covered", "     - identity", "     - covered by"]
+    for label, h in rows:
+        lines += [f"   * - {label}", f"     - {h['hsps']:,}" if h["hsps"] is not None else "     - ",
+                  f"     - {h['alignments']:,}" if h["alignments"] is not None else "     - ",
+                  f"     - {h['query']:.2f} %", f"     - {h['reference']:.2f} %",
+                  f"     - {h['identity']:.2f} %" if h["identity"] is not None else "     - ",
+                  f"     - {h['by']}"]
+    return lines + [""]
+
+
+def run_description(config: dict, chromosomes: dict, pairs: list, params: dict, backend: str, bench_dir: str,
+                    pair_dirs: list[tuple[str, str]] = ()) -> str:
+    """The report's opening section as reStructuredText; pair_dirs: (label, folder) of each genome
+    pair and set, whose headline numbers open it once they have run."""
     lines = [f"Every chromosome of one genome compared with every chromosome of the other, both strands, "
              f"exhaustively, on the **{backend}** backend: {len(pairs)} genome pair{'s' * (len(pairs) != 1)}, "
              f"{len(params)} parameter set{'s' * (len(params) != 1)}. Results are grouped below by genome pair; "
-             "**Summary** has one row per set and pair.", "", "Genomes", "", ""]
+             "**Summary** has one row per set and pair.", ""]
+    lines += headline_table(list(pair_dirs))
+    lines += ["Genomes", "", ""]
     lines += [".. list-table::", "   :header-rows: 1", "", "   * - genome", "     - records", "     - bp", "     - file"]
     for name, chroms in chromosomes.items():
         lines += [f"   * - {name}", f"     - {len(chroms):,}", f"     - {sum(c.length for c in chroms):,}",

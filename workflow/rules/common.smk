@@ -340,4 +340,12 @@ config["_report"] = run_description(
     PARAMS,
     BACKEND,
     os.path.dirname(path("benchmark", name="x")),
+    [
+        (
+            f"{q} vs {r}" if len(SETS) == 1 else f"{name}: {q} vs {r}",
+            os.path.dirname(path("coverage_genomes", set=name, query=q, reference=r)),
+        )
+        for name in SETS
+        for q, r in PAIRS
+    ],
 )
