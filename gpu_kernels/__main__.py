@@ -354,7 +354,7 @@ def run_matches(args: argparse.Namespace) -> int:
     backend = get_backend(args.backend)
     # read on the host: FASTQ queries included; find_matches moves the codes to the backend
     start = time.perf_counter()
-    query, reference = load_pair(args.query, args.reference)
+    query, reference = load_pair(args.query, args.reference, reads=True)  # a read or probe set: all-N records skipped
     log.info("query and reference read in %.2f s", time.perf_counter() - start)
     start = time.perf_counter()
     matches = find_matches(query, reference, args.min_match, args.command == "mums", backend)

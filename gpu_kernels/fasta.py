@@ -103,18 +103,19 @@ def bad_character(body: bytes, index: int, path: str, name: str) -> InputError:
     return InputError(f"unexpected character {shown!r} in the sequence", path, name)
 
 
-def check_record(seq: bytes, body: bytes, path: str, name: str) -> None:
-    """A translated record must be non-empty, hold only sequence characters, and hold some ACGT."""
+def check_record(seq: bytes, body: bytes, path: str, name: str, reads: bool = False) -> None:
+    """A translated record must be non-empty, hold only sequence characters, and hold some ACGT (not
+    so in a read or probe set, `reads`: the exact-match modes skip such a record)."""
     if not seq:
         raise InputError("empty record, no sequence", path, name)
     bad = seq.find(b"\xff")
     if bad >= 0:
         raise bad_character(body, bad, path, name)
-    if seq.count(N_BYTE) == len(seq):
+    if not reads and seq.count(N_BYTE) == len(seq):
         raise InputError("no A, C, G or T in the sequence (all N)", path, name)
 
 
-def read_fastq(data: bytes, path: str) -> list[Record]:
+def read_fastq(data: bytes, path: str, reads: bool = False) -> list[Record]:
     """Records of FASTQ data (4 lines a record: @name, sequence, +, qualities), checked and encoded."""
     lines = data.split(b"\n")
     while lines and not lines[-1].strip():
@@ -132,7 +133,7 @@ def read_fastq(data: bytes, path: str) -> list[Record]:
             raise InputError(f"duplicate record name (records #{seen[name]} and #{number})", path, name)
         seen[name] = number
         codes = seq.translate(CODE_TABLE, WHITESPACE)
-        check_record(codes, seq, path, name)
+        check_record(codes, seq, path, name, reads)
         if len(qual.rstrip(b"\r")) != len(seq.rstrip(b"\r")):
             raise InputError("quality line and sequence differ in length", path, name)
         records.append(Record(name, np.frombuffer(codes, dtype=np.uint8)))
@@ -155,9 +156,10 @@ COMPILED_TABLE[list(WHITESPACE)] = SKIP
 COMPILED_TABLE = COMPILED_TABLE.tobytes()
 
 
-def encode_fasta(data: bytes, spans: list[tuple[str, int, int]], path: str) -> SeqSet:
+def encode_fasta(data: bytes, spans: list[tuple[str, int, int]], path: str, reads: bool = False) -> SeqSet:
     """The records of layout(data) checked, encoded and laid end to end on all cores (fasta.c): their
-    symbols counted first, so that each is written once, at its place."""
+    symbols counted first, so that each is written once, at its place. reads: records of no ACGT are
+    taken (a read or probe set; check_record)."""
     from . import native
 
     cpu, threads = native.cpu(), native.threads()
@@ -165,7 +167,7 @@ def encode_fasta(data: bytes, spans: list[tuple[str, int, int]], path: str) -> S
     stats = np.empty((len(spans), 3), dtype=np.int64)
     cpu.encode_counts(data, bodies, COMPILED_TABLE, stats, threads)
     lengths, bad, acgt = stats[:, 0].copy(), stats[:, 1], stats[:, 2]
-    wrong = np.flatnonzero((lengths == 0) | (bad >= 0) | (acgt == 0))
+    wrong = np.flatnonzero((lengths == 0) | (bad >= 0) | ((acgt == 0) & (not reads)))
     if wrong.size:
         i = int(wrong[0])
         name, start, end = spans[i]
@@ -207,22 +209,24 @@ def check_lengths(names: list[str], lengths, k: int, path: str) -> int:
 
 
 
-def load_fasta(path: str) -> SeqSet:
-    """A FASTA (or FASTQ) file's records, checked, encoded and laid end to end."""
+def load_fasta(path: str, reads: bool = False) -> SeqSet:
+    """A FASTA (or FASTQ) file's records, checked, encoded and laid end to end (reads: records of no
+    ACGT taken, check_record)."""
     data = read_bytes(path)
     if data.lstrip()[:1] == b"@":
-        return seqset_of(read_fastq(data.lstrip(), path))
-    return encode_fasta(data, layout(data, path), path)
+        return seqset_of(read_fastq(data.lstrip(), path, reads))
+    return encode_fasta(data, layout(data, path), path, reads)
 
 
-def load_pair(first: str, second: str, check=None) -> tuple[SeqSet, SeqSet]:
+def load_pair(first: str, second: str, check=None, reads: bool = False) -> tuple[SeqSet, SeqSet]:
     """Two files loaded at once on two threads (file reads and fasta.c run without the GIL). check(seqset,
     path), if given, runs on each in turn: every problem of the first file is raised before any of the
-    second's, as when they are read one after the other."""
+    second's, as when they are read one after the other. reads: the first is a read or probe set
+    (records of no ACGT taken)."""
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(2) as pool:
-        futures = [pool.submit(load_fasta, path) for path in (first, second)]
+        futures = [pool.submit(load_fasta, path, reads and n == 0) for n, path in enumerate((first, second))]
         out = []
         for future, path in zip(futures, (first, second)):
             seqset = future.result()

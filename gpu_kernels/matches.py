@@ -225,6 +225,29 @@ def query_batches(query: SeqSet, bases: int) -> list[tuple[SeqSet, int]]:
             for a, b in batches]
 
 
+def skip_unmatchable(query: SeqSet, min_match: int) -> SeqSet:
+    """A read or probe set's records that can hold no match, skipped (counted in the log, never an
+    error, as mummer takes them): those shorter than min_match, and those with no A, C, G or T (an
+    all-N probe would otherwise match every N run of the reference). They stay in the output's
+    headers with no matches; their codes become borders."""
+    codes = np.asarray(query.codes)
+    starts = np.asarray(query.starts, dtype=np.int64)
+    if starts.size == 0:
+        return query
+    acgt = np.add.reduceat((codes < 4).view(np.uint8), starts, dtype=np.int64)
+    short = np.asarray(query.lengths) < min_match
+    empty = acgt == 0
+    skip = np.flatnonzero(short | empty)
+    if not skip.size:
+        return query
+    log.info("%d query records skipped: %d shorter than %d, %d with no A, C, G or T", skip.size,
+             int(short.sum()), min_match, int((empty & ~short).sum()))
+    codes = codes.copy()
+    for at in skip.tolist():
+        codes[starts[at]:starts[at] + int(query.lengths[at])] = BORDER
+    return SeqSet(query.names, query.lengths, query.starts, codes)
+
+
 def find_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, backend,
                  batch_bases: int = QUERY_BATCH) -> dict:
     """MEMs (or MUMs) of every query record against the reference set, forward and reverse.
@@ -232,6 +255,7 @@ def find_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool,
     Returns columns qrec, rrec, strand, qstart (0-based on the query strand searched: the reverse
     complement of the record for strand 1), rstart (0-based, forward reference), length.
     """
+    query = skip_unmatchable(query, min_match)
     parts = []
     for batch, first in query_batches(query, batch_bases):
         for found in batch_matches(batch, reference, min_match, unique, backend):

@@ -157,6 +157,31 @@ def test_read_set_is_one_workflow_job_and_equals_mummer(tmp_path):
     assert len(expected) > 200 and parse(ours_text) == expected, proc.stderr[-2000:]
 
 
+@pytest.mark.parametrize("mode", ["mems", "mums"])
+def test_a_probe_set_with_all_n_and_short_probes_runs_to_the_end(tmp_path, mode):
+    """Issue 35: one all-N probe stopped the whole run ("no A, C, G or T"). Probes with no ACGT and
+    probes shorter than -l are skipped with a count in the log; every other probe's matches equal
+    mummer's, and the skipped ones keep their headers with no match."""
+    rng = random.Random(11)
+    reference = "".join(rng.choice("ACGT") for _ in range(20_000))
+    reference = reference[:10_000] + "N" * 400 + reference[10_000:]
+    ref = tmp_path / "ref.fa"
+    ref.write_text(">ref\n" + reference + "\n")
+    probes = {f"p{i}": reference[at:at + 300] for i, at in enumerate(range(100, 20_000, 2_000)) if "N" not in reference[at:at + 300]}
+    odd = {"allN": "N" * 300, "short": "ACGTA", "nonly": "n" * 40}
+    every, kept = tmp_path / "probes.fa", tmp_path / "kept.fa"
+    every.write_text("".join(f">{name}\n{seq}\n" for name, seq in {**probes, **odd}.items()))
+    kept.write_text("".join(f">{name}\n{seq}\n" for name, seq in probes.items()))
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", mode, str(every), str(ref), "-l", "20", "-v"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert "3 query records skipped: 1 shorter than 20, 2 with no A, C, G or T" in proc.stderr
+    got = parse(proc.stdout)
+    skipped = {(name,) for name in odd} | {(f"{name} Reverse",) for name in odd}
+    assert skipped <= got and not [row for row in got if len(row) > 1 and row[0].split()[0] in odd]
+    assert got - skipped == mummer(mode, str(kept), str(ref), 20)
+
+
 def test_query_batches_change_nothing():
     """Matching a read set a batch of records at a time gives the same matches as all at once."""
     from gpu_kernels.backend import NumpyBackend
