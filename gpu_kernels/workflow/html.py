@@ -52,6 +52,23 @@ def _segment_source(lines: dict, drawn: int, layout, qshort, rshort):
         "length": lines["qend"][keep] - lines["qstart"][keep]})
 
 
+def colour_key(low: float, high: float):
+    """One compact key for both orientations, as the PNGs have: two ramps side by side (+ forward,
+    − reverse) on one identity axis, in a narrow figure beside the dotplot."""
+    from bokeh.plotting import figure
+
+    ramp = np.linspace(0, 1, 256)
+    rgba = (np.stack([RAMPS[0](ramp), RAMPS[1](ramp)], axis=1) * 255).astype(np.uint8)
+    key = figure(width=95, sizing_mode="stretch_height", min_height=200, x_range=(0, 2), y_range=(low, high),
+                 toolbar_location=None, tools="", title="identity (%)", y_axis_location="right")
+    key.image_rgba(image=[rgba.view(np.uint32).reshape(256, 2)], x=0, y=low, dw=2, dh=high - low)
+    key.xaxis.ticker = [0.5, 1.5]
+    key.xaxis.major_label_overrides = {0.5: "+", 1.5: "\u2212"}
+    key.grid.visible = False
+    key.title.text_font_size = "9pt"
+    return key
+
+
 def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: str,
                  min_identity: float | None = None, layers: dict | None = None) -> None:
     """An interactive dotplot in one self-contained HTML file (Bokeh with its JavaScript inline, so
@@ -59,7 +76,8 @@ def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
     identity of an HSP. It carries the dots.max_lines longest HSPs (every HSP of a small run); with
     layers (plots.draw_layers), the chains over them, each layer shown or hidden from the legend."""
     from bokeh.embed import file_html
-    from bokeh.models import AllLabels, ColorBar, FixedTicker, HoverTool, LinearColorMapper, NumeralTickFormatter
+    from bokeh.layouts import row
+    from bokeh.models import AllLabels, FixedTicker, HoverTool, LinearColorMapper, NumeralTickFormatter
     from bokeh.plotting import figure
     from bokeh.resources import INLINE
 
@@ -84,10 +102,6 @@ def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
     for drawn in (0, 1):
         colours = [matplotlib.colors.to_hex(c) for c in RAMPS[drawn](np.linspace(0, 1, 256))]
         mappers[drawn] = LinearColorMapper(palette=colours, low=low, high=high)
-        if (lines["drawn"] == drawn).any() or any(d is not None and (d.lines["drawn"] == drawn).any()
-                                                  for d in (layers or {}).values()):
-            fig.add_layout(ColorBar(color_mapper=mappers[drawn], title=f"identity {STRAND_NAMES[drawn]} (%)", width=10),
-                           "right")
     # each layer a glyph per drawn orientation, its legend entry a toggle (click_policy hide)
     for name in LAYERS:
         if layers and name not in layers:
@@ -133,7 +147,8 @@ def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
     if fig.legend:
         fig.legend.location = "top_left"
         fig.legend.click_policy = "hide"
-    html = _stable_ids(file_html(fig, INLINE, title=f"{qgenome} vs {rgenome}"),
+    page = row(fig, colour_key(low, high), sizing_mode="stretch_both")
+    html = _stable_ids(file_html(page, INLINE, title=f"{qgenome} vs {rgenome}"),
                        [qgenome, rgenome, *qnames, *rnames])
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding="utf-8") as handle:
