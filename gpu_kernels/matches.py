@@ -27,7 +27,7 @@ import numpy as np
 
 from . import native
 from .arrays import BLOCK, MEM_CHUNK, MEM_LIGHT, array_module, blocks, count, cupy, kernel, running_max, stable_argsort
-from .encode import BORDER
+from .encode import BORDER, N_CODE
 from .hsps import order_by
 from .seeds import PARTS_PER_THREAD, key_batches
 from .seqset import SeqSet, make_seqset, reverse_complement
@@ -83,6 +83,77 @@ def reference_words_cupy(rcodes, min_match: int):
     return keys[order], before[order], pos[order]
 
 
+def all_n_key(k: int) -> int:
+    """The key of the word of k Ns (3 bits a symbol: the N code in every place)."""
+    return sum(N_CODE << (3 * i) for i in range(k))
+
+
+def n_runs(codes) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, lengths) of the runs of N in codes (host or device), on the host."""
+    xp = array_module(codes)
+    n = (codes == N_CODE).view(xp.int8)
+    edges = xp.flatnonzero(n[1:] != n[:-1]) + 1
+    edges = np.asarray(edges.get() if xp is not np else edges, dtype=np.int64)
+    first, last = (int(x) for x in (codes[0] == N_CODE, codes[-1] == N_CODE)) if codes.size else (0, 0)
+    edges = np.concatenate(([0] if first else [], edges, [codes.size] if last else [])).astype(np.int64)
+    return edges[0::2], edges[1::2] - edges[0::2]
+
+
+def _symbols(codes, at: np.ndarray) -> np.ndarray:
+    """codes[at] on the host, codes host or device."""
+    xp = array_module(codes)
+    got = codes[xp.asarray(at)]
+    return got.get() if xp is not np else got
+
+
+def n_run_mems(qcodes, rcodes, k: int, min_match: int):
+    """The MEMs whose left-end words are all N on both sides, worked out from the N runs instead of
+    from their word pairs (a query N run of a bases and a reference one of b hold about a * b such
+    pairs, and two 1 Mbp runs 10^12; they hold at most a + b - 1 MEMs). On each diagonal through
+    two runs the N overlap, at least k long, is one candidate: it starts where one run starts (the
+    symbols before differ, N and not N) or where both do (then a MEM only if those symbols differ or
+    one is a border; if equal the MEM starts further left and the word pairs find it); it ends where
+    one run ends, or, where both end together, is walked on while the codes agree. Codes on the host
+    or the device; (qstart, rstart, length) int64 on the host, unordered."""
+    qa, alen = n_runs(qcodes)
+    rb, blen = n_runs(rcodes)
+    qa, alen = qa[alen >= k], alen[alen >= k]
+    rb, blen = rb[blen >= k], blen[blen >= k]
+    empty = np.zeros(0, dtype=np.int64)
+    if not qa.size or not rb.size:
+        return empty, empty, empty
+    # every pair of runs, and every diagonal t = rstart - qstart with an overlap of at least k
+    qi, ri = (x.ravel() for x in np.meshgrid(np.arange(qa.size), np.arange(rb.size), indexing="ij"))
+    low = rb[ri] - qa[qi] - alen[qi] + k
+    high = rb[ri] + blen[ri] - qa[qi] - k
+    count = np.maximum(high - low + 1, 0)
+    pair = np.repeat(np.arange(qi.size), count)
+    t = low[pair] + np.arange(pair.size) - np.repeat(np.cumsum(count) - count, count)
+    a0, a1 = qa[qi[pair]], qa[qi[pair]] + alen[qi[pair]]
+    b0, b1 = rb[ri[pair]] - t, rb[ri[pair]] + blen[ri[pair]] - t  # the reference run in query coordinates
+    start, end = np.maximum(a0, b0), np.minimum(a1, b1)
+    both = np.flatnonzero(a0 == b0)  # both runs start here: left-maximal only where the symbols before differ
+    before_q = np.where(a0[both] > 0, _symbols(qcodes, np.maximum(a0[both] - 1, 0)), BORDER)
+    before_r = np.where(b0[both] + t[both] > 0, _symbols(rcodes, np.maximum(b0[both] + t[both] - 1, 0)), BORDER)
+    keep = np.ones(start.size, dtype=bool)
+    keep[both[(before_q == before_r) & (before_q != BORDER)]] = False
+    length = end - start
+    for at in np.flatnonzero((a1 == b1) & keep).tolist():  # both runs end here: walked on (one a run pair)
+        q, r = int(end[at]), int(end[at] + t[at])
+        while True:  # a window at a time: the flanks of two runs agree a few bases at most
+            span = min(64, qcodes.size - q, rcodes.size - r)
+            if span <= 0:
+                break
+            a, b = (_symbols(c, np.arange(x, x + span)) for c, x in ((qcodes, q), (rcodes, r)))
+            stop = np.flatnonzero((a != b) | (a == BORDER))
+            q, r = q + (int(stop[0]) if stop.size else span), r + (int(stop[0]) if stop.size else span)
+            if stop.size:
+                break
+        length[at] = q - start[at]
+    keep &= length >= min_match
+    return start[keep], (start + t)[keep], length[keep]
+
+
 def strand_mems(qcodes, rcodes, rwords, min_match: int):
     """MEMs (qstart, rstart, length) between two code arrays, unique rows, sorted by (qstart, rstart).
 
@@ -90,6 +161,10 @@ def strand_mems(qcodes, rcodes, rwords, min_match: int):
     query words a batch at a time; nothing but the MEMs is held."""
     k = match_k(min_match)
     qkeys, qpos = compiled_words(qcodes, k, 3)
+    allowed = qkeys != np.uint64(all_n_key(k))  # the all-N words' MEMs come from the N runs (n_run_mems)
+    if not allowed.all():
+        qkeys, qpos = qkeys[allowed], qpos[allowed]
+    del allowed
     rkeys, rpos = rwords
     size = max(qpos.dtype.itemsize, rpos.dtype.itemsize)
     qpos, rpos = (p.astype(f"i{size}", copy=False) for p in (qpos, rpos))
@@ -102,7 +177,8 @@ def strand_mems(qcodes, rcodes, rwords, min_match: int):
                                     PARTS_PER_THREAD * threads, threads)
         parts.append(np.frombuffer(mems, dtype=np.int64).reshape(-1, 3))
     mems = np.concatenate(parts) if parts else np.zeros((0, 3), dtype=np.int64)
-    qs, rs, length = mems[:, 0], mems[:, 1], mems[:, 2]
+    runs = n_run_mems(qcodes, rcodes, k, min_match)
+    qs, rs, length = (np.concatenate((mems[:, c], runs[c])) for c in range(3))
     order = _order2(qs, rs)
     return qs[order], rs[order], length[order]
 
@@ -115,10 +191,15 @@ def strand_mems_cupy(qcodes, rcodes, rwords, min_match: int):
     cp = cupy()
     k = match_k(min_match)
     qk, qp = sorted_match_words(qcodes, k)
+    allowed = qk != cp.uint64(all_n_key(k))  # the all-N words' MEMs come from the N runs (n_run_mems)
+    qk, qp = qk[allowed], qp[allowed]
+    del allowed
+    runs = [cp.asarray(x) for x in n_run_mems(qcodes, rcodes, k, min_match)]
     rk, rbefore, rp = rwords
     empty = cp.zeros(0, dtype=cp.int64)
     if qk.size == 0 or rk.size == 0:
-        return empty, empty, empty
+        order = _order2(runs[0], runs[1])
+        return tuple(x[order] for x in runs)
     start = time.perf_counter()
     light, heavy_walk = kernel("matches.cu", "mem_light"), kernel("matches.cu", "mem_heavy")
     found = cp.zeros(1, dtype=cp.uint64)
@@ -150,7 +231,7 @@ def strand_mems_cupy(qcodes, rcodes, rwords, min_match: int):
     walked = time.perf_counter()
     log.info("%d query words, %d with more than %d candidates (%d blocks)", qk.size, count(heavy > 0), MEM_LIGHT,
              item_word.size)
-    qs, rs, length = qs[:total], rs[:total], length[:total]
+    qs, rs, length = (cp.concatenate((x[:total], run)) for x, run in zip((qs, rs, length), runs))
     del qk, qp, heavy, item_word, item_first
     order = _order2(qs, rs)
     qs, rs, length = qs[order], rs[order], length[order]
