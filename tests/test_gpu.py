@@ -10,6 +10,7 @@ from conftest import MYCO_232, MYCO_7422
 from generate import related_pair
 from gpu_kernels import Params, compare
 from hspsets import hsp_set, records
+from test_align import drawn_case  # at import: a @given module imported inside a @given test is nested
 from gpu_kernels.fasta import read_fasta
 from gpu_kernels.seeds import seed_groups
 from gpu_kernels.seqset import make_seqset
@@ -680,8 +681,6 @@ def same_alignments(query, reference, chains, blocks, params: Params) -> int:
 @given(seed=st.integers(0, 10**6), records=st.integers(1, 3), band=st.sampled_from([0, 3, 16]),
        min_anchor=st.sampled_from([4, 12]), zdrop=st.sampled_from([0, 30, 10_000]), secondary=st.booleans())
 def test_device_alignments_equal_the_host_ones_on_drawn_chains(seed, records, band, min_anchor, zdrop, secondary):
-    from test_align import drawn_case
-
     same_alignments(*drawn_case(seed, records), Params(band=band, min_anchor=min_anchor, zdrop=zdrop,
                                                        min_align_score=10, secondary=secondary))
 
@@ -689,7 +688,6 @@ def test_device_alignments_equal_the_host_ones_on_drawn_chains(seed, records, ba
 def test_device_alignments_in_several_launches(monkeypatch):
     """Gaps split over launches of a small direction-byte budget give the same alignments."""
     import gpu_kernels.align as align
-    from test_align import drawn_case
 
     monkeypatch.setattr(align, "FILL_BYTES", 2000)
     assert same_alignments(*drawn_case(7, 3), Params(min_anchor=6, zdrop=10_000, min_align_score=0,
