@@ -140,9 +140,10 @@ def read_fastq(data: bytes, path: str, reads: bool = False) -> list[Record]:
     return records
 
 
-def read_fasta(path: str) -> list[Record]:
-    """All records of a FASTA (or FASTQ, when the file starts with '@') file, in file order, checked and encoded."""
-    seqset = load_fasta(path)
+def read_fasta(path: str, reads: bool = False) -> list[Record]:
+    """All records of a FASTA (or FASTQ, when the file starts with '@') file, in file order, checked and
+    encoded (reads: records of no ACGT taken, check_record)."""
+    seqset = load_fasta(path, reads)
     codes = np.asarray(seqset.codes)
     return [Record(name, codes[start:start + length])
             for name, start, length in zip(seqset.names, seqset.starts.tolist(), seqset.lengths.tolist())]

@@ -730,6 +730,28 @@ def test_a_workflow_genome_with_a_contig_shorter_than_k_is_planned(tmp_path):
     assert "note: a.fa: 1 records shorter than k = 32 (the first 'tiny', 10 bp)" in proc.stderr
 
 
+def test_a_workflow_genome_with_a_scaffold_of_gaps_runs_through(tmp_path):
+    """Issue 35's read sets, and drafts: a record of no A, C, G or T (an all-N read, a scaffold of gaps)
+    stopped the workflow's index; now the log says it and the run goes on (it is listed uncovered in
+    coverage_query.tsv), as nucmer, minimap2 and mummer take such records. The command line's compare
+    still refuses one (test_malformed_fasta)."""
+    import gzip as gz
+
+    from wfhelpers import snakemake, workdir
+
+    cwd = workdir(tmp_path)
+    (cwd / "a.fa").write_text(">gaps\n" + "N" * 5000 + "\n" + gz.decompress(open(MYCO_232, "rb").read()).decode())
+    (cwd / "c.yaml").write_text("genomes:\n  A: a.fa\n  B: resources/Mhyopneumoniae_7422.fa.gz\noutputs:\n"
+                                "  pair_dotplots: false\n  html_dotplot: false\n")
+    proc = snakemake(cwd, "--cores", "2", "--configfile", "c.yaml", check=False)
+    assert proc.returncode == 0, proc.stderr[-1500:]
+    rows = [line.split("\t") for line in (cwd / "results/default/A_vs_B/coverage_query.tsv").read_text().splitlines()]
+    gaps = [row for row in rows if row[1] == "gaps"]
+    assert len(gaps) == 1 and gaps[0][2] == "5000" and float(gaps[0][-1]) == 0.0
+    logs = "".join(p.read_text() for p in (cwd / "results/logs").rglob("*.log"))
+    assert "record 'gaps' has no A, C, G or T" in logs
+
+
 def test_a_uuid_in_a_record_name_stays_in_the_html_dotplot():
     """Case 14: the HTML dotplot's ids are made stable by replacing Bokeh's random UUIDs, and a UUID in
     a record name was replaced with them: the user's UUIDs stay, Bokeh's are still replaced."""

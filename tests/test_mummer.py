@@ -128,7 +128,8 @@ bins:
 
 
 def test_read_set_is_one_workflow_job_and_equals_mummer(tmp_path):
-    """A FASTQ read set as the query genome: one compare job, MEMs per read equal to mummer's."""
+    """A FASTQ read set as the query genome: one compare job, MEMs per read equal to mummer's; a read of
+    no A, C, G or T and one shorter than -l are skipped, their headers kept (issue 35)."""
     import gzip
 
     import numpy as np
@@ -147,6 +148,8 @@ def test_read_set_is_one_workflow_job_and_equals_mummer(tmp_path):
                 read = bytearray(read[::-1].translate(bytes.maketrans(b"ACGT", b"TGCA")))
             fq.write(f"@read{i} sim\n{read.decode()}\n+\n{'I' * len(read)}\n")
             fa.write(f">read{i}\n{read.decode()}\n")
+        # a read of no A, C, G or T and one shorter than -l: skipped (with a count in the log), no error
+        fq.write(f"@readN\n{'N' * 500}\n+\n{'I' * 500}\n@short\nACGTA\n+\nIIIII\n")
     (cwd / "reads.yaml").write_text(READS_CONFIG)
     proc = snakemake(cwd, "--cores", "2", "--configfile", "reads.yaml")
     assert len(list((cwd / "results/default/reads_vs_Mhyo7422/bins").rglob("*.parquet"))) == 1  # one bin pair
@@ -154,6 +157,7 @@ def test_read_set_is_one_workflow_job_and_equals_mummer(tmp_path):
     reference.write_bytes(gzip.decompress(open(MYCO_7422, "rb").read()))
     ours_text = (cwd / "results/default/reads_vs_Mhyo7422/matches.mummer.txt").read_text()
     expected = mummer("mems", str(cwd / "reads.fa"), str(reference), 20)
+    expected |= {(name,) for name in ("readN", "readN Reverse", "short", "short Reverse")}  # headers, no match
     assert len(expected) > 200 and parse(ours_text) == expected, proc.stderr[-2000:]
 
 
