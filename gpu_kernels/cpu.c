@@ -73,18 +73,16 @@ void run_parallel(task_fn fn, void *arg, int threads) {
     if (interrupt_hook && PyGILState_Check() == 0) {
         /* every part on a thread of its own; the caller waits, looking for Ctrl-C between waits (the
          * parts write into buffers the caller holds: they are never freed under them, the process ends) */
-        struct watch watch = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+        struct watch watch = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, threads};
         for (int t = 0; t < threads; t++) {
             tasks[t] = (task){fn, arg, t, threads, &watch};
-            pthread_mutex_lock(&watch.lock);
-            watch.left++;
-            pthread_mutex_unlock(&watch.lock);
             started[t] = pthread_create(&ids[t], NULL, task_main, &tasks[t]) == 0;
-            if (!started[t]) {
+            if (!started[t]) {  /* no thread to be had: its part here, counted done as task_main counts it */
+                tasks[t].watch = NULL;
+                fn(arg, t, threads);
                 pthread_mutex_lock(&watch.lock);
                 watch.left--;
                 pthread_mutex_unlock(&watch.lock);
-                fn(arg, t, threads);
             }
         }
         pthread_mutex_lock(&watch.lock);

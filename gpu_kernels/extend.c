@@ -216,6 +216,12 @@ static void close_bundle(sweep_space *w, int *alive, int at) {
     w->alive[at] = w->alive[--(*alive)];
 }
 
+/* Every member of bundle b stops where it is: its side is final. */
+static void finish_bundle(const sweep_space *w, int b, side *result) {
+    for (int j = w->bundles[b].head; j >= 0; j = w->members[j].next)
+        result[j] = member_walk(&w->bundles[b], &w->members[j]).out;
+}
+
 /* Bundle b's members, taken out (w->walks, in list order) and the bundle left empty; returns how many. */
 static int take_out(sweep_space *w, int b, int *order) {
     bundle *x = &w->bundles[b];
@@ -266,8 +272,7 @@ static int bundle_step(const scoring *s, sweep_space *w, int *alive, int at, int
         }
     }
     if (s->xdrop && x->lead.out.best - x->lead.score > s->xdrop) {
-        for (int j = x->head; j >= 0; j = w->members[j].next)
-            result[j] = member_walk(x, &w->members[j]).out;
+        finish_bundle(w, b, result);
         close_bundle(w, alive, at);
     } else if (x->lead.score + x->low_score < 0) {  /* some members' scores dropped below 0: they stop */
         int n = take_out(w, b, order), kept = 0;
@@ -364,8 +369,7 @@ static void sweep(const scoring *s, const uint8_t *qcodes, int64_t qsize, const 
         }
         if (q < 0 || r < 0 || q >= qsize || r >= rsize || qcodes[q] == BORDER || rcodes[r] == BORDER) {
             for (; alive; close_bundle(w, &alive, 0))
-                for (int j = w->bundles[w->alive[0]].head; j >= 0; j = w->members[j].next)
-                    result[j] = member_walk(&w->bundles[w->alive[0]], &w->members[j]).out;
+                finish_bundle(w, w->alive[0], result);
             if (next == m)
                 return;
             x = start[next];
