@@ -395,6 +395,12 @@ static PyMethodDef methods[] = {
      "mem_starts(qcodes, rcodes, qok, rok, qkeys, qpos, rkeys, rpos, position_size, i0, i1, k, min_match, parts, "
      "threads) -> (seeds, bases walked, MEMs as a bytearray of (qstart, rstart, length)): MEMs from their left "
      "ends (matches.c)"},
+    {"window_hashes", py_window_hashes, METH_VARARGS,
+     "window_hashes(codes, length, hashes, valid, threads): the hash of every window of length codes and whether "
+     "it holds no border (matches.c)"},
+    {"whole_hits", py_whole_hits, METH_VARARGS,
+     "whole_hits(qcodes, starts, length, strand, rkeys, rpos, rcodes, counts, out, threads): the reference "
+     "windows equal to whole query records, counted (out None) or written from counts (matches.c)"},
     {"window_starts", py_window_starts, METH_VARARGS,
      "window_starts(codes, k, out): 1 in out at every start of an ACGT window of k (seeds.c)"},
     {"word_starts", py_word_starts, METH_VARARGS,

@@ -96,6 +96,8 @@ PyObject *py_kept_seeds(PyObject *self, PyObject *args);
 PyObject *py_word_starts(PyObject *self, PyObject *args);
 PyObject *py_window_starts(PyObject *self, PyObject *args);
 PyObject *py_mem_starts(PyObject *self, PyObject *args);
+PyObject *py_window_hashes(PyObject *self, PyObject *args);
+PyObject *py_whole_hits(PyObject *self, PyObject *args);
 PyObject *py_encode_counts(PyObject *self, PyObject *args);
 PyObject *py_encode_records(PyObject *self, PyObject *args);
 PyObject *py_chain_keys(PyObject *self, PyObject *args);

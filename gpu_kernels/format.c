@@ -8,7 +8,9 @@
  *   ("n", int64 index array, data, offsets)  the index'th string of a table (record names, strands):
  *                                       string j is data[offsets[j]:offsets[j + 1]].
  * format_rows(out, n, fields) fills the writable buffer `out` and returns the bytes written;
- * row_bound(n, fields) is an upper bound of that size, to allocate `out` with.
+ * row_bound(n, fields) is an upper bound of that size, to allocate `out` with. interleave(out, a,
+ * a_ends, b, b_ends) lays two texts cut in as many pieces one piece of each in turn (headers and the
+ * rows under them).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -296,7 +298,47 @@ static PyObject *row_bound(PyObject *self, PyObject *args) {
     return call(args, 0);
 }
 
+/* interleave(out, a, a_ends, b, b_ends) -> bytes written: a's piece g (up to a_ends[g], from the
+ * end of the one before), then b's piece g, for every g; out holds at least both texts. */
+static PyObject *interleave(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[5];
+    if (!PyArg_ParseTuple(args, "w*y*y*y*y*", &v[0], &v[1], &v[2], &v[3], &v[4]))
+        return NULL;
+    const int64_t *a_ends = v[2].buf, *b_ends = v[4].buf;
+    const Py_ssize_t pieces = v[2].len / 8;
+    int ok = v[4].len / 8 == pieces && v[0].len >= v[1].len + v[3].len;
+    int64_t a_at = 0, b_at = 0;
+    for (Py_ssize_t g = 0; ok && g < pieces; g++) {
+        ok = a_ends[g] >= a_at && b_ends[g] >= b_at;
+        a_at = a_ends[g], b_at = b_ends[g];
+    }
+    ok = ok && a_at <= v[1].len && b_at <= v[3].len;
+    char *p = v[0].buf;
+    if (ok) {
+        Py_BEGIN_ALLOW_THREADS
+        const char *a = v[1].buf, *b = v[3].buf;
+        a_at = b_at = 0;
+        for (Py_ssize_t g = 0; g < pieces; g++) {
+            memcpy(p, a + a_at, (size_t)(a_ends[g] - a_at));
+            p += a_ends[g] - a_at;
+            memcpy(p, b + b_at, (size_t)(b_ends[g] - b_at));
+            p += b_ends[g] - b_at;
+            a_at = a_ends[g], b_at = b_ends[g];
+        }
+        Py_END_ALLOW_THREADS
+    } else {
+        PyErr_SetString(PyExc_ValueError, "interleave: piece ends out of order or past their text, or out too small");
+    }
+    Py_ssize_t written = p - (char *)v[0].buf;
+    for (int k = 0; k < 5; k++)
+        PyBuffer_Release(&v[k]);
+    return ok ? PyLong_FromSsize_t(written) : NULL;
+}
+
 static PyMethodDef methods[] = {
+    {"interleave", interleave, METH_VARARGS,
+     "interleave(out, a, a_ends, b, b_ends) -> bytes written: a piece of a, then one of b, in turn"},
     {"format_rows", format_rows, METH_VARARGS,
      "format_rows(out, n, fields) -> bytes written: n text rows of the fields into the writable buffer out"},
     {"row_bound", row_bound, METH_VARARGS, "row_bound(n, fields) -> an upper bound of format_rows' size"},

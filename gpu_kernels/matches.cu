@@ -165,3 +165,90 @@ extern "C" __global__ void match_keys(const unsigned char* __restrict__ codes, l
         valid[i] = ok;
     }
 }
+
+// Whole records (matches.py, whole_index_cupy and whole_record_matches_cupy; matches.c has the hash):
+// a query record exactly min_match long is looked up once, by the hash of its codes, among the hashes
+// of every reference window of that length, and each hit compared base by base.
+#define HASH_BASE 0x9E3779B97F4A7C15ULL
+#define WINDOWS_A_THREAD 64
+
+__device__ __forceinline__ unsigned long long hash_symbol(unsigned char c) { return (unsigned long long)c + 1; }
+
+// hashes[p], valid[p] of every window of `length` codes: a thread rolls the hash along 64 windows.
+extern "C" __global__ void window_hashes(const unsigned char* __restrict__ codes, long long n, long long length,
+                                         unsigned long long* __restrict__ hashes, unsigned char* __restrict__ valid)
+{
+    const long long windows = n - length + 1, parts = (windows + WINDOWS_A_THREAD - 1) / WINDOWS_A_THREAD;
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < parts; t += (long long)gridDim.x * blockDim.x) {
+        const long long lo = t * WINDOWS_A_THREAD, hi = min(lo + WINDOWS_A_THREAD, windows);
+        unsigned long long top = 1, h = 0;
+        long long border = -1;
+        for (long long j = 0; j < length; ++j) {
+            const unsigned char c = codes[lo + j];
+            h = h * HASH_BASE + hash_symbol(c);
+            if (c == BORDER)
+                border = lo + j;
+            if (j)
+                top *= HASH_BASE;
+        }
+        for (long long p = lo;; ++p) {
+            hashes[p] = h;
+            valid[p] = border < p;
+            if (p + 1 >= hi)
+                break;
+            const unsigned char c = codes[p + length];
+            h = (h - hash_symbol(codes[p]) * top) * HASH_BASE + hash_symbol(c);
+            if (c == BORDER)
+                border = p + length;
+        }
+    }
+}
+
+__device__ __forceinline__ unsigned char record_code(const unsigned char* __restrict__ codes, long long start,
+                                                     long long length, int strand, long long j)
+{
+    if (!strand)
+        return codes[start + j];
+    const unsigned char c = codes[start + length - 1 - j];
+    return c < 4 ? 3 - c : c;  // N and the border are their own complements
+}
+
+// A warp a query record (strand 1: its reverse complement): its hash (lane l sums the symbols j = l,
+// l + 32, ... times powers[j] = B^(length-1-j)), the run of equal reference hashes, each one compared
+// 32 codes at a time. counts[i] = its hits when out is null; else its hits go to out from counts[i].
+extern "C" __global__ void whole_hits(const unsigned char* __restrict__ qcodes, const long long* __restrict__ starts,
+                                      long long records, long long length, int strand,
+                                      const unsigned long long* __restrict__ powers,
+                                      const unsigned long long* __restrict__ rkeys, const long long* __restrict__ rpos,
+                                      long long nr, const unsigned char* __restrict__ rcodes,
+                                      long long* __restrict__ counts, long long* __restrict__ out)
+{
+    const unsigned full = 0xffffffffu;
+    const int lane = threadIdx.x & 31;
+    const long long warps = (long long)gridDim.x * blockDim.x / 32;
+    for (long long q = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / 32; q < records; q += warps) {
+        const long long start = starts[q];
+        unsigned long long h = 0;
+        for (long long j = lane; j < length; j += 32)
+            h += hash_symbol(record_code(qcodes, start, length, strand, j)) * powers[j];
+        for (int offset = 16; offset > 0; offset >>= 1)
+            h += __shfl_xor_sync(full, h, offset);
+        const long long a = lower_bound(rkeys, 0LL, nr, h);
+        long long hits = 0, at = out ? counts[q] : 0;
+        for (long long k = a; k < nr && rkeys[k] == h; ++k) {
+            const unsigned char* r = rcodes + rpos[k];
+            bool same = true;
+            for (long long j0 = 0; j0 < length && same; j0 += 32) {
+                const long long j = j0 + lane;
+                same = __all_sync(full, j >= length || r[j] == record_code(qcodes, start, length, strand, j));
+            }
+            if (!same)
+                continue;  // another string of the same hash
+            if (out && lane == 0)
+                out[at + hits] = rpos[k];
+            ++hits;
+        }
+        if (!out && lane == 0)
+            counts[q] = hits;
+    }
+}

@@ -241,6 +241,80 @@ def strand_mems_cupy(qcodes, rcodes, rwords, min_match: int):
     return qs, rs, length
 
 
+HASH_BASE = 0x9E3779B97F4A7C15  # matches.c and matches.cu
+
+
+def whole_index(rcodes, length: int):
+    """(keys, positions) of every reference window of `length` codes with no border: its hash (matches.c's
+    window_hashes) and where it starts, sorted by hash, positions ascending among equal ones."""
+    windows = rcodes.size - length + 1
+    if windows <= 0:
+        return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
+    hashes, valid = np.empty(windows, dtype=np.uint64), np.empty(windows, dtype=np.uint8)
+    native.cpu().window_hashes(np.ascontiguousarray(rcodes), length, hashes, valid, native.threads())
+    pos = np.flatnonzero(valid)
+    keys = hashes[pos]
+    order = stable_argsort(keys)
+    return keys[order], pos[order]
+
+
+def whole_index_cupy(rcodes, length: int):
+    """whole_index on the device (matches.cu's window_hashes: a thread rolls the hash along 64 windows)."""
+    cp = cupy()
+    windows = rcodes.size - length + 1
+    if windows <= 0:
+        return cp.zeros(0, dtype=cp.uint64), cp.zeros(0, dtype=cp.int64)
+    hashes, valid = cp.empty(windows, dtype=cp.uint64), cp.empty(windows, dtype=cp.uint8)
+    kernel("matches.cu", "window_hashes")((blocks((windows + 63) // 64),), (BLOCK,), (
+        rcodes, cp.int64(rcodes.size), cp.int64(length), hashes, valid))
+    pos = cp.flatnonzero(valid)
+    keys = hashes[pos]
+    order = stable_argsort(keys)
+    return keys[order], pos[order]
+
+
+def whole_record_matches(qcodes, starts, rcodes, index, length: int, strand: int):
+    """(record, rstart) of every reference window equal to a whole query record (the records start at
+    `starts` in qcodes and are `length` long; strand 1: their reverse complements), by record, in the
+    index's order within one: each record looked up once by its hash in whole_index's keys, each hit
+    compared base by base (matches.c's whole_hits). int64 arrays."""
+    keys, pos = index
+    cpu, threads = native.cpu(), native.threads()
+    starts = np.ascontiguousarray(starts, dtype=np.int64)
+    qcodes, rcodes = np.ascontiguousarray(qcodes), np.ascontiguousarray(rcodes)
+    counts = np.empty(starts.size, dtype=np.int64)
+    cpu.whole_hits(qcodes, starts, length, strand, keys, pos, rcodes, counts, None, threads)
+    offsets = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64) if counts.size else counts
+    out = np.empty(int(counts.sum()), dtype=np.int64)
+    cpu.whole_hits(qcodes, starts, length, strand, keys, pos, rcodes, offsets, out, threads)
+    return np.repeat(np.arange(starts.size, dtype=np.int64), counts), out
+
+
+def whole_record_matches_cupy(qcodes, starts, rcodes, index, length: int, strand: int):
+    """whole_record_matches on the device (matches.cu's whole_hits: a warp a record, its lanes hashing
+    and comparing 32 codes at a time); the same rows in the same order, as CuPy arrays."""
+    cp = cupy()
+    keys, pos = index
+    starts = cp.asarray(starts, dtype=cp.int64)
+    powers = np.ones(length, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for j in range(length - 2, -1, -1):
+            powers[j] = powers[j + 1] * np.uint64(HASH_BASE)
+    powers = cp.asarray(powers)
+    counts = cp.empty(starts.size, dtype=cp.int64)
+    hits = kernel("matches.cu", "whole_hits")
+    grid = (blocks(starts.size * 32),)
+    common = (qcodes, starts, cp.int64(starts.size), cp.int64(length), cp.int32(strand), powers, keys, pos,
+              cp.int64(keys.size), rcodes)
+    if starts.size:
+        hits(grid, (BLOCK,), common + (counts, cp.uint64(0)))  # a null out: count
+    ends = cp.cumsum(counts)
+    out = cp.empty(int(ends[-1]) if ends.size else 0, dtype=cp.int64)
+    if out.size:
+        hits(grid, (BLOCK,), common + (ends - counts, out))
+    return cp.searchsorted(ends, cp.arange(out.size, dtype=cp.int64), side="right"), out
+
+
 def first_room() -> int:
     """MEMs strand_mems_cupy makes room for before it knows how many there are: an eighth of the
     free device memory (24 bytes a MEM)."""
@@ -315,18 +389,23 @@ def skip_unmatchable(query: SeqSet, min_match: int) -> SeqSet:
     starts = np.asarray(query.starts, dtype=np.int64)
     if starts.size == 0:
         return query
-    acgt = np.add.reduceat((codes < 4).view(np.uint8), starts, dtype=np.int64)
     short = np.asarray(query.lengths) < min_match
-    empty = acgt == 0
+    empty = np.minimum.reduceat(codes, starts) > 3  # from a record's start to the next one's, borders between
     skip = np.flatnonzero(short | empty)
     if not skip.size:
         return query
     log.info("%d query records skipped: %d shorter than %d, %d with no A, C, G or T", skip.size,
              int(short.sum()), min_match, int((empty & ~short).sum()))
-    codes = codes.copy()
-    for at in skip.tolist():
-        codes[starts[at]:starts[at] + int(query.lengths[at])] = BORDER
-    return SeqSet(query.names, query.lengths, query.starts, codes)
+    return _blanked(query, skip)
+
+
+def whole_records(query: SeqSet, min_match: int) -> np.ndarray:
+    """The query records exactly min_match long and not skipped (skip_unmatchable): each one matches
+    whole or not at all (record ends stop a match), so it is looked up whole (whole_record_matches)."""
+    lengths = np.asarray(query.lengths)
+    starts = np.asarray(query.starts, dtype=np.int64)
+    whole = np.flatnonzero(lengths == min_match)
+    return whole[np.asarray(query.codes)[starts[whole]] != BORDER] if whole.size else whole
 
 
 def find_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, backend,
@@ -334,28 +413,76 @@ def find_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool,
     """MEMs (or MUMs) of every query record against the reference set, forward and reverse.
 
     Returns columns qrec, rrec, strand, qstart (0-based on the query strand searched: the reverse
-    complement of the record for strand 1), rstart (0-based, forward reference), length.
+    complement of the record for strand 1), rstart (0-based, forward reference), length. Records
+    exactly min_match long (a probe set's) are looked up whole; the others' matches are found from
+    their words, a batch of records at a time, against the reference's words built once.
     """
     query = skip_unmatchable(query, min_match)
-    parts = []
-    for batch, first in query_batches(query, batch_bases):
-        for found in batch_matches(batch, reference, min_match, unique, backend):
-            found["qrec"] += first
-            parts.append(found)
+    rcodes = backend.to_device(reference.codes)
+    whole = whole_records(query, min_match)
+    parts = whole_matches(query, whole, reference, rcodes, min_match, unique, backend) if whole.size else []
+    if whole.size < len(query.names):
+        if whole.size:  # the rest's words are looked up as usual; the whole records' become borders
+            query = _blanked(query, whole)
+        start = time.perf_counter()
+        rwords = backend.reference_words(rcodes, min_match)
+        backend.synchronize()
+        log.info("reference words: %d (%.2f s)", rwords[0].size, time.perf_counter() - start)
+        for batch, first in query_batches(query, batch_bases):
+            for found in batch_matches(batch, reference, rcodes, rwords, min_match, unique, backend):
+                found["qrec"] += first
+                parts.append(found)
+    if not parts:
+        return {name: np.zeros(0, dtype=np.int64) for name in ("qrec", "rrec", "strand", "qstart", "rstart", "length")}
     # one copy of the columns, however many batches and strands
     return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
 
 
-def batch_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, backend) -> list[dict]:
-    """find_matches for one batch of query records, a table a strand: the query records and, for
-    MUMs, uniqueness are worked out where the MEMs are (on the GPU, only MUMs come back)."""
+def _blanked(query: SeqSet, records: np.ndarray) -> SeqSet:
+    """The query with the codes of `records` made borders (they hold no word)."""
+    starts = np.asarray(query.starts, dtype=np.int64)[records]
+    edges = np.zeros(query.codes.size + 1, dtype=np.int64)
+    edges[starts] += 1  # records are apart: no two starts or ends at one place
+    edges[starts + np.asarray(query.lengths)[records]] -= 1
+    codes = np.where(np.cumsum(edges[:-1]) > 0, np.uint8(BORDER), np.asarray(query.codes))
+    return SeqSet(query.names, query.lengths, query.starts, codes)
+
+
+def whole_matches(query: SeqSet, records: np.ndarray, reference: SeqSet, rcodes, min_match: int, unique: bool,
+                  backend) -> list[dict]:
+    """find_matches' tables (a strand each) of the query records `records`, each exactly min_match long:
+    every reference window equal to a record (MUMs: where it is the only one on that strand)."""
     start = time.perf_counter()
+    index = backend.whole_index(rcodes, min_match)
+    qcodes = backend.to_device(query.codes)
+    starts = np.asarray(query.starts, dtype=np.int64)[records]
+    backend.synchronize()
+    log.info("%d query records of %d looked up whole; reference windows: %d (%.2f s)", records.size, min_match,
+             index[0].size, time.perf_counter() - start)
+    tables = []
+    for strand in (0, 1):
+        start = time.perf_counter()
+        rec, rs = backend.whole_record_matches(qcodes, starts, rcodes, index, min_match, strand)
+        rec, rs = backend.to_host(rec), backend.to_host(rs)
+        if unique:  # the record's string occurs once in the reference
+            alone = np.bincount(rec, minlength=records.size)[rec] == 1
+            rec, rs = rec[alone], rs[alone]
+        rrec = reference.record_of(rs)
+        tables.append({"qrec": records[rec], "rrec": rrec, "strand": np.full(rs.size, strand),
+                       "qstart": np.zeros(rs.size, dtype=np.int64), "rstart": rs - reference.starts[rrec],
+                       "length": np.full(rs.size, min_match, dtype=np.int64)})
+        log.info("strand %d: %d %s of whole records (%.2f s)", strand, rs.size, "MUMs" if unique else "MEMs",
+                 time.perf_counter() - start)
+    return tables
+
+
+def batch_matches(query: SeqSet, reference: SeqSet, rcodes, rwords, min_match: int, unique: bool,
+                  backend) -> list[dict]:
+    """find_matches for one batch of query records, a table a strand (rcodes and rwords: the reference's
+    codes and words on the backend): the query records and, for MUMs, uniqueness are worked out where
+    the MEMs are (on the GPU, only MUMs come back)."""
     xp = backend.xp
     qcodes = backend.to_device(query.codes)
-    rcodes = backend.to_device(reference.codes)
-    rwords = backend.reference_words(rcodes, min_match)
-    backend.synchronize()
-    log.info("reference words: %d (%.2f s)", rwords[0].size, time.perf_counter() - start)
     tables = []
     for strand in (0, 1):
         start = time.perf_counter()

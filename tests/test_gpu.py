@@ -399,6 +399,51 @@ def test_exact_matches_in_repeats_same_on_gpu(monkeypatch):
         assert rows(host) == rows(dev) and len(rows(host)) > (20 if unique else 1000)
 
 
+@pytest.mark.parametrize("length", [1, 12, 33, 64, 1024])
+def test_whole_record_matches_same_on_gpu(length):
+    """Records exactly -l long looked up whole (issue 35): the device's window hashes, index and hits are
+    the CPU's, row for row and in order, on a repeat-rich reference of several records with N runs,
+    probes drawn from it (both strands, over N runs, at record ends) and random ones; then find_matches
+    on a mix of whole records and longer ones."""
+    from gpu_kernels import matches as M
+    from gpu_kernels.backend import CupyBackend, NumpyBackend
+
+    rng = np.random.default_rng(length)
+    unit = rng.integers(0, 4, 5).astype(np.uint8)
+    pieces = []
+    for _ in range(6):
+        piece = np.concatenate([rng.integers(0, 4, int(rng.integers(length, 4 * length + 200))).astype(np.uint8),
+                                np.tile(unit, 2 * length // 5 + 3)])
+        piece[rng.random(piece.size) < 0.01] = 4
+        pieces.append(piece)
+    reference = make_seqset([f"r{i}" for i in range(6)], pieces)
+    probes = []
+    for _ in range(300):
+        piece = pieces[int(rng.integers(0, 6))]
+        at = int(rng.integers(0, piece.size - length + 1))
+        probe = piece[at:at + length].copy()
+        probes.append(probe if rng.random() < 0.5 else M.reverse_complement(probe))
+    probes += [rng.integers(0, 4, length).astype(np.uint8) for _ in range(50)]
+    probes += [rng.integers(0, 4, length + int(rng.integers(1, 50))).astype(np.uint8) for _ in range(20)]
+    query = make_seqset([f"q{i}" for i in range(len(probes))], probes)
+    whole = M.whole_records(query, length)
+    host_index = M.whole_index(reference.codes, length)
+    dev_index = M.whole_index_cupy(cp.asarray(reference.codes), length)
+    assert all((a == b.get()).all() for a, b in zip(host_index, dev_index))
+    starts = query.starts[whole]
+    for strand in (0, 1):
+        host = M.whole_record_matches(query.codes, starts, reference.codes, host_index, length, strand)
+        dev = M.whole_record_matches_cupy(cp.asarray(query.codes), starts, cp.asarray(reference.codes), dev_index,
+                                          length, strand)
+        assert all((a == b.get()).all() for a, b in zip(host, dev))
+        assert host[0].size >= (150 if strand == 0 else 1)
+    for unique in (False, True):
+        host = M.find_matches(query, reference, length, unique, NumpyBackend())
+        dev = M.find_matches(query, reference, length, unique, CupyBackend())
+        rows = lambda m: sorted(zip(*(np.asarray(m[c]).tolist() for c in MATCH.names)))
+        assert rows(host) == rows(dev)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_delta_pages_same_bytes_on_gpu(seed):
     """The device's Parquet pages are byte for byte the NumPy twin's, at both widths, any group size."""

@@ -186,6 +186,59 @@ def test_a_probe_set_with_all_n_and_short_probes_runs_to_the_end(tmp_path, mode)
     assert got - skipped == mummer(mode, str(kept), str(ref), 20)
 
 
+def under_headers(text: str) -> list[str]:
+    """MUMmer output with the rows under each header sorted, the headers in their order: two outputs
+    equal so are the same text but for the order of rows within a record and strand."""
+    out, rows = [], []
+    for line in text.splitlines():
+        if line.startswith(">"):
+            out += sorted(rows) + [line.strip()]
+            rows = []
+        elif line.strip():
+            rows.append(" ".join(line.split()))
+    return out + sorted(rows)
+
+
+@pytest.mark.parametrize("mode", ["mems", "mums"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_probes_of_the_match_length_looked_up_whole_equal_mummer(tmp_path, mode, seed):
+    """Issue 35 (seed 002's workload): records exactly -l long are looked up whole, by their hash among
+    the reference windows' (matches.whole_record_matches), not word by word. The output is mummer's,
+    header for header: a probe found three times forward and once reversed, probes over a reference N
+    run (N matches N) and at both ends of a record, one across two reference records (no match), one
+    of a tandem repeat (many hits, so no MUM), probes found nowhere, and longer reads beside them (the
+    word path), all in one run."""
+    rng = random.Random(seed)
+    bases = lambda n: "".join(rng.choice("ACGT") for _ in range(n))  # noqa: E731
+    comp = str.maketrans("ACGTN", "TGCAN")
+    L = 40
+    motif, unit = bases(L), bases(7)
+    r1 = (bases(500) + motif + bases(300) + motif + bases(200) + "N" * 25 + bases(400) + motif + bases(100)
+          + motif[::-1].translate(comp) + bases(250) + unit * 30 + bases(300))
+    r2 = bases(900)
+    gap = r1.index("N")
+    probes = {"three": motif, "n_run": r1[gap - 10:gap - 10 + L], "first": r1[:L], "last": r2[-L:],
+              "across": r1[-20:] + r2[:20], "tandem": (unit * 8)[:L], "reversed": r2[300:300 + L][::-1].translate(comp),
+              "nowhere": bases(L), "short": bases(5), "read": r1[1000:1130], "read_rc": r2[100:250][::-1].translate(comp)}
+    probes.update({f"p{i}": r1[at:at + L] for i, at in enumerate(rng.sample(range(len(r1) - L), 12))})
+    probes = {name: seq for name, seq in probes.items() if not set(seq) <= {"N"}}
+    ref, query = tmp_path / "ref.fa", tmp_path / "probes.fa"
+    ref.write_text(f">r1\n{r1}\n>r2\n{r2}\n")
+    query.write_text("".join(f">{name}\n{seq}\n" for name, seq in probes.items()))
+    flag = "-maxmatch" if mode == "mems" else "-mum"
+    theirs = subprocess.run(["mummer", flag, "-b", "-c", "-l", str(L), str(ref), str(query)], capture_output=True,
+                            text=True, check=True).stdout
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", mode, str(query), str(ref), "-l", str(L), "-v"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert f"query records of {L} looked up whole" in proc.stderr
+    assert under_headers(proc.stdout) == under_headers(theirs)
+    if mode == "mems":
+        found = parse(proc.stdout)
+        assert len([row for row in found if row[0] == "three"]) == 1 + 3
+        assert len([row for row in found if row[0] == "three Reverse"]) == 1 + 1
+
+
 @pytest.mark.parametrize("mode", ["mems", "mums"])
 def test_long_n_runs_equal_mummer(tmp_path, mode):
     """Issue 35: N matches N, and every pair of all-N words was visited: two N runs of a and b bases

@@ -5,6 +5,7 @@ from functools import partial
 
 import numpy as np
 
+from .. import native
 from ..hsps import in_order, order_by
 from ..schema import MATCH
 from .rows import format_rows, name_table
@@ -17,8 +18,9 @@ def mummer_parts(matches: dict, qnames, qlens, rnames, records: range | None = N
     """MUMmer's output with -b -c, as pieces of bytes: a '>' header per query record and strand, then
     reference position, query position and length (1-based; reverse query positions on the forward
     strand, as -c gives them), each right-aligned in 8 columns, with the reference name first (padded
-    to the longest) when the reference has several records. Rows are printed by format.c a million
-    at a time: the pieces are callables that print them (write_parts calls them on its threads).
+    to the longest) when the reference has several records. The pieces are callables that print about
+    MUMMER_ROWS rows and their headers at once, by format.c (write_parts calls them on its threads): no
+    Python call per record or row, for probe sets of millions of records.
     records: the query records printed (all by default); matches hold rows of those alone."""
     names = list(rnames)
     width = max(len(n) for n in names)
@@ -30,16 +32,47 @@ def mummer_parts(matches: dict, qnames, qlens, rnames, records: range | None = N
     else:
         order = order_by(columns, spans)
         m = {key: np.asarray(value)[order] for key, value in matches.items()}
-    bounds = np.searchsorted(m["qrec"] * 2 + m["strand"], np.arange(2 * len(qnames) + 1))
-    padded = name_table([f"  {n:<{width}}  " for n in names])
-    for i in records if records is not None else range(len(qnames)):
-        qname = qnames[i]
-        for strand in (0, 1):
-            yield f"> {qname}{' Reverse' if strand else ''}\n".encode()
-            for at in range(bounds[2 * i + strand], bounds[2 * i + strand + 1], MUMMER_ROWS):
-                block = slice(at, min(at + MUMMER_ROWS, bounds[2 * i + strand + 1]))
-                qpos = qlens[i] - m["qstart"][block] if strand else m["qstart"][block] + 1
-                fields = [("n", m["rrec"][block], padded)] if len(names) > 1 else []
-                fields += [("i", m["rstart"][block] + 1, 8), "  ", ("i", qpos, 8), "  ", ("i", m["length"][block], 8),
-                           "\n"]
-                yield partial(format_rows, block.stop - block.start, tuple(fields))
+    first, last = (0, len(qnames)) if records is None else (records.start, records.stop)
+    # groups: (record, strand) in output order; bounds[g]: the first row of group g
+    bounds = np.searchsorted(m["qrec"] * 2 + m["strand"], np.arange(2 * first, 2 * last + 1))
+    qtable = name_table(qnames)
+    rtable = name_table([f"  {n:<{width}}  " for n in names]) if len(names) > 1 else None
+    groups, at = 2 * (last - first), 0
+    while at < groups:  # a piece: groups from `at` while their rows fit MUMMER_ROWS (a bigger group alone)
+        end = int(np.searchsorted(bounds, bounds[at] + MUMMER_ROWS, side="right")) - 1
+        end = min(groups, at + MUMMER_ROWS, max(end, at + 1))
+        if bounds[end] - bounds[at] > MUMMER_ROWS and end - at == 1:  # one group of many rows: in blocks
+            yield partial(_mummer_text, m, qlens, qtable, rtable, first, at, at + 1, bounds, True)
+            for row in range(int(bounds[at]), int(bounds[at + 1]), MUMMER_ROWS):
+                yield partial(_mummer_rows, m, qlens, rtable, row, min(row + MUMMER_ROWS, int(bounds[at + 1])))
+        else:
+            yield partial(_mummer_text, m, qlens, qtable, rtable, first, at, end, bounds, False)
+        at = end
+
+
+def _mummer_rows(m: dict, qlens, rtable, lo: int, hi: int) -> memoryview:
+    """Match rows [lo, hi) of m (ordered by record, strand, ...) as MUMmer prints them."""
+    block = slice(lo, hi)
+    strand = m["strand"][block]
+    qrec = m["qrec"][block]
+    qpos = np.where(strand == 1, qlens[qrec] - m["qstart"][block], m["qstart"][block] + 1)
+    fields = [("n", m["rrec"][block], rtable)] if rtable is not None else []
+    fields += [("i", m["rstart"][block] + 1, 8), "  ", ("i", qpos, 8), "  ", ("i", m["length"][block], 8), "\n"]
+    return format_rows(hi - lo, tuple(fields))
+
+
+def _mummer_text(m: dict, qlens, qtable, rtable, first: int, g0: int, g1: int, bounds, headers_only: bool):
+    """Groups [g0, g1) (record first + g // 2, strand g % 2): each one's header line, then its rows."""
+    group = np.arange(g0, g1, dtype=np.int64)
+    record, reverse = first + group // 2, group % 2
+    table = (b"\n Reverse\n", np.array([0, 1, 10], dtype=np.int64))
+    heads = np.frombuffer(format_rows(group.size, ("> ", ("n", record, qtable), ("n", reverse, table))), dtype=np.uint8)
+    head_ends = np.flatnonzero(heads == 10) + 1
+    if headers_only or bounds[g1] == bounds[g0]:
+        return memoryview(heads)
+    rows = np.frombuffer(_mummer_rows(m, qlens, rtable, int(bounds[g0]), int(bounds[g1])), dtype=np.uint8)
+    row_ends = np.concatenate(([0], np.flatnonzero(rows == 10) + 1))
+    out = np.empty(heads.size + rows.size, dtype=np.uint8)
+    written = native.module("_format").interleave(out, heads, head_ends.astype(np.int64), rows,
+                                                  row_ends[bounds[g0 + 1:g1 + 1] - bounds[g0]].astype(np.int64))
+    return memoryview(out)[:written]
