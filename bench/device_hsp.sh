@@ -23,6 +23,8 @@
 #                                       # it (.whl/bin/minimap2), both PAFs' query coverage (bench/paf_coverage.py);
 #                                       # TESTS=all: every GPU suite; WORKFLOW=1: the workflow on 2 x 3 x 30 Mbp instead;
 #                                       # SAME=1: numpy and cupy outputs of a heavy 20 Mbp pair compared instead
+#   bash bench/device_hsp.sh probes     # GPU exact-match tests; seed 002's probe workload (bench/probes.py: 2,097,152
+#                                       # probes of 1,024 against 10 Mbp), mems -l 1024 cupy (ROUNDS runs) and numpy, compared
 #   bash bench/device_hsp.sh post       # that run up to its merge, then the coverage and plots rules timed apart
 #                                       # (bench/post_compare.py; PROFILE=1: under py-spy, stacks in $OUT/profile;
 #                                       # OLD_ROOT=DIR: another checkout timed in turn with this one)
@@ -32,7 +34,7 @@ if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then  # usage: the comment above
 fi
 what=${1:-engine}
 case "$what" in
-    engine|final|warm|exit|coldlist|matches|workflow|multi|genome|post|layout|chains|align) ;;
+    engine|final|warm|exit|coldlist|matches|workflow|multi|genome|post|layout|chains|align|probes) ;;
     *) echo "device_hsp.sh: no mode $what (see the list at the top)" >&2; exit 2 ;;
 esac
 export PYTHONUNBUFFERED=1
@@ -85,6 +87,17 @@ print(f"chains {chains}: {r['wall']:.2f} s wall, {r['cpu']:.1f} CPU s, {r['peak_
 PY
         done
     done
+fi
+if [ "$what" = probes ]; then
+    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "whole or exact_matches" 2>&1 | \
+        tee "$OUT/gpu_tests.log" | tail -5
+    mkdir -p /tmp/pr && python3 bench/probes.py --out /tmp/pr/probes | tee -a "$OUT/probes.log"
+    python3 bench/probes.py --out /tmp/pr/probes --run --backend cupy --runs "${ROUNDS:-3}" 2>&1 | tee -a "$OUT/probes.log"
+    cp /tmp/pr/probes_mems.cupy.log "$OUT/"
+    python3 bench/probes.py --out /tmp/pr/probes --run --backend numpy 2>&1 | tee -a "$OUT/probes.log"
+    cp /tmp/pr/probes_mems.numpy.log "$OUT/"
+    cmp /tmp/pr/probes_mems.numpy.txt /tmp/pr/probes_mems.cupy.txt && echo "numpy and cupy outputs identical" | tee -a "$OUT/probes.log"
+    md5sum /tmp/pr/probes_mems.cupy.txt /tmp/pr/probes_probes.fa /tmp/pr/probes_reference.fa | tee -a "$OUT/probes.log"
 fi
 if [ "$what" = align ]; then
     [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py -k "align" tests/test_align.py 2>&1 | \

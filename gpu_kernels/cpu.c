@@ -411,6 +411,11 @@ static PyMethodDef methods[] = {
     {"encode_records", py_encode_records, METH_VARARGS,
      "encode_records(data, spans, table, codes, starts, threads): each record body's codes written at its start "
      "(fasta.c)"},
+    {"fasta_heads", py_fasta_heads, METH_VARARGS,
+     "fasta_heads(data, counts, heads or None, threads): the '>' at a line's start, counted a part each or written "
+     "(fasta.c)"},
+    {"fasta_fields", py_fasta_fields, METH_VARARGS,
+     "fasta_fields(data, heads, fields, threads): each record's name and body bounds and flags (fasta.c)"},
     {"chain_keys", py_chain_keys, METH_VARARGS,
      "chain_keys(qrec, rrec, strand, qstart, qend, rstart, rend, rlens, nr, max_shift, y, ye, group, bucket, "
      "threads): each HSP's coordinates on its strand, group and diagonal bucket (chains.c)"},

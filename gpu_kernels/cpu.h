@@ -100,6 +100,8 @@ PyObject *py_window_hashes(PyObject *self, PyObject *args);
 PyObject *py_whole_hits(PyObject *self, PyObject *args);
 PyObject *py_encode_counts(PyObject *self, PyObject *args);
 PyObject *py_encode_records(PyObject *self, PyObject *args);
+PyObject *py_fasta_heads(PyObject *self, PyObject *args);
+PyObject *py_fasta_fields(PyObject *self, PyObject *args);
 PyObject *py_chain_keys(PyObject *self, PyObject *args);
 PyObject *py_chain_dp(PyObject *self, PyObject *args);
 PyObject *py_take_chains(PyObject *self, PyObject *args);

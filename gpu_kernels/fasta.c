@@ -5,6 +5,8 @@
  * written at each piece's place (encode_records). */
 #include "cpu.h"
 
+#include <string.h>
+
 #define PIECE (1 << 20)
 #define SKIP 0xfe     /* table entry of a byte dropped (line break, blank) */
 #define INVALID 0xff  /* table entry of a byte that is no sequence letter */
@@ -175,6 +177,125 @@ PyObject *py_encode_records(PyObject *self, PyObject *args) {
     }
     PyBuffer_Release(&data), PyBuffer_Release(&spans), PyBuffer_Release(&table), PyBuffer_Release(&codes);
     PyBuffer_Release(&starts);
+    if (!ok)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* ---- The layout of a file of many records (fasta.py's layout, for probe and read sets of millions):
+ * header lines found on threads instead of one Python step a record. */
+
+typedef struct {
+    const uint8_t *data;
+    int64_t size;
+    int64_t *counts;  /* a part's headers (count pass), or where its go (fill pass) */
+    int64_t *heads;   /* NULL: count */
+    const int64_t *found;
+    int64_t records;
+    int64_t *fields;  /* name start, name end, body start, body end, flags: 5 a record */
+} layout_job;
+
+/* The '>' bytes at a line's start in part t of the data. */
+static void heads_part(void *p, int t, int threads) {
+    layout_job *j = (layout_job *)p;
+    size_t lo, hi;
+    part_range((size_t)j->size, t, threads, &lo, &hi);
+    int64_t n = 0, at = j->heads ? j->counts[t] : 0;
+    const uint8_t *x = j->data + lo, *end = j->data + hi;
+    while ((x = memchr(x, '>', (size_t)(end - x))) != NULL) {
+        if (x == j->data || x[-1] == '\n') {
+            if (j->heads)
+                j->heads[at + n] = x - j->data;
+            n++;
+        }
+        x++;
+    }
+    if (!j->heads)
+        j->counts[t] = n;
+}
+
+/* Record i's name (the header's first word) and body; flags 1 where its header line holds a byte a
+ * name cannot be judged by here (a control byte other than tab or a closing CR, or a byte >= 0x80:
+ * Python's layout then reads the file) or no name. */
+static void fields_part(void *p, int t, int threads) {
+    layout_job *j = (layout_job *)p;
+    size_t lo, hi;
+    part_range((size_t)j->records, t, threads, &lo, &hi);
+    for (int64_t i = (int64_t)lo; i < (int64_t)hi; i++) {
+        const int64_t head = j->found[i];
+        const uint8_t *end = memchr(j->data + head, '\n', (size_t)(j->size - head));
+        const int64_t line_end = end ? end - j->data : j->size;
+        int64_t flags = 0, a = head + 1;
+        for (int64_t x = head + 1; x < line_end; x++) {
+            const uint8_t c = j->data[x];
+            if (c >= 0x80 || (c < 32 && c != '\t' && !(c == '\r' && x == line_end - 1)))
+                flags = 1;
+        }
+        while (a < line_end && (j->data[a] == ' ' || j->data[a] == '\t'))
+            a++;
+        int64_t b = a;
+        while (b < line_end && j->data[b] != ' ' && j->data[b] != '\t' && j->data[b] != '\r')
+            b++;
+        int64_t *f = j->fields + 5 * i;
+        f[0] = a, f[1] = b;
+        f[2] = line_end < j->size ? line_end + 1 : j->size;
+        f[3] = i + 1 < j->records ? j->found[i + 1] - 1 : j->size;
+        f[4] = flags || b == a;
+    }
+}
+
+/* fasta_heads(data, counts, heads or None, threads): the positions of '>' at a line's start, counted
+ * a part each (counts: threads int64) or, from those counts' sums, written in order. */
+PyObject *py_fasta_heads(PyObject *self, PyObject *args) {
+    Py_buffer b[3];
+    PyObject *heads;
+    int threads;
+    if (!PyArg_ParseTuple(args, "y*w*Oi", &b[0], &b[1], &heads, &threads))
+        return NULL;
+    int used = 2, ok = threads >= 1 && check_items(&b[1], "fasta_heads", 8, threads);
+    layout_job j = {0};
+    if (ok && heads != Py_None) {
+        ok = PyObject_GetBuffer(heads, &b[2], PyBUF_WRITABLE) == 0;
+        if (ok)
+            used = 3, j.heads = b[2].buf;
+    }
+    if (ok) {
+        j.data = b[0].buf, j.size = (int64_t)b[0].len, j.counts = b[1].buf;
+        Py_BEGIN_ALLOW_THREADS
+        run_parallel(heads_part, &j, threads);
+        Py_END_ALLOW_THREADS
+    }
+    for (int k = 0; k < used; k++)
+        PyBuffer_Release(&b[k]);
+    if (!ok)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* fasta_fields(data, heads, fields, threads): for each header (heads: int64, ascending) its name's
+ * start and end, its body's start and end, and its flags (fields_part), 5 int64 a record. */
+PyObject *py_fasta_fields(PyObject *self, PyObject *args) {
+    Py_buffer b[3];
+    int threads;
+    if (!PyArg_ParseTuple(args, "y*y*w*i", &b[0], &b[1], &b[2], &threads))
+        return NULL;
+    const int64_t records = (int64_t)b[1].len / 8;
+    int ok = check_items(&b[2], "fasta_fields", 8, 5 * records);
+    if (ok) {
+        layout_job j = {0};
+        j.data = b[0].buf, j.size = (int64_t)b[0].len, j.found = b[1].buf, j.records = records, j.fields = b[2].buf;
+        for (int64_t i = 0; ok && i < records; i++)
+            ok = j.found[i] >= 0 && j.found[i] < j.size && (i == 0 || j.found[i] > j.found[i - 1]);
+        if (!ok)
+            PyErr_SetString(PyExc_ValueError, "fasta_fields: header positions out of order or out of the data");
+        else {
+            Py_BEGIN_ALLOW_THREADS
+            run_parallel(fields_part, &j, threads < 1 ? 1 : threads);
+            Py_END_ALLOW_THREADS
+        }
+    }
+    for (int k = 0; k < 3; k++)
+        PyBuffer_Release(&b[k]);
     if (!ok)
         return NULL;
     Py_RETURN_NONE;

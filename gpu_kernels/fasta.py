@@ -86,6 +86,46 @@ def layout(data: bytes, path: str) -> list[tuple[str, int, int]]:
     return records
 
 
+FAST_LAYOUT_RECORDS = 1000  # files of more records are laid out by fasta.c
+
+
+def fast_layout(data: bytes, path: str):
+    """(names, bodies: int64 (start, end) a record) of a file of many records, its headers found on
+    all cores (fasta.c), as layout gives them; None where the file has few records, or where a header
+    needs layout's reading (an empty name, a control or non-ASCII byte, a repeated name): layout then
+    reads it and says what is wrong."""
+    from . import native
+
+    if data.count(b">", 0, 1 << 20) < FAST_LAYOUT_RECORDS or b"\x00" in data:
+        return None
+    start = re.match(rb"\s*", data).end()
+    if data[start:start + 1] != b">":
+        return None
+    cpu, threads = native.cpu(), native.threads()
+    counts = np.empty(threads, dtype=np.int64)
+    cpu.fasta_heads(data, counts, None, threads)
+    total = int(counts.sum())
+    heads = np.empty(total, dtype=np.int64)
+    counts[:] = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    cpu.fasta_heads(data, counts, heads, threads)
+    if not heads.size or heads[0] != start:  # leading blanks: the first header is not at a line's start
+        return None
+    fields = np.empty((heads.size, 5), dtype=np.int64)
+    cpu.fasta_fields(data, heads, fields, threads)
+    if fields[:, 4].any():
+        return None
+    lengths = fields[:, 1] - fields[:, 0]
+    ends = np.cumsum(lengths + 1)
+    at = np.repeat(fields[:, 0] - (ends - lengths - 1), lengths + 1) + np.arange(int(ends[-1]), dtype=np.int64)
+    raw = np.frombuffer(data, dtype=np.uint8)
+    text = raw[np.minimum(at, raw.size - 1)]
+    text[ends - 1] = 10
+    names = text[:-1].tobytes().decode("ascii").split("\n")
+    if len(set(names)) < len(names):
+        return None
+    return names, np.ascontiguousarray(fields[:, 2:4])
+
+
 def _next_header(data: bytes, at: int) -> int:
     """Index of the line break before the next header line at or after at, or -1. Found by a search
     for '>' (memchr: no sequence letter is a '>'), about ten times faster than one for b"\\n>"."""
@@ -157,30 +197,34 @@ COMPILED_TABLE[list(WHITESPACE)] = SKIP
 COMPILED_TABLE = COMPILED_TABLE.tobytes()
 
 
-def encode_fasta(data: bytes, spans: list[tuple[str, int, int]], path: str, reads: bool = False) -> SeqSet:
-    """The records of layout(data) checked, encoded and laid end to end on all cores (fasta.c): their
+def encode_fasta(data: bytes, spans, path: str, reads: bool = False) -> SeqSet:
+    """The records of layout(data) (or of fast_layout: names and bodies) checked, encoded and laid end to end on all cores (fasta.c): their
     symbols counted first, so that each is written once, at its place. reads: records of no ACGT are
     taken (a read or probe set; check_record)."""
     from . import native
 
     cpu, threads = native.cpu(), native.threads()
-    bodies = np.array([(start, end) for _, start, end in spans], dtype=np.int64).reshape(-1, 2)
-    stats = np.empty((len(spans), 3), dtype=np.int64)
+    if isinstance(spans, tuple):  # (names, bodies) of fast_layout
+        names, bodies = spans
+    else:
+        names = [name for name, _, _ in spans]
+        bodies = np.array([(start, end) for _, start, end in spans], dtype=np.int64).reshape(-1, 2)
+    stats = np.empty((len(names), 3), dtype=np.int64)
     cpu.encode_counts(data, bodies, COMPILED_TABLE, stats, threads)
     lengths, bad, acgt = stats[:, 0].copy(), stats[:, 1], stats[:, 2]
     wrong = np.flatnonzero((lengths == 0) | (bad >= 0) | ((acgt == 0) & (not reads)))
     if wrong.size:
         i = int(wrong[0])
-        name, start, end = spans[i]
+        name, (start, end) = names[i], bodies[i].tolist()
         if lengths[i] == 0:
             raise InputError("empty record, no sequence", path, name)
         if bad[i] >= 0:
             raise bad_character(data[start:end], int(bad[i]), path, name)
         raise InputError("no A, C, G or T in the sequence (all N)", path, name)
     starts = GAP + np.concatenate(([0], np.cumsum(lengths + GAP)[:-1])).astype(np.int64)
-    codes = np.full(int(GAP + lengths.sum() + GAP * len(spans)), BORDER, dtype=np.uint8)
+    codes = np.full(int(GAP + lengths.sum() + GAP * len(names)), BORDER, dtype=np.uint8)
     cpu.encode_records(data, bodies, COMPILED_TABLE, codes, starts, threads)
-    return SeqSet([name for name, _, _ in spans], lengths, starts, codes)
+    return SeqSet(list(names), lengths, starts, codes)
 
 
 def _record_name(header: bytes, number: int, path: str) -> str:
@@ -216,7 +260,7 @@ def load_fasta(path: str, reads: bool = False) -> SeqSet:
     data = read_bytes(path)
     if data.lstrip()[:1] == b"@":
         return seqset_of(read_fastq(data.lstrip(), path, reads))
-    return encode_fasta(data, layout(data, path), path, reads)
+    return encode_fasta(data, fast_layout(data, path) or layout(data, path), path, reads)
 
 
 def load_pair(first: str, second: str, check=None, reads: bool = False) -> tuple[SeqSet, SeqSet]:
