@@ -92,6 +92,8 @@ if [ "$what" = probes ]; then
     [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "whole or exact_matches" 2>&1 | \
         tee "$OUT/gpu_tests.log" | tail -5
     mkdir -p /tmp/pr && python3 bench/probes.py --out /tmp/pr/probes | tee -a "$OUT/probes.log"
+    python3 bench/studies/probes_profile.py /tmp/pr/probes_probes.fa /tmp/pr/probes_reference.fa --backends cupy numpy \
+        2>&1 | tee "$OUT/probes_profile.log"
     python3 bench/probes.py --out /tmp/pr/probes --run --backend cupy --runs "${ROUNDS:-3}" 2>&1 | tee -a "$OUT/probes.log"
     cp /tmp/pr/probes_mems.cupy.log "$OUT/"
     python3 bench/probes.py --out /tmp/pr/probes --run --backend numpy 2>&1 | tee -a "$OUT/probes.log"

@@ -399,7 +399,7 @@ static PyMethodDef methods[] = {
      "window_hashes(codes, length, hashes, valid, threads): the hash of every window of length codes and whether "
      "it holds no border (matches.c)"},
     {"whole_hits", py_whole_hits, METH_VARARGS,
-     "whole_hits(qcodes, starts, length, strand, rkeys, rpos, rcodes, counts, out, threads): the reference "
+     "whole_hits(qcodes, starts, length, strand, rkeys, rpos, rcodes, counts, hashes, out, threads): the reference "
      "windows equal to whole query records, counted (out None) or written from counts (matches.c)"},
     {"window_starts", py_window_starts, METH_VARARGS,
      "window_starts(codes, k, out): 1 in out at every start of an ACGT window of k (seeds.c)"},

@@ -58,7 +58,7 @@ static inline uint64_t hash_symbol(uint8_t c) { return (uint64_t)c + 1; }
 typedef struct {
     const uint8_t *codes;
     int64_t n, length;
-    uint64_t *hashes;
+    uint64_t *hashes;        /* the windows' (window_hashes), or the records', made while counting (whole_hits) */
     uint8_t *valid;
     const int64_t *starts;   /* whole_hits: the records' starts in qcodes */
     int64_t records, strand, nr;
@@ -138,14 +138,26 @@ static inline uint8_t record_code(const whole_job *w, int64_t q, int64_t j) {
     return w->strand ? COMPLEMENT_CODE[w->codes[w->starts[q] + w->length - 1 - j]] : w->codes[w->starts[q] + j];
 }
 
+/* The hash of query record q on the searched strand: four symbols a step, so that the multiplications
+ * of one step do not wait for each other. */
+static uint64_t record_hash(const whole_job *w, int64_t q) {
+    const uint64_t b2 = HASH_BASE * HASH_BASE, b3 = b2 * HASH_BASE, b4 = b3 * HASH_BASE;
+    uint64_t h = 0;
+    int64_t j = 0;
+    for (; j + 4 <= w->length; j += 4)
+        h = h * b4 + hash_symbol(record_code(w, q, j)) * b3 + hash_symbol(record_code(w, q, j + 1)) * b2 +
+            hash_symbol(record_code(w, q, j + 2)) * HASH_BASE + hash_symbol(record_code(w, q, j + 3));
+    for (; j < w->length; j++)
+        h = h * HASH_BASE + hash_symbol(record_code(w, q, j));
+    return h;
+}
+
 static void hits_part(void *arg, int t, int threads) {
     whole_job *w = (whole_job *)arg;
     size_t lo, hi;
     part_range((size_t)w->records, t, threads, &lo, &hi);
     for (int64_t q = (int64_t)lo; q < (int64_t)hi; q++) {
-        uint64_t h = 0;
-        for (int64_t j = 0; j < w->length; j++)
-            h = h * HASH_BASE + hash_symbol(record_code(w, q, j));
+        const uint64_t h = w->out ? w->hashes[q] : (w->hashes[q] = record_hash(w, q));
         int64_t a = 0, b = w->nr;
         while (a < b) {
             const int64_t m = a + (b - a) / 2;
@@ -171,29 +183,31 @@ static void hits_part(void *arg, int t, int threads) {
     }
 }
 
-/* whole_hits(qcodes, starts, length, strand, rkeys, rpos, rcodes, counts, out, threads): for each
- * query record (starting at starts[i], `length` codes; strand 1: its reverse complement) the reference
- * windows equal to it, found through rkeys (window hashes, sorted) and rpos (their positions). With
- * out None, counts[i] = its hits; else its hits' positions are written to out from counts[i], in
- * rkeys' order. */
+/* whole_hits(qcodes, starts, length, strand, rkeys, rpos, rcodes, counts, hashes, out, threads): for
+ * each query record (starting at starts[i], `length` codes; strand 1: its reverse complement) the
+ * reference windows equal to it, found through rkeys (window hashes, sorted) and rpos (their
+ * positions). With out None, counts[i] = its hits and hashes[i] = its hash; else (hashes as that call
+ * left them) its hits' positions are written to out from counts[i], in rkeys' order. */
 PyObject *py_whole_hits(PyObject *self, PyObject *args) {
-    Py_buffer b[7];
+    Py_buffer b[8];
     long long length, strand;
     PyObject *out_object;
     int threads;
-    if (!PyArg_ParseTuple(args, "y*y*LLy*y*y*w*Oi", &b[0], &b[1], &length, &strand, &b[2], &b[3], &b[4], &b[5],
-                          &out_object, &threads))
+    if (!PyArg_ParseTuple(args, "y*y*LLy*y*y*w*w*Oi", &b[0], &b[1], &length, &strand, &b[2], &b[3], &b[4], &b[5],
+                          &b[6], &out_object, &threads))
         return NULL;
-    int used = 6, ok = 1;
+    int used = 7, ok = 1;
     whole_job w = {0};
     if (out_object != Py_None) {
-        if (PyObject_GetBuffer(out_object, &b[6], PyBUF_WRITABLE) < 0)
+        if (PyObject_GetBuffer(out_object, &b[7], PyBUF_WRITABLE) < 0)
             ok = 0;
         else
-            used = 7, w.out = (int64_t *)b[6].buf;
+            used = 8, w.out = (int64_t *)b[7].buf;
     }
     const int64_t records = (int64_t)b[1].len / 8, nr = (int64_t)b[2].len / 8;
-    ok = ok && length > 0 && check_items(&b[3], "whole_hits", 8, nr) && check_items(&b[5], "whole_hits", 8, records);
+    ok = ok && length > 0 && check_items(&b[3], "whole_hits", 8, nr) && check_items(&b[5], "whole_hits", 8, records) &&
+         check_items(&b[6], "whole_hits", 8, records);
+    w.hashes = ok ? (uint64_t *)b[6].buf : NULL;
     if (ok) {
         w.codes = (const uint8_t *)b[0].buf, w.n = (int64_t)b[0].len, w.length = length;
         w.starts = (const int64_t *)b[1].buf, w.records = records, w.strand = strand;

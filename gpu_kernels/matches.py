@@ -282,11 +282,11 @@ def whole_record_matches(qcodes, starts, rcodes, index, length: int, strand: int
     cpu, threads = native.cpu(), native.threads()
     starts = np.ascontiguousarray(starts, dtype=np.int64)
     qcodes, rcodes = np.ascontiguousarray(qcodes), np.ascontiguousarray(rcodes)
-    counts = np.empty(starts.size, dtype=np.int64)
-    cpu.whole_hits(qcodes, starts, length, strand, keys, pos, rcodes, counts, None, threads)
+    counts, hashes = np.empty(starts.size, dtype=np.int64), np.empty(starts.size, dtype=np.uint64)
+    cpu.whole_hits(qcodes, starts, length, strand, keys, pos, rcodes, counts, hashes, None, threads)
     offsets = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64) if counts.size else counts
     out = np.empty(int(counts.sum()), dtype=np.int64)
-    cpu.whole_hits(qcodes, starts, length, strand, keys, pos, rcodes, offsets, out, threads)
+    cpu.whole_hits(qcodes, starts, length, strand, keys, pos, rcodes, offsets, hashes, out, threads)
     return np.repeat(np.arange(starts.size, dtype=np.int64), counts), out
 
 

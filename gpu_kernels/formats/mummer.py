@@ -12,6 +12,7 @@ from .rows import format_rows, name_table
 
 
 MUMMER_ROWS = 1 << 20  # rows of MUMmer text printed at once
+MUMMER_GROUPS = 1 << 18  # headers (query records and strands) printed at once
 
 
 def mummer_parts(matches: dict, qnames, qlens, rnames, records: range | None = None):
@@ -40,7 +41,7 @@ def mummer_parts(matches: dict, qnames, qlens, rnames, records: range | None = N
     groups, at = 2 * (last - first), 0
     while at < groups:  # a piece: groups from `at` while their rows fit MUMMER_ROWS (a bigger group alone)
         end = int(np.searchsorted(bounds, bounds[at] + MUMMER_ROWS, side="right")) - 1
-        end = min(groups, at + MUMMER_ROWS, max(end, at + 1))
+        end = min(groups, at + MUMMER_GROUPS, max(end, at + 1))
         if bounds[end] - bounds[at] > MUMMER_ROWS and end - at == 1:  # one group of many rows: in blocks
             yield partial(_mummer_text, m, qlens, qtable, rtable, first, at, at + 1, bounds, True)
             for row in range(int(bounds[at]), int(bounds[at + 1]), MUMMER_ROWS):
