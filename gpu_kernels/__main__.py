@@ -359,7 +359,8 @@ def run_matches(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     matches = find_matches(query, reference, args.min_match, args.command == "mums", backend)
     found = time.perf_counter()
-    write_parts(args.output or None, mummer_parts(matches, query.names, query.lengths, reference.names))
+    write_parts(args.output or None, mummer_parts(matches, query.names, query.lengths, reference.names,
+                                                  qtable=query.name_table))
     log.info("%d %s found in %.2f s, written in %.2f s", matches["length"].size, args.command, found - start,
              time.perf_counter() - found)
     if args.paf:

@@ -411,6 +411,8 @@ static PyMethodDef methods[] = {
     {"encode_records", py_encode_records, METH_VARARGS,
      "encode_records(data, spans, table, codes, starts, threads): each record body's codes written at its start "
      "(fasta.c)"},
+    {"read_file", py_read_file, METH_VARARGS,
+     "read_file(path, size, threads) -> bytes: the file's first size bytes, read in parts on threads (fasta.c)"},
     {"fasta_heads", py_fasta_heads, METH_VARARGS,
      "fasta_heads(data, counts, heads or None, threads): the '>' at a line's start, counted a part each or written "
      "(fasta.c)"},

@@ -5,7 +5,10 @@
  * written at each piece's place (encode_records). */
 #include "cpu.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PIECE (1 << 20)
 #define SKIP 0xfe     /* table entry of a byte dropped (line break, blank) */
@@ -14,6 +17,7 @@
 typedef struct {
     int64_t record, lo, hi;   /* bytes [lo, hi) of the data, in one record's body */
     int64_t symbols, bad, acgt, at;  /* at: where its codes go (encode_records) */
+    int64_t border_to;        /* a record's last piece: the border codes after it run to here (encode_records) */
 } piece;
 
 typedef struct {
@@ -59,9 +63,12 @@ static void pieces_part(void *p, int t, int threads) {
         if (i >= j->n)
             return;
         piece *c = &j->pieces[i];
-        if (j->codes)
+        if (j->codes) {
             write_bytes(j->data, j->table, c->lo, c->hi, j->codes + c->at);
-        else
+            if (c->border_to > c->at + c->symbols)  /* the borders after a record, written by the thread that
+                                                        touches its pages first */
+                memset(j->codes + c->at + c->symbols, BORDER, (size_t)(c->border_to - c->at - c->symbols));
+        } else
             count_bytes(j->data, j->table, c->lo, c->hi, c);
     }
 }
@@ -78,7 +85,7 @@ static piece *cut(const int64_t *spans, int64_t n, int64_t *count) {
     for (int64_t r = 0; r < n; r++)
         for (int64_t lo = spans[2 * r]; lo < spans[2 * r + 1]; lo += PIECE) {
             int64_t hi = lo + PIECE < spans[2 * r + 1] ? lo + PIECE : spans[2 * r + 1];
-            pieces[i++] = (piece){r, lo, hi, 0, -1, 0, 0};
+            pieces[i++] = (piece){r, lo, hi, 0, -1, 0, 0, 0};
         }
     *count = total;
     return pieces;
@@ -139,7 +146,8 @@ PyObject *py_encode_counts(PyObject *self, PyObject *args) {
 }
 
 /* encode_records(data, spans, table, codes, starts, threads): each record's codes written at
- * codes[starts[r]...] (the records checked by encode_counts first). */
+ * codes[starts[r]...] and border codes everywhere else (the records checked by encode_counts first;
+ * codes may come uninitialised, so that threads, not one, touch its pages first). */
 PyObject *py_encode_records(PyObject *self, PyObject *args) {
     Py_buffer data, spans, table, codes, starts;
     int threads;
@@ -154,7 +162,7 @@ PyObject *py_encode_records(PyObject *self, PyObject *args) {
         Py_BEGIN_ALLOW_THREADS
         run_parallel(pieces_part, &count, threads);
         Py_END_ALLOW_THREADS
-        const int64_t *first = starts.buf;
+        const int64_t *first = starts.buf, records = starts.len / 8;
         int64_t at = 0, record = -1;
         for (int64_t i = 0; i < j.n && ok; i++) {
             piece *c = &j.pieces[i];
@@ -163,7 +171,13 @@ PyObject *py_encode_records(PyObject *self, PyObject *args) {
             c->at = at;
             at += c->symbols;
             ok = c->at >= 0 && at <= codes.len;
+            if (i + 1 == j.n || j.pieces[i + 1].record != record)  /* its last piece: borders up to the next */
+                c->border_to = record + 1 < records ? first[record + 1] : codes.len;
+            ok = ok && c->border_to <= codes.len;
         }
+        /* the borders before the first record, and around records of no piece (empty: refused earlier) */
+        if (ok && records)
+            memset(codes.buf, BORDER, (size_t)(first[0] < codes.len ? first[0] : codes.len));
         if (ok) {
             Py_BEGIN_ALLOW_THREADS
             run_parallel(pieces_part, &j, threads);
@@ -180,6 +194,66 @@ PyObject *py_encode_records(PyObject *self, PyObject *args) {
     if (!ok)
         return NULL;
     Py_RETURN_NONE;
+}
+
+/* ---- A large file read on threads (fasta.py's read_bytes): each part's pages touched and copied by
+ * its own thread. */
+
+typedef struct {
+    int fd;
+    char *buf;
+    int64_t size;
+    int failed;
+} read_job;
+
+static void read_part(void *p, int t, int threads) {
+    read_job *r = (read_job *)p;
+    size_t lo, hi;
+    part_range((size_t)r->size, t, threads, &lo, &hi);
+    while (lo < hi) {
+        ssize_t got = pread(r->fd, r->buf + lo, hi - lo, (off_t)lo);
+        if (got <= 0) {
+            __atomic_store_n(&r->failed, got < 0 ? errno : -1, __ATOMIC_RELAXED);
+            return;
+        }
+        lo += (size_t)got;
+    }
+}
+
+/* read_file(path, size, threads) -> bytes: the first `size` bytes of the file, read in `threads` parts
+ * at once; OSError where the file cannot be read or is shorter. */
+PyObject *py_read_file(PyObject *self, PyObject *args) {
+    PyObject *path;
+    long long size;
+    int threads;
+    if (!PyArg_ParseTuple(args, "O&Li", PyUnicode_FSConverter, &path, &size, &threads))
+        return NULL;
+    PyObject *out = size >= 0 ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size) : NULL;
+    int fd = -1, error = 0;
+    if (out) {
+        Py_BEGIN_ALLOW_THREADS
+        fd = open(PyBytes_AS_STRING(path), O_RDONLY);
+        if (fd < 0) {
+            error = errno;
+        } else {
+            read_job r = {fd, PyBytes_AS_STRING(out), size, 0};
+            run_parallel(read_part, &r, threads < 1 ? 1 : threads);
+            error = r.failed;
+            close(fd);
+        }
+        Py_END_ALLOW_THREADS
+    }
+    if (out && error) {
+        Py_CLEAR(out);
+        if (error > 0) {
+            errno = error;
+            PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, path);
+        } else {
+            PyErr_SetString(PyExc_OSError, "the file ended before its size (changed while read?)");
+        }
+    }
+    Py_DECREF(path);
+    return out;
 }
 
 /* ---- The layout of a file of many records (fasta.py's layout, for probe and read sets of millions):

@@ -32,6 +32,9 @@ class Record:
     codes: np.ndarray
 
 
+PARALLEL_READ = 1 << 26  # files of this size or more are read on all cores (fasta.c)
+
+
 def read_bytes(path: str) -> bytes:
     """The file's bytes, gunzipped when it is gzip; a missing or unreadable file is an InputError."""
     if not os.path.exists(path):
@@ -40,8 +43,13 @@ def read_bytes(path: str) -> bytes:
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):  # /dev/zero would be read until memory ran out
         raise InputError("is a device or socket, not a FASTA file (a regular file, a pipe or <(...) are read)", path)
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        if stat.S_ISREG(mode) and os.stat(path).st_size >= PARALLEL_READ:
+            from . import native
+
+            data = native.cpu().read_file(path, os.stat(path).st_size, native.threads())
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read()
         if data[:2] == b"\x1f\x8b":
             data = gzip.decompress(data)
     except (OSError, EOFError, gzip.BadGzipFile) as error:
@@ -90,7 +98,7 @@ FAST_LAYOUT_RECORDS = 1000  # files of more records are laid out by fasta.c
 
 
 def fast_layout(data: bytes, path: str):
-    """(names, bodies: int64 (start, end) a record) of a file of many records, its headers found on
+    """(names, bodies: int64 (start, end) a record, the names as a string table) of a file of many records, its headers found on
     all cores (fasta.c), as layout gives them; None where the file has few records, or where a header
     needs layout's reading (an empty name, a control or non-ASCII byte, a repeated name): layout then
     reads it and says what is wrong."""
@@ -123,7 +131,9 @@ def fast_layout(data: bytes, path: str):
     names = text[:-1].tobytes().decode("ascii").split("\n")
     if len(set(names)) < len(names):
         return None
-    return names, np.ascontiguousarray(fields[:, 2:4])
+    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    table = (np.delete(text, ends - 1).tobytes(), offsets)  # formats.rows.name_table's form
+    return names, np.ascontiguousarray(fields[:, 2:4]), table
 
 
 def _next_header(data: bytes, at: int) -> int:
@@ -204,8 +214,8 @@ def encode_fasta(data: bytes, spans, path: str, reads: bool = False) -> SeqSet:
     from . import native
 
     cpu, threads = native.cpu(), native.threads()
-    if isinstance(spans, tuple):  # (names, bodies) of fast_layout
-        names, bodies = spans
+    if isinstance(spans, tuple):  # (names, bodies, name table) of fast_layout
+        names, bodies = spans[:2]
     else:
         names = [name for name, _, _ in spans]
         bodies = np.array([(start, end) for _, start, end in spans], dtype=np.int64).reshape(-1, 2)
@@ -222,9 +232,12 @@ def encode_fasta(data: bytes, spans, path: str, reads: bool = False) -> SeqSet:
             raise bad_character(data[start:end], int(bad[i]), path, name)
         raise InputError("no A, C, G or T in the sequence (all N)", path, name)
     starts = GAP + np.concatenate(([0], np.cumsum(lengths + GAP)[:-1])).astype(np.int64)
-    codes = np.full(int(GAP + lengths.sum() + GAP * len(names)), BORDER, dtype=np.uint8)
+    codes = np.empty(int(GAP + lengths.sum() + GAP * len(names)), dtype=np.uint8)  # every byte written there
     cpu.encode_records(data, bodies, COMPILED_TABLE, codes, starts, threads)
-    return SeqSet(list(names), lengths, starts, codes)
+    seqset = SeqSet(list(names), lengths, starts, codes)
+    if isinstance(spans, tuple) and len(spans) > 2:  # fast_layout's names as a string table, made already
+        seqset.__dict__["name_table"] = spans[2]
+    return seqset
 
 
 def _record_name(header: bytes, number: int, path: str) -> str:

@@ -29,6 +29,15 @@ class SeqSet:
         all read the reference's reverse strand."""
         return reverse_complement(self.codes)
 
+    @cached_property
+    def name_table(self) -> tuple:
+        """The names as a string table of format.c (bytes, int64 offsets): formats.rows.name_table's
+        form, made once (a probe set's millions of names are printed twice, a header a strand)."""
+        encoded = [str(n).encode() for n in self.names]
+        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum([len(e) for e in encoded], out=offsets[1:])
+        return b"".join(encoded), offsets
+
     @property
     def total(self) -> int:
         """Length of the concatenated code array."""

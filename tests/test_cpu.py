@@ -205,6 +205,46 @@ def test_compiled_fasta_encoding_is_translate(seed, threads, bad):
     assert (seqset.codes == 5).sum() == seqset.codes.size - sum(len(e) for e in expected)
 
 
+@pytest.mark.parametrize("threads", [1, 3])
+def test_a_file_of_many_records_is_laid_out_and_read_as_layout_does(tmp_path, monkeypatch, threads):
+    """Probe and read sets of millions of records (issue 35): their headers are found on threads
+    (fasta.fast_layout, fasta.c) and a large file read in parts on threads (fasta.c's read_file). The
+    same names, bodies, codes and borders as the record-by-record layout; a file whose headers need
+    layout's checks (a repeated name, an empty one, a control byte) goes to it and gets its error."""
+    from gpu_kernels import fasta
+    from gpu_kernels.errors import InputError
+    from gpu_kernels.seqset import make_seqset
+
+    monkeypatch.setenv("GPU_GENOME_COMPARE_THREADS", str(threads))
+    rng = np.random.default_rng(threads)
+    rows = []
+    for i in range(2500):
+        head = rng.choice(["", " a description", "\tx y", "  \t"])
+        seq = np.frombuffer(b"ACGTNacgt", dtype=np.uint8)[rng.integers(0, 9, int(rng.integers(1, 300)))].tobytes()
+        end = b"\r\n" if i % 7 == 0 else b"\n"
+        rows.append(f">p{i}{head}".encode() + end + b"\n".join(seq[at:at + 60] for at in range(0, len(seq), 60)) + end)
+    text = b"".join(rows)
+    fast = fasta.fast_layout(text, "x.fa")
+    slow = fasta.layout(text, "x.fa")
+    assert fast is not None and fast[0] == [name for name, _, _ in slow]
+    assert fast[1].tolist() == [[start, end] for _, start, end in slow]
+    got = fasta.encode_fasta(text, fast, "x.fa")
+    assert got.name_table[0] == "".join(got.names).encode() and got.name_table[1][-1] == len(got.name_table[0])
+    again = make_seqset(got.names, [got.codes[a:a + n] for a, n in zip(got.starts, got.lengths)])
+    assert (got.codes == again.codes).all() and (got.codes == fasta.encode_fasta(text, slow, "x.fa").codes).all()
+    path = tmp_path / "many.fa"
+    path.write_bytes(text)
+    monkeypatch.setattr(fasta, "PARALLEL_READ", 1)
+    assert fasta.read_bytes(str(path)) == text
+    for wrong, message in ((b">p7\nACGT\n", "duplicate record name"), (b">\nACGT\n", "empty record name"),
+                           (b">q\x01\nACGT\n", "control characters")):
+        bad = text + wrong
+        assert fasta.fast_layout(bad, "x.fa") is None
+        path.write_bytes(bad)
+        with pytest.raises(InputError, match=message):
+            fasta.load_fasta(str(path))
+
+
 def _walks_of(q, r, sq, sr, k, ext):
     """(qstart, qend, score, identities) of each seed and the bases the walks read (extend.c)."""
     from gpu_kernels import native

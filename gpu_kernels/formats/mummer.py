@@ -15,14 +15,15 @@ MUMMER_ROWS = 1 << 20  # rows of MUMmer text printed at once
 MUMMER_GROUPS = 1 << 18  # headers (query records and strands) printed at once
 
 
-def mummer_parts(matches: dict, qnames, qlens, rnames, records: range | None = None):
+def mummer_parts(matches: dict, qnames, qlens, rnames, records: range | None = None, qtable=None):
     """MUMmer's output with -b -c, as pieces of bytes: a '>' header per query record and strand, then
     reference position, query position and length (1-based; reverse query positions on the forward
     strand, as -c gives them), each right-aligned in 8 columns, with the reference name first (padded
     to the longest) when the reference has several records. The pieces are callables that print about
     MUMMER_ROWS rows and their headers at once, by format.c (write_parts calls them on its threads): no
     Python call per record or row, for probe sets of millions of records.
-    records: the query records printed (all by default); matches hold rows of those alone."""
+    records: the query records printed (all by default); matches hold rows of those alone. qtable: the
+    query names as a string table (SeqSet.name_table), where one is made already."""
     names = list(rnames)
     width = max(len(n) for n in names)
     qlens = np.asarray(qlens, dtype=np.int64)
@@ -36,7 +37,7 @@ def mummer_parts(matches: dict, qnames, qlens, rnames, records: range | None = N
     first, last = (0, len(qnames)) if records is None else (records.start, records.stop)
     # groups: (record, strand) in output order; bounds[g]: the first row of group g
     bounds = np.searchsorted(m["qrec"] * 2 + m["strand"], np.arange(2 * first, 2 * last + 1))
-    qtable = name_table(qnames)
+    qtable = name_table(qnames) if qtable is None else qtable
     rtable = name_table([f"  {n:<{width}}  " for n in names]) if len(names) > 1 else None
     groups, at = 2 * (last - first), 0
     while at < groups:  # a piece: groups from `at` while their rows fit MUMMER_ROWS (a bigger group alone)
