@@ -235,6 +235,7 @@ def encode_fasta(data: bytes, spans, path: str, reads: bool = False) -> SeqSet:
     codes = np.empty(int(GAP + lengths.sum() + GAP * len(names)), dtype=np.uint8)  # every byte written there
     cpu.encode_records(data, bodies, COMPILED_TABLE, codes, starts, threads)
     seqset = SeqSet(list(names), lengths, starts, codes)
+    seqset.__dict__["has_acgt"] = acgt > 0
     if isinstance(spans, tuple) and len(spans) > 2:  # fast_layout's names as a string table, made already
         seqset.__dict__["name_table"] = spans[2]
     return seqset

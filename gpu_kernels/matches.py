@@ -385,12 +385,10 @@ def skip_unmatchable(query: SeqSet, min_match: int) -> SeqSet:
     error, as mummer takes them): those shorter than min_match, and those with no A, C, G or T (an
     all-N probe would otherwise match every N run of the reference). They stay in the output's
     headers with no matches; their codes become borders."""
-    codes = np.asarray(query.codes)
-    starts = np.asarray(query.starts, dtype=np.int64)
-    if starts.size == 0:
+    if np.asarray(query.starts).size == 0:
         return query
     short = np.asarray(query.lengths) < min_match
-    empty = np.minimum.reduceat(codes, starts) > 3  # from a record's start to the next one's, borders between
+    empty = ~query.has_acgt
     skip = np.flatnonzero(short | empty)
     if not skip.size:
         return query

@@ -38,6 +38,15 @@ class SeqSet:
         np.cumsum([len(e) for e in encoded], out=offsets[1:])
         return b"".join(encoded), offsets
 
+    @cached_property
+    def has_acgt(self) -> np.ndarray:
+        """Whether each record holds an A, C, G or T (bool; host codes): fasta.encode_fasta sets it
+        from its counts."""
+        codes = np.asarray(self.codes)
+        if not self.starts.size:
+            return np.zeros(0, dtype=bool)
+        return np.minimum.reduceat(codes, np.asarray(self.starts, dtype=np.int64)) < 4  # borders between: 5
+
     @property
     def total(self) -> int:
         """Length of the concatenated code array."""
