@@ -416,6 +416,9 @@ static PyMethodDef methods[] = {
     {"fasta_heads", py_fasta_heads, METH_VARARGS,
      "fasta_heads(data, counts, heads or None, threads): the '>' at a line's start, counted a part each or written "
      "(fasta.c)"},
+    {"fasta_names", py_fasta_names, METH_VARARGS,
+     "fasta_names(data, fields, offsets, out, hashes, threads): the names copied out, a line break after each, "
+     "and their hashes (fasta.c)"},
     {"fasta_fields", py_fasta_fields, METH_VARARGS,
      "fasta_fields(data, heads, fields, threads): each record's name and body bounds and flags (fasta.c)"},
     {"chain_keys", py_chain_keys, METH_VARARGS,

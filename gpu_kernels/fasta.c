@@ -57,19 +57,25 @@ static void write_bytes(const uint8_t *data, const uint8_t *table, int64_t lo, i
 
 static void pieces_part(void *p, int t, int threads) {
     job *j = (job *)p;
-    (void)t, (void)threads;
+    (void)t;
+    /* pieces taken a run at a time: a probe set's millions of one-piece records would make the shared
+     * counter the bottleneck; a genome's few pieces of a megabase are taken one by one */
+    const int64_t run = j->n / ((int64_t)threads * 64) + 1;
     for (;;) {
-        int64_t i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
-        if (i >= j->n)
+        const int64_t first = __atomic_fetch_add(&j->next, run, __ATOMIC_RELAXED);
+        if (first >= j->n)
             return;
-        piece *c = &j->pieces[i];
-        if (j->codes) {
+        for (int64_t i = first; i < first + run && i < j->n; i++) {
+            piece *c = &j->pieces[i];
+            if (!j->codes) {
+                count_bytes(j->data, j->table, c->lo, c->hi, c);
+                continue;
+            }
             write_bytes(j->data, j->table, c->lo, c->hi, j->codes + c->at);
             if (c->border_to > c->at + c->symbols)  /* the borders after a record, written by the thread that
                                                         touches its pages first */
                 memset(j->codes + c->at + c->symbols, BORDER, (size_t)(c->border_to - c->at - c->symbols));
-        } else
-            count_bytes(j->data, j->table, c->lo, c->hi, c);
+        }
     }
 }
 
@@ -369,6 +375,59 @@ PyObject *py_fasta_fields(PyObject *self, PyObject *args) {
         }
     }
     for (int k = 0; k < 3; k++)
+        PyBuffer_Release(&b[k]);
+    if (!ok)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+typedef struct {
+    const uint8_t *data;
+    const int64_t *fields, *offsets;
+    int64_t records;
+    uint8_t *out;
+    uint64_t *hashes;
+} names_job;
+
+static void names_part(void *p, int t, int threads) {
+    names_job *j = (names_job *)p;
+    size_t lo, hi;
+    part_range((size_t)j->records, t, threads, &lo, &hi);
+    for (int64_t i = (int64_t)lo; i < (int64_t)hi; i++) {
+        const int64_t a = j->fields[5 * i], b = j->fields[5 * i + 1];
+        uint64_t h = 0xcbf29ce484222325ULL;  /* FNV-1a */
+        for (int64_t x = a; x < b; x++)
+            h = (h ^ j->data[x]) * 0x100000001b3ULL;
+        memcpy(j->out + j->offsets[i], j->data + a, (size_t)(b - a));
+        j->out[j->offsets[i] + (b - a)] = '\n';
+        j->hashes[i] = h;
+    }
+}
+
+/* fasta_names(data, fields, offsets, out, hashes, threads): each record's name (fasta_fields' first
+ * two) copied to out at offsets[i], a line break after it, and its hash (to find repeated names). */
+PyObject *py_fasta_names(PyObject *self, PyObject *args) {
+    Py_buffer b[5];
+    int threads;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &threads))
+        return NULL;
+    const int64_t records = (int64_t)b[2].len / 8;
+    int ok = check_items(&b[1], "fasta_names", 8, 5 * records) && check_items(&b[4], "fasta_names", 8, records);
+    if (ok) {
+        names_job j = {b[0].buf, b[1].buf, b[2].buf, records, b[3].buf, b[4].buf};
+        for (int64_t i = 0; ok && i < records; i++) {
+            const int64_t a = j.fields[5 * i], e = j.fields[5 * i + 1];
+            ok = a >= 0 && e >= a && e <= b[0].len && j.offsets[i] >= 0 && j.offsets[i] + (e - a) + 1 <= b[3].len;
+        }
+        if (!ok)
+            PyErr_SetString(PyExc_ValueError, "fasta_names: a name out of the data or of the output");
+        else {
+            Py_BEGIN_ALLOW_THREADS
+            run_parallel(names_part, &j, threads < 1 ? 1 : threads);
+            Py_END_ALLOW_THREADS
+        }
+    }
+    for (int k = 0; k < 5; k++)
         PyBuffer_Release(&b[k]);
     if (!ok)
         return NULL;

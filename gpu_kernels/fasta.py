@@ -123,13 +123,12 @@ def fast_layout(data: bytes, path: str):
     if fields[:, 4].any():
         return None
     lengths = fields[:, 1] - fields[:, 0]
-    ends = np.cumsum(lengths + 1)
-    at = np.repeat(fields[:, 0] - (ends - lengths - 1), lengths + 1) + np.arange(int(ends[-1]), dtype=np.int64)
-    raw = np.frombuffer(data, dtype=np.uint8)
-    text = raw[np.minimum(at, raw.size - 1)]
-    text[ends - 1] = 10
+    ends = np.cumsum(lengths + 1)  # each name and a line break after it
+    text, hashes = np.empty(int(ends[-1]), dtype=np.uint8), np.empty(heads.size, dtype=np.uint64)
+    cpu.fasta_names(data, fields, ends - lengths - 1, text, hashes, threads)
     names = text[:-1].tobytes().decode("ascii").split("\n")
-    if len(set(names)) < len(names):
+    hashes.sort()
+    if (hashes[1:] == hashes[:-1]).any() and len(set(names)) < len(names):  # a hash repeated: names compared
         return None
     offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
     table = (np.delete(text, ends - 1).tobytes(), offsets)  # formats.rows.name_table's form
