@@ -35,15 +35,6 @@ static int int64_columns(const Py_buffer *b, int count, int skip, const char *na
     return 1;
 }
 
-/* The n buffers released; None, or NULL where ok is 0 (the Python error is set). */
-static PyObject *finish(Py_buffer *b, int n, int ok) {
-    for (int k = 0; k < n; k++)
-        PyBuffer_Release(&b[k]);
-    if (!ok)
-        return NULL;
-    Py_RETURN_NONE;
-}
-
 /* What HSP i adds after HSP j: its trimmed score less the gap cost; 0 with *ok = 0 where j cannot
  * precede i. The same arithmetic as tests/oracle_chains.link. */
 static inline int64_t link_gain(const dp_job *d, int64_t j, int64_t i, int *ok) {
@@ -186,7 +177,7 @@ PyObject *py_chain_dp(PyObject *self, PyObject *args) {
     } else if (!PyErr_Occurred()) {
         PyErr_SetString(PyExc_ValueError, "chain_dp: bad group bounds or max_shift");
     }
-    return finish(b, 12, ok);
+    return release_buffers(b, 12, ok);
 }
 
 typedef struct {
@@ -243,7 +234,7 @@ PyObject *py_chain_keys(PyObject *self, PyObject *args) {
     } else if (!PyErr_Occurred()) {
         PyErr_SetString(PyExc_ValueError, "chain_keys: max_shift must be at least 1");
     }
-    return finish(b, 12, ok);
+    return release_buffers(b, 12, ok);
 }
 
 /* take_chains(best, pred, visit, chain, scores, heads) -> chains: HSPs visited in `visit` order (best
@@ -359,5 +350,5 @@ PyObject *py_backbone(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "backbone: blocks out of order or outside their genome's bits");
         }
     }
-    return finish(b, 8, ok);
+    return release_buffers(b, 8, ok);
 }

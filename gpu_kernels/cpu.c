@@ -115,6 +115,14 @@ void run_parallel(task_fn fn, void *arg, int threads) {
             pthread_join(ids[t], NULL);
 }
 
+PyObject *release_buffers(Py_buffer *b, int n, int ok) {
+    for (int k = 0; k < n; k++)
+        PyBuffer_Release(&b[k]);
+    if (!ok)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 int check_items(const Py_buffer *view, const char *name, Py_ssize_t item_size, Py_ssize_t n) {
     if (view->len != item_size * n) {
         PyErr_Format(PyExc_ValueError, "%s: %zd bytes where %zd items of %zd bytes were expected", name,

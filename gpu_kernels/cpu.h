@@ -81,6 +81,8 @@ static inline int64_t position(const char *p, int size, int64_t i) {
     return size == 4 ? (int64_t)((const int32_t *)p)[i] : ((const int64_t *)p)[i];
 }
 
+/* The n buffers released; None, or NULL where ok is 0 (the Python error is set): a function's end. */
+PyObject *release_buffers(Py_buffer *b, int n, int ok);
 /* Checks that a buffer holds n items of item_size bytes; sets a Python error and returns 0 if not. */
 int check_items(const Py_buffer *view, const char *name, Py_ssize_t item_size, Py_ssize_t n);
 

@@ -345,11 +345,7 @@ PyObject *py_fasta_heads(PyObject *self, PyObject *args) {
         run_parallel(heads_part, &j, threads);
         Py_END_ALLOW_THREADS
     }
-    for (int k = 0; k < used; k++)
-        PyBuffer_Release(&b[k]);
-    if (!ok)
-        return NULL;
-    Py_RETURN_NONE;
+    return release_buffers(b, used, ok);
 }
 
 /* fasta_fields(data, heads, fields, threads): for each header (heads: int64, ascending) its name's
@@ -374,11 +370,7 @@ PyObject *py_fasta_fields(PyObject *self, PyObject *args) {
             Py_END_ALLOW_THREADS
         }
     }
-    for (int k = 0; k < 3; k++)
-        PyBuffer_Release(&b[k]);
-    if (!ok)
-        return NULL;
-    Py_RETURN_NONE;
+    return release_buffers(b, 3, ok);
 }
 
 typedef struct {
@@ -427,9 +419,5 @@ PyObject *py_fasta_names(PyObject *self, PyObject *args) {
             Py_END_ALLOW_THREADS
         }
     }
-    for (int k = 0; k < 5; k++)
-        PyBuffer_Release(&b[k]);
-    if (!ok)
-        return NULL;
-    Py_RETURN_NONE;
+    return release_buffers(b, 5, ok);
 }

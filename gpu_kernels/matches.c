@@ -124,11 +124,7 @@ PyObject *py_window_hashes(PyObject *self, PyObject *args) {
     } else if (!PyErr_Occurred()) {
         PyErr_SetString(PyExc_ValueError, "window_hashes: no window of that length");
     }
-    for (int k = 0; k < 3; k++)
-        PyBuffer_Release(&b[k]);
-    if (!ok)
-        return NULL;
-    Py_RETURN_NONE;
+    return release_buffers(b, 3, ok);
 }
 
 static const uint8_t COMPLEMENT_CODE[6] = {3, 2, 1, 0, N_CODE, BORDER};
@@ -225,9 +221,5 @@ PyObject *py_whole_hits(PyObject *self, PyObject *args) {
         run_parallel(hits_part, &w, threads < 1 ? 1 : threads);
         Py_END_ALLOW_THREADS
     }
-    for (int k = 0; k < used; k++)
-        PyBuffer_Release(&b[k]);
-    if (!ok)
-        return NULL;
-    Py_RETURN_NONE;
+    return release_buffers(b, used, ok);
 }
