@@ -200,9 +200,30 @@ def blocks(n: int, threads: int = BLOCK, cap: int = 65535 * 8) -> int:
     return min(max(1, (n + threads - 1) // threads), cap)
 
 
+PINNED_COPY = 1 << 28  # host arrays of this size or more go to the device through pinned buffers
+PINNED_CHUNK = 1 << 26
+
+
 def to_device(array, xp):
-    """A host array as an array of module xp (no copy for NumPy)."""
-    return xp.asarray(array)
+    """A host array as an array of module xp (no copy for NumPy). A large one goes through two pinned
+    buffers taken in turn (a chunk copied into one while the other goes to the device): a process's
+    first plain copy of a probe set's 2.4 GB of codes took 2.35 s on an H100 host, this 0.37 s
+    (bench/studies/device_copy.py)."""
+    if xp is np or not isinstance(array, np.ndarray) or array.nbytes < PINNED_COPY:
+        return xp.asarray(array)
+    source = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+    out = xp.empty(source.size, dtype=np.uint8)
+    buffers = [np.frombuffer(xp.cuda.alloc_pinned_memory(PINNED_CHUNK), np.uint8, PINNED_CHUNK) for _ in range(2)]
+    streams = [xp.cuda.Stream(non_blocking=True) for _ in range(2)]
+    for i, at in enumerate(range(0, source.size, PINNED_CHUNK)):
+        buffer, stream = buffers[i % 2], streams[i % 2]
+        stream.synchronize()  # its buffer's last copy is done
+        size = min(PINNED_CHUNK, source.size - at)
+        buffer[:size] = source[at:at + size]
+        out[at:at + size].set(buffer[:size], stream=stream)
+    for stream in streams:
+        stream.synchronize()
+    return out.view(array.dtype).reshape(array.shape)
 
 
 def to_host(array) -> np.ndarray:

@@ -257,6 +257,41 @@ def test_long_n_runs_equal_mummer(tmp_path, mode):
     assert ours(mode, str(query), str(ref), 20) == mummer(mode, str(query), str(ref), 20)
 
 
+def hundred_kb_n_runs(folder) -> tuple[str, str]:
+    """(query, reference) FASTA paths of a pair whose two records each hold a 100 kb N run (q1 and r1's
+    share their flanks' bases, r2's starts a record, q2's ends one)."""
+    rng = random.Random(5)
+    bases = lambda n: "".join(rng.choice("ACGT") for _ in range(n))  # noqa: E731
+    flank = bases(50)
+    reference = (">r1\n" + bases(3000) + flank[:30] + "N" * 100_000 + flank[30:] + bases(2000) + "\n"
+                 ">r2\n" + "N" * 100_000 + bases(1500) + "\n")
+    query = ">q1\n" + bases(1000) + flank[:30] + "N" * 100_000 + flank[30:] + bases(800) + "\n>q2\n" + bases(500) + "N" * 100_000 + "\n"
+    paths = folder / "q.fa", folder / "r.fa"
+    paths[0].write_text(query)
+    paths[1].write_text(reference)
+    return str(paths[0]), str(paths[1])
+
+
+# mummer's output on hundred_kb_n_runs' pair at -l 20, its rows sorted under each header (under_headers),
+# joined by line breaks: (lines, SHA-256). mummer -maxmatch took 654 s of CPU for it (its time grows as the
+# product of the runs' lengths), so the test holds these and not a run of it:
+#   mummer -maxmatch -b -c -l 20 r.fa q.fa  (MUMmer 3.23, Debian's mummer package), and -mum for mums
+MUMMER_100KB = {"mems": (1_599_692, "10c5644df6499bf70dfe804a4c50c4e3d76a4f9c60fcb0a43f0804c895cd8c1c"), "mums": (6, "714c9e5b7f39b76e14c36fab344173a082ef6627ab665d857e226861715881c8")}
+
+
+@pytest.mark.parametrize("mode", ["mems", "mums"])
+def test_100_kb_n_runs_equal_mummer(tmp_path, mode):
+    """Issue 35: mems and mums -l 20 on a pair with 100 kb N runs equal mummer's output (held as its
+    digest, above): ours takes about a second, from the runs (matches.n_run_mems)."""
+    import hashlib
+
+    query, reference = hundred_kb_n_runs(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", mode, query, reference, "-l", "20"], cwd=ROOT,
+                          capture_output=True, text=True, check=True)
+    lines = under_headers(proc.stdout)
+    assert (len(lines), hashlib.sha256("\n".join(lines).encode()).hexdigest()) == MUMMER_100KB[mode]
+
+
 def test_query_batches_change_nothing():
     """Matching a read set a batch of records at a time gives the same matches as all at once."""
     from gpu_kernels.backend import NumpyBackend
