@@ -39,14 +39,15 @@ def read_bytes(path: str) -> bytes:
     """The file's bytes, gunzipped when it is gzip; a missing or unreadable file is an InputError."""
     if not os.path.exists(path):
         raise InputError("no such file", path)
-    mode = os.stat(path).st_mode
+    info = os.stat(path)
+    mode, size = info.st_mode, info.st_size
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):  # /dev/zero would be read until memory ran out
         raise InputError("is a device or socket, not a FASTA file (a regular file, a pipe or <(...) are read)", path)
     try:
-        if stat.S_ISREG(mode) and os.stat(path).st_size >= PARALLEL_READ:
+        if stat.S_ISREG(mode) and size >= PARALLEL_READ:
             from . import native
 
-            data = native.cpu().read_file(path, os.stat(path).st_size, native.threads())
+            data = native.cpu().read_file(path, size, native.threads())
         else:
             with open(path, "rb") as handle:
                 data = handle.read()

@@ -296,11 +296,10 @@ def whole_record_matches_cupy(qcodes, starts, rcodes, index, length: int, strand
     cp = cupy()
     keys, pos = index
     starts = cp.asarray(starts, dtype=cp.int64)
-    powers = np.ones(length, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for j in range(length - 2, -1, -1):
-            powers[j] = powers[j + 1] * np.uint64(HASH_BASE)
-    powers = cp.asarray(powers)
+    # powers[j] = B^(length-1-j) mod 2^64 (unsigned products wrap)
+    factors = np.full(length, HASH_BASE, dtype=np.uint64)
+    factors[0] = 1
+    powers = cp.asarray(np.cumprod(factors)[::-1].copy())
     counts = cp.empty(starts.size, dtype=cp.int64)
     hits = kernel("matches.cu", "whole_hits")
     grid = (blocks(starts.size * 32),)

@@ -33,10 +33,9 @@ class SeqSet:
     def name_table(self) -> tuple:
         """The names as a string table of format.c (bytes, int64 offsets): formats.rows.name_table's
         form, made once (a probe set's millions of names are printed twice, a header a strand)."""
-        encoded = [str(n).encode() for n in self.names]
-        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-        np.cumsum([len(e) for e in encoded], out=offsets[1:])
-        return b"".join(encoded), offsets
+        from .formats.rows import name_table
+
+        return name_table(self.names)
 
     @cached_property
     def has_acgt(self) -> np.ndarray:
