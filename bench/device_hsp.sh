@@ -22,7 +22,7 @@
 #                                       # table + PAF with CIGAR), ROUNDS warm runs, minimap2 -x asm20 -c -t 16 beside
 #                                       # it (.whl/bin/minimap2), both PAFs' query coverage (bench/paf_coverage.py);
 #                                       # TESTS=all: every GPU suite; WORKFLOW=1: the workflow on 2 x 3 x 30 Mbp instead;
-#                                       # SAME=1: numpy and cupy outputs of a heavy 20 Mbp pair compared instead
+#                                       # SAME=1: numpy and cupy outputs of a heavy 20 Mbp pair compared instead (alignments, chains)
 #   bash bench/device_hsp.sh probes     # GPU exact-match tests; seed 002's probe workload (bench/probes.py: 2,097,152
 #                                       # probes of 1,024 against 10 Mbp), mems -l 1024 cupy (ROUNDS runs) and numpy, compared
 #   bash bench/device_hsp.sh post       # that run up to its merge, then the coverage and plots rules timed apart
@@ -111,9 +111,10 @@ if [ "$what" = align ]; then
         for backend in numpy cupy; do
             /usr/bin/time -f "align --backend $backend: %e s wall, %M KB peak" python3 -m gpu_kernels align /tmp/same/h20_a.fa \
                 /tmp/same/h20_b.fa --backend $backend --secondary -o /tmp/same/$backend.paf --delta /tmp/same/$backend.delta \
-                --snps /tmp/same/$backend.snps --sam /tmp/same/$backend.sam 2>&1 | tail -2 | tee -a "$OUT/same.log"
+                --snps /tmp/same/$backend.snps --sam /tmp/same/$backend.sam --chains /tmp/same/$backend.chains.paf \
+                --chain-file /tmp/same/$backend.chain 2>&1 | tail -2 | tee -a "$OUT/same.log"
         done
-        for kind in paf delta snps sam; do
+        for kind in paf delta snps sam chains.paf chain; do
             cmp /tmp/same/numpy.$kind /tmp/same/cupy.$kind && echo "$kind: numpy and cupy identical, $(wc -l < /tmp/same/cupy.$kind) lines" | tee -a "$OUT/same.log"
         done
         exit 0

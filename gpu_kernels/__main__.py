@@ -144,6 +144,9 @@ def parser() -> argparse.ArgumentParser:
     filt.add_argument("--min-len", type=int, default=0, help="shortest HSP kept")
     filt.add_argument("--min-identity", type=float, default=0.0, help="lowest identity kept, percent")
     filt.add_argument("--no-text", action="store_true", help="no PAF, no GECKO CSV and no chains")
+    filt.add_argument("--query", help="the query genome's FASTA, for the chains' blocks (default: the run's index "
+                      "beside the table, else the FASTA file the table names)")
+    filt.add_argument("--reference", help="the reference genome's FASTA, as --query")
     filt.add_argument("--delta", action="store_true", help="also the MUMmer delta file (hsps.delta; the workflow's outputs.delta)")
     filt.add_argument("--no-plots", action="store_true", help="no dotplots and no heatmap")
     filt.add_argument("--dotplot-order", choices=("reference", "file"), default="reference",
@@ -184,6 +187,8 @@ def engine_options(cmd: argparse.ArgumentParser, d: dict) -> None:
                           help="cost of each base of a shift (default %(default)s)")
     chaining.add_argument("--min-chain-score", type=int, default=d["min_chain_score"],
                           help="drop chains scoring less (default %(default)s)")
+    chaining.add_argument("--block-drop", type=int, default=d["block_drop"],
+                          help="cut a chain's block where its columns' score drops this far, 0 never (default %(default)s)")
     tiling = cmd.add_argument_group("tiling")
     tiling.add_argument("--tile-bytes", type=int, default=d["tile_bytes"], help="memory budget of the seeds held at once: a GPU tile's, a CPU batch's (0: half the free GPU memory, 256 MiB on the CPU)")
     cmd.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="auto",
@@ -223,7 +228,7 @@ def run_filter(args: argparse.Namespace) -> int:
         ({"grid_dotplot", "html_dotplot", "coverage_heatmap", "pair_dotplots"} if args.no_plots else set())
     start = time.perf_counter()
     rows = filter_table(args.table, args.outdir, args.min_len, args.min_identity, leave_out, args.max_pair_dotplots,
-                        args.dotplot_order)
+                        args.dotplot_order, sequences=(args.query, args.reference))
     print(f"{rows} HSPs kept in {args.outdir} ({time.perf_counter() - start:.2f} s)", file=sys.stderr)
     return 0
 
@@ -267,7 +272,7 @@ def params_of(args: argparse.Namespace) -> Params:
                   mismatch=args.mismatch, n_score=args.n_score, xdrop=args.xdrop, max_freq=args.max_freq,
                   strands=args.strands, tile_bytes=args.tile_bytes, max_gap=args.max_gap, max_shift=args.max_shift,
                   chain_gap_open=args.chain_gap_open, chain_gap_extend=args.chain_gap_extend,
-                  min_chain_score=args.min_chain_score)
+                  min_chain_score=args.min_chain_score, block_drop=args.block_drop)
     values.update({name: getattr(args, name) for name in ALIGN_OPTIONS if hasattr(args, name)})
     return Params(**values)
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import native
 from .arrays import BLOCK, array_module, blocks as grid, cupy, kernel, to_host
-from .chains import _Clock, backbone
+from .chains import _Clock, backbone, block_positions
 from .params import Params
 from .schema import ALIGNMENT
 from .seqset import SeqSet, reverse_complement
@@ -45,19 +45,6 @@ def chosen_blocks(chains: dict, blocks: dict, params: Params) -> dict:
         return blocks
     keep = np.asarray(chains["backbone"])[np.asarray(blocks["chain"])] == 1
     return {name: np.asarray(column)[keep] for name, column in blocks.items()}
-
-
-def block_positions(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet) -> tuple:
-    """(qpos, rpos, length, strand) of each chain block: where it starts in the query codes and in the
-    codes of the reference strand of its chain (the reverse strand's: the reference codes' reverse
-    complement), its length, and the strand (int8). On the blocks' device."""
-    xp = array_module(blocks["x0"])
-    chain = blocks["chain"]
-    strand = xp.asarray(chains["strand"])[chain].astype(xp.int8)
-    qrec, rrec = xp.asarray(chains["qrec"])[chain].astype(xp.int64), xp.asarray(chains["rrec"])[chain].astype(xp.int64)
-    qpos = xp.asarray(query.starts)[qrec] + blocks["x0"]
-    roff = xp.where(strand == 1, xp.asarray(reference.reverse_starts())[rrec], xp.asarray(reference.starts)[rrec])
-    return qpos, roff + blocks["y0"], blocks["xe"] - blocks["x0"], strand
 
 
 def gaps_between(achain, ax, ay, alen) -> tuple:

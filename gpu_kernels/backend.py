@@ -58,6 +58,7 @@ class NumpyBackend:
     whole_record_matches = staticmethod(matches.whole_record_matches)
     table_batches = staticmethod(device.table_batches)
     chain_hsps = staticmethod(chains.chain_hsps)
+    refine_blocks = staticmethod(chains.refine_blocks)
     align_chains = staticmethod(align.align_chains)
     batch_rows = 1 << 21  # rows a pass over a table takes at once: a row group or two (measured fastest)
 
@@ -131,6 +132,7 @@ class CupyBackend(NumpyBackend):
     whole_record_matches = staticmethod(matches.whole_record_matches_cupy)
     table_batches = staticmethod(device.table_batches_cupy)
     chain_hsps = staticmethod(chains.chain_hsps_cupy)
+    refine_blocks = staticmethod(chains.refine_blocks_cupy)
     align_chains = staticmethod(align.align_chains_cupy)
     batch_rows = 1 << 26
 

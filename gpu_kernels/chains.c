@@ -10,7 +10,9 @@
  *
  * take_chains: best-first extraction (walks of predecessors until an HSP already taken).
  * backbone: chains in order, kept where more than half of their aligned bases are new on both
- * genomes (a bit a base of each genome). */
+ * genomes (a bit a base of each genome).
+ * chain_refine: the chains' blocks as written: each seam between two overlapping HSPs of a chain put
+ * where their columns score best, and each block cut at its drops (tests/oracle_chains.refine). */
 #include "cpu.h"
 
 #include <stdlib.h>
@@ -351,4 +353,135 @@ PyObject *py_backbone(PyObject *self, PyObject *args) {
         }
     }
     return release_buffers(b, 8, ok);
+}
+
+/* ---- the blocks as written: seams and drops ---- */
+
+typedef struct {
+    const uint8_t *q, *rf, *rr;
+    const int64_t *qpos, *rpos, *x0, *xe, *y0, *trim;
+    const uint8_t *seam;            /* seam[b]: b overlapped the block before it, so a seam lies between them */
+    const int8_t *strand;
+    int64_t n, match, mismatch, n_score, drop;
+    int64_t *count;                 /* count mode: pieces a block; fill mode: where its first goes */
+    int64_t *pblock, *px0, *pxe, *pids;
+    int fill;
+} refine_job;
+
+static inline int64_t column_score(const refine_job *j, uint8_t a, uint8_t b) {
+    if (a == N_CODE || b == N_CODE)
+        return j->n_score;
+    return a == b ? j->match : j->mismatch;
+}
+
+/* The query position where block a ends and block a + 1 starts, less the shift: over every c from
+ * lo to a's end, a's columns before c and a + 1's from c on, the first c of the highest score. */
+static int64_t seam_at(const refine_job *j, int64_t a) {
+    const int64_t b = a + 1, da = j->x0[a] - j->y0[a], db = j->x0[b] - j->y0[b];
+    const int64_t shift = db > da ? db - da : 0;
+    const int64_t lo_a = j->x0[a] + 1, lo_b = j->x0[b] - j->trim[b] - shift;
+    const int64_t lo = lo_a > lo_b ? lo_a : lo_b, hi = j->xe[a];
+    const uint8_t *q = j->q + (j->qpos[a] - j->x0[a]);
+    const uint8_t *r = (j->strand[a] ? j->rr : j->rf) + (j->rpos[a] - j->y0[a]);
+    int64_t s = 0;
+    for (int64_t t = lo; t < hi; t++)
+        s += column_score(j, q[t + shift], r[t + shift - db]);
+    int64_t best = s, at = lo;
+    for (int64_t t = lo; t < hi; t++) {
+        s += column_score(j, q[t], r[t - da]) - column_score(j, q[t + shift], r[t + shift - db]);
+        if (s > best)
+            best = s, at = t + 1;
+    }
+    return at;
+}
+
+static void refine_part(void *arg, int t, int threads) {
+    refine_job *j = (refine_job *)arg;
+    size_t lo, hi;
+    part_range((size_t)j->n, t, threads, &lo, &hi);
+    for (size_t b = lo; b < hi; b++) {
+        const int64_t d = j->x0[b] - j->y0[b];
+        int64_t s = j->x0[b], e = j->xe[b];
+        if (j->seam[b]) {
+            const int64_t da = j->x0[b - 1] - j->y0[b - 1];
+            s = seam_at(j, (int64_t)b - 1) + (d > da ? d - da : 0);
+        }
+        if (b + 1 < (size_t)j->n && j->seam[b + 1])
+            e = seam_at(j, (int64_t)b);
+        const uint8_t *q = j->q + (j->qpos[b] - j->x0[b]) + s;
+        const uint8_t *r = (j->strand[b] ? j->rr : j->rf) + (j->rpos[b] - j->y0[b]) + s - d;
+        const int64_t n = e - s;
+        int64_t pieces = 0, at = j->fill ? j->count[b] : 0;
+        int64_t seg = 0, peak = 0, high = 0, score = 0, i = 0;
+#define PIECE(from, to)                                                                           \
+        do {                                                                                      \
+            if (j->fill) {                                                                        \
+                int64_t ids = 0;                                                                  \
+                for (int64_t k = (from); k < (to); k++)                                           \
+                    ids += q[k] == r[k] && q[k] != N_CODE;                                        \
+                j->pblock[at] = (int64_t)b, j->px0[at] = s + (from), j->pxe[at] = s + (to);       \
+                j->pids[at++] = ids;                                                              \
+            }                                                                                     \
+            pieces++;                                                                             \
+        } while (0)
+        while (i < n) {
+            score += column_score(j, q[i], r[i]);
+            i++;
+            if (score > high) {
+                high = score, peak = i;
+            } else if (j->drop && score <= high - j->drop) {
+                /* a drop: from the peak to its lowest point before the score rises drop above it */
+                int64_t low = score, bottom = i, k = i, run = score;
+                while (k < n) {
+                    run += column_score(j, q[k], r[k]);
+                    k++;
+                    if (run >= low + j->drop)
+                        break;
+                    if (run < low)
+                        low = run, bottom = k;
+                }
+                if (peak > seg)
+                    PIECE(seg, peak);
+                seg = peak = i = bottom;
+                high = score = low;
+            }
+        }
+        if (n > seg)
+            PIECE(seg, n);
+        else if (pieces == 0) /* a block cut whole is kept whole: every chain keeps all its blocks */
+            PIECE(0, n);
+#undef PIECE
+        if (!j->fill)
+            j->count[b] = pieces;
+    }
+}
+
+/* chain_refine(q, rf, rr, qpos, rpos, x0, xe, y0, trim, seam, strand, match, mismatch, n_score, drop,
+ * count, fill, pblock, px0, pxe, pids, threads): the pieces of every chain block, counted (count[b])
+ * or written from count[b] on: each piece's block, query start and end on the block's diagonal, and
+ * identical columns. Blocks in chain order, with the start of each in the query codes and in the
+ * codes of its strand. */
+PyObject *py_chain_refine(PyObject *self, PyObject *args) {
+    Py_buffer b[16];
+    long long match, mismatch, n_score, drop;
+    int fill, threads;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*LLLLw*pw*w*w*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+                          &b[6], &b[7], &b[8], &b[9], &b[10], &match, &mismatch, &n_score, &drop, &b[11], &fill,
+                          &b[12], &b[13], &b[14], &b[15], &threads))
+        return NULL;
+    const int64_t n = b[3].len / 8;
+    int ok = 1;
+    for (int k = 4; k < 9 && ok; k++)
+        ok = check_items(&b[k], "chain_refine", 8, n);
+    ok = ok && check_items(&b[9], "chain_refine", 1, n) && check_items(&b[10], "chain_refine", 1, n) &&
+         check_items(&b[11], "chain_refine", 8, n) && drop >= 0;
+    if (!ok)
+        return release_buffers(b, 16, PyErr_Occurred() ? 0 : (PyErr_SetString(PyExc_ValueError, "chain_refine"), 0));
+    refine_job j = {b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[5].buf, b[6].buf, b[7].buf, b[8].buf,
+                    b[9].buf, b[10].buf, n, match, mismatch, n_score, drop, b[11].buf, b[12].buf, b[13].buf,
+                    b[14].buf, b[15].buf, fill};
+    Py_BEGIN_ALLOW_THREADS
+    run_parallel(refine_part, &j, threads < 1 ? 1 : threads);
+    Py_END_ALLOW_THREADS
+    return release_buffers(b, 16, 1);
 }

@@ -20,9 +20,11 @@ import numpy as np
 
 from . import native
 from .arrays import BLOCK, array_module, blocks, cupy, kernel, stable_argsort, to_host
+from .arrays import blocks as grid  # where a function's `blocks` is the chains' blocks
 from .hsps import complete, in_order, order_by
 from .params import Params
 from .schema import CHAIN, HSP
+from .seqset import reverse_complement
 
 log = logging.getLogger(__name__)
 
@@ -386,3 +388,99 @@ def chain_blocks(hsps: dict, members: dict, rlens) -> dict:
     dx[:-1], dy[:-1] = x0[1:] - xe[:-1], y0[1:] - ye[:-1]
     dx[last], dy[last] = 0, 0
     return {"chain": chain, "x0": x0, "xe": xe, "y0": y0, "ye": ye, "dx": dx, "dy": dy, "first": first, "last": last}
+
+
+def block_positions(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet) -> tuple:
+    """(qpos, rpos, length, strand) of each chain block: where it starts in the query codes and in the
+    codes of the reference strand of its chain (the reverse strand's: the reference codes' reverse
+    complement), its length, and the strand (int8). On the blocks' device."""
+    xp = array_module(blocks["x0"])
+    chain = blocks["chain"]
+    strand = xp.asarray(chains["strand"])[chain].astype(xp.int8)
+    qrec, rrec = xp.asarray(chains["qrec"])[chain].astype(xp.int64), xp.asarray(chains["rrec"])[chain].astype(xp.int64)
+    qpos = xp.asarray(query.starts)[qrec] + blocks["x0"]
+    roff = xp.where(strand == 1, xp.asarray(reference.reverse_starts())[rrec], xp.asarray(reference.starts)[rrec])
+    return qpos, roff + blocks["y0"], blocks["xe"] - blocks["x0"], strand
+
+
+def refine_blocks(chains: dict, blocks: dict, query, reference, params: Params, threads: int = 0,
+                  codes: tuple | None = None) -> tuple[dict, dict]:
+    """(the chains table, the blocks) as written (README "What a chain is", 6): each seam between two
+    overlapping members of a chain put where their columns score best, each block cut at its drops;
+    the table's spans, `aligned` and `identities` are the pieces'. The chains and chain_blocks' blocks
+    with their `trim`, on the host; codes: unused (the SeqSets' codes are on the host)."""
+    cpu = native.module("_cpu")
+    threads = threads or native.threads()
+    args = _refine_args(chains, blocks, query, reference, params)
+    n = int(blocks["x0"].size)
+    count = np.empty(n, dtype=np.int64)
+    none = np.empty(0, dtype=np.int64)
+    cpu.chain_refine(query.codes, reference.codes, reference.reverse_codes, *args, count, False, none, none, none,
+                     none, threads)
+    at = np.concatenate(([0], np.cumsum(count)))
+    pieces = [np.empty(int(at[-1]), dtype=np.int64) for _ in range(4)]
+    cpu.chain_refine(query.codes, reference.codes, reference.reverse_codes, *args, at[:-1].copy(), True, *pieces,
+                     threads)
+    return _pieces(chains, blocks, *pieces, reference.lengths)
+
+
+def refine_blocks_cupy(chains: dict, blocks: dict, query, reference, params: Params, threads: int = 0,
+                       codes: tuple | None = None) -> tuple[dict, dict]:
+    """refine_blocks on the device (chains.cu, a thread a block): the same table and blocks, on the
+    host. codes: both sides' codes on the device (compare's), else copied there."""
+    cp = cupy()
+    q, rf = (cp.asarray(c) for c in (codes or (query.codes, reference.codes)))
+    rr = reverse_complement(rf)
+    on_device = {name: cp.asarray(blocks[name]) for name in ("chain", "x0", "xe", "y0", "ye", "trim", "first")}
+    args = _refine_args(chains, on_device, query, reference, params)
+    n = int(blocks["x0"].size)
+    count = cp.zeros(max(n, 1), dtype=cp.int64)[:n]
+    none = cp.zeros(1, dtype=cp.int64)
+    launch = kernel("chains.cu", "chain_refine")
+    if n:
+        launch((grid(n),), (BLOCK,), (q, rf, rr, *args[:6], cp.int64(n), *args[6:], count, cp.int32(0), none,
+                                          none, none, none))
+    at = cp.concatenate((cp.zeros(1, dtype=cp.int64), cp.cumsum(count)))
+    total = int(at[-1])
+    pieces = [cp.zeros(max(total, 1), dtype=cp.int64)[:total] for _ in range(4)]
+    if total:
+        launch((grid(n),), (BLOCK,), (q, rf, rr, *args[:6], cp.int64(n), *args[6:], at[:-1].copy(), cp.int32(1),
+                                          *pieces))
+    return _pieces(chains, blocks, *(to_host(p) for p in pieces), reference.lengths)
+
+
+def _refine_args(chains: dict, blocks: dict, query, reference, params: Params) -> tuple:
+    """chain_refine's arguments after the codes: (qpos, rpos, x0, xe, y0, trim, seam, strand, match,
+    mismatch, n_score, drop), on the blocks' device; a seam lies before each block that overlapped
+    the one before it."""
+    xp = array_module(blocks["x0"])
+    qpos, rpos, _, strand = block_positions(chains, blocks, query, reference)
+    seam = (~blocks["first"] & (blocks["trim"] > 0)).astype(xp.uint8)
+    e = params.extension
+    return (qpos, rpos, blocks["x0"], blocks["xe"], blocks["y0"], blocks["trim"], seam, strand,
+            *(np.int64(v) for v in (e.match, e.mismatch, e.n_score, params.chaining.block_drop)))
+
+
+def _pieces(chains: dict, blocks: dict, pblock, px0, pxe, pids, rlens) -> tuple[dict, dict]:
+    """(the chains table, the blocks) from refine_blocks' pieces (each one's block, query start and end,
+    identities; host arrays). Every chain keeps a piece of each of its blocks."""
+    chain = np.asarray(blocks["chain"])[pblock]
+    diagonal = (np.asarray(blocks["x0"]) - np.asarray(blocks["y0"]))[pblock]
+    x0, xe = px0, pxe
+    y0, ye = x0 - diagonal, xe - diagonal
+    first = _run_starts(chain)
+    last = np.concatenate((first[1:], np.ones(min(1, chain.size), dtype=bool)))
+    dx, dy = np.zeros(chain.size, dtype=np.int64), np.zeros(chain.size, dtype=np.int64)
+    dx[:-1], dy[:-1] = x0[1:] - xe[:-1], y0[1:] - ye[:-1]
+    dx[last], dy[last] = 0, 0
+    table = dict(chains)
+    if chain.size:
+        starts, ends = np.flatnonzero(first), np.flatnonzero(last)
+        reverse = np.asarray(chains["strand"]) == 1
+        rlen = np.asarray(rlens, dtype=np.int64)[np.asarray(chains["rrec"], dtype=np.int64)]
+        table.update(qstart=x0[starts], qend=xe[ends],
+                     rstart=np.where(reverse, rlen - ye[ends], y0[starts]),
+                     rend=np.where(reverse, rlen - y0[starts], ye[ends]),
+                     aligned=np.add.reduceat(xe - x0, starts), identities=np.add.reduceat(pids, starts))
+    return table, {"chain": chain, "x0": x0, "xe": xe, "y0": y0, "ye": ye, "dx": dx, "dy": dy, "first": first,
+                   "last": last}

@@ -110,6 +110,7 @@ PyObject *py_chain_keys(PyObject *self, PyObject *args);
 PyObject *py_chain_dp(PyObject *self, PyObject *args);
 PyObject *py_take_chains(PyObject *self, PyObject *args);
 PyObject *py_backbone(PyObject *self, PyObject *args);
+PyObject *py_chain_refine(PyObject *self, PyObject *args);
 PyObject *py_align_anchors(PyObject *self, PyObject *args);
 PyObject *py_align_fill(PyObject *self, PyObject *args);
 PyObject *py_align_text(PyObject *self, PyObject *args);

@@ -91,12 +91,13 @@ class Result:
         return text_from_parts(kind, path, self.meta(), parts, threads)
 
     def chain(self) -> dict:
-        """Chain the HSPs (chains.py), once: the chains table (each HSP's chain goes to chain_of)."""
+        """Chain the HSPs (chains.py), once: the chains table (each HSP's chain goes to chain_of) and
+        their blocks as written (seams placed, drops cut)."""
         if self._chains is None:
             q, r = self.query, self.reference
             table, self.chain_of, blocks = self.backend.chain_hsps(self.table, q.lengths, r.lengths, self.params,
                                                                    ordered=True)
-            self._chains = table, blocks
+            self._chains = self.backend.refine_blocks(table, blocks, q, r, self.params, codes=self.codes)
         return self._chains[0]
 
     def write_chains(self, paths: dict) -> dict:

@@ -101,9 +101,11 @@ class Chaining:
     chain_gap_extend: int = 1    # and of each base it shifts by
     chain_gap_base: int = 1      # hundredths of a score point a base of the gap costs (unaligned bases)
     min_chain_score: int = 300   # chains scoring less are dropped (a lone repeat hit scores 50-300)
+    block_drop: int = 5          # a chain block is cut where its columns' score drops this far (0: never)
 
     def __post_init__(self) -> None:
-        for name in ("max_gap", "chain_gap_open", "chain_gap_extend", "chain_gap_base", "min_chain_score"):
+        for name in ("max_gap", "chain_gap_open", "chain_gap_extend", "chain_gap_base", "min_chain_score",
+                     "block_drop"):
             if getattr(self, name) < 0:
                 raise InputError(f"{name} = {getattr(self, name)} is negative")
         if self.max_shift < 1:

@@ -102,3 +102,65 @@ def chains(h: dict, rlens, p) -> tuple[list[int], list[tuple[int, int]]]:
             covered["r"] |= rbases
         result.append((score, int(keep)))
     return chain_of, result
+
+
+def column_score(a: int, b: int, p) -> int:
+    """An HSP's score of a column of codes a and b (N is code 4)."""
+    if a == 4 or b == 4:
+        return p.n_score
+    return p.match if a == b else p.mismatch
+
+
+def refine(blocks: list, q, r, p) -> list:
+    """A chain's blocks as written (README "What a chain is", 6). blocks: (x0, xe, y0, ye, trim) of its
+    members in chain order, trimmed at their starts; q: the query record's codes, r: the codes of the
+    reference record's strand of the chain. Returns the pieces (x0, xe, y0, ye, identities)."""
+    starts = [x0 for x0, *_ in blocks]
+    ends = [xe for _, xe, *_ in blocks]
+    for k in range(1, len(blocks)):
+        (ax0, axe, ay0, _, _), (bx0, _, by0, _, btrim) = blocks[k - 1], blocks[k]
+        if btrim == 0:
+            continue
+        da, db = ax0 - ay0, bx0 - by0
+        shift = max(0, db - da)
+        lo, hi = max(ax0 + 1, bx0 - btrim - shift), axe
+
+        def total(c):
+            return (sum(column_score(q[t], r[t - da], p) for t in range(lo, c))
+                    + sum(column_score(q[t + shift], r[t + shift - db], p) for t in range(c, hi)))
+
+        scores = [total(c) for c in range(lo, hi + 1)]
+        c = lo + scores.index(max(scores))  # the first of the best
+        ends[k - 1], starts[k] = c, c + shift
+    pieces = []
+    for (x0, _, y0, _, _), s, e in zip(blocks, starts, ends):
+        d = x0 - y0
+        cols = [column_score(q[t], r[t - d], p) for t in range(s, e)]
+        score = [0]
+        for v in cols:
+            score.append(score[-1] + v)
+        kept, seg, peak, i, n = [], 0, 0, 0, len(cols)
+        while i < n:
+            i += 1
+            high = max(score[seg:i])  # the segment's highest point so far; peak: the first place of it
+            if score[i] > high:
+                peak = i
+            elif p.block_drop and score[i] <= high - p.block_drop:
+                # a drop: from the peak to the lowest point before the score rises block_drop above it
+                bottom = i
+                for k in range(i + 1, n + 1):
+                    if score[k] >= score[bottom] + p.block_drop:
+                        break
+                    if score[k] < score[bottom]:
+                        bottom = k
+                if peak > seg:
+                    kept.append((seg, peak))
+                seg = peak = i = bottom
+        if n > seg:
+            kept.append((seg, n))
+        elif not kept:  # cut whole: kept whole
+            kept.append((0, n))
+        for a, z in kept:
+            ids = sum(q[t] == r[t - d] and q[t] != 4 for t in range(s + a, s + z))
+            pieces.append((s + a, s + z, s + a - d, s + z - d, ids))
+    return pieces

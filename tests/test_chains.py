@@ -9,7 +9,10 @@ import oracle_chains
 from conftest import MYCO_232, MYCO_7422
 from gpu_kernels import Params, compare
 from gpu_kernels.chains import chain_hsps
+from gpu_kernels.encode import COMPLEMENT
 from gpu_kernels.hsps import sort_rows
+from gpu_kernels.seqset import make_seqset
+from test_align import mutated, strand_codes
 
 
 def drawn_table(seed: int, n: int, records: int, span: int) -> tuple[dict, list, list]:
@@ -122,8 +125,8 @@ def test_every_chain_paf_row_adds_up_and_the_chain_file_is_consistent(tmp_path):
 
 
 def test_crossmap_lifts_intervals_through_the_chain_file(tmp_path):
-    """BED intervals in the middle of backbone chains' HSPs on the reference, lifted by CrossMap
-    through the chain file, land where the HSPs put them on the query (forward and reverse)."""
+    """BED intervals in the middle of backbone chains' blocks on the reference, lifted by CrossMap
+    through the chain file, land where the blocks put them on the query (forward and reverse)."""
     import shutil
     import subprocess
 
@@ -132,27 +135,28 @@ def test_crossmap_lifts_intervals_through_the_chain_file(tmp_path):
     if shutil.which("CrossMap") is None:
         pytest.skip("CrossMap is not installed (the test extras install it)")
     result = compare(MYCO_232, MYCO_7422, Params())
-    chains, chain_of, members = chain_hsps(result.hsps, result.query.lengths, result.reference.lengths, Params())
+    chains = result.chain()
+    _, blocks = result._chains
     paths = chain_outputs(tmp_path)
-    h = result.hsps
-    untrimmed = np.zeros(chain_of.size, dtype=bool)
-    untrimmed[members["rows"][members["trim"] == 0]] = True
-    on_backbone = np.flatnonzero((chain_of >= 0) & (chains["backbone"][np.maximum(chain_of, 0)] == 1) & untrimmed)
+    rlen = int(result.reference.lengths[0])
+    reverse = chains["strand"][blocks["chain"]] == 1
+    rlo = np.where(reverse, rlen - blocks["ye"], blocks["y0"])  # the blocks on the reference's forward strand
+    on_backbone = np.flatnonzero((chains["backbone"][blocks["chain"]] == 1) & (blocks["xe"] - blocks["x0"] > 400))
     # intervals that one backbone chain alone spans on the reference (CrossMap may take any chain over one)
     spans = [(a, b) for a, b, keep in zip(chains["rstart"], chains["rend"], chains["backbone"]) if keep]
-    alone = [i for i in on_backbone if sum(a < h["rstart"][i] + 250 and h["rstart"][i] + 150 < b for a, b in spans) == 1]
-    picked = np.array([i for i in alone if h["qend"][i] - h["qstart"][i] > 400][::2])
-    assert picked.size > 15 and (h["strand"][picked] == 1).sum() >= 3
+    alone = [i for i in on_backbone if sum(a < rlo[i] + 250 and rlo[i] + 150 < b for a, b in spans) == 1]
+    picked = np.array(alone[::2])
+    assert picked.size > 15 and reverse[picked].sum() >= 3
     rname = result.reference.names[0]
     lines, want = [], {}
     for i in picked:
-        a, b = int(h["rstart"][i]) + 150, int(h["rstart"][i]) + 250
-        if h["strand"][i] == 0:
-            q = (int(h["qstart"][i]) + 150, int(h["qstart"][i]) + 250)
+        a, b = int(rlo[i]) + 150, int(rlo[i]) + 250
+        if not reverse[i]:
+            q = (int(blocks["x0"][i]) + 150, int(blocks["x0"][i]) + 250)
         else:
-            q = (int(h["qend"][i]) - 250, int(h["qend"][i]) - 150)
+            q = (int(blocks["xe"][i]) - 250, int(blocks["xe"][i]) - 150)
         lines.append(f"{rname}\t{a}\t{b}\tx{i}\t0\t+")
-        want[f"x{i}"] = (q, "+" if h["strand"][i] == 0 else "-")
+        want[f"x{i}"] = (q, "-" if reverse[i] else "+")
     (tmp_path / "in.bed").write_text("\n".join(lines) + "\n")
     subprocess.run(["CrossMap", "bed", str(paths["c.chain"]), str(tmp_path / "in.bed"), str(tmp_path / "out.bed")],
                    check=True, capture_output=True)
@@ -243,3 +247,85 @@ def test_the_hsp_table_of_a_run_with_chains_holds_each_hsps_chain(tmp_path):
     subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", MYCO_232, MYCO_7422, "--hsps", str(plain)],
                    check=True, cwd=ROOT, capture_output=True)
     assert "chain" not in pq.read_schema(plain).names
+
+
+def refine_case(seed: int, records: int):
+    """(query, reference): records pairs of 2-4 kb sequences from one ancestor each, the query 2-15 %
+    diverged with indels (close pairs of them make ungapped HSPs run across shifted stretches), N
+    runs, some reference records stored reverse-complemented, and a repeat copied into another."""
+    rng = np.random.default_rng(seed)
+    qseqs, rseqs = [], []
+    for _ in range(records):
+        ancestor = rng.integers(0, 4, int(rng.integers(2000, 4000))).astype(np.uint8)
+        qseq, _ = mutated(rng, ancestor, float(rng.choice([0.02, 0.08, 0.15])), float(rng.choice([0.005, 0.02])))
+        for at in sorted(rng.integers(0, qseq.size - 40, qseq.size // 250))[::-1]:  # shifted stretches
+            span = int(rng.integers(4, 30))  # a base deleted, one inserted span bases on
+            qseq = np.concatenate((qseq[:at], qseq[at + 1:at + 1 + span], rng.integers(0, 4, 1).astype(np.uint8),
+                                   qseq[at + 1 + span:]))
+        rseq = ancestor.copy()
+        if rng.random() < 0.4:
+            rseq = COMPLEMENT[rseq[::-1]]
+        if rng.random() < 0.5:  # a repeat: a piece of the query copied elsewhere in the reference
+            a = int(rng.integers(0, qseq.size - 300))
+            rseq = np.concatenate((rseq, np.minimum(qseq[a:a + 300], 3)))
+        qseqs.append(qseq)
+        rseqs.append(rseq)
+    return (make_seqset([f"q{i}" for i in range(records)], qseqs),
+            make_seqset([f"r{i}" for i in range(records)], rseqs))
+
+
+def refined_by_the_oracle(query, reference, chains: dict, blocks: dict, params: Params) -> list:
+    """Every chain's pieces by oracle_chains.refine: (chain, x0, xe, y0, ye, identities)."""
+    p = SimpleNamespace(**params.as_dict())
+    out = []
+    for c in range(chains["chain"].size):
+        mine = blocks["chain"] == c
+        members = list(zip(*(blocks[name][mine].tolist() for name in ("x0", "xe", "y0", "ye", "trim"))))
+        q = strand_codes(query, int(chains["qrec"][c]), 0)
+        r = strand_codes(reference, int(chains["rrec"][c]), int(chains["strand"][c]))
+        out += [(c, *piece) for piece in oracle_chains.refine(members, q, r, p)]
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), records=st.integers(1, 3), drop=st.sampled_from([0, 1, 3, 5, 20]),
+       mismatch=st.sampled_from([-1, -3]))
+def test_refined_blocks_equal_the_oracle(seed, records, drop, mismatch):
+    """Seams between overlapping HSPs and the blocks' drops (chains.refine_blocks) as the oracle
+    places them, and the chains' spans, aligned bases and identities from the pieces."""
+    from gpu_kernels.chains import refine_blocks
+
+    query, reference = refine_case(seed, records)
+    params = Params(k=12, min_len=24, mismatch=mismatch, min_chain_score=30, block_drop=drop)
+    result = compare(query, reference, params)
+    chains, _, members = chain_hsps(result.hsps, query.lengths, reference.lengths, params)
+    table, blocks = refine_blocks(chains, members, query, reference, params, threads=3)
+    want = refined_by_the_oracle(query, reference, chains, members, params)
+    got = list(zip(*(blocks[name].tolist() for name in ("chain", "x0", "xe", "y0", "ye"))))
+    assert got == [w[:5] for w in want]
+    ids = np.zeros(chains["chain"].size, dtype=np.int64)
+    np.add.at(ids, [w[0] for w in want], [w[5] for w in want])
+    assert table["identities"].tolist() == ids.tolist()
+    assert table["aligned"].tolist() == np.bincount(blocks["chain"], blocks["xe"] - blocks["x0"],
+                                                    chains["chain"].size).astype(np.int64).tolist()
+    assert np.array_equal(blocks["dx"][~blocks["last"]], blocks["x0"][1:][~blocks["last"][:-1]] -
+                          blocks["xe"][:-1][~blocks["last"][:-1]])
+    assert (blocks["dx"] >= 0).all() and (blocks["dy"] >= 0).all() and (blocks["xe"] > blocks["x0"]).all()
+    assert np.array_equal(np.unique(blocks["chain"]), chains["chain"])  # every chain keeps its blocks
+
+
+def test_refined_blocks_move_seams_and_cut_drops():
+    """On a diverged pair with indels, seams move and drops are cut (the property test's cases are
+    not all trivial), and every chain PAF row still adds up to its spans."""
+    from gpu_kernels.chains import refine_blocks
+
+    query, reference = refine_case(7, 3)
+    params = Params(k=12, min_len=24, min_chain_score=30)
+    result = compare(query, reference, params)
+    chains, _, members = chain_hsps(result.hsps, query.lengths, reference.lengths, params)
+    table, blocks = refine_blocks(chains, members, query, reference, params)
+    assert blocks["x0"].size > members["x0"].size  # drops cut
+    seams = np.flatnonzero(~members["first"] & (members["trim"] > 0))
+    moved = np.isin(members["x0"][seams], blocks["x0"], invert=True)
+    assert seams.size > 10 and moved.sum() > 3
+    assert (table["aligned"] < chains["aligned"]).any()

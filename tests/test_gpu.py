@@ -11,6 +11,7 @@ from generate import related_pair
 from gpu_kernels import Params, compare
 from hspsets import hsp_set, records
 from test_align import drawn_case  # at import: a @given module imported inside a @given test is nested
+from test_chains import refine_case
 from gpu_kernels.fasta import read_fasta
 from gpu_kernels.seeds import seed_groups
 from gpu_kernels.seqset import make_seqset
@@ -688,6 +689,25 @@ def test_device_chains_equal_the_host_ones_on_drawn_tables(seed, n, records, max
     table, qlens, rlens = drawn_table(seed, n, records, 2000)
     same_chains(table, qlens, rlens, Params(max_shift=max_shift, max_gap=max_gap, min_chain_score=min_chain_score,
                                             chain_gap_open=gap_open))
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6), records=st.integers(1, 3), drop=st.sampled_from([0, 1, 5, 20]),
+       mismatch=st.sampled_from([-1, -3]))
+def test_device_refined_chain_blocks_equal_the_host_ones(seed, records, drop, mismatch):
+    """chains.cu's chain_refine (a thread a block) places the seams and cuts the drops as chains.c does
+    (tests/test_chains.py checks that against the oracle), with the device's codes or the host's."""
+    from gpu_kernels.chains import chain_hsps, refine_blocks, refine_blocks_cupy
+
+    query, reference = refine_case(seed, records)
+    params = Params(k=12, min_len=24, mismatch=mismatch, min_chain_score=30, block_drop=drop)
+    result = compare(query, reference, params)
+    chains, _, members = chain_hsps(result.hsps, query.lengths, reference.lengths, params)
+    want = refine_blocks(chains, members, query, reference, params)
+    codes = (cp.asarray(query.codes), cp.asarray(reference.codes)) if seed % 2 else None
+    got = refine_blocks_cupy(chains, members, query, reference, params, codes=codes)
+    for a, b in zip(got, want):
+        assert sorted(a) == sorted(b) and all(np.array_equal(a[name], b[name]) for name in b)
 
 
 def test_device_chains_of_dense_repeats():

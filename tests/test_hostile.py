@@ -951,3 +951,30 @@ def test_a_long_alignment_of_substitutions_is_walked_in_linear_time():
                                                        Extension())
     assert reads1 >= size  # the counter counts: the whole alignment is read
     assert score1.tolist() == score[[0, kept.size // 2, -1]].tolist() == [int(score[0])] * 3
+
+
+def test_filter_finds_the_genomes_for_the_chains_or_says_it_cannot(tmp_path):
+    """The chains' blocks are placed on the sequences, so `filter` needs the genomes: a table whose FASTA
+    files are gone gets one line and exit 2 before any output; --query and --reference name them;
+    genomes that are not the table's get one line and leave no table behind."""
+    import shutil
+
+    a, b = tmp_path / "a.fa.gz", tmp_path / "b.fa.gz"
+    shutil.copy(MYCO_232, a)
+    shutil.copy(MYCO_7422, b)
+    table = tmp_path / "hsps.parquet"
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", str(a), str(b), "--hsps", str(table),
+                    "--chains", str(tmp_path / "c.paf")], check=True, cwd=ROOT, capture_output=True)
+    out = tmp_path / "f"
+    run = lambda *extra: subprocess.run([sys.executable, "-m", "gpu_kernels", "filter", str(table), "-o", str(out),  # noqa: E731
+                                         "--no-plots", *extra], cwd=ROOT, capture_output=True, text=True)
+    assert run().returncode == 0 and (out / "chains.paf").read_bytes() == (tmp_path / "c.paf").read_bytes()
+    shutil.rmtree(out)
+    a.rename(tmp_path / "moved.fa.gz")
+    one_line_error(run(), str(table), "give --query and --reference")
+    assert not out.exists() or not any(out.iterdir())
+    assert run("--query", str(tmp_path / "moved.fa.gz"), "--reference", str(b)).returncode == 0
+    assert (out / "chains.paf").read_bytes() == (tmp_path / "c.paf").read_bytes()
+    shutil.rmtree(out)
+    one_line_error(run("--query", str(b), "--reference", str(b)), str(b), "not those of the HSP table's query")
+    assert not (out / "hsps.parquet").exists()

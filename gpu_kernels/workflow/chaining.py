@@ -6,6 +6,7 @@ backbone kept, over all pairs at the end."""
 from __future__ import annotations
 
 import logging
+import os
 
 import numpy as np
 
@@ -50,9 +51,11 @@ def record_pair_parts(hsps_path: str):
         yield joined(pending)
 
 
-def chain_table(hsps_path: str, qlens, rlens, params: Params, backend: str = "numpy") -> tuple[dict, dict]:
+def chain_table(hsps_path: str, qlens, rlens, params: Params, backend: str = "numpy", sides: tuple | None = None
+                ) -> tuple[dict, dict]:
     """(the chains table in chain order, the chains' blocks: chains.chain_blocks) of an HSP table;
-    backend cupy: each record pair chained on the device (chain_hsps_cupy)."""
+    backend cupy: each record pair chained on the device (chain_hsps_cupy). sides: both genomes'
+    SeqSets, to give the blocks as written (chains.refine_blocks) and the table from them."""
     tables, blocks, heads, count = [], [], [], 0
     engine = get_backend(backend)
     for offset, part in record_pair_parts(hsps_path):
@@ -66,7 +69,7 @@ def chain_table(hsps_path: str, qlens, rlens, params: Params, backend: str = "nu
         count += int(table["chain"].size)
     if not tables:  # no HSP: the empty table's chains, none
         table, _, members = chain_hsps(HSP.empty(), qlens, rlens, params)
-        return table, _blocks(members)
+        return _refined(table, _blocks(members), params, engine, sides)
     table = {name: np.concatenate([t[name] for t in tables]) for name in CHAIN.names}
     blocks = {name: np.concatenate([b[name] for b in blocks]) for name in blocks[0]}
     order = np.lexsort((np.concatenate(heads), -table["score"]))  # chain order over every record pair
@@ -78,25 +81,32 @@ def chain_table(hsps_path: str, qlens, rlens, params: Params, backend: str = "nu
     placed = stable_argsort(blocks["chain"])
     blocks = {name: column[placed] for name, column in blocks.items()}
     table["backbone"] = backbone(table, blocks, qlens, rlens)
-    return table, blocks
+    return _refined(table, blocks, params, engine, sides)
+
+
+def _refined(table: dict, blocks: dict, params: Params, engine, sides: tuple | None) -> tuple[dict, dict]:
+    """The chains and blocks as written where both genomes' SeqSets are at hand."""
+    return engine.refine_blocks(table, blocks, *sides, params) if sides else (table, blocks)
 
 
 def _blocks(members: dict) -> dict:
     """The block columns of chain_hsps' members (their rows and trims belong to one part's table)."""
-    return {name: column for name, column in members.items() if name not in ("rows", "trim")}
+    return {name: column for name, column in members.items() if name != "rows"}
 
 
 def write_chains(hsps_path: str, paths: dict, backend: str = "numpy", aligned: dict | None = None,
-                 index: dict | None = None) -> None:
+                 index: dict | None = None, sides: tuple | None = None) -> None:
     """The chains of a genome pair's HSP table, written where paths (by kind: chains_paf, chain_file,
-    chains_table) say, with the table's parameters; backend cupy: chained on the device. Where aligned
-    names outputs (align.write_alignments' kinds), the chains' alignments too, from both genomes'
-    index files (index: qcodes, qtable, rcodes, rtable)."""
+    chains_table) say, with the table's parameters; backend cupy: chained on the device. index (qcodes,
+    qtable, rcodes, rtable: both genomes' index files) or sides (their SeqSets) gives the blocks as
+    written; where aligned names outputs (align.write_alignments' kinds), the chains' alignments too."""
     meta = read_meta(hsps_path)
     params = Params(**meta["params"]) if meta.get("params") else Params()
     q, r = meta["query"], meta["reference"]
     qlens, rlens = np.asarray(q["lengths"], dtype=np.int64), np.asarray(r["lengths"], dtype=np.int64)
-    table, blocks = chain_table(hsps_path, qlens, rlens, params, backend)
+    if sides is None and index and all(index.values()):
+        sides = load_sides(meta, index)
+    table, blocks = chain_table(hsps_path, qlens, rlens, params, backend, sides)
     log.info("%d chains, %d in the backbone", table["chain"].size, int(table["backbone"].sum()))
     for kind in ("chains_paf", "chain_file"):
         if paths.get(kind):
@@ -107,23 +117,75 @@ def write_chains(hsps_path: str, paths: dict, backend: str = "numpy", aligned: d
                        record=CHAIN) as writer:
             writer.write(table)
     if aligned and any(aligned.values()):
-        write_pair_alignments(table, blocks, meta, params, backend, aligned, index)
+        write_pair_alignments(table, blocks, meta, params, backend, aligned, sides)
 
 
-def write_pair_alignments(table: dict, blocks: dict, meta: dict, params: Params, backend: str, aligned: dict,
-                          index: dict) -> None:
-    """A genome pair's chains aligned (align.py) and written: the genomes' records read from their
-    index (codes.npy, a SeqSet's layout), checked against the HSP table's record tables."""
-    from ..align import align_chains, align_chains_cupy, write_alignments
+def load_sides(meta: dict, index: dict) -> tuple:
+    """Both genomes' SeqSets from their index files (codes.npy, a SeqSet's layout), checked against the
+    HSP table's record tables."""
     from .genome import WHOLE, load_bin, read_table
 
     sides = []
     for side, codes, rows in (("query", index["qcodes"], index["qtable"]), ("reference", index["rcodes"],
                                                                              index["rtable"])):
         seqset, _ = load_bin(codes, read_table(rows), WHOLE)
-        if list(seqset.names) != [str(n) for n in meta[side]["names"]]:
-            raise ValueError(f"{codes}: the index's records are not those of the HSP table's {side}")
+        check_records(seqset, meta, side, codes)
         sides.append(seqset)
+    return tuple(sides)
+
+
+def check_records(seqset, meta: dict, side: str, where: str) -> None:
+    """A genome's records are those of the HSP table's side (names and lengths), else an InputError."""
+    from ..errors import InputError
+
+    if list(seqset.names) != [str(n) for n in meta[side]["names"]] or \
+            [int(n) for n in seqset.lengths] != [int(n) for n in meta[side]["lengths"]]:
+        raise InputError(f"its records are not those of the HSP table's {side}", where)
+
+
+def find_sides(table_path: str, meta: dict, query: str | None = None, reference: str | None = None):
+    """Where both genomes' sequences are for a finished run's table: the FASTA files given, else the
+    workflow's index beside the run (RESULTS/index/GENOME/codes.npy for RESULTS/SET/PAIR/hsps.parquet),
+    else the FASTA files the table names (query_fasta, reference_fasta). Returns a function that loads
+    them (their SeqSets, checked against the table's records); an InputError at once where none is found."""
+    from ..engine import as_seqsets
+    from ..errors import InputError
+
+    def from_fasta(query: str, reference: str):
+        def load() -> tuple:
+            found = as_seqsets(query, reference, 1)
+            for seqset, side, path in zip(found, ("query", "reference"), (query, reference)):
+                check_records(seqset, meta, side, path)
+            return found
+        return load
+
+    if query or reference:
+        if not (query and reference):
+            raise InputError("give both --query and --reference (the genomes' FASTA files)")
+        for path in (query, reference):
+            if not os.path.isfile(path):
+                raise InputError("no such file", path)
+        return from_fasta(query, reference)
+    results = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(table_path))))
+    index = {}
+    for key, side in (("q", "query"), ("r", "reference")):
+        folder = os.path.join(results, "index", str(meta.get(f"{side}_genome")))
+        index[f"{key}codes"] = os.path.join(folder, "codes.npy")
+        index[f"{key}table"] = os.path.join(folder, "chromosomes.tsv")
+    if meta.get("query_genome") and meta.get("reference_genome") and all(map(os.path.isfile, index.values())):
+        return lambda: load_sides(meta, index)
+    fastas = [meta.get("query_fasta"), meta.get("reference_fasta")]
+    if all(path and os.path.isfile(path) for path in fastas):
+        return from_fasta(*fastas)
+    raise InputError("the chains' blocks need both genomes' sequences: give --query and --reference (neither "
+                     "the run's index nor the FASTA files the table names are found)", table_path)
+
+
+def write_pair_alignments(table: dict, blocks: dict, meta: dict, params: Params, backend: str, aligned: dict,
+                          sides: tuple) -> None:
+    """A genome pair's chains aligned (align.py) and written, from both genomes' SeqSets."""
+    from ..align import align_chains, align_chains_cupy, write_alignments
+
     align = align_chains_cupy if backend == "cupy" else align_chains
     al = align(table, blocks, *sides, params)
     log.info("%d alignments, %d one-to-one", al["qstart"].size, int(al["backbone"].sum()))

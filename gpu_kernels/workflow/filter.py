@@ -7,9 +7,10 @@ import os
 from ..formats import FORMATS, HspWriter, default_threads, iter_hsps, read_meta, text_from_table
 from ..formats.tables import check_rows
 from ..hsps import passes
+from ..errors import InputError
 from ..params import Params
 from .genome import Genome
-from .chaining import write_chains
+from .chaining import find_sides, write_chains
 from .outputs import CHAIN_KINDS, PAIR_OUTPUTS
 from .pictures import pair_pictures
 from .tables import coverage_tables
@@ -48,12 +49,13 @@ def clear_earlier(out_dir: str) -> None:
 
 def filter_table(table_path: str, out_dir: str, min_len: int = 0, min_identity: float = 0.0,
                  leave_out: set | None = None, max_pair_plots: int = 50, order: str = "reference",
-                 backend: str = "numpy") -> int:
+                 backend: str = "numpy", sequences: tuple = (None, None)) -> int:
     """Tighten a finished run's thresholds without running it again: the rows of an HSP table at
     least min_len long and min_identity percent identical (streamed a row group at a time) into
     out_dir/hsps.parquet, then every output the workflow makes of a genome pair's table (the text
     formats of formats.FORMATS among them), under the same names but those in leave_out (PAIR_OUTPUTS keys). The parameters in the new table's metadata
-    are the tightened ones. Returns the rows kept. (A looser min_identity changes the extension itself: that needs a new run.)"""
+    are the tightened ones. The chains' blocks are placed on the genomes' sequences: sequences (the
+    query's and the reference's FASTA), else those chaining.find_sides finds. Returns the rows kept. (A looser min_identity changes the extension itself: that needs a new run.)"""
     meta = read_meta(table_path)
     params = Params(**meta["params"]) if meta.get("params") else Params()
     rep, ext = params.reporting, params.extension
@@ -63,6 +65,7 @@ def filter_table(table_path: str, out_dir: str, min_len: int = 0, min_identity: 
                           meta["reference"]["lengths"])
     leave_out = leave_out or set()
     out = {kind: None if kind in leave_out else os.path.join(out_dir, name) for kind, name in PAIR_OUTPUTS.items()}
+    sides = find_sides(table_path, meta, *sequences) if any(out[kind] for kind in CHAIN_KINDS) else None
     clear_earlier(out_dir)
     extra = {key: meta[key] for key in ("seeds", "kept_seeds", "query_genome", "reference_genome", "query_fasta",
                                         "reference_fasta") if key in meta}
@@ -77,7 +80,12 @@ def filter_table(table_path: str, out_dir: str, min_len: int = 0, min_identity: 
         if out[kind]:
             text_from_table(kind, out["hsps"], out[kind])
     if any(out[kind] for kind in CHAIN_KINDS):  # chains of the kept HSPs, as the chains rule makes them
-        write_chains(out["hsps"], {kind: out[kind] for kind in CHAIN_KINDS})
+        try:
+            genomes = sides()
+        except InputError:  # genomes that are not the table's: no table left looking finished
+            os.remove(out["hsps"])
+            raise
+        write_chains(out["hsps"], {kind: out[kind] for kind in CHAIN_KINDS}, sides=genomes)
     coverage_tables(out["hsps"], query, reference, out["coverage_pairs"], out["coverage_query"],
                     out["coverage_reference"], out["coverage_genomes"], backend, default_threads(),
                     out["chains_table"])

@@ -1,19 +1,14 @@
 # Chains: a genome pair's HSPs chained, the one-to-one backbone kept; PAF, UCSC chain and Parquet.
-# The chains' gapped alignments too (they need the chains the rule holds, and both genomes' codes).
+# Both genomes' codes: the chains' blocks are placed on the sequences, and the chains' gapped alignments
+# are made here too (they need the chains the rule holds).
 
 
 rule chains:
     input:
-        **(
-            {
-                "qcodes": path("codes", genome="{query}"),
-                "qtable": path("chromosomes", genome="{query}"),
-                "rcodes": path("codes", genome="{reference}"),
-                "rtable": path("chromosomes", genome="{reference}"),
-            }
-            if any(OUT[kind] for kind in ALIGN_KINDS)
-            else {}
-        ),
+        qcodes=path("codes", genome="{query}"),
+        qtable=path("chromosomes", genome="{query}"),
+        rcodes=path("codes", genome="{reference}"),
+        rtable=path("chromosomes", genome="{reference}"),
         hsps=path("hsps"),
     output:
         **{kind: path(kind) for kind in (*CHAIN_KINDS, *ALIGN_KINDS) if OUT[kind]},
