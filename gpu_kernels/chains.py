@@ -438,13 +438,13 @@ def refine_blocks_cupy(chains: dict, blocks: dict, query, reference, params: Par
     none = cp.zeros(1, dtype=cp.int64)
     launch = kernel("chains.cu", "chain_refine")
     if n:
-        launch((grid(n),), (BLOCK,), (q, rf, rr, *args[:6], cp.int64(n), *args[6:], count, cp.int32(0), none,
+        launch((grid(n),), (BLOCK,), (q, rf, rr, *args[:8], cp.int64(n), *args[8:], count, cp.int32(0), none,
                                           none, none, none))
     at = cp.concatenate((cp.zeros(1, dtype=cp.int64), cp.cumsum(count)))
     total = int(at[-1])
     pieces = [cp.zeros(max(total, 1), dtype=cp.int64)[:total] for _ in range(4)]
     if total:
-        launch((grid(n),), (BLOCK,), (q, rf, rr, *args[:6], cp.int64(n), *args[6:], at[:-1].copy(), cp.int32(1),
+        launch((grid(n),), (BLOCK,), (q, rf, rr, *args[:8], cp.int64(n), *args[8:], at[:-1].copy(), cp.int32(1),
                                           *pieces))
     return _pieces(chains, blocks, *(to_host(p) for p in pieces), reference.lengths)
 
