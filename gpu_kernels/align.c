@@ -1,7 +1,8 @@
 /* Gapped alignments of chains (align.py has the definition's steps; the README, "What an alignment
  * is", the rules; tests/oracle_align.py is the oracle; align.cu the device twin).
  *
- * align_anchors: the runs of identical ACGT columns of at least min_anchor inside each chain block,
+ * align_anchors: the runs of identical ACGT columns of at least min_anchor inside each chain block but
+ * microsatellites (a run repeating a unit of 1-6 bases throughout),
  * counted (a first call) or written where the counts' sums say (a second call), blocks on threads.
  * align_fill: every gap between two anchors aligned globally with affine gaps in its band; the
  * direction bits of a cell (which state H came from, whether E and F opened there) are kept for the
@@ -39,6 +40,19 @@ typedef struct {
     int fill;
 } anchor_job;
 
+/* Whether a run of n bases repeats a unit of at most MAX_PERIOD bases throughout (a microsatellite). */
+#define MAX_PERIOD 6
+static int periodic(const uint8_t *s, int64_t n) {
+    for (int64_t p = 1; p <= MAX_PERIOD && p < n; p++) {
+        int64_t i = 0;
+        while (i + p < n && s[i] == s[i + p])
+            i++;
+        if (i + p >= n)
+            return 1;
+    }
+    return 0;
+}
+
 static void anchor_part(void *arg, int t, int threads) {
     anchor_job *a = (anchor_job *)arg;
     size_t lo, hi;
@@ -51,7 +65,7 @@ static void anchor_part(void *arg, int t, int threads) {
                 run++;
                 continue;
             }
-            if (run >= a->min_anchor) {
+            if (run >= a->min_anchor && !periodic(q + i - run, run)) {
                 if (a->fill) {
                     a->ax[at + found] = a->qpos[b] + i - run;
                     a->ay[at + found] = a->rpos[b] + i - run;

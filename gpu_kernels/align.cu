@@ -15,6 +15,19 @@
 #define E_OPEN 4
 #define F_OPEN 8
 
+// align.c's periodic: whether a run repeats a unit of at most MAX_PERIOD bases throughout
+#define MAX_PERIOD 6
+__device__ bool periodic(const unsigned char* s, long long n) {
+    for (long long p = 1; p <= MAX_PERIOD && p < n; p++) {
+        long long i = 0;
+        while (i + p < n && s[i] == s[i + p])
+            i++;
+        if (i + p >= n)
+            return true;
+    }
+    return false;
+}
+
 extern "C" __global__ void align_anchors(const unsigned char* q, const unsigned char* rf, const unsigned char* rr,
                                          const long long* qpos, const long long* rpos, const long long* len,
                                          const signed char* strand, long long n, long long min_anchor,
@@ -30,7 +43,7 @@ extern "C" __global__ void align_anchors(const unsigned char* q, const unsigned 
                 run++;
                 continue;
             }
-            if (run >= min_anchor) {
+            if (run >= min_anchor && !periodic(qs + i - run, run)) {
                 if (fill) {
                     ax[at + found] = qpos[b] + i - run;
                     ay[at + found] = rpos[b] + i - run;

@@ -13,8 +13,14 @@ from __future__ import annotations
 NEG = float("-inf")
 
 
+def microsatellite(bases) -> bool:
+    """Whether bases repeat one unit of 1 to 6 bases from end to end."""
+    return any(all(bases[i] == bases[i + p] for i in range(len(bases) - p)) for p in range(1, min(6, len(bases) - 1) + 1))
+
+
 def anchors(blocks, q, r, min_anchor: int) -> list[tuple[int, int, int]]:
-    """(x, y, length) of every run of at least min_anchor identical ACGT columns inside a block."""
+    """(x, y, length) of every run of at least min_anchor identical ACGT columns inside a block, but
+    microsatellites."""
     out = []
     for x0, xe, y0, ye in blocks:
         run = 0
@@ -23,7 +29,7 @@ def anchors(blocks, q, r, min_anchor: int) -> list[tuple[int, int, int]]:
             if same:
                 run += 1
                 continue
-            if run >= min_anchor:
+            if run >= min_anchor and not microsatellite(q[x0 + t - run:x0 + t]):
                 out.append((x0 + t - run, y0 + t - run, run))
             run = 0
     return out

@@ -56,6 +56,10 @@ def drawn_case(seed: int, records: int):
     qseqs, rseqs, truth, flips = [], [], [], []
     for _ in range(records):
         ancestor = rng.integers(0, 4, int(rng.integers(300, 900))).astype(np.uint8)
+        for _ in range(int(rng.integers(0, 3))):  # microsatellites: no anchor lies wholly in one
+            unit = rng.integers(0, 4, int(rng.integers(1, 8))).astype(np.uint8)
+            at, size = int(rng.integers(0, ancestor.size - 60)), int(rng.integers(14, 60))
+            ancestor[at:at + size] = np.tile(unit, size)[:size]
         qseq, qorigin = mutated(rng, ancestor, 0.03, 0.005)
         rseq, rorigin = mutated(rng, ancestor, float(rng.choice([0.0, 0.05, 0.15])), float(rng.choice([0.0, 0.01])))
         flip = int(rng.integers(2))
