@@ -56,7 +56,7 @@ def gaps_between(achain, ax, ay, alen) -> tuple:
     return g, gq, gr, ax[g + 1] - gq, ay[g + 1] - gr
 
 
-def pieces(achain, alen, g, gscore, gcounts, params: Params) -> dict:
+def pieces(achain, alen, g, gscore, gcounts, shift, params: Params) -> dict:
     """The alignments (the chains cut at every gap scoring under -zdrop) as `first` and `last` anchors,
     `score` and the columns by kind (`matches`, `mismatches`, `insertions`, `deletions`), before their
     ends are extended and those under min_align_score dropped (finish). On the anchors' device."""
@@ -64,7 +64,7 @@ def pieces(achain, alen, g, gscore, gcounts, params: Params) -> dict:
     a = params.aligning
     n = int(alen.size)
     bad = xp.zeros(n, dtype=bool)
-    bad[g] = gscore < -a.zdrop
+    bad[g] = gscore < -a.zdrop - a.gap_extend * shift
     good = xp.zeros(n, dtype=bool)
     good[g] = ~bad[g]
     starts = xp.ones(n, dtype=bool)
@@ -120,7 +120,7 @@ def align_chains(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, p
     cpu.align_fill(q, rf, rr, gq, gr, dx, dy, gat[:-1].copy(), astrand[g].copy(), a.align_match, a.align_mismatch,
                    a.gap_open, a.gap_extend, a.band, gscore, gcols, gcounts, ops, threads)
     clock.mark(f"fills ({g.size} gaps)")
-    found = pieces(achain, alen, g, gscore, gcounts, params)
+    found = pieces(achain, alen, g, gscore, gcounts, abs(dx - dy), params)
     out = finish(found, chains, achain, astrand, ax, ay, alen, g, gat, gcols, ops, query, reference, params, threads)
     clock.mark(f"pieces ({int(out['qstart'].size)})")
     clock.log("alignments")
@@ -202,7 +202,7 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
             lo = hi
         gscore[order], gcols[order], gcounts[order] = score, cols, counts
     clock.mark(f"fills ({n} gaps)")
-    found = pieces(achain, alen, g, gscore, gcounts, params)
+    found = pieces(achain, alen, g, gscore, gcounts, abs(dx - dy), params)
     host = [to_host(v) for v in (achain, astrand, ax, ay, alen, g, gat, gcols, ops[:int(gat[-1])])]
     out = finish({name: to_host(v) for name, v in found.items()}, chains, *host, query, reference, params)
     clock.mark(f"pieces ({int(out['qstart'].size)})")

@@ -1,7 +1,7 @@
 """The gapped alignments' oracle: the README's definition ("What an alignment is"), written plainly:
 anchors found base by base, every gap between two anchors aligned by a full (dx + 1) x (dy + 1)
 Gotoh matrix whose cells off the band are -infinity, the traceback with the stated preferences, the
-chain split where a gap's fill scores under -zdrop. Shares no code with gpu_kernels.
+chain split where a gap's fill scores under -zdrop less gap_extend a base of its shift. Shares no code with gpu_kernels.
 
 A chain comes in as its blocks, [(x0, xe, y0, ye), ...] on the query and on the reference strand of
 the chain, and the two sequences as strings of codes (0-3 ACGT, 4 anything else), the reference
@@ -130,7 +130,8 @@ def align_chain(blocks, q, r, p) -> list[tuple[int, int, int, int, int, str]]:
         if current is not None:
             px, py, plen = found[k - 1]
             score, ops = fill(q[px + plen:x], r[py + plen:y], p)
-            if score < -p.zdrop:  # split: the gap's columns belong to neither side
+            shift = abs((x - px - plen) - (y - py - plen))  # the indel the gap must hold at least
+            if score < -p.zdrop - p.gap_extend * shift:  # split: the gap's columns belong to neither side
                 pieces.append(current)
                 current = None
             else:
