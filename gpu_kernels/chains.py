@@ -24,7 +24,7 @@ from .arrays import blocks as grid  # where a function's `blocks` is the chains'
 from .hsps import complete, in_order, order_by
 from .params import Params
 from .schema import CHAIN, HSP
-from .seqset import reverse_complement
+from .seqset import SeqSet, reverse_complement
 
 log = logging.getLogger(__name__)
 
@@ -403,7 +403,7 @@ def block_positions(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet
     return qpos, roff + blocks["y0"], blocks["xe"] - blocks["x0"], strand
 
 
-def refine_blocks(chains: dict, blocks: dict, query, reference, params: Params, threads: int = 0,
+def refine_blocks(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, params: Params, threads: int = 0,
                   codes: tuple | None = None) -> tuple[dict, dict]:
     """(the chains table, the blocks) as written (README "What a chain is", 6): each seam between two
     overlapping members of a chain put where their columns score best, each block cut at its drops;
@@ -424,7 +424,8 @@ def refine_blocks(chains: dict, blocks: dict, query, reference, params: Params, 
     return _pieces(chains, blocks, *pieces, reference.lengths)
 
 
-def refine_blocks_cupy(chains: dict, blocks: dict, query, reference, params: Params, threads: int = 0,
+def refine_blocks_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, params: Params,
+                       threads: int = 0,
                        codes: tuple | None = None) -> tuple[dict, dict]:
     """refine_blocks on the device (chains.cu, a thread a block): the same table and blocks, on the
     host. codes: both sides' codes on the device (compare's), else copied there."""

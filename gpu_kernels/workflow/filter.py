@@ -6,8 +6,8 @@ import os
 
 from ..formats import FORMATS, HspWriter, default_threads, iter_hsps, read_meta, text_from_table
 from ..formats.tables import check_rows
-from ..hsps import passes
 from ..errors import InputError
+from ..hsps import passes
 from ..params import Params
 from .genome import Genome
 from .chaining import find_sides, write_chains
@@ -55,7 +55,8 @@ def filter_table(table_path: str, out_dir: str, min_len: int = 0, min_identity: 
     out_dir/hsps.parquet, then every output the workflow makes of a genome pair's table (the text
     formats of formats.FORMATS among them), under the same names but those in leave_out (PAIR_OUTPUTS keys). The parameters in the new table's metadata
     are the tightened ones. The chains' blocks are placed on the genomes' sequences: sequences (the
-    query's and the reference's FASTA), else those chaining.find_sides finds. Returns the rows kept. (A looser min_identity changes the extension itself: that needs a new run.)"""
+    query's and the reference's FASTA), else those chaining.find_sides finds (found before any output
+    is written, read once the rows passed their checks). Returns the rows kept. (A looser min_identity changes the extension itself: that needs a new run.)"""
     meta = read_meta(table_path)
     params = Params(**meta["params"]) if meta.get("params") else Params()
     rep, ext = params.reporting, params.extension
@@ -76,15 +77,15 @@ def filter_table(table_path: str, out_dir: str, min_len: int = 0, min_identity: 
             keep = passes(chunk, params.reporting.min_len, params.extension.min_identity)
             writer.write({name: column[keep] for name, column in chunk.items()})
     log.info("%s: %d of %s rows kept", out["hsps"], writer.rows, table_path)
+    try:  # the genomes, once the rows passed their checks
+        genomes = sides() if sides else None
+    except InputError:  # genomes that are not the table's: no table left looking finished
+        os.remove(out["hsps"])
+        raise
     for kind in FORMATS:
         if out[kind]:
             text_from_table(kind, out["hsps"], out[kind])
     if any(out[kind] for kind in CHAIN_KINDS):  # chains of the kept HSPs, as the chains rule makes them
-        try:
-            genomes = sides()
-        except InputError:  # genomes that are not the table's: no table left looking finished
-            os.remove(out["hsps"])
-            raise
         write_chains(out["hsps"], {kind: out[kind] for kind in CHAIN_KINDS}, sides=genomes)
     coverage_tables(out["hsps"], query, reference, out["coverage_pairs"], out["coverage_query"],
                     out["coverage_reference"], out["coverage_genomes"], backend, default_threads(),
