@@ -411,6 +411,7 @@ def refine_blocks(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, 
     with their `trim`, on the host; codes: unused (the SeqSets' codes are on the host)."""
     cpu = native.module("_cpu")
     threads = threads or native.threads()
+    start = time.perf_counter()
     args = _refine_args(chains, blocks, query, reference, params)
     n = int(blocks["x0"].size)
     count = np.empty(n, dtype=np.int64)
@@ -421,7 +422,7 @@ def refine_blocks(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, 
     pieces = [np.empty(int(at[-1]), dtype=np.int64) for _ in range(4)]
     cpu.chain_refine(query.codes, reference.codes, reference.reverse_codes, *args, at[:-1].copy(), True, *pieces,
                      threads)
-    return _pieces(chains, blocks, *pieces, reference.lengths)
+    return _pieces(chains, blocks, *pieces, reference.lengths, start)
 
 
 def refine_blocks_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, params: Params,
@@ -430,6 +431,7 @@ def refine_blocks_cupy(chains: dict, blocks: dict, query: SeqSet, reference: Seq
     """refine_blocks on the device (chains.cu, a thread a block): the same table and blocks, on the
     host. codes: both sides' codes on the device (compare's), else copied there."""
     cp = cupy()
+    start = time.perf_counter()
     q, rf = (cp.asarray(c) for c in (codes or (query.codes, reference.codes)))
     rr = reverse_complement(rf)
     on_device = {name: cp.asarray(blocks[name]) for name in ("chain", "x0", "xe", "y0", "ye", "trim", "first")}
@@ -447,7 +449,7 @@ def refine_blocks_cupy(chains: dict, blocks: dict, query: SeqSet, reference: Seq
     if total:
         launch((grid(n),), (BLOCK,), (q, rf, rr, *args[:8], cp.int64(n), *args[8:], at[:-1].copy(), cp.int32(1),
                                           *pieces))
-    return _pieces(chains, blocks, *(to_host(p) for p in pieces), reference.lengths)
+    return _pieces(chains, blocks, *(to_host(p) for p in pieces), reference.lengths, start)
 
 
 def _refine_args(chains: dict, blocks: dict, query, reference, params: Params) -> tuple:
@@ -462,9 +464,10 @@ def _refine_args(chains: dict, blocks: dict, query, reference, params: Params) -
             *(np.int64(v) for v in (e.match, e.mismatch, e.n_score, params.chaining.block_drop)))
 
 
-def _pieces(chains: dict, blocks: dict, pblock, px0, pxe, pids, rlens) -> tuple[dict, dict]:
+def _pieces(chains: dict, blocks: dict, pblock, px0, pxe, pids, rlens, start: float) -> tuple[dict, dict]:
     """(the chains table, the blocks) from refine_blocks' pieces (each one's block, query start and end,
-    identities; host arrays). Every chain keeps a piece of each of its blocks."""
+    identities; host arrays), logged with the time since start. Every chain keeps a piece of each of
+    its blocks."""
     chain = np.asarray(blocks["chain"])[pblock]
     diagonal = (np.asarray(blocks["x0"]) - np.asarray(blocks["y0"]))[pblock]
     x0, xe = px0, pxe
@@ -483,5 +486,7 @@ def _pieces(chains: dict, blocks: dict, pblock, px0, pxe, pids, rlens) -> tuple[
                      rstart=np.where(reverse, rlen - ye[ends], y0[starts]),
                      rend=np.where(reverse, rlen - y0[starts], ye[ends]),
                      aligned=np.add.reduceat(xe - x0, starts), identities=np.add.reduceat(pids, starts))
+    log.info("chain blocks placed: %d pieces of %d blocks (%.2f s)", chain.size, blocks["x0"].size,
+             time.perf_counter() - start)
     return table, {"chain": chain, "x0": x0, "xe": xe, "y0": y0, "ye": ye, "dx": dx, "dy": dy, "first": first,
                    "last": last}
