@@ -327,7 +327,7 @@ def run_compare(args: argparse.Namespace) -> int:
     with ThreadPoolExecutor(1) as side:
         writing = None
         if any(chain_paths.values()):  # first, so that the HSP table gets each HSP's chain
-            chains = result.chain()
+            chains = result.chain(placed=False)
             log.info("%d chains, %d in the backbone", chains["chain"].size, int(chains["backbone"].sum()))
             writing = side.submit(result.write_chains, chain_paths)  # on the host, beside the table's write
         if args.hsps:

@@ -45,6 +45,7 @@ class Result:
         self._hsps = None
         self.chain_of = None  # each HSP's chain, on the backend's device, once chained
         self._chains = None  # (chains table, their blocks), once chained
+        self._placed = False  # whether the blocks of _chains are placed on the sequences (chain)
         self._alignments = None  # the chains' alignments (align.py), once aligned
         self.codes = None  # both sides' codes on the backend's device, where compare left them
 
@@ -90,14 +91,19 @@ class Result:
         parts = (lambda part=part: part for part in self.backend.host_slices(self.table, TEXT_SLICE_ROWS))
         return text_from_parts(kind, path, self.meta(), parts, threads)
 
-    def chain(self) -> dict:
+    def chain(self, placed: bool = True) -> dict:
         """Chain the HSPs (chains.py), once: the chains table (each HSP's chain goes to chain_of) and
-        their blocks as written (seams placed, drops cut)."""
+        their blocks as written (seams placed, drops cut: refine_blocks). placed=False stops before
+        the placement, which only the chains' own outputs read (the table's chain count, backbone and
+        chain_of are the same either way), so that it can run beside the HSP table's write."""
+        q, r = self.query, self.reference
         if self._chains is None:
-            q, r = self.query, self.reference
             table, self.chain_of, blocks = self.backend.chain_hsps(self.table, q.lengths, r.lengths, self.params,
                                                                    ordered=True)
-            self._chains = self.backend.refine_blocks(table, blocks, q, r, self.params, codes=self.codes)
+            self._chains, self._placed = (table, blocks), False
+        if placed and not self._placed:
+            self._chains = self.backend.refine_blocks(*self._chains, q, r, self.params, codes=self.codes)
+            self._placed = True
         return self._chains[0]
 
     def write_chains(self, paths: dict) -> dict:
@@ -108,7 +114,7 @@ class Result:
         from .schema import CHAIN
 
         q, r = self.query, self.reference
-        self.chain()
+        self.chain()  # the blocks placed here where only chained so far: beside the HSP table's write
         table, blocks = self._chains
         for kind in ("chains_paf", "chain_file"):
             if paths.get(kind):
