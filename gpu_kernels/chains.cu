@@ -17,7 +17,7 @@
 //   candidates 32 at a time, then the best (value, latest HSP) among them: chains.c's dp_group.
 // chain_take: a thread a component; chains.c's take_chains over its HSPs in visit order (best
 //   descending, then the DP order); a chain is named by the HSP that started it.
-// chain_refine: a thread a chain block; chains.c's refine_part (its seams placed, its drops cut).
+// chain_seams, chain_pieces: a thread a chain block; chains.c's twins (the seams placed, then the drops cut).
 // Launch: 1-D grid-stride loops, BLOCK threads a block (chain_dp: whole warps).
 
 #define NO_VALUE (-0x7fffffffffffffffLL - 1)
@@ -248,71 +248,75 @@ __device__ __forceinline__ long long column_score(unsigned char a, unsigned char
     return a == b ? match : mismatch;
 }
 
-// chains.c's seam_at: where block a ends and block a + 1 starts, less the shift
-__device__ long long seam_at(const unsigned char* qc, const unsigned char* rf, const unsigned char* rr,
-                             const long long* qpos, const long long* rpos, const long long* x0, const long long* xe,
-                             const long long* y0, const long long* trim, const signed char* strand, long long a,
-                             long long match, long long mismatch, long long n_score) {
-    const long long b = a + 1, da = x0[a] - y0[a], db = x0[b] - y0[b];
-    const long long shift = db > da ? db - da : 0;
-    const long long lo_a = x0[a] + 1, lo_b = x0[b] - trim[b] - shift;
-    const long long lo = lo_a > lo_b ? lo_a : lo_b, hi = xe[a];
-    const unsigned char* q = qc + (qpos[a] - x0[a]);
-    const unsigned char* r = (strand[a] ? rr : rf) + (rpos[a] - y0[a]);
-    long long s = 0;
-    for (long long t = lo; t < hi; t++)
-        s += column_score(q[t + shift], r[t + shift - db], match, mismatch, n_score);
-    long long best = s, at = lo;
-    for (long long t = lo; t < hi; t++) {
-        s += column_score(q[t], r[t - da], match, mismatch, n_score) -
-             column_score(q[t + shift], r[t + shift - db], match, mismatch, n_score);
-        if (s > best)
-            best = s, at = t + 1;
+// chains.c's seams_part and place_seam: each block's query start and end once the seams are placed
+extern "C" __global__ void chain_seams(const unsigned char* qc, const unsigned char* rf, const unsigned char* rr,
+                                       const long long* qpos, const long long* rpos, const long long* x0,
+                                       const long long* xe, const long long* y0, const long long* trim,
+                                       const unsigned char* seam, const signed char* strand, long long n,
+                                       long long match, long long mismatch, long long n_score, long long* start,
+                                       long long* end) {
+    for (long long a = blockIdx.x * (long long)blockDim.x + threadIdx.x; a < n;
+         a += (long long)gridDim.x * blockDim.x) {
+        if (!seam[a])
+            start[a] = x0[a];
+        if (a + 1 >= n || !seam[a + 1]) {
+            end[a] = xe[a];
+            continue;
+        }
+        const long long b = a + 1, da = x0[a] - y0[a], db = x0[b] - y0[b];
+        const long long shift = db > da ? db - da : 0;
+        const long long lo_a = x0[a] + 1, lo_b = x0[b] - trim[b] - shift;
+        const long long lo = lo_a > lo_b ? lo_a : lo_b, hi = xe[a];
+        const unsigned char* q = qc + (qpos[a] - x0[a]);
+        const unsigned char* ra = (strand[a] ? rr : rf) + (rpos[a] - y0[a]) - da;
+        const unsigned char* rb = (strand[b] ? rr : rf) + (rpos[b] - y0[b]) - db;
+        long long s = 0;
+        for (long long t = lo; t < hi; t++)
+            s += column_score(q[t + shift], rb[t + shift], match, mismatch, n_score);
+        long long best = s, at = lo;
+        for (long long t = lo; t < hi; t++) {
+            s += column_score(q[t], ra[t], match, mismatch, n_score) -
+                 column_score(q[t + shift], rb[t + shift], match, mismatch, n_score);
+            if (s > best)
+                best = s, at = t + 1;
+        }
+        end[a] = at;
+        start[b] = at + shift;
     }
-    return at;
 }
 
-extern "C" __global__ void chain_refine(const unsigned char* qc, const unsigned char* rf, const unsigned char* rr,
+// chains.c's pieces_part: each block's pieces between its drops, counted or written from count[b] on
+extern "C" __global__ void chain_pieces(const unsigned char* qc, const unsigned char* rf, const unsigned char* rr,
                                         const long long* qpos, const long long* rpos, const long long* x0,
-                                        const long long* xe, const long long* y0, const long long* trim,
-                                        const unsigned char* seam, const signed char* strand, long long n,
-                                        long long match, long long mismatch, long long n_score, long long drop,
-                                        long long* count, int fill, long long* pblock, long long* px0,
-                                        long long* pxe, long long* pids) {
+                                        const long long* y0, const long long* start, const long long* end,
+                                        const signed char* strand, long long n, long long match, long long mismatch,
+                                        long long n_score, long long drop, long long* count, int fill,
+                                        long long* pblock, long long* px0, long long* pxe, long long* pids) {
     for (long long b = blockIdx.x * (long long)blockDim.x + threadIdx.x; b < n;
          b += (long long)gridDim.x * blockDim.x) {
-        const long long d = x0[b] - y0[b];
-        long long s = x0[b], e = xe[b];
-        if (seam[b]) {
-            const long long da = x0[b - 1] - y0[b - 1];
-            s = seam_at(qc, rf, rr, qpos, rpos, x0, xe, y0, trim, strand, b - 1, match, mismatch, n_score) +
-                (d > da ? d - da : 0);
-        }
-        if (b + 1 < n && seam[b + 1])
-            e = seam_at(qc, rf, rr, qpos, rpos, x0, xe, y0, trim, strand, b, match, mismatch, n_score);
-        const unsigned char* q = qc + (qpos[b] - x0[b]) + s;
-        const unsigned char* r = (strand[b] ? rr : rf) + (rpos[b] - y0[b]) + s - d;
-        const long long len = e - s;
+        const unsigned char* q = qc + (qpos[b] - x0[b]);
+        const unsigned char* r = (strand[b] ? rr : rf) + (rpos[b] - y0[b]) - (x0[b] - y0[b]);
+        const long long first = start[b], last = end[b];
         long long pieces = 0, at = fill ? count[b] : 0;
-        long long seg = 0, peak = 0, high = 0, score = 0, i = 0;
+        long long seg = first, peak = first, high = 0, score = 0, i = first;
         auto piece = [&](long long from, long long to) {
             if (fill) {
                 long long ids = 0;
                 for (long long k = from; k < to; k++)
                     ids += q[k] == r[k] && q[k] != N_CODE;
-                pblock[at] = b, px0[at] = s + from, pxe[at] = s + to, pids[at] = ids;
+                pblock[at] = b, px0[at] = from, pxe[at] = to, pids[at] = ids;
                 at++;
             }
             pieces++;
         };
-        while (i < len) {
+        while (i < last) {
             score += column_score(q[i], r[i], match, mismatch, n_score);
             i++;
             if (score > high) {
                 high = score, peak = i;
             } else if (drop && score <= high - drop) {
                 long long low = score, bottom = i, k = i, run = score;
-                while (k < len) {
+                while (k < last) {
                     run += column_score(q[k], r[k], match, mismatch, n_score);
                     k++;
                     if (run >= low + drop)
@@ -326,10 +330,10 @@ extern "C" __global__ void chain_refine(const unsigned char* qc, const unsigned 
                 high = score = low;
             }
         }
-        if (len > seg)
-            piece(seg, len);
+        if (last > seg)
+            piece(seg, last);
         else if (pieces == 0)
-            piece(0, len);
+            piece(first, last);
         if (!fill)
             count[b] = pieces;
     }

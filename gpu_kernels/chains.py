@@ -20,7 +20,7 @@ import numpy as np
 
 from . import native
 from .arrays import BLOCK, array_module, blocks, cupy, kernel, stable_argsort, to_host
-from .arrays import blocks as grid  # where a function's `blocks` is the chains' blocks
+from .arrays import blocks as grid  # in functions whose `blocks` are the chains' blocks
 from .hsps import complete, in_order, order_by
 from .params import Params
 from .schema import CHAIN, HSP
@@ -412,56 +412,61 @@ def refine_blocks(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, 
     cpu = native.module("_cpu")
     threads = threads or native.threads()
     start = time.perf_counter()
-    args = _refine_args(chains, blocks, query, reference, params)
+    at, where, scores = _refine_args(chains, blocks, query, reference, params)
     n = int(blocks["x0"].size)
+    sequences = (query.codes, reference.codes, reference.reverse_codes)
+    first, last = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    cpu.chain_seams(*sequences, *at, *where, *scores[:3], first, last, threads)
+    placed = (*at, where[0], where[2], first, last, where[-1], *scores)
     count = np.empty(n, dtype=np.int64)
     none = np.empty(0, dtype=np.int64)
-    cpu.chain_refine(query.codes, reference.codes, reference.reverse_codes, *args, count, False, none, none, none,
-                     none, threads)
-    at = np.concatenate(([0], np.cumsum(count)))
-    pieces = [np.empty(int(at[-1]), dtype=np.int64) for _ in range(4)]
-    cpu.chain_refine(query.codes, reference.codes, reference.reverse_codes, *args, at[:-1].copy(), True, *pieces,
-                     threads)
+    cpu.chain_pieces(*sequences, *placed, count, False, none, none, none, none, threads)
+    offsets = np.concatenate(([0], np.cumsum(count)))
+    pieces = [np.empty(int(offsets[-1]), dtype=np.int64) for _ in range(4)]
+    cpu.chain_pieces(*sequences, *placed, offsets[:-1].copy(), True, *pieces, threads)
     return _pieces(chains, blocks, *pieces, reference.lengths, start)
 
 
 def refine_blocks_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, params: Params,
-                       threads: int = 0,
-                       codes: tuple | None = None) -> tuple[dict, dict]:
+                       threads: int = 0, codes: tuple | None = None) -> tuple[dict, dict]:
     """refine_blocks on the device (chains.cu, a thread a block): the same table and blocks, on the
     host. codes: both sides' codes on the device (compare's), else copied there."""
     cp = cupy()
     start = time.perf_counter()
     q, rf = (cp.asarray(c) for c in (codes or (query.codes, reference.codes)))
-    rr = reverse_complement(rf)
+    sequences = (q, rf, reverse_complement(rf))
     on_device = {name: cp.asarray(blocks[name]) for name in ("chain", "x0", "xe", "y0", "ye", "trim", "first")}
-    args = _refine_args(chains, on_device, query, reference, params)
+    at, where, scores = _refine_args(chains, on_device, query, reference, params)
     n = int(blocks["x0"].size)
+    first, last = cp.empty(n, dtype=cp.int64), cp.empty(n, dtype=cp.int64)
     count = cp.zeros(max(n, 1), dtype=cp.int64)[:n]
     none = cp.zeros(1, dtype=cp.int64)
-    launch = kernel("chains.cu", "chain_refine")
+    placed = (*at, where[0], where[2], first, last, where[-1], cp.int64(n), *scores)
     if n:
-        launch((grid(n),), (BLOCK,), (q, rf, rr, *args[:8], cp.int64(n), *args[8:], count, cp.int32(0), none,
-                                          none, none, none))
-    at = cp.concatenate((cp.zeros(1, dtype=cp.int64), cp.cumsum(count)))
-    total = int(at[-1])
+        kernel("chains.cu", "chain_seams")((grid(n),), (BLOCK,), (*sequences, *at, *where, cp.int64(n), *scores[:3],
+                                                                  first, last))
+        kernel("chains.cu", "chain_pieces")((grid(n),), (BLOCK,), (*sequences, *placed, count, cp.int32(0), none, none,
+                                                                   none, none))
+    offsets = cp.concatenate((cp.zeros(1, dtype=cp.int64), cp.cumsum(count)))
+    total = int(offsets[-1])
     pieces = [cp.zeros(max(total, 1), dtype=cp.int64)[:total] for _ in range(4)]
     if total:
-        launch((grid(n),), (BLOCK,), (q, rf, rr, *args[:8], cp.int64(n), *args[8:], at[:-1].copy(), cp.int32(1),
-                                          *pieces))
+        kernel("chains.cu", "chain_pieces")((grid(n),), (BLOCK,), (*sequences, *placed, offsets[:-1].copy(),
+                                                                   cp.int32(1), *pieces))
     return _pieces(chains, blocks, *(to_host(p) for p in pieces), reference.lengths, start)
 
 
-def _refine_args(chains: dict, blocks: dict, query, reference, params: Params) -> tuple:
-    """chain_refine's arguments after the codes: (qpos, rpos, x0, xe, y0, trim, seam, strand, match,
-    mismatch, n_score, drop), on the blocks' device; a seam lies before each block that overlapped
-    the one before it."""
+def _refine_args(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, params: Params) -> tuple:
+    """The arguments of chain_seams and chain_pieces after the codes, on the blocks' device, in three
+    groups: where the blocks start in the codes (qpos, rpos); the blocks (x0, xe, y0, trim, seam,
+    strand: a seam lies before each block that overlapped the one before it); the scores (match,
+    mismatch, n_score, drop)."""
     xp = array_module(blocks["x0"])
     qpos, rpos, _, strand = block_positions(chains, blocks, query, reference)
     seam = (~blocks["first"] & (blocks["trim"] > 0)).astype(xp.uint8)
     e = params.extension
-    return (qpos, rpos, blocks["x0"], blocks["xe"], blocks["y0"], blocks["trim"], seam, strand,
-            *(np.int64(v) for v in (e.match, e.mismatch, e.n_score, params.chaining.block_drop)))
+    return ((qpos, rpos), (blocks["x0"], blocks["xe"], blocks["y0"], blocks["trim"], seam, strand),
+            tuple(np.int64(v) for v in (e.match, e.mismatch, e.n_score, params.chaining.block_drop)))
 
 
 def _pieces(chains: dict, blocks: dict, pblock, px0, pxe, pids, rlens, start: float) -> tuple[dict, dict]:

@@ -439,9 +439,12 @@ static PyMethodDef methods[] = {
      "take_chains(best, pred, visit, chain, scores, heads) -> chains: best-first extraction (chains.c)"},
     {"backbone", py_backbone, METH_VARARGS,
      "backbone(starts, qlo, qhi, rlo, rhi, qbits, rbits, keep): the one-to-one chains (chains.c)"},
-    {"chain_refine", py_chain_refine, METH_VARARGS,
-     "chain_refine(q, rf, rr, qpos, rpos, x0, xe, y0, trim, seam, strand, match, mismatch, n_score, drop, count, fill, "
-     "pblock, px0, pxe, pids, threads): the chains' blocks with their seams placed and drops cut (chains.c)"},
+    {"chain_seams", py_chain_seams, METH_VARARGS,
+     "chain_seams(q, rf, rr, qpos, rpos, x0, xe, y0, trim, seam, strand, match, mismatch, n_score, start, end, "
+     "threads): each chain block's start and end once the seams are placed (chains.c)"},
+    {"chain_pieces", py_chain_pieces, METH_VARARGS,
+     "chain_pieces(q, rf, rr, qpos, rpos, x0, y0, start, end, strand, match, mismatch, n_score, drop, count, fill, "
+     "pblock, px0, pxe, pids, threads): the chain blocks' pieces between their drops, counted or written (chains.c)"},
     {"align_anchors", py_align_anchors, METH_VARARGS,
      "align_anchors(q, rf, rr, qpos, rpos, length, strand, min_anchor, count, fill, ax, ay, alen, threads): the "
      "anchors of chain blocks, counted or written at count's sums (align.c)"},

@@ -695,8 +695,9 @@ def test_device_chains_equal_the_host_ones_on_drawn_tables(seed, n, records, max
 @given(seed=st.integers(0, 10**6), records=st.integers(1, 3), drop=st.sampled_from([0, 1, 5, 20]),
        mismatch=st.sampled_from([-1, -3]))
 def test_device_refined_chain_blocks_equal_the_host_ones(seed, records, drop, mismatch):
-    """chains.cu's chain_refine (a thread a block) places the seams and cuts the drops as chains.c does
-    (tests/test_chains.py checks that against the oracle), with the device's codes or the host's."""
+    """chains.cu's chain_seams and chain_pieces (a thread a block) place the seams and cut the drops as
+    chains.c does (tests/test_chains.py checks that against the oracle), with the device's codes or the
+    host's."""
     from gpu_kernels.chains import chain_hsps, refine_blocks, refine_blocks_cupy
 
     query, reference = refine_case(seed, records)

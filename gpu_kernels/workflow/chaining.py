@@ -13,6 +13,7 @@ import numpy as np
 from ..arrays import stable_argsort
 from ..backend import get_backend
 from ..chains import backbone, chain_hsps
+from ..errors import InputError
 from ..formats import HspWriter, iter_hsps, read_meta, write_chain_text
 from ..hsps import concat
 from ..params import Params
@@ -136,36 +137,33 @@ def load_sides(meta: dict, index: dict) -> tuple:
 
 def check_records(seqset, meta: dict, side: str, where: str) -> None:
     """A genome's records are those of the HSP table's side (names and lengths), else an InputError."""
-    from ..errors import InputError
-
     if list(seqset.names) != [str(n) for n in meta[side]["names"]] or \
             [int(n) for n in seqset.lengths] != [int(n) for n in meta[side]["lengths"]]:
         raise InputError(f"its records are not those of the HSP table's {side}", where)
 
 
+def fasta_sides(meta: dict, query: str, reference: str) -> tuple:
+    """Both genomes' SeqSets from their FASTA files, checked against the HSP table's record tables."""
+    from ..engine import as_seqsets
+
+    found = as_seqsets(query, reference, 1)
+    for seqset, side, path in zip(found, ("query", "reference"), (query, reference)):
+        check_records(seqset, meta, side, path)
+    return found
+
+
 def find_sides(table_path: str, meta: dict, query: str | None = None, reference: str | None = None):
     """Where both genomes' sequences are for a finished run's table: the FASTA files given, else the
     workflow's index beside the run (RESULTS/index/GENOME/codes.npy for RESULTS/SET/PAIR/hsps.parquet),
-    else the FASTA files the table names (query_fasta, reference_fasta). Returns a function that loads
-    them (their SeqSets, checked against the table's records); an InputError at once where none is found."""
-    from ..engine import as_seqsets
-    from ..errors import InputError
-
-    def from_fasta(query: str, reference: str):
-        def load() -> tuple:
-            found = as_seqsets(query, reference, 1)
-            for seqset, side, path in zip(found, ("query", "reference"), (query, reference)):
-                check_records(seqset, meta, side, path)
-            return found
-        return load
-
+    else the FASTA files the table names (query_fasta, reference_fasta). Returns a function that reads
+    them (load_sides, fasta_sides); an InputError at once where none is found."""
     if query or reference:
         if not (query and reference):
             raise InputError("give both --query and --reference (the genomes' FASTA files)")
         for path in (query, reference):
             if not os.path.isfile(path):
                 raise InputError("no such file", path)
-        return from_fasta(query, reference)
+        return lambda: fasta_sides(meta, query, reference)
     results = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(table_path))))
     index = {}
     for key, side in (("q", "query"), ("r", "reference")):
@@ -176,7 +174,7 @@ def find_sides(table_path: str, meta: dict, query: str | None = None, reference:
         return lambda: load_sides(meta, index)
     fastas = [meta.get("query_fasta"), meta.get("reference_fasta")]
     if all(path and os.path.isfile(path) for path in fastas):
-        return from_fasta(*fastas)
+        return lambda: fasta_sides(meta, *fastas)
     raise InputError("the chains' blocks need both genomes' sequences: give --query and --reference (neither "
                      "the run's index nor the FASTA files the table names are found)", table_path)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 import logging
 import os
 
+from ..errors import InputError
 from ..formats import FORMATS, HspWriter, default_threads, iter_hsps, read_meta, text_from_table
 from ..formats.tables import check_rows
-from ..errors import InputError
 from ..hsps import passes
 from ..params import Params
 from .genome import Genome
