@@ -25,6 +25,8 @@
 #                                       # SAME=1: numpy and cupy outputs of a heavy 20 Mbp pair compared instead (alignments, chains)
 #   bash bench/device_hsp.sh probes     # GPU exact-match tests; seed 002's probe workload (bench/probes.py: 2,097,152
 #                                       # probes of 1,024 against 10 Mbp), mems -l 1024 cupy (ROUNDS runs) and numpy, compared
+#   bash bench/device_hsp.sh gpumem     # GPU exact-match tests; seed 000's sizes (bench/gpumem_pair.py: 196 x 243 Mbp,
+#                                       # mems -l 30, 50, 100, ROUNDS runs each, cupy), numpy == cupy on a 10 Mbp cut
 #   bash bench/device_hsp.sh post       # that run up to its merge, then the coverage and plots rules timed apart
 #                                       # (bench/post_compare.py; PROFILE=1: under py-spy, stacks in $OUT/profile;
 #                                       # OLD_ROOT=DIR: another checkout timed in turn with this one)
@@ -34,7 +36,7 @@ if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then  # usage: the comment above
 fi
 what=${1:-engine}
 case "$what" in
-    engine|final|warm|exit|coldlist|matches|workflow|multi|genome|post|layout|chains|align|probes) ;;
+    engine|final|warm|exit|coldlist|matches|workflow|multi|genome|post|layout|chains|align|probes|gpumem) ;;
     *) echo "device_hsp.sh: no mode $what (see the list at the top)" >&2; exit 2 ;;
 esac
 export PYTHONUNBUFFERED=1
@@ -100,6 +102,15 @@ if [ "$what" = probes ]; then
     cp /tmp/pr/probes_mems.numpy.log "$OUT/"
     cmp /tmp/pr/probes_mems.numpy.txt /tmp/pr/probes_mems.cupy.txt && echo "numpy and cupy outputs identical" | tee -a "$OUT/probes.log"
     md5sum /tmp/pr/probes_mems.cupy.txt /tmp/pr/probes_probes.fa /tmp/pr/probes_reference.fa | tee -a "$OUT/probes.log"
+fi
+if [ "$what" = gpumem ]; then
+    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "whole or exact_matches" 2>&1 | \
+        tee "$OUT/gpu_tests.log" | tail -5
+    mkdir -p /tmp/gm && /usr/bin/time -f "pair made: %e s" python3 bench/gpumem_pair.py --out /tmp/gm/pair 2>&1 | tee -a "$OUT/gpumem.log"
+    python3 bench/gpumem_pair.py --out /tmp/gm/pair --run --backend cupy --lengths ${LENGTHS:-30 50 100} \
+        --runs "${ROUNDS:-2}" ${STEPS:+--steps} 2>&1 | tee -a "$OUT/gpumem.log"
+    cp /tmp/gm/pair_l*.cupy.txt.log "$OUT/" 2>/dev/null
+    [ "${CUT:-1}" = 1 ] && python3 bench/gpumem_pair.py --out /tmp/gm/pair --cut 10e6 2>&1 | tee -a "$OUT/gpumem.log"
 fi
 if [ "$what" = align ]; then
     [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py -k "align" tests/test_align.py 2>&1 | \

@@ -111,12 +111,12 @@ def parser() -> argparse.ArgumentParser:
         m.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="auto",
                        help="auto: cupy where CuPy finds a CUDA device, else numpy (default %(default)s)")
         m.add_argument("-t", "--threads", type=int, default=0, help="CPU threads (default: the cores this process may use)")
-        m.add_argument("-v", "--verbose", action="store_true", help="log each stage to standard error")
+        m.add_argument("-v", "--verbose", action="count", default=0, help="log each stage to standard error (-vv: and each step's time)")
     paf = sub.add_parser("paf", help="PAF of every HSP of a Parquet HSP table (streamed, in parallel)")
     paf.add_argument("table", help="HSP table written by compare --hsps or the workflow (.parquet)")
     paf.add_argument("-o", "--output", default="-", help="PAF output path (default: standard output, as compare)")
     paf.add_argument("-t", "--threads", type=int, default=0, help="formatting threads (default: the cores, at most 16)")
-    paf.add_argument("-v", "--verbose", action="store_true", help="log progress")
+    paf.add_argument("-v", "--verbose", action="count", default=0, help="log progress (-vv: and each step's time)")
     plot = sub.add_parser("plot", help="a dotplot of HSP tables: a genome grid, one chromosome pair, or several "
                           "assemblies against one reference (PNG, SVG or PDF by the output's suffix)",
                           description="Draws TABLE (compare --hsps, or a workflow's hsps.parquet) as a grid dotplot; "
@@ -132,7 +132,7 @@ def parser() -> argparse.ArgumentParser:
                            "order (default %(default)s)")
     plot.add_argument("--frame", choices=("aligned", "whole"), default="aligned",
                       help="a pair's dotplot framed on its hits or on both whole records (default %(default)s)")
-    plot.add_argument("-v", "--verbose", action="store_true", help="log progress")
+    plot.add_argument("-v", "--verbose", action="count", default=0, help="log progress (-vv: and each step's time)")
     filt = sub.add_parser("filter", help="tighten a finished run's thresholds: a smaller HSP table and every output "
                           "the workflow makes of it (PAF, GECKO CSV, coverage tables, dotplots, heatmap), no new run",
                           description="Keeps the HSPs of TABLE at least --min-len long and --min-identity percent "
@@ -153,7 +153,7 @@ def parser() -> argparse.ArgumentParser:
                       help="query records in the dotplots: along the reference by best hits, or in file order")
     filt.add_argument("--max-pair-dotplots", type=int, default=50, help="pair dotplots, most covered first")
     filt.add_argument("-t", "--threads", type=int, default=0, help="CPU threads (default: the cores this process may use)")
-    filt.add_argument("-v", "--verbose", action="store_true", help="log each step to standard error")
+    filt.add_argument("-v", "--verbose", action="count", default=0, help="log each step to standard error (-vv: and each step's time)")
     for command in sub.choices.values():  # every option shows its default (argparse shows none by itself)
         for action in command._actions:
             if action.default not in (None, False, argparse.SUPPRESS) and action.option_strings and \
@@ -194,7 +194,7 @@ def engine_options(cmd: argparse.ArgumentParser, d: dict) -> None:
     cmd.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="auto",
                       help="auto: cupy where CuPy finds a CUDA device, else numpy (default %(default)s)")
     cmd.add_argument("-t", "--threads", type=int, default=0, help="CPU threads (default: the cores this process may use)")
-    cmd.add_argument("-v", "--verbose", action="store_true", help="log each stage to standard error")
+    cmd.add_argument("-v", "--verbose", action="count", default=0, help="log each stage to standard error (-vv: and each step's time)")
 
 
 def refuse_inputs_as_outputs(outputs, inputs) -> None:
@@ -401,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
     global STDOUT_CLOSED
     STDOUT_CLOSED = closed_streams()
     args = parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
+    logging.basicConfig(level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(getattr(args, "verbose", 0), 2)], stream=sys.stderr,
                         format="%(asctime)s %(name)s %(message)s")
     if getattr(args, "threads", 0) < 0:
         print(f"error: -t {args.threads}: threads must be at least 1 (0: the cores)", file=sys.stderr)

@@ -113,45 +113,91 @@ def n_run_mems(qcodes, rcodes, k: int, min_match: int):
     two runs the N overlap, at least k long, is one candidate: it starts where one run starts (the
     symbols before differ, N and not N) or where both do (then a MEM only if those symbols differ or
     one is a border; if equal the MEM starts further left and the word pairs find it); it ends where
-    one run ends, or, where both end together, is walked on while the codes agree. Codes on the host
-    or the device; (qstart, rstart, length) int64 on the host, unordered."""
+    one run ends, or, where both end together, is walked on while the codes agree. (qstart, rstart,
+    length) int64, unordered, on the codes' device: the diagonals where the runs neither start nor
+    end together are written in closed form there (a step a MEM, no loop), the two others of each
+    pair of runs worked out on the host."""
+    xp = array_module(qcodes)
     qa, alen = n_runs(qcodes)
     rb, blen = n_runs(rcodes)
     qa, alen = qa[alen >= k], alen[alen >= k]
     rb, blen = rb[blen >= k], blen[blen >= k]
-    empty = np.zeros(0, dtype=np.int64)
     if not qa.size or not rb.size:
-        return empty, empty, empty
-    # every pair of runs, and every diagonal t = rstart - qstart with an overlap of at least k
+        return tuple(xp.zeros(0, dtype=xp.int64) for _ in range(3))
     qi, ri = (x.ravel() for x in np.meshgrid(np.arange(qa.size), np.arange(rb.size), indexing="ij"))
-    low = rb[ri] - qa[qi] - alen[qi] + k
-    high = rb[ri] + blen[ri] - qa[qi] - k
+    qa, alen, rb, blen = qa[qi], alen[qi], rb[ri], blen[ri]
+    # Diagonal t = rstart - qstart: the reference run lies at [rb - t, rb + blen - t) in query coordinates,
+    # and the overlap grows by one a diagonal from 0 at t = rb - qa - alen to min(alen, blen), then falls
+    # to 0 at t = rb + blen - qa. Where the runs start together (t = rb - qa) or end together
+    # (t = rb + blen - qa - alen) the MEM needs the symbols beside them; elsewhere it is the overlap.
+    together = (rb - qa, rb + blen - qa - alen)
+    low = np.where(np.minimum(alen, blen) >= min_match, rb - qa - alen + min_match, 1)
+    high = np.where(np.minimum(alen, blen) >= min_match, rb + blen - qa - min_match, 0)
     count = np.maximum(high - low + 1, 0)
-    pair = np.repeat(np.arange(qi.size), count)
-    t = low[pair] + np.arange(pair.size) - np.repeat(np.cumsum(count) - count, count)
-    a0, a1 = qa[qi[pair]], qa[qi[pair]] + alen[qi[pair]]
-    b0, b1 = rb[ri[pair]] - t, rb[ri[pair]] + blen[ri[pair]] - t  # the reference run in query coordinates
+    generic = _overlaps(xp, low, count, qa, alen, rb, blen, together)
+    special = _runs_together(qcodes, rcodes, qa, alen, rb, blen, together, k, min_match)
+    return tuple(xp.concatenate((g, xp.asarray(x))) for g, x in zip(generic, special))
+
+
+def _overlaps(xp, low, count, qa, alen, rb, blen, together):
+    """n_run_mems' MEMs of the diagonals low .. low + count - 1 of each pair of runs but those in
+    `together`: each the runs' overlap, on xp's device. The diagonals are cut into runs that hold
+    none of `together`, and a MEM's values come from its run's: t = rstart - qstart counts up one a
+    MEM along a run, the reference run's start in query coordinates, rb - t, down."""
+    cuts = np.sort(np.stack((low - 1, *together, low + count)), axis=0)  # each pair's diagonals apart from them
+    first, last = np.clip(cuts[:-1] + 1, low, low + count), np.clip(cuts[1:], low, low + count)
+    pair = np.broadcast_to(np.arange(low.size), first.shape)
+    run = (last > first).ravel()
+    first, last, pair = (x.ravel()[run] for x in (first, last, pair))
+    sizes = last - first
+    total = int(sizes.sum())
+    if total == 0:
+        return tuple(xp.zeros(0, dtype=xp.int64) for _ in range(3))
+    offset = np.cumsum(sizes) - sizes  # where each run of diagonals starts among the MEMs
+    index = xp.arange(total, dtype=xp.int64)
+    if xp is np:
+        each = lambda x: np.repeat(x, sizes)  # noqa: E731
+    else:  # a MEM's run of diagonals: a cumulative sum of the runs' starts
+        marks = xp.zeros(total, dtype=xp.int32)
+        marks[xp.asarray(offset[1:])] = 1
+        which = xp.cumsum(marks, dtype=xp.int32)
+        del marks
+        each = lambda x: xp.asarray(x)[which]  # noqa: E731
+    b0 = each(rb[pair] - first + offset) - index
+    start = xp.maximum(each(qa[pair]), b0)
+    length = xp.minimum(each(qa[pair] + alen[pair]), b0 + each(blen[pair])) - start
+    return start, start + index + each(first - offset), length
+
+
+def _runs_together(qcodes, rcodes, qa, alen, rb, blen, together, k: int, min_match: int):
+    """n_run_mems' MEMs of the diagonals where two runs start or end together (on the host): a start
+    together is a MEM's only where the symbols before differ or one is a border; an end together is
+    walked on, 64 symbols at a time, while the codes agree."""
+    once = together[1] != together[0]  # runs of one length start and end together on one diagonal
+    t = np.concatenate((together[0], together[1][once]))
+    qa, alen, rb, blen = (np.concatenate((x, x[once])) for x in (qa, alen, rb, blen))
+    a0, a1, b0, b1 = qa, qa + alen, rb - t, rb + blen - t
     start, end = np.maximum(a0, b0), np.minimum(a1, b1)
-    both = np.flatnonzero(a0 == b0)  # both runs start here: left-maximal only where the symbols before differ
+    keep = end - start >= k
+    both = np.flatnonzero(keep & (a0 == b0))
     before_q = np.where(a0[both] > 0, _symbols(qcodes, np.maximum(a0[both] - 1, 0)), BORDER)
     before_r = np.where(b0[both] + t[both] > 0, _symbols(rcodes, np.maximum(b0[both] + t[both] - 1, 0)), BORDER)
-    keep = np.ones(start.size, dtype=bool)
     keep[both[(before_q == before_r) & (before_q != BORDER)]] = False
-    length = end - start
-    for at in np.flatnonzero((a1 == b1) & keep).tolist():  # both runs end here: walked on (one a run pair)
-        q, r = int(end[at]), int(end[at] + t[at])
-        while True:  # a window at a time: the flanks of two runs agree a few bases at most
-            span = min(64, qcodes.size - q, rcodes.size - r)
-            if span <= 0:
-                break
-            a, b = (_symbols(c, np.arange(x, x + span)) for c, x in ((qcodes, q), (rcodes, r)))
-            stop = np.flatnonzero((a != b) | (a == BORDER))
-            q, r = q + (int(stop[0]) if stop.size else span), r + (int(stop[0]) if stop.size else span)
-            if stop.size:
-                break
-        length[at] = q - start[at]
-    keep &= length >= min_match
-    return start[keep], (start + t)[keep], length[keep]
+    walking = np.flatnonzero(keep & (a1 == b1))
+    q = end[walking].copy()
+    while walking.size:  # the flanks of two runs agree a few symbols at most: one window nearly always
+        span = np.arange(64)
+        qs, rs = q[:, None] + span, q[:, None] + t[walking][:, None] + span
+        inside = (qs < qcodes.size) & (rs < rcodes.size)
+        a = _symbols(qcodes, np.minimum(qs, qcodes.size - 1))
+        b = _symbols(rcodes, np.minimum(rs, rcodes.size - 1))
+        stop = ~inside | (a != b) | (a == BORDER)
+        stops = stop.any(axis=1)
+        q = q + np.where(stops, stop.argmax(axis=1), 64)
+        end[walking] = q
+        walking, q = walking[~stops], q[~stops]
+    keep &= end - start >= min_match
+    return start[keep], (start + t)[keep], (end - start)[keep]
 
 
 def strand_mems(qcodes, rcodes, rwords, min_match: int):
@@ -190,11 +236,14 @@ def strand_mems_cupy(qcodes, rcodes, rwords, min_match: int):
     the first guess of room."""
     cp = cupy()
     k = match_k(min_match)
+    lap = time.perf_counter()
     qk, qp = sorted_match_words(qcodes, k)
     allowed = qk != cp.uint64(all_n_key(k))  # the all-N words' MEMs come from the N runs (n_run_mems)
     qk, qp = qk[allowed], qp[allowed]
     del allowed
-    runs = [cp.asarray(x) for x in n_run_mems(qcodes, rcodes, k, min_match)]
+    lap = _lap("query words sorted", lap, cp)
+    runs = n_run_mems(qcodes, rcodes, k, min_match)
+    lap = _lap(f"{runs[0].size} MEMs of N runs", lap, cp)
     rk, rbefore, rp = rwords
     empty = cp.zeros(0, dtype=cp.int64)
     if qk.size == 0 or rk.size == 0:
@@ -239,6 +288,17 @@ def strand_mems_cupy(qcodes, rcodes, rwords, min_match: int):
     log.info("%d MEMs: pairs walked in %.2f s (%d pass%s), ordered in %.2f s", total, walked - start, passes,
              "es" if passes > 1 else "", time.perf_counter() - walked)
     return qs, rs, length
+
+
+def _lap(step: str, since: float, xp=np) -> float:
+    """Log a step's seconds at debug level (a device array module's device synchronized first, only
+    then); the time now."""
+    if log.isEnabledFor(logging.DEBUG):
+        if xp is not np:
+            xp.cuda.Device().synchronize()
+        now = time.perf_counter()
+        log.debug("%s (%.2f s)", step, now - since)
+    return time.perf_counter()
 
 
 HASH_BASE = 0x9E3779B97F4A7C15  # matches.c and matches.cu
@@ -480,25 +540,29 @@ def batch_matches(query: SeqSet, reference: SeqSet, rcodes, rwords, min_match: i
     the MEMs are (on the GPU, only MUMs come back)."""
     xp = backend.xp
     qcodes = backend.to_device(query.codes)
+    rstarts = xp.asarray(reference.starts)
     tables = []
     for strand in (0, 1):
         start = time.perf_counter()
         codes = qcodes if strand == 0 else reverse_complement(qcodes)
         qs, rs, length = backend.strand_mems(codes, rcodes, rwords, min_match)
         del codes
+        lap = _lap("MEMs found", start, xp)
         # record starts on this strand, ascending (the reverse strand holds the last record first)
-        starts = query.starts if strand == 0 else query.reverse_starts()[::-1].copy()
-        qrec = xp.searchsorted(xp.asarray(starts), qs, side="right") - 1
+        starts = xp.asarray(query.starts if strand == 0 else query.reverse_starts()[::-1].copy())
+        qrec = xp.searchsorted(starts, qs, side="right") - 1
         if unique:
             keep = unique_mask(qrec, qs, rs, length)
             qrec, qs, rs, length = qrec[keep], qs[keep], rs[keep], length[keep]
             del keep
-        qrec, qs, rs, length = (backend.to_host(a) for a in (qrec, qs, rs, length))
         qs = qs - starts[qrec]
         if strand == 1:
             qrec = len(query.names) - 1 - qrec
-        rrec = reference.record_of(rs)
-        rs = rs - reference.starts[rrec]
+        rrec = xp.searchsorted(rstarts, rs, side="right") - 1  # reference.record_of, where the MEMs are
+        rs = rs - rstarts[rrec]
+        lap = _lap("their records" + (" and uniqueness" if unique else ""), lap, xp)
+        qrec, rrec, qs, rs, length = (backend.to_host(a) for a in (qrec, rrec, qs, rs, length))
+        lap = _lap("on the host", lap)
         tables.append({"qrec": qrec, "rrec": rrec, "strand": np.full(qs.size, strand), "qstart": qs,
                        "rstart": rs, "length": length})
         log.info("strand %d: %d %s (%.2f s)", strand, qs.size, "MUMs" if unique else "MEMs", time.perf_counter() - start)

@@ -4,7 +4,7 @@ parent saw it end (the exit: the operating system taking back the device memory 
 With --teardown, the exit alone: children that hold so many GB of device memory and of pinned host
 memory, then os._exit, timed from their last word to their end.
 
-    python bench/process_timeline.py Q.fa R.fa [--runs 2] [--teardown]
+    python bench/studies/process_timeline.py Q.fa R.fa [--runs 2] [--chains] [--teardown]
 
 Prints tables; not a test.
 """
@@ -52,12 +52,12 @@ os._exit(0)
 """
 
 
-def timeline(query: str, reference: str, out: str) -> None:
-    """One command line with its log lines against its start."""
+def timeline(query: str, reference: str, out: str, extra: list[str]) -> None:
+    """One command line (compare, with the arguments `extra` besides) with its log lines against its start."""
     env = python_env()
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     started = time.time()
-    child = subprocess.run([sys.executable, "-c", CHILD, "compare", query, reference, "--hsps", out, "-v"],
+    child = subprocess.run([sys.executable, "-c", CHILD, "compare", query, reference, "--hsps", out, "-v", *extra],
                            env=env, capture_output=True, text=True)
     ended = time.time()
     last = started
@@ -97,6 +97,7 @@ def main() -> None:
     parser.add_argument("reference", nargs="?")
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--teardown", action="store_true", help="only the exit with memory held")
+    parser.add_argument("--chains", action="store_true", help="compare with the chains table and the chain PAF too")
     args = parser.parse_args()
     if args.teardown:
         teardown(args.runs)
@@ -104,7 +105,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir=os.path.dirname(os.path.abspath(args.query))) as work:
         for run in range(args.runs):
             print(f"\nrun {run + 1}")
-            timeline(args.query, args.reference, os.path.join(work, "t.parquet"))
+            extra = ["--chains-table", os.path.join(work, "c.parquet"), "--chains", os.path.join(work, "c.paf")]
+            timeline(args.query, args.reference, os.path.join(work, "t.parquet"), extra if args.chains else [])
 
 
 if __name__ == "__main__":
