@@ -17,7 +17,8 @@
 #                                       # heavy 150 Mbp pair, this checkout and OLD_ROOT's taken in turn
 #   bash bench/device_hsp.sh chains     # GPU tests with the chain and format suites; compare on the heavy 150 Mbp
 #                                       # pair with and without chains (FASTA -> HSP table + chains table + chain PAF);
-#                                       # TESTS=0: no tests, TESTS=chains: the GPU chain tests, ROUNDS=N: rounds of the pair of runs (2)
+#                                       # TESTS=0: no tests, TESTS=chains: the GPU chain tests, ROUNDS=N: rounds of the pair of runs (2),
+#                                       # TIMELINE=1: a timeline of the command line with chains (bench/studies/process_timeline.py)
 #   bash bench/device_hsp.sh align      # GPU alignment tests; align on the heavy 150 Mbp pair (FASTA -> alignment
 #                                       # table + PAF with CIGAR), ROUNDS warm runs, minimap2 -x asm20 -c -t 16 beside
 #                                       # it (.whl/bin/minimap2), both PAFs' query coverage (bench/paf_coverage.py);
@@ -73,6 +74,9 @@ if [ "$what" = chains ]; then
     [ "${TESTS:-1}" = chains ] && python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py -k chain 2>&1 | \
         tee "$OUT/gpu_tests.log" | tail -15
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs 1 --no-paf 2>&1 | tee "$OUT/hsp_path.log" | tail -8
+    if [ "${TIMELINE:-0}" = 1 ]; then  # where the chains' time goes: the command line's log against its start
+        python3 bench/studies/process_timeline.py /tmp/hp/*_a.fa /tmp/hp/*_b.fa --runs 2 --chains 2>&1 | tee "$OUT/timeline_chains.log" | tail -45
+    fi
     for round in $(seq "${ROUNDS:-2}"); do
         for chains in no yes; do
             extra=""

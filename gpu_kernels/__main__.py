@@ -108,6 +108,10 @@ def parser() -> argparse.ArgumentParser:
         m.add_argument("-l", "--min-match", type=int, default=d["min_match"], help="shortest match (default %(default)s)")
         m.add_argument("-o", "--output", help="MUMmer-format output path (default: standard output)")
         m.add_argument("--paf", help="also write PAF")
+        m.add_argument("--reference-tile", type=int, default=0, metavar="BASES",
+                       help="most reference bases whose words are built at once: a larger reference is matched a "
+                            "tile of whole records at a time, with the same output (default: what fits the GPU, or "
+                            "half the free host memory)")
         m.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="auto",
                        help="auto: cupy where CuPy finds a CUDA device, else numpy (default %(default)s)")
         m.add_argument("-t", "--threads", type=int, default=0, help="CPU threads (default: the cores this process may use)")
@@ -362,7 +366,10 @@ def run_matches(args: argparse.Namespace) -> int:
     query, reference = load_pair(args.query, args.reference, reads=True)  # a read or probe set: all-N records skipped
     log.info("query and reference read in %.2f s", time.perf_counter() - start)
     start = time.perf_counter()
-    matches = find_matches(query, reference, args.min_match, args.command == "mums", backend)
+    if args.reference_tile < 0:
+        raise InputError(f"--reference-tile {args.reference_tile}: must be at least 1 (0: what fits)")
+    matches = find_matches(query, reference, args.min_match, args.command == "mums", backend,
+                           tile_bases=args.reference_tile)
     found = time.perf_counter()
     write_parts(args.output or None, mummer_parts(matches, query.names, query.lengths, reference.names,
                                                   qtable=query.name_table))

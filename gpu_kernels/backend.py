@@ -29,6 +29,11 @@ GPU_SEED_BYTES = 48
 # pairs), and the smallest table whose pinned buffers are readied ahead of its write.
 PAGE_BYTES_GUESS = 12
 PREPIN_MIN_ROWS = 1 << 20
+# Bytes a reference base takes at most while the exact-match modes build its words: on the CPU keys
+# and positions (16) and the radix sort's copies (16), the codes and slack; on the GPU keys, symbols
+# before and positions, their stable sorts' orders and buffers (about 65), the codes and slack.
+CPU_MATCH_BYTES = 40
+GPU_MATCH_BYTES = 72
 
 
 class NumpyBackend:
@@ -65,6 +70,15 @@ class NumpyBackend:
     def seed_budget(self, tile_bytes: int) -> int:
         """Seeds a tile (tiled path) or a batch of query words (the CPU's fused search) may hold (tile_bytes 0: 256 MiB)."""
         return max(1, (tile_bytes or 1 << 28) // CPU_SEED_BYTES)
+
+    def match_tile_bases(self) -> int:
+        """Reference bases whose words the exact-match modes build at once (matches.reference_tiles): half
+        the host memory not in use, at CPU_MATCH_BYTES a base."""
+        try:
+            free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError):
+            free = 16 << 30
+        return max(1 << 20, free // 2 // CPU_MATCH_BYTES)
 
     def warm_up(self, params=None):
         """Start what the device needs before its first stage (for a comparison with these
@@ -149,6 +163,13 @@ class CupyBackend(NumpyBackend):
         cp = self.xp
         free = (cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes()) // 2
         return max(1, min(tile_bytes or free, free) // GPU_SEED_BYTES)
+
+    def match_tile_bases(self) -> int:
+        """Reference bases whose words fit the device at once: its free memory (pool included) less 4 GiB
+        for a query batch's words and the MEMs, at GPU_MATCH_BYTES a base."""
+        cp = self.xp
+        free = cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes()
+        return max(1 << 20, (free - (4 << 30)) // GPU_MATCH_BYTES)
 
     def pages_to_host(self, pages: dict) -> tuple[dict, object]:
         """The pages' bytes copied into one reused pinned buffer (arrays.PinnedRing), the small

@@ -27,8 +27,8 @@ import numpy as np
 
 from . import native
 from .arrays import BLOCK, MEM_CHUNK, MEM_LIGHT, array_module, blocks, count, cupy, kernel, running_max, stable_argsort
-from .encode import BORDER, N_CODE
-from .hsps import order_by
+from .encode import BORDER, GAP, N_CODE
+from .hsps import in_order, order_by
 from .seeds import PARTS_PER_THREAD, key_batches
 from .seqset import SeqSet, make_seqset, reverse_complement
 from .words import compiled_words
@@ -466,15 +466,61 @@ def whole_records(query: SeqSet, min_match: int) -> np.ndarray:
 
 
 def find_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, backend,
-                 batch_bases: int = QUERY_BATCH) -> dict:
+                 batch_bases: int = QUERY_BATCH, tile_bases: int = 0) -> dict:
     """MEMs (or MUMs) of every query record against the reference set, forward and reverse.
 
     Returns columns qrec, rrec, strand, qstart (0-based on the query strand searched: the reverse
-    complement of the record for strand 1), rstart (0-based, forward reference), length. Records
-    exactly min_match long (a probe set's) are looked up whole; the others' matches are found from
-    their words, a batch of records at a time, against the reference's words built once.
+    complement of the record for strand 1), rstart (0-based, forward reference), length, ordered by
+    query record, strand, qstart and rstart (_in_order). Records exactly min_match long (a probe
+    set's) are looked up whole; the others' matches are found from their words, a batch of records at
+    a time, against the reference's words built once. A reference whose words do not fit at once
+    (more than tile_bases, by default backend.match_tile_bases()) is split into tiles of whole records
+    (reference_tiles), each matched so in turn; MUMs are then the MEMs of all tiles unique over all of
+    them, as one pass finds them.
     """
     query = skip_unmatchable(query, min_match)
+    tiles = reference_tiles(reference, tile_bases or backend.match_tile_bases())
+    if len(tiles) == 1:
+        return _in_order(_columns(_matches(query, reference, min_match, unique, backend, batch_bases)))
+    parts = []
+    for number, (first, last) in enumerate(tiles):
+        log.info("reference tile %d of %d: records %d to %d, %d bases", number + 1, len(tiles), first + 1, last,
+                 int(np.asarray(reference.lengths)[first:last].sum()))
+        for found in _matches(query, reference_slice(reference, first, last), min_match, False, backend, batch_bases):
+            found["rrec"] += first
+            parts.append(found)
+    matches = _in_order(_columns(parts))
+    if unique:
+        rs = matches["rstart"] + np.asarray(reference.starts)[matches["rrec"]]
+        keep = unique_mask(matches["qrec"] * 2 + matches["strand"], matches["qstart"], rs, matches["length"])
+        matches = {name: column[keep] for name, column in matches.items()}
+    return matches
+
+
+def reference_tiles(reference: SeqSet, bases: int) -> list[tuple[int, int]]:
+    """The reference's records in runs of at most `bases` (a longer record alone): (first, end) each.
+    A MEM never crosses a record's end, so each run's MEMs are found apart from the others'."""
+    tiles, first, size = [], 0, 0
+    for i, length in enumerate(np.asarray(reference.lengths).tolist()):
+        if size and size + length > bases:
+            tiles.append((first, i))
+            first, size = i, 0
+        size += length
+    tiles.append((first, len(reference.names)))
+    return tiles
+
+
+def reference_slice(reference: SeqSet, first: int, end: int) -> SeqSet:
+    """Records first .. end - 1 of a set, with the borders around them (a view of its codes)."""
+    starts = np.asarray(reference.starts, dtype=np.int64)
+    lengths = np.asarray(reference.lengths, dtype=np.int64)
+    low, high = int(starts[first]) - GAP, int(starts[end - 1] + lengths[end - 1]) + GAP
+    return SeqSet(reference.names[first:end], lengths[first:end], starts[first:end] - low,
+                  np.asarray(reference.codes)[low:high])
+
+
+def _matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, backend, batch_bases: int) -> list:
+    """find_matches' tables (a strand of a batch each) of one reference, or one reference tile."""
     rcodes = backend.to_device(reference.codes)
     whole = whole_records(query, min_match)
     parts = whole_matches(query, whole, reference, rcodes, min_match, unique, backend) if whole.size else []
@@ -489,10 +535,27 @@ def find_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool,
             for found in batch_matches(batch, reference, rcodes, rwords, min_match, unique, backend):
                 found["qrec"] += first
                 parts.append(found)
+    return parts
+
+
+def _columns(parts: list) -> dict:
+    """The tables as one copy of each column, however many batches, strands and tiles."""
     if not parts:
         return {name: np.zeros(0, dtype=np.int64) for name in ("qrec", "rrec", "strand", "qstart", "rstart", "length")}
-    # one copy of the columns, however many batches and strands
     return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
+
+
+def _in_order(matches: dict) -> dict:
+    """The matches ordered as the MUMmer text lists them (query record, strand, qstart, rstart), ties in
+    the reference's order (a stable sort where they are not so already: one query record's MEMs
+    against one reference record are). Reference tiles come in the reference's order and each is in
+    order inside, so a tiled run and one pass give the same rows in the same order."""
+    columns = [matches[name] for name in ("qrec", "strand", "qstart", "rstart")]
+    spans = [int(c.max()) + 1 if c.size else 1 for c in columns]
+    if in_order(columns, spans):
+        return matches
+    order = order_by(columns, spans)
+    return {name: column[order] for name, column in matches.items()}
 
 
 def _blanked(query: SeqSet, records: np.ndarray) -> SeqSet:

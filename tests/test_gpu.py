@@ -400,6 +400,33 @@ def test_exact_matches_in_repeats_same_on_gpu(monkeypatch):
         assert rows(host) == rows(dev) and len(rows(host)) > (20 if unique else 1000)
 
 
+def test_reference_tiles_same_on_gpu():
+    """A reference matched a tile of records at a time on the device (issue 35: a genome bigger than the
+    device) gives the CPU's one-pass columns, row for row and in order; MUMs unique over all tiles."""
+    from gpu_kernels import matches as M
+    from gpu_kernels.backend import CupyBackend, NumpyBackend
+
+    rng = np.random.default_rng(8)
+    ancestor = rng.integers(0, 4, 5000).astype(np.uint8)
+
+    def copies(n, prefix):
+        parts = []
+        for _ in range(n):
+            at = int(rng.integers(0, 4000))
+            piece = ancestor[at:at + int(rng.integers(200, 1000))].copy()
+            piece[rng.random(piece.size) < 0.03] = rng.integers(0, 5)
+            parts.append(piece)
+        return make_seqset([f"{prefix}{i}" for i in range(n)], parts)
+
+    query, reference = copies(12, "q"), copies(9, "r")
+    for unique in (False, True):
+        host = M.find_matches(query, reference, 15, unique, NumpyBackend())
+        for tile in (1, 1500):
+            dev = M.find_matches(query, reference, 15, unique, CupyBackend(), tile_bases=tile)
+            assert all(np.array_equal(host[c], dev[c]) for c in MATCH.names), (unique, tile)
+        assert host["length"].size > (50 if unique else 150)
+
+
 @pytest.mark.parametrize("length", [1, 12, 33, 64, 1024])
 def test_whole_record_matches_same_on_gpu(length):
     """Records exactly -l long looked up whole (issue 35): the device's window hashes, index and hits are
