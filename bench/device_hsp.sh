@@ -28,6 +28,8 @@
 #                                       # probes of 1,024 against 10 Mbp), mems -l 1024 cupy (ROUNDS runs) and numpy, compared
 #   bash bench/device_hsp.sh gpumem     # GPU exact-match tests; seed 000's sizes (bench/gpumem_pair.py: 196 x 243 Mbp,
 #                                       # mems -l 30, 50, 100, ROUNDS runs each, cupy), numpy == cupy on a 10 Mbp cut
+#   bash bench/device_hsp.sh longreads  # GPU exact-match tests; seed 001's workload (bench/long_reads.py: 25,249 reads of
+#                                       # about 7 kb against a 3.1 Gbp genome, mems -l 20, cupy), then its 1 % check with mummer
 #   bash bench/device_hsp.sh post       # that run up to its merge, then the coverage and plots rules timed apart
 #                                       # (bench/post_compare.py; PROFILE=1: under py-spy, stacks in $OUT/profile;
 #                                       # OLD_ROOT=DIR: another checkout timed in turn with this one)
@@ -37,7 +39,7 @@ if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then  # usage: the comment above
 fi
 what=${1:-engine}
 case "$what" in
-    engine|final|warm|exit|coldlist|matches|workflow|multi|genome|post|layout|chains|align|probes|gpumem) ;;
+    engine|final|warm|exit|coldlist|matches|workflow|multi|genome|post|layout|chains|align|probes|gpumem|longreads) ;;
     *) echo "device_hsp.sh: no mode $what (see the list at the top)" >&2; exit 2 ;;
 esac
 export PYTHONUNBUFFERED=1
@@ -115,6 +117,15 @@ if [ "$what" = gpumem ]; then
         --runs "${ROUNDS:-2}" ${STEPS:+--steps} 2>&1 | tee -a "$OUT/gpumem.log"
     cp /tmp/gm/pair_l*.cupy.txt.log "$OUT/" 2>/dev/null
     [ "${CUT:-1}" = 1 ] && python3 bench/gpumem_pair.py --out /tmp/gm/pair --cut 10e6 2>&1 | tee -a "$OUT/gpumem.log"
+fi
+if [ "$what" = longreads ]; then
+    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "whole or exact_matches or tiles" 2>&1 | \
+        tee "$OUT/gpu_tests.log" | tail -5
+    mkdir -p /tmp/lr && /usr/bin/time -f "made in %e s" python3 bench/long_reads.py --out /tmp/lr/lr 2>&1 | tee -a "$OUT/longreads.log"
+    python3 bench/long_reads.py --out /tmp/lr/lr --run --backend cupy 2>&1 | tee -a "$OUT/longreads.log"
+    cp /tmp/lr/lr_mems.cupy.txt.log "$OUT/" 2>/dev/null
+    [ "${CHECK:-1}" = 1 ] && python3 bench/long_reads.py --out /tmp/lr/lr --check --backend cupy 2>&1 | tee -a "$OUT/longreads.log"
+    cp /tmp/lr/lr_sample_genome.txt.log "$OUT/" 2>/dev/null
 fi
 if [ "$what" = align ]; then
     [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py -k "align" tests/test_align.py 2>&1 | \

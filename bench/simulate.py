@@ -81,16 +81,27 @@ def related(rng: np.random.Generator, seq: np.ndarray, subst: float = 0.05, inde
     return invert(rng, indels(rng, substitute(rng, seq, subst), indel), max(1, seq.size // 1_000_000))
 
 
+def repeat_families(rng: np.random.Generator, families: int = 60) -> list:
+    """The consensus of each repeat family: random, 300-6,000 bases."""
+    return [rng.integers(0, 4, int(rng.integers(300, 6000)), dtype=np.uint8) for _ in range(families)]
+
+
 def heavy_ancestor(rng: np.random.Generator, length: int, families: int = 60, fraction: float = 0.35,
-                   micro: float = 0.015) -> np.ndarray:
+                   micro: float = 0.015, units: list | None = None, divergence: tuple | None = None) -> np.ndarray:
     """Random codes with about `fraction` of the bases in copies of `families` repeat families, each
-    copy 0-25 % diverged (uniformly), half reverse-complemented, plus `micro` in microsatellites."""
+    copy 0-25 % diverged (most old, some young), half reverse-complemented, plus `micro` in
+    microsatellites. units: the families' consensus (repeat_families), to share them among
+    chromosomes; divergence: (low, high), copies diverged uniformly between the two instead."""
     seq = rng.integers(0, 4, length, dtype=np.uint8)
-    units = [rng.integers(0, 4, int(rng.integers(300, 6000)), dtype=np.uint8) for _ in range(families)]
+    units = repeat_families(rng, families) if units is None else units
+    families = len(units)
     placed = 0
     while placed < fraction * length:
         # most copies old, some young: divergence 0.25 * u^2 for u uniform in [0, 1)
-        copy = substitute(rng, units[int(rng.integers(families))], 0.25 * float(rng.random()) ** 2)
+        unit = units[int(rng.integers(families))]
+        u = float(rng.random())
+        rate = 0.25 * u ** 2 if divergence is None else divergence[0] + (divergence[1] - divergence[0]) * u
+        copy = substitute(rng, unit, rate)
         if rng.random() < 0.5:
             copy = 3 - copy[::-1]
         at = int(rng.integers(0, max(1, length - copy.size)))
