@@ -97,7 +97,7 @@ PY
     done
 fi
 if [ "$what" = probes ]; then
-    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "whole or exact_matches" 2>&1 | \
+    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "whole or exact_matches or tiles" 2>&1 | \
         tee "$OUT/gpu_tests.log" | tail -5
     mkdir -p /tmp/pr && python3 bench/probes.py --out /tmp/pr/probes | tee -a "$OUT/probes.log"
     python3 bench/studies/probes_profile.py /tmp/pr/probes_probes.fa /tmp/pr/probes_reference.fa --backends cupy numpy \
@@ -110,13 +110,14 @@ if [ "$what" = probes ]; then
     md5sum /tmp/pr/probes_mems.cupy.txt /tmp/pr/probes_probes.fa /tmp/pr/probes_reference.fa | tee -a "$OUT/probes.log"
 fi
 if [ "$what" = gpumem ]; then
-    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "whole or exact_matches" 2>&1 | \
+    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "whole or exact_matches or tiles" 2>&1 | \
         tee "$OUT/gpu_tests.log" | tail -5
     mkdir -p /tmp/gm && /usr/bin/time -f "pair made: %e s" python3 bench/gpumem_pair.py --out /tmp/gm/pair 2>&1 | tee -a "$OUT/gpumem.log"
     python3 bench/gpumem_pair.py --out /tmp/gm/pair --run --backend cupy --lengths ${LENGTHS:-30 50 100} \
         --runs "${ROUNDS:-2}" ${STEPS:+--steps} 2>&1 | tee -a "$OUT/gpumem.log"
     cp /tmp/gm/pair_l*.cupy.txt.log "$OUT/" 2>/dev/null
     [ "${CUT:-1}" = 1 ] && python3 bench/gpumem_pair.py --out /tmp/gm/pair --cut 10e6 2>&1 | tee -a "$OUT/gpumem.log"
+    [ "${NRUNS:-1}" = 1 ] && python3 bench/n_runs.py --backend cupy 2>&1 | tee -a "$OUT/gpumem.log"
 fi
 if [ "$what" = longreads ]; then
     [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "whole or exact_matches or tiles" 2>&1 | \

@@ -372,7 +372,7 @@ def run_matches(args: argparse.Namespace) -> int:
                            tile_bases=args.reference_tile)
     found = time.perf_counter()
     write_parts(args.output or None, mummer_parts(matches, query.names, query.lengths, reference.names,
-                                                  qtable=query.name_table))
+                                                  qtable=query.name_table, ordered=True))
     log.info("%d %s found in %.2f s, written in %.2f s", matches["length"].size, args.command, found - start,
              time.perf_counter() - found)
     if args.paf:

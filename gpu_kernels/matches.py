@@ -481,7 +481,10 @@ def find_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool,
     query = skip_unmatchable(query, min_match)
     tiles = reference_tiles(reference, tile_bases or backend.match_tile_bases())
     if len(tiles) == 1:
-        return _in_order(_columns(_matches(query, reference, min_match, unique, backend, batch_bases)))
+        matches = _columns(_matches(query, reference, min_match, unique, backend, batch_bases))
+        if len(query.names) == 1 and len(reference.names) == 1 and int(query.lengths[0]) != min_match:
+            return matches  # strand 0's rows, then strand 1's, each by qstart, then rstart: in order as they are
+        return _in_order(matches)
     parts = []
     for number, (first, last) in enumerate(tiles):
         log.info("reference tile %d of %d: records %d to %d, %d bases", number + 1, len(tiles), first + 1, last,

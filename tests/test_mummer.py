@@ -337,6 +337,28 @@ def test_query_batches_change_nothing():
         assert rows(whole) == rows(batched) and len(rows(whole)) >= 40
 
 
+def test_matches_come_in_the_order_the_text_lists_them():
+    """find_matches' rows are in MATCH's order (the writer trusts it, mummer_parts(ordered=True)): one
+    record against one as found, others ordered; with whole-record probes, reverse strands, repeats."""
+    from gpu_kernels.backend import NumpyBackend
+    from gpu_kernels.hsps import in_order
+    from gpu_kernels.matches import find_matches
+    from gpu_kernels.seqset import make_seqset
+    from gpu_kernels.fasta import read_fasta
+
+    genome = read_fasta(MYCO_7422)[0].codes
+    rng = random.Random(6)
+    for nq, nr in ((1, 1), (1, 3), (5, 1), (5, 3)):
+        cuts = [rng.randrange(0, genome.size - 20000) for _ in range(nq + nr)]
+        pieces = [genome[c:c + rng.randint(3000, 20000)] for c in cuts]
+        query = make_seqset([f"q{i}" for i in range(nq)], pieces[:nq] + ([genome[cuts[0]:cuts[0] + 20]] if nq > 1 else []))
+        reference = make_seqset([f"r{i}" for i in range(nr)], pieces[nq:nq + nr - 1] + [genome])
+        for unique in (False, True):
+            m = find_matches(query, reference, 20, unique, NumpyBackend())
+            columns = [m[name] for name in MATCH.order]
+            assert m["length"].size > 3 and in_order(columns, [int(c.max()) + 1 for c in columns]), (nq, nr, unique)
+
+
 @pytest.mark.skipif(shutil.which("show-coords") is None, reason="MUMmer's show-coords is not installed")
 def test_show_coords_lists_exactly_the_hsps_of_the_paf(tmp_path):
     """compare --delta on the bundled pair: show-coords -r reads it and lists every HSP of the PAF, with

@@ -15,7 +15,8 @@ MUMMER_ROWS = 1 << 20  # rows of MUMmer text printed at once
 MUMMER_GROUPS = 1 << 18  # headers (query records and strands) printed at once
 
 
-def mummer_parts(matches: dict, qnames, qlens, rnames, records: range | None = None, qtable=None):
+def mummer_parts(matches: dict, qnames, qlens, rnames, records: range | None = None, qtable=None,
+                 ordered: bool = False):
     """MUMmer's output with -b -c, as pieces of bytes: a '>' header per query record and strand, then
     reference position, query position and length (1-based; reverse query positions on the forward
     strand, as -c gives them), each right-aligned in 8 columns, with the reference name first (padded
@@ -23,13 +24,14 @@ def mummer_parts(matches: dict, qnames, qlens, rnames, records: range | None = N
     MUMMER_ROWS rows and their headers at once, by format.c (write_parts calls them on its threads): no
     Python call per record or row, for probe sets of millions of records.
     records: the query records printed (all by default); matches hold rows of those alone. qtable: the
-    query names as a string table (SeqSet.name_table), where one is made already."""
+    query names as a string table (SeqSet.name_table), where one is made already. ordered: the rows are
+    in MATCH's order already (matches.find_matches orders them), so they are not checked again."""
     names = list(rnames)
     width = max(len(n) for n in names)
     qlens = np.asarray(qlens, dtype=np.int64)
     columns = [np.asarray(matches[c]) for c in MATCH.order]
     spans = [len(qnames), 2, int(qlens.max()) + 1, int(columns[3].max()) + 1 if columns[3].size else 1]
-    if in_order(columns, spans):
+    if ordered or in_order(columns, spans):
         m = {key: np.asarray(value) for key, value in matches.items()}
     else:
         order = order_by(columns, spans)
