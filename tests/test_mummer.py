@@ -351,10 +351,10 @@ def test_matches_come_in_the_order_the_text_lists_them():
     for nq, nr in ((1, 1), (1, 3), (5, 1), (5, 3)):
         cuts = [rng.randrange(0, genome.size - 20000) for _ in range(nq + nr)]
         pieces = [genome[c:c + rng.randint(3000, 20000)] for c in cuts]
-        query = make_seqset([f"q{i}" for i in range(nq)], pieces[:nq] + ([genome[cuts[0]:cuts[0] + 20]] if nq > 1 else []))
+        query = make_seqset([f"q{i}" for i in range(nq)], pieces[:nq] + ([genome[cuts[0]:cuts[0] + 13]] if nq > 1 else []))
         reference = make_seqset([f"r{i}" for i in range(nr)], pieces[nq:nq + nr - 1] + [genome])
         for unique in (False, True):
-            m = find_matches(query, reference, 20, unique, NumpyBackend())
+            m = find_matches(query, reference, 13, unique, NumpyBackend())
             columns = [m[name] for name in MATCH.order]
             assert m["length"].size > 3 and in_order(columns, [int(c.max()) + 1 for c in columns]), (nq, nr, unique)
 
