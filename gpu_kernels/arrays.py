@@ -227,7 +227,7 @@ def to_device(array, xp):
     return out.view(array.dtype).reshape(array.shape)
 
 
-STAGED_COPY = 1 << 24  # device arrays of this size or more come to the host through two reused pinned buffers
+STAGED_COPY = 1 << 22  # device arrays of this size or more come to the host through two reused pinned buffers
 _staging: list = []  # those two buffers and their streams, made on first use and kept
 _staging_lock = threading.Lock()
 
