@@ -12,7 +12,7 @@ an ancestor of 196 Mbp, and a further 47 Mbp for the reference alone; each genom
 mouse and human are outside their conserved stretches. --run times `mems -l L` from FASTA to MUMmer text
 (written to a file: the text is most of the time where MEMs number in the hundreds of millions) and takes
 from its log (-v) the index (the reference's words, sorted) and the match (both strands' pairs walked,
-ordered and brought to the host): GPUMEM's index + match. --cut writes the first `--cut` bases of both
+ordered, and brought to the host): GPUMEM's index + match. --cut writes the first `--cut` bases of both
 and compares the two backends' outputs byte for byte. Prints tables.
 """
 from __future__ import annotations
@@ -62,6 +62,7 @@ def stages(log: str) -> dict:
     text = open(log).read()
     index = sum(float(s) for s in re.findall(r"reference words: \d+ \(([\d.]+) s\)", text))
     match = sum(float(s) for s in re.findall(r"strand \d: \d+ MEMs \(([\d.]+) s\)", text))
+    match += sum(float(s) for s in re.findall(r"MEMs of both strands on the host \(([\d.]+) s\)", text))
     mems = sum(int(n) for n in re.findall(r"strand \d: (\d+) MEMs", text))
     return {"index": index, "match": match, "mems": mems}
 

@@ -545,6 +545,8 @@ def _columns(parts: list) -> dict:
     """The tables as one copy of each column, however many batches, strands and tiles."""
     if not parts:
         return {name: np.zeros(0, dtype=np.int64) for name in ("qrec", "rrec", "strand", "qstart", "rstart", "length")}
+    if len(parts) == 1:
+        return parts[0]
     return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
 
 
@@ -601,13 +603,14 @@ def whole_matches(query: SeqSet, records: np.ndarray, reference: SeqSet, rcodes,
 
 def batch_matches(query: SeqSet, reference: SeqSet, rcodes, rwords, min_match: int, unique: bool,
                   backend) -> list[dict]:
-    """find_matches for one batch of query records, a table a strand (rcodes and rwords: the reference's
-    codes and words on the backend): the query records and, for MUMs, uniqueness are worked out where
-    the MEMs are (on the GPU, only MUMs come back)."""
+    """find_matches for one batch of query records, one table of both strands (rcodes and rwords: the
+    reference's codes and words on the backend): the query records and, for MUMs, uniqueness are worked
+    out where the MEMs are (on the GPU, only MUMs come back), and the two strands' columns joined there
+    before they come to the host once."""
     xp = backend.xp
     qcodes = backend.to_device(query.codes)
     rstarts = xp.asarray(reference.starts)
-    tables = []
+    strands = []
     for strand in (0, 1):
         start = time.perf_counter()
         codes = qcodes if strand == 0 else reverse_complement(qcodes)
@@ -626,13 +629,15 @@ def batch_matches(query: SeqSet, reference: SeqSet, rcodes, rwords, min_match: i
             qrec = len(query.names) - 1 - qrec
         rrec = xp.searchsorted(rstarts, rs, side="right") - 1  # reference.record_of, where the MEMs are
         rs = rs - rstarts[rrec]
-        lap = _lap("their records" + (" and uniqueness" if unique else ""), lap, xp)
-        qrec, rrec, qs, rs, length = (backend.to_host(a) for a in (qrec, rrec, qs, rs, length))
-        lap = _lap("on the host", lap)
-        tables.append({"qrec": qrec, "rrec": rrec, "strand": np.full(qs.size, strand), "qstart": qs,
-                       "rstart": rs, "length": length})
+        strands.append({"qrec": qrec, "rrec": rrec, "strand": xp.full(qs.size, strand, dtype=xp.int64), "qstart": qs,
+                        "rstart": rs, "length": length})
+        _lap("their records" + (" and uniqueness" if unique else ""), lap, xp)
         log.info("strand %d: %d %s (%.2f s)", strand, qs.size, "MUMs" if unique else "MEMs", time.perf_counter() - start)
-    return tables
+    start = time.perf_counter()
+    table = {name: backend.to_host(xp.concatenate([s[name] for s in strands])) for name in strands[0]}
+    log.info("%d %s of both strands on the host (%.2f s)", table["qstart"].size, "MUMs" if unique else "MEMs",
+             time.perf_counter() - start)
+    return [table]
 
 
 def matches_to_hsps(matches: dict, query: SeqSet) -> dict:
