@@ -201,50 +201,43 @@ def blocks(n: int, threads: int = BLOCK, cap: int = 65535 * 8) -> int:
     return min(max(1, (n + threads - 1) // threads), cap)
 
 
+PINNED_COPY = 1 << 28  # host arrays of this size or more go to the device through pinned buffers
 PINNED_CHUNK = 1 << 26
-STAGED_COPY = 1 << 22  # arrays of this size or more cross to or from the device through two reused pinned buffers
-_staging: list = []  # those two buffers and their streams, made on first use and kept for the process
-_staging_lock = threading.Lock()
-
-
-def _staging_buffers(xp) -> list:
-    """The two (pinned buffer, stream) pairs of the staged copies, made once: pinning fresh memory costs
-    about 0.7 s a GB (cudaHostAlloc), so a copy of 75 MB that pins its own buffer pays 50 ms for a copy
-    of 3."""
-    if not _staging:
-        _staging.extend((np.frombuffer(xp.cuda.alloc_pinned_memory(PINNED_CHUNK), np.uint8, PINNED_CHUNK),
-                         xp.cuda.Stream(non_blocking=True)) for _ in range(2))
-    return _staging
 
 
 def to_device(array, xp):
     """A host array as an array of module xp (no copy for NumPy). A large one goes through two pinned
     buffers taken in turn (a chunk copied into one while the other goes to the device): a process's
-    first plain copy of a probe set's 2.4 GB of codes took 2.35 s on an H100 host, through pinned
-    buffers 0.37 s (bench/studies/device_copy.py). One thread at a time."""
-    if xp is np or not isinstance(array, np.ndarray) or array.nbytes < STAGED_COPY:
+    first plain copy of a probe set's 2.4 GB of codes took 2.35 s on an H100 host, this 0.37 s
+    (bench/studies/device_copy.py)."""
+    if xp is np or not isinstance(array, np.ndarray) or array.nbytes < PINNED_COPY:
         return xp.asarray(array)
-    with _staging_lock:
-        source = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
-        out = xp.empty(source.size, dtype=np.uint8)
-        staging = _staging_buffers(xp)
-        for i, at in enumerate(range(0, source.size, PINNED_CHUNK)):
-            buffer, stream = staging[i % 2]
-            stream.synchronize()  # its buffer's last copy is done
-            size = min(PINNED_CHUNK, source.size - at)
-            buffer[:size] = source[at:at + size]
-            out[at:at + size].set(buffer[:size], stream=stream)
-        for _, stream in staging:
-            stream.synchronize()
+    source = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+    out = xp.empty(source.size, dtype=np.uint8)
+    buffers = [np.frombuffer(xp.cuda.alloc_pinned_memory(PINNED_CHUNK), np.uint8, PINNED_CHUNK) for _ in range(2)]
+    streams = [xp.cuda.Stream(non_blocking=True) for _ in range(2)]
+    for i, at in enumerate(range(0, source.size, PINNED_CHUNK)):
+        buffer, stream = buffers[i % 2], streams[i % 2]
+        stream.synchronize()  # its buffer's last copy is done
+        size = min(PINNED_CHUNK, source.size - at)
+        buffer[:size] = source[at:at + size]
+        out[at:at + size].set(buffer[:size], stream=stream)
+    for stream in streams:
+        stream.synchronize()
     return out.view(array.dtype).reshape(array.shape)
+
+
+STAGED_COPY = 1 << 22  # device arrays of this size or more come to the host through two reused pinned buffers
+_staging: list = []  # those two buffers and their streams, made on first use and kept
+_staging_lock = threading.Lock()
 
 
 def to_host(array) -> np.ndarray:
     """An array on the host: device arrays are copied into pinned memory (about twice the bandwidth
-    of a pageable copy), host arrays pass through. A large one goes through the two pinned buffers of
-    to_device, taken in turn (a chunk comes off the device into one while the other's is copied out):
-    pinning its own memory would cost 0.38 s for a strand's five MEM columns of 75 MB each, where the
-    copy itself takes a few hundredths of a second. One thread at a time."""
+    of a pageable copy), host arrays pass through. A large one goes through two pinned buffers kept
+    for the process, taken in turn (a chunk comes off the device into one while the other's is copied
+    out), as pinning fresh memory costs about 0.7 s a GB: 0.38 s for a strand's five MEM columns of
+    75 MB each, where the copy itself takes a few hundredths of a second. One thread at a time."""
     if isinstance(array, np.ndarray):
         return array
     if array.nbytes < STAGED_COPY:
@@ -253,32 +246,38 @@ def to_host(array) -> np.ndarray:
         out = cupyx.empty_pinned(array.shape, array.dtype)
         array.get(out=out)
         return out
-    xp = cupy()
     with _staging_lock:
-        staging = _staging_buffers(xp)
-        source = xp.ascontiguousarray(array).reshape(-1).view(xp.uint8)
-        xp.cuda.get_current_stream().synchronize()  # the staging streams do not wait for the one that made it
-        out = np.empty(array.shape, dtype=array.dtype)
-        target = out.reshape(-1).view(np.uint8)
-        held = [None, None]  # the span of target each buffer holds, copied out before the buffer is reused
+        return _staged_to_host(array)
 
-        def drain(slot: int) -> None:
-            if held[slot] is not None:
-                buffer, stream = staging[slot]
-                stream.synchronize()
-                lo, hi = held[slot]
-                target[lo:hi] = buffer[:hi - lo]
-                held[slot] = None
 
-        for i, at in enumerate(range(0, source.size, PINNED_CHUNK)):
-            slot = i % 2
-            drain(slot)
-            buffer, stream = staging[slot]
-            size = min(PINNED_CHUNK, source.size - at)
-            source[at:at + size].get(out=buffer[:size], stream=stream, blocking=False)
-            held[slot] = (at, at + size)
-        drain(0)
-        drain(1)
+def _staged_to_host(array) -> np.ndarray:
+    xp = cupy()
+    if not _staging:
+        _staging.extend((np.frombuffer(xp.cuda.alloc_pinned_memory(PINNED_CHUNK), np.uint8, PINNED_CHUNK),
+                         xp.cuda.Stream(non_blocking=True)) for _ in range(2))
+    source = xp.ascontiguousarray(array).reshape(-1).view(xp.uint8)
+    xp.cuda.get_current_stream().synchronize()  # the streams below do not wait for the one that made it
+    out = np.empty(array.shape, dtype=array.dtype)
+    target = out.reshape(-1).view(np.uint8)
+    held = [None, None]  # the span of target each buffer holds, copied out before the buffer is reused
+
+    def drain(slot: int) -> None:
+        if held[slot] is not None:
+            buffer, stream = _staging[slot]
+            stream.synchronize()
+            lo, hi = held[slot]
+            target[lo:hi] = buffer[:hi - lo]
+            held[slot] = None
+
+    for i, at in enumerate(range(0, source.size, PINNED_CHUNK)):
+        slot = i % 2
+        drain(slot)
+        buffer, stream = _staging[slot]
+        size = min(PINNED_CHUNK, source.size - at)
+        source[at:at + size].get(out=buffer[:size], stream=stream, blocking=False)
+        held[slot] = (at, at + size)
+    drain(0)
+    drain(1)
     return out
 
 

@@ -20,14 +20,14 @@ def main() -> None:
     start = time.perf_counter()
     import cupy as cp
 
-    from gpu_kernels.arrays import STAGED_COPY, to_device
+    from gpu_kernels.arrays import PINNED_COPY, to_device
 
     cp.asarray(np.zeros(1 << 20, np.uint8))
     cp.cuda.Device().synchronize()
     print(f"context {time.perf_counter() - start:.2f} s", flush=True)
     data = np.empty(int(args.bytes), np.uint8)
     data[::4096] = 1  # its pages touched, as an encoder's output's are
-    print(f"{data.nbytes:,} bytes; to_device takes pinned buffers from {STAGED_COPY:,}")
+    print(f"{data.nbytes:,} bytes; to_device takes pinned buffers from {PINNED_COPY:,}")
     for name, copy in (("pinned buffers", lambda a: to_device(a, cp)), ("plain", cp.asarray)) * 2:
         start = time.perf_counter()
         out = copy(data)
