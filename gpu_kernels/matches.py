@@ -16,7 +16,9 @@ visited. CuPy: matches.cu, the reference words of a key ordered by the symbol be
 query word skips the pairs that extend left unread; its own thread walks the rest, or blocks share
 them where there are many. Occurrences are counted from the MEM set itself: a match string occurs
 in the reference once for every MEM that contains its query interval, and in the query once for
-every MEM (of that query record and strand) that contains its reference interval.
+every MEM (of that query record and strand) that contains its reference interval. A reference whose
+words do not fit the device is matched a tile of whole records at a time (reference_tiles), the
+tiles' MEMs put in the order one pass gives, MUMs then picked over all of them.
 """
 from __future__ import annotations
 
