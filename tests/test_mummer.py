@@ -38,10 +38,13 @@ def mummer(mode: str, query: str, reference: str, min_len: int) -> set:
     return parse(proc.stdout)
 
 
+def ours_text(mode: str, query: str, reference: str, min_len: int, *extra: str) -> str:
+    return subprocess.run([sys.executable, "-m", "gpu_kernels", mode, query, reference, "-l", str(min_len), *extra],
+                          cwd=ROOT, capture_output=True, text=True, check=True).stdout
+
+
 def ours(mode: str, query: str, reference: str, min_len: int) -> set:
-    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", mode, query, reference, "-l", str(min_len)],
-                          cwd=ROOT, capture_output=True, text=True, check=True)
-    return parse(proc.stdout)
+    return parse(ours_text(mode, query, reference, min_len))
 
 
 @pytest.fixture(scope="module")
@@ -91,6 +94,12 @@ def drawn_records(rng: random.Random, ancestor: str, records: int) -> list[str]:
     return pieces or ["ACGT"]  # all-N records are refused as bad input, by design
 
 
+def drawn_ancestor(rng: random.Random, length: int) -> str:
+    """Random bases, half the time with tandem repeats."""
+    ancestor = "".join(rng.choice("ACGT") for _ in range(length))
+    return tandem(ancestor, rng) if rng.random() < 0.5 else ancestor
+
+
 def write(path, records, prefix):
     with open(path, "w") as handle:
         for i, seq in enumerate(records):
@@ -103,19 +112,12 @@ def write(path, records, prefix):
        st.sampled_from([12, 20, 25, 40]), st.sampled_from(["mems", "mums"]))
 def test_drawn_cases_equal_mummer(tmp_path_factory, seed, length, nq, nr, min_len, mode):
     rng = random.Random(seed)
-    ancestor = "".join(rng.choice("ACGT") for _ in range(length))
-    if rng.random() < 0.5:
-        ancestor = tandem(ancestor, rng)
+    ancestor = drawn_ancestor(rng, length)
     folder = tmp_path_factory.mktemp("case")
     query, reference = folder / "q.fa", folder / "r.fa"
     write(query, drawn_records(rng, ancestor, nq), "q")
     write(reference, drawn_records(rng, ancestor, nr), "r")
     assert ours(mode, str(query), str(reference), min_len) == mummer(mode, str(query), str(reference), min_len)
-
-
-def ours_text(mode: str, query: str, reference: str, min_len: int, *extra: str) -> str:
-    return subprocess.run([sys.executable, "-m", "gpu_kernels", mode, query, reference, "-l", str(min_len), *extra],
-                          cwd=ROOT, capture_output=True, text=True, check=True).stdout
 
 
 @settings(max_examples=25, deadline=None)
@@ -127,9 +129,7 @@ def test_reference_tiles_give_one_pass_output(tmp_path_factory, seed, length, nq
     reference's records are descendants of one ancestor, so a match found in one tile often occurs in
     another)."""
     rng = random.Random(seed)
-    ancestor = "".join(rng.choice("ACGT") for _ in range(length))
-    if rng.random() < 0.5:
-        ancestor = tandem(ancestor, rng)
+    ancestor = drawn_ancestor(rng, length)
     folder = tmp_path_factory.mktemp("tiles")
     query, reference = folder / "q.fa", folder / "r.fa"
     write(query, drawn_records(rng, ancestor, nq) + [ancestor[:min_len]], "q")  # a probe looked up whole too
