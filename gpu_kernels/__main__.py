@@ -358,6 +358,8 @@ def run_matches(args: argparse.Namespace) -> int:
     """The mems and mums commands."""
     if args.min_match < 1:
         raise InputError(f"-l {args.min_match}: the shortest match must be at least 1")
+    if args.reference_tile < 0:
+        raise InputError(f"--reference-tile {args.reference_tile}: must be at least 1 (0: what fits)")
     refuse_inputs_as_outputs([args.output, args.paf], [args.query, args.reference])
     check_stdout(args.output)
     backend = get_backend(args.backend)
@@ -366,8 +368,6 @@ def run_matches(args: argparse.Namespace) -> int:
     query, reference = load_pair(args.query, args.reference, reads=True)  # a read or probe set: all-N records skipped
     log.info("query and reference read in %.2f s", time.perf_counter() - start)
     start = time.perf_counter()
-    if args.reference_tile < 0:
-        raise InputError(f"--reference-tile {args.reference_tile}: must be at least 1 (0: what fits)")
     matches = find_matches(query, reference, args.min_match, args.command == "mums", backend,
                            tile_bases=args.reference_tile)
     found = time.perf_counter()

@@ -380,11 +380,16 @@ def chain_blocks(hsps: dict, members: dict, rlens) -> dict:
     sub = {"qstart": h["qstart"][rows], "qend": h["qend"][rows], "rstart": h["rstart"][rows], "rend": rend,
            "rrec": h["rrec"][rows], "strand": h["strand"][rows]}
     x, xe, y, ye = chain_coords(sub, rlens)
-    chain = members["chain"]
+    return _blocks_of(members["chain"], x + trim, xe, y + trim, ye)
+
+
+def _blocks_of(chain, x0, xe, y0, ye) -> dict:
+    """Block columns (chain by chain, each in chain order) with the gaps `dx`, `dy` to the next block
+    of the chain (0 after the last) and `first`, `last` marking each chain's ends; on their device."""
+    xp = array_module(chain)
     first = _run_starts(chain)
-    last = xp.concatenate((first[1:], xp.ones(min(1, rows.size), dtype=bool)))
-    x0, y0 = x + trim, y + trim
-    dx, dy = xp.zeros(rows.size, dtype=xp.int64), xp.zeros(rows.size, dtype=xp.int64)
+    last = xp.concatenate((first[1:], xp.ones(min(1, chain.size), dtype=bool)))
+    dx, dy = xp.zeros(chain.size, dtype=xp.int64), xp.zeros(chain.size, dtype=xp.int64)
     dx[:-1], dy[:-1] = x0[1:] - xe[:-1], y0[1:] - ye[:-1]
     dx[last], dy[last] = 0, 0
     return {"chain": chain, "x0": x0, "xe": xe, "y0": y0, "ye": ye, "dx": dx, "dy": dy, "first": first, "last": last}
@@ -477,14 +482,10 @@ def _pieces(chains: dict, blocks: dict, pblock, px0, pxe, pids, rlens, start: fl
     diagonal = (np.asarray(blocks["x0"]) - np.asarray(blocks["y0"]))[pblock]
     x0, xe = px0, pxe
     y0, ye = x0 - diagonal, xe - diagonal
-    first = _run_starts(chain)
-    last = np.concatenate((first[1:], np.ones(min(1, chain.size), dtype=bool)))
-    dx, dy = np.zeros(chain.size, dtype=np.int64), np.zeros(chain.size, dtype=np.int64)
-    dx[:-1], dy[:-1] = x0[1:] - xe[:-1], y0[1:] - ye[:-1]
-    dx[last], dy[last] = 0, 0
+    placed = _blocks_of(chain, x0, xe, y0, ye)
     table = dict(chains)
     if chain.size:
-        starts, ends = np.flatnonzero(first), np.flatnonzero(last)
+        starts, ends = np.flatnonzero(placed["first"]), np.flatnonzero(placed["last"])
         reverse = np.asarray(chains["strand"]) == 1
         rlen = np.asarray(rlens, dtype=np.int64)[np.asarray(chains["rrec"], dtype=np.int64)]
         table.update(qstart=x0[starts], qend=xe[ends],
@@ -493,5 +494,4 @@ def _pieces(chains: dict, blocks: dict, pblock, px0, pxe, pids, rlens, start: fl
                      aligned=np.add.reduceat(xe - x0, starts), identities=np.add.reduceat(pids, starts))
     log.info("chain blocks placed: %d pieces of %d blocks (%.2f s)", chain.size, blocks["x0"].size,
              time.perf_counter() - start)
-    return table, {"chain": chain, "x0": x0, "xe": xe, "y0": y0, "ye": ye, "dx": dx, "dy": dy, "first": first,
-                   "last": last}
+    return table, placed

@@ -429,16 +429,9 @@ def query_batches(query: SeqSet, bases: int) -> list[tuple[SeqSet, int]]:
     read set of hundreds of megabases is matched a batch at a time in bounded memory."""
     if query.total <= bases:
         return [(query, 0)]
-    batches, first, size = [], 0, 0
-    for i, length in enumerate(query.lengths.tolist()):
-        if size and size + length > bases:
-            batches.append((first, i))
-            first, size = i, 0
-        size += length
-    batches.append((first, len(query.names)))
     codes = np.asarray(query.codes)
     return [(make_seqset(query.names[a:b], [codes[s:s + n] for s, n in zip(query.starts[a:b], query.lengths[a:b])]), a)
-            for a, b in batches]
+            for a, b in record_runs(query.lengths, bases)]
 
 
 def skip_unmatchable(query: SeqSet, min_match: int) -> SeqSet:
@@ -502,17 +495,22 @@ def find_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool,
     return matches
 
 
-def reference_tiles(reference: SeqSet, bases: int) -> list[tuple[int, int]]:
-    """The reference's records in runs of at most `bases` (a longer record alone): (first, end) each.
-    A MEM never crosses a record's end, so each run's MEMs are found apart from the others'."""
-    tiles, first, size = [], 0, 0
-    for i, length in enumerate(np.asarray(reference.lengths).tolist()):
+def record_runs(lengths, bases: int) -> list[tuple[int, int]]:
+    """Consecutive records in runs of at most `bases` (a longer record alone): (first, end) each."""
+    runs, first, size = [], 0, 0
+    for i, length in enumerate(np.asarray(lengths).tolist()):
         if size and size + length > bases:
-            tiles.append((first, i))
+            runs.append((first, i))
             first, size = i, 0
         size += length
-    tiles.append((first, len(reference.names)))
-    return tiles
+    runs.append((first, len(lengths)))
+    return runs
+
+
+def reference_tiles(reference: SeqSet, bases: int) -> list[tuple[int, int]]:
+    """The reference's records in tiles of at most `bases` (record_runs). A MEM never crosses a record's
+    end, so each tile's MEMs are found apart from the others'."""
+    return record_runs(reference.lengths, bases)
 
 
 def reference_slice(reference: SeqSet, first: int, end: int) -> SeqSet:
@@ -525,7 +523,8 @@ def reference_slice(reference: SeqSet, first: int, end: int) -> SeqSet:
 
 
 def _matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, backend, batch_bases: int) -> list:
-    """find_matches' tables (a strand of a batch each) of one reference, or one reference tile."""
+    """find_matches' tables (whole records' a strand each, then one a batch) of one reference, or one
+    reference tile."""
     rcodes = backend.to_device(reference.codes)
     whole = whole_records(query, min_match)
     parts = whole_matches(query, whole, reference, rcodes, min_match, unique, backend) if whole.size else []
@@ -537,9 +536,9 @@ def _matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, bac
         backend.synchronize()
         log.info("reference words: %d (%.2f s)", rwords[0].size, time.perf_counter() - start)
         for batch, first in query_batches(query, batch_bases):
-            for found in batch_matches(batch, reference, rcodes, rwords, min_match, unique, backend):
-                found["qrec"] += first
-                parts.append(found)
+            found = batch_matches(batch, reference, rcodes, rwords, min_match, unique, backend)
+            found["qrec"] += first
+            parts.append(found)
     return parts
 
 
@@ -604,7 +603,7 @@ def whole_matches(query: SeqSet, records: np.ndarray, reference: SeqSet, rcodes,
 
 
 def batch_matches(query: SeqSet, reference: SeqSet, rcodes, rwords, min_match: int, unique: bool,
-                  backend) -> list[dict]:
+                  backend) -> dict:
     """find_matches for one batch of query records, one table of both strands (rcodes and rwords: the
     reference's codes and words on the backend): the query records and, for MUMs, uniqueness are worked
     out where the MEMs are (on the GPU, only MUMs come back), and the two strands' columns joined there
@@ -639,7 +638,7 @@ def batch_matches(query: SeqSet, reference: SeqSet, rcodes, rwords, min_match: i
     table = {name: backend.to_host(xp.concatenate([s[name] for s in strands])) for name in strands[0]}
     log.info("%d %s of both strands on the host (%.2f s)", table["qstart"].size, "MUMs" if unique else "MEMs",
              time.perf_counter() - start)
-    return [table]
+    return table
 
 
 def matches_to_hsps(matches: dict, query: SeqSet) -> dict:

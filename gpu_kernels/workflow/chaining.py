@@ -18,6 +18,7 @@ from ..formats import HspWriter, iter_hsps, read_meta, write_chain_text
 from ..hsps import concat
 from ..params import Params
 from ..schema import CHAIN, HSP
+from .outputs import TEMPLATES
 
 log = logging.getLogger(__name__)
 
@@ -167,9 +168,9 @@ def find_sides(table_path: str, meta: dict, query: str | None = None, reference:
     results = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(table_path))))
     index = {}
     for key, side in (("q", "query"), ("r", "reference")):
-        folder = os.path.join(results, "index", str(meta.get(f"{side}_genome")))
-        index[f"{key}codes"] = os.path.join(folder, "codes.npy")
-        index[f"{key}table"] = os.path.join(folder, "chromosomes.tsv")
+        genome = str(meta.get(f"{side}_genome"))
+        index[f"{key}codes"] = TEMPLATES["codes"].format(results=results, genome=genome)
+        index[f"{key}table"] = TEMPLATES["chromosomes"].format(results=results, genome=genome)
     if meta.get("query_genome") and meta.get("reference_genome") and all(map(os.path.isfile, index.values())):
         return lambda: load_sides(meta, index)
     fastas = [meta.get("query_fasta"), meta.get("reference_fasta")]
