@@ -421,6 +421,8 @@ static PyMethodDef methods[] = {
      "(fasta.c)"},
     {"read_file", py_read_file, METH_VARARGS,
      "read_file(path, size, threads) -> bytes: the file's first size bytes, read in parts on threads (fasta.c)"},
+    {"holds_bytes", py_holds_bytes, METH_VARARGS,
+     "holds_bytes(data, needles, threads) -> int: bit i set where needles[i] occurs in data (fasta.c)"},
     {"fasta_heads", py_fasta_heads, METH_VARARGS,
      "fasta_heads(data, counts, heads or None, threads): the '>' at a line's start, counted a part each or written "
      "(fasta.c)"},

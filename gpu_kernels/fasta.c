@@ -18,6 +18,7 @@ typedef struct {
     int64_t record, lo, hi;   /* bytes [lo, hi) of the data, in one record's body */
     int64_t symbols, bad, acgt, at;  /* at: where its codes go (encode_records) */
     int64_t border_to;        /* a record's last piece: the border codes after it run to here (encode_records) */
+    int clean;                /* only ACGTU and line feeds (count_clean) */
 } piece;
 
 typedef struct {
@@ -55,6 +56,59 @@ static void write_bytes(const uint8_t *data, const uint8_t *table, int64_t lo, i
     }
 }
 
+/* Most pieces are clean: only A, C, G, T or U (either case) and line feeds. Such a piece is counted 16
+ * bytes at a time and written a line at a time by arithmetic instead of the table (write_clean);
+ * any other piece (N, IUPAC letters, CR, blanks, a bad byte) goes through count_bytes and write_bytes. */
+typedef uint8_t bytes16 __attribute__((vector_size(16)));
+
+static int count_clean(const uint8_t *data, int64_t lo, int64_t hi, piece *c) {
+    int64_t acgt = 0, lf = 0, x = lo;
+    while (hi - x >= 16) {
+        /* lanes count to 255 at most before they are summed */
+        bytes16 a = {0}, l = {0};
+        for (int i = 0; i < 255 && hi - x >= 16; i++, x += 16) {
+            bytes16 v;
+            memcpy(&v, data + x, 16);
+            const bytes16 u = v & 0xdf;
+            a -= (bytes16)((u == 'A') | (u == 'C') | (u == 'G') | (u == 'T') | (u == 'U'));
+            l -= (bytes16)(v == '\n');
+        }
+        for (int i = 0; i < 16; i++)
+            acgt += a[i], lf += l[i];
+    }
+    for (; x < hi; x++) {
+        const uint8_t u = data[x] & 0xdf;
+        acgt += u == 'A' || u == 'C' || u == 'G' || u == 'T' || u == 'U';
+        lf += data[x] == '\n';
+    }
+    if (acgt + lf != hi - lo)
+        return 0;
+    c->symbols = acgt, c->bad = -1, c->acgt = acgt;
+    return 1;
+}
+
+/* A byte's code by arithmetic: bits 1-2 of A C G T U are 0 1 3 2 2 in either case; y ^ (y >> 1) turns
+ * them into 0 1 2 3 3. */
+static void write_clean(const uint8_t *data, int64_t lo, int64_t hi, uint8_t *out) {
+    while (lo < hi) {
+        const uint8_t *end = memchr(data + lo, '\n', (size_t)(hi - lo));
+        const int64_t e = end ? end - data : hi;
+        const uint8_t *in = data + lo;
+        for (int64_t i = 0; i < e - lo; i++) {
+            const uint8_t y = (in[i] >> 1) & 3;
+            out[i] = y ^ (y >> 1);
+        }
+        out += e - lo;
+        lo = e + 1;
+    }
+}
+
+static void count_piece(const uint8_t *data, const uint8_t *table, piece *c) {
+    c->clean = count_clean(data, c->lo, c->hi, c);
+    if (!c->clean)
+        count_bytes(data, table, c->lo, c->hi, c);
+}
+
 static void pieces_part(void *p, int t, int threads) {
     job *j = (job *)p;
     (void)t;
@@ -68,10 +122,13 @@ static void pieces_part(void *p, int t, int threads) {
         for (int64_t i = first; i < first + run && i < j->n; i++) {
             piece *c = &j->pieces[i];
             if (!j->codes) {
-                count_bytes(j->data, j->table, c->lo, c->hi, c);
+                count_piece(j->data, j->table, c);
                 continue;
             }
-            write_bytes(j->data, j->table, c->lo, c->hi, j->codes + c->at);
+            if (c->clean)
+                write_clean(j->data, c->lo, c->hi, j->codes + c->at);
+            else
+                write_bytes(j->data, j->table, c->lo, c->hi, j->codes + c->at);
             if (c->border_to > c->at + c->symbols)  /* the borders after a record, written by the thread that
                                                         touches its pages first */
                 memset(j->codes + c->at + c->symbols, BORDER, (size_t)(c->border_to - c->at - c->symbols));
@@ -91,7 +148,7 @@ static piece *cut(const int64_t *spans, int64_t n, int64_t *count) {
     for (int64_t r = 0; r < n; r++)
         for (int64_t lo = spans[2 * r]; lo < spans[2 * r + 1]; lo += PIECE) {
             int64_t hi = lo + PIECE < spans[2 * r + 1] ? lo + PIECE : spans[2 * r + 1];
-            pieces[i++] = (piece){r, lo, hi, 0, -1, 0, 0, 0};
+            pieces[i++] = (piece){r, lo, hi, 0, -1, 0, 0, 0, 0};
         }
     *count = total;
     return pieces;
@@ -260,6 +317,37 @@ PyObject *py_read_file(PyObject *self, PyObject *args) {
     }
     Py_DECREF(path);
     return out;
+}
+
+/* ---- Which of a few bytes a large file holds (fasta.py's holds): a part a thread, memchr for each. */
+
+typedef struct {
+    const uint8_t *data, *needles;
+    int64_t size, n;
+    int found;  /* bit i: needles[i] occurs */
+} holds_job;
+
+static void holds_part(void *p, int t, int threads) {
+    holds_job *j = (holds_job *)p;
+    size_t lo, hi;
+    part_range((size_t)j->size, t, threads, &lo, &hi);
+    for (int64_t i = 0; i < j->n; i++)
+        if (hi > lo && memchr(j->data + lo, j->needles[i], hi - lo))
+            __atomic_fetch_or(&j->found, 1 << i, __ATOMIC_RELAXED);
+}
+
+/* holds_bytes(data, needles, threads) -> int: bit i set where needles[i] occurs in data. */
+PyObject *py_holds_bytes(PyObject *self, PyObject *args) {
+    Py_buffer b[2];
+    int threads;
+    if (!PyArg_ParseTuple(args, "y*y*i", &b[0], &b[1], &threads))
+        return NULL;
+    holds_job j = {b[0].buf, b[1].buf, (int64_t)b[0].len, b[1].len < 31 ? (int64_t)b[1].len : 31, 0};
+    Py_BEGIN_ALLOW_THREADS
+    run_parallel(holds_part, &j, threads < 1 ? 1 : threads);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&b[0]), PyBuffer_Release(&b[1]);
+    return PyLong_FromLong(j.found);
 }
 
 /* ---- The layout of a file of many records (fasta.py's layout, for probe and read sets of millions):

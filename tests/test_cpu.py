@@ -168,8 +168,9 @@ def test_words_of_millions_of_windows_on_threads(monkeypatch):
 @given(st.integers(0, 2**31), st.integers(1, 4), st.booleans())
 def test_compiled_fasta_encoding_is_translate(seed, threads, bad):
     """fasta.c's encoder (pieces of 1 MiB on threads) gives bytes.translate's codes, lengths and record
-    starts, for records longer than a piece with CRLF lines; a bad letter past the first piece is
-    reported at its index among the record's letters."""
+    starts, for records longer than a piece with CRLF or LF lines, of any letters or only ACGTU (the
+    pieces encoded by arithmetic, fasta.c's write_clean); a bad letter past the first piece is reported
+    at its index among the record's letters."""
     import os
 
     from gpu_kernels.encode import ENCODE
@@ -177,12 +178,13 @@ def test_compiled_fasta_encoding_is_translate(seed, threads, bad):
     from gpu_kernels.fasta import encode_fasta, layout
 
     rng = np.random.default_rng(seed)
-    letters = np.frombuffer(b"ACGTNacgtnRY", dtype=np.uint8)
+    letters = np.frombuffer(rng.choice([b"ACGTNacgtnRY", b"ACGTUacgtu"]), dtype=np.uint8)
+    newline = rng.choice([b"\r\n", b"\n"])
     text = b""
     for r in range(int(rng.integers(1, 4))):
         seq = letters[rng.integers(0, letters.size, int(rng.choice([5, 70_000, 2_500_000])))].tobytes()
         width = int(rng.integers(50, 100))
-        text += f">r{r} x\n".encode() + b"\r\n".join(seq[i:i + width] for i in range(0, len(seq), width)) + b"\n"
+        text += f">r{r} x\n".encode() + newline.join(seq[i:i + width] for i in range(0, len(seq), width)) + b"\n"
     spans = layout(text, "x.fa")
     if bad:  # a letter in the second half of the last body
         _, start, end = spans[-1]
