@@ -414,17 +414,17 @@ static PyMethodDef methods[] = {
     {"word_starts", py_word_starts, METH_VARARGS,
      "word_starts(positions, position_size, out): 1 in out at every position of the list (seeds.c)"},
     {"encode_counts", py_encode_counts, METH_VARARGS,
-     "encode_counts(data, spans, table, stats, threads): symbols, first bad symbol and ACGT count of each "
-     "record body (fasta.c)"},
+     "encode_counts(data, spans, table, stats, threads): symbols, first bad symbol, ACGT count and whether clean, "
+     "of each record body (fasta.c)"},
     {"encode_records", py_encode_records, METH_VARARGS,
-     "encode_records(data, spans, table, codes, starts, threads): each record body's codes written at its start "
+     "encode_records(data, spans, table, codes, starts, stats, threads): each record body's codes written at its start "
      "(fasta.c)"},
     {"read_file", py_read_file, METH_VARARGS,
      "read_file(path, size, threads) -> bytes: the file's first size bytes, read in parts on threads (fasta.c)"},
     {"holds_bytes", py_holds_bytes, METH_VARARGS,
      "holds_bytes(data, needles, threads) -> int: bit i set where needles[i] occurs in data (fasta.c)"},
     {"fasta_heads", py_fasta_heads, METH_VARARGS,
-     "fasta_heads(data, counts, heads or None, threads): the '>' at a line's start, counted a part each or written "
+     "fasta_heads(data, threads) -> (bytearray of int64: the '>' at a line's start; whether a NUL byte occurs) "
      "(fasta.c)"},
     {"fasta_names", py_fasta_names, METH_VARARGS,
      "fasta_names(data, fields, offsets, out, hashes, threads): the names copied out, a line break after each, "

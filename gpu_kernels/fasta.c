@@ -122,7 +122,8 @@ static void pieces_part(void *p, int t, int threads) {
         for (int64_t i = first; i < first + run && i < j->n; i++) {
             piece *c = &j->pieces[i];
             if (!j->codes) {
-                count_piece(j->data, j->table, c);
+                if (c->symbols < 0)  /* not known already (encode_records) */
+                    count_piece(j->data, j->table, c);
                 continue;
             }
             if (c->clean)
@@ -148,7 +149,7 @@ static piece *cut(const int64_t *spans, int64_t n, int64_t *count) {
     for (int64_t r = 0; r < n; r++)
         for (int64_t lo = spans[2 * r]; lo < spans[2 * r + 1]; lo += PIECE) {
             int64_t hi = lo + PIECE < spans[2 * r + 1] ? lo + PIECE : spans[2 * r + 1];
-            pieces[i++] = (piece){r, lo, hi, 0, -1, 0, 0, 0, 0};
+            pieces[i++] = (piece){r, lo, hi, -1, -1, 0, 0, 0, 0};  /* symbols -1: not counted yet */
         }
     *count = total;
     return pieces;
@@ -175,32 +176,33 @@ static int prepare(Py_buffer *data, Py_buffer *spans, Py_buffer *table, uint8_t 
     return 1;
 }
 
-/* encode_counts(data, spans, table, stats, threads): stats (n x 3 int64) gets each record's symbols,
- * the index of its first bad symbol (-1: none) and its ACGT count. */
+/* encode_counts(data, spans, table, stats, threads): stats (n x 4 int64) gets each record's symbols,
+ * the index of its first bad symbol (-1: none), its ACGT count, and 1 where all its pieces are clean
+ * (count_clean). */
 PyObject *py_encode_counts(PyObject *self, PyObject *args) {
     Py_buffer data, spans, table, stats;
     int threads;
     if (!PyArg_ParseTuple(args, "y*y*y*w*i", &data, &spans, &table, &stats, &threads))
         return NULL;
     job j;
-    int ok = stats.len == spans.len / 16 * 24 && prepare(&data, &spans, &table, NULL, threads, &j);
+    int ok = stats.len == spans.len / 16 * 32 && prepare(&data, &spans, &table, NULL, threads, &j);
     if (ok) {
         Py_BEGIN_ALLOW_THREADS
         run_parallel(pieces_part, &j, threads);
         Py_END_ALLOW_THREADS
         int64_t *out = stats.buf;
         for (int64_t r = 0; r < spans.len / 16; r++)
-            out[3 * r] = 0, out[3 * r + 1] = -1, out[3 * r + 2] = 0;
+            out[4 * r] = 0, out[4 * r + 1] = -1, out[4 * r + 2] = 0, out[4 * r + 3] = 1;
         for (int64_t i = 0; i < j.n; i++) {
             const piece *c = &j.pieces[i];
-            int64_t *o = out + 3 * c->record;
+            int64_t *o = out + 4 * c->record;
             if (o[1] < 0 && c->bad >= 0)
                 o[1] = o[0] + c->bad;
-            o[0] += c->symbols, o[2] += c->acgt;
+            o[0] += c->symbols, o[2] += c->acgt, o[3] &= c->clean;
         }
         free(j.pieces);
     } else if (!PyErr_Occurred()) {
-        PyErr_SetString(PyExc_ValueError, "encode_counts: stats must hold 3 int64 a record");
+        PyErr_SetString(PyExc_ValueError, "encode_counts: stats must hold 4 int64 a record");
     }
     PyBuffer_Release(&data), PyBuffer_Release(&spans), PyBuffer_Release(&table), PyBuffer_Release(&stats);
     if (!ok)
@@ -208,24 +210,34 @@ PyObject *py_encode_counts(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* encode_records(data, spans, table, codes, starts, threads): each record's codes written at
- * codes[starts[r]...] and border codes everywhere else (the records checked by encode_counts first;
- * codes may come uninitialised, so that threads, not one, touch its pages first). */
+/* encode_records(data, spans, table, codes, starts, stats, threads): each record's codes written at
+ * codes[starts[r]...] and border codes everywhere else (stats: encode_counts' of the same records, which
+ * checked them; a record of one piece is not counted again, a longer one's pieces are, to place each).
+ * codes may come uninitialised, so that threads, not one, touch its pages first. */
 PyObject *py_encode_records(PyObject *self, PyObject *args) {
-    Py_buffer data, spans, table, codes, starts;
+    Py_buffer data, spans, table, codes, starts, stats;
     int threads;
-    if (!PyArg_ParseTuple(args, "y*y*y*w*y*i", &data, &spans, &table, &codes, &starts, &threads))
+    if (!PyArg_ParseTuple(args, "y*y*y*w*y*y*i", &data, &spans, &table, &codes, &starts, &stats, &threads))
         return NULL;
     job j;
-    int ok = starts.len == spans.len / 2 && prepare(&data, &spans, &table, codes.buf, threads, &j);
+    int ok = starts.len == spans.len / 2 && stats.len == spans.len * 2 &&
+             prepare(&data, &spans, &table, codes.buf, threads, &j);
     if (ok) {
-        /* a piece's codes go after those of the pieces before it in its record: counted first */
+        const int64_t *first = starts.buf, *counted = stats.buf, records = starts.len / 8;
+        /* a piece's codes go after those of the pieces before it in its record: the pieces of records of
+         * more than one piece counted first (marked by symbols -1), the others known */
         job count = j;
         count.codes = NULL;
+        for (int64_t i = 0; i < j.n; i++) {
+            piece *c = &j.pieces[i];
+            const int alone = (i == 0 || j.pieces[i - 1].record != c->record) &&
+                              (i + 1 == j.n || j.pieces[i + 1].record != c->record);
+            c->symbols = alone ? counted[4 * c->record] : -1;
+            c->clean = alone && counted[4 * c->record + 3];
+        }
         Py_BEGIN_ALLOW_THREADS
         run_parallel(pieces_part, &count, threads);
         Py_END_ALLOW_THREADS
-        const int64_t *first = starts.buf, records = starts.len / 8;
         int64_t at = 0, record = -1;
         for (int64_t i = 0; i < j.n && ok; i++) {
             piece *c = &j.pieces[i];
@@ -233,7 +245,7 @@ PyObject *py_encode_records(PyObject *self, PyObject *args) {
                 record = c->record, at = first[record];
             c->at = at;
             at += c->symbols;
-            ok = c->at >= 0 && at <= codes.len;
+            ok = c->at >= 0 && c->symbols >= 0 && at <= codes.len;
             if (i + 1 == j.n || j.pieces[i + 1].record != record)  /* its last piece: borders up to the next */
                 c->border_to = record + 1 < records ? first[record + 1] : codes.len;
             ok = ok && c->border_to <= codes.len;
@@ -250,10 +262,10 @@ PyObject *py_encode_records(PyObject *self, PyObject *args) {
         }
         free(j.pieces);
     } else if (!PyErr_Occurred()) {
-        PyErr_SetString(PyExc_ValueError, "encode_records: one start a record");
+        PyErr_SetString(PyExc_ValueError, "encode_records: one start and 4 stats a record");
     }
     PyBuffer_Release(&data), PyBuffer_Release(&spans), PyBuffer_Release(&table), PyBuffer_Release(&codes);
-    PyBuffer_Release(&starts);
+    PyBuffer_Release(&starts), PyBuffer_Release(&stats);
     if (!ok)
         return NULL;
     Py_RETURN_NONE;
@@ -354,32 +366,58 @@ PyObject *py_holds_bytes(PyObject *self, PyObject *args) {
  * header lines found on threads instead of one Python step a record. */
 
 typedef struct {
+    int64_t *heads, n, capacity;
+    int nul, failed;
+} head_list;
+
+typedef struct {
     const uint8_t *data;
     int64_t size;
-    int64_t *counts;  /* a part's headers (count pass), or where its go (fill pass) */
-    int64_t *heads;   /* NULL: count */
+    head_list *lists;  /* a part's headers (fasta_heads) */
     const int64_t *found;
     int64_t records;
     int64_t *fields;  /* name start, name end, body start, body end, flags: 5 a record */
 } layout_job;
 
-/* The '>' bytes at a line's start in part t of the data. */
+/* The '>' bytes at a line's start in part t of the data, kept in the part's own growing list (one
+ * pass: the file is read once here, not counted first), and whether the part holds a NUL byte: bytes
+ * are tested 16 at a time for either, the rare lanes that hit looked at one by one. */
 static void heads_part(void *p, int t, int threads) {
     layout_job *j = (layout_job *)p;
     size_t lo, hi;
     part_range((size_t)j->size, t, threads, &lo, &hi);
-    int64_t n = 0, at = j->heads ? j->counts[t] : 0;
-    const uint8_t *x = j->data + lo, *end = j->data + hi;
-    while ((x = memchr(x, '>', (size_t)(end - x))) != NULL) {
-        if (x == j->data || x[-1] == '\n') {
-            if (j->heads)
-                j->heads[at + n] = x - j->data;
-            n++;
+    head_list *out = &j->lists[t];
+    const uint8_t *d = j->data;
+    for (size_t x = lo; x < hi;) {
+        if (hi - x >= 16) {
+            bytes16 v;
+            memcpy(&v, d + x, 16);
+            const bytes16 hit = (bytes16)((v == '>') | (v == 0));
+            uint64_t halves[2];
+            memcpy(halves, &hit, 16);
+            if (!(halves[0] | halves[1])) {
+                x += 16;
+                continue;
+            }
         }
-        x++;
+        const size_t end = hi - x >= 16 ? x + 16 : hi;
+        for (; x < end; x++) {
+            if (d[x] == 0)
+                out->nul = 1;
+            else if (d[x] == '>' && (x == 0 || d[x - 1] == '\n')) {
+                if (out->n == out->capacity) {
+                    int64_t capacity = out->capacity ? 2 * out->capacity : 4096;
+                    int64_t *grown = realloc(out->heads, (size_t)capacity * sizeof(int64_t));
+                    if (!grown) {
+                        out->failed = 1;
+                        return;
+                    }
+                    out->heads = grown, out->capacity = capacity;
+                }
+                out->heads[out->n++] = (int64_t)x;
+            }
+        }
     }
-    if (!j->heads)
-        j->counts[t] = n;
 }
 
 /* Record i's name (the header's first word) and body; flags 1 where its header line holds a byte a
@@ -412,28 +450,46 @@ static void fields_part(void *p, int t, int threads) {
     }
 }
 
-/* fasta_heads(data, counts, heads or None, threads): the positions of '>' at a line's start, counted
- * a part each (counts: threads int64) or, from those counts' sums, written in order. */
+/* fasta_heads(data, threads) -> (bytearray of int64: the positions of '>' at a line's start, ascending;
+ * whether the data holds a NUL byte). */
 PyObject *py_fasta_heads(PyObject *self, PyObject *args) {
-    Py_buffer b[3];
-    PyObject *heads;
+    Py_buffer b;
     int threads;
-    if (!PyArg_ParseTuple(args, "y*w*Oi", &b[0], &b[1], &heads, &threads))
+    if (!PyArg_ParseTuple(args, "y*i", &b, &threads))
         return NULL;
-    int used = 2, ok = threads >= 1 && check_items(&b[1], "fasta_heads", 8, threads);
+    threads = threads < 1 ? 1 : threads;
     layout_job j = {0};
-    if (ok && heads != Py_None) {
-        ok = PyObject_GetBuffer(heads, &b[2], PyBUF_WRITABLE) == 0;
-        if (ok)
-            used = 3, j.heads = b[2].buf;
-    }
-    if (ok) {
-        j.data = b[0].buf, j.size = (int64_t)b[0].len, j.counts = b[1].buf;
+    j.data = b.buf, j.size = (int64_t)b.len;
+    j.lists = calloc((size_t)threads, sizeof(head_list));
+    PyObject *out = NULL;
+    if (!j.lists) {
+        PyErr_NoMemory();
+    } else {
         Py_BEGIN_ALLOW_THREADS
         run_parallel(heads_part, &j, threads);
         Py_END_ALLOW_THREADS
+        int64_t total = 0;
+        int nul = 0, failed = 0;
+        for (int t = 0; t < threads; t++)
+            total += j.lists[t].n, nul |= j.lists[t].nul, failed |= j.lists[t].failed;
+        PyObject *heads = failed ? NULL : PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(total * 8));
+        if (heads) {
+            char *at = PyByteArray_AS_STRING(heads);
+            for (int t = 0; t < threads; t++) {
+                if (j.lists[t].n)
+                    memcpy(at, j.lists[t].heads, (size_t)j.lists[t].n * 8);
+                at += j.lists[t].n * 8;
+            }
+            out = Py_BuildValue("(NO)", heads, nul ? Py_True : Py_False);
+        } else if (!PyErr_Occurred()) {
+            PyErr_NoMemory();
+        }
+        for (int t = 0; t < threads; t++)
+            free(j.lists[t].heads);
+        free(j.lists);
     }
-    return release_buffers(b, used, ok);
+    PyBuffer_Release(&b);
+    return out;
 }
 
 /* fasta_fields(data, heads, fields, threads): for each header (heads: int64, ascending) its name's

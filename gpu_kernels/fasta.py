@@ -57,7 +57,7 @@ def read_bytes(path: str) -> bytes:
         raise InputError(f"cannot read: {error}", path) from None
     if data[:3] == b"\xef\xbb\xbf":  # a UTF-8 byte order mark, as some editors write
         data = data[3:]
-    if holds(data, b"\r") and not holds(data, b"\n"):
+    if not holds(data, b"\n") and holds(data, b"\r"):
         raise InputError("line breaks are CR only (old Mac text): convert them to LF", path)
     return data
 
@@ -115,18 +115,16 @@ def fast_layout(data: bytes, path: str):
     reads it and says what is wrong."""
     from . import native
 
-    if data.count(b">", 0, 1 << 20) < FAST_LAYOUT_RECORDS or holds(data, b"\x00"):
+    if data.count(b">", 0, 1 << 20) < FAST_LAYOUT_RECORDS:
         return None
     start = re.match(rb"\s*", data).end()
     if data[start:start + 1] != b">":
         return None
     cpu, threads = native.cpu(), native.threads()
-    counts = np.empty(threads, dtype=np.int64)
-    cpu.fasta_heads(data, counts, None, threads)
-    total = int(counts.sum())
-    heads = np.empty(total, dtype=np.int64)
-    counts[:] = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    cpu.fasta_heads(data, counts, heads, threads)
+    found, nul = cpu.fasta_heads(data, threads)
+    if nul:
+        return None
+    heads = np.frombuffer(found, dtype=np.int64)
     if not heads.size or heads[0] != start:  # leading blanks: the first header is not at a line's start
         return None
     fields = np.empty((heads.size, 5), dtype=np.int64)
@@ -229,7 +227,7 @@ def encode_fasta(data: bytes, spans, path: str, reads: bool = False) -> SeqSet:
     else:
         names = [name for name, _, _ in spans]
         bodies = np.array([(start, end) for _, start, end in spans], dtype=np.int64).reshape(-1, 2)
-    stats = np.empty((len(names), 3), dtype=np.int64)
+    stats = np.empty((len(names), 4), dtype=np.int64)
     cpu.encode_counts(data, bodies, COMPILED_TABLE, stats, threads)
     lengths, bad, acgt = stats[:, 0].copy(), stats[:, 1], stats[:, 2]
     wrong = np.flatnonzero((lengths == 0) | (bad >= 0) | ((acgt == 0) & (not reads)))
@@ -243,7 +241,7 @@ def encode_fasta(data: bytes, spans, path: str, reads: bool = False) -> SeqSet:
         raise InputError("no A, C, G or T in the sequence (all N)", path, name)
     starts = GAP + np.concatenate(([0], np.cumsum(lengths + GAP)[:-1])).astype(np.int64)
     codes = np.empty(int(GAP + lengths.sum() + GAP * len(names)), dtype=np.uint8)  # every byte written there
-    cpu.encode_records(data, bodies, COMPILED_TABLE, codes, starts, threads)
+    cpu.encode_records(data, bodies, COMPILED_TABLE, codes, starts, stats, threads)
     seqset = SeqSet(list(names), lengths, starts, codes)
     seqset.__dict__["has_acgt"] = acgt > 0
     if isinstance(spans, tuple) and len(spans) > 2:  # fast_layout's names as a string table, made already
