@@ -44,3 +44,37 @@ def test_no_bench_script_imports_the_tests():
                 text = open(os.path.join(folder, name)).read()
                 assert not re.search(r"""sys\.path\.insert\([^)]*["']tests["']|from (wfhelpers|hspsets|oracle|generate|conftest) import""",
                                      text), os.path.join(folder, name)
+
+
+def test_lastz_blocks_pair_the_bases_lastz_aligns():
+    """bench/common/truth.py's lastz_blocks (what identity_coverage.py counts LASTZ's columns by): a
+    forward alignment with an insertion and a deletion, and a reverse one (LASTZ counts its query on the
+    reverse strand), each block pairing identical bases; names cut at '|' as LASTZ cuts them."""
+    import numpy as np
+
+    sys.path.insert(0, BENCH)
+    from common.truth import lastz_blocks
+
+    from gpu_kernels.encode import COMPLEMENT
+
+    rng = np.random.default_rng(5)
+    ref = rng.integers(0, 4, 300).astype(np.uint8)
+    fwd = np.concatenate((ref[20:50], [ref[50] ^ 1], ref[50:80], ref[90:120]))  # 1 inserted, 10 deleted
+    rev = COMPLEMENT[ref[150:210][::-1]]
+    query = {"q|a": np.concatenate((fwd, rev))}
+    rows = ["#name1\tstart1\tend1\tname2\tstart2\tend2\tstrand2\tnmatch\tnmismatch\tcigarx",
+            "r\t21\t120\tq\t1\t91\t+\t90\t0\t30=I30=10D30=",
+            # the reverse one: query positions 92..151 forward are 1..60 on the reverse strand
+            "r\t151\t210\tq\t1\t60\t-\t60\t0\t60="]
+    path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"lastz_blocks_{os.getpid()}.general")
+    with open(path, "w") as handle:
+        handle.write("\n".join(rows) + "\n")
+    try:
+        blocks = list(lastz_blocks(path, {"q|a": 151}, ["r|x"], numbered=True))
+    finally:
+        os.remove(path)
+    assert [b[3:6] for b in blocks] == [(0, 20, 30), (31, 50, 30), (61, 90, 30), (91, 150, 60)]
+    assert {b[0] for b in blocks} == {"q|a"} and {b[1] for b in blocks} == {"r|x"}
+    for qname, rname, reverse, q, r, n, row in blocks:
+        rs = ref[r:r + n]
+        assert (query[qname][q:q + n] == (COMPLEMENT[rs[::-1]] if reverse else rs)).all(), (q, r, reverse)

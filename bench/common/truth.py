@@ -63,6 +63,32 @@ def paf_blocks(path: str, only: str | None = None, numbered: bool = False):
                     r += n
 
 
+def lastz_blocks(path: str, query_lengths: dict, reference_names, numbered: bool = False):
+    """Ungapped blocks, as paf_blocks gives them, of LASTZ's general format with a cigarx column
+    (`--format=general:name1,start1,end1,name2,start2,end2,strand2,nmatch,nmismatch,cigarx`: the
+    reference as name1, the query as name2). LASTZ counts a reverse alignment's query on its reverse
+    strand; its I columns hold a query base, its D columns a reference base."""
+    with open(path) as handle:
+        for row, line in enumerate(handle):
+            if line.startswith("#"):
+                continue
+            f = line.rstrip("\n").split("\t")
+            # LASTZ cuts a name at its first '|': the record it starts
+            name = next(full for full in query_lengths if full == f[3] or full.startswith(f[3] + "|"))
+            rname = next(full for full in reference_names if full == f[0] or full.startswith(f[0] + "|"))
+            reverse, length = f[6] == "-", query_lengths[name]
+            q, r = int(f[4]) - 1, int(f[1]) - 1
+            for count, op in re.findall(r"(\d*)([=XID])", f[9]):
+                n = int(count or 1)
+                if op in "=X":
+                    block = (name, rname, int(reverse), length - q - n if reverse else q, r, n)
+                    yield block + (row,) if numbered else block
+                if op in "=XI":
+                    q += n
+                if op in "=XD":
+                    r += n
+
+
 def score(truth: Truth, path: str, only: str | None = None) -> dict:
     """Aligned pairs, true among them, and the query bases whose true pair is aligned (a boolean array
     per chromosome) of a PAF file (only: of its rows with that tag), or of a MUMmer delta file (a name
