@@ -26,6 +26,7 @@
 #                                       # SAME=1: numpy and cupy outputs of a heavy 20 Mbp pair compared instead (alignments, chains)
 #   bash bench/device_hsp.sh probes     # GPU exact-match tests; seed 002's probe workload (bench/probes.py: 2,097,152
 #                                       # probes of 1,024 against 10 Mbp), mems -l 1024 cupy (ROUNDS runs) and numpy, compared
+#                                       # (OLD_ROOT=DIR: that checkout's cupy runs, then this one's again)
 #   bash bench/device_hsp.sh gpumem     # GPU exact-match tests; seed 000's sizes (bench/gpumem_pair.py: 196 x 243 Mbp,
 #                                       # mems -l 30, 50, 100, ROUNDS runs each, cupy), numpy == cupy on a 10 Mbp cut
 #   bash bench/device_hsp.sh longreads  # GPU exact-match tests; seed 001's workload (bench/long_reads.py: 25,249 reads of
@@ -104,6 +105,12 @@ if [ "$what" = probes ]; then
         2>&1 | tee "$OUT/probes_profile.log"
     python3 bench/probes.py --out /tmp/pr/probes --run --backend cupy --runs "${ROUNDS:-3}" 2>&1 | tee -a "$OUT/probes.log"
     cp /tmp/pr/probes_mems.cupy.log "$OUT/"
+    if [ -n "${OLD_ROOT:-}" ]; then  # the other checkout's command line, then this one's again, in turn
+        (cd "$OLD_ROOT" && echo "OLD_ROOT:" && PYTHONPATH=/tmp/site:$OLD_ROOT python3 bench/probes.py --out /tmp/pr/probes --run \
+            --backend cupy --runs "${ROUNDS:-3}") 2>&1 | tee -a "$OUT/probes.log"
+        echo "this checkout, again:" | tee -a "$OUT/probes.log"
+        python3 bench/probes.py --out /tmp/pr/probes --run --backend cupy --runs "${ROUNDS:-3}" 2>&1 | tee -a "$OUT/probes.log"
+    fi
     python3 bench/probes.py --out /tmp/pr/probes --run --backend numpy 2>&1 | tee -a "$OUT/probes.log"
     cp /tmp/pr/probes_mems.numpy.log "$OUT/"
     cmp /tmp/pr/probes_mems.numpy.txt /tmp/pr/probes_mems.cupy.txt && echo "numpy and cupy outputs identical" | tee -a "$OUT/probes.log"
