@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from common.measure import table  # noqa: E402
-from common.truth import delta_blocks, lastz_blocks, paf_blocks  # noqa: E402
+from common.truth import delta_blocks, lastz_blocks, lastz_name, paf_blocks  # noqa: E402
 from paf_coverage import union_bases  # noqa: E402
 from gpu_kernels.encode import COMPLEMENT  # noqa: E402
 from gpu_kernels.fasta import read_fasta  # noqa: E402
@@ -59,9 +59,7 @@ def spans_of_lastz(path: str, query: dict) -> list:
         if line.startswith("#"):
             continue
         f = line.split("\t")
-        name, start, end, strand = f[3], int(f[4]), int(f[5]), f[6]
-        if name not in query:  # LASTZ cuts a name at its first '|': the record it starts
-            name = next(full for full in query if full.startswith(name))
+        name, start, end, strand = lastz_name(f[3], query), int(f[4]), int(f[5]), f[6]
         length = query[name].size
         if strand == "-":  # LASTZ counts a reverse alignment's query on the reverse strand
             start, end = length - end, length - start
@@ -115,13 +113,15 @@ def main() -> None:
     for item in args.alignments:
         label, _, path = item.rpartition("=")
         columns[label] = defaultdict(list)
-        if path.endswith(".general") and "cigarx" not in open(path).readline():
+        with open(path) as handle:
+            columns_known = not path.endswith(".general") or "cigarx" in handle.readline()
+        if not columns_known:
             spans = spans_of_lastz(path, query)
+        elif path.endswith(".general"):
+            blocks = lastz_blocks(path, {name: codes.size for name, codes in query.items()}, list(reference), True)
+            spans = spans_from_blocks(blocks, query, reference, columns[label])
         else:
-            if path.endswith(".general"):
-                blocks = lastz_blocks(path, {name: codes.size for name, codes in query.items()}, list(reference), True)
-            else:
-                blocks = delta_blocks(path, True) if path.endswith(".delta") else paf_blocks(path, None, True)
+            blocks = delta_blocks(path, True) if path.endswith(".delta") else paf_blocks(path, None, True)
             spans = spans_from_blocks(blocks, query, reference, columns[label])
         found[label] = spans
         bases = covered(spans, args.min_identity)

@@ -421,8 +421,8 @@ static PyMethodDef methods[] = {
      "(fasta.c)"},
     {"read_file", py_read_file, METH_VARARGS,
      "read_file(path, size, threads) -> bytes: the file's first size bytes, read in parts on threads (fasta.c)"},
-    {"holds_bytes", py_holds_bytes, METH_VARARGS,
-     "holds_bytes(data, needles, threads) -> int: bit i set where needles[i] occurs in data (fasta.c)"},
+    {"holds_byte", py_holds_byte, METH_VARARGS,
+     "holds_byte(data, byte, threads) -> bool: whether the byte occurs in data, searched on threads (fasta.c)"},
     {"fasta_heads", py_fasta_heads, METH_VARARGS,
      "fasta_heads(data, threads) -> (bytearray of int64: the '>' at a line's start; whether a NUL byte occurs) "
      "(fasta.c)"},

@@ -104,7 +104,7 @@ PyObject *py_encode_counts(PyObject *self, PyObject *args);
 PyObject *py_encode_records(PyObject *self, PyObject *args);
 PyObject *py_fasta_heads(PyObject *self, PyObject *args);
 PyObject *py_read_file(PyObject *self, PyObject *args);
-PyObject *py_holds_bytes(PyObject *self, PyObject *args);
+PyObject *py_holds_byte(PyObject *self, PyObject *args);
 PyObject *py_fasta_names(PyObject *self, PyObject *args);
 PyObject *py_fasta_fields(PyObject *self, PyObject *args);
 PyObject *py_chain_keys(PyObject *self, PyObject *args);

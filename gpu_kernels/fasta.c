@@ -331,35 +331,34 @@ PyObject *py_read_file(PyObject *self, PyObject *args) {
     return out;
 }
 
-/* ---- Which of a few bytes a large file holds (fasta.py's holds): a part a thread, memchr for each. */
+/* ---- Whether a large file holds a byte (fasta.py's holds): a part a thread, memchr on each. */
 
 typedef struct {
-    const uint8_t *data, *needles;
-    int64_t size, n;
-    int found;  /* bit i: needles[i] occurs */
+    const uint8_t *data;
+    int64_t size;
+    int needle, found;
 } holds_job;
 
 static void holds_part(void *p, int t, int threads) {
     holds_job *j = (holds_job *)p;
     size_t lo, hi;
     part_range((size_t)j->size, t, threads, &lo, &hi);
-    for (int64_t i = 0; i < j->n; i++)
-        if (hi > lo && memchr(j->data + lo, j->needles[i], hi - lo))
-            __atomic_fetch_or(&j->found, 1 << i, __ATOMIC_RELAXED);
+    if (hi > lo && memchr(j->data + lo, j->needle, hi - lo))
+        __atomic_store_n(&j->found, 1, __ATOMIC_RELAXED);
 }
 
-/* holds_bytes(data, needles, threads) -> int: bit i set where needles[i] occurs in data. */
-PyObject *py_holds_bytes(PyObject *self, PyObject *args) {
-    Py_buffer b[2];
-    int threads;
-    if (!PyArg_ParseTuple(args, "y*y*i", &b[0], &b[1], &threads))
+/* holds_byte(data, byte, threads) -> bool: whether the byte (an int 0..255) occurs in data. */
+PyObject *py_holds_byte(PyObject *self, PyObject *args) {
+    Py_buffer b;
+    int byte, threads;
+    if (!PyArg_ParseTuple(args, "y*ii", &b, &byte, &threads))
         return NULL;
-    holds_job j = {b[0].buf, b[1].buf, (int64_t)b[0].len, b[1].len < 31 ? (int64_t)b[1].len : 31, 0};
+    holds_job j = {b.buf, (int64_t)b.len, byte & 0xff, 0};
     Py_BEGIN_ALLOW_THREADS
     run_parallel(holds_part, &j, threads < 1 ? 1 : threads);
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&b[0]), PyBuffer_Release(&b[1]);
-    return PyLong_FromLong(j.found);
+    PyBuffer_Release(&b);
+    return PyBool_FromLong(j.found);
 }
 
 /* ---- The layout of a file of many records (fasta.py's layout, for probe and read sets of millions):

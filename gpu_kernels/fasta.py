@@ -69,7 +69,7 @@ def holds(data: bytes, byte: bytes) -> bool:
         return byte in data
     from . import native
 
-    return bool(native.cpu().holds_bytes(data, byte, native.threads()))
+    return native.cpu().holds_byte(data, byte[0], native.threads())
 
 
 # bytes.translate applies this table and deletes line breaks in one C pass: far faster than a

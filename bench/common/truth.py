@@ -63,6 +63,11 @@ def paf_blocks(path: str, only: str | None = None, numbered: bool = False):
                     r += n
 
 
+def lastz_name(name: str, names) -> str:
+    """The record a LASTZ name stands for: LASTZ cuts a name at its first '|'."""
+    return next(full for full in names if full == name or full.startswith(name + "|"))
+
+
 def lastz_blocks(path: str, query_lengths: dict, reference_names, numbered: bool = False):
     """Ungapped blocks, as paf_blocks gives them, of LASTZ's general format with a cigarx column
     (`--format=general:name1,start1,end1,name2,start2,end2,strand2,nmatch,nmismatch,cigarx`: the
@@ -73,9 +78,7 @@ def lastz_blocks(path: str, query_lengths: dict, reference_names, numbered: bool
             if line.startswith("#"):
                 continue
             f = line.rstrip("\n").split("\t")
-            # LASTZ cuts a name at its first '|': the record it starts
-            name = next(full for full in query_lengths if full == f[3] or full.startswith(f[3] + "|"))
-            rname = next(full for full in reference_names if full == f[0] or full.startswith(f[0] + "|"))
+            name, rname = lastz_name(f[3], query_lengths), lastz_name(f[0], reference_names)
             reverse, length = f[6] == "-", query_lengths[name]
             q, r = int(f[4]) - 1, int(f[1]) - 1
             for count, op in re.findall(r"(\d*)([=XID])", f[9]):
