@@ -26,7 +26,8 @@
 #                                       # SAME=1: numpy and cupy outputs of a heavy 20 Mbp pair compared instead (alignments, chains)
 #   bash bench/device_hsp.sh probes     # GPU exact-match tests; seed 002's probe workload (bench/probes.py: 2,097,152
 #                                       # probes of 1,024 against 10 Mbp), mems -l 1024 cupy (ROUNDS runs) and numpy, compared
-#                                       # (OLD_ROOT=DIR: that checkout's cupy runs, then this one's again)
+#                                       # (OLD_ROOT=DIR: that checkout's cupy runs, then this one's again;
+#                                       # TIMELINE=1: the command line's log against its start, its imports' times)
 #   bash bench/device_hsp.sh gpumem     # GPU exact-match tests; seed 000's sizes (bench/gpumem_pair.py: 196 x 243 Mbp,
 #                                       # mems -l 30, 50, 100, ROUNDS runs each, cupy), numpy == cupy on a 10 Mbp cut
 #   bash bench/device_hsp.sh longreads  # GPU exact-match tests; seed 001's workload (bench/long_reads.py: 25,249 reads of
@@ -98,11 +99,18 @@ PY
     done
 fi
 if [ "$what" = probes ]; then
-    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "whole or exact_matches or tiles" 2>&1 | \
+    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py -k \
+        "whole or exact_matches or tiles or encod or large_host or command_line_same" 2>&1 | \
         tee "$OUT/gpu_tests.log" | tail -5
     mkdir -p /tmp/pr && python3 bench/probes.py --out /tmp/pr/probes | tee -a "$OUT/probes.log"
     python3 bench/studies/probes_profile.py /tmp/pr/probes_probes.fa /tmp/pr/probes_reference.fa --backends cupy numpy \
         2>&1 | tee "$OUT/probes_profile.log"
+    if [ "${TIMELINE:-0}" = 1 ]; then  # the command line's log against its start; what its imports cost
+        python3 bench/studies/process_timeline.py /tmp/pr/probes_probes.fa /tmp/pr/probes_reference.fa --mems 1024 \
+            --runs 2 2>&1 | tee "$OUT/probes_timeline.log"
+        python3 -X importtime -m gpu_kernels mems /tmp/pr/probes_probes.fa /tmp/pr/probes_reference.fa -l 1024 \
+            --backend cupy -o /tmp/pr/it.txt 2>&1 | sort -t'|' -k2 -n | tail -25 > "$OUT/probes_importtime.log"
+    fi
     python3 bench/probes.py --out /tmp/pr/probes --run --backend cupy --runs "${ROUNDS:-3}" 2>&1 | tee -a "$OUT/probes.log"
     cp /tmp/pr/probes_mems.cupy.log "$OUT/"
     if [ -n "${OLD_ROOT:-}" ]; then  # the other checkout's command line, then this one's again, in turn

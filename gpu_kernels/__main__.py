@@ -362,10 +362,16 @@ def run_matches(args: argparse.Namespace) -> int:
         raise InputError(f"--reference-tile {args.reference_tile}: must be at least 1 (0: what fits)")
     refuse_inputs_as_outputs([args.output, args.paf], [args.query, args.reference])
     check_stdout(args.output)
-    backend = get_backend(args.backend)
-    # read on the host: FASTQ queries included; find_matches moves the codes to the backend
+    # a read or probe set (all-N records skipped) encoded where the backend computes (a FASTQ one on the
+    # host); find_matches moves the reference's codes there. The backend is made (CuPy imported, 0.2 s)
+    # on a thread while the files are read.
     start = time.perf_counter()
-    query, reference = load_pair(args.query, args.reference, reads=True)  # a read or probe set: all-N records skipped
+    with ThreadPoolExecutor(1, thread_name_prefix="backend") as pool:
+        chosen = pool.submit(get_backend, args.backend)
+        try:
+            query, reference = load_pair(args.query, args.reference, reads=True, backend=chosen)
+        finally:
+            backend = chosen.result()  # its error (no device) first, as before the files were read
     log.info("query and reference read in %.2f s", time.perf_counter() - start)
     start = time.perf_counter()
     matches = find_matches(query, reference, args.min_match, args.command == "mums", backend,

@@ -207,29 +207,52 @@ PINNED_CHUNK = 1 << 26
 
 def to_device(array, xp):
     """A host array as an array of module xp (no copy for NumPy). A large one goes through two pinned
-    buffers taken in turn (a chunk copied into one while the other goes to the device): a process's
-    first plain copy of a probe set's 2.4 GB of codes took 2.35 s on an H100 host, this 0.37 s
+    buffers kept for the process (staging), taken in turn: a chunk copied into one on all cores while
+    the other goes to the device. A process's first plain copy of a probe set's 2.4 GB of codes took
+    2.35 s on an H100 host, through fresh pinned buffers filled by one core 0.37 s
     (bench/studies/device_copy.py)."""
     if xp is np or not isinstance(array, np.ndarray) or array.nbytes < PINNED_COPY:
         return xp.asarray(array)
+    from . import native
+
     source = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
     out = xp.empty(source.size, dtype=np.uint8)
-    buffers = [np.frombuffer(xp.cuda.alloc_pinned_memory(PINNED_CHUNK), np.uint8, PINNED_CHUNK) for _ in range(2)]
-    streams = [xp.cuda.Stream(non_blocking=True) for _ in range(2)]
-    for i, at in enumerate(range(0, source.size, PINNED_CHUNK)):
-        buffer, stream = buffers[i % 2], streams[i % 2]
-        stream.synchronize()  # its buffer's last copy is done
-        size = min(PINNED_CHUNK, source.size - at)
-        buffer[:size] = source[at:at + size]
-        out[at:at + size].set(buffer[:size], stream=stream)
-    for stream in streams:
-        stream.synchronize()
+    copy, threads = native.cpu().copy_bytes, native.threads()
+    with _staging_lock:
+        buffers = staging()
+        for i, at in enumerate(range(0, source.size, PINNED_CHUNK)):
+            buffer, stream = buffers[i % 2]
+            stream.synchronize()  # its buffer's last copy is done
+            size = min(PINNED_CHUNK, source.size - at)
+            copy(buffer[:size], source[at:at + size], threads)
+            out[at:at + size].set(buffer[:size], stream=stream)
+        for _, stream in buffers:
+            stream.synchronize()
     return out.view(array.dtype).reshape(array.shape)
 
 
 STAGED_COPY = 1 << 22  # device arrays of this size or more come to the host through two reused pinned buffers
 _staging: list = []  # those two buffers and their streams, made on first use and kept
 _staging_lock = threading.Lock()
+
+
+def empty_pinned(shape, dtype) -> np.ndarray:
+    """A NumPy array in fresh page-locked memory (cupyx.empty_pinned's, without importing cupyx: that
+    imports its sparse linear algebra and SciPy's, 0.18 s of a command line's start)."""
+    dtype = np.dtype(dtype)
+    count = int(np.prod(shape, dtype=np.int64))
+    memory = cupy().cuda.alloc_pinned_memory(max(1, count * dtype.itemsize))
+    return np.frombuffer(memory, dtype, count).reshape(shape)
+
+
+def staging() -> list:
+    """The two (pinned buffer, stream) pairs of to_device and to_host, made on first use (pinning costs
+    about 0.7 s a GB: 0.09 s for these) and kept for the process."""
+    if not _staging:
+        xp = cupy()
+        _staging.extend((np.frombuffer(xp.cuda.alloc_pinned_memory(PINNED_CHUNK), np.uint8, PINNED_CHUNK),
+                         xp.cuda.Stream(non_blocking=True)) for _ in range(2))
+    return _staging
 
 
 def to_host(array) -> np.ndarray:
@@ -241,9 +264,7 @@ def to_host(array) -> np.ndarray:
     if isinstance(array, np.ndarray):
         return array
     if array.nbytes < STAGED_COPY:
-        import cupyx
-
-        out = cupyx.empty_pinned(array.shape, array.dtype)
+        out = empty_pinned(array.shape, array.dtype)
         array.get(out=out)
         return out
     with _staging_lock:
@@ -252,9 +273,7 @@ def to_host(array) -> np.ndarray:
 
 def _staged_to_host(array) -> np.ndarray:
     xp = cupy()
-    if not _staging:
-        _staging.extend((np.frombuffer(xp.cuda.alloc_pinned_memory(PINNED_CHUNK), np.uint8, PINNED_CHUNK),
-                         xp.cuda.Stream(non_blocking=True)) for _ in range(2))
+    staging()
     source = xp.ascontiguousarray(array).reshape(-1).view(xp.uint8)
     xp.cuda.get_current_stream().synchronize()  # the streams below do not wait for the one that made it
     out = np.empty(array.shape, dtype=array.dtype)

@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from . import align, arrays, chains, coverage, device, diagonals, extend, hsps, matches, pages, seeds, words
+from . import align, arrays, chains, coverage, device, diagonals, extend, fasta, hsps, matches, pages, seeds, words
 from .device import PinnedRing, early_context, gpu_available  # noqa: F401  (the command line and the workflow take them from here)
 from .errors import InputError
 
@@ -65,6 +65,7 @@ class NumpyBackend:
     chain_hsps = staticmethod(chains.chain_hsps)
     refine_blocks = staticmethod(chains.refine_blocks)
     align_chains = staticmethod(align.align_chains)
+    encode_fasta = staticmethod(fasta.encode_fasta)
     batch_rows = 1 << 21  # rows a pass over a table takes at once: a row group or two (measured fastest)
 
     def seed_budget(self, tile_bytes: int) -> int:
@@ -92,6 +93,11 @@ class NumpyBackend:
     def to_device(self, array):
         """A host array where this backend computes."""
         return arrays.to_device(array, self.xp)
+
+    def copy_soon(self, data: bytes):
+        """A file's bytes copied to where this backend computes, on a thread, while the caller goes on:
+        a future of the uint8 array for encode_fasta's on_device (None on the CPU: nothing to copy)."""
+        return None
 
     def to_host(self, array) -> np.ndarray:
         """An array back on the host."""
@@ -148,6 +154,7 @@ class CupyBackend(NumpyBackend):
     chain_hsps = staticmethod(chains.chain_hsps_cupy)
     refine_blocks = staticmethod(chains.refine_blocks_cupy)
     align_chains = staticmethod(align.align_chains_cupy)
+    encode_fasta = staticmethod(fasta.encode_fasta_cupy)
     batch_rows = 1 << 26
 
     def __init__(self):
@@ -216,6 +223,9 @@ class CupyBackend(NumpyBackend):
         n = int(next(iter(table.values())).size)
         for at in range(0, n, rows):
             yield {name: column[at:at + rows].get() for name, column in table.items()}
+
+    def copy_soon(self, data: bytes):
+        return self._on_thread("copy", self.to_device, np.frombuffer(data, dtype=np.uint8))
 
     def warm_up(self, params=None):
         """On a thread, hidden behind the FASTA reading: the CUDA context and a first copy to the device

@@ -421,14 +421,18 @@ static PyMethodDef methods[] = {
      "(fasta.c)"},
     {"read_file", py_read_file, METH_VARARGS,
      "read_file(path, size, threads) -> bytes: the file's first size bytes, read in parts on threads (fasta.c)"},
+    {"copy_bytes", py_copy_bytes, METH_VARARGS,
+     "copy_bytes(out, data, threads): data's bytes copied into out on threads (fasta.c)"},
+    {"fill_spans", py_fill_spans, METH_VARARGS,
+     "fill_spans(codes, starts, lengths, value, threads): each span of codes set to value (fasta.c)"},
     {"holds_byte", py_holds_byte, METH_VARARGS,
      "holds_byte(data, byte, threads) -> bool: whether the byte occurs in data, searched on threads (fasta.c)"},
     {"fasta_heads", py_fasta_heads, METH_VARARGS,
      "fasta_heads(data, threads) -> (bytearray of int64: the '>' at a line's start; whether a NUL byte occurs) "
      "(fasta.c)"},
     {"fasta_names", py_fasta_names, METH_VARARGS,
-     "fasta_names(data, fields, offsets, out, hashes, threads): the names copied out, a line break after each, "
-     "and their hashes (fasta.c)"},
+     "fasta_names(data, fields, offsets, out, packed, hashes, threads): the names copied out, a line break after "
+     "each, and end to end into packed, and their hashes (fasta.c)"},
     {"fasta_fields", py_fasta_fields, METH_VARARGS,
      "fasta_fields(data, heads, fields, threads): each record's name and body bounds and flags (fasta.c)"},
     {"chain_keys", py_chain_keys, METH_VARARGS,

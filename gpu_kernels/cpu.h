@@ -105,6 +105,8 @@ PyObject *py_encode_records(PyObject *self, PyObject *args);
 PyObject *py_fasta_heads(PyObject *self, PyObject *args);
 PyObject *py_read_file(PyObject *self, PyObject *args);
 PyObject *py_holds_byte(PyObject *self, PyObject *args);
+PyObject *py_copy_bytes(PyObject *self, PyObject *args);
+PyObject *py_fill_spans(PyObject *self, PyObject *args);
 PyObject *py_fasta_names(PyObject *self, PyObject *args);
 PyObject *py_fasta_fields(PyObject *self, PyObject *args);
 PyObject *py_chain_keys(PyObject *self, PyObject *args);

@@ -143,11 +143,11 @@ class PinnedRing:
 
     def _grow(self, slot: int, nbytes: int) -> None:
         """The slot's buffer pinned anew when it is missing or smaller than nbytes."""
-        import cupyx
+        from .arrays import empty_pinned
 
         if self.buffers[slot] is None or self.buffers[slot].size < nbytes:
             self.buffers[slot] = None  # the old buffer goes back before a larger one is pinned
-            self.buffers[slot] = cupyx.empty_pinned(max(nbytes, 1), dtype=np.uint8)
+            self.buffers[slot] = empty_pinned(max(nbytes, 1), np.uint8)
 
     def hold(self, slot: int, futures) -> None:
         """Keep the slot's buffer until these futures are done."""
@@ -179,7 +179,7 @@ def table_batches_cupy(path: str, columns, rows: int, narrow: bool = False, thre
     columns of a 2.7 G HSP table took 16 s of its 44 s of coverage on an H200.)"""
     import queue
 
-    import cupyx
+    from .arrays import empty_pinned
 
     cp = cupy()
 
@@ -196,7 +196,7 @@ def table_batches_cupy(path: str, columns, rows: int, narrow: bool = False, thre
         spans = {name: (size + 255) // 256 * 256 for name, size in sizes.items()}  # each column aligned
         if buffer is None or buffer.size < sum(spans.values()):
             buffer = None  # the old one unpinned first
-            buffer = cupyx.empty_pinned(sum(spans.values()), dtype=np.uint8)
+            buffer = empty_pinned(sum(spans.values()), np.uint8)
         staged, at = {}, 0
         for name, column in chunk.items():
             staged[name] = buffer[at:at + sizes[name]].view(kinds[name])

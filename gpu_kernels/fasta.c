@@ -8,9 +8,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define PIECE (1 << 20)
+#define HUGE_PAGE ((size_t)1 << 21)
 #define SKIP 0xfe     /* table entry of a byte dropped (line break, blank) */
 #define INVALID 0xff  /* table entry of a byte that is no sequence letter */
 
@@ -305,6 +307,14 @@ PyObject *py_read_file(PyObject *self, PyObject *args) {
         return NULL;
     PyObject *out = size >= 0 ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size) : NULL;
     int fd = -1, error = 0;
+    if (out && size >= HUGE_PAGE) {
+        /* huge pages where the kernel gives them on request (as NumPy asks for its large arrays): a
+         * 512th of the page faults while the file is read, and of the work when the bytes are freed */
+        uintptr_t lo = ((uintptr_t)PyBytes_AS_STRING(out) + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+        uintptr_t hi = ((uintptr_t)PyBytes_AS_STRING(out) + (uintptr_t)size) & ~(uintptr_t)(HUGE_PAGE - 1);
+        if (hi > lo)
+            madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+    }
     if (out) {
         Py_BEGIN_ALLOW_THREADS
         fd = open(PyBytes_AS_STRING(path), O_RDONLY);
@@ -359,6 +369,80 @@ PyObject *py_holds_byte(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&b);
     return PyBool_FromLong(j.found);
+}
+
+/* ---- A large copy on threads (arrays.py's to_device: a file's bytes into the pinned buffers that go to
+ * the device), a part a thread: one thread's memcpy moves a third of what the memory can. */
+
+typedef struct {
+    uint8_t *out;
+    const uint8_t *data;
+    int64_t size;
+} copy_job;
+
+static void copy_part(void *p, int t, int threads) {
+    copy_job *j = (copy_job *)p;
+    size_t lo, hi;
+    part_range((size_t)j->size, t, threads, &lo, &hi);
+    memcpy(j->out + lo, j->data + lo, hi - lo);
+}
+
+/* copy_bytes(out, data, threads): data's bytes into out (at least as long). */
+PyObject *py_copy_bytes(PyObject *self, PyObject *args) {
+    Py_buffer b[2];
+    int threads;
+    if (!PyArg_ParseTuple(args, "w*y*i", &b[0], &b[1], &threads))
+        return NULL;
+    int ok = b[0].len >= b[1].len;
+    if (ok) {
+        copy_job j = {b[0].buf, b[1].buf, (int64_t)b[1].len};
+        /* parts of at least 4 MiB: a thread's start costs more than copying less */
+        int parts = (int)(b[1].len >> 22) + 1;
+        Py_BEGIN_ALLOW_THREADS
+        run_parallel(copy_part, &j, threads < 1 ? 1 : threads < parts ? threads : parts);
+        Py_END_ALLOW_THREADS
+    } else {
+        PyErr_SetString(PyExc_ValueError, "copy_bytes: the output is shorter than the data");
+    }
+    return release_buffers(b, 2, ok);
+}
+
+/* ---- Spans of codes set to one value (matches.py's _blanked: query records made borders), a part of the
+ * spans a thread. */
+
+typedef struct {
+    uint8_t *codes;
+    const int64_t *starts, *lengths;
+    int64_t n;
+    uint8_t value;
+} fill_job;
+
+static void fill_part(void *p, int t, int threads) {
+    fill_job *j = (fill_job *)p;
+    size_t lo, hi;
+    part_range((size_t)j->n, t, threads, &lo, &hi);
+    for (size_t i = lo; i < hi; i++)
+        memset(j->codes + j->starts[i], j->value, (size_t)j->lengths[i]);
+}
+
+/* fill_spans(codes, starts, lengths, value, threads): codes[starts[i] .. starts[i] + lengths[i]) set to value. */
+PyObject *py_fill_spans(PyObject *self, PyObject *args) {
+    Py_buffer b[3];
+    int value, threads;
+    if (!PyArg_ParseTuple(args, "w*y*y*ii", &b[0], &b[1], &b[2], &value, &threads))
+        return NULL;
+    fill_job j = {b[0].buf, b[1].buf, b[2].buf, (int64_t)b[1].len / 8, (uint8_t)value};
+    int ok = b[1].len == b[2].len;
+    for (int64_t i = 0; ok && i < j.n; i++)
+        ok = j.starts[i] >= 0 && j.lengths[i] >= 0 && j.starts[i] + j.lengths[i] <= b[0].len;
+    if (ok) {
+        Py_BEGIN_ALLOW_THREADS
+        run_parallel(fill_part, &j, threads < 1 ? 1 : threads);
+        Py_END_ALLOW_THREADS
+    } else {
+        PyErr_SetString(PyExc_ValueError, "fill_spans: a span outside the codes");
+    }
+    return release_buffers(b, 3, ok);
 }
 
 /* ---- The layout of a file of many records (fasta.py's layout, for probe and read sets of millions):
@@ -520,7 +604,7 @@ typedef struct {
     const uint8_t *data;
     const int64_t *fields, *offsets;
     int64_t records;
-    uint8_t *out;
+    uint8_t *out, *packed;
     uint64_t *hashes;
 } names_job;
 
@@ -535,24 +619,27 @@ static void names_part(void *p, int t, int threads) {
             h = (h ^ j->data[x]) * 0x100000001b3ULL;
         memcpy(j->out + j->offsets[i], j->data + a, (size_t)(b - a));
         j->out[j->offsets[i] + (b - a)] = '\n';
+        memcpy(j->packed + j->offsets[i] - i, j->data + a, (size_t)(b - a));
         j->hashes[i] = h;
     }
 }
 
-/* fasta_names(data, fields, offsets, out, hashes, threads): each record's name (fasta_fields' first
- * two) copied to out at offsets[i], a line break after it, and its hash (to find repeated names). */
+/* fasta_names(data, fields, offsets, out, packed, hashes, threads): each record's name (fasta_fields' first
+ * two) copied to out at offsets[i], a line break after it, and to packed at offsets[i] - i (the names
+ * end to end: a string table), and its hash (to find repeated names). */
 PyObject *py_fasta_names(PyObject *self, PyObject *args) {
-    Py_buffer b[5];
+    Py_buffer b[6];
     int threads;
-    if (!PyArg_ParseTuple(args, "y*y*y*w*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &threads))
+    if (!PyArg_ParseTuple(args, "y*y*y*w*w*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &threads))
         return NULL;
     const int64_t records = (int64_t)b[2].len / 8;
-    int ok = check_items(&b[1], "fasta_names", 8, 5 * records) && check_items(&b[4], "fasta_names", 8, records);
+    int ok = check_items(&b[1], "fasta_names", 8, 5 * records) && check_items(&b[5], "fasta_names", 8, records);
     if (ok) {
-        names_job j = {b[0].buf, b[1].buf, b[2].buf, records, b[3].buf, b[4].buf};
+        names_job j = {b[0].buf, b[1].buf, b[2].buf, records, b[3].buf, b[4].buf, b[5].buf};
         for (int64_t i = 0; ok && i < records; i++) {
             const int64_t a = j.fields[5 * i], e = j.fields[5 * i + 1];
-            ok = a >= 0 && e >= a && e <= b[0].len && j.offsets[i] >= 0 && j.offsets[i] + (e - a) + 1 <= b[3].len;
+            ok = a >= 0 && e >= a && e <= b[0].len && j.offsets[i] >= i && j.offsets[i] + (e - a) + 1 <= b[3].len &&
+                 j.offsets[i] - i + (e - a) <= b[4].len;
         }
         if (!ok)
             PyErr_SetString(PyExc_ValueError, "fasta_names: a name out of the data or of the output");
@@ -562,5 +649,5 @@ PyObject *py_fasta_names(PyObject *self, PyObject *args) {
             Py_END_ALLOW_THREADS
         }
     }
-    return release_buffers(b, 5, ok);
+    return release_buffers(b, 6, ok);
 }

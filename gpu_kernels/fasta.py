@@ -2,7 +2,10 @@
 
 Records are encoded on the host's cores, each written once at its place (fasta.c), for both backends: the
 CuPy backend copies the codes to the device. Decoding there with CuPy array operations was a tenth of a
-second faster on a 150 Mbp file, but cost 26 kernels, over 3 s of compilation, on a fresh machine.
+second faster on a 150 Mbp file, but cost 26 kernels, over 3 s of compilation, on a fresh machine. The
+exact-match modes' read or probe set on the GPU is the exception (load_fasta's backend): its bytes go to
+the device while the host lays the file out, and fasta.cu's four prebuilt kernels encode them there
+(encode_fasta_cupy), so a probe set's 2.4 GB of codes are never written or copied by the host.
 """
 from __future__ import annotations
 
@@ -11,6 +14,9 @@ import logging
 import os
 import re
 import stat
+import threading
+import time
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
@@ -121,6 +127,7 @@ def fast_layout(data: bytes, path: str):
     if data[start:start + 1] != b">":
         return None
     cpu, threads = native.cpu(), native.threads()
+    begun = time.perf_counter()
     found, nul = cpu.fasta_heads(data, threads)
     if nul:
         return None
@@ -134,14 +141,19 @@ def fast_layout(data: bytes, path: str):
     lengths = fields[:, 1] - fields[:, 0]
     ends = np.cumsum(lengths + 1)  # each name and a line break after it
     text, hashes = np.empty(int(ends[-1]), dtype=np.uint8), np.empty(heads.size, dtype=np.uint64)
-    cpu.fasta_names(data, fields, ends - lengths - 1, text, hashes, threads)
+    packed = bytearray(int(ends[-1]) - heads.size)
+    cpu.fasta_names(data, fields, ends - lengths - 1, text, packed, hashes, threads)
+    named = time.perf_counter()
     names = text[:-1].tobytes().decode("ascii").split("\n")
-    hashes.sort()
+    split = time.perf_counter()
+    cpu.sort_pairs(hashes, None, 64, threads)
     if (hashes[1:] == hashes[:-1]).any() and len(set(names)) < len(names):  # a hash repeated: names compared
         return None
-    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-    table = (np.delete(text, ends - 1).tobytes(), offsets)  # formats.rows.name_table's form
-    return names, np.ascontiguousarray(fields[:, 2:4]), table
+    offsets = np.zeros(heads.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    log.debug("%s: %d headers found in %.2f s, their names split in %.2f s, checked in %.2f s", path, heads.size,
+              named - begun, split - named, time.perf_counter() - split)
+    return names, np.ascontiguousarray(fields[:, 2:4]), (bytes(packed), offsets)  # formats.rows.name_table's form
 
 
 def _next_header(data: bytes, at: int) -> int:
@@ -215,10 +227,10 @@ COMPILED_TABLE[list(WHITESPACE)] = SKIP
 COMPILED_TABLE = COMPILED_TABLE.tobytes()
 
 
-def encode_fasta(data: bytes, spans, path: str, reads: bool = False) -> SeqSet:
+def encode_fasta(data: bytes, spans, path: str, reads: bool = False, on_device=None) -> SeqSet:
     """The records of layout(data) (or of fast_layout: names and bodies) checked, encoded and laid end to end on all cores (fasta.c): their
     symbols counted first, so that each is written once, at its place. reads: records of no ACGT are
-    taken (a read or probe set; check_record)."""
+    taken (a read or probe set; check_record). on_device: unused (encode_fasta_cupy's copy of data)."""
     from . import native
 
     cpu, threads = native.cpu(), native.threads()
@@ -245,6 +257,100 @@ def encode_fasta(data: bytes, spans, path: str, reads: bool = False) -> SeqSet:
     seqset = SeqSet(list(names), lengths, starts, codes)
     seqset.__dict__["has_acgt"] = acgt > 0
     if isinstance(spans, tuple) and len(spans) > 2:  # fast_layout's names as a string table, made already
+        seqset.__dict__["name_table"] = spans[2]
+    return seqset
+
+
+DEVICE_PIECE = 1 << 14  # bytes of a body a warp of fasta.cu encodes: a genome's long records in thousands of pieces
+
+
+def body_pieces(bodies: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(pieces, first): the bodies (int64 (start, end) a record) cut into pieces of at most DEVICE_PIECE
+    bytes, at least one a record (an empty body's is empty), and the index of each record's first
+    piece (records + 1 entries)."""
+    size = bodies[:, 1] - bodies[:, 0]
+    count = np.maximum(1, -(-size // DEVICE_PIECE))
+    first = np.zeros(bodies.shape[0] + 1, dtype=np.int64)
+    np.cumsum(count, out=first[1:])
+    if first[-1] == bodies.shape[0]:  # a probe or read set: a piece a record
+        return np.ascontiguousarray(bodies, dtype=np.int64), first
+    record = np.repeat(np.arange(bodies.shape[0], dtype=np.int64), count)
+    lo = bodies[record, 0] + (np.arange(record.size, dtype=np.int64) - first[record]) * DEVICE_PIECE
+    return np.stack([lo, np.minimum(lo + DEVICE_PIECE, bodies[record, 1])], axis=1), first
+
+
+def encode_fasta_cupy(data: bytes, spans, path: str, reads: bool = False, on_device=None) -> SeqSet:
+    """encode_fasta on the device (fasta.cu): the file's bytes copied there, the bodies counted and
+    written by warps, a piece of DEVICE_PIECE bytes each. The same records, lengths, starts and
+    errors; the SeqSet's codes are a CuPy array (its names, lengths and starts stay on the host).
+    on_device: the same bytes already on the device as a CuPy uint8 array, or a future of one (a
+    copy started while the file was laid out). A file whose bytes and codes do not fit the device is
+    encoded on the host (encode_fasta), its codes then a NumPy array."""
+    from .arrays import cupy
+
+    cp = cupy()
+    try:
+        return _encode_on_device(data, spans, path, reads, on_device)
+    except cp.cuda.memory.OutOfMemoryError:
+        cp.get_default_memory_pool().free_all_blocks()
+        log.info("%s: no room on the device for its bytes and codes: encoded on the host", path)
+        return encode_fasta(data, spans, path, reads)
+
+
+def _encode_on_device(data: bytes, spans, path: str, reads: bool, on_device) -> SeqSet:
+    """encode_fasta_cupy's work, which may run out of device memory."""
+    from .arrays import BLOCK, blocks, cupy, kernel, to_device, to_host
+
+    cp = cupy()
+    if isinstance(spans, tuple):
+        names, bodies = spans[:2]
+    else:
+        names = [name for name, _, _ in spans]
+        bodies = np.array([(start, end) for _, start, end in spans], dtype=np.int64).reshape(-1, 2)
+    start = time.perf_counter()
+    if on_device is None:
+        on_device = to_device(np.frombuffer(data, dtype=np.uint8), cp)
+    elif not isinstance(on_device, cp.ndarray):
+        on_device = on_device.result()
+    copied = time.perf_counter()
+    pieces, first = body_pieces(bodies)
+    n, records = pieces.shape[0], len(names)
+    table = cp.asarray(np.frombuffer(COMPILED_TABLE, dtype=np.uint8))
+    pieces_d, first_d = cp.asarray(pieces), cp.asarray(first)
+    per_piece = cp.empty((3, n), dtype=cp.int64)  # symbols (then places), ACGT, first bad byte
+    warps = blocks(n * 32)
+    kernel("fasta.cu", "count_pieces")((warps,), (BLOCK,), (on_device, pieces_d, cp.int64(n), table, per_piece[0],
+                                                             per_piece[1], per_piece[2]))
+    stats = cp.empty((3, records), dtype=cp.int64)  # lengths, ACGT, first bad byte
+    kernel("fasta.cu", "record_counts")((blocks(records),), (BLOCK,), (first_d, cp.int64(records), per_piece[0],
+                                                                       per_piece[1], per_piece[2], stats[0], stats[1],
+                                                                       stats[2]))
+    lengths, acgt, bad = to_host(stats)
+    wrong = np.flatnonzero((lengths == 0) | (bad >= 0) | ((acgt == 0) & (not reads)))
+    if wrong.size:
+        i = int(wrong[0])
+        name, (start, end) = names[i], bodies[i].tolist()
+        if lengths[i] == 0:
+            raise InputError("empty record, no sequence", path, name)
+        if bad[i] >= 0:
+            body = data[start:end]
+            raise bad_character(body, body.translate(CODE_TABLE, WHITESPACE).find(b"\xff"), path, name)
+        raise InputError("no A, C, G or T in the sequence (all N)", path, name)
+    starts = GAP + np.concatenate(([0], np.cumsum(lengths + GAP)[:-1])).astype(np.int64)
+    kernel("fasta.cu", "place_pieces")((blocks(records),), (BLOCK,), (first_d, cp.int64(records), cp.asarray(starts),
+                                                                      per_piece[0]))
+    codes = cp.empty(int(GAP + lengths.sum() + GAP * records), dtype=cp.uint8)
+    cp.cuda.runtime.memsetAsync(codes.data.ptr, BORDER, codes.nbytes, cp.cuda.get_current_stream().ptr)
+    kernel("fasta.cu", "write_pieces")((warps,), (BLOCK,), (on_device, pieces_d, cp.int64(n), table, per_piece[0],
+                                                             codes))
+    del on_device, per_piece, pieces_d
+    if log.isEnabledFor(logging.DEBUG):
+        cp.cuda.Device().synchronize()
+        log.debug("%s: bytes on the device %.2f s after the layout, encoded there in %.2f s", path, copied - start,
+                  time.perf_counter() - copied)
+    seqset = SeqSet(list(names), lengths, starts, codes)
+    seqset.__dict__["has_acgt"] = acgt > 0
+    if isinstance(spans, tuple) and len(spans) > 2:
         seqset.__dict__["name_table"] = spans[2]
     return seqset
 
@@ -276,24 +382,54 @@ def check_lengths(names: list[str], lengths, k: int, path: str) -> int:
 
 
 
-def load_fasta(path: str, reads: bool = False) -> SeqSet:
+def load_fasta(path: str, reads: bool = False, backend=None) -> SeqSet:
     """A FASTA (or FASTQ) file's records, checked, encoded and laid end to end (reads: records of no
-    ACGT taken, check_record)."""
+    ACGT taken, check_record). backend: a FASTA file's codes made where it computes (its
+    encode_fasta twin; the bytes' copy there started before the layout), or a future of the backend
+    (the file read while it is made); the host's by default."""
+    start = time.perf_counter()
     data = read_bytes(path)
+    read = time.perf_counter()
     if data.lstrip()[:1] == b"@":
         return seqset_of(read_fastq(data.lstrip(), path, reads))
-    return encode_fasta(data, fast_layout(data, path) or layout(data, path), path, reads)
+    on_device = _copy_soon(backend, data) if backend is not None else None
+    spans = fast_layout(data, path) or layout(data, path)
+    laid = time.perf_counter()
+    if isinstance(backend, Future):
+        backend = backend.result()
+    seqset = (backend.encode_fasta if backend is not None else encode_fasta)(data, spans, path, reads, on_device)
+    log.debug("%s: %d bytes read in %.2f s, laid out in %.2f s, encoded in %.2f s", path, len(data), read - start,
+              laid - read, time.perf_counter() - laid)
+    return seqset
 
 
-def load_pair(first: str, second: str, check=None, reads: bool = False) -> tuple[SeqSet, SeqSet]:
+def _copy_soon(backend, data: bytes):
+    """backend.copy_soon(data) (a future of the bytes on its device, or None); for a future of a
+    backend, a future of that, waited for on a thread so that the layout starts at once."""
+    if not isinstance(backend, Future):
+        return backend.copy_soon(data)
+    chained: Future = Future()
+
+    def wait() -> None:
+        try:
+            copy = backend.result().copy_soon(data)
+            chained.set_result(None if copy is None else copy.result())
+        except BaseException as error:  # the backend's own error (no device) is raised where it is waited for
+            chained.set_exception(error)
+    threading.Thread(target=wait, name="copy", daemon=True).start()
+    return chained
+
+
+def load_pair(first: str, second: str, check=None, reads: bool = False, backend=None) -> tuple[SeqSet, SeqSet]:
     """Two files loaded at once on two threads (file reads and fasta.c run without the GIL). check(seqset,
     path), if given, runs on each in turn: every problem of the first file is raised before any of the
     second's, as when they are read one after the other. reads: the first is a read or probe set
-    (records of no ACGT taken)."""
+    (records of no ACGT taken). backend: the first's codes made where it computes (load_fasta)."""
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(2) as pool:
-        futures = [pool.submit(load_fasta, path, reads and n == 0) for n, path in enumerate((first, second))]
+        futures = [pool.submit(load_fasta, path, reads and n == 0, backend if n == 0 else None)
+                   for n, path in enumerate((first, second))]
         out = []
         for future, path in zip(futures, (first, second)):
             seqset = future.result()

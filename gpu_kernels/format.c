@@ -185,20 +185,21 @@ static int parse_fields(PyObject *tuple, Py_ssize_t n, field *fields, Py_buffer 
             fd->text = data->buf;
             fd->offsets = offsets->buf;
             fd->entries = offsets->len / (Py_ssize_t)sizeof(int64_t) - 1;
-            for (Py_ssize_t j = 0; j < fd->entries; j++) {
-                Py_ssize_t size = fd->offsets[j + 1] - fd->offsets[j];
-                if (size < 0 || fd->offsets[j + 1] > data->len) {
-                    PyErr_Format(PyExc_ValueError, "field %zd: string table offsets out of range", f);
-                    return -1;
-                }
-                fd->size = size > fd->size ? size : fd->size;
-            }
+            /* only the strings these rows name are checked and measured: a slice of a probe set's rows
+             * names a few of its millions, and the slices are printed on threads that wait here for
+             * the interpreter's lock */
             for (Py_ssize_t i = 0; i < n; i++) {
                 if (fd->values[i] < 0 || fd->values[i] >= fd->entries) {
                     PyErr_Format(PyExc_IndexError, "field %zd: row %zd names string %lld of %zd", f, i,
                                  (long long)fd->values[i], fd->entries);
                     return -1;
                 }
+                const Py_ssize_t j = (Py_ssize_t)fd->values[i], size = fd->offsets[j + 1] - fd->offsets[j];
+                if (size < 0 || fd->offsets[j] < 0 || fd->offsets[j + 1] > data->len) {
+                    PyErr_Format(PyExc_ValueError, "field %zd: string table offsets out of range", f);
+                    return -1;
+                }
+                fd->size = size > fd->size ? size : fd->size;
             }
         } else {
             PyErr_Format(PyExc_ValueError, "field %zd: unknown kind '%s'", f, kind);
@@ -209,14 +210,25 @@ static int parse_fields(PyObject *tuple, Py_ssize_t n, field *fields, Py_buffer 
 }
 
 static PyObject *call(PyObject *args, int write) {
-    PyObject *out_obj = NULL, *tuple;
+    PyObject *out_obj = NULL, *tuple, *ends_obj = Py_None;
     Py_ssize_t n;
     if (write) {
-        if (!PyArg_ParseTuple(args, "OnO!", &out_obj, &n, &PyTuple_Type, &tuple))
+        if (!PyArg_ParseTuple(args, "OnO!|O", &out_obj, &n, &PyTuple_Type, &tuple, &ends_obj))
             return NULL;
     } else if (!PyArg_ParseTuple(args, "nO!", &n, &PyTuple_Type, &tuple)) {
         return NULL;
     }
+    Py_buffer ends = {0};
+    if (ends_obj != Py_None) {
+        if (PyObject_GetBuffer(ends_obj, &ends, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+            return NULL;
+        if (ends.len != n * (Py_ssize_t)sizeof(int64_t)) {
+            PyBuffer_Release(&ends);
+            PyErr_SetString(PyExc_ValueError, "format_rows: ends must hold one int64 a row");
+            return NULL;
+        }
+    }
+    int64_t *row_ends = ends.buf;
     Py_ssize_t count = PyTuple_GET_SIZE(tuple), used = 0;
     field *fields = PyMem_Calloc((size_t)count + 1, sizeof(field));
     Py_buffer *views = PyMem_Calloc(3 * (size_t)count + 1, sizeof(Py_buffer));
@@ -274,10 +286,14 @@ static PyObject *call(PyObject *args, int write) {
             }
             }
         }
+        if (row_ends)
+            row_ends[i] = p - start;
     }
     Py_END_ALLOW_THREADS
     result = PyLong_FromSsize_t(p - start);
 done:
+    if (ends.obj)
+        PyBuffer_Release(&ends);
     if (out.obj)
         PyBuffer_Release(&out);
     for (Py_ssize_t v = 0; views && v < 3 * count; v++)
@@ -340,7 +356,8 @@ static PyMethodDef methods[] = {
     {"interleave", interleave, METH_VARARGS,
      "interleave(out, a, a_ends, b, b_ends) -> bytes written: a piece of a, then one of b, in turn"},
     {"format_rows", format_rows, METH_VARARGS,
-     "format_rows(out, n, fields) -> bytes written: n text rows of the fields into the writable buffer out"},
+     "format_rows(out, n, fields[, ends]) -> bytes written: n text rows of the fields into the writable buffer "
+     "out (ends: an int64 buffer that gets where each row ends)"},
     {"row_bound", row_bound, METH_VARARGS, "row_bound(n, fields) -> an upper bound of format_rows' size"},
     {NULL, NULL, 0, NULL},
 };

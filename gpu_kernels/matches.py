@@ -28,11 +28,12 @@ import time
 import numpy as np
 
 from . import native
-from .arrays import BLOCK, MEM_CHUNK, MEM_LIGHT, array_module, blocks, count, cupy, kernel, running_max, stable_argsort
+from .arrays import (BLOCK, MEM_CHUNK, MEM_LIGHT, array_module, blocks, count, cupy, gather, kernel, running_max,
+                     stable_argsort)
 from .encode import BORDER, GAP, N_CODE
 from .hsps import in_order, order_by
 from .seeds import PARTS_PER_THREAD, key_batches
-from .seqset import SeqSet, make_seqset, reverse_complement
+from .seqset import SeqSet, reverse_complement
 from .words import compiled_words
 
 MAX_K = 21  # 3 bits a symbol in a uint64
@@ -429,9 +430,7 @@ def query_batches(query: SeqSet, bases: int) -> list[tuple[SeqSet, int]]:
     read set of hundreds of megabases is matched a batch at a time in bounded memory."""
     if query.total <= bases:
         return [(query, 0)]
-    codes = np.asarray(query.codes)
-    return [(make_seqset(query.names[a:b], [codes[s:s + n] for s, n in zip(query.starts[a:b], query.lengths[a:b])]), a)
-            for a, b in record_runs(query.lengths, bases)]
+    return [(reference_slice(query, a, b), a) for a, b in record_runs(query.lengths, bases)]
 
 
 def skip_unmatchable(query: SeqSet, min_match: int) -> SeqSet:
@@ -457,7 +456,11 @@ def whole_records(query: SeqSet, min_match: int) -> np.ndarray:
     lengths = np.asarray(query.lengths)
     starts = np.asarray(query.starts, dtype=np.int64)
     whole = np.flatnonzero(lengths == min_match)
-    return whole[np.asarray(query.codes)[starts[whole]] != BORDER] if whole.size else whole
+    if not whole.size:
+        return whole
+    first = query.codes[starts[whole]] if isinstance(query.codes, np.ndarray) else \
+        gather(query.codes, cupy().asarray(starts[whole])).get()
+    return whole[first != BORDER]
 
 
 def find_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, backend,
@@ -514,12 +517,12 @@ def reference_tiles(reference: SeqSet, bases: int) -> list[tuple[int, int]]:
 
 
 def reference_slice(reference: SeqSet, first: int, end: int) -> SeqSet:
-    """Records first .. end - 1 of a set, with the borders around them (a view of its codes)."""
+    """Records first .. end - 1 of a set, with the borders around them (a view of its codes, on their
+    device)."""
     starts = np.asarray(reference.starts, dtype=np.int64)
     lengths = np.asarray(reference.lengths, dtype=np.int64)
     low, high = int(starts[first]) - GAP, int(starts[end - 1] + lengths[end - 1]) + GAP
-    return SeqSet(reference.names[first:end], lengths[first:end], starts[first:end] - low,
-                  np.asarray(reference.codes)[low:high])
+    return SeqSet(reference.names[first:end], lengths[first:end], starts[first:end] - low, reference.codes[low:high])
 
 
 def _matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, backend, batch_bases: int) -> list:
@@ -565,12 +568,17 @@ def _in_order(matches: dict) -> dict:
 
 
 def _blanked(query: SeqSet, records: np.ndarray) -> SeqSet:
-    """The query with the codes of `records` made borders (they hold no word)."""
-    starts = np.asarray(query.starts, dtype=np.int64)[records]
-    edges = np.zeros(query.codes.size + 1, dtype=np.int64)
-    edges[starts] += 1  # records are apart: no two starts or ends at one place
-    edges[starts + np.asarray(query.lengths)[records]] -= 1
-    codes = np.where(np.cumsum(edges[:-1]) > 0, np.uint8(BORDER), np.asarray(query.codes))
+    """The query with the codes of `records` made borders (they hold no word): a copy, on the codes'
+    device (fill_spans: fasta.c, fasta.cu)."""
+    starts = np.ascontiguousarray(np.asarray(query.starts, dtype=np.int64)[records])
+    lengths = np.ascontiguousarray(np.asarray(query.lengths, dtype=np.int64)[records])
+    codes = query.codes.copy()
+    if isinstance(codes, np.ndarray):
+        native.cpu().fill_spans(codes, starts, lengths, BORDER, native.threads())
+    elif starts.size:
+        cp = cupy()
+        kernel("fasta.cu", "fill_spans")((blocks(starts.size * 32),), (BLOCK,), (
+            codes, cp.asarray(starts), cp.asarray(lengths), cp.int64(starts.size), cp.uint8(BORDER)))
     return SeqSet(query.names, query.lengths, query.starts, codes)
 
 
@@ -579,17 +587,21 @@ def whole_matches(query: SeqSet, records: np.ndarray, reference: SeqSet, rcodes,
     """find_matches' tables (a strand each) of the query records `records`, each exactly min_match long:
     every reference window equal to a record (MUMs: where it is the only one on that strand)."""
     start = time.perf_counter()
+    xp = backend.xp
     index = backend.whole_index(rcodes, min_match)
+    lap = _lap("reference windows' index", start, xp)
     qcodes = backend.to_device(query.codes)
     starts = np.asarray(query.starts, dtype=np.int64)[records]
-    backend.synchronize()
+    _lap("query codes where they are matched", lap, xp)
     log.info("%d query records of %d looked up whole; reference windows: %d (%.2f s)", records.size, min_match,
              index[0].size, time.perf_counter() - start)
     tables = []
     for strand in (0, 1):
         start = time.perf_counter()
         rec, rs = backend.whole_record_matches(qcodes, starts, rcodes, index, min_match, strand)
+        lap = _lap("records looked up", start, xp)
         rec, rs = backend.to_host(rec), backend.to_host(rs)
+        _lap("their hits on the host", lap, xp)
         if unique:  # the record's string occurs once in the reference
             alone = np.bincount(rec, minlength=records.size)[rec] == 1
             rec, rs = rec[alone], rs[alone]

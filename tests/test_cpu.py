@@ -355,3 +355,48 @@ def test_extension_is_the_oracles_walk(seed, match, mismatch, n_score, xdrop, mi
         left = oracle.walk(qs, rs, i - 1, i - 1, -1, p)
         assert (qstart[n] - q.starts[0], qend[n] - q.starts[0]) == (i - left[1], i + k + right[1])
         assert score[n] == left[0] + right[0] - k * match and ids[n] == k + left[2] + right[2]
+
+
+@pytest.mark.parametrize("piece", [1, 7, 1 << 14])
+def test_body_pieces_cover_each_body_in_order(piece, monkeypatch):
+    """fasta.body_pieces (the device encoder's work items): each body cut into consecutive pieces of at
+    most DEVICE_PIECE bytes that cover it exactly, at least one a record (an empty body's is empty)."""
+    from gpu_kernels import fasta
+
+    monkeypatch.setattr(fasta, "DEVICE_PIECE", piece)
+    rng = np.random.default_rng(piece)
+    sizes = rng.choice([0, 1, 5, 100, 40_000], 60)
+    ends = np.cumsum(sizes + 3)
+    bodies = np.stack([ends - sizes, ends], axis=1).astype(np.int64)
+    pieces, first = fasta.body_pieces(bodies)
+    assert first[0] == 0 and first[-1] == pieces.shape[0] and (np.diff(first) >= 1).all()
+    for r, (start, end) in enumerate(bodies.tolist()):
+        own = pieces[first[r]:first[r + 1]]
+        assert own[0, 0] == start and own[-1, 1] == end and (own[1:, 0] == own[:-1, 1]).all()
+        assert ((own[:, 1] - own[:, 0]) <= piece).all() and ((own[:, 1] > own[:, 0]).all() or start == end)
+
+
+def test_blanked_records_and_batches_are_the_records_own_codes():
+    """matches._blanked makes exactly the chosen records' codes borders (fasta.c's fill_spans) in a
+    copy, and query_batches' batches (views of the codes, as reference_slice cuts them) hold each
+    record's codes at its start with the borders around, as make_seqset lays them out."""
+    from gpu_kernels import matches as M
+    from gpu_kernels.seqset import make_seqset
+
+    rng = np.random.default_rng(2)
+    records = [rng.integers(0, 5, int(rng.integers(1, 500))).astype(np.uint8) for _ in range(50)]
+    query = make_seqset([f"q{i}" for i in range(50)], records)
+    chosen = np.array([0, 3, 4, 17, 49])
+    blanked = M._blanked(query, chosen)
+    for i, codes in enumerate(records):
+        got = blanked.codes[blanked.starts[i]:blanked.starts[i] + codes.size]
+        assert np.array_equal(got, np.full(codes.size, 5) if i in chosen else codes)
+    outside = np.ones(query.codes.size, dtype=bool)
+    for i in chosen:
+        outside[query.starts[i]:query.starts[i] + records[i].size] = False
+    assert np.array_equal(blanked.codes[outside], query.codes[outside])
+    assert (query.codes[query.starts[0]:query.starts[0] + records[0].size] == records[0]).all()  # a copy
+    for batch, first in M.query_batches(query, 2000):
+        made = make_seqset(batch.names, records[first:first + len(batch.names)])
+        assert np.array_equal(batch.codes, made.codes) and np.array_equal(batch.starts, made.starts)
+        assert np.array_equal(batch.lengths, made.lengths)

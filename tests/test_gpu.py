@@ -472,6 +472,159 @@ def test_whole_record_matches_same_on_gpu(length):
         assert rows(host) == rows(dev)
 
 
+def drawn_fasta(rng, records: int, long: bool) -> bytes:
+    """FASTA text of drawn records: LF or CRLF lines of drawn widths, blanks in lines, letters of any case,
+    IUPAC codes and U, some records long (many device pieces), some a single line."""
+    letters = np.frombuffer(b"ACGTNacgtnRYUu-", dtype=np.uint8)
+    rows = []
+    for r in range(records):
+        size = int(rng.choice([1, 7, 300, 5000] + ([70_000] if long else [])))
+        seq = letters[rng.integers(0, letters.size, size)].tobytes()
+        end = [b"\n", b"\r\n"][int(rng.integers(0, 2))]
+        width = int(rng.choice([10, 61, 100_000]))
+        lines = [seq[i:i + width] for i in range(0, len(seq), width)]
+        if rng.random() < 0.2:
+            lines = [line + b" \t" for line in lines]
+        rows.append(f">r{r} note\n".encode() + end.join(lines) + end)
+    return b"".join(rows)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_device_fasta_encoding_equals_the_host_one(seed, monkeypatch):
+    """fasta.encode_fasta_cupy (fasta.cu: a warp a piece of a body) gives encode_fasta's lengths, starts
+    and codes, borders included, for drawn files (records over many pieces, CRLF, blanks, IUPAC, U),
+    with the bytes copied by it or handed over on the device; a bad byte, an empty record and an all-N
+    one get the host's error, word for word."""
+    from gpu_kernels import fasta
+    from gpu_kernels.errors import InputError
+
+    monkeypatch.setattr(fasta, "DEVICE_PIECE", int(np.random.default_rng(seed).choice([64, 1000, 1 << 14])))
+    rng = np.random.default_rng(seed)
+    text = drawn_fasta(rng, int(rng.integers(1, 40)), seed % 2 == 0)
+    spans = fasta.layout(text, "x.fa")
+    host = fasta.encode_fasta(text, spans, "x.fa", True)
+    on_device = cp.asarray(np.frombuffer(text, dtype=np.uint8)) if seed % 3 == 0 else None
+    dev = fasta.encode_fasta_cupy(text, spans, "x.fa", True, on_device)
+    assert isinstance(dev.codes, cp.ndarray) and dev.names == host.names
+    assert np.array_equal(dev.lengths, host.lengths) and np.array_equal(dev.starts, host.starts)
+    assert np.array_equal(dev.codes.get(), host.codes) and np.array_equal(dev.has_acgt, host.has_acgt)
+    at = int(rng.integers(0, len(spans)))
+    _, start, end = spans[at]
+    cases = []
+    body = bytearray(text[start:end])
+    letters = [i for i, b in enumerate(body) if chr(b).isalpha()]
+    if letters:
+        body[letters[int(rng.integers(0, len(letters)))]] = ord("!")
+        cases.append((text[:start] + bytes(body) + text[end:], True))
+    cases.append((text[:start] + b"\n" + text[end:], True))  # an empty record
+    cases.append((text[:start] + b"N" * (end - start) + b"\n" + text[end:], False))  # all N, not a read set
+    for bad, reads in cases:
+        spans = fasta.layout(bad, "x.fa")
+        with pytest.raises(InputError) as expected:
+            fasta.encode_fasta(bad, spans, "x.fa", reads)
+        with pytest.raises(InputError) as got:
+            fasta.encode_fasta_cupy(bad, spans, "x.fa", reads)
+        assert str(got.value) == str(expected.value)
+
+
+def test_a_set_too_large_for_the_device_is_encoded_on_the_host(monkeypatch):
+    """encode_fasta_cupy out of device memory (the bytes and codes of a read set larger than the GPU):
+    the host's encoding instead, the same SeqSet with NumPy codes, and no error."""
+    from gpu_kernels import fasta
+
+    def full(*args):
+        raise cp.cuda.memory.OutOfMemoryError(1 << 40, 1 << 30)
+    text = drawn_fasta(np.random.default_rng(1), 20, False)
+    spans = fasta.layout(text, "x.fa")
+    monkeypatch.setattr(fasta, "_encode_on_device", full)
+    got, expected = fasta.encode_fasta_cupy(text, spans, "x.fa", True), fasta.encode_fasta(text, spans, "x.fa", True)
+    assert isinstance(got.codes, np.ndarray) and np.array_equal(got.codes, expected.codes)
+    assert np.array_equal(got.starts, expected.starts) and got.names == expected.names
+
+
+def test_large_host_arrays_go_to_the_device_whole(monkeypatch):
+    """arrays.to_device through the two kept pinned buffers (filled on threads, fasta.c's copy_bytes):
+    every byte arrives, for sizes that are and are not a whole number of chunks, any dtype."""
+    from gpu_kernels import arrays
+
+    monkeypatch.setattr(arrays, "PINNED_COPY", 1 << 10)
+    monkeypatch.setattr(arrays, "PINNED_CHUNK", 1 << 12)
+    monkeypatch.setattr(arrays, "_staging", [])
+    rng = np.random.default_rng(3)
+    for size, dtype in ((1 << 10, np.uint8), (3 * (1 << 12), np.uint8), (12_345, np.int64), (5000, np.uint32)):
+        host = rng.integers(0, 1 << 30, size).astype(dtype)
+        dev = arrays.to_device(host, cp)
+        assert dev.dtype == host.dtype and np.array_equal(dev.get(), host)
+        assert np.array_equal(arrays.to_host(dev), host)
+
+
+@pytest.mark.parametrize("unique", [False, True])
+def test_matches_of_a_query_encoded_on_the_device_equal_the_host_ones(unique, monkeypatch):
+    """A read or probe set whose codes live on the device (the command line's mems and mums on the GPU):
+    skipped records (all N, too short) and whole-record ones made borders there (fasta.cu's fill_spans),
+    batches cut as views of the device codes: the rows of the host query's matches."""
+    from gpu_kernels import fasta, matches as M
+    from gpu_kernels.backend import CupyBackend, NumpyBackend
+
+    rng = np.random.default_rng(7)
+    reference = rng.integers(0, 4, 30_000).astype(np.uint8)
+    reference[12_000:12_400] = 4
+    rtext = b">ref\n" + np.frombuffer(b"ACGTN", dtype=np.uint8)[reference].tobytes() + b"\n"
+    rows = []
+    for i in range(200):
+        kind = i % 5
+        at = int(rng.integers(0, reference.size - 400))
+        size = 40 if kind < 2 else int(rng.integers(41, 400)) if kind < 4 else 5
+        seq = np.frombuffer(b"ACGTN", dtype=np.uint8)[reference[at:at + size]].tobytes()
+        if i % 17 == 0:
+            seq = b"N" * len(seq)
+        rows.append(f">q{i}\n".encode() + b"\n".join(seq[j:j + 60] for j in range(0, len(seq), 60)) + b"\n")
+    text = b"".join(rows)
+    query = fasta.encode_fasta(text, fasta.layout(text, "q.fa"), "q.fa", True)
+    dev_query = fasta.encode_fasta_cupy(text, fasta.layout(text, "q.fa"), "q.fa", True)
+    ref = fasta.encode_fasta(rtext, fasta.layout(rtext, "r.fa"), "r.fa")
+    host = M.find_matches(query, ref, 40, unique, NumpyBackend(), batch_bases=3000)
+    dev = M.find_matches(dev_query, ref, 40, unique, CupyBackend(), batch_bases=3000)
+    assert all(np.array_equal(host[c], dev[c]) for c in MATCH.names)
+    assert host["length"].size > (30 if unique else 60)
+    skipped = M.skip_unmatchable(dev_query, 40)
+    assert isinstance(skipped.codes, cp.ndarray)
+    assert np.array_equal(skipped.codes.get(), M.skip_unmatchable(query, 40).codes)
+
+
+def test_mems_command_line_same_text_on_both_backends(tmp_path):
+    """The command line's mems and mums with the probe set encoded on the device: the NumPy backend's
+    text, byte for byte; a probe set with a bad letter gets the same one line and status 2."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    rng = np.random.default_rng(4)
+    letters = np.frombuffer(b"ACGT", dtype=np.uint8)
+    reference = letters[rng.integers(0, 4, 50_000)].tobytes()
+    ref = tmp_path / "ref.fa"
+    ref.write_bytes(b">chr\n" + b"\n".join(reference[i:i + 80] for i in range(0, len(reference), 80)) + b"\n")
+    probes = []
+    for i in range(3000):
+        at = int(rng.integers(0, len(reference) - 200))
+        seq = reference[at:at + (64 if i % 4 else int(rng.integers(20, 200)))]
+        probes.append(b">p%d\n%s\n" % (i, seq if i % 3 else letters[rng.integers(0, 4, len(seq))].tobytes()))
+    query = tmp_path / "probes.fa"
+    query.write_bytes(b"".join(probes))
+    for mode in ("mems", "mums"):
+        texts = [subprocess.run([sys.executable, "-m", "gpu_kernels", mode, str(query), str(ref), "-l", "64",
+                                 "--backend", backend], cwd=ROOT, capture_output=True, check=True).stdout
+                 for backend in ("numpy", "cupy")]
+        assert texts[0] == texts[1] and texts[0].count(b"\n") > 4000
+    query.write_bytes(b"".join(probes[:2000]) + b">bad\nACG1T\n" + b"".join(probes[2000:]))
+    errors = [subprocess.run([sys.executable, "-m", "gpu_kernels", "mems", str(query), str(ref), "-l", "64",
+                              "--backend", backend], cwd=ROOT, capture_output=True, text=True)
+              for backend in ("numpy", "cupy")]
+    assert [e.returncode for e in errors] == [2, 2] and errors[0].stderr == errors[1].stderr
+    assert "unexpected character '1'" in errors[1].stderr and errors[1].stderr.count("\n") == 1
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_delta_pages_same_bytes_on_gpu(seed):
     """The device's Parquet pages are byte for byte the NumPy twin's, at both widths, any group size."""

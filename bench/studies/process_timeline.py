@@ -5,6 +5,7 @@ With --teardown, the exit alone: children that hold so many GB of device memory 
 memory, then os._exit, timed from their last word to their end.
 
     python bench/studies/process_timeline.py Q.fa R.fa [--runs 2] [--chains] [--teardown]
+    python bench/studies/process_timeline.py PROBES.fa R.fa --mems 1024   # mems -l 1024 instead of compare
 
 Prints tables; not a test.
 """
@@ -52,12 +53,15 @@ os._exit(0)
 """
 
 
-def timeline(query: str, reference: str, out: str, extra: list[str]) -> None:
-    """One command line (compare, with the arguments `extra` besides) with its log lines against its start."""
+def timeline(query: str, reference: str, out: str, extra: list[str], mems: int = 0) -> None:
+    """One command line (compare, with the arguments `extra` besides; mems: `mems -l MEMS` instead) with
+    its log lines against its start."""
     env = python_env()
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    command = ["mems", query, reference, "-l", str(mems), "-o", out + ".txt"] if mems else \
+        ["compare", query, reference, "--hsps", out]
     started = time.time()
-    child = subprocess.run([sys.executable, "-c", CHILD, "compare", query, reference, "--hsps", out, "-v", *extra],
+    child = subprocess.run([sys.executable, "-c", CHILD, *command, "-v", *extra],
                            env=env, capture_output=True, text=True)
     ended = time.time()
     last = started
@@ -98,6 +102,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--teardown", action="store_true", help="only the exit with memory held")
     parser.add_argument("--chains", action="store_true", help="compare with the chains table and the chain PAF too")
+    parser.add_argument("--mems", type=int, default=0, metavar="L", help="mems -l L (with --backend cupy) instead")
     args = parser.parse_args()
     if args.teardown:
         teardown(args.runs)
@@ -106,7 +111,8 @@ def main() -> None:
         for run in range(args.runs):
             print(f"\nrun {run + 1}")
             extra = ["--chains-table", os.path.join(work, "c.parquet"), "--chains", os.path.join(work, "c.paf")]
-            timeline(args.query, args.reference, os.path.join(work, "t.parquet"), extra if args.chains else [])
+            extra = extra if args.chains else ["--backend", "cupy"] if args.mems else []
+            timeline(args.query, args.reference, os.path.join(work, "t.parquet"), extra, args.mems)
 
 
 if __name__ == "__main__":

@@ -38,7 +38,8 @@ def mummer_parts(matches: dict, qnames, qlens, rnames, records: range | None = N
         m = {key: np.asarray(value)[order] for key, value in matches.items()}
     first, last = (0, len(qnames)) if records is None else (records.start, records.stop)
     # groups: (record, strand) in output order; bounds[g]: the first row of group g
-    bounds = np.searchsorted(m["qrec"] * 2 + m["strand"], np.arange(2 * first, 2 * last + 1))
+    bounds = np.zeros(2 * (last - first) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(m["qrec"] * 2 + m["strand"] - 2 * first, minlength=2 * (last - first)), out=bounds[1:])
     qtable = name_table(qnames) if qtable is None else qtable
     rtable = name_table([f"  {n:<{width}}  " for n in names]) if len(names) > 1 else None
     groups, at = 2 * (last - first), 0
@@ -54,15 +55,16 @@ def mummer_parts(matches: dict, qnames, qlens, rnames, records: range | None = N
         at = end
 
 
-def _mummer_rows(m: dict, qlens, rtable, lo: int, hi: int) -> memoryview:
-    """Match rows [lo, hi) of m (ordered by record, strand, ...) as MUMmer prints them."""
+def _mummer_rows(m: dict, qlens, rtable, lo: int, hi: int, ends=None) -> memoryview:
+    """Match rows [lo, hi) of m (ordered by record, strand, ...) as MUMmer prints them (ends: where
+    each row ends, format_rows')."""
     block = slice(lo, hi)
     strand = m["strand"][block]
     qrec = m["qrec"][block]
     qpos = np.where(strand == 1, qlens[qrec] - m["qstart"][block], m["qstart"][block] + 1)
     fields = [("n", m["rrec"][block], rtable)] if rtable is not None else []
     fields += [("i", m["rstart"][block] + 1, 8), "  ", ("i", qpos, 8), "  ", ("i", m["length"][block], 8), "\n"]
-    return format_rows(hi - lo, tuple(fields))
+    return format_rows(hi - lo, tuple(fields), ends)
 
 
 def _mummer_text(m: dict, qlens, qtable, rtable, first: int, g0: int, g1: int, bounds, headers_only: bool):
@@ -70,13 +72,13 @@ def _mummer_text(m: dict, qlens, qtable, rtable, first: int, g0: int, g1: int, b
     group = np.arange(g0, g1, dtype=np.int64)
     record, reverse = first + group // 2, group % 2
     table = (b"\n Reverse\n", np.array([0, 1, 10], dtype=np.int64))
-    heads = np.frombuffer(format_rows(group.size, ("> ", ("n", record, qtable), ("n", reverse, table))), dtype=np.uint8)
-    head_ends = np.flatnonzero(heads == 10) + 1
-    if headers_only or bounds[g1] == bounds[g0]:
-        return memoryview(heads)
-    rows = np.frombuffer(_mummer_rows(m, qlens, rtable, int(bounds[g0]), int(bounds[g1])), dtype=np.uint8)
-    row_ends = np.concatenate(([0], np.flatnonzero(rows == 10) + 1))
-    out = np.empty(heads.size + rows.size, dtype=np.uint8)
-    written = native.module("_format").interleave(out, heads, head_ends.astype(np.int64), rows,
-                                                  row_ends[bounds[g0 + 1:g1 + 1] - bounds[g0]].astype(np.int64))
+    head_ends = np.empty(group.size, dtype=np.int64)
+    heads = format_rows(group.size, ("> ", ("n", record, qtable), ("n", reverse, table)), head_ends)
+    lo, hi = int(bounds[g0]), int(bounds[g1])
+    if headers_only or hi == lo:
+        return heads
+    row_ends = np.zeros(hi - lo + 1, dtype=np.int64)
+    rows = _mummer_rows(m, qlens, rtable, lo, hi, row_ends[1:])
+    out = np.empty(len(heads) + len(rows), dtype=np.uint8)
+    written = native.module("_format").interleave(out, heads, head_ends, rows, row_ends[bounds[g0 + 1:g1 + 1] - lo])
     return memoryview(out)[:written]

@@ -12,9 +12,10 @@ from .threads import default_threads, ordered_map
 STRANDS = ("+", "-")
 
 
-def format_rows(n: int, fields: tuple) -> memoryview:
+def format_rows(n: int, fields: tuple, ends=None) -> memoryview:
     """n text rows of fields (kinds in format.c: "s" text, "i" int64 column, "f" float64 column with
-    decimals, "n" an index column into a string table), printed by compiled code with the GIL released."""
+    decimals, "n" an index column into a string table), printed by compiled code with the GIL released.
+    ends: an int64 array of n that gets where each row ends in the text."""
     compiled = native.module("_format")
     merged: list = []
     for field in map(_field, fields):  # neighbouring texts as one
@@ -24,7 +25,7 @@ def format_rows(n: int, fields: tuple) -> memoryview:
             merged.append(field)
     fields = tuple(merged)
     out = np.empty(compiled.row_bound(n, fields), dtype=np.uint8)
-    return memoryview(out)[:compiled.format_rows(out, n, fields)]
+    return memoryview(out)[:compiled.format_rows(out, n, fields, ends)]
 
 
 def _field(field):
