@@ -227,6 +227,31 @@ COMPILED_TABLE[list(WHITESPACE)] = SKIP
 COMPILED_TABLE = COMPILED_TABLE.tobytes()
 
 
+def names_and_bodies(spans) -> tuple[list, np.ndarray]:
+    """The names and bodies (int64 (start, end) a record) of layout's records or fast_layout's tuple."""
+    if isinstance(spans, tuple):  # (names, bodies, name table) of fast_layout
+        return spans[0], spans[1]
+    names = [name for name, _, _ in spans]
+    return names, np.array([(start, end) for _, start, end in spans], dtype=np.int64).reshape(-1, 2)
+
+
+def checked_starts(data: bytes, names, bodies, lengths, bad, acgt, reads: bool, path: str) -> np.ndarray:
+    """Where each record's codes start (GAP borders before each and at the end), once every record is
+    checked: the first one that is empty, holds a bad byte (bad: bool a record) or no ACGT outside a
+    read set (check_record) is an InputError, the bad byte's found again here to be named."""
+    wrong = np.flatnonzero((lengths == 0) | bad | ((acgt == 0) & (not reads)))
+    if wrong.size:
+        i = int(wrong[0])
+        name, (start, end) = names[i], bodies[i].tolist()
+        if lengths[i] == 0:
+            raise InputError("empty record, no sequence", path, name)
+        if bad[i]:
+            body = data[start:end]
+            raise bad_character(body, body.translate(CODE_TABLE, WHITESPACE).find(b"\xff"), path, name)
+        raise InputError("no A, C, G or T in the sequence (all N)", path, name)
+    return GAP + np.concatenate(([0], np.cumsum(lengths + GAP)[:-1])).astype(np.int64)
+
+
 def encode_fasta(data: bytes, spans, path: str, reads: bool = False, on_device=None) -> SeqSet:
     """The records of layout(data) (or of fast_layout: names and bodies) checked, encoded and laid end to end on all cores (fasta.c): their
     symbols counted first, so that each is written once, at its place. reads: records of no ACGT are
@@ -234,24 +259,11 @@ def encode_fasta(data: bytes, spans, path: str, reads: bool = False, on_device=N
     from . import native
 
     cpu, threads = native.cpu(), native.threads()
-    if isinstance(spans, tuple):  # (names, bodies, name table) of fast_layout
-        names, bodies = spans[:2]
-    else:
-        names = [name for name, _, _ in spans]
-        bodies = np.array([(start, end) for _, start, end in spans], dtype=np.int64).reshape(-1, 2)
+    names, bodies = names_and_bodies(spans)
     stats = np.empty((len(names), 4), dtype=np.int64)
     cpu.encode_counts(data, bodies, COMPILED_TABLE, stats, threads)
-    lengths, bad, acgt = stats[:, 0].copy(), stats[:, 1], stats[:, 2]
-    wrong = np.flatnonzero((lengths == 0) | (bad >= 0) | ((acgt == 0) & (not reads)))
-    if wrong.size:
-        i = int(wrong[0])
-        name, (start, end) = names[i], bodies[i].tolist()
-        if lengths[i] == 0:
-            raise InputError("empty record, no sequence", path, name)
-        if bad[i] >= 0:
-            raise bad_character(data[start:end], int(bad[i]), path, name)
-        raise InputError("no A, C, G or T in the sequence (all N)", path, name)
-    starts = GAP + np.concatenate(([0], np.cumsum(lengths + GAP)[:-1])).astype(np.int64)
+    lengths, acgt = stats[:, 0].copy(), stats[:, 2]
+    starts = checked_starts(data, names, bodies, lengths, stats[:, 1] >= 0, acgt, reads, path)
     codes = np.empty(int(GAP + lengths.sum() + GAP * len(names)), dtype=np.uint8)  # every byte written there
     cpu.encode_records(data, bodies, COMPILED_TABLE, codes, starts, stats, threads)
     seqset = SeqSet(list(names), lengths, starts, codes)
@@ -302,11 +314,7 @@ def _encode_on_device(data: bytes, spans, path: str, reads: bool, on_device) -> 
     from .arrays import BLOCK, blocks, cupy, kernel, to_device, to_host
 
     cp = cupy()
-    if isinstance(spans, tuple):
-        names, bodies = spans[:2]
-    else:
-        names = [name for name, _, _ in spans]
-        bodies = np.array([(start, end) for _, start, end in spans], dtype=np.int64).reshape(-1, 2)
+    names, bodies = names_and_bodies(spans)
     start = time.perf_counter()
     if on_device is None:
         on_device = to_device(np.frombuffer(data, dtype=np.uint8), cp)
@@ -326,17 +334,7 @@ def _encode_on_device(data: bytes, spans, path: str, reads: bool, on_device) -> 
                                                                        per_piece[1], per_piece[2], stats[0], stats[1],
                                                                        stats[2]))
     lengths, acgt, bad = to_host(stats)
-    wrong = np.flatnonzero((lengths == 0) | (bad >= 0) | ((acgt == 0) & (not reads)))
-    if wrong.size:
-        i = int(wrong[0])
-        name, (start, end) = names[i], bodies[i].tolist()
-        if lengths[i] == 0:
-            raise InputError("empty record, no sequence", path, name)
-        if bad[i] >= 0:
-            body = data[start:end]
-            raise bad_character(body, body.translate(CODE_TABLE, WHITESPACE).find(b"\xff"), path, name)
-        raise InputError("no A, C, G or T in the sequence (all N)", path, name)
-    starts = GAP + np.concatenate(([0], np.cumsum(lengths + GAP)[:-1])).astype(np.int64)
+    starts = checked_starts(data, names, bodies, lengths, bad >= 0, acgt, reads, path)
     kernel("fasta.cu", "place_pieces")((blocks(records),), (BLOCK,), (first_d, cp.int64(records), cp.asarray(starts),
                                                                       per_piece[0]))
     codes = cp.empty(int(GAP + lengths.sum() + GAP * records), dtype=cp.uint8)
