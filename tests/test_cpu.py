@@ -400,3 +400,24 @@ def test_blanked_records_and_batches_are_the_records_own_codes():
         made = make_seqset(batch.names, records[first:first + len(batch.names)])
         assert np.array_equal(batch.codes, made.codes) and np.array_equal(batch.starts, made.starts)
         assert np.array_equal(batch.lengths, made.lengths)
+
+
+def test_a_file_loaded_for_a_backend_still_being_made_is_the_same():
+    """load_fasta with a future of the backend (the command line's mems and mums make it on a thread
+    while the files are read): the host's SeqSet on the CPU backend; the backend's error where making it
+    failed, raised where the file is encoded."""
+    from concurrent.futures import Future
+
+    from gpu_kernels import fasta
+    from gpu_kernels.backend import NumpyBackend
+    from gpu_kernels.errors import InputError
+    from conftest import MYCO_232
+
+    made: Future = Future()
+    made.set_result(NumpyBackend())
+    got, expected = fasta.load_fasta(MYCO_232, True, made), fasta.load_fasta(MYCO_232, True)
+    assert got.names == expected.names and np.array_equal(got.codes, expected.codes)
+    failed: Future = Future()
+    failed.set_exception(InputError("no device here"))
+    with pytest.raises(InputError, match="no device here"):
+        fasta.load_fasta(MYCO_232, True, failed)

@@ -81,6 +81,22 @@ def test_workflow_backend_cupy_without_a_gpu(tmp_path):
     assert not (cwd / "results" / "default").exists()
 
 
+def test_mems_backend_cupy_without_a_gpu_says_so_before_the_files(tmp_path):
+    """mems and mums make their backend on a thread while the files are read: where CuPy finds no
+    device, that is the one line said, as before the files were read, even beside a bad query."""
+    from conftest import gpu_present
+
+    if gpu_present():
+        return
+    bad = tmp_path / "bad.fa"
+    bad.write_text(">q\nAC!GT\n")
+    for query in (MYCO_232, str(bad), str(tmp_path / "missing.fa")):
+        proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "mems", query, MYCO_7422, "--backend", "cupy"],
+                              cwd=ROOT, capture_output=True, text=True)
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert proc.stderr == "error: backend cupy asked for, but CuPy finds no CUDA device\n"
+
+
 def one_config_error(cwd, text: str, message: str) -> str:
     """A dry run with the bundled pair's genomes and text added to the config: exit non-zero, one
     `error:` line holding message, no traceback; returns the line."""
