@@ -266,9 +266,15 @@ def encode_fasta(data: bytes, spans, path: str, reads: bool = False, on_device=N
     starts = checked_starts(data, names, bodies, lengths, stats[:, 1] >= 0, acgt, reads, path)
     codes = np.empty(int(GAP + lengths.sum() + GAP * len(names)), dtype=np.uint8)  # every byte written there
     cpu.encode_records(data, bodies, COMPILED_TABLE, codes, starts, stats, threads)
+    return _encoded(spans, names, lengths, starts, codes, acgt)
+
+
+def _encoded(spans, names, lengths, starts, codes, acgt) -> SeqSet:
+    """The SeqSet of an encoder, with what the encoding knows already: which records hold ACGT and,
+    from fast_layout, the names as a string table."""
     seqset = SeqSet(list(names), lengths, starts, codes)
     seqset.__dict__["has_acgt"] = acgt > 0
-    if isinstance(spans, tuple) and len(spans) > 2:  # fast_layout's names as a string table, made already
+    if isinstance(spans, tuple) and len(spans) > 2:
         seqset.__dict__["name_table"] = spans[2]
     return seqset
 
@@ -346,11 +352,7 @@ def _encode_on_device(data: bytes, spans, path: str, reads: bool, on_device) -> 
         cp.cuda.Device().synchronize()
         log.debug("%s: bytes on the device %.2f s after the layout, encoded there in %.2f s", path, copied - start,
                   time.perf_counter() - copied)
-    seqset = SeqSet(list(names), lengths, starts, codes)
-    seqset.__dict__["has_acgt"] = acgt > 0
-    if isinstance(spans, tuple) and len(spans) > 2:
-        seqset.__dict__["name_table"] = spans[2]
-    return seqset
+    return _encoded(spans, names, lengths, starts, codes, acgt)
 
 
 def _record_name(header: bytes, number: int, path: str) -> str:

@@ -593,6 +593,7 @@ def whole_matches(query: SeqSet, records: np.ndarray, reference: SeqSet, rcodes,
     qcodes = backend.to_device(query.codes)
     starts = np.asarray(query.starts, dtype=np.int64)[records]
     _lap("query codes where they are matched", lap, xp)
+    backend.synchronize()
     log.info("%d query records of %d looked up whole; reference windows: %d (%.2f s)", records.size, min_match,
              index[0].size, time.perf_counter() - start)
     tables = []
