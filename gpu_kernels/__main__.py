@@ -309,6 +309,13 @@ def run_align(args: argparse.Namespace) -> int:
     return 0
 
 
+def chained_outputs(result, chaining, paths: dict) -> None:
+    """The chains' own outputs, once chaining is done (on the host, beside the HSP table's write)."""
+    chains = chaining.result()
+    log.info("%d chains, %d in the backbone", chains["chain"].size, int(chains["backbone"].sum()))
+    result.write_chains(paths)
+
+
 def run_compare(args: argparse.Namespace) -> int:
     """The compare command."""
     params = params_of(args)
@@ -330,10 +337,9 @@ def run_compare(args: argparse.Namespace) -> int:
     q, r = result.query, result.reference
     with ThreadPoolExecutor(1) as side:
         writing = None
-        if any(chain_paths.values()):  # first, so that the HSP table gets each HSP's chain
-            chains = result.chain(placed=False)
-            log.info("%d chains, %d in the backbone", chains["chain"].size, int(chains["backbone"].sum()))
-            writing = side.submit(result.write_chains, chain_paths)  # on the host, beside the table's write
+        if any(chain_paths.values()):  # begun first, so that the HSP table gets each HSP's chain
+            chaining = result.chain_soon()  # on the GPU, beside the table's other columns' write
+            writing = side.submit(chained_outputs, result, chaining, chain_paths)
         if args.hsps:
             result.write_parquet(args.hsps, last=True)
             log.info("%s: HSP table written", args.hsps)

@@ -128,6 +128,18 @@ class NumpyBackend:
     def synchronize(self) -> None:
         """Wait for queued device work (nothing to wait for on the CPU)."""
 
+    def on_own_stream(self, fn, *args):
+        """A future of fn(*args): on a device, run on a thread and a stream of its own, beside the caller's
+        work; on the CPU, run before this returns (the cores are busy either way)."""
+        from concurrent.futures import Future
+
+        future = Future()
+        try:
+            future.set_result(fn(*args))
+        except BaseException as failure:
+            future.set_exception(failure)
+        return future
+
 
 class CupyBackend(NumpyBackend):
     """Every stage on the current CUDA device (CUDA_VISIBLE_DEVICES decides which)."""
@@ -164,6 +176,7 @@ class CupyBackend(NumpyBackend):
         self._ring = None  # pinned host buffers of the Parquet writer (reserve_pages, or on first use)
         self._reserving = None  # the future of reserve_pages' pinning
         self._releasing = None  # the thread of release_pages' unpinning
+        self._stream = None  # on_own_stream's
 
     def seed_budget(self, tile_bytes: int) -> int:
         """Seeds a tile may hold: tile_bytes, or half the free device memory (pool included) if smaller or 0."""
@@ -246,6 +259,21 @@ class CupyBackend(NumpyBackend):
         if os.environ.get("GPU_KERNELS_REHEARSE", "1") != "0":
             warm.rehearse(self, params, self.xp.cuda.runtime.getDevice())
             self.synchronize()
+
+    def on_own_stream(self, fn, *args):
+        """fn(*args) on a thread and a non-blocking stream of its own (kept for the process), once the
+        work already queued by the caller is done; the stream is waited for before the future is. CuPy's
+        memory pool keeps each stream's freed blocks apart, and gives them all back before failing."""
+        self.xp.cuda.get_current_stream().synchronize()
+        if self._stream is None:
+            self._stream = self.xp.cuda.Stream(non_blocking=True)
+
+        def run():
+            with self._stream:
+                out = fn(*args)
+                self._stream.synchronize()
+            return out
+        return self._on_thread("stream", run)
 
     def _on_thread(self, name: str, fn, *args):
         """fn(*args) on a thread of its own, on the caller's current device; a future of it. A new

@@ -46,6 +46,7 @@ class Result:
         self.chain_of = None  # each HSP's chain, on the backend's device, once chained
         self._chains = None  # (chains table, their blocks), once chained
         self._placed = False  # whether the blocks of _chains are placed on the sequences (chain)
+        self._chaining = None  # the future of chain_soon
         self._alignments = None  # the chains' alignments (align.py), once aligned
         self.codes = None  # both sides' codes on the backend's device, where compare left them
 
@@ -77,13 +78,19 @@ class Result:
     def write_parquet(self, path: str, row_group_rows: int = ROW_GROUP_ROWS, last: bool = False) -> None:
         """The HSP table as Parquet, a row group at a time (row groups encoded on all cores); last: no
         other table will be written by this process, so the writer's host buffers are given back as
-        soon as they are done with. Once chained, with each HSP's chain (the HSP_CHAINED record)."""
+        soon as they are done with. Once chained, or while chain_soon runs, with each HSP's chain (the
+        HSP_CHAINED record; chain_soon's column written after the others)."""
         q, r = self.query, self.reference
-        table, record = self.table, HSP
-        if self.chain_of is not None:
-            table, record = dict(table, chain=self.chain_of), HSP_CHAINED
+        table, record, late, chaining = self.table, HSP, None, self._chaining
+        if chaining is not None and not chaining.done():  # chain_soon's, still running: its column written last
+            record, late = HSP_CHAINED, {"chain": lambda: (chaining.result(), self.chain_of)[1]}
+        else:
+            if chaining is not None:
+                chaining.result()  # its failure raised here
+            if self.chain_of is not None:
+                table, record = dict(table, chain=self.chain_of), HSP_CHAINED
         write_table(path, table, self.backend, q.names, q.lengths, r.names, r.lengths, self.params,
-                    {"stats": self.counts(), **self.sources}, row_group_rows, last, record)
+                    {"stats": self.counts(), **self.sources}, row_group_rows, last, record, late)
 
     def write_text(self, kind: str, path: str, threads: int = 0) -> int:
         """The HSP table in a text format of formats.FORMATS (paf, gecko_csv, delta), slices copied to
@@ -105,6 +112,14 @@ class Result:
             self._chains = self.backend.refine_blocks(*self._chains, q, r, self.params, codes=self.codes)
             self._placed = True
         return self._chains[0]
+
+    def chain_soon(self):
+        """chain(placed=False) begun, and a future of the chains table: on a device, on a thread and a
+        stream of its own (backend.on_own_stream), so that write_parquet writes the HSP table's other
+        columns meanwhile and each HSP's chain last; on the CPU, done before this returns."""
+        if self._chaining is None:
+            self._chaining = self.backend.on_own_stream(self.chain, False)
+        return self._chaining
 
     def write_chains(self, paths: dict) -> dict:
         """The chains written (chained first where they are not yet): paths by kind, chains_paf,
@@ -158,24 +173,33 @@ def slice_rows(threads: int, row_group_rows: int = ROW_GROUP_ROWS) -> int:
 
 def write_table(path: str, table: dict, backend: NumpyBackend, qnames, qlens, rnames, rlens, params: Params,
                 extra: dict | None = None, row_group_rows: int = ROW_GROUP_ROWS, last: bool = False,
-                record=HSP) -> None:
+                record=HSP, late: dict | None = None) -> None:
     """An HSP table held by a backend written as Parquet. A backend whose pages are encoded where the
     table lives (the GPU: only the packed bytes, a few a value, come back) hands over a slice of row
     groups at a time while the writer compresses and writes earlier ones on its threads; a table on
     the host goes to the writer's pyarrow encoders. last: the backend's host buffers are given back
     as the writes using them finish (backend.release_pages). record: HSP, or a record extending it
-    whose extra columns the table holds."""
-    with HspWriter(path, qnames, qlens, rnames, rlens, params, extra, row_group_rows, record=record) as writer:
+    whose extra columns the table holds (or late gives). late: {name: a callable that returns the
+    column}, columns of the record still being computed: on a backend that encodes pages, each is
+    asked for once the other columns are written, and its chunks follow theirs in the file; on the
+    host, before anything is written."""
+    late = late or {}
+    if not backend.encodes_pages:
+        table, late = dict(table, **{name: get() for name, get in late.items()}), {}
+    with HspWriter(path, qnames, qlens, rnames, rlens, params, extra, row_group_rows, record=record,
+                   late=tuple(late)) as writer:
         n = int(table["qstart"].size)
         if not backend.encodes_pages:
             writer.write(table)
             return
         step = slice_rows(writer.threads, row_group_rows)
-        for at in range(0, n, step):
-            pages = table_pages({name: column[at:at + step] for name, column in table.items()}, backend, row_group_rows,
-                                record)
-            pages, token = backend.pages_to_host(pages)
-            backend.release_after(token, writer.write_pages(pages, min(step, n - at)))
+        for names, columns in ((writer.early, table), *(((name,), {name: get()}) for name, get in late.items())):
+            add = writer.write_pages if names == writer.early else writer.write_late_pages
+            for at in range(0, n, step):
+                pages = table_pages({name: column[at:at + step] for name, column in columns.items()}, backend,
+                                    row_group_rows, record, names)
+                pages, token = backend.pages_to_host(pages)
+                backend.release_after(token, add(pages, min(step, n - at)))
         if last:
             backend.release_pages()
 

@@ -24,11 +24,12 @@ from .schema import HSP
 MINIBLOCK = DELTA_BLOCK // MINIBLOCKS
 
 
-def table_pages(table: dict, backend, row_group_rows: int, record=HSP) -> dict:
+def table_pages(table: dict, backend, row_group_rows: int, record=HSP, names=None) -> dict:
     """The delta-encoded pages (the backend's delta_pages) of every column of an HSP table's rows (a
-    record extending HSP: its own columns too), where the table lives."""
-    full = dict(table, **complete(table))
-    return {name: backend.delta_pages(full[name], row_group_rows, record.physical_bits(name)) for name in record.names}
+    record extending HSP: its own columns too; or of the record's columns named), where the table lives."""
+    names = names or record.names
+    full = table if all(name in table for name in names) else dict(table, **complete(table))
+    return {name: backend.delta_pages(full[name], row_group_rows, record.physical_bits(name)) for name in names}
 
 
 def varint(n: int) -> bytes:

@@ -259,6 +259,58 @@ def test_row_groups_encoded_in_parallel_splice_into_one_valid_file(tmp_path):
     assert pq.read_table(empty).num_rows == 0 and F.read_meta(str(empty))["query"]["names"] == ["a"]
 
 
+def test_a_late_column_after_the_row_groups_reads_as_written(tmp_path):
+    """A column given late (the HSPs' chains, computed while the rest is written) goes after every row
+    group's other chunks: pyarrow (and DuckDB, polars where installed) read the rows as written, with
+    its statistics; a table copied from it is whole; a late column never given leaves no file."""
+    from gpu_kernels.backend import NumpyBackend
+    from gpu_kernels.pages import table_pages
+    from gpu_kernels.schema import HSP_CHAINED
+
+    rng = np.random.default_rng(11)
+    n, group = 5_000, 700
+    table = _extreme_columns(rng, n)
+    table["chain"] = rng.integers(-1, 40, n)
+    path, copied = tmp_path / "late.parquet", tmp_path / "copied.parquet"
+    backend = NumpyBackend()
+    with F.HspWriter(str(path), ["a"], [1], ["b"], [1], row_group_rows=group, threads=3, record=HSP_CHAINED,
+                     late=("chain",)) as writer:
+        assert writer.early == HSP.names
+        for at in range(0, n, 2 * group):  # in slices, as write_table hands them over
+            part = {name: column[at:at + 2 * group] for name, column in table.items()}
+            writer.write_pages(table_pages(part, backend, group, HSP_CHAINED, writer.early), min(2 * group, n - at))
+        for at in range(0, n, 3 * group):
+            part = {"chain": table["chain"][at:at + 3 * group]}
+            writer.write_late_pages(table_pages(part, backend, group, HSP_CHAINED, ("chain",)), min(3 * group, n - at))
+    meta = pq.ParquetFile(path).metadata
+    assert meta.num_row_groups == -(-n // group) and meta.schema.names == list(HSP_CHAINED.names)
+    last_early = max(meta.row_group(meta.num_row_groups - 1).column(i).data_page_offset for i in range(len(HSP.names)))
+    assert meta.row_group(0).column(len(HSP.names)).data_page_offset > last_early  # really after them all
+    got = pq.read_table(path)
+    for name in HSP_CHAINED.names:
+        assert np.array_equal(got.column(name).to_numpy(), table[name]), name
+    stats = meta.row_group(1).column(len(HSP.names)).statistics
+    assert (stats.min, stats.max) == (int(table["chain"][group:2 * group].min()), int(table["chain"][group:2 * group].max()))
+    assert pq.read_table(path, filters=[("chain", "=", 7)]).num_rows == int((table["chain"] == 7).sum())
+    for reader in ("duckdb", "polars"):
+        try:
+            module = __import__(reader)
+        except ImportError:
+            continue
+        frame = (module.sql(f"select * from read_parquet('{path}')").fetchnumpy() if reader == "duckdb"
+                 else module.read_parquet(path))
+        for name in HSP_CHAINED.names:
+            assert np.array_equal(np.asarray(frame[name]), table[name]), (reader, name)
+    with F.HspWriter(str(copied), ["a"], [1], ["b"], [1], row_group_rows=group, record=HSP_CHAINED) as out:
+        out.copy_row_groups(str(path))
+    assert pq.read_table(copied).equals(got)
+    with pytest.raises(RuntimeError, match="lacks columns"):
+        with F.HspWriter(str(tmp_path / "short.parquet"), ["a"], [1], ["b"], [1], row_group_rows=group,
+                         record=HSP_CHAINED, late=("chain",)) as writer:
+            writer.write_pages(table_pages(table, backend, group, HSP_CHAINED, writer.early), n)
+    assert not (tmp_path / "short.parquet").exists()
+
+
 def _extreme_columns(rng, n: int) -> dict:
     """Columns of n rows mixing runs, steps and values anywhere in each column's type (deltas that wrap)."""
     def column(dtype):

@@ -835,6 +835,44 @@ def test_chains_are_the_same_on_both_backends(tmp_path):
     assert out["numpy"] == out["cupy"] and out["numpy"][0].count(b"tp:A:P") >= 5
 
 
+def test_hsp_table_written_while_chaining_has_the_chain_column_last(tmp_path, monkeypatch):
+    """write_parquet while chain_soon still runs on its own stream: the other columns are written first,
+    the chain column after them (each chunk where the footer says), and the table reads as the CPU
+    backend's written after chaining; the chains table is the same too."""
+    import time
+
+    import pyarrow.parquet as pq
+
+    from gpu_kernels.engine import Result
+
+    chain = Result.chain
+
+    def late_chain(self, placed=True):
+        time.sleep(0.5)  # still running when the table's write begins
+        return chain(self, placed)
+
+    tables = {}
+    for backend in ("numpy", "cupy"):
+        result = compare(MYCO_232, MYCO_7422, Params(), backend=backend)
+        path = str(tmp_path / f"{backend}.parquet")
+        with monkeypatch.context() as patch:
+            patch.setattr(Result, "chain", late_chain)
+            chaining = result.chain_soon()
+            assert chaining.done() == (backend == "numpy")
+            result.write_parquet(path, row_group_rows=5_000)
+        tables[backend] = (pq.read_table(path), chaining.result())
+        meta = pq.ParquetFile(path).metadata
+        assert meta.num_row_groups > 2
+    (want, want_chains), (got, got_chains) = tables["numpy"], tables["cupy"]
+    assert got.equals(want) and (got.column("chain").to_numpy() >= 0).sum() > 100
+    assert all(np.array_equal(np.asarray(got_chains[k]), want_chains[k]) for k in want_chains)
+    meta = pq.ParquetFile(str(tmp_path / "cupy.parquet")).metadata
+    chain_column = meta.schema.names.index("chain")
+    last_group = meta.row_group(meta.num_row_groups - 1)
+    assert meta.row_group(0).column(chain_column).data_page_offset > max(
+        last_group.column(i).data_page_offset for i in range(chain_column))
+
+
 def same_chains(table: dict, qlens, rlens, params: Params) -> None:
     """chain_hsps_cupy (the DP and the extraction on the device, a warp a component) gives chain_hsps'
     chains table, chain of every HSP and members."""

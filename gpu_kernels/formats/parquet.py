@@ -9,6 +9,10 @@ bytes come back to the host) are compressed on the threads and written with thei
 way the row groups are written in order by one disk thread, and the footer is written last
 (thrift.py), from a template pyarrow makes for the schema. Another table's row groups are copied
 byte for byte (the workflow's merge), whichever way they were encoded.
+
+A column may come late (`late`: the HSPs' chains, computed on the device while the other columns
+are written): its chunks follow every row group's others. Parquet's readers find each column chunk
+by the offsets in the footer, so a row group's chunks need not be next to each other.
 """
 from __future__ import annotations
 
@@ -76,9 +80,12 @@ class HspWriter:
 
     def __init__(self, path: str, qnames, qlens, rnames, rlens, params: Params | None = None,
                  extra: dict | None = None, row_group_rows: int = ROW_GROUP_ROWS, threads: int = 0,
-                 record: Record = HSP):
+                 record: Record = HSP, late: tuple = ()):
         self.path, self.row_group_rows, self.rows, self.groups = path, row_group_rows, 0, 0
         self.record = record
+        # the columns write() and write_pages() take; those in `late` come by write_late_pages
+        self.early = tuple(name for name in record.names if name not in late)
+        self._late_group = 0  # the row group the next late chunk belongs to
         self.threads = threads or default_threads()
         meta = {"query": {"names": [str(n) for n in qnames], "lengths": [int(x) for x in qlens]},
                 "reference": {"names": [str(n) for n in rnames], "lengths": [int(x) for x in rlens]},
@@ -102,6 +109,7 @@ class HspWriter:
     def write(self, columns: dict) -> None:
         """Append rows (host arrays of the record's columns; an HSP table's derived columns may be
         left out), in row groups of at most row_group_rows, each encoded by pyarrow on a worker thread."""
+        assert len(self.early) == len(self.record.names), "late columns come as device pages only"
         n = len(next(iter(columns.values())))
         for at in range(0, n, self.row_group_rows):
             self._submit(self._encode, {name: column[at:at + self.row_group_rows] for name, column in columns.items()})
@@ -114,6 +122,17 @@ class HspWriter:
         for g in range(-(-rows // self.row_group_rows)):
             count = min(self.row_group_rows, rows - g * self.row_group_rows)
             futures.append(self._submit(self._pack, {name: _group(column, g) for name, column in pages.items()}, count))
+        return futures
+
+    def write_late_pages(self, pages: dict, rows: int) -> list:
+        """write_pages for late columns (pages of those only), once every row group's other columns
+        have been given: their chunks go after them, row group by row group from the first."""
+        futures = []
+        for g in range(-(-rows // self.row_group_rows)):
+            count = min(self.row_group_rows, rows - g * self.row_group_rows)
+            futures.append(self._submit(self._pack, {name: _group(column, g) for name, column in pages.items()}, count,
+                                        group=self._late_group))
+            self._late_group += 1
         return futures
 
     def copy_row_groups(self, path: str) -> None:
@@ -130,17 +149,17 @@ class HspWriter:
         finally:
             self._slots.release()
 
-    def _submit(self, fn, *args):
+    def _submit(self, fn, *args, group: int | None = None):
         self._slots.acquire()
         packed = self._pool.submit(fn, *args)
-        self._pending.append(self._disk.submit(self._write, packed))
+        self._pending.append(self._disk.submit(self._write, packed, group))
         while self._pending and self._pending[0].done():
             self._pending.popleft().result()  # a failed row group stops the caller here
         return packed
 
-    def _write(self, packed) -> None:
+    def _write(self, packed, group: int | None) -> None:
         try:
-            self._splice(packed.result())
+            self._splice(packed.result(), group)
         finally:
             self._slots.release()
 
@@ -177,7 +196,7 @@ class HspWriter:
 
         codec = pa.Codec("zstd", compression_level=ZSTD_LEVEL)
         pieces, size, chunks = [], 0, []
-        for name in self.record.names:
+        for name in (name for name in self.record.names if name in pages):
             data, first, low, high = pages[name]
             head = page_header(rows, first)
             raw = np.empty(len(head) + data.size, dtype=np.uint8)
@@ -206,8 +225,9 @@ class HspWriter:
             size += len(header) + stored.size
         return pieces, size, chunks, rows
 
-    def _splice(self, encoded: tuple) -> None:
-        """Write one row group's pages and keep its footer entry (offsets made absolute)."""
+    def _splice(self, encoded: tuple, group: int | None = None) -> None:
+        """Write one row group's pages (or, given its number, a late column's) and keep their footer
+        entries (offsets made absolute)."""
         from .. import thrift as T
 
         pieces, size, chunks, rows = encoded
@@ -218,14 +238,32 @@ class HspWriter:
             for number in _OFFSETS:
                 if T.has_field(meta, number):
                     T.field(meta, number)[2] += at
-        self._row_groups.append([
-            [1, T.LIST, [T.STRUCT, [[[2, T.I64, 0], [3, T.STRUCT, meta]] for meta in chunks]]],
-            [2, T.I64, sum(T.field(meta, 6)[2] for meta in chunks)], [3, T.I64, rows], [5, T.I64, at],
-            [6, T.I64, size], [7, T.I16, len(self._row_groups)]])
+        named = {T.field(meta, 3)[2][1][0].decode(): meta for meta in chunks}
+        if group is not None:
+            self._row_groups[group][0].update(named)
+            return
+        self._row_groups.append((named, rows))
         self.rows += rows
         self.groups += 1
         if self.groups % 16 == 0:
             log.info("%s: %d rows written (%d row groups)", self.path, self.rows, self.groups)
+
+    def _row_group_entries(self) -> list:
+        """The footer's row groups: each one's chunks in the schema's order, wherever they were written."""
+        from .. import thrift as T
+
+        entries = []
+        for ordinal, (named, rows) in enumerate(self._row_groups):
+            if len(named) != len(self.record.names):
+                raise RuntimeError(f"{self.path}: row group {ordinal} lacks columns "
+                                   f"{sorted(set(self.record.names) - set(named))}")
+            chunks = [named[name] for name in self.record.names]
+            starts = [min(T.field(m, n)[2] for n in (9, 11) if T.has_field(m, n)) for m in chunks]
+            entries.append([
+                [1, T.LIST, [T.STRUCT, [[[2, T.I64, 0], [3, T.STRUCT, meta]] for meta in chunks]]],
+                [2, T.I64, sum(T.field(meta, 6)[2] for meta in chunks)], [3, T.I64, rows], [5, T.I64, min(starts)],
+                [6, T.I64, sum(T.field(meta, 7)[2] for meta in chunks)], [7, T.I16, ordinal]])
+        return entries
 
     def __exit__(self, kind, error, trace) -> None:
         try:
@@ -270,7 +308,7 @@ class HspWriter:
         size = int.from_bytes(data[-8:-4], "little")
         footer = T.Reader(data[-8 - size:-8]).struct()
         T.field(footer, 3)[2] = self.rows
-        T.field(footer, 4)[2] = [T.STRUCT, self._row_groups]
+        T.field(footer, 4)[2] = [T.STRUCT, self._row_group_entries()]
         encoded = T.encode_struct(footer)
         return encoded + len(encoded).to_bytes(4, "little") + b"PAR1"
 
@@ -291,15 +329,19 @@ def row_groups(source, record: Record, name: str):
         chunks = [T.field(chunk, 3)[2] for chunk in T.field(group, 1)[2][1]]
         if tuple(T.field(meta, 3)[2][1][0].decode() for meta in chunks) != record.names:
             raise InputError(f"not a {record.name} table of this version (columns differ)", name)
-        # a chunk begins at its dictionary page where it has one, else at its first data page
-        firsts = [min(T.field(m, n)[2] for n in (9, 11) if T.has_field(m, n)) for m in chunks]
-        start, end = min(firsts), max(first + T.field(m, 7)[2] for first, m in zip(firsts, chunks))
-        for meta in chunks:  # offsets from the start of the row group, as _splice takes them
-            for number in _OFFSETS:
+        # a chunk begins at its dictionary page where it has one, else at its first data page; the
+        # chunks are read one by one (a late column's are not next to the others) and laid end to end
+        pieces, size = [], 0
+        for meta in chunks:
+            first = min(T.field(meta, n)[2] for n in (9, 11) if T.has_field(meta, n))
+            length = T.field(meta, 7)[2]
+            for number in _OFFSETS:  # offsets from the start of the pieces, as _splice takes them
                 if T.has_field(meta, number):
-                    T.field(meta, number)[2] -= start
-        source.seek(start)
-        yield [source.read(end - start)], end - start, chunks, T.field(group, 3)[2]
+                    T.field(meta, number)[2] += size - first
+            source.seek(first)
+            pieces.append(source.read(length))
+            size += length
+        yield pieces, size, chunks, T.field(group, 3)[2]
 
 
 def _group(column: tuple, g: int) -> tuple:
