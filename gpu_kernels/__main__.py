@@ -336,15 +336,19 @@ def run_compare(args: argparse.Namespace) -> int:
         thread.join()
     q, r = result.query, result.reference
     with ThreadPoolExecutor(1) as side:
-        writing = None
-        if any(chain_paths.values()):  # begun first, so that the HSP table gets each HSP's chain
-            chaining = result.chain_soon()  # on the GPU, beside the table's other columns' write
-            writing = side.submit(chained_outputs, result, chaining, chain_paths)
+        writing = []
+
+        def chained(chaining) -> None:  # the chains' outputs on the host, beside the HSP table's write
+            writing.append(side.submit(chained_outputs, result, chaining, chain_paths))
+
+        chained = chained if any(chain_paths.values()) else None
         if args.hsps:
-            result.write_parquet(args.hsps, last=True)
+            result.write_parquet(args.hsps, last=True, chained=chained)  # the HSPs chained as it is written
             log.info("%s: HSP table written", args.hsps)
-        if writing is not None:
-            writing.result()
+        elif chained is not None:
+            chained(result.chain_soon())
+        for future in writing:
+            future.result()
     for kind, path in (("paf", output), ("delta", args.delta)):
         if not path:
             continue

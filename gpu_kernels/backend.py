@@ -128,6 +128,10 @@ class NumpyBackend:
     def synchronize(self) -> None:
         """Wait for queued device work (nothing to wait for on the CPU)."""
 
+    def free_memory(self) -> int:
+        """Bytes free on the backend's device (none to spare on the CPU: its arrays are host memory)."""
+        return 0
+
     def on_own_stream(self, fn, *args):
         """A future of fn(*args): on a device, run on a thread and a stream of its own, beside the caller's
         work; on the CPU, run before this returns (the cores are busy either way)."""
@@ -180,15 +184,13 @@ class CupyBackend(NumpyBackend):
 
     def seed_budget(self, tile_bytes: int) -> int:
         """Seeds a tile may hold: tile_bytes, or half the free device memory (pool included) if smaller or 0."""
-        cp = self.xp
-        free = (cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes()) // 2
+        free = self.free_memory() // 2
         return max(1, min(tile_bytes or free, free) // GPU_SEED_BYTES)
 
     def match_tile_bases(self) -> int:
         """Reference bases whose words fit the device at once: its free memory (pool included) less 4 GiB
         for a query batch's words and the MEMs, at GPU_MATCH_BYTES a base."""
-        cp = self.xp
-        free = cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes()
+        free = self.free_memory()
         return max(1 << 20, (free - (4 << 30)) // GPU_MATCH_BYTES)
 
     def pages_to_host(self, pages: dict) -> tuple[dict, object]:
@@ -259,6 +261,11 @@ class CupyBackend(NumpyBackend):
         if os.environ.get("GPU_KERNELS_REHEARSE", "1") != "0":
             warm.rehearse(self, params, self.xp.cuda.runtime.getDevice())
             self.synchronize()
+
+    def free_memory(self) -> int:
+        """Bytes free on the device, the memory pool's free blocks included."""
+        cp = self.xp
+        return int(cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes())
 
     def on_own_stream(self, fn, *args):
         """fn(*args) on a thread and a non-blocking stream of its own (kept for the process), once the

@@ -75,22 +75,30 @@ class Result:
                 "params": self.params.as_dict(), "stats": self.stats, "seeds": self.stats.get("seeds", 0),
                 "kept_seeds": self.stats.get("kept_seeds", 0), "rows": int(self.table["qstart"].size), **self.sources}
 
-    def write_parquet(self, path: str, row_group_rows: int = ROW_GROUP_ROWS, last: bool = False) -> None:
+    def write_parquet(self, path: str, row_group_rows: int = ROW_GROUP_ROWS, last: bool = False,
+                      chained=None) -> None:
         """The HSP table as Parquet, a row group at a time (row groups encoded on all cores); last: no
         other table will be written by this process, so the writer's host buffers are given back as
-        soon as they are done with. Once chained, or while chain_soon runs, with each HSP's chain (the
-        HSP_CHAINED record; chain_soon's column written after the others)."""
+        soon as they are done with. Once chained, with each HSP's chain (the HSP_CHAINED record).
+        chained: a callable, given the future of chain_soon once begun (the chains' own outputs start
+        there): the HSPs are chained as the table is written; on the GPU the other columns' pages are
+        encoded first, then chained on a stream of its own while they are copied, compressed and
+        written, the chain column last."""
         q, r = self.query, self.reference
-        table, record, late, chaining = self.table, HSP, None, self._chaining
-        if chaining is not None and not chaining.done():  # chain_soon's, still running: its column written last
-            record, late = HSP_CHAINED, {"chain": lambda: (chaining.result(), self.chain_of)[1]}
-        else:
-            if chaining is not None:
-                chaining.result()  # its failure raised here
-            if self.chain_of is not None:
-                table, record = dict(table, chain=self.chain_of), HSP_CHAINED
+        table, record, late = self.table, HSP, None
+        if chained is not None:
+            record, late = HSP_CHAINED, {"chain": lambda: self._chain_column_soon(chained)}
+        elif self.chain_of is not None:
+            table, record = dict(table, chain=self.chain_of), HSP_CHAINED
         write_table(path, table, self.backend, q.names, q.lengths, r.names, r.lengths, self.params,
                     {"stats": self.counts(), **self.sources}, row_group_rows, last, record, late)
+
+    def _chain_column_soon(self, chained):
+        """write_parquet's late chain column: chain_soon begun and handed to chained; a callable that
+        waits for it and returns each HSP's chain."""
+        chaining = self.chain_soon()
+        chained(chaining)
+        return lambda: (chaining.result(), self.chain_of)[1]
 
     def write_text(self, kind: str, path: str, threads: int = 0) -> int:
         """The HSP table in a text format of formats.FORMATS (paf, gecko_csv, delta), slices copied to
@@ -115,8 +123,8 @@ class Result:
 
     def chain_soon(self):
         """chain(placed=False) begun, and a future of the chains table: on a device, on a thread and a
-        stream of its own (backend.on_own_stream), so that write_parquet writes the HSP table's other
-        columns meanwhile and each HSP's chain last; on the CPU, done before this returns."""
+        stream of its own (backend.on_own_stream), beside the caller's work; on the CPU, done before
+        this returns."""
         if self._chaining is None:
             self._chaining = self.backend.on_own_stream(self.chain, False)
         return self._chaining
@@ -179,13 +187,16 @@ def write_table(path: str, table: dict, backend: NumpyBackend, qnames, qlens, rn
     groups at a time while the writer compresses and writes earlier ones on its threads; a table on
     the host goes to the writer's pyarrow encoders. last: the backend's host buffers are given back
     as the writes using them finish (backend.release_pages). record: HSP, or a record extending it
-    whose extra columns the table holds (or late gives). late: {name: a callable that returns the
-    column}, columns of the record still being computed: on a backend that encodes pages, each is
-    asked for once the other columns are written, and its chunks follow theirs in the file; on the
-    host, before anything is written."""
+    whose extra columns the table holds (or late gives). late: {name: a callable that begins the
+    column's computation and returns a callable that waits for it and returns the column}: on a
+    backend that encodes pages, the other columns' pages are encoded first (as many slices as a
+    quarter of the free device memory holds), then the late columns begun (on the device beside the
+    copies, compression and writes of those pages: GPU kernels of another stream would wait for
+    theirs), and their chunks follow every row group's others in the file; on the host, the late
+    columns come first."""
     late = late or {}
     if not backend.encodes_pages:
-        table, late = dict(table, **{name: get() for name, get in late.items()}), {}
+        table, late = dict(table, **{name: begin()() for name, begin in late.items()}), {}
     with HspWriter(path, qnames, qlens, rnames, rlens, params, extra, row_group_rows, record=record,
                    late=tuple(late)) as writer:
         n = int(table["qstart"].size)
@@ -193,11 +204,24 @@ def write_table(path: str, table: dict, backend: NumpyBackend, qnames, qlens, rn
             writer.write(table)
             return
         step = slice_rows(writer.threads, row_group_rows)
-        for names, columns in ((writer.early, table), *(((name,), {name: get()}) for name, get in late.items())):
+
+        def encoded(columns: dict, names: tuple, at: int) -> dict:
+            return table_pages({name: columns[name][at:at + step] for name in columns}, backend, row_group_rows,
+                               record, names)
+
+        ahead, budget = [], backend.free_memory() // 4 if late else 0
+        for at in range(0, n, step):
+            if budget <= 0:
+                break
+            ahead.append(encoded(table, writer.early, at))
+            budget -= sum(int(column[0].nbytes) for column in ahead[-1].values())
+        waits = {name: begin() for name, begin in late.items()}
+        for names, columns in ((writer.early, table), *(((name,), {name: wait()}) for name, wait in waits.items())):
             add = writer.write_pages if names == writer.early else writer.write_late_pages
-            for at in range(0, n, step):
-                pages = table_pages({name: column[at:at + step] for name, column in columns.items()}, backend,
-                                    row_group_rows, record, names)
+            for i, at in enumerate(range(0, n, step)):
+                pages = ahead[i] if names == writer.early and i < len(ahead) else encoded(columns, names, at)
+                if names == writer.early and i < len(ahead):
+                    ahead[i] = None  # the device's copy freed once on the host
                 pages, token = backend.pages_to_host(pages)
                 backend.release_after(token, add(pages, min(step, n - at)))
         if last:

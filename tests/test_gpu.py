@@ -836,37 +836,32 @@ def test_chains_are_the_same_on_both_backends(tmp_path):
 
 
 def test_hsp_table_written_while_chaining_has_the_chain_column_last(tmp_path, monkeypatch):
-    """write_parquet while chain_soon still runs on its own stream: the other columns are written first,
-    the chain column after them (each chunk where the footer says), and the table reads as the CPU
-    backend's written after chaining; the chains table is the same too."""
-    import time
-
+    """write_parquet chaining as it writes (chain_soon on its own stream, begun once the other columns'
+    pages are encoded): the chain column after the others (each chunk where the footer says); the
+    table reads as the CPU backend's, chained first; the chains table is the same too; the chains
+    are handed over as soon as begun. With no free device memory to encode ahead, the same table."""
     import pyarrow.parquet as pq
 
-    from gpu_kernels.engine import Result
-
-    chain = Result.chain
-
-    def late_chain(self, placed=True):
-        time.sleep(0.5)  # still running when the table's write begins
-        return chain(self, placed)
+    from gpu_kernels.backend import CupyBackend
 
     tables = {}
-    for backend in ("numpy", "cupy"):
+    for backend, free in (("numpy", None), ("cupy", None), ("cupy", 0)):
         result = compare(MYCO_232, MYCO_7422, Params(), backend=backend)
-        path = str(tmp_path / f"{backend}.parquet")
+        path = str(tmp_path / f"{backend}{free}.parquet")
+        handed = []
         with monkeypatch.context() as patch:
-            patch.setattr(Result, "chain", late_chain)
-            chaining = result.chain_soon()
-            assert chaining.done() == (backend == "numpy")
-            result.write_parquet(path, row_group_rows=5_000)
-        tables[backend] = (pq.read_table(path), chaining.result())
-        meta = pq.ParquetFile(path).metadata
-        assert meta.num_row_groups > 2
-    (want, want_chains), (got, got_chains) = tables["numpy"], tables["cupy"]
-    assert got.equals(want) and (got.column("chain").to_numpy() >= 0).sum() > 100
-    assert all(np.array_equal(np.asarray(got_chains[k]), want_chains[k]) for k in want_chains)
-    meta = pq.ParquetFile(str(tmp_path / "cupy.parquet")).metadata
+            if free is not None:
+                patch.setattr(CupyBackend, "free_memory", lambda self: free)
+            result.write_parquet(path, row_group_rows=100, chained=handed.append)
+        assert len(handed) == 1 and handed[0] is result.chain_soon()
+        tables[backend, free] = (pq.read_table(path), handed[0].result())
+        assert pq.ParquetFile(path).metadata.num_row_groups > 2
+    want, want_chains = tables["numpy", None]
+    assert (want.column("chain").to_numpy() >= 0).sum() > 100
+    for got, got_chains in (tables["cupy", None], tables["cupy", 0]):
+        assert got.equals(want)
+        assert all(np.array_equal(np.asarray(got_chains[k]), want_chains[k]) for k in want_chains)
+    meta = pq.ParquetFile(str(tmp_path / "cupyNone.parquet")).metadata
     chain_column = meta.schema.names.index("chain")
     last_group = meta.row_group(meta.num_row_groups - 1)
     assert meta.row_group(0).column(chain_column).data_page_offset > max(
