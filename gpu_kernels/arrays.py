@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
+import time
 
 import numpy as np
 
@@ -199,6 +200,19 @@ def concatenate(parts: list):
 def blocks(n: int, threads: int = BLOCK, cap: int = 65535 * 8) -> int:
     """Blocks of a 1-D launch over n items (grid-stride kernels accept the cap)."""
     return min(max(1, (n + threads - 1) // threads), cap)
+
+
+def settle(xp=None) -> None:
+    """Wait for the work queued on the current stream (CuPy; nothing on NumPy) without holding the
+    interpreter's lock. CuPy holds it while a value read back (int() of a device scalar, flatnonzero's
+    count) waits for the kernels before it: chaining on its own stream beside the HSP table's write
+    stalled the writer's thread for each long kernel (0.5 s for the links), so the chain stage settles
+    before such reads."""
+    if xp is np:
+        return
+    stream = cupy().cuda.get_current_stream()
+    while not stream.done:
+        time.sleep(0.0002)
 
 
 PINNED_COPY = 1 << 28  # host arrays of this size or more go to the device through pinned buffers

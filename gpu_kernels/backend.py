@@ -128,10 +128,6 @@ class NumpyBackend:
     def synchronize(self) -> None:
         """Wait for queued device work (nothing to wait for on the CPU)."""
 
-    def free_memory(self) -> int:
-        """Bytes free on the backend's device (none to spare on the CPU: its arrays are host memory)."""
-        return 0
-
     def on_own_stream(self, fn, *args):
         """A future of fn(*args): on a device, run on a thread and a stream of its own, beside the caller's
         work; on the CPU, run before this returns (the cores are busy either way)."""

@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from . import native
-from .arrays import BLOCK, array_module, blocks, cupy, kernel, stable_argsort, to_host
+from .arrays import BLOCK, array_module, blocks, cupy, kernel, settle, stable_argsort, to_host
 from .arrays import blocks as grid  # in functions whose `blocks` are the chains' blocks
 from .hsps import complete, in_order, order_by
 from .params import Params
@@ -36,8 +36,7 @@ class _Clock:
         self.xp, self.last, self.parts = xp, time.perf_counter(), []
 
     def mark(self, stage: str) -> None:
-        if self.xp is not np:
-            self.xp.cuda.get_current_stream().synchronize()
+        settle(self.xp)
         now = time.perf_counter()
         self.parts.append(f"{stage} {now - self.last:.2f} s")
         self.last = now
@@ -252,6 +251,7 @@ def component_dp(x, xe, y, ye, score, group, bucket, params: Params, clock=None)
     if n:  # which HSPs some link touches
         components_pass((x, xe, y, ye, group, bucket), _bucket_index(group, bucket), n, 0,
                         cp.zeros(1, dtype=cp.int64), linked)  # no parents: this pass unites nothing
+        settle()
     kept = cp.flatnonzero((linked == 1) | (score >= c.min_chain_score))
     del linked
     k = int(kept.size)
@@ -287,6 +287,7 @@ def component_dp(x, xe, y, ye, score, group, bucket, params: Params, clock=None)
             x, xe, y, ye, score, group, bucket, *index, cp.int64(k), members, starts, work, cp.int64(components),
             cp.int64(c.max_gap), cp.int64(c.max_shift), cp.int64(c.chain_gap_open), cp.int64(c.chain_gap_extend),
             cp.int64(c.chain_gap_base), cp.int64(longest), best, pred, cp.zeros(1, dtype=cp.uint64), unset))
+        settle()
         if int(unset[0]):  # a link across components: the union-find missed it
             raise RuntimeError(f"component_dp: {int(unset[0])} links read a best before it was written")
     if clock:
@@ -311,6 +312,7 @@ def _bucket_index(group, bucket) -> tuple:
     starts = _run_starts(cell[byb])
     del cell
     run = cp.cumsum(starts, dtype=cp.int64) - 1
+    settle()
     edges = cp.concatenate((cp.flatnonzero(starts), cp.asarray([n], dtype=cp.int64)))
     return byb, place, edges[run], edges[run + 1]
 

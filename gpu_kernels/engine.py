@@ -81,9 +81,8 @@ class Result:
         other table will be written by this process, so the writer's host buffers are given back as
         soon as they are done with. Once chained, with each HSP's chain (the HSP_CHAINED record).
         chained: a callable, given the future of chain_soon once begun (the chains' own outputs start
-        there): the HSPs are chained as the table is written; on the GPU the other columns' pages are
-        encoded first, then chained on a stream of its own while they are copied, compressed and
-        written, the chain column last."""
+        there): the HSPs are chained as the table is written; on the GPU, on a stream of its own while
+        the other columns are encoded, copied, compressed and written, the chain column last."""
         q, r = self.query, self.reference
         table, record, late = self.table, HSP, None
         if chained is not None:
@@ -139,13 +138,19 @@ class Result:
         q, r = self.query, self.reference
         self.chain()  # the blocks placed here where only chained so far: beside the HSP table's write
         table, blocks = self._chains
-        for kind in ("chains_paf", "chain_file"):
-            if paths.get(kind):
+
+        def write(kind: str) -> None:
+            if kind != "chains_table":
                 write_chain_text(kind, paths[kind], table, blocks, q.names, q.lengths, r.names, r.lengths)
-        if paths.get("chains_table"):
-            with HspWriter(paths["chains_table"], q.names, q.lengths, r.names, r.lengths, self.params,
+                return
+            with HspWriter(paths[kind], q.names, q.lengths, r.names, r.lengths, self.params,
                            {"stats": self.counts(), **self.sources}, record=CHAIN) as writer:
                 writer.write(table)
+
+        kinds = [kind for kind in ("chains_paf", "chain_file", "chains_table") if paths.get(kind)]
+        with ThreadPoolExecutor(max(1, len(kinds))) as pool:  # each formatted in C or Arrow, which let go of the GIL
+            for done in [pool.submit(write, kind) for kind in kinds]:
+                done.result()
         return table
 
     def align(self) -> dict:
@@ -189,11 +194,9 @@ def write_table(path: str, table: dict, backend: NumpyBackend, qnames, qlens, rn
     as the writes using them finish (backend.release_pages). record: HSP, or a record extending it
     whose extra columns the table holds (or late gives). late: {name: a callable that begins the
     column's computation and returns a callable that waits for it and returns the column}: on a
-    backend that encodes pages, the other columns' pages are encoded first (as many slices as a
-    quarter of the free device memory holds), then the late columns begun (on the device beside the
-    copies, compression and writes of those pages: GPU kernels of another stream would wait for
-    theirs), and their chunks follow every row group's others in the file; on the host, the late
-    columns come first."""
+    backend that encodes pages, the late columns are begun first, the other columns written
+    meanwhile, and the late columns' chunks follow every row group's others in the file; on the
+    host, the late columns come first."""
     late = late or {}
     if not backend.encodes_pages:
         table, late = dict(table, **{name: begin()() for name, begin in late.items()}), {}
@@ -209,21 +212,15 @@ def write_table(path: str, table: dict, backend: NumpyBackend, qnames, qlens, rn
             return table_pages({name: columns[name][at:at + step] for name in columns}, backend, row_group_rows,
                                record, names)
 
-        ahead, budget = [], backend.free_memory() // 4 if late else 0
-        for at in range(0, n, step):
-            if budget <= 0:
-                break
-            ahead.append(encoded(table, writer.early, at))
-            budget -= sum(int(column[0].nbytes) for column in ahead[-1].values())
-        waits = {name: begin() for name, begin in late.items()}
-        for names, columns in ((writer.early, table), *(((name,), {name: wait()}) for name, wait in waits.items())):
-            add = writer.write_pages if names == writer.early else writer.write_late_pages
-            for i, at in enumerate(range(0, n, step)):
-                pages = ahead[i] if names == writer.early and i < len(ahead) else encoded(columns, names, at)
-                if names == writer.early and i < len(ahead):
-                    ahead[i] = None  # the device's copy freed once on the host
-                pages, token = backend.pages_to_host(pages)
+        def write(columns: dict, names: tuple, add) -> None:
+            for at in range(0, n, step):
+                pages, token = backend.pages_to_host(encoded(columns, names, at))
                 backend.release_after(token, add(pages, min(step, n - at)))
+
+        waits = {name: begin() for name, begin in late.items()}
+        write(table, writer.early, writer.write_pages)
+        for name, wait in waits.items():
+            write({name: wait()}, (name,), writer.write_late_pages)
         if last:
             backend.release_pages()
 

@@ -835,33 +835,25 @@ def test_chains_are_the_same_on_both_backends(tmp_path):
     assert out["numpy"] == out["cupy"] and out["numpy"][0].count(b"tp:A:P") >= 5
 
 
-def test_hsp_table_written_while_chaining_has_the_chain_column_last(tmp_path, monkeypatch):
-    """write_parquet chaining as it writes (chain_soon on its own stream, begun once the other columns'
-    pages are encoded): the chain column after the others (each chunk where the footer says); the
-    table reads as the CPU backend's, chained first; the chains table is the same too; the chains
-    are handed over as soon as begun. With no free device memory to encode ahead, the same table."""
+def test_hsp_table_written_while_chaining_has_the_chain_column_last(tmp_path):
+    """write_parquet chaining as it writes (chain_soon on its own stream): the chain column after the
+    others (each chunk where the footer says); the table reads as the CPU backend's, chained first;
+    the chains table is the same too; the chains are handed over as soon as begun."""
     import pyarrow.parquet as pq
 
-    from gpu_kernels.backend import CupyBackend
-
     tables = {}
-    for backend, free in (("numpy", None), ("cupy", None), ("cupy", 0)):
+    for backend in ("numpy", "cupy"):
         result = compare(MYCO_232, MYCO_7422, Params(), backend=backend)
-        path = str(tmp_path / f"{backend}{free}.parquet")
+        path = str(tmp_path / f"{backend}.parquet")
         handed = []
-        with monkeypatch.context() as patch:
-            if free is not None:
-                patch.setattr(CupyBackend, "free_memory", lambda self: free)
-            result.write_parquet(path, row_group_rows=100, chained=handed.append)
+        result.write_parquet(path, row_group_rows=100, chained=handed.append)
         assert len(handed) == 1 and handed[0] is result.chain_soon()
-        tables[backend, free] = (pq.read_table(path), handed[0].result())
+        tables[backend] = (pq.read_table(path), handed[0].result())
         assert pq.ParquetFile(path).metadata.num_row_groups > 2
-    want, want_chains = tables["numpy", None]
-    assert (want.column("chain").to_numpy() >= 0).sum() > 100
-    for got, got_chains in (tables["cupy", None], tables["cupy", 0]):
-        assert got.equals(want)
-        assert all(np.array_equal(np.asarray(got_chains[k]), want_chains[k]) for k in want_chains)
-    meta = pq.ParquetFile(str(tmp_path / "cupyNone.parquet")).metadata
+    (want, want_chains), (got, got_chains) = tables["numpy"], tables["cupy"]
+    assert got.equals(want) and (want.column("chain").to_numpy() >= 0).sum() > 100
+    assert all(np.array_equal(np.asarray(got_chains[k]), want_chains[k]) for k in want_chains)
+    meta = pq.ParquetFile(str(tmp_path / "cupy.parquet")).metadata
     chain_column = meta.schema.names.index("chain")
     last_group = meta.row_group(meta.num_row_groups - 1)
     assert meta.row_group(0).column(chain_column).data_page_offset > max(
