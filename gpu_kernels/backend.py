@@ -7,6 +7,7 @@ else in the engine asks which backend it runs on.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -128,6 +129,10 @@ class NumpyBackend:
     def synchronize(self) -> None:
         """Wait for queued device work (nothing to wait for on the CPU)."""
 
+    def urgent(self):
+        """A context whose device work goes before on_own_stream's (nothing to order on the CPU)."""
+        return contextlib.nullcontext()
+
     def on_own_stream(self, fn, *args):
         """A future of fn(*args): on a device, run on a thread and a stream of its own, beside the caller's
         work; on the CPU, run before this returns (the cores are busy either way)."""
@@ -177,6 +182,7 @@ class CupyBackend(NumpyBackend):
         self._reserving = None  # the future of reserve_pages' pinning
         self._releasing = None  # the thread of release_pages' unpinning
         self._stream = None  # on_own_stream's
+        self._urgent = None  # urgent's
 
     def seed_budget(self, tile_bytes: int) -> int:
         """Seeds a tile may hold: tile_bytes, or half the free device memory (pool included) if smaller or 0."""
@@ -262,6 +268,22 @@ class CupyBackend(NumpyBackend):
         """Bytes free on the device, the memory pool's free blocks included."""
         cp = self.xp
         return int(cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes())
+
+    @contextlib.contextmanager
+    def urgent(self):
+        """The caller's device work in this block on a non-blocking stream of the device's highest
+        priority (kept for the process), begun once its earlier work is done: the scheduler gives free
+        multiprocessors to its kernels' blocks before those of on_own_stream's work beside it (the HSP
+        table's pages while the HSPs are chained: their write crawled behind the chain kernels)."""
+        cp = self.xp
+        if self._urgent is None:
+            self._urgent = cp.cuda.Stream(non_blocking=True, priority=cp.cuda.runtime.deviceGetStreamPriorityRange()[1])
+        cp.cuda.get_current_stream().synchronize()
+        with self._urgent:
+            try:
+                yield
+            finally:
+                self._urgent.synchronize()
 
     def on_own_stream(self, fn, *args):
         """fn(*args) on a thread and a non-blocking stream of its own (kept for the process), once the

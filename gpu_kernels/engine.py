@@ -5,6 +5,7 @@ through the backend chosen once, and keeps the stage times and counts.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections import defaultdict
@@ -218,7 +219,8 @@ def write_table(path: str, table: dict, backend: NumpyBackend, qnames, qlens, rn
                 backend.release_after(token, add(pages, min(step, n - at)))
 
         waits = {name: begin() for name, begin in late.items()}
-        write(table, writer.early, writer.write_pages)
+        with backend.urgent() if waits else contextlib.nullcontext():  # ahead of the late columns' kernels
+            write(table, writer.early, writer.write_pages)
         for name, wait in waits.items():
             write({name: wait()}, (name,), writer.write_late_pages)
         if last:
