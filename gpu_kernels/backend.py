@@ -277,7 +277,8 @@ class CupyBackend(NumpyBackend):
         table's pages while the HSPs are chained: their write crawled behind the chain kernels)."""
         cp = self.xp
         if self._urgent is None:
-            self._urgent = cp.cuda.Stream(non_blocking=True, priority=cp.cuda.runtime.deviceGetStreamPriorityRange()[1])
+            # CUDA clamps a priority past the device's range to its highest (CuPy does not give the range)
+            self._urgent = cp.cuda.Stream(non_blocking=True, priority=-1000)
         cp.cuda.get_current_stream().synchronize()
         with self._urgent:
             try:
