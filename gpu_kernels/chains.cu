@@ -9,9 +9,13 @@
 //
 // chain_components: a thread an HSP; every valid link j -> i marks both linked and, with unite_links,
 //   unites j and i (a lock-free union-find: a larger root is hooked onto a smaller one by
-//   compare-and-swap, so a component's root is its first HSP, and finds halve their paths). A first
-//   pass over every HSP only marks; the union-find runs over the HSPs a chain can hold, a few times
-//   fewer, whose parents fit the caches better.
+//   compare-and-swap, so a component's root is its first HSP, and finds halve their paths). It runs
+//   over the HSPs a chain can hold (chain_linked finds them), a few times fewer than all, whose
+//   parents fit the caches better.
+// chain_linked: which HSPs some link touches (what chain_components marks without unite_links), a
+//   thread a position of the bucket order over the columns gathered into it: neighbouring threads
+//   scan neighbouring runs, and each scan reads its columns in order (5x faster than a thread an HSP
+//   reading them through byb on the 150 Mbp pair's 363 M HSPs).
 // chain_roots: each HSP's component root.
 // chain_dp: a warp a component, largest first; its HSPs in the DP order, the lanes scanning the
 //   candidates 32 at a time, then the best (value, latest HSP) among them: chains.c's dp_group.
@@ -134,6 +138,41 @@ extern "C" __global__ void chain_components(const long long* x, const long long*
             }
         if (any)
             linked[i] = 1;
+    }
+}
+
+// xb, xeb, yb, yeb, cellb: x, xe, y, ye and (group, diagonal bucket) as one number, cell = group * span +
+// bucket - lowest bucket, at each position of byb; linked_b[p]: whether the HSP at position p is linked.
+extern "C" __global__ void chain_linked(const long long* xb, const long long* xeb, const long long* yb,
+                                        const long long* yeb, const long long* cellb, const long long* byb,
+                                        const long long* run_lo, const long long* run_hi, long long n, long long span,
+                                        long long max_gap, long long max_shift, long long longest,
+                                        unsigned char* linked_b) {
+    for (long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x; p < n; p += (long long)gridDim.x * blockDim.x) {
+        const long long i = byb[p], a = run_lo[p], b = run_hi[p], cell = cellb[p];
+        long long ranges[3][2] = {{a, p}, {0, 0}, {0, 0}};  // as candidate_ranges
+        if (a > 0 && cell % span != 0 && cellb[a - 1] == cell - 1) {
+            ranges[1][0] = run_lo[a - 1];
+            ranges[1][1] = before(byb, run_lo[a - 1], a, i);
+        }
+        if (b < n && cell % span != span - 1 && cellb[b] == cell + 1) {
+            ranges[2][0] = b;
+            ranges[2][1] = before(byb, b, run_hi[b], i);
+        }
+        const long long floor_x = xb[p] - max_gap - longest;
+        bool any = false;
+        for (int q = 0; q < 3; ++q)
+            for (long long k = ranges[q][1] - 1; k >= ranges[q][0]; --k) {
+                if (xb[k] < floor_x)
+                    break;
+                long long overlap;
+                if (linkable(xb, xeb, yb, yeb, k, p, max_gap, max_shift, &overlap)) {
+                    linked_b[k] = 1;
+                    any = true;
+                }
+            }
+        if (any)
+            linked_b[p] = 1;
     }
 }
 

@@ -248,9 +248,16 @@ def component_dp(x, xe, y, ye, score, group, bucket, params: Params, clock=None)
             *columns, *index, cp.int64(count), *links, cp.int32(unite), parent, linked))
 
     linked = cp.zeros(n, dtype=cp.uint8)
-    if n:  # which HSPs some link touches
-        components_pass((x, xe, y, ye, group, bucket), _bucket_index(group, bucket), n, 0,
-                        cp.zeros(1, dtype=cp.int64), linked)  # no parents: this pass unites nothing
+    if n:  # which HSPs some link touches: a thread a position of the bucket order, the columns gathered into it
+        byb, _, run_lo, run_hi = _bucket_index(group, bucket)
+        low = int(bucket.min())
+        span = int(bucket.max()) - low + 1
+        linked_b = cp.zeros(n, dtype=cp.uint8)
+        kernel("chains.cu", "chain_linked")((blocks(n),), (BLOCK,), (
+            x[byb], xe[byb], y[byb], ye[byb], (group * span + (bucket - low))[byb], byb, run_lo, run_hi, cp.int64(n),
+            cp.int64(span), *links, linked_b))
+        linked[byb] = linked_b
+        del byb, run_lo, run_hi, linked_b
         settle()
     kept = cp.flatnonzero((linked == 1) | (score >= c.min_chain_score))
     del linked
