@@ -207,10 +207,11 @@ class CupyBackend(NumpyBackend):
         out, at = {}, 0
         for name, (data, *small) in pages.items():
             host = buffer[at:at + data.size]
-            data.get(out=host)
+            data.get(out=host, blocking=False)
             at += data.size
-            out[name] = (host, *(a.get() for a in small))
-        return out, slot
+            out[name] = (host, *small)
+        arrays.settle()  # the copies waited for without the GIL (CuPy holds it in a blocking copy)
+        return {name: (host, *(a.get() for a in small)) for name, (host, *small) in out.items()}, slot
 
     def release_after(self, token, futures) -> None:
         self._ring.hold(token, futures)
