@@ -6,16 +6,17 @@
 // within; place[i] is i's position in byb; run_lo[k], run_hi[k] bound the run of one (group, bucket)
 // holding position k. Each of the three buckets is scanned back from i's place while an HSP there can
 // still end within max_gap before i (x >= floor: x_i - max_gap - the longest HSP): chains.c's scan.
+// The scans read the HSPs' coordinates gathered into the bucket order (xb, xeb, yb, yeb: x, xe, y, ye at
+// each position of byb; cellb: group * span + bucket - the lowest bucket), so a scan reads them in a row;
+// chain_linked and chain_components take a thread a position, so neighbouring threads scan neighbouring
+// runs (a thread an HSP reading through byb took 5x longer on the 150 Mbp pair's 363 M HSPs).
 //
-// chain_components: a thread an HSP; every valid link j -> i marks both linked and, with unite_links,
-//   unites j and i (a lock-free union-find: a larger root is hooked onto a smaller one by
-//   compare-and-swap, so a component's root is its first HSP, and finds halve their paths). It runs
-//   over the HSPs a chain can hold (chain_linked finds them), a few times fewer than all, whose
-//   parents fit the caches better.
-// chain_linked: which HSPs some link touches (what chain_components marks without unite_links), a
-//   thread a position of the bucket order over the columns gathered into it: neighbouring threads
-//   scan neighbouring runs, and each scan reads its columns in order (5x faster than a thread an HSP
-//   reading them through byb on the 150 Mbp pair's 363 M HSPs).
+// chain_linked: which HSPs some link touches (linked_b, by position): those a chain can hold, with the
+//   ones that score min_chain_score alone.
+// chain_components: every valid link j -> i unites j and i (a lock-free union-find over DP indices: a
+//   larger root is hooked onto a smaller one by compare-and-swap, so a component's root is its first
+//   HSP, and finds halve their paths). It runs over the HSPs a chain can hold, a few times fewer than
+//   all, whose parents fit the caches better.
 // chain_roots: each HSP's component root.
 // chain_dp: a warp a component, largest first; its HSPs in the DP order, the lanes scanning the
 //   candidates 32 at a time, then the best (value, latest HSP) among them: chains.c's dp_group.
@@ -57,21 +58,20 @@ __device__ __forceinline__ long long before(const long long* byb, long long lo, 
     return lo;
 }
 
-// [first, end) of byb to scan back over for i: its own bucket up to i, and the neighbouring buckets'
-// HSPs that come before i.
-__device__ __forceinline__ void candidate_ranges(const long long* group, const long long* bucket,
-                                                 const long long* byb, const long long* place,
+// [first, end) of byb to scan back over for i, at position p: its own bucket up to p, and the
+// neighbouring buckets' HSPs that come before i.
+__device__ __forceinline__ void candidate_ranges(const long long* cellb, const long long* byb,
                                                  const long long* run_lo, const long long* run_hi, long long n,
-                                                 long long i, long long ranges[3][2]) {
-    const long long p = place[i], a = run_lo[p], b = run_hi[p];
+                                                 long long span, long long p, long long i, long long ranges[3][2]) {
+    const long long a = run_lo[p], b = run_hi[p], cell = cellb[p];
     ranges[0][0] = a;
     ranges[0][1] = p;
     ranges[1][0] = ranges[1][1] = ranges[2][0] = ranges[2][1] = 0;
-    if (a > 0 && group[byb[a - 1]] == group[i] && bucket[byb[a - 1]] == bucket[i] - 1) {
+    if (a > 0 && cell % span != 0 && cellb[a - 1] == cell - 1) {
         ranges[1][0] = run_lo[a - 1];
         ranges[1][1] = before(byb, run_lo[a - 1], a, i);
     }
-    if (b < n && group[byb[b]] == group[i] && bucket[byb[b]] == bucket[i] + 1) {
+    if (b < n && cell % span != span - 1 && cellb[b] == cell + 1) {
         ranges[2][0] = b;
         ranges[2][1] = before(byb, b, run_hi[b], i);
     }
@@ -105,60 +105,15 @@ __device__ __forceinline__ void unite(long long* parent, long long a, long long 
     }
 }
 
-extern "C" __global__ void chain_components(const long long* x, const long long* xe, const long long* y,
-                                            const long long* ye, const long long* group, const long long* bucket,
-                                            const long long* byb, const long long* place, const long long* run_lo,
-                                            const long long* run_hi, long long n, long long max_gap,
-                                            long long max_shift, long long longest, int unite_links,
-                                            long long* parent, unsigned char* linked) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        long long ranges[3][2];
-        candidate_ranges(group, bucket, byb, place, run_lo, run_hi, n, i, ranges);
-        const long long floor_x = x[i] - max_gap - longest;
-        bool any = false;
-        long long root = -1;  // i's root as last found: most of i's links join it to what it has joined
-        for (int q = 0; q < 3; ++q)
-            for (long long k = ranges[q][1] - 1; k >= ranges[q][0]; --k) {
-                const long long j = byb[k];
-                if (x[j] < floor_x)
-                    break;
-                long long overlap;
-                if (linkable(x, xe, y, ye, j, i, max_gap, max_shift, &overlap)) {
-                    linked[j] = 1;
-                    any = true;
-                    if (!unite_links)
-                        continue;
-                    if (root < 0)
-                        root = find_root(parent, i);
-                    if (find_root(parent, j) != root) {
-                        unite(parent, root, j);
-                        root = find_root(parent, root);
-                    }
-                }
-            }
-        if (any)
-            linked[i] = 1;
-    }
-}
-
-// xb, xeb, yb, yeb, cellb: x, xe, y, ye and (group, diagonal bucket) as one number, cell = group * span +
-// bucket - lowest bucket, at each position of byb; linked_b[p]: whether the HSP at position p is linked.
+// linked_b[p]: whether the HSP at position p of byb is linked.
 extern "C" __global__ void chain_linked(const long long* xb, const long long* xeb, const long long* yb,
                                         const long long* yeb, const long long* cellb, const long long* byb,
                                         const long long* run_lo, const long long* run_hi, long long n, long long span,
                                         long long max_gap, long long max_shift, long long longest,
                                         unsigned char* linked_b) {
     for (long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x; p < n; p += (long long)gridDim.x * blockDim.x) {
-        const long long i = byb[p], a = run_lo[p], b = run_hi[p], cell = cellb[p];
-        long long ranges[3][2] = {{a, p}, {0, 0}, {0, 0}};  // as candidate_ranges
-        if (a > 0 && cell % span != 0 && cellb[a - 1] == cell - 1) {
-            ranges[1][0] = run_lo[a - 1];
-            ranges[1][1] = before(byb, run_lo[a - 1], a, i);
-        }
-        if (b < n && cell % span != span - 1 && cellb[b] == cell + 1) {
-            ranges[2][0] = b;
-            ranges[2][1] = before(byb, b, run_hi[b], i);
-        }
+        long long ranges[3][2];
+        candidate_ranges(cellb, byb, run_lo, run_hi, n, span, p, byb[p], ranges);
         const long long floor_x = xb[p] - max_gap - longest;
         bool any = false;
         for (int q = 0; q < 3; ++q)
@@ -176,6 +131,36 @@ extern "C" __global__ void chain_linked(const long long* xb, const long long* xe
     }
 }
 
+// parent: over DP indices, parent[i] = i to begin with.
+extern "C" __global__ void chain_components(const long long* xb, const long long* xeb, const long long* yb,
+                                            const long long* yeb, const long long* cellb, const long long* byb,
+                                            const long long* run_lo, const long long* run_hi, long long n,
+                                            long long span, long long max_gap, long long max_shift, long long longest,
+                                            long long* parent) {
+    for (long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x; p < n; p += (long long)gridDim.x * blockDim.x) {
+        const long long i = byb[p];
+        long long ranges[3][2];
+        candidate_ranges(cellb, byb, run_lo, run_hi, n, span, p, i, ranges);
+        const long long floor_x = xb[p] - max_gap - longest;
+        long long root = -1;  // i's root as last found: most of i's links join it to what it has joined
+        for (int q = 0; q < 3; ++q)
+            for (long long k = ranges[q][1] - 1; k >= ranges[q][0]; --k) {
+                if (xb[k] < floor_x)
+                    break;
+                long long overlap;
+                if (!linkable(xb, xeb, yb, yeb, k, p, max_gap, max_shift, &overlap))
+                    continue;
+                const long long j = byb[k];
+                if (root < 0)
+                    root = find_root(parent, i);
+                if (find_root(parent, j) != root) {
+                    unite(parent, root, j);
+                    root = find_root(parent, root);
+                }
+            }
+    }
+}
+
 // roots[i]: HSP i's component root. A walk that writes nothing: path halving here could overwrite a
 // root another thread has just stored with an older ancestor.
 extern "C" __global__ void chain_roots(const long long* parent, long long n, long long* roots) {
@@ -188,15 +173,16 @@ extern "C" __global__ void chain_roots(const long long* parent, long long n, lon
 }
 
 // members: the HSPs component by component, each in the DP order; starts[c]: component c's first;
-// work: the components in the order warps take them; next: the warps' shared counter.
-extern "C" __global__ void chain_dp(const long long* x, const long long* xe, const long long* y, const long long* ye,
-                                    const long long* score, const long long* group, const long long* bucket,
-                                    const long long* byb, const long long* place, const long long* run_lo,
-                                    const long long* run_hi, long long n, const long long* members,
-                                    const long long* starts, const long long* work, long long components,
-                                    long long max_gap, long long max_shift, long long gap_open, long long gap_extend,
-                                    long long gap_base, long long longest, long long* best, long long* pred,
-                                    unsigned long long* next, unsigned long long* unset_reads) {
+// work: the components in the order warps take them; next: the warps' shared counter. best_b: by
+// position in byb (the lanes read their candidates' in a row); pred: by DP index.
+extern "C" __global__ void chain_dp(const long long* xb, const long long* xeb, const long long* yb, const long long* yeb,
+                                    const long long* cellb, const long long* score, const long long* byb,
+                                    const long long* place, const long long* run_lo, const long long* run_hi, long long n,
+                                    long long span, const long long* members, const long long* starts,
+                                    const long long* work, long long components, long long max_gap, long long max_shift,
+                                    long long gap_open, long long gap_extend, long long gap_base, long long longest,
+                                    long long* best_b, long long* pred, unsigned long long* next,
+                                    unsigned long long* unset_reads) {
     const unsigned full = 0xffffffffu;
     const int lane = threadIdx.x & 31;
     for (;;) {
@@ -208,25 +194,25 @@ extern "C" __global__ void chain_dp(const long long* x, const long long* xe, con
             return;
         const long long c = work[w];
         for (long long t = starts[c]; t < starts[c + 1]; ++t) {
-            const long long i = members[t];
+            const long long i = members[t], p = place[i];
             long long ranges[3][2];
-            candidate_ranges(group, bucket, byb, place, run_lo, run_hi, n, i, ranges);
-            const long long floor_x = x[i] - max_gap - longest, length = xe[i] - x[i];
+            candidate_ranges(cellb, byb, run_lo, run_hi, n, span, p, i, ranges);
+            const long long floor_x = xb[p] - max_gap - longest, length = xeb[p] - xb[p];
             long long value = NO_VALUE, from = -1;
             for (int r = 0; r < 3; ++r)
                 for (long long top = ranges[r][1] - 1; top >= ranges[r][0]; top -= 32) {
                     const long long k = top - lane;
-                    const long long j = k >= ranges[r][0] ? byb[k] : -1;
-                    const bool live = j >= 0 && x[j] >= floor_x;
+                    const bool live = k >= ranges[r][0] && xb[k] >= floor_x;
                     long long overlap;
-                    if (live && linkable(x, xe, y, ye, j, i, max_gap, max_shift, &overlap)) {
+                    if (live && linkable(xb, xeb, yb, yeb, k, p, max_gap, max_shift, &overlap)) {
+                        const long long j = byb[k];
                         // chains.c's link_gain
-                        const long long dx = x[i] - xe[j], dy = y[i] - ye[j];
+                        const long long dx = xb[p] - xeb[k], dy = yb[p] - yeb[k];
                         const long long shift = dx > dy ? dx - dy : dy - dx;
                         const long long gap = (dx < dy ? dx : dy) + overlap;
                         const long long add = score[i] * (length - overlap) / length -
                                               ((shift ? gap_open : 0) + shift * gap_extend + gap * gap_base / 100);
-                        const long long before_j = __ldcg(&best[j]);
+                        const long long before_j = __ldcg(&best_b[k]);
                         if (before_j == UNSET)
                             atomicAdd(unset_reads, 1ULL);  // cannot happen: j comes first in i's component
                         const long long v = before_j + add;
@@ -247,7 +233,7 @@ extern "C" __global__ void chain_dp(const long long* x, const long long* xe, con
             }
             if (lane == 0) {
                 const bool linked = from >= 0 && value > score[i];
-                best[i] = linked ? value : score[i];
+                best_b[p] = linked ? value : score[i];
                 pred[i] = linked ? from : -1;
             }
             __syncwarp();  // the next HSP's lanes read what lane 0 wrote

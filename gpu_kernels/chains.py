@@ -243,21 +243,19 @@ def component_dp(x, xe, y, ye, score, group, bucket, params: Params, clock=None)
     longest = int((xe - x).max()) if n else 0
     links = tuple(cp.int64(v) for v in (c.max_gap, c.max_shift, longest))
 
-    def components_pass(columns, index, count, unite, parent, linked):
-        kernel("chains.cu", "chain_components")((blocks(count),), (BLOCK,), (
-            *columns, *index, cp.int64(count), *links, cp.int32(unite), parent, linked))
+    def bucket_order(x, xe, y, ye, group, bucket) -> tuple:
+        """The coordinates gathered into the bucket order, cellb, byb, place, run_lo, run_hi and span."""
+        byb, place, run_lo, run_hi, cellb, span = _bucket_index(group, bucket)
+        return x[byb], xe[byb], y[byb], ye[byb], cellb, byb, place, run_lo, run_hi, span
 
     linked = cp.zeros(n, dtype=cp.uint8)
-    if n:  # which HSPs some link touches: a thread a position of the bucket order, the columns gathered into it
-        byb, _, run_lo, run_hi = _bucket_index(group, bucket)
-        low = int(bucket.min())
-        span = int(bucket.max()) - low + 1
+    if n:  # which HSPs some link touches
+        xb, xeb, yb, yeb, cellb, byb, _, run_lo, run_hi, span = bucket_order(x, xe, y, ye, group, bucket)
         linked_b = cp.zeros(n, dtype=cp.uint8)
         kernel("chains.cu", "chain_linked")((blocks(n),), (BLOCK,), (
-            x[byb], xe[byb], y[byb], ye[byb], (group * span + (bucket - low))[byb], byb, run_lo, run_hi, cp.int64(n),
-            cp.int64(span), *links, linked_b))
+            xb, xeb, yb, yeb, cellb, byb, run_lo, run_hi, cp.int64(n), cp.int64(span), *links, linked_b))
         linked[byb] = linked_b
-        del byb, run_lo, run_hi, linked_b
+        del xb, xeb, yb, yeb, cellb, byb, run_lo, run_hi, linked_b
         settle()
     kept = cp.flatnonzero((linked == 1) | (score >= c.min_chain_score))
     del linked
@@ -267,13 +265,16 @@ def component_dp(x, xe, y, ye, score, group, bucket, params: Params, clock=None)
     x, xe, y, ye, group, bucket = (column[kept] for column in (x, xe, y, ye, group, bucket))
     score = score[kept].astype(cp.int64)
     root = cp.empty(k, dtype=cp.int64)
-    index = None
-    if k:  # the union-find over the HSPs a chain can hold; the DP scans the same index
-        index = _bucket_index(group, bucket)
+    ordered = None
+    if k:  # the union-find over the HSPs a chain can hold; the DP scans the same order
+        ordered = bucket_order(x, xe, y, ye, group, bucket)
+        xb, xeb, yb, yeb, cellb, byb, place, run_lo, run_hi, span = ordered
         parent = cp.arange(k, dtype=cp.int64)
-        components_pass((x, xe, y, ye, group, bucket), index, k, 1, parent, cp.zeros(k, dtype=cp.uint8))
+        kernel("chains.cu", "chain_components")((blocks(k),), (BLOCK,), (
+            xb, xeb, yb, yeb, cellb, byb, run_lo, run_hi, cp.int64(k), cp.int64(span), *links, parent))
         kernel("chains.cu", "chain_roots")((blocks(k),), (BLOCK,), (parent, cp.int64(k), root))
         del parent
+    del x, xe, y, ye, group, bucket
     if clock:
         clock.mark("components")
     # components: the kept HSPs by root (their first HSP), the DP order within
@@ -289,11 +290,15 @@ def component_dp(x, xe, y, ye, score, group, bucket, params: Params, clock=None)
     # a best read before it is written (a link across components) would be far below any chain's
     best, pred = cp.full(k, -(1 << 62), dtype=cp.int64), cp.full(k, -1, dtype=cp.int64)
     unset = cp.zeros(1, dtype=cp.uint64)
-    if k:
+    if k:  # best by position in the bucket order while the DP runs (its lanes read it in a row)
+        xb, xeb, yb, yeb, cellb, byb, place, run_lo, run_hi, span = ordered
         kernel("chains.cu", "chain_dp")((blocks(components * 32),), (BLOCK,), (
-            x, xe, y, ye, score, group, bucket, *index, cp.int64(k), members, starts, work, cp.int64(components),
-            cp.int64(c.max_gap), cp.int64(c.max_shift), cp.int64(c.chain_gap_open), cp.int64(c.chain_gap_extend),
-            cp.int64(c.chain_gap_base), cp.int64(longest), best, pred, cp.zeros(1, dtype=cp.uint64), unset))
+            xb, xeb, yb, yeb, cellb, score, byb, place, run_lo, run_hi, cp.int64(k), cp.int64(span), members,
+            starts, work, cp.int64(components), cp.int64(c.max_gap), cp.int64(c.max_shift),
+            cp.int64(c.chain_gap_open), cp.int64(c.chain_gap_extend), cp.int64(c.chain_gap_base), cp.int64(longest),
+            best, pred, cp.zeros(1, dtype=cp.uint64), unset))
+        best = best[place]
+        del ordered, xb, xeb, yb, yeb, cellb, byb, place, run_lo, run_hi
         settle()
         if int(unset[0]):  # a link across components: the union-find missed it
             raise RuntimeError(f"component_dp: {int(unset[0])} links read a best before it was written")
@@ -303,25 +308,27 @@ def component_dp(x, xe, y, ye, score, group, bucket, params: Params, clock=None)
 
 
 def _bucket_index(group, bucket) -> tuple:
-    """(byb, place, run_lo, run_hi) of HSPs in the DP order on the device: byb lists them by (group,
-    diagonal bucket), the DP order within; place[i] is i's position there; run_lo[p], run_hi[p] bound
-    the run of one (group, bucket) holding position p (chains.cu's candidate scans)."""
+    """(byb, place, run_lo, run_hi, cellb, span) of HSPs in the DP order on the device: byb lists them by
+    (group, diagonal bucket), the DP order within; place[i] is i's position there; run_lo[p], run_hi[p]
+    bound the run of one (group, bucket) holding position p; cellb[p] is that (group, bucket) as one
+    number, group * span + bucket - the lowest bucket (chains.cu's candidate scans)."""
     cp = cupy()
     n = int(group.size)
     low = int(bucket.min())
     span = int(bucket.max()) - low + 1
     cell = group * span + (bucket - low)
-    if (int(group.max()) + 1) * span < 2**31:  # 32-bit keys: the radix sort makes half the passes
-        cell = cell.astype(cp.int32)
-    byb = stable_argsort(cell).astype(cp.int64, copy=False)
+    key = cell.astype(cp.int32) if (int(group.max()) + 1) * span < 2**31 else cell  # 32-bit keys: half the radix passes
+    byb = stable_argsort(key).astype(cp.int64, copy=False)
+    del key
     place = cp.empty(n, dtype=cp.int64)
     place[byb] = cp.arange(n, dtype=cp.int64)
-    starts = _run_starts(cell[byb])
+    cellb = cell[byb]
     del cell
+    starts = _run_starts(cellb)
     run = cp.cumsum(starts, dtype=cp.int64) - 1
     settle()
     edges = cp.concatenate((cp.flatnonzero(starts), cp.asarray([n], dtype=cp.int64)))
-    return byb, place, edges[run], edges[run + 1]
+    return byb, place, edges[run], edges[run + 1], cellb, span
 
 
 def _chain_table(h: dict, rows, trim, scores, first, last) -> dict:
