@@ -107,8 +107,8 @@ def chain_hsps(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
     members, mchain, trim = _members(chain_ranked, x, xe, y, ye)
     rows = members if order is None else order[members]
     clock.mark("members")
-    table, members = _finished(h, rows, mchain, trim, ranked_scores, qlens, rlens)
-    clock.mark("table, blocks, backbone")
+    table, members = _finished(h, rows, mchain, trim, ranked_scores, qlens, rlens, clock)
+    clock.mark("backbone")
     clock.log(f"chains of {n} HSPs")
     return table, chain_of, members
 
@@ -159,15 +159,19 @@ def _members(chain_ranked, x, xe, y, ye) -> tuple:
     return members, mchain, trim
 
 
-def _finished(h: dict, rows, mchain, trim, scores, qlens, rlens) -> tuple[dict, dict]:
+def _finished(h: dict, rows, mchain, trim, scores, qlens, rlens, clock=None) -> tuple[dict, dict]:
     """(the chains table, the members with their blocks), on the host, from the members: rows of h
     chain by chain, their chains, trims, and the chains' scores (on the table's device; the backbone
     is kept on the host)."""
     members = {"rows": rows, "trim": trim, "chain": mchain}
     members.update(chain_blocks(h, members, rlens))
     table = _chain_table(h, rows, trim, scores, members["first"], members["last"])
+    if clock:
+        clock.mark("table and blocks")
     table = {name: to_host(column) for name, column in table.items()}
     members = {name: to_host(column) for name, column in members.items()}
+    if clock:
+        clock.mark("to the host")
     table["backbone"] = backbone(table, members, qlens, rlens)
     return table, members
 
@@ -224,8 +228,8 @@ def chain_hsps_cupy(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
     chain_of[kept] = chain_ranked
     rows = kept[members]
     clock.mark(f"members ({int(rows.size)})")
-    table, members = _finished(h, rows, mchain, trim, ranked_scores, qlens, rlens)
-    clock.mark("table, blocks, backbone")
+    table, members = _finished(h, rows, mchain, trim, ranked_scores, qlens, rlens, clock)
+    clock.mark("backbone")
     clock.log(f"chains of {n} HSPs on the device")
     return table, chain_of, members
 
