@@ -25,8 +25,12 @@ def reference_order(blocks: dict, reverse: np.ndarray) -> dict:
     indices), `size`, the gaps to the next block of the chain on the reference (`dt`) and the query
     (`dq`), and `first`, `last` (a chain's ends in this order). reverse: per block, its chain's strand."""
     n = blocks["chain"].size
+    # blocks come chain by chain (chains ascending), so a reverse chain's run is only turned around:
+    # the block at k of the run [s, e) is the one at s + e - 1 - k
     position = np.arange(n, dtype=np.int64)
-    at = np.lexsort((np.where(reverse, -position, position), blocks["chain"]))
+    bounds = np.concatenate(([0], np.flatnonzero(np.diff(blocks["chain"])) + 1, [n]))
+    runs = np.diff(bounds)
+    at = np.where(reverse, np.repeat(bounds[:-1] + bounds[1:] - 1, runs) - position, position)
     rev = reverse[at]
     # a forward block is followed by the next in chain order, so its gaps are its own; a reverse one by
     # the one before it, so its gaps are that block's (none after a chain's first block)
@@ -75,8 +79,10 @@ def chains_paf_text(table: dict, order: dict, qnames, qlens, rnames, rlens) -> m
     chains = int(table["chain"].size)
     if chains == 0:
         return memoryview(b"")
-    gaps = np.zeros(chains, dtype=np.int64)
-    np.add.at(gaps, order["chain"], order["dt"] + order["dq"])
+    gaps = np.zeros(chains, dtype=np.int64)  # each chain's gap bases: its blocks' run of order summed
+    if order["chain"].size:
+        starts = np.flatnonzero(order["first"])
+        gaps[order["chain"][starts]] = np.add.reduceat(order["dt"] + order["dq"], starts)
     block = table["aligned"] + gaps
     qrec, rrec = table["qrec"].astype(np.int64), table["rrec"].astype(np.int64)
     columns = [("n", qrec, name_table(qnames)), ("i", np.asarray(qlens, dtype=np.int64)[qrec]),
