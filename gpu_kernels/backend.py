@@ -294,6 +294,9 @@ class CupyBackend(NumpyBackend):
         self.xp.cuda.get_current_stream().synchronize()
         if self._stream is None:
             self._stream = self.xp.cuda.Stream(non_blocking=True)
+        pool = self.xp.get_default_memory_pool()
+        log.debug("a stream of its own: %.1f GB of device memory free, the memory pool holds %.1f GB (%.1f GB in use)",
+                  self.xp.cuda.runtime.memGetInfo()[0] / 1e9, pool.total_bytes() / 1e9, pool.used_bytes() / 1e9)
 
         def run():
             with self._stream:
