@@ -8,6 +8,7 @@ import numpy as np
 
 from .delta import header as delta_header, pair_headers
 from .files import write_pieces
+from .parquet import arrow_integers
 from .rows import STRANDS, format_rows, name_table
 
 
@@ -203,10 +204,9 @@ def arrow_table(al: dict, cigars: tuple):
             data, offsets = cigars
             columns.append(pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets.astype(np.int64)),
                                                             pa.py_buffer(data)).cast(pa.string()))
-        elif name == "alignment":
-            columns.append(pa.array(np.arange(n, dtype=np.int64)))
         else:
-            columns.append(pa.array(np.asarray(al[name]).astype(ALIGNMENT.parquet_dtype(name))))
+            values = np.arange(n, dtype=np.int64) if name == "alignment" else al[name]
+            columns.append(arrow_integers(values, pa.from_numpy_dtype(ALIGNMENT.parquet_dtype(name))))
     return pa.Table.from_arrays(columns, schema=ALIGNMENT.arrow_schema())
 
 

@@ -71,6 +71,24 @@ def metadata_fields(meta: dict) -> dict:
     return {"gpu_kernels.zlib": base64.b64encode(zlib.compress(text.encode(), 6)).decode("ascii")}
 
 
+def arrow_integers(values, kind):
+    """An Arrow integer array (of pyarrow type kind) over a NumPy column's bytes. pa.array on a NumPy
+    array first imports pandas to look for its types (0.2 s, paid by the first table a command line
+    writes through pyarrow: the chains table, beside the HSP table's write); values outside the type
+    are refused as pa.array refuses them."""
+    import pyarrow as pa
+
+    dtype = np.dtype(f"int{kind.bit_width}")
+    values = np.asarray(values)
+    if values.dtype != dtype:
+        info = np.iinfo(dtype)
+        if values.size and (values.min() < info.min or values.max() > info.max):
+            raise ValueError(f"integer values outside {kind}")
+        values = values.astype(dtype)
+    values = np.ascontiguousarray(values)
+    return pa.Array.from_buffers(kind, values.size, [None, pa.py_buffer(values)])
+
+
 class HspWriter:
     """A table of `record` (schema.py; HSPs by default) written to Parquet row group by row group,
     with min/max statistics. The file's key-value metadata holds `gpu_kernels` (JSON): the query
@@ -171,8 +189,8 @@ class HspWriter:
 
         if self.record.base is HSP:
             part = dict(part, **complete(part))
-        arrays = [pa.array(np.asarray(part[f.name]) if self.record.parquet_dtype(f.name) is not None else part[f.name],
-                           type=f.type) for f in self.schema]
+        arrays = [arrow_integers(part[f.name], f.type) if self.record.parquet_dtype(f.name) is not None
+                  else pa.array(part[f.name], type=f.type) for f in self.schema]
         buffer = io.BytesIO()
         # integer columns delta-encoded as the device's pages are (smaller and faster to write than
         # plain or dictionary pages: bench/parquet_write.py); a variable-width column takes pyarrow's default
