@@ -384,6 +384,9 @@ static PyMethodDef methods[] = {
      "count_words(codes, k, bits) -> words: windows of ACGT (bits 2) or without a border (bits 3)"},
     {"word_keys", py_word_keys, METH_VARARGS,
      "word_keys(codes, k, bits, keys, positions, threads): the packed key and start of every word (words.c)"},
+    {"drop_frequent", py_drop_frequent, METH_VARARGS,
+     "drop_frequent(keys, positions, position_size, starts, max_freq) -> words kept: fast mode's filter, in "
+     "place (words.c)"},
     {"words_in", py_words_in, METH_VARARGS,
      "words_in(keys, positions, position_size, lo, hi, keys_out, positions_out, threads) -> the words in "
      "[lo, hi), copied in order when the outputs are not None (words.c)"},

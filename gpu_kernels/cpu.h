@@ -90,6 +90,7 @@ PyObject *py_extend(PyObject *self, PyObject *args);
 PyObject *py_count_words(PyObject *self, PyObject *args);
 PyObject *py_word_keys(PyObject *self, PyObject *args);
 PyObject *py_words_in(PyObject *self, PyObject *args);
+PyObject *py_drop_frequent(PyObject *self, PyObject *args);
 PyObject *py_sort_pairs(PyObject *self, PyObject *args);
 PyObject *py_count_groups(PyObject *self, PyObject *args);
 PyObject *py_seed_groups(PyObject *self, PyObject *args);

@@ -217,3 +217,67 @@ PyObject *py_words_in(PyObject *self, PyObject *args) {
     }
     return PyLong_FromLongLong(total);
 }
+
+/* ---- drop_frequent: fast mode's filter over sorted words (keys, ties in position order). A group is
+ * the words of one key in one record (the records start at starts[], sorted); groups of more than
+ * max_freq words are dropped, the rest moved down in place, in order. One pass: within a key's run
+ * the positions ascend, so each group's record is looked up once. */
+
+static int64_t record_of(const int64_t *starts, int64_t records, int64_t p) {
+    int64_t lo = 0, hi = records;  /* the number of starts <= p */
+    while (lo < hi) {
+        const int64_t m = lo + (hi - lo) / 2;
+        if (starts[m] <= p)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo;
+}
+
+#define DROP_FREQUENT                                                                                   \
+    for (int64_t i = 0; i < n;) {                                                                       \
+        const int64_t rec = record_of(starts, records, (int64_t)pos[i]);                                \
+        const int64_t next = rec < records ? starts[rec] : INT64_MAX;                                   \
+        int64_t j = i + 1;                                                                              \
+        while (j < n && keys[j] == keys[i] && (int64_t)pos[j] < next)                                   \
+            j++;                                                                                        \
+        if (j - i <= max_freq)                                                                          \
+            for (int64_t t = i; t < j; t++, kept++)                                                     \
+                keys[kept] = keys[t], pos[kept] = pos[t];                                               \
+        i = j;                                                                                          \
+    }
+
+/* drop_frequent(keys, positions, position_size, starts, max_freq) -> the words kept, now the first
+ * items of keys and positions. */
+PyObject *py_drop_frequent(PyObject *self, PyObject *args) {
+    Py_buffer keys_buf, positions, starts_buf;
+    int position_size;
+    long long max_freq;
+    if (!PyArg_ParseTuple(args, "w*w*iy*L", &keys_buf, &positions, &position_size, &starts_buf, &max_freq))
+        return NULL;
+    const int64_t n = keys_buf.len / 8, records = starts_buf.len / 8;
+    int ok = (position_size == 4 || position_size == 8) && check_items(&positions, "positions", position_size, n)
+             && max_freq >= 0;
+    int64_t kept = 0;
+    if (ok) {
+        uint64_t *keys = (uint64_t *)keys_buf.buf;
+        const int64_t *starts = (const int64_t *)starts_buf.buf;
+        Py_BEGIN_ALLOW_THREADS
+        if (position_size == 4) {
+            int32_t *pos = (int32_t *)positions.buf;
+            DROP_FREQUENT
+        } else {
+            int64_t *pos = (int64_t *)positions.buf;
+            DROP_FREQUENT
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&keys_buf), PyBuffer_Release(&positions), PyBuffer_Release(&starts_buf);
+    if (!ok) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "drop_frequent: positions of 4 or 8 bytes, max_freq >= 0 expected");
+        return NULL;
+    }
+    return PyLong_FromLongLong(kept);
+}

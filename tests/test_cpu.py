@@ -421,3 +421,29 @@ def test_a_file_loaded_for_a_backend_still_being_made_is_the_same():
     failed.set_exception(InputError("no device here"))
     with pytest.raises(InputError, match="no device here"):
         fasta.load_fasta(MYCO_232, True, failed)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 3000), st.integers(1, 6), st.integers(0, 5), st.sampled_from([4, 8]))
+def test_fast_mode_filter_keeps_the_rare_words_of_each_record(seed, n, records, max_freq, position_size):
+    """drop_frequent on the host (words.c, in place) keeps exactly the words whose key occurs at most
+    max_freq times in their own record, in order: the plain definition, record by record."""
+    from gpu_kernels.words import drop_frequent
+
+    rng = np.random.default_rng(seed)
+    total = n + int(rng.integers(0, 50))
+    starts = np.sort(rng.choice(np.arange(1, total), size=min(records - 1, total - 1), replace=False)).astype(np.int64)
+    starts = np.concatenate(([0], starts))
+    pos = np.sort(rng.choice(total, size=n, replace=False))
+    keys = rng.integers(0, max(1, n // 3), n).astype(np.uint64)  # many repeats
+    order = np.lexsort((pos, keys))
+    keys, pos = keys[order], pos[order].astype(np.int32 if position_size == 4 else np.int64)
+    record = np.searchsorted(starts, pos, side="right")
+    counts = {}
+    for key, rec in zip(keys.tolist(), record.tolist()):
+        counts[key, rec] = counts.get((key, rec), 0) + 1
+    want = [i for i, (key, rec) in enumerate(zip(keys.tolist(), record.tolist()))
+            if max_freq == 0 or counts[key, rec] <= max_freq]
+    got_keys, got_pos = drop_frequent(keys.copy(), pos.copy(), starts, max_freq)
+    assert np.array_equal(got_keys, keys[want]) and np.array_equal(got_pos, pos[want])
+    assert got_pos.dtype == pos.dtype
