@@ -21,6 +21,8 @@
 
 enum { FROM_DIAG = 0, FROM_E = 1, FROM_F = 2, E_OPEN = 4, F_OPEN = 8 };
 enum { DIAG_TOP = 16 }; /* fill_gap's note, within a row: the diagonal scores at least F */
+_Static_assert(E_OPEN == 1 << 2 && F_OPEN == 1 << 3 && DIAG_TOP == 1 << 4 && FROM_E == 1 && FROM_F == 2,
+               "fill_gap's inner cells shift these bits in place");
 static const char OP[4] = {'=', 'X', 'I', 'D'};
 
 static PyObject *released(Py_buffer *b, int n, PyObject *result) {
@@ -257,15 +259,18 @@ static int64_t fill_gap(const fill_job *f, int64_t g, uint8_t *dir, int32_t *hro
                 const int32_t diag = hrow[d] + (a == r[at + d] && a < 4 ? match : mismatch);
                 mrow[d] = diag >= fv ? diag : fv;
                 frow[d] = fv;
-                row[d] = (uint8_t)((fo >= fe ? F_OPEN : 0) | (diag >= fv ? DIAG_TOP : 0));
+                row[d] = (uint8_t)(((fo >= fe) << 3) | ((diag >= fv) << 4));  /* F_OPEN, DIAG_TOP */
             }
             for (int64_t d = d0; d <= d1; d++) {  /* along the row: H = max(mrow, E), ties to the diagonal, then E */
                 const int32_t eo = hleft - go, ee = e - ge, m = mrow[d];
                 e = eo >= ee ? eo : ee;
                 hleft = m >= e ? m : e;
                 hrow[d] = hleft;
-                const uint8_t from = row[d] & DIAG_TOP ? (m >= e ? FROM_DIAG : FROM_E) : (e >= m ? FROM_E : FROM_F);
-                row[d] = (uint8_t)((row[d] & F_OPEN) | (eo >= ee ? E_OPEN : 0) | from);
+                /* the choice without branches: FROM_DIAG 0 or FROM_E 1 where the diagonal tops F, else
+                 * FROM_E 1 or FROM_F 2 */
+                const int top = row[d] >> 4, lt = m < e, gt = m > e;
+                const int from = lt + (top ^ 1) * (1 + gt - lt);
+                row[d] = (uint8_t)((row[d] & F_OPEN) | ((eo >= ee) << 2) | from);
             }
         }
         for (int64_t j = (inner > j0 ? inner : j0) + 1; j <= j1; j++)
