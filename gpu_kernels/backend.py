@@ -204,14 +204,13 @@ class CupyBackend(NumpyBackend):
         if self._ring is None:
             self._ring = PinnedRing()
         slot, buffer = self._ring.take(sum(int(encoded[0].size) for encoded in pages.values()))
-        out, at = {}, 0
-        for name, (data, *small) in pages.items():
-            host = buffer[at:at + data.size]
-            data.get(out=host, blocking=False)
+        hosts, at = {}, 0
+        for name, (data, *_) in pages.items():
+            hosts[name] = buffer[at:at + data.size]
+            data.get(out=hosts[name], blocking=False)
             at += data.size
-            out[name] = (host, *small)
         arrays.settle()  # the copies waited for without the GIL (CuPy holds it in a blocking copy)
-        return {name: (host, *(a.get() for a in small)) for name, (host, *small) in out.items()}, slot
+        return {name: (hosts[name], *(a.get() for a in small)) for name, (_, *small) in pages.items()}, slot
 
     def release_after(self, token, futures) -> None:
         self._ring.hold(token, futures)

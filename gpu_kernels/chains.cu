@@ -8,15 +8,14 @@
 // still end within max_gap before i (x >= floor: x_i - max_gap - the longest HSP): chains.c's scan.
 // The scans read the HSPs' coordinates gathered into the bucket order (xb, xeb, yb, yeb: x, xe, y, ye at
 // each position of byb; cellb: group * span + bucket - the lowest bucket), so a scan reads them in a row;
-// chain_linked and chain_components take a thread a position, so neighbouring threads scan neighbouring
-// runs (a thread an HSP reading through byb took 5x longer on the 150 Mbp pair's 363 M HSPs).
+// chain_components takes a thread a position, so neighbouring threads scan neighbouring runs (a thread an HSP reading through byb took 5x longer on the 150 Mbp pair's 363 M HSPs).
 //
-// chain_linked: which HSPs some link touches (linked_b, by position): those a chain can hold, with the
-//   ones that score min_chain_score alone.
-// chain_components: every valid link j -> i unites j and i (a lock-free union-find over DP indices: a
-//   larger root is hooked onto a smaller one by compare-and-swap, so a component's root is its first
-//   HSP, and finds halve their paths). It runs over the HSPs a chain can hold, a few times fewer than
-//   all, whose parents fit the caches better.
+// chain_components: every valid link j -> i marks both linked (a first pass over all HSPs: those some
+//   link touches, with those scoring min_chain_score alone, are the HSPs a chain can hold) or unites j
+//   and i (a lock-free union-find over DP indices: a larger root is hooked onto a smaller one by
+//   compare-and-swap, so a component's root is its first HSP, and finds halve their paths). The
+//   union-find runs over the HSPs a chain can hold, a few times fewer than all, whose parents fit the
+//   caches better.
 // chain_roots: each HSP's component root.
 // chain_dp: a warp a component, largest first; its HSPs in the DP order, the lanes scanning the
 //   candidates 32 at a time, then the best (value, latest HSP) among them: chains.c's dp_group.
@@ -105,43 +104,20 @@ __device__ __forceinline__ void unite(long long* parent, long long a, long long 
     }
 }
 
-// linked_b[p]: whether the HSP at position p of byb is linked.
-extern "C" __global__ void chain_linked(const long long* xb, const long long* xeb, const long long* yb,
-                                        const long long* yeb, const long long* cellb, const long long* byb,
-                                        const long long* run_lo, const long long* run_hi, long long n, long long span,
-                                        long long max_gap, long long max_shift, long long longest,
-                                        unsigned char* linked_b) {
-    for (long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x; p < n; p += (long long)gridDim.x * blockDim.x) {
-        long long ranges[3][2];
-        candidate_ranges(cellb, byb, run_lo, run_hi, n, span, p, byb[p], ranges);
-        const long long floor_x = xb[p] - max_gap - longest;
-        bool any = false;
-        for (int q = 0; q < 3; ++q)
-            for (long long k = ranges[q][1] - 1; k >= ranges[q][0]; --k) {
-                if (xb[k] < floor_x)
-                    break;
-                long long overlap;
-                if (linkable(xb, xeb, yb, yeb, k, p, max_gap, max_shift, &overlap)) {
-                    linked_b[k] = 1;
-                    any = true;
-                }
-            }
-        if (any)
-            linked_b[p] = 1;
-    }
-}
-
-// parent: over DP indices, parent[i] = i to begin with.
+// Every valid link j -> i of the HSPs a thread a position of byb: with linked_b, both ends marked (by
+// position); with parent (over DP indices, parent[i] = i to begin with), j and i united. Either may be
+// NULL: the first pass over all HSPs only marks, the union-find only unites.
 extern "C" __global__ void chain_components(const long long* xb, const long long* xeb, const long long* yb,
                                             const long long* yeb, const long long* cellb, const long long* byb,
                                             const long long* run_lo, const long long* run_hi, long long n,
                                             long long span, long long max_gap, long long max_shift, long long longest,
-                                            long long* parent) {
+                                            unsigned char* linked_b, long long* parent) {
     for (long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x; p < n; p += (long long)gridDim.x * blockDim.x) {
         const long long i = byb[p];
         long long ranges[3][2];
         candidate_ranges(cellb, byb, run_lo, run_hi, n, span, p, i, ranges);
         const long long floor_x = xb[p] - max_gap - longest;
+        bool any = false;
         long long root = -1;  // i's root as last found: most of i's links join it to what it has joined
         for (int q = 0; q < 3; ++q)
             for (long long k = ranges[q][1] - 1; k >= ranges[q][0]; --k) {
@@ -149,6 +125,11 @@ extern "C" __global__ void chain_components(const long long* xb, const long long
                     break;
                 long long overlap;
                 if (!linkable(xb, xeb, yb, yeb, k, p, max_gap, max_shift, &overlap))
+                    continue;
+                any = true;
+                if (linked_b)
+                    linked_b[k] = 1;
+                if (!parent)
                     continue;
                 const long long j = byb[k];
                 if (root < 0)
@@ -158,6 +139,8 @@ extern "C" __global__ void chain_components(const long long* xb, const long long
                     root = find_root(parent, root);
                 }
             }
+        if (any && linked_b)
+            linked_b[p] = 1;
     }
 }
 

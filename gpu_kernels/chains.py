@@ -27,6 +27,7 @@ from .schema import CHAIN, HSP
 from .seqset import SeqSet, reverse_complement
 
 log = logging.getLogger(__name__)
+NULL = np.uint64(0)  # a kernel's pointer argument left out
 
 
 class _Clock:
@@ -255,8 +256,8 @@ def component_dp(x, xe, y, ye, score, group, bucket, params: Params, clock=None)
     if n:  # which HSPs some link touches
         xb, xeb, yb, yeb, cellb, byb, _, run_lo, run_hi, span = bucket_order(x, xe, y, ye, group, bucket)
         linked_b = cp.zeros(n, dtype=cp.uint8)
-        kernel("chains.cu", "chain_linked")((blocks(n),), (BLOCK,), (
-            xb, xeb, yb, yeb, cellb, byb, run_lo, run_hi, cp.int64(n), cp.int64(span), *links, linked_b))
+        kernel("chains.cu", "chain_components")((blocks(n),), (BLOCK,), (
+            xb, xeb, yb, yeb, cellb, byb, run_lo, run_hi, cp.int64(n), cp.int64(span), *links, linked_b, NULL))
         linked[byb] = linked_b
         del xb, xeb, yb, yeb, cellb, byb, run_lo, run_hi, linked_b
         settle()
@@ -274,7 +275,7 @@ def component_dp(x, xe, y, ye, score, group, bucket, params: Params, clock=None)
         xb, xeb, yb, yeb, cellb, byb, place, run_lo, run_hi, span = ordered
         parent = cp.arange(k, dtype=cp.int64)
         kernel("chains.cu", "chain_components")((blocks(k),), (BLOCK,), (
-            xb, xeb, yb, yeb, cellb, byb, run_lo, run_hi, cp.int64(k), cp.int64(span), *links, parent))
+            xb, xeb, yb, yeb, cellb, byb, run_lo, run_hi, cp.int64(k), cp.int64(span), *links, NULL, parent))
         kernel("chains.cu", "chain_roots")((blocks(k),), (BLOCK,), (parent, cp.int64(k), root))
         del parent
     del x, xe, y, ye, group, bucket

@@ -213,16 +213,16 @@ def write_table(path: str, table: dict, backend: NumpyBackend, qnames, qlens, rn
             return table_pages({name: columns[name][at:at + step] for name in columns}, backend, row_group_rows,
                                record, names)
 
-        def write(columns: dict, names: tuple, add) -> None:
+        def write(columns: dict, names: tuple, later: bool) -> None:
             for at in range(0, n, step):
                 pages, token = backend.pages_to_host(encoded(columns, names, at))
-                backend.release_after(token, add(pages, min(step, n - at)))
+                backend.release_after(token, writer.write_pages(pages, min(step, n - at), later))
 
         waits = {name: begin() for name, begin in late.items()}
         with backend.urgent() if waits else contextlib.nullcontext():  # ahead of the late columns' kernels
-            write(table, writer.early, writer.write_pages)
+            write(table, writer.early, False)
         for name, wait in waits.items():
-            write({name: wait()}, (name,), writer.write_late_pages)
+            write({name: wait()}, (name,), True)
         if last:
             backend.release_pages()
 

@@ -281,7 +281,7 @@ def test_a_late_column_after_the_row_groups_reads_as_written(tmp_path):
             writer.write_pages(table_pages(part, backend, group, HSP_CHAINED, writer.early), min(2 * group, n - at))
         for at in range(0, n, 3 * group):
             part = {"chain": table["chain"][at:at + 3 * group]}
-            writer.write_late_pages(table_pages(part, backend, group, HSP_CHAINED, ("chain",)), min(3 * group, n - at))
+            writer.write_pages(table_pages(part, backend, group, HSP_CHAINED, ("chain",)), min(3 * group, n - at), late=True)
     meta = pq.ParquetFile(path).metadata
     assert meta.num_row_groups == -(-n // group) and meta.schema.names == list(HSP_CHAINED.names)
     last_early = max(meta.row_group(meta.num_row_groups - 1).column(i).data_page_offset for i in range(len(HSP.names)))

@@ -101,7 +101,7 @@ class HspWriter:
                  record: Record = HSP, late: tuple = ()):
         self.path, self.row_group_rows, self.rows, self.groups = path, row_group_rows, 0, 0
         self.record = record
-        # the columns write() and write_pages() take; those in `late` come by write_late_pages
+        # the columns write() and write_pages() take; those in `late` come by write_pages(late=True)
         self.early = tuple(name for name in record.names if name not in late)
         self._late_group = 0  # the row group the next late chunk belongs to
         self.threads = threads or default_threads()
@@ -132,25 +132,19 @@ class HspWriter:
         for at in range(0, n, self.row_group_rows):
             self._submit(self._encode, {name: column[at:at + self.row_group_rows] for name, column in columns.items()})
 
-    def write_pages(self, pages: dict, rows: int) -> list:
+    def write_pages(self, pages: dict, rows: int, late: bool = False) -> list:
         """Append rows already encoded by a backend's delta_pages (host arrays; one tuple per column,
         row groups of row_group_rows): the pages are compressed on the worker threads. Returns the
-        futures of that work: the pages' arrays are read until they are done."""
+        futures of that work: the pages' arrays are read until they are done. late: pages of the late
+        columns only, once every row group's other columns have been given: their chunks go after
+        them, row group by row group from the first."""
         futures = []
         for g in range(-(-rows // self.row_group_rows)):
             count = min(self.row_group_rows, rows - g * self.row_group_rows)
-            futures.append(self._submit(self._pack, {name: _group(column, g) for name, column in pages.items()}, count))
-        return futures
-
-    def write_late_pages(self, pages: dict, rows: int) -> list:
-        """write_pages for late columns (pages of those only), once every row group's other columns
-        have been given: their chunks go after them, row group by row group from the first."""
-        futures = []
-        for g in range(-(-rows // self.row_group_rows)):
-            count = min(self.row_group_rows, rows - g * self.row_group_rows)
+            group = self._late_group if late else None
+            self._late_group += late
             futures.append(self._submit(self._pack, {name: _group(column, g) for name, column in pages.items()}, count,
-                                        group=self._late_group))
-            self._late_group += 1
+                                        group=group))
         return futures
 
     def copy_row_groups(self, path: str) -> None:
@@ -276,10 +270,10 @@ class HspWriter:
                 raise RuntimeError(f"{self.path}: row group {ordinal} lacks columns "
                                    f"{sorted(set(self.record.names) - set(named))}")
             chunks = [named[name] for name in self.record.names]
-            starts = [min(T.field(m, n)[2] for n in (9, 11) if T.has_field(m, n)) for m in chunks]
             entries.append([
                 [1, T.LIST, [T.STRUCT, [[[2, T.I64, 0], [3, T.STRUCT, meta]] for meta in chunks]]],
-                [2, T.I64, sum(T.field(meta, 6)[2] for meta in chunks)], [3, T.I64, rows], [5, T.I64, min(starts)],
+                [2, T.I64, sum(T.field(meta, 6)[2] for meta in chunks)], [3, T.I64, rows],
+                [5, T.I64, min(_chunk_start(meta) for meta in chunks)],
                 [6, T.I64, sum(T.field(meta, 7)[2] for meta in chunks)], [7, T.I16, ordinal]])
         return entries
 
@@ -347,11 +341,10 @@ def row_groups(source, record: Record, name: str):
         chunks = [T.field(chunk, 3)[2] for chunk in T.field(group, 1)[2][1]]
         if tuple(T.field(meta, 3)[2][1][0].decode() for meta in chunks) != record.names:
             raise InputError(f"not a {record.name} table of this version (columns differ)", name)
-        # a chunk begins at its dictionary page where it has one, else at its first data page; the
-        # chunks are read one by one (a late column's are not next to the others) and laid end to end
+        # the chunks are read one by one (a late column's are not next to the others), laid end to end
         pieces, size = [], 0
         for meta in chunks:
-            first = min(T.field(meta, n)[2] for n in (9, 11) if T.has_field(meta, n))
+            first = _chunk_start(meta)
             length = T.field(meta, 7)[2]
             for number in _OFFSETS:  # offsets from the start of the pieces, as _splice takes them
                 if T.has_field(meta, number):
@@ -360,6 +353,14 @@ def row_groups(source, record: Record, name: str):
             pieces.append(source.read(length))
             size += length
         yield pieces, size, chunks, T.field(group, 3)[2]
+
+
+def _chunk_start(meta) -> int:
+    """Where a column chunk (its ColumnMetaData) begins: at its dictionary page where it has one, else
+    at its first data page."""
+    from .. import thrift as T
+
+    return min(T.field(meta, n)[2] for n in (9, 11) if T.has_field(meta, n))
 
 
 def _group(column: tuple, g: int) -> tuple:
