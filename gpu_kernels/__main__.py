@@ -193,6 +193,10 @@ def engine_options(cmd: argparse.ArgumentParser, d: dict) -> None:
                           help="drop chains scoring less (default %(default)s)")
     chaining.add_argument("--block-drop", type=int, default=d["block_drop"],
                           help="cut a chain's block where its columns' score drops this far, 0 never (default %(default)s)")
+    chaining.add_argument("--block-mismatch", type=int, default=d["block_mismatch"],
+                          help="a mismatch's score where a block is read for drops (default %(default)s)")
+    chaining.add_argument("--block-tandem", type=int, default=d["block_tandem"],
+                          help="leave out tandem runs this long at a block piece's ends, 0 never (default %(default)s)")
     tiling = cmd.add_argument_group("tiling")
     tiling.add_argument("--tile-bytes", type=int, default=d["tile_bytes"], help="memory budget of the seeds held at once: a GPU tile's, a CPU batch's (0: half the free GPU memory, 256 MiB on the CPU)")
     cmd.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="auto",
@@ -276,7 +280,8 @@ def params_of(args: argparse.Namespace) -> Params:
                   mismatch=args.mismatch, n_score=args.n_score, xdrop=args.xdrop, max_freq=args.max_freq,
                   strands=args.strands, tile_bytes=args.tile_bytes, max_gap=args.max_gap, max_shift=args.max_shift,
                   chain_gap_open=args.chain_gap_open, chain_gap_extend=args.chain_gap_extend,
-                  min_chain_score=args.min_chain_score, block_drop=args.block_drop)
+                  min_chain_score=args.min_chain_score, block_drop=args.block_drop,
+                  block_mismatch=args.block_mismatch, block_tandem=args.block_tandem)
     values.update({name: getattr(args, name) for name in ALIGN_OPTIONS if hasattr(args, name)})
     return Params(**values)
 

@@ -12,8 +12,8 @@
  * backbone: chains in order, kept where more than half of their aligned bases are new on both
  * genomes (a bit a base of each genome).
  * chain_seams, chain_pieces: the chains' blocks as written: each seam between two overlapping HSPs of
- * a chain put where their columns score best (once a seam), then each block cut at its drops
- * (tests/oracle_chains.refine). */
+ * a chain put where their columns score best (once a seam), then each block cut at its drops and
+ * each piece's ends moved past tandem runs (tests/oracle_chains.refine). */
 #include "cpu.h"
 
 #include <stdlib.h>
@@ -371,7 +371,8 @@ typedef struct {
     const int64_t *qpos, *rpos, *x0, *xe, *y0, *trim;
     const uint8_t *seam;            /* seam[b]: b overlapped the block before it, so a seam lies between them */
     const int8_t *strand;
-    int64_t n, match, mismatch, n_score, drop;
+    int64_t n, match, mismatch, n_score, drop, block_mismatch, tandem;
+    const uint8_t *plain;           /* plain[b]: b's pieces keep their tandem runs (its chain would lose all) */
     int64_t *start, *end;           /* each block's query start and end once its seams are placed */
     int64_t *count;                 /* count mode: pieces a block; fill mode: where its first goes */
     int64_t *pblock, *px0, *pxe, *pids;
@@ -382,6 +383,66 @@ static inline int64_t column_score(const refine_job *j, uint8_t a, uint8_t b) {
     if (a == N_CODE || b == N_CODE)
         return j->n_score;
     return a == b ? j->match : j->mismatch;
+}
+
+/* A column's score where a block is read for drops. */
+static inline int64_t block_score(const refine_job *j, uint8_t a, uint8_t b) {
+    if (a == N_CODE || b == N_CODE)
+        return j->n_score;
+    return a == b ? j->match : j->block_mismatch;
+}
+
+/* Whether query base i repeats the one unit before it (borders and N stop a tandem run). */
+static inline int repeats(const uint8_t *q, int64_t i, int unit) { return q[i] < 4 && q[i] == q[i - unit]; }
+
+/* The tandem runs (units of 1 to TANDEM_UNIT, at least `least` bases) that hold query position x:
+ * whether any does, and where the first of them starts and the last ends. A run of a unit holds x
+ * when its repeated bases reach into [x, x + unit]. */
+static int tandem_span(const uint8_t *q, int64_t x, int64_t least, int64_t *start, int64_t *end) {
+    int found = 0;
+    for (int unit = 1; unit <= TANDEM_UNIT; unit++) {
+        for (int64_t i = x; i <= x + unit;) {
+            if (!repeats(q, i, unit)) {
+                i++;
+                continue;
+            }
+            int64_t u = i, v = i + 1;
+            while (repeats(q, u - 1, unit))
+                u--;
+            while (repeats(q, v, unit))
+                v++;
+            if (v - u + unit >= least) {
+                *start = found && *start < u - unit ? *start : u - unit;
+                *end = found && *end > v ? *end : v;
+                found = 1;
+            }
+            i = v + 1;
+        }
+    }
+    return found;
+}
+
+/* A piece [*from, *to) with its ends moved past tandem runs: its start to the first with none in the
+ * TANDEM_FLANK columns from it, its end to the last with none in the TANDEM_FLANK before it. Whether
+ * anything is left. */
+static int past_tandems(const uint8_t *q, int64_t least, int64_t *from, int64_t *to) {
+    int64_t a = *from, z = *to, s, e;
+    for (int64_t t = a; t < a + TANDEM_FLANK && t < z;) {
+        if (tandem_span(q, t, least, &s, &e))
+            a = t = e;
+        else
+            t++;
+    }
+    if (a >= z)
+        return 0;
+    for (int64_t t = z - 1; t >= z - TANDEM_FLANK && t >= a;) {
+        if (tandem_span(q, t, least, &s, &e))
+            z = s, t = s - 1;
+        else
+            t--;
+    }
+    *from = a, *to = z;
+    return z > a;
 }
 
 /* The codes of block b's query and of its reference strand, indexed by query position: the
@@ -427,10 +488,13 @@ static void seams_part(void *arg, int t, int threads) {
     }
 }
 
-/* A piece [from, to) of block b (query positions), counted, and written in fill mode. */
+/* A piece [from, to) of block b (query positions), its ends moved past tandem runs; counted, and
+ * written in fill mode, unless nothing is left of it. */
 static inline void piece(refine_job *j, int64_t b, int64_t from, int64_t to, int64_t *pieces, int64_t *at) {
+    const uint8_t *q = query_of(j, b), *r = reference_of(j, b);
+    if (j->tandem && !(j->plain && j->plain[b]) && !past_tandems(q, j->tandem, &from, &to))
+        return;
     if (j->fill) {
-        const uint8_t *q = query_of(j, b), *r = reference_of(j, b);
         int64_t ids = 0;
         for (int64_t k = from; k < to; k++)
             ids += q[k] == r[k] && q[k] != N_CODE;
@@ -447,33 +511,34 @@ static void pieces_part(void *arg, int t, int threads) {
     for (size_t b = lo; b < hi; b++) {
         const uint8_t *q = query_of(j, (int64_t)b), *r = reference_of(j, (int64_t)b);
         const int64_t first = j->start[b], last = j->end[b];
-        int64_t pieces = 0, at = j->fill ? j->count[b] : 0;
+        int64_t pieces = 0, kept = 0, at = j->fill ? j->count[b] : 0;
         int64_t seg = first, peak = first, high = 0, score = 0, i = first;
         while (i < last) {
-            score += column_score(j, q[i], r[i]);
+            score += block_score(j, q[i], r[i]);
             i++;
             if (score > high) {
                 high = score, peak = i;
             } else if (j->drop && score <= high - j->drop) {
-                /* a drop: from the peak to its lowest point before the score rises drop above it */
+                /* a drop: from the peak to the last place of its lowest point before the score
+                 * rises drop above it */
                 int64_t low = score, bottom = i, k = i, run = score;
                 while (k < last) {
-                    run += column_score(j, q[k], r[k]);
+                    run += block_score(j, q[k], r[k]);
                     k++;
                     if (run >= low + j->drop)
                         break;
-                    if (run < low)
+                    if (run <= low)
                         low = run, bottom = k;
                 }
                 if (peak > seg)
-                    piece(j, (int64_t)b, seg, peak, &pieces, &at);
+                    piece(j, (int64_t)b, seg, peak, &pieces, &at), kept++;
                 seg = peak = i = bottom;
                 high = score = low;
             }
         }
         if (last > seg)
             piece(j, (int64_t)b, seg, last, &pieces, &at);
-        else if (pieces == 0) /* a block cut whole is kept whole: every chain keeps all its blocks */
+        else if (kept == 0) /* a block cut whole is kept whole */
             piece(j, (int64_t)b, first, last, &pieces, &at);
         if (!j->fill)
             j->count[b] = pieces;
@@ -482,10 +547,11 @@ static void pieces_part(void *arg, int t, int threads) {
 
 /* chain_seams(q, rf, rr, qpos, rpos, x0, xe, y0, trim, seam, strand, match, mismatch, n_score, start,
  * end, threads): each block's query start and end once the seams between overlapping blocks are
- * placed. chain_pieces(q, rf, rr, qpos, rpos, x0, y0, start, end, strand, match, mismatch, n_score,
- * drop, count, fill, pblock, px0, pxe, pids, threads): the pieces of every block cut at its drops,
- * counted (count[b]) or written from count[b] on: each piece's block, query start and end on the
- * block's diagonal, and identical columns. Blocks in chain order, with the start of each in the
+ * placed. chain_pieces(q, rf, rr, qpos, rpos, x0, y0, start, end, strand, plain, match, block_mismatch,
+ * n_score, drop, tandem, count, fill, pblock, px0, pxe, pids, threads): the pieces of every block cut
+ * at its drops, their ends moved past tandem runs of at least `tandem` bases (0: none; plain[b]: not
+ * b's), counted (count[b]) or written from count[b] on: each piece's block, query start and end on
+ * the block's diagonal, and identical columns. Blocks in chain order, with the start of each in the
  * query codes and in the codes of its strand. */
 PyObject *py_chain_seams(PyObject *self, PyObject *args) {
     Py_buffer b[13];
@@ -500,7 +566,7 @@ PyObject *py_chain_seams(PyObject *self, PyObject *args) {
         ok = k == 9 || k == 10 || check_items(&b[k], "chain_seams", 8, n);
     if (ok) {
         refine_job j = {b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[5].buf, b[6].buf, b[7].buf, b[8].buf,
-                        b[9].buf, b[10].buf, n, match, mismatch, n_score, 0, b[11].buf, b[12].buf};
+                        b[9].buf, b[10].buf, n, match, mismatch, n_score, 0, 0, 0, NULL, b[11].buf, b[12].buf};
         Py_BEGIN_ALLOW_THREADS
         run_parallel(seams_part, &j, threads < 1 ? 1 : threads);
         Py_END_ALLOW_THREADS
@@ -509,25 +575,26 @@ PyObject *py_chain_seams(PyObject *self, PyObject *args) {
 }
 
 PyObject *py_chain_pieces(PyObject *self, PyObject *args) {
-    Py_buffer b[15];
-    long long match, mismatch, n_score, drop;
+    Py_buffer b[16];
+    long long match, block_mismatch, n_score, drop, tandem;
     int fill, threads;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*LLLLw*pw*w*w*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
-                          &b[6], &b[7], &b[8], &b[9], &match, &mismatch, &n_score, &drop, &b[10], &fill, &b[11],
-                          &b[12], &b[13], &b[14], &threads))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*LLLLLw*pw*w*w*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+                          &b[6], &b[7], &b[8], &b[9], &b[10], &match, &block_mismatch, &n_score, &drop, &tandem,
+                          &b[11], &fill, &b[12], &b[13], &b[14], &b[15], &threads))
         return NULL;
     const int64_t n = b[3].len / 8;
-    int ok = drop >= 0 && check_items(&b[9], "chain_pieces", 1, n) && check_items(&b[10], "chain_pieces", 8, n);
+    int ok = drop >= 0 && tandem >= 0 && check_items(&b[9], "chain_pieces", 1, n) &&
+             check_items(&b[10], "chain_pieces", 1, n) && check_items(&b[11], "chain_pieces", 8, n);
     for (int k = 4; k < 9 && ok; k++)
         ok = check_items(&b[k], "chain_pieces", 8, n);
     if (!ok)
-        return release_buffers(b, 15, PyErr_Occurred() ? 0 : (PyErr_SetString(PyExc_ValueError, "chain_pieces"), 0));
+        return release_buffers(b, 16, PyErr_Occurred() ? 0 : (PyErr_SetString(PyExc_ValueError, "chain_pieces"), 0));
     /* xe, trim and seam are the seams' pass's only */
     refine_job j = {b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[5].buf, NULL, b[6].buf, NULL, NULL,
-                    b[9].buf, n, match, mismatch, n_score, drop, b[7].buf, b[8].buf, b[10].buf, b[11].buf,
-                    b[12].buf, b[13].buf, b[14].buf, fill};
+                    b[9].buf, n, match, 0, n_score, drop, block_mismatch, tandem, b[10].buf, b[7].buf, b[8].buf,
+                    b[11].buf, b[12].buf, b[13].buf, b[14].buf, b[15].buf, fill};
     Py_BEGIN_ALLOW_THREADS
     run_parallel(pieces_part, &j, threads < 1 ? 1 : threads);
     Py_END_ALLOW_THREADS
-    return release_buffers(b, 15, 1);
+    return release_buffers(b, 16, 1);
 }

@@ -293,21 +293,75 @@ extern "C" __global__ void chain_seams(const unsigned char* qc, const unsigned c
     }
 }
 
-// chains.c's pieces_part: each block's pieces between its drops, counted or written from count[b] on
+// chains.c's repeats, tandem_span and past_tandems: a piece's ends moved past tandem runs
+__device__ __forceinline__ bool repeats(const unsigned char* q, long long i, int unit) {
+    return q[i] < 4 && q[i] == q[i - unit];
+}
+
+__device__ bool tandem_span(const unsigned char* q, long long x, long long least, long long* start, long long* end) {
+    bool found = false;
+    for (int unit = 1; unit <= TANDEM_UNIT; unit++) {
+        for (long long i = x; i <= x + unit;) {
+            if (!repeats(q, i, unit)) {
+                i++;
+                continue;
+            }
+            long long u = i, v = i + 1;
+            while (repeats(q, u - 1, unit))
+                u--;
+            while (repeats(q, v, unit))
+                v++;
+            if (v - u + unit >= least) {
+                *start = found && *start < u - unit ? *start : u - unit;
+                *end = found && *end > v ? *end : v;
+                found = true;
+            }
+            i = v + 1;
+        }
+    }
+    return found;
+}
+
+__device__ bool past_tandems(const unsigned char* q, long long least, long long* from, long long* to) {
+    long long a = *from, z = *to, s, e;
+    for (long long t = a; t < a + TANDEM_FLANK && t < z;) {
+        if (tandem_span(q, t, least, &s, &e))
+            a = t = e;
+        else
+            t++;
+    }
+    if (a >= z)
+        return false;
+    for (long long t = z - 1; t >= z - TANDEM_FLANK && t >= a;) {
+        if (tandem_span(q, t, least, &s, &e))
+            z = s, t = s - 1;
+        else
+            t--;
+    }
+    *from = a, *to = z;
+    return z > a;
+}
+
+// chains.c's pieces_part: each block's pieces between its drops, their ends past tandem runs,
+// counted or written from count[b] on
 extern "C" __global__ void chain_pieces(const unsigned char* qc, const unsigned char* rf, const unsigned char* rr,
                                         const long long* qpos, const long long* rpos, const long long* x0,
                                         const long long* y0, const long long* start, const long long* end,
-                                        const signed char* strand, long long n, long long match, long long mismatch,
-                                        long long n_score, long long drop, long long* count, int fill,
-                                        long long* pblock, long long* px0, long long* pxe, long long* pids) {
+                                        const signed char* strand, const unsigned char* plain, long long n,
+                                        long long match, long long block_mismatch, long long n_score, long long drop,
+                                        long long tandem, long long* count, int fill, long long* pblock,
+                                        long long* px0, long long* pxe, long long* pids) {
     for (long long b = blockIdx.x * (long long)blockDim.x + threadIdx.x; b < n;
          b += (long long)gridDim.x * blockDim.x) {
         const unsigned char* q = qc + (qpos[b] - x0[b]);
         const unsigned char* r = (strand[b] ? rr : rf) + (rpos[b] - y0[b]) - (x0[b] - y0[b]);
         const long long first = start[b], last = end[b];
-        long long pieces = 0, at = fill ? count[b] : 0;
+        const long long least = plain[b] ? 0 : tandem;
+        long long pieces = 0, kept = 0, at = fill ? count[b] : 0;
         long long seg = first, peak = first, high = 0, score = 0, i = first;
         auto piece = [&](long long from, long long to) {
+            if (least && !past_tandems(q, least, &from, &to))
+                return;
             if (fill) {
                 long long ids = 0;
                 for (long long k = from; k < to; k++)
@@ -318,29 +372,29 @@ extern "C" __global__ void chain_pieces(const unsigned char* qc, const unsigned 
             pieces++;
         };
         while (i < last) {
-            score += column_score(q[i], r[i], match, mismatch, n_score);
+            score += column_score(q[i], r[i], match, block_mismatch, n_score);
             i++;
             if (score > high) {
                 high = score, peak = i;
             } else if (drop && score <= high - drop) {
                 long long low = score, bottom = i, k = i, run = score;
                 while (k < last) {
-                    run += column_score(q[k], r[k], match, mismatch, n_score);
+                    run += column_score(q[k], r[k], match, block_mismatch, n_score);
                     k++;
                     if (run >= low + drop)
                         break;
-                    if (run < low)
+                    if (run <= low)
                         low = run, bottom = k;
                 }
                 if (peak > seg)
-                    piece(seg, peak);
+                    piece(seg, peak), kept++;
                 seg = peak = i = bottom;
                 high = score = low;
             }
         }
         if (last > seg)
             piece(seg, last);
-        else if (pieces == 0)
+        else if (kept == 0)
             piece(first, last);
         if (!fill)
             count[b] = pieces;

@@ -34,14 +34,16 @@ MEM_LIGHT = 64        # candidate pairs a query word's own thread walks in match
 MEM_CHUNK = 4096      # candidate pairs of such a word one block of matches.cu walks
 DELTA_BLOCK = 128     # Parquet DELTA_BINARY_PACKED: deltas a block (pages.py and pages.cu)
 MINIBLOCKS = 4        # miniblocks a block
+TANDEM_UNIT = 6       # chains' blocks: the longest unit of a tandem run (README "What a chain is", 6)
+TANDEM_FLANK = 10     # and the columns at a piece's ends in which one is looked for
 
 assert 32 * PER_LANE <= GAP
 
 DEFINES = {"BORDER": BORDER, "N_CODE": N_CODE, "BLOCK": BLOCK, "SCAN_ITEMS": SCAN_ITEMS, "SELECT_ITEMS": SELECT_ITEMS,
            "PER_LANE": PER_LANE, "MEM_LIGHT": MEM_LIGHT, "MEM_CHUNK": MEM_CHUNK, "DELTA_BLOCK": DELTA_BLOCK,
-           "MINIBLOCKS": MINIBLOCKS}
+           "MINIBLOCKS": MINIBLOCKS, "TANDEM_UNIT": TANDEM_UNIT, "TANDEM_FLANK": TANDEM_FLANK}
 # The ones the compiled CPU code (cpu.h) reads too: native.py passes them to the C compiler.
-C_DEFINES = {"BORDER": BORDER, "N_CODE": N_CODE}
+C_DEFINES = {"BORDER": BORDER, "N_CODE": N_CODE, "TANDEM_UNIT": TANDEM_UNIT, "TANDEM_FLANK": TANDEM_FLANK}
 
 # Machine code for sm_80 (also runs on sm_86/89), sm_90, sm_100 and sm_120, those the nvcc at hand
 # knows, and PTX of the newest of them that the driver compiles for anything later. extend.cu needs

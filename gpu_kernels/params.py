@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 
 from .errors import InputError
+from .kernels import TANDEM_UNIT
 
 
 @dataclass(frozen=True)
@@ -101,13 +102,19 @@ class Chaining:
     chain_gap_extend: int = 1    # and of each base it shifts by
     chain_gap_base: int = 1      # hundredths of a score point a base of the gap costs (unaligned bases)
     min_chain_score: int = 300   # chains scoring less are dropped (a lone repeat hit scores 50-300)
-    block_drop: int = 5          # a chain block is cut where its columns' score drops this far (0: never)
+    block_drop: int = 7          # a chain block is cut where its columns' score drops this far (0: never)
+    block_mismatch: int = -2     # a mismatch's score in that reading (a match scores `match`)
+    block_tandem: int = 16       # tandem runs this long at a block piece's ends are left out (0: never)
 
     def __post_init__(self) -> None:
         for name in ("max_gap", "chain_gap_open", "chain_gap_extend", "chain_gap_base", "min_chain_score",
-                     "block_drop"):
+                     "block_drop", "block_tandem"):
             if getattr(self, name) < 0:
                 raise InputError(f"{name} = {getattr(self, name)} is negative")
+        if self.block_mismatch >= 0:
+            raise InputError(f"block_mismatch = {self.block_mismatch} must be negative")
+        if 0 < self.block_tandem < 2 * TANDEM_UNIT:
+            raise InputError(f"block_tandem = {self.block_tandem} must be 0 or at least {2 * TANDEM_UNIT}")
         if self.max_shift < 1:
             raise InputError(f"max_shift = {self.max_shift} must be at least 1")
 

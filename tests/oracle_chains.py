@@ -111,10 +111,45 @@ def column_score(a: int, b: int, p) -> int:
     return p.match if a == b else p.mismatch
 
 
+TANDEM_UNIT, TANDEM_FLANK = 6, 10
+
+
+def tandem(q, least: int) -> list[bool]:
+    """Whether each position of the codes q lies in a tandem run: a stretch of at least `least`
+    ACGT bases, each base from the unit's length (1 to TANDEM_UNIT) on equal to the one that many
+    before it."""
+    inside = [False] * len(q)
+    for unit in range(1, TANDEM_UNIT + 1):
+        for s in range(len(q)):
+            e = s  # the longest such stretch from s
+            while e < len(q) and q[e] < 4 and (e < s + unit or q[e] == q[e - unit]):
+                e += 1
+            if e - s >= least:
+                for i in range(s, e):
+                    inside[i] = True
+    return inside
+
+
+def block_score(a: int, b: int, p) -> int:
+    """A column's score where a block is read for drops: a mismatch scores block_mismatch."""
+    if a == 4 or b == 4:
+        return p.n_score
+    return p.match if a == b else p.block_mismatch
+
+
 def refine(blocks: list, q, r, p) -> list:
     """A chain's blocks as written (README "What a chain is", 6). blocks: (x0, xe, y0, ye, trim) of its
     members in chain order, trimmed at their starts; q: the query record's codes, r: the codes of the
     reference record's strand of the chain. Returns the pieces (x0, xe, y0, ye, identities)."""
+    pieces = _refine(blocks, q, r, p, p.block_tandem)
+    if p.block_tandem and not pieces:  # a chain all tandem runs keeps its pieces
+        pieces = _refine(blocks, q, r, p, 0)
+    return pieces
+
+
+def _refine(blocks: list, q, r, p, least: int) -> list:
+    """refine with tandem runs of at least `least` bases left out at the pieces' ends (0: none)."""
+    inside = tandem(q, least) if least else [False] * len(q)
     starts = [x0 for x0, *_ in blocks]
     ends = [xe for _, xe, *_ in blocks]
     for k in range(1, len(blocks)):
@@ -135,7 +170,7 @@ def refine(blocks: list, q, r, p) -> list:
     pieces = []
     for (x0, _, y0, _, _), s, e in zip(blocks, starts, ends):
         d = x0 - y0
-        cols = [column_score(q[t], r[t - d], p) for t in range(s, e)]
+        cols = [block_score(q[t], r[t - d], p) for t in range(s, e)]
         score = [0]
         for v in cols:
             score.append(score[-1] + v)
@@ -151,7 +186,7 @@ def refine(blocks: list, q, r, p) -> list:
                 for k in range(i + 1, n + 1):
                     if score[k] >= score[bottom] + p.block_drop:
                         break
-                    if score[k] < score[bottom]:
+                    if score[k] <= score[bottom]:
                         bottom = k
                 if peak > seg:
                     kept.append((seg, peak))
@@ -161,6 +196,12 @@ def refine(blocks: list, q, r, p) -> list:
         elif not kept:  # cut whole: kept whole
             kept.append((0, n))
         for a, z in kept:
-            ids = sum(q[t] == r[t - d] and q[t] != 4 for t in range(s + a, s + z))
-            pieces.append((s + a, s + z, s + a - d, s + z - d, ids))
+            a, z = s + a, s + z
+            # the piece's ends move past tandem runs: to the first start with none in the next
+            # TANDEM_FLANK columns, the last end with none in the TANDEM_FLANK before it
+            a = next((t for t in range(a, z) if not any(inside[t:min(t + TANDEM_FLANK, z)])), z)
+            z = next((t for t in range(z, a, -1) if not any(inside[max(t - TANDEM_FLANK, a):t])), a)
+            if z > a:
+                ids = sum(q[t] == r[t - d] and q[t] != 4 for t in range(a, z))
+                pieces.append((a, z, a - d, z - d, ids))
     return pieces

@@ -252,11 +252,17 @@ def test_the_hsp_table_of_a_run_with_chains_holds_each_hsps_chain(tmp_path):
 def refine_case(seed: int, records: int):
     """(query, reference): records pairs of 2-4 kb sequences from one ancestor each, the query 2-15 %
     diverged with indels (close pairs of them make ungapped HSPs run across shifted stretches), N
-    runs, some reference records stored reverse-complemented, and a repeat copied into another."""
+    runs, tandem runs (units of 1-6 bases) that the indels make differ in length, some reference
+    records stored reverse-complemented, and a repeat copied into another."""
     rng = np.random.default_rng(seed)
     qseqs, rseqs = [], []
     for _ in range(records):
         ancestor = rng.integers(0, 4, int(rng.integers(2000, 4000))).astype(np.uint8)
+        for _ in range(int(rng.integers(0, 5))):
+            unit = rng.integers(0, 4, int(rng.integers(1, 7))).astype(np.uint8)
+            size = int(rng.integers(10, 90))
+            at = int(rng.integers(0, ancestor.size - size))
+            ancestor[at:at + size] = np.tile(unit, size // unit.size + 1)[:size]
         qseq, _ = mutated(rng, ancestor, float(rng.choice([0.02, 0.08, 0.15])), float(rng.choice([0.005, 0.02])))
         for at in sorted(rng.integers(0, qseq.size - 40, qseq.size // 250))[::-1]:  # shifted stretches
             span = int(rng.integers(4, 30))  # a base deleted, one inserted span bases on
@@ -288,15 +294,18 @@ def refined_by_the_oracle(query, reference, chains: dict, blocks: dict, params: 
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10**6), records=st.integers(1, 3), drop=st.sampled_from([0, 1, 3, 5, 20]),
-       mismatch=st.sampled_from([-1, -3]))
-def test_refined_blocks_equal_the_oracle(seed, records, drop, mismatch):
-    """Seams between overlapping HSPs and the blocks' drops (chains.refine_blocks) as the oracle
-    places them, and the chains' spans, aligned bases and identities from the pieces."""
+@given(seed=st.integers(0, 10**6), records=st.integers(1, 3), drop=st.sampled_from([0, 1, 3, 5, 7, 20]),
+       mismatch=st.sampled_from([-1, -3]), block_mismatch=st.sampled_from([-1, -2, -3]),
+       tandem=st.sampled_from([0, 12, 16, 30]))
+def test_refined_blocks_equal_the_oracle(seed, records, drop, mismatch, block_mismatch, tandem):
+    """Seams between overlapping HSPs, the blocks' drops and the pieces' ends past tandem runs
+    (chains.refine_blocks) as the oracle places them, and the chains' spans, aligned bases and
+    identities from the pieces."""
     from gpu_kernels.chains import refine_blocks
 
     query, reference = refine_case(seed, records)
-    params = Params(k=12, min_len=24, mismatch=mismatch, min_chain_score=30, block_drop=drop)
+    params = Params(k=12, min_len=24, mismatch=mismatch, min_chain_score=30, block_drop=drop,
+                    block_mismatch=block_mismatch, block_tandem=tandem)
     result = compare(query, reference, params)
     chains, _, members = chain_hsps(result.hsps, query.lengths, reference.lengths, params)
     table, blocks = refine_blocks(chains, members, query, reference, params, threads=3)
@@ -312,6 +321,33 @@ def test_refined_blocks_equal_the_oracle(seed, records, drop, mismatch):
                           blocks["xe"][:-1][~blocks["last"][:-1]])
     assert (blocks["dx"] >= 0).all() and (blocks["dy"] >= 0).all() and (blocks["xe"] > blocks["x0"]).all()
     assert np.array_equal(np.unique(blocks["chain"]), chains["chain"])  # every chain keeps its blocks
+
+
+def test_a_chain_all_in_a_tandem_run_keeps_its_pieces():
+    """Pieces lose the tandem runs at their ends, but a chain whose pieces would all go (a
+    microsatellite's hits on another) keeps them: as the oracle places them, and as with
+    block_tandem 0."""
+    from gpu_kernels.chains import refine_blocks
+
+    rng = np.random.default_rng(5)
+    run = np.tile(np.array([0, 1], dtype=np.uint8), 70)  # (AC)70
+    q = np.concatenate((rng.integers(0, 4, 1500), run, rng.integers(0, 4, 1500))).astype(np.uint8)
+    r = np.concatenate((rng.integers(0, 4, 1000), run, rng.integers(0, 4, 1000))).astype(np.uint8)
+    query, reference = make_seqset(["q"], [q]), make_seqset(["r"], [r])
+    runs = {}
+    for tandem in (0, 16):
+        params = Params(k=12, min_len=24, min_chain_score=30, block_tandem=tandem)
+        result = compare(query, reference, params)
+        chains, _, members = chain_hsps(result.hsps, query.lengths, reference.lengths, params)
+        table, blocks = refine_blocks(chains, members, query, reference, params)
+        want = refined_by_the_oracle(query, reference, chains, members, params)
+        assert list(zip(*(blocks[name].tolist() for name in ("chain", "x0", "xe", "y0", "ye")))) == \
+            [w[:5] for w in want]
+        assert np.array_equal(np.unique(blocks["chain"]), chains["chain"])
+        runs[tandem] = {(c, a, z) for c, a, z in zip(*(blocks[name].tolist() for name in ("chain", "x0", "xe")))}
+    assert chains["chain"].size >= 2
+    inside = {c for c, a, z in runs[0] if a >= 1500 and z <= 1640}  # chains whose pieces all lie in the run
+    assert inside and all({p for p in runs[16] if p[0] == c} == {p for p in runs[0] if p[0] == c} for c in inside)
 
 
 def test_refined_blocks_move_seams_and_cut_drops():

@@ -897,16 +897,18 @@ def test_device_chains_equal_the_host_ones_on_drawn_tables(seed, n, records, max
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 10**6), records=st.integers(1, 3), drop=st.sampled_from([0, 1, 5, 20]),
-       mismatch=st.sampled_from([-1, -3]))
-def test_device_refined_chain_blocks_equal_the_host_ones(seed, records, drop, mismatch):
+@given(seed=st.integers(0, 10**6), records=st.integers(1, 3), drop=st.sampled_from([0, 1, 5, 7, 20]),
+       mismatch=st.sampled_from([-1, -3]), block_mismatch=st.sampled_from([-1, -2, -3]),
+       tandem=st.sampled_from([0, 12, 16]))
+def test_device_refined_chain_blocks_equal_the_host_ones(seed, records, drop, mismatch, block_mismatch, tandem):
     """chains.cu's chain_seams and chain_pieces (a thread a block) place the seams and cut the drops as
     chains.c does (tests/test_chains.py checks that against the oracle), with the device's codes or the
     host's."""
     from gpu_kernels.chains import chain_hsps, refine_blocks, refine_blocks_cupy
 
     query, reference = refine_case(seed, records)
-    params = Params(k=12, min_len=24, mismatch=mismatch, min_chain_score=30, block_drop=drop)
+    params = Params(k=12, min_len=24, mismatch=mismatch, min_chain_score=30, block_drop=drop,
+                    block_mismatch=block_mismatch, block_tandem=tandem)
     result = compare(query, reference, params)
     chains, _, members = chain_hsps(result.hsps, query.lengths, reference.lengths, params)
     want = refine_blocks(chains, members, query, reference, params)
