@@ -376,7 +376,7 @@ typedef struct {
     int64_t *start, *end;           /* each block's query start and end once its seams are placed */
     int64_t *count;                 /* count mode: pieces a block; fill mode: where its first goes */
     int64_t *pblock, *px0, *pxe, *pids;
-    int fill;
+    int fill;                       /* 0: count, 1: fill, 2: count again the plain blocks only */
 } refine_job;
 
 static inline int64_t column_score(const refine_job *j, uint8_t a, uint8_t b) {
@@ -393,7 +393,7 @@ static inline int64_t block_score(const refine_job *j, uint8_t a, uint8_t b) {
 }
 
 /* Whether query base i repeats the one unit before it (borders and N stop a tandem run). */
-static inline int repeats(const uint8_t *q, int64_t i, int unit) { return q[i] < 4 && q[i] == q[i - unit]; }
+static inline int repeats(const uint8_t *q, int64_t i, int unit) { return (q[i] < 4) & (q[i] == q[i - unit]); }
 
 /* The tandem runs (units of 1 to TANDEM_UNIT, at least `least` bases) that hold query position x:
  * whether any does, and where the first of them starts and the last ends. A run of a unit holds x
@@ -422,11 +422,36 @@ static int tandem_span(const uint8_t *q, int64_t x, int64_t least, int64_t *star
     return found;
 }
 
+/* Whether a tandem run holds any query position in [lo, hi): a run of a unit holds one there when
+ * least - unit (`need`) of its repeated bases in a row reach into [lo, hi - 1 + unit]. Such a row has
+ * `need` of them within need - 1 of that stretch, so one base in every `need` is looked at there, and
+ * the row found is followed only from a repeated one (most windows hold no run). */
+static int any_tandem(const uint8_t *q, int64_t lo, int64_t hi, int64_t least) {
+    for (int unit = 1; unit <= TANDEM_UNIT; unit++) {
+        const int64_t need = least - unit;
+        for (int64_t i = lo - need + 1; i < hi + unit + need - 1; i += need) {
+            if (!repeats(q, i, unit))
+                continue;
+            int64_t u = i, v = i + 1;
+            while (repeats(q, u - 1, unit))
+                u--;
+            while (repeats(q, v, unit))
+                v++;
+            if (v - u >= need && u <= hi - 1 + unit && v > lo)
+                return 1;
+        }
+    }
+    return 0;
+}
+
 /* A piece [*from, *to) with its ends moved past tandem runs: its start to the first with none in the
  * TANDEM_FLANK columns from it, its end to the last with none in the TANDEM_FLANK before it. Whether
  * anything is left. */
 static int past_tandems(const uint8_t *q, int64_t least, int64_t *from, int64_t *to) {
     int64_t a = *from, z = *to, s, e;
+    if (!any_tandem(q, a, a + TANDEM_FLANK < z ? a + TANDEM_FLANK : z, least) &&
+        !any_tandem(q, z - TANDEM_FLANK > a ? z - TANDEM_FLANK : a, z, least))
+        return 1;
     for (int64_t t = a; t < a + TANDEM_FLANK && t < z;) {
         if (tandem_span(q, t, least, &s, &e))
             a = t = e;
@@ -494,7 +519,7 @@ static inline void piece(refine_job *j, int64_t b, int64_t from, int64_t to, int
     const uint8_t *q = query_of(j, b), *r = reference_of(j, b);
     if (j->tandem && !(j->plain && j->plain[b]) && !past_tandems(q, j->tandem, &from, &to))
         return;
-    if (j->fill) {
+    if (j->fill == 1) {
         int64_t ids = 0;
         for (int64_t k = from; k < to; k++)
             ids += q[k] == r[k] && q[k] != N_CODE;
@@ -509,9 +534,11 @@ static void pieces_part(void *arg, int t, int threads) {
     size_t lo, hi;
     part_range((size_t)j->n, t, threads, &lo, &hi);
     for (size_t b = lo; b < hi; b++) {
+        if (j->fill == 2 && !j->plain[b])
+            continue;
         const uint8_t *q = query_of(j, (int64_t)b), *r = reference_of(j, (int64_t)b);
         const int64_t first = j->start[b], last = j->end[b];
-        int64_t pieces = 0, kept = 0, at = j->fill ? j->count[b] : 0;
+        int64_t pieces = 0, kept = 0, at = j->fill == 1 ? j->count[b] : 0;
         int64_t seg = first, peak = first, high = 0, score = 0, i = first;
         while (i < last) {
             score += block_score(j, q[i], r[i]);
@@ -540,7 +567,7 @@ static void pieces_part(void *arg, int t, int threads) {
             piece(j, (int64_t)b, seg, last, &pieces, &at);
         else if (kept == 0) /* a block cut whole is kept whole */
             piece(j, (int64_t)b, first, last, &pieces, &at);
-        if (!j->fill)
+        if (j->fill != 1)
             j->count[b] = pieces;
     }
 }
@@ -550,7 +577,7 @@ static void pieces_part(void *arg, int t, int threads) {
  * placed. chain_pieces(q, rf, rr, qpos, rpos, x0, y0, start, end, strand, plain, match, block_mismatch,
  * n_score, drop, tandem, count, fill, pblock, px0, pxe, pids, threads): the pieces of every block cut
  * at its drops, their ends moved past tandem runs of at least `tandem` bases (0: none; plain[b]: not
- * b's), counted (count[b]) or written from count[b] on: each piece's block, query start and end on
+ * b's), counted (count[b]; fill 0, or 2: only the blocks plain marks) or written from count[b] on (fill 1): each piece's block, query start and end on
  * the block's diagonal, and identical columns. Blocks in chain order, with the start of each in the
  * query codes and in the codes of its strand. */
 PyObject *py_chain_seams(PyObject *self, PyObject *args) {
@@ -578,12 +605,12 @@ PyObject *py_chain_pieces(PyObject *self, PyObject *args) {
     Py_buffer b[16];
     long long match, block_mismatch, n_score, drop, tandem;
     int fill, threads;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*LLLLLw*pw*w*w*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*LLLLLw*iw*w*w*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
                           &b[6], &b[7], &b[8], &b[9], &b[10], &match, &block_mismatch, &n_score, &drop, &tandem,
                           &b[11], &fill, &b[12], &b[13], &b[14], &b[15], &threads))
         return NULL;
     const int64_t n = b[3].len / 8;
-    int ok = drop >= 0 && tandem >= 0 && check_items(&b[9], "chain_pieces", 1, n) &&
+    int ok = drop >= 0 && tandem >= 0 && fill >= 0 && fill <= 2 && check_items(&b[9], "chain_pieces", 1, n) &&
              check_items(&b[10], "chain_pieces", 1, n) && check_items(&b[11], "chain_pieces", 8, n);
     for (int k = 4; k < 9 && ok; k++)
         ok = check_items(&b[k], "chain_pieces", 8, n);

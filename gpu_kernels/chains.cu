@@ -293,9 +293,9 @@ extern "C" __global__ void chain_seams(const unsigned char* qc, const unsigned c
     }
 }
 
-// chains.c's repeats, tandem_span and past_tandems: a piece's ends moved past tandem runs
+// chains.c's repeats, tandem_span, any_tandem and past_tandems: a piece's ends moved past tandem runs
 __device__ __forceinline__ bool repeats(const unsigned char* q, long long i, int unit) {
-    return q[i] < 4 && q[i] == q[i - unit];
+    return (q[i] < 4) & (q[i] == q[i - unit]);
 }
 
 __device__ bool tandem_span(const unsigned char* q, long long x, long long least, long long* start, long long* end) {
@@ -322,8 +322,29 @@ __device__ bool tandem_span(const unsigned char* q, long long x, long long least
     return found;
 }
 
+__device__ bool any_tandem(const unsigned char* q, long long lo, long long hi, long long least) {
+    for (int unit = 1; unit <= TANDEM_UNIT; unit++) {
+        const long long need = least - unit;
+        for (long long i = lo - need + 1; i < hi + unit + need - 1; i += need) {
+            if (!repeats(q, i, unit))
+                continue;
+            long long u = i, v = i + 1;
+            while (repeats(q, u - 1, unit))
+                u--;
+            while (repeats(q, v, unit))
+                v++;
+            if (v - u >= need && u <= hi - 1 + unit && v > lo)
+                return true;
+        }
+    }
+    return false;
+}
+
 __device__ bool past_tandems(const unsigned char* q, long long least, long long* from, long long* to) {
     long long a = *from, z = *to, s, e;
+    if (!any_tandem(q, a, a + TANDEM_FLANK < z ? a + TANDEM_FLANK : z, least) &&
+        !any_tandem(q, z - TANDEM_FLANK > a ? z - TANDEM_FLANK : a, z, least))
+        return true;
     for (long long t = a; t < a + TANDEM_FLANK && t < z;) {
         if (tandem_span(q, t, least, &s, &e))
             a = t = e;
@@ -343,7 +364,7 @@ __device__ bool past_tandems(const unsigned char* q, long long least, long long*
 }
 
 // chains.c's pieces_part: each block's pieces between its drops, their ends past tandem runs,
-// counted or written from count[b] on
+// counted (fill 0; 2: the plain blocks only) or written from count[b] on (fill 1)
 extern "C" __global__ void chain_pieces(const unsigned char* qc, const unsigned char* rf, const unsigned char* rr,
                                         const long long* qpos, const long long* rpos, const long long* x0,
                                         const long long* y0, const long long* start, const long long* end,
@@ -356,13 +377,15 @@ extern "C" __global__ void chain_pieces(const unsigned char* qc, const unsigned 
         const unsigned char* q = qc + (qpos[b] - x0[b]);
         const unsigned char* r = (strand[b] ? rr : rf) + (rpos[b] - y0[b]) - (x0[b] - y0[b]);
         const long long first = start[b], last = end[b];
+        if (fill == 2 && !plain[b])
+            continue;
         const long long least = plain[b] ? 0 : tandem;
-        long long pieces = 0, kept = 0, at = fill ? count[b] : 0;
+        long long pieces = 0, kept = 0, at = fill == 1 ? count[b] : 0;
         long long seg = first, peak = first, high = 0, score = 0, i = first;
         auto piece = [&](long long from, long long to) {
             if (least && !past_tandems(q, least, &from, &to))
                 return;
-            if (fill) {
+            if (fill == 1) {
                 long long ids = 0;
                 for (long long k = from; k < to; k++)
                     ids += q[k] == r[k] && q[k] != N_CODE;
@@ -396,7 +419,7 @@ extern "C" __global__ void chain_pieces(const unsigned char* qc, const unsigned 
             piece(seg, last);
         else if (kept == 0)
             piece(first, last);
-        if (!fill)
+        if (fill != 1)
             count[b] = pieces;
     }
 }

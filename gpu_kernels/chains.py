@@ -447,18 +447,19 @@ def refine_blocks(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, 
     placed = (*at, where[0], where[2], first, last, where[-1], plain, *piece_scores)
     count = np.empty(n, dtype=np.int64)
     none = np.empty(0, dtype=np.int64)
-    cpu.chain_pieces(*sequences, *placed, count, False, none, none, none, none, threads)
+    cpu.chain_pieces(*sequences, *placed, count, 0, none, none, none, none, threads)
     if _keep_tandems(blocks["chain"], count, plain):
-        cpu.chain_pieces(*sequences, *placed, count, False, none, none, none, none, threads)
+        cpu.chain_pieces(*sequences, *placed, count, 2, none, none, none, none, threads)
     offsets = np.concatenate(([0], np.cumsum(count)))
     pieces = [np.empty(int(offsets[-1]), dtype=np.int64) for _ in range(4)]
-    cpu.chain_pieces(*sequences, *placed, offsets[:-1].copy(), True, *pieces, threads)
+    cpu.chain_pieces(*sequences, *placed, offsets[:-1].copy(), 1, *pieces, threads)
     return _pieces(chains, blocks, *pieces, reference.lengths, start)
 
 
 def _keep_tandems(chain, count, plain) -> bool:
     """Marks in plain the blocks of every chain whose pieces (count a block) would all be left out
-    as tandem runs, so that it keeps them; whether there are any. On the arrays' device."""
+    as tandem runs, so that it keeps them (their count is then made again); whether there are any.
+    On the arrays' device."""
     xp = array_module(count)
     if not chain.size:
         return False
@@ -492,7 +493,7 @@ def refine_blocks_cupy(chains: dict, blocks: dict, query: SeqSet, reference: Seq
                                                                   first, last))
         pieces_kernel((grid(n),), (BLOCK,), (*sequences, *placed, count, cp.int32(0), none, none, none, none))
         if _keep_tandems(on_device["chain"], count, plain):
-            pieces_kernel((grid(n),), (BLOCK,), (*sequences, *placed, count, cp.int32(0), none, none, none, none))
+            pieces_kernel((grid(n),), (BLOCK,), (*sequences, *placed, count, cp.int32(2), none, none, none, none))
     offsets = cp.concatenate((cp.zeros(1, dtype=cp.int64), cp.cumsum(count)))
     total = int(offsets[-1])
     pieces = [cp.zeros(max(total, 1), dtype=cp.int64)[:total] for _ in range(4)]
