@@ -10,7 +10,8 @@
  * format_rows(out, n, fields) fills the writable buffer `out` and returns the bytes written;
  * row_bound(n, fields) is an upper bound of that size, to allocate `out` with. interleave(out, a,
  * a_ends, b, b_ends) lays two texts cut in as many pieces one piece of each in turn (headers and the
- * rows under them).
+ * rows under them). cigars(out, size, dq, dt, last, ends) prints chain CIGARs: a block's M, then its
+ * gaps to the next block on the query (I) and the reference (D), where there are any.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -352,6 +353,52 @@ static PyObject *interleave(PyObject *self, PyObject *args) {
     return ok ? PyLong_FromSsize_t(written) : NULL;
 }
 
+/* cigars(out, size, dq, dt, last, ends) -> bytes written: for each block, in order, "<size>M", then
+ * "<dq>I" and "<dt>D" where those are not 0; ends[c] gets where the text of the c-th block with
+ * last set ends (a chain's last block: its CIGAR ends there). out holds 63 bytes a block. */
+static PyObject *cigars(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[6];
+    if (!PyArg_ParseTuple(args, "w*y*y*y*y*w*", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]))
+        return NULL;
+    const Py_ssize_t n = v[1].len / 8;
+    const int64_t *size = v[1].buf, *dq = v[2].buf, *dt = v[3].buf;
+    const uint8_t *last = v[4].buf;
+    int64_t *ends = v[5].buf;
+    Py_ssize_t lasts = 0;
+    for (Py_ssize_t b = 0; b < n && v[4].len == n; b++)
+        lasts += last[b] != 0;
+    int ok = v[2].len / 8 == n && v[3].len / 8 == n && v[4].len == n && v[5].len / 8 == lasts && v[0].len >= 63 * n;
+    for (Py_ssize_t b = 0; ok && b < n; b++)
+        ok = size[b] >= 0 && dq[b] >= 0 && dt[b] >= 0;
+    char *p = v[0].buf;
+    if (ok) {
+        Py_BEGIN_ALLOW_THREADS
+        Py_ssize_t c = 0;
+        for (Py_ssize_t b = 0; b < n; b++) {
+            p = put_unsigned(p, (uint64_t)size[b]);
+            *p++ = 'M';
+            if (dq[b]) {
+                p = put_unsigned(p, (uint64_t)dq[b]);
+                *p++ = 'I';
+            }
+            if (dt[b]) {
+                p = put_unsigned(p, (uint64_t)dt[b]);
+                *p++ = 'D';
+            }
+            if (last[b])
+                ends[c++] = p - (char *)v[0].buf;
+        }
+        Py_END_ALLOW_THREADS
+    } else {
+        PyErr_SetString(PyExc_ValueError, "cigars: columns of different lengths or negative, or out too small");
+    }
+    Py_ssize_t written = p - (char *)v[0].buf;
+    for (int k = 0; k < 6; k++)
+        PyBuffer_Release(&v[k]);
+    return ok ? PyLong_FromSsize_t(written) : NULL;
+}
+
 static PyMethodDef methods[] = {
     {"interleave", interleave, METH_VARARGS,
      "interleave(out, a, a_ends, b, b_ends) -> bytes written: a piece of a, then one of b, in turn"},
@@ -359,6 +406,9 @@ static PyMethodDef methods[] = {
      "format_rows(out, n, fields[, ends]) -> bytes written: n text rows of the fields into the writable buffer "
      "out (ends: an int64 buffer that gets where each row ends)"},
     {"row_bound", row_bound, METH_VARARGS, "row_bound(n, fields) -> an upper bound of format_rows' size"},
+    {"cigars", cigars, METH_VARARGS,
+     "cigars(out, size, dq, dt, last, ends) -> bytes written: each block's M and its I and D gaps, ends[c] where "
+     "the c-th last block's text ends"},
     {NULL, NULL, 0, NULL},
 };
 

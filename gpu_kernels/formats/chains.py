@@ -9,16 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import native
 from .files import write_pieces
 from .rows import STRANDS, format_rows, name_table
-
-_POWERS = 10 ** np.arange(1, 19, dtype=np.int64)
-
-
-def digits(values) -> np.ndarray:
-    """Decimal digits of non-negative integers."""
-    return np.searchsorted(_POWERS, np.asarray(values, dtype=np.int64), side="right") + 1
-
 
 def reference_order(blocks: dict, reverse: np.ndarray) -> dict:
     """The blocks along the reference's forward strand (reverse chains' blocks reversed): `at` (block
@@ -55,21 +48,14 @@ def table_of_lines(text) -> tuple:
 
 def cigars(order: dict, chains: int) -> tuple:
     """Each chain's CIGAR (M blocks, then I and D for the gaps on the query and the reference) as a
-    string table, chain c at entry c."""
+    string table, chain c at entry c (every chain has a block)."""
     n = order["size"].size
-    lengths = np.stack((order["size"], order["dq"], order["dt"]), axis=1).reshape(-1)
-    codes = np.tile(np.arange(3, dtype=np.int64), n)
-    chain = np.repeat(order["chain"], 3)
-    keep = lengths > 0
-    lengths, codes, chain = lengths[keep], codes[keep], chain[keep]
-    text = format_rows(int(lengths.size), (("i", lengths), ("n", codes, name_table(("M", "I", "D")))))
-    ends = np.cumsum(digits(lengths) + 1)
+    out = np.empty(63 * n, dtype=np.uint8)
     offsets = np.zeros(chains + 1, dtype=np.int64)
-    if lengths.size:
-        last = np.flatnonzero(np.append(chain[1:] != chain[:-1], True))
-        offsets[chain[last] + 1] = ends[last]
-        offsets = np.maximum.accumulate(offsets)
-    return bytes(text), offsets
+    written = native.module("_format").cigars(out, *(np.ascontiguousarray(order[name], dtype=np.int64)
+                                                      for name in ("size", "dq", "dt")),
+                                              np.ascontiguousarray(order["last"], dtype=np.uint8), offsets[1:])
+    return memoryview(out)[:written], offsets
 
 
 def chains_paf_text(table: dict, order: dict, qnames, qlens, rnames, rlens) -> memoryview:
