@@ -18,7 +18,8 @@
 #   bash bench/device_hsp.sh chains     # GPU tests with the chain and format suites; compare on the heavy 150 Mbp
 #                                       # pair with and without chains (FASTA -> HSP table + chains table + chain PAF);
 #                                       # TESTS=0: no tests, TESTS=chains: the GPU chain tests, ROUNDS=N: rounds of the pair of runs (2),
-#                                       # TIMELINE=1: a timeline of the command line with chains (bench/studies/process_timeline.py)
+#                                       # TIMELINE=1: a timeline of the command line with chains (bench/studies/process_timeline.py),
+#                                       # OLD_ROOT=DIR: that checkout's pair of runs after this one's, each round
 #   bash bench/device_hsp.sh align      # GPU alignment tests; align on the heavy 150 Mbp pair (FASTA -> alignment
 #                                       # table + PAF with CIGAR), ROUNDS warm runs, minimap2 -x asm20 -c -t 16 beside
 #                                       # it (.whl/bin/minimap2), both PAFs' query coverage (bench/paf_coverage.py);
@@ -82,19 +83,22 @@ if [ "$what" = chains ]; then
         python3 bench/studies/process_timeline.py /tmp/hp/*_a.fa /tmp/hp/*_b.fa --runs 2 --chains 2>&1 | tee "$OUT/timeline_chains.log" | tail -45
     fi
     for round in $(seq "${ROUNDS:-2}"); do
-        for chains in no yes; do
-            extra=""
-            [ "$chains" = yes ] && extra="--chains-table /tmp/hp/c.parquet --chains /tmp/hp/c.paf"
-            python3 - "$chains" "$OUT" $extra <<'PY' | tee -a "$OUT/chains.log"
+        for tree in . ${OLD_ROOT:-}; do  # OLD_ROOT: that checkout's pair of runs after this one's, in turn
+            for chains in no yes; do
+                extra=""
+                [ "$chains" = yes ] && extra="--chains-table /tmp/hp/c.parquet --chains /tmp/hp/c.paf"
+                label=$chains; [ "$tree" != . ] && label="$chains (OLD_ROOT)"
+                (cd "$tree" && python3 - "$label" "$OUT" $extra <<'PY') | tee -a "$OUT/chains.log"
 import glob, sys
 sys.path.insert(0, "bench")
 from common.measure import run
-chains, out, extra = sys.argv[1], sys.argv[2], sys.argv[3:]
+label, out, extra = sys.argv[1], sys.argv[2], sys.argv[3:]
 a, b = sorted(glob.glob("/tmp/hp/*_a.fa"))[0], sorted(glob.glob("/tmp/hp/*_b.fa"))[0]
 r = run([sys.executable, "-m", "gpu_kernels", "compare", a, b, "--backend", "cupy", "--hsps", "/tmp/hp/x.parquet",
-         *extra, "-v"], err=f"{out}/compare_{chains}.log")
-print(f"chains {chains}: {r['wall']:.2f} s wall, {r['cpu']:.1f} CPU s, {r['peak_mb']:.0f} MB peak, rc {r['rc']}")
+         *extra, "-v"], err=f"{out}/compare_{label.split()[0]}{'_old' if 'OLD' in label else ''}.log")
+print(f"chains {label}: {r['wall']:.2f} s wall, {r['cpu']:.1f} CPU s, {r['peak_mb']:.0f} MB peak, rc {r['rc']}")
 PY
+            done
         done
     done
 fi
