@@ -291,16 +291,23 @@ def check_width(query: SeqSet, reference: SeqSet, k: int) -> None:
                          " compare chromosomes or bins, not whole genomes")
 
 
-def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats, backend: NumpyBackend) -> dict:
-    """Raw HSPs of the query against one strand of the reference concatenation (on the backend's device)."""
+def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats, backend: NumpyBackend,
+                  spare: list | None = None) -> dict:
+    """Raw HSPs of the query against one strand of the reference concatenation (on the backend's device).
+    spare: a list that holds the host arrays of the strand's words after it, for the other strand's
+    (as many words; backend.words' out), or holds them already."""
     k = params.seeding.k
     with stats.timed("words"):
-        words_r = drop_frequent(*backend.words(rcodes, k), rstarts, params.seeding.max_freq)
+        made = backend.words(rcodes, k, out=spare.pop() if spare else None)
+        words_r = drop_frequent(*made, rstarts, params.seeding.max_freq)
     stats.counts["words"] += int(words_r[0].size)
     if not backend.seeds_fused:
         return search_tiles(qcodes, words_q, rcodes, words_r, params, stats, backend)
     parts = search_fused(qcodes, words_q, rcodes, words_r, params, stats, backend)
-    del words_r  # the reference words are not held while the strand's HSPs are deduplicated
+    del words_r  # the reference words are not held while the strand's HSPs are deduplicated (but as spare)
+    if spare is not None:
+        spare.append(made)
+    del made
     with stats.timed("hsps"):
         if not parts:
             return H.HSP.empty(H.HSP.view("raw"), backend.xp)
@@ -448,12 +455,13 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
     stats.counts["words"] += int(words_q[0].size)
     log.info("words: %d query words of k = %d", stats.counts["words"], k)
     tables = []
+    spare = [] if backend.xp is np else None  # the forward strand's word arrays, for the reverse strand's
     for strand, name in ((0, "forward"), (1, "reverse")):
         if params.seeding.strands not in (name, "both"):
             continue
         codes = rcodes if strand == 0 else reverse_complement(rcodes)
         starts = reference.starts if strand == 0 else reference.reverse_starts()[::-1]
-        raw = search_strand(qcodes, words_q, codes, starts, params, stats, backend)
+        raw = search_strand(qcodes, words_q, codes, starts, params, stats, backend, spare)
         with stats.timed("hsps"):
             tables.append(backend.to_records(raw, strand, query, reference))
         stats.counts[f"hsps_{name}"] = int(raw["qstart"].size)
@@ -462,7 +470,7 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
                  "extend %.2f s", name, stats.counts["seeds"], stats.counts["kept_seeds"],
                  stats.counts[f"hsps_{name}"], stats.times["words"], stats.times["seeds"], stats.times["diagonals"],
                  stats.times["extend"])
-    words_q = codes = None  # the query words and the reverse strand are not held while the table is put in order
+    words_q = codes = spare = None  # the query words and the reverse strand are not held while the table is put in order
     # the host buffers a write of this table will copy its pages into, readied while it is put in order
     backend.reserve_pages(min(sum(int(t["qstart"].size) for t in tables), slice_rows(default_threads())))
     with stats.timed("hsps"):

@@ -55,32 +55,37 @@ def word_keys_cupy(codes, k: int):
 CHUNK_CUPY = 1 << 27
 
 
-def words(codes, k: int):
+def words(codes, k: int, out: tuple | None = None):
     """Sorted words of a code array: (keys uint64, positions), ties in position order. Positions are
     int32 where the codes are shorter than 2^31 (the seeds stage widens each seed's to int64).
 
-    Only the words are ever held (no key for every window), plus the sort's second buffer."""
-    return compiled_words(codes, k, 2)
+    Only the words are ever held (no key for every window), plus the sort's second buffer. out:
+    (keys, positions) arrays to write the words into where they are as long and of those types (the
+    forward strand's, for the reverse strand's words: as many), so that no fresh memory is faulted in."""
+    return compiled_words(codes, k, 2, out)
 
 
-def compiled_words(codes, k: int, bits: int):
+def compiled_words(codes, k: int, bits: int, out: tuple | None = None):
     """words by words.c: 2 bits a symbol (ACGT windows) or 3 (windows without a border, N a fifth
-    symbol: the exact-match modes' words, matches.py)."""
+    symbol: the exact-match modes' words, matches.py); out as words'."""
     cpu, threads = native.cpu(), native.threads()
     codes = np.ascontiguousarray(codes)
     n = cpu.count_words(codes, k, bits)
-    keys = np.empty(n, dtype=np.uint64)
-    pos = np.empty(n, dtype=np.int32 if codes.size < 2**31 else np.int64)
+    dtype = np.int32 if codes.size < 2**31 else np.int64
+    if out is not None and out[0].size == n and out[0].dtype == np.uint64 and out[1].dtype == dtype:
+        keys, pos = out
+    else:
+        keys, pos = np.empty(n, dtype=np.uint64), np.empty(n, dtype=dtype)
     if n:
         cpu.word_keys(codes, k, bits, keys, pos, threads)
         cpu.sort_pairs(keys, pos, bits * k, threads)
     return keys, pos
 
 
-def words_cupy(codes, k: int):
+def words_cupy(codes, k: int, out: tuple | None = None):
     """words on the device (word keys from words.cu, a chunk of windows at a time); positions always
     int64, as seeds.cu reads them. Chunks are joined and sorted into fresh arrays: device memory has
-    room, and sorting in place would add kernels to compile on a fresh machine."""
+    room, and sorting in place would add kernels to compile on a fresh machine (out: unused)."""
     cp = cupy()
     n = codes.size - k + 1
     keys, pos = [], []
