@@ -20,9 +20,8 @@
 #define NEG (-(1 << 30)) /* off the band; far below any reachable score, with room to subtract costs */
 
 enum { FROM_DIAG = 0, FROM_E = 1, FROM_F = 2, E_OPEN = 4, F_OPEN = 8 };
-enum { DIAG_TOP = 16 }; /* fill_gap's note, within a row: the diagonal scores at least F */
-_Static_assert(E_OPEN == 1 << 2 && F_OPEN == 1 << 3 && DIAG_TOP == 1 << 4 && FROM_E == 1 && FROM_F == 2,
-               "fill_gap's inner cells shift these bits in place");
+_Static_assert(E_OPEN == 1 << 2 && F_OPEN == 1 << 3 && FROM_E == 1 && FROM_F == 2,
+               "fill_gap's inner cells set these bits without a branch");
 static const char OP[4] = {'=', 'X', 'I', 'D'};
 
 static PyObject *released(Py_buffer *b, int n, PyObject *result) {
@@ -232,9 +231,11 @@ static inline void edge_cell(const fill_job *f, const uint8_t *q, const uint8_t 
  * query; dir keeps a byte a cell for the traceback. Returns the score; its columns written at ops.
  * A row's inner cells (a left, an above and a diagonal neighbour in the band) take two passes with the
  * values and bits cell() gives: first what comes from the row before (the diagonal, F), which no cell
- * of the row waits for, then along the row only E and H = max(diagonal, F, E), each cell's choice
- * bits after (about twice as fast as cell() a cell: its chain of dependent steps is shorter). */
-static int64_t fill_gap(const fill_job *f, int64_t g, uint8_t *dir, int32_t *hrow, int32_t *frow, int32_t *mrow) {
+ * of the row waits for, with the score E must reach to be chosen over them (ties go to the diagonal,
+ * then to E), then along the row only E and H, each cell's choice bits after (about twice as fast as
+ * cell() a cell: its chain of dependent steps is shorter). */
+static int64_t fill_gap(const fill_job *f, int64_t g, uint8_t *dir, int32_t *hrow, int32_t *frow, int32_t *mrow,
+                        int32_t *trow) {
     const uint8_t *q = f->q + f->qpos[g], *r = (f->strand[g] ? f->rr : f->rf) + f->rpos[g];
     const int64_t dx = f->dx[g], dy = f->dy[g];
     int64_t lo, hi;
@@ -257,20 +258,34 @@ static int64_t fill_gap(const fill_job *f, int64_t g, uint8_t *dir, int32_t *hro
             for (int64_t d = d0; d <= d1; d++) {  /* from the row before: mrow = max(diagonal, F), frow F */
                 const int32_t fo = hrow[d + 1] - go, fe = frow[d + 1] - ge, fv = fo >= fe ? fo : fe;
                 const int32_t diag = hrow[d] + (a == r[at + d] && a < 4 ? match : mismatch);
-                mrow[d] = diag >= fv ? diag : fv;
+                const int top = diag >= fv;
+                mrow[d] = top ? diag : fv;
+                trow[d] = (top ? diag : fv) + top;  /* what E must reach to be chosen: ties go to the diagonal */
                 frow[d] = fv;
-                row[d] = (uint8_t)(((fo >= fe) << 3) | ((diag >= fv) << 4));  /* F_OPEN, DIAG_TOP */
+                row[d] = (uint8_t)(((fo >= fe) << 3) | ((top ^ 1) << 1));  /* F_OPEN; FROM_DIAG or FROM_F */
             }
-            for (int64_t d = d0; d <= d1; d++) {  /* along the row: H = max(mrow, E), ties to the diagonal, then E */
-                const int32_t eo = hleft - go, ee = e - ge, m = mrow[d];
-                e = eo >= ee ? eo : ee;
-                hleft = m >= e ? m : e;
-                hrow[d] = hleft;
-                /* the choice without branches: FROM_DIAG 0 or FROM_E 1 where the diagonal tops F, else
-                 * FROM_E 1 or FROM_F 2 */
-                const int top = row[d] >> 4, lt = m < e, gt = m > e;
-                const int from = lt + (top ^ 1) * (1 + gt - lt);
-                row[d] = (uint8_t)((row[d] & F_OPEN) | ((eo >= ee) << 2) | from);
+            if (go > ge) {
+                /* E from the left cell's max(diagonal, F) in place of its H: where that H is E, opening
+                 * from it costs more than extending it, so E is the same, and only E waits for E */
+                int32_t left = hleft;
+                for (int64_t d = d0; d <= d1; d++) {
+                    const int32_t eo = left - go, ee = e - ge, m = mrow[d];
+                    e = eo >= ee ? eo : ee;
+                    left = m;
+                    const int take = e >= trow[d];
+                    hrow[d] = take ? e : m;
+                    row[d] = (uint8_t)((row[d] & ~(take * 3)) | take | ((eo >= ee) << 2));  /* FROM_E where taken */
+                }
+                hleft = hrow[d1];
+            } else {
+                for (int64_t d = d0; d <= d1; d++) {  /* along the row: E, then H = E where it reaches trow */
+                    const int32_t eo = hleft - go, ee = e - ge;
+                    e = eo >= ee ? eo : ee;
+                    const int take = e >= trow[d];
+                    hleft = take ? e : mrow[d];
+                    hrow[d] = hleft;
+                    row[d] = (uint8_t)((row[d] & ~(take * 3)) | take | ((eo >= ee) << 2));
+                }
             }
         }
         for (int64_t j = (inner > j0 ? inner : j0) + 1; j <= j1; j++)
@@ -306,13 +321,13 @@ static void fill_part(void *arg, int t, int threads) {
             cap = cells > cap ? cells : cap;
             wcap = (size_t)w > wcap ? (size_t)w : wcap;
             dir = malloc(cap);
-            rows = malloc(3 * wcap * sizeof(int32_t));
+            rows = malloc(4 * wcap * sizeof(int32_t));
             if (!dir || !rows) {
                 __atomic_store_n(&f->failed, 1, __ATOMIC_RELAXED);
                 break;
             }
         }
-        f->score[g] = fill_gap(f, g, dir, rows, rows + wcap, rows + 2 * wcap);
+        f->score[g] = fill_gap(f, g, dir, rows, rows + wcap, rows + 2 * wcap, rows + 3 * wcap);
     }
     free(dir);
     free(rows);
