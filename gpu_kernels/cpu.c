@@ -300,7 +300,7 @@ static void sort_buckets(void *p, int t, int threads) {
     }
 }
 
-int radix_sort(uint64_t *keys, void *values, int value_size, size_t n, int key_bits, int threads) {
+int radix_sort(uint64_t *keys, void *values, int value_size, size_t n, int key_bits, int threads, void *scratch) {
     if (n < 2)
         return 0;
     if ((size_t)threads > n / 65536 + 1)  /* small arrays: threads cost more than they save */
@@ -310,14 +310,20 @@ int radix_sort(uint64_t *keys, void *values, int value_size, size_t n, int key_b
     if (key_bits > 64)
         key_bits = 64;
     sort_job *s = calloc(1, sizeof(sort_job));
-    if (s) {
+    if (s && scratch) {  /* the caller's: n keys, then n values */
+        s->keys_tmp = scratch;
+        s->values_tmp = value_size ? (char *)scratch + n * sizeof(uint64_t) : NULL;
+    } else if (s) {
         s->keys_tmp = malloc(n * sizeof(uint64_t));
         s->values_tmp = value_size ? malloc(n * (size_t)value_size) : NULL;
-        s->counts = malloc((size_t)threads * sizeof *s->counts);
     }
+    if (s)
+        s->counts = malloc((size_t)threads * sizeof *s->counts);
     if (!s || !s->keys_tmp || (value_size && !s->values_tmp) || !s->counts) {
+        if (s && !scratch)
+            free(s->keys_tmp), free(s->values_tmp);
         if (s)
-            free(s->keys_tmp), free(s->values_tmp), free(s->counts);
+            free(s->counts);
         free(s);
         return -1;
     }
@@ -336,22 +342,28 @@ int radix_sort(uint64_t *keys, void *values, int value_size, size_t n, int key_b
     s->starts[TOP_RADIX] = n;
     run_parallel(scatter_top, s, threads);
     run_parallel(sort_buckets, s, threads);
-    free(s->keys_tmp), free(s->values_tmp), free(s->counts), free(s);
+    if (!scratch)
+        free(s->keys_tmp), free(s->values_tmp);
+    free(s->counts), free(s);
     return 0;
 }
 
-/* sort_pairs(keys, values or None, key_bits, threads): keys uint64, values of 4 or 8 bytes each. */
+/* sort_pairs(keys, values or None, key_bits, threads[, scratch]): keys uint64, values of 4 or 8 bytes
+ * each; scratch: a writable buffer the sort uses for its second copy where it holds n keys and n
+ * values (else it allocates its own), so that one buffer serves several sorts. */
 PyObject *py_sort_pairs(PyObject *self, PyObject *args) {
-    Py_buffer keys, values = {0};
+    Py_buffer keys, values = {0}, scratch = {0};
     PyObject *values_obj;
     int key_bits, threads;
-    if (!PyArg_ParseTuple(args, "w*Oii", &keys, &values_obj, &key_bits, &threads))
+    if (!PyArg_ParseTuple(args, "w*Oii|w*", &keys, &values_obj, &key_bits, &threads, &scratch))
         return NULL;
     Py_ssize_t n = keys.len / 8;
     int value_size = 0;
     if (values_obj != Py_None) {
         if (PyObject_GetBuffer(values_obj, &values, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
             PyBuffer_Release(&keys);
+            if (scratch.buf)
+                PyBuffer_Release(&scratch);
             return NULL;
         }
         value_size = n ? (int)(values.len / n) : 8;
@@ -359,16 +371,22 @@ PyObject *py_sort_pairs(PyObject *self, PyObject *args) {
             if (!PyErr_Occurred())
                 PyErr_SetString(PyExc_ValueError, "values: items of 4 or 8 bytes expected");
             PyBuffer_Release(&keys), PyBuffer_Release(&values);
+            if (scratch.buf)
+                PyBuffer_Release(&scratch);
             return NULL;
         }
     }
+    const int given = scratch.buf && (size_t)scratch.len >= (size_t)n * (8 + (size_t)value_size);
     int status;
     Py_BEGIN_ALLOW_THREADS
-    status = radix_sort((uint64_t *)keys.buf, value_size ? values.buf : NULL, value_size, (size_t)n, key_bits, threads);
+    status = radix_sort((uint64_t *)keys.buf, value_size ? values.buf : NULL, value_size, (size_t)n, key_bits, threads,
+                        given ? scratch.buf : NULL);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&keys);
     if (value_size)
         PyBuffer_Release(&values);
+    if (scratch.buf)
+        PyBuffer_Release(&scratch);
     if (status)
         return PyErr_NoMemory();
     Py_RETURN_NONE;

@@ -41,7 +41,7 @@ static inline void part_range(size_t n, int t, int parts, size_t *lo, size_t *hi
 
 /* Sort keys (and the values beside them, value_size 4 or 8 bytes, or none when values is NULL)
  * by their low key_bits bits, stably, in place; 0 on success, -1 when memory runs out. */
-int radix_sort(uint64_t *keys, void *values, int value_size, size_t n, int key_bits, int threads);
+int radix_sort(uint64_t *keys, void *values, int value_size, size_t n, int key_bits, int threads, void *scratch);
 
 /* ---- Pairs of equal keys enumerated on threads (seeds.c): the query words [i0, i1) against every
  * reference word; visit(f, out, q, r) sees each pair and may push items to its part's buffer

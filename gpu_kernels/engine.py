@@ -292,13 +292,16 @@ def check_width(query: SeqSet, reference: SeqSet, k: int) -> None:
 
 
 def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats, backend: NumpyBackend,
-                  spare: list | None = None) -> dict:
+                  spare: list | None = None, scratch: list | None = None, last: bool = True) -> dict:
     """Raw HSPs of the query against one strand of the reference concatenation (on the backend's device).
     spare: a list that holds the host arrays of the strand's words after it, for the other strand's
-    (as many words; backend.words' out), or holds them already."""
+    (as many words; backend.words' out), or holds them already; scratch: backend.words' scratch, let go
+    once the last strand's (last) words are made."""
     k = params.seeding.k
     with stats.timed("words"):
-        made = backend.words(rcodes, k, out=spare.pop() if spare else None)
+        made = backend.words(rcodes, k, out=spare.pop() if spare else None, scratch=scratch)
+        if last and scratch:
+            scratch.clear()
         words_r = drop_frequent(*made, rstarts, params.seeding.max_freq)
     stats.counts["words"] += int(words_r[0].size)
     if not backend.seeds_fused:
@@ -450,18 +453,22 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
     stats.times["load"] = time.perf_counter() - start
     log.info("load: query %d records, %d bp; reference %d records, %d bp; backend %s (%.2f s)", len(query.names),
              int(query.lengths.sum()), len(reference.names), int(reference.lengths.sum()), backend.name, stats.times["load"])
+    # on the host, the words' sort buffer (and below the forward strand's word arrays) serve the next
+    # word set too: memory that size faulted in afresh costs more than the sort's own passes there
+    scratch = [] if backend.xp is np else None
     with stats.timed("words"):
-        words_q = drop_frequent(*backend.words(qcodes, k), query.starts, params.seeding.max_freq)
+        words_q = drop_frequent(*backend.words(qcodes, k, scratch=scratch), query.starts, params.seeding.max_freq)
     stats.counts["words"] += int(words_q[0].size)
     log.info("words: %d query words of k = %d", stats.counts["words"], k)
     tables = []
-    spare = [] if backend.xp is np else None  # the forward strand's word arrays, for the reverse strand's
+    spare = [] if backend.xp is np else None
     for strand, name in ((0, "forward"), (1, "reverse")):
         if params.seeding.strands not in (name, "both"):
             continue
         codes = rcodes if strand == 0 else reverse_complement(rcodes)
         starts = reference.starts if strand == 0 else reference.reverse_starts()[::-1]
-        raw = search_strand(qcodes, words_q, codes, starts, params, stats, backend, spare)
+        raw = search_strand(qcodes, words_q, codes, starts, params, stats, backend, spare, scratch,
+                            last=strand == 1 or params.seeding.strands == "forward")
         with stats.timed("hsps"):
             tables.append(backend.to_records(raw, strand, query, reference))
         stats.counts[f"hsps_{name}"] = int(raw["qstart"].size)
@@ -470,7 +477,8 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
                  "extend %.2f s", name, stats.counts["seeds"], stats.counts["kept_seeds"],
                  stats.counts[f"hsps_{name}"], stats.times["words"], stats.times["seeds"], stats.times["diagonals"],
                  stats.times["extend"])
-    words_q = codes = spare = None  # the query words and the reverse strand are not held while the table is put in order
+    words_q = codes = spare = scratch = None  # the query words and the reverse strand are not held while the table
+    # is put in order
     # the host buffers a write of this table will copy its pages into, readied while it is put in order
     backend.reserve_pages(min(sum(int(t["qstart"].size) for t in tables), slice_rows(default_threads())))
     with stats.timed("hsps"):

@@ -7,6 +7,8 @@ tests compare with.
 """
 from __future__ import annotations
 
+import mmap
+
 import numpy as np
 
 from . import native
@@ -55,19 +57,21 @@ def word_keys_cupy(codes, k: int):
 CHUNK_CUPY = 1 << 27
 
 
-def words(codes, k: int, out: tuple | None = None):
+def words(codes, k: int, out: tuple | None = None, scratch: list | None = None):
     """Sorted words of a code array: (keys uint64, positions), ties in position order. Positions are
     int32 where the codes are shorter than 2^31 (the seeds stage widens each seed's to int64).
 
     Only the words are ever held (no key for every window), plus the sort's second buffer. out:
     (keys, positions) arrays to write the words into where they are as long and of those types (the
-    forward strand's, for the reverse strand's words: as many), so that no fresh memory is faulted in."""
-    return compiled_words(codes, k, 2, out)
+    forward strand's, for the reverse strand's words: as many), so that no fresh memory is faulted in.
+    scratch: a list that keeps the sort's second buffer from one call to the next (made or grown
+    here: anonymous memory, so neither zeroed nor asked for in huge pages), for the same reason."""
+    return compiled_words(codes, k, 2, out, scratch)
 
 
-def compiled_words(codes, k: int, bits: int, out: tuple | None = None):
+def compiled_words(codes, k: int, bits: int, out: tuple | None = None, scratch: list | None = None):
     """words by words.c: 2 bits a symbol (ACGT windows) or 3 (windows without a border, N a fifth
-    symbol: the exact-match modes' words, matches.py); out as words'."""
+    symbol: the exact-match modes' words, matches.py); out and scratch as words'."""
     cpu, threads = native.cpu(), native.threads()
     codes = np.ascontiguousarray(codes)
     n = cpu.count_words(codes, k, bits)
@@ -78,14 +82,20 @@ def compiled_words(codes, k: int, bits: int, out: tuple | None = None):
         keys, pos = np.empty(n, dtype=np.uint64), np.empty(n, dtype=dtype)
     if n:
         cpu.word_keys(codes, k, bits, keys, pos, threads)
-        cpu.sort_pairs(keys, pos, bits * k, threads)
+        if scratch is None:
+            cpu.sort_pairs(keys, pos, bits * k, threads)
+        else:
+            need = n * (keys.itemsize + pos.itemsize)
+            if not scratch or len(scratch[0]) < need:
+                scratch[:] = [mmap.mmap(-1, need, flags=mmap.MAP_PRIVATE)]
+            cpu.sort_pairs(keys, pos, bits * k, threads, scratch[0])
     return keys, pos
 
 
-def words_cupy(codes, k: int, out: tuple | None = None):
+def words_cupy(codes, k: int, out: tuple | None = None, scratch: list | None = None):
     """words on the device (word keys from words.cu, a chunk of windows at a time); positions always
     int64, as seeds.cu reads them. Chunks are joined and sorted into fresh arrays: device memory has
-    room, and sorting in place would add kernels to compile on a fresh machine (out: unused)."""
+    room, and sorting in place would add kernels to compile on a fresh machine (out, scratch: unused)."""
     cp = cupy()
     n = codes.size - k + 1
     keys, pos = [], []

@@ -27,8 +27,10 @@ def numpy_words(codes, k):
 
 @settings(max_examples=80, deadline=None)
 @given(st.integers(0, 2**31), st.integers(0, 200_000), st.sampled_from([1, 5, 11, 12, 33, 47, 64]),
-       st.sampled_from([4, 8, 0]), st.integers(1, 4), st.booleans())
-def test_radix_sort_is_a_stable_sort(seed, n, bits, value_size, threads, heavy):
+       st.sampled_from([4, 8, 0]), st.integers(1, 4), st.booleans(), st.sampled_from([None, 0, 1, 2]))
+def test_radix_sort_is_a_stable_sort(seed, n, bits, value_size, threads, heavy, scratch):
+    """Also with the caller's scratch buffer (words.words' between word sets): just big enough, a
+    byte short (the sort makes its own), or larger and holding an earlier sort's leftovers."""
     rng = np.random.default_rng(seed)
     keys = rng.integers(0, 2**64 - 1, n, dtype=np.uint64, endpoint=True)
     if bits < 64:
@@ -37,7 +39,12 @@ def test_radix_sort_is_a_stable_sort(seed, n, bits, value_size, threads, heavy):
         keys[rng.random(n) < 0.33] = keys[0]
     values = np.arange(n, dtype=np.int32 if value_size == 4 else np.int64) if value_size else None
     sorted_keys = keys.copy()
-    CPU.sort_pairs(sorted_keys, values, bits, threads)
+    if scratch is None:
+        CPU.sort_pairs(sorted_keys, values, bits, threads)
+    else:
+        size = n * (8 + value_size) - (scratch == 1) + 1000 * (scratch == 2)
+        buffer = rng.integers(0, 256, max(size, 0), dtype=np.uint8)
+        CPU.sort_pairs(sorted_keys, values, bits, threads, buffer)
     order = np.argsort(keys, kind="stable")
     assert (sorted_keys == keys[order]).all()
     if values is not None:
