@@ -395,6 +395,14 @@ static inline int64_t block_score(const refine_job *j, uint8_t a, uint8_t b) {
 /* Whether query base i repeats the one unit before it (borders and N stop a tandem run). */
 static inline int repeats(const uint8_t *q, int64_t i, int unit) { return (q[i] < 4) & (q[i] == q[i - unit]); }
 
+/* The run [*u, *v) of query bases that repeat the one unit before them around i (one of them). */
+static inline void repeat_run(const uint8_t *q, int64_t i, int unit, int64_t *u, int64_t *v) {
+    for (*u = i; repeats(q, *u - 1, unit); (*u)--)
+        ;
+    for (*v = i + 1; repeats(q, *v, unit); (*v)++)
+        ;
+}
+
 /* The tandem runs (units of 1 to TANDEM_UNIT, at least `least` bases) that hold query position x:
  * whether any does, and where the first of them starts and the last ends. A run of a unit holds x
  * when its repeated bases reach into [x, x + unit]. */
@@ -406,11 +414,8 @@ static int tandem_span(const uint8_t *q, int64_t x, int64_t least, int64_t *star
                 i++;
                 continue;
             }
-            int64_t u = i, v = i + 1;
-            while (repeats(q, u - 1, unit))
-                u--;
-            while (repeats(q, v, unit))
-                v++;
+            int64_t u, v;
+            repeat_run(q, i, unit, &u, &v);
             if (v - u + unit >= least) {
                 *start = found && *start < u - unit ? *start : u - unit;
                 *end = found && *end > v ? *end : v;
@@ -432,11 +437,8 @@ static int any_tandem(const uint8_t *q, int64_t lo, int64_t hi, int64_t least) {
         for (int64_t i = lo - need + 1; i < hi + unit + need - 1; i += need) {
             if (!repeats(q, i, unit))
                 continue;
-            int64_t u = i, v = i + 1;
-            while (repeats(q, u - 1, unit))
-                u--;
-            while (repeats(q, v, unit))
-                v++;
+            int64_t u, v;
+            repeat_run(q, i, unit, &u, &v);
             if (v - u >= need && u <= hi - 1 + unit && v > lo)
                 return 1;
         }

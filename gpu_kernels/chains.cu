@@ -293,9 +293,16 @@ extern "C" __global__ void chain_seams(const unsigned char* qc, const unsigned c
     }
 }
 
-// chains.c's repeats, tandem_span, any_tandem and past_tandems: a piece's ends moved past tandem runs
+// chains.c's repeats, repeat_run, tandem_span, any_tandem and past_tandems: a piece's ends moved past tandem runs
 __device__ __forceinline__ bool repeats(const unsigned char* q, long long i, int unit) {
     return (q[i] < 4) & (q[i] == q[i - unit]);
+}
+
+__device__ __forceinline__ void repeat_run(const unsigned char* q, long long i, int unit, long long* u, long long* v) {
+    for (*u = i; repeats(q, *u - 1, unit); (*u)--)
+        ;
+    for (*v = i + 1; repeats(q, *v, unit); (*v)++)
+        ;
 }
 
 __device__ bool tandem_span(const unsigned char* q, long long x, long long least, long long* start, long long* end) {
@@ -306,11 +313,8 @@ __device__ bool tandem_span(const unsigned char* q, long long x, long long least
                 i++;
                 continue;
             }
-            long long u = i, v = i + 1;
-            while (repeats(q, u - 1, unit))
-                u--;
-            while (repeats(q, v, unit))
-                v++;
+            long long u, v;
+            repeat_run(q, i, unit, &u, &v);
             if (v - u + unit >= least) {
                 *start = found && *start < u - unit ? *start : u - unit;
                 *end = found && *end > v ? *end : v;
@@ -328,11 +332,8 @@ __device__ bool any_tandem(const unsigned char* q, long long lo, long long hi, l
         for (long long i = lo - need + 1; i < hi + unit + need - 1; i += need) {
             if (!repeats(q, i, unit))
                 continue;
-            long long u = i, v = i + 1;
-            while (repeats(q, u - 1, unit))
-                u--;
-            while (repeats(q, v, unit))
-                v++;
+            long long u, v;
+            repeat_run(q, i, unit, &u, &v);
             if (v - u >= need && u <= hi - 1 + unit && v > lo)
                 return true;
         }
