@@ -260,33 +260,24 @@ static int64_t fill_gap(const fill_job *f, int64_t g, uint8_t *dir, int32_t *hro
                 const int32_t diag = hrow[d] + (a == r[at + d] && a < 4 ? match : mismatch);
                 const int top = diag >= fv;
                 mrow[d] = top ? diag : fv;
-                trow[d] = (top ? diag : fv) + top;  /* what E must reach to be chosen: ties go to the diagonal */
+                trow[d] = mrow[d] + top;  /* what E must reach to be chosen: ties go to the diagonal */
                 frow[d] = fv;
                 row[d] = (uint8_t)(((fo >= fe) << 3) | ((top ^ 1) << 1));  /* F_OPEN; FROM_DIAG or FROM_F */
             }
-            if (go > ge) {
-                /* E from the left cell's max(diagonal, F) in place of its H: where that H is E, opening
-                 * from it costs more than extending it, so E is the same, and only E waits for E */
-                int32_t left = hleft;
-                for (int64_t d = d0; d <= d1; d++) {
-                    const int32_t eo = left - go, ee = e - ge, m = mrow[d];
-                    e = eo >= ee ? eo : ee;
-                    left = m;
-                    const int take = e >= trow[d];
-                    hrow[d] = take ? e : m;
-                    row[d] = (uint8_t)((row[d] & ~(take * 3)) | take | ((eo >= ee) << 2));  /* FROM_E where taken */
-                }
-                hleft = hrow[d1];
-            } else {
-                for (int64_t d = d0; d <= d1; d++) {  /* along the row: E, then H = E where it reaches trow */
-                    const int32_t eo = hleft - go, ee = e - ge;
-                    e = eo >= ee ? eo : ee;
-                    const int take = e >= trow[d];
-                    hleft = take ? e : mrow[d];
-                    hrow[d] = hleft;
-                    row[d] = (uint8_t)((row[d] & ~(take * 3)) | take | ((eo >= ee) << 2));
-                }
+            /* along the row: E, then H = E where it reaches trow, else mrow. Where opening a gap costs
+             * more than extending one, E opens from the left cell's mrow in place of its H: where that H
+             * is E, opening from it loses to extending it, so E is the same, and only E waits for E */
+            const int from_m = go > ge;
+            int32_t left = hleft;
+            for (int64_t d = d0; d <= d1; d++) {
+                const int32_t eo = left - go, ee = e - ge, m = mrow[d];
+                e = eo >= ee ? eo : ee;
+                const int take = e >= trow[d];
+                hrow[d] = take ? e : m;
+                left = from_m ? m : hrow[d];
+                row[d] = (uint8_t)((row[d] & ~(take * 3)) | take | ((eo >= ee) << 2));  /* FROM_E where taken */
             }
+            hleft = hrow[d1];
         }
         for (int64_t j = (inner > j0 ? inner : j0) + 1; j <= j1; j++)
             edge_cell(f, q, r, i, j, j0, j - i - lo, w, go, ge, &hleft, &e, hrow, frow, row);

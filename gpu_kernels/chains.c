@@ -371,7 +371,7 @@ typedef struct {
     const int64_t *qpos, *rpos, *x0, *xe, *y0, *trim;
     const uint8_t *seam;            /* seam[b]: b overlapped the block before it, so a seam lies between them */
     const int8_t *strand;
-    int64_t n, match, mismatch, n_score, drop, block_mismatch, tandem;
+    int64_t n, match, mismatch, n_score, drop, tandem;  /* chain_pieces: mismatch is block_mismatch */
     const uint8_t *plain;           /* plain[b]: b's pieces keep their tandem runs (its chain would lose all) */
     int64_t *start, *end;           /* each block's query start and end once its seams are placed */
     int64_t *count;                 /* count mode: pieces a block; fill mode: where its first goes */
@@ -383,13 +383,6 @@ static inline int64_t column_score(const refine_job *j, uint8_t a, uint8_t b) {
     if (a == N_CODE || b == N_CODE)
         return j->n_score;
     return a == b ? j->match : j->mismatch;
-}
-
-/* A column's score where a block is read for drops. */
-static inline int64_t block_score(const refine_job *j, uint8_t a, uint8_t b) {
-    if (a == N_CODE || b == N_CODE)
-        return j->n_score;
-    return a == b ? j->match : j->block_mismatch;
 }
 
 /* Whether query base i repeats the one unit before it (borders and N stop a tandem run). */
@@ -519,7 +512,7 @@ static void seams_part(void *arg, int t, int threads) {
  * written in fill mode, unless nothing is left of it. */
 static inline void piece(refine_job *j, int64_t b, int64_t from, int64_t to, int64_t *pieces, int64_t *at) {
     const uint8_t *q = query_of(j, b), *r = reference_of(j, b);
-    if (j->tandem && !(j->plain && j->plain[b]) && !past_tandems(q, j->tandem, &from, &to))
+    if (j->tandem && !j->plain[b] && !past_tandems(q, j->tandem, &from, &to))
         return;
     if (j->fill == 1) {
         int64_t ids = 0;
@@ -543,7 +536,7 @@ static void pieces_part(void *arg, int t, int threads) {
         int64_t pieces = 0, kept = 0, at = j->fill == 1 ? j->count[b] : 0;
         int64_t seg = first, peak = first, high = 0, score = 0, i = first;
         while (i < last) {
-            score += block_score(j, q[i], r[i]);
+            score += column_score(j, q[i], r[i]);
             i++;
             if (score > high) {
                 high = score, peak = i;
@@ -552,7 +545,7 @@ static void pieces_part(void *arg, int t, int threads) {
                  * rises drop above it */
                 int64_t low = score, bottom = i, k = i, run = score;
                 while (k < last) {
-                    run += block_score(j, q[k], r[k]);
+                    run += column_score(j, q[k], r[k]);
                     k++;
                     if (run >= low + j->drop)
                         break;
@@ -578,10 +571,11 @@ static void pieces_part(void *arg, int t, int threads) {
  * end, threads): each block's query start and end once the seams between overlapping blocks are
  * placed. chain_pieces(q, rf, rr, qpos, rpos, x0, y0, start, end, strand, plain, match, block_mismatch,
  * n_score, drop, tandem, count, fill, pblock, px0, pxe, pids, threads): the pieces of every block cut
- * at its drops, their ends moved past tandem runs of at least `tandem` bases (0: none; plain[b]: not
- * b's), counted (count[b]; fill 0, or 2: only the blocks plain marks) or written from count[b] on (fill 1): each piece's block, query start and end on
- * the block's diagonal, and identical columns. Blocks in chain order, with the start of each in the
- * query codes and in the codes of its strand. */
+ * at its drops (a mismatch scoring block_mismatch), their ends moved past tandem runs of at least
+ * `tandem` bases (0: none; plain[b]: not b's), counted (count[b]; fill 0, or 2: only the blocks plain
+ * marks) or written from count[b] on (fill 1): each piece's block, query start and end on the
+ * block's diagonal, and identical columns. Blocks in chain order, with the start of each in the query
+ * codes and in the codes of its strand. */
 PyObject *py_chain_seams(PyObject *self, PyObject *args) {
     Py_buffer b[13];
     long long match, mismatch, n_score;
@@ -595,7 +589,7 @@ PyObject *py_chain_seams(PyObject *self, PyObject *args) {
         ok = k == 9 || k == 10 || check_items(&b[k], "chain_seams", 8, n);
     if (ok) {
         refine_job j = {b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[5].buf, b[6].buf, b[7].buf, b[8].buf,
-                        b[9].buf, b[10].buf, n, match, mismatch, n_score, 0, 0, 0, NULL, b[11].buf, b[12].buf};
+                        b[9].buf, b[10].buf, n, match, mismatch, n_score, 0, 0, NULL, b[11].buf, b[12].buf};
         Py_BEGIN_ALLOW_THREADS
         run_parallel(seams_part, &j, threads < 1 ? 1 : threads);
         Py_END_ALLOW_THREADS
@@ -620,7 +614,7 @@ PyObject *py_chain_pieces(PyObject *self, PyObject *args) {
         return release_buffers(b, 16, PyErr_Occurred() ? 0 : (PyErr_SetString(PyExc_ValueError, "chain_pieces"), 0));
     /* xe, trim and seam are the seams' pass's only */
     refine_job j = {b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[5].buf, NULL, b[6].buf, NULL, NULL,
-                    b[9].buf, n, match, 0, n_score, drop, block_mismatch, tandem, b[10].buf, b[7].buf, b[8].buf,
+                    b[9].buf, n, match, block_mismatch, n_score, drop, tandem, b[10].buf, b[7].buf, b[8].buf,
                     b[11].buf, b[12].buf, b[13].buf, b[14].buf, b[15].buf, fill};
     Py_BEGIN_ALLOW_THREADS
     run_parallel(pieces_part, &j, threads < 1 ? 1 : threads);

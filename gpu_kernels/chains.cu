@@ -8,7 +8,8 @@
 // still end within max_gap before i (x >= floor: x_i - max_gap - the longest HSP): chains.c's scan.
 // The scans read the HSPs' coordinates gathered into the bucket order (xb, xeb, yb, yeb: x, xe, y, ye at
 // each position of byb; cellb: group * span + bucket - the lowest bucket), so a scan reads them in a row;
-// chain_components takes a thread a position, so neighbouring threads scan neighbouring runs (a thread an HSP reading through byb took 5x longer on the 150 Mbp pair's 363 M HSPs).
+// chain_components takes a thread a position, so neighbouring threads scan neighbouring runs (a
+// thread an HSP reading through byb took 5x longer on the 150 Mbp pair's 363 M HSPs).
 //
 // chain_components: every valid link j -> i marks both linked (a first pass over all HSPs: those some
 //   link touches, with those scoring min_chain_score alone, are the HSPs a chain can hold) or unites j
@@ -293,7 +294,8 @@ extern "C" __global__ void chain_seams(const unsigned char* qc, const unsigned c
     }
 }
 
-// chains.c's repeats, repeat_run, tandem_span, any_tandem and past_tandems: a piece's ends moved past tandem runs
+// chains.c's repeats, repeat_run, tandem_span, any_tandem and past_tandems: a piece's ends moved past
+// tandem runs
 __device__ __forceinline__ bool repeats(const unsigned char* q, long long i, int unit) {
     return (q[i] < 4) & (q[i] == q[i - unit]);
 }

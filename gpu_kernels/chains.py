@@ -463,11 +463,11 @@ def _keep_tandems(chain, count, plain) -> bool:
     xp = array_module(count)
     if not chain.size:
         return False
-    starts = xp.flatnonzero(_run_starts(chain))
-    pieces = xp.add.reduceat(count, starts)
-    if not bool((pieces == 0).any()):
+    first = _run_starts(chain)
+    empty = xp.add.reduceat(count, xp.flatnonzero(first)) == 0
+    if not bool(empty.any()):
         return False
-    plain[...] = (pieces == 0)[xp.cumsum(_run_starts(chain)) - 1]
+    plain[...] = empty[xp.cumsum(first) - 1]
     return True
 
 

@@ -477,8 +477,8 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
                  "extend %.2f s", name, stats.counts["seeds"], stats.counts["kept_seeds"],
                  stats.counts[f"hsps_{name}"], stats.times["words"], stats.times["seeds"], stats.times["diagonals"],
                  stats.times["extend"])
-    words_q = codes = spare = scratch = None  # the query words and the reverse strand are not held while the table
-    # is put in order
+    # the query words, the reverse strand and the reused buffers are not held while the table is put in order
+    words_q = codes = spare = scratch = None
     # the host buffers a write of this table will copy its pages into, readied while it is put in order
     backend.reserve_pages(min(sum(int(t["qstart"].size) for t in tables), slice_rows(default_threads())))
     with stats.timed("hsps"):

@@ -19,24 +19,18 @@ def reference_order(blocks: dict, reverse: np.ndarray) -> dict:
     (`dq`), and `first`, `last` (a chain's ends in this order). reverse: per block, its chain's strand."""
     n = blocks["chain"].size
     # blocks come chain by chain (chains ascending), so a reverse chain's run is only turned around:
-    # the block at k of the run [s, e) is the one at s + e - 1 - k
+    # the block at k of the run [s, e) is the one at s + e - 1 - k; each chain keeps its place, so the
+    # blocks' chain, first and last hold for this order too
     position = np.arange(n, dtype=np.int64)
-    bounds = np.concatenate(([0], np.flatnonzero(np.diff(blocks["chain"])) + 1, [n]))
-    runs = np.diff(bounds)
-    at = np.where(reverse, np.repeat(bounds[:-1] + bounds[1:] - 1, runs) - position, position)
-    rev = reverse[at]
+    bounds = np.append(np.flatnonzero(blocks["first"]), n)
+    at = np.where(reverse, np.repeat(bounds[:-1] + bounds[1:] - 1, np.diff(bounds)) - position, position)
     # a forward block is followed by the next in chain order, so its gaps are its own; a reverse one by
     # the one before it, so its gaps are that block's (none after a chain's first block)
-    source = np.where(rev, np.maximum(at - 1, 0), at)
-    none = rev & blocks["first"][at]
+    source = np.where(reverse, np.maximum(at - 1, 0), at)
+    none = reverse & blocks["first"][at]
     gx, gy = (np.where(none, 0, blocks[gap][source]) for gap in ("dx", "dy"))
-    chain = blocks["chain"][at]
-    first = np.ones(n, dtype=bool)
-    first[1:] = chain[1:] != chain[:-1]
-    last = np.ones(n, dtype=bool)
-    last[:-1] = chain[1:] != chain[:-1]
-    return {"at": at, "size": (blocks["xe"] - blocks["x0"])[at], "dt": gy, "dq": gx, "first": first, "last": last,
-            "chain": chain}
+    return {"at": at, "size": (blocks["xe"] - blocks["x0"])[at], "dt": gy, "dq": gx, "first": blocks["first"],
+            "last": blocks["last"], "chain": blocks["chain"]}
 
 
 def table_of_lines(text) -> tuple:
