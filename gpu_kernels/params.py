@@ -97,7 +97,7 @@ class Chaining:
     """Chains of HSPs and their one-to-one backbone (README: "What a chain is")."""
 
     max_gap: int = 10_000        # most bases between two consecutive HSPs of a chain, on either genome
-    max_shift: int = 1_000       # most a chain's diagonal moves between two HSPs (the longest indel bridged)
+    max_shift: int = 2_000       # most a chain's diagonal moves between two HSPs (the longest indel bridged)
     chain_gap_open: int = 5      # cost of a diagonal shift (an indel) between two HSPs
     chain_gap_extend: int = 1    # and of each base it shifts by
     chain_gap_base: int = 1      # hundredths of a score point a base of the gap costs (unaligned bases)
@@ -123,15 +123,15 @@ class Chaining:
 class Aligning:
     """Gapped alignments of chains (README: "What an alignment is")."""
 
-    align_match: int = 1         # score of an identical ACGT column
-    align_mismatch: int = 4      # cost of any other column of two bases
-    gap_open: int = 6            # cost of opening a gap (a run of I or D columns), besides its columns'
+    align_match: int = 2         # score of an identical ACGT column
+    align_mismatch: int = 3      # cost of any other column of two bases
+    gap_open: int = 5            # cost of opening a gap (a run of I or D columns), besides its columns'
     gap_extend: int = 2          # cost of each column of a gap
     band: int = 16               # diagonals searched on either side of a gap's two ends' diagonals
     min_anchor: int = 12         # shortest run of identical columns of an HSP kept as an anchor
-    zdrop: int = 200             # an alignment is split at a gap whose fill scores under -zdrop
-    end_xdrop: int = 100         # a chain's ends extended until a row scores this far below the best (0: off)
-    min_align_score: int = 50    # alignments scoring less are dropped
+    zdrop: int = 400             # an alignment is split at a gap whose fill scores under -zdrop
+    end_xdrop: int = 200         # a chain's ends extended until a row scores this far below the best (0: off)
+    min_align_score: int = 100   # alignments scoring less are dropped
     secondary: bool = False      # align the chains outside the one-to-one backbone too (tp:A:S)
 
     def __post_init__(self) -> None:
