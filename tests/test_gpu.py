@@ -952,10 +952,14 @@ def same_alignments(query, reference, chains, blocks, params: Params) -> int:
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**6), records=st.integers(1, 3), band=st.sampled_from([0, 3, 16]),
-       min_anchor=st.sampled_from([4, 12]), zdrop=st.sampled_from([0, 30, 10_000]), secondary=st.booleans())
-def test_device_alignments_equal_the_host_ones_on_drawn_chains(seed, records, band, min_anchor, zdrop, secondary):
+       min_anchor=st.sampled_from([4, 12]), zdrop=st.sampled_from([0, 30, 10_000]),
+       scores=st.sampled_from([(2, 3, 5, 2), (1, 4, 6, 2), (1, 1, 0, 1)]), secondary=st.booleans())
+def test_device_alignments_equal_the_host_ones_on_drawn_chains(seed, records, band, min_anchor, zdrop, scores,
+                                                               secondary):
+    match, mismatch, gap_open, gap_extend = scores
     same_alignments(*drawn_case(seed, records), Params(band=band, min_anchor=min_anchor, zdrop=zdrop,
-                                                       min_align_score=10, secondary=secondary))
+                                                       align_match=match, align_mismatch=mismatch, gap_open=gap_open,
+                                                       gap_extend=gap_extend, min_align_score=10, secondary=secondary))
 
 
 def test_device_alignments_in_several_launches(monkeypatch):
