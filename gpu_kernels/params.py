@@ -127,7 +127,7 @@ class Aligning:
     align_mismatch: int = 3      # cost of any other column of two bases
     gap_open: int = 5            # cost of opening a gap (a run of I or D columns), besides its columns'
     gap_extend: int = 2          # cost of each column of a gap
-    band: int = 10               # diagonals searched on either side of a gap's two ends' diagonals
+    band: int = 8                # diagonals searched on either side of a gap's two ends' diagonals
     min_anchor: int = 12         # shortest run of identical columns of an HSP kept as an anchor
     zdrop: int = 400             # an alignment is split at a gap whose fill scores under -zdrop
     end_xdrop: int = 200         # a chain's ends extended until a row scores this far below the best (0: off)
