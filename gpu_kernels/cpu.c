@@ -310,42 +310,38 @@ int radix_sort(uint64_t *keys, void *values, int value_size, size_t n, int key_b
     if (key_bits > 64)
         key_bits = 64;
     sort_job *s = calloc(1, sizeof(sort_job));
-    if (s && scratch) {  /* the caller's: n keys, then n values */
+    if (!s)
+        return -1;
+    if (scratch) {  /* the caller's: n keys, then n values */
         s->keys_tmp = scratch;
         s->values_tmp = value_size ? (char *)scratch + n * sizeof(uint64_t) : NULL;
-    } else if (s) {
+    } else {
         s->keys_tmp = malloc(n * sizeof(uint64_t));
         s->values_tmp = value_size ? malloc(n * (size_t)value_size) : NULL;
     }
-    if (s)
-        s->counts = malloc((size_t)threads * sizeof *s->counts);
-    if (!s || !s->keys_tmp || (value_size && !s->values_tmp) || !s->counts) {
-        if (s && !scratch)
-            free(s->keys_tmp), free(s->values_tmp);
-        if (s)
-            free(s->counts);
-        free(s);
-        return -1;
-    }
-    s->keys = keys, s->values = values, s->value_size = value_size, s->n = n;
-    s->shift = key_bits > TOP_BITS ? key_bits - TOP_BITS : 0;
-    run_parallel(count_top, s, threads);
-    size_t sum = 0;
-    for (int d = 0; d < TOP_RADIX; d++) {
-        s->starts[d] = sum;
-        for (int t = 0; t < threads; t++) {
-            size_t c = s->counts[t][d];
-            s->counts[t][d] = sum;
-            sum += c;
+    s->counts = malloc((size_t)threads * sizeof *s->counts);
+    const int ok = s->keys_tmp && (!value_size || s->values_tmp) && s->counts;
+    if (ok) {
+        s->keys = keys, s->values = values, s->value_size = value_size, s->n = n;
+        s->shift = key_bits > TOP_BITS ? key_bits - TOP_BITS : 0;
+        run_parallel(count_top, s, threads);
+        size_t sum = 0;
+        for (int d = 0; d < TOP_RADIX; d++) {
+            s->starts[d] = sum;
+            for (int t = 0; t < threads; t++) {
+                size_t c = s->counts[t][d];
+                s->counts[t][d] = sum;
+                sum += c;
+            }
         }
+        s->starts[TOP_RADIX] = n;
+        run_parallel(scatter_top, s, threads);
+        run_parallel(sort_buckets, s, threads);
     }
-    s->starts[TOP_RADIX] = n;
-    run_parallel(scatter_top, s, threads);
-    run_parallel(sort_buckets, s, threads);
     if (!scratch)
         free(s->keys_tmp), free(s->values_tmp);
     free(s->counts), free(s);
-    return 0;
+    return ok ? 0 : -1;
 }
 
 /* sort_pairs(keys, values or None, key_bits, threads[, scratch]): keys uint64, values of 4 or 8 bytes
@@ -361,18 +357,14 @@ PyObject *py_sort_pairs(PyObject *self, PyObject *args) {
     int value_size = 0;
     if (values_obj != Py_None) {
         if (PyObject_GetBuffer(values_obj, &values, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
-            PyBuffer_Release(&keys);
-            if (scratch.buf)
-                PyBuffer_Release(&scratch);
+            PyBuffer_Release(&keys), PyBuffer_Release(&scratch);
             return NULL;
         }
         value_size = n ? (int)(values.len / n) : 8;
         if ((value_size != 4 && value_size != 8) || !check_items(&values, "values", value_size, n)) {
             if (!PyErr_Occurred())
                 PyErr_SetString(PyExc_ValueError, "values: items of 4 or 8 bytes expected");
-            PyBuffer_Release(&keys), PyBuffer_Release(&values);
-            if (scratch.buf)
-                PyBuffer_Release(&scratch);
+            PyBuffer_Release(&keys), PyBuffer_Release(&values), PyBuffer_Release(&scratch);
             return NULL;
         }
     }
@@ -385,8 +377,7 @@ PyObject *py_sort_pairs(PyObject *self, PyObject *args) {
     PyBuffer_Release(&keys);
     if (value_size)
         PyBuffer_Release(&values);
-    if (scratch.buf)
-        PyBuffer_Release(&scratch);
+    PyBuffer_Release(&scratch);  /* a no-op where none was given (no object) */
     if (status)
         return PyErr_NoMemory();
     Py_RETURN_NONE;
