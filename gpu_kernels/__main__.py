@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from .backend import get_backend
 from .device import early_context
-from .engine import compare
+from .engine import compare, compare_loaded, load
 from .errors import InputError, os_error_line
 from .fasta import load_pair
 from .formats import clear_output, mummer_parts, paf_from_table, text_from_table, write_paf, write_parts
@@ -20,6 +20,7 @@ from . import native
 from .formats.files import is_special
 from .matches import find_matches, matches_to_hsps
 from .params import Params
+from .pipeline import fits_whole
 
 log = logging.getLogger("gpu_kernels")
 
@@ -199,6 +200,9 @@ def engine_options(cmd: argparse.ArgumentParser, d: dict) -> None:
                           help="leave out tandem runs this long at a block piece's ends, 0 never (default %(default)s)")
     tiling = cmd.add_argument_group("tiling")
     tiling.add_argument("--tile-bytes", type=int, default=d["tile_bytes"], help="memory budget of the seeds held at once: a GPU tile's, a CPU batch's (0: half the free GPU memory, 256 MiB on the CPU)")
+    tiling.add_argument("--part-bases", type=int, default=d["part_bases"],
+                        help="most bases of either genome compared at once: a larger pair is compared in parts of "
+                             "whole records and assembled, with the same alignments")
     cmd.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="auto",
                       help="auto: cupy where CuPy finds a CUDA device, else numpy (default %(default)s)")
     cmd.add_argument("-t", "--threads", type=int, default=0, help="CPU threads (default: the cores this process may use)")
@@ -281,13 +285,14 @@ def params_of(args: argparse.Namespace) -> Params:
                   strands=args.strands, tile_bytes=args.tile_bytes, max_gap=args.max_gap, max_shift=args.max_shift,
                   chain_gap_open=args.chain_gap_open, chain_gap_extend=args.chain_gap_extend,
                   min_chain_score=args.min_chain_score, block_drop=args.block_drop,
-                  block_mismatch=args.block_mismatch, block_tandem=args.block_tandem)
+                  block_mismatch=args.block_mismatch, block_tandem=args.block_tandem, part_bases=args.part_bases)
     values.update({name: getattr(args, name) for name in ALIGN_OPTIONS if hasattr(args, name)})
     return Params(**values)
 
 
 def run_align(args: argparse.Namespace) -> int:
-    """The align command."""
+    """The align command: the pair compared whole where it fits (engine.compare), else part by part
+    through the homology pipeline (pipeline.py) and assembled; the same outputs either way."""
     params = params_of(args)
     start = time.perf_counter()
     chain_paths = {"chains_paf": args.chains, "chain_file": args.chain_file, "chains_table": args.chains_table}
@@ -297,7 +302,16 @@ def run_align(args: argparse.Namespace) -> int:
     if output is not None:
         check_stdout(output)
     clearing = [clear_output(path, (args.query, args.reference)) for path in (output, *named)]
-    result = compare(args.query, args.reference, params, backend=args.backend)
+    loaded = load(args.query, args.reference, params, backend=args.backend)
+    paths = {"paf": output, "delta": args.delta, "sam": args.sam, "snps": args.snps, "table": args.table}
+    if not fits_whole(loaded.query, loaded.reference, params):
+        if args.hsps:
+            raise InputError("--hsps: the pair is compared in parts (larger than --part-bases); write the HSP "
+                             "tables with the workflow, or raise --part-bases")
+        for thread in filter(None, clearing):
+            thread.join()
+        return align_in_parts(loaded, params, {**paths, **chain_paths}, start)
+    result = compare_loaded(loaded, params)
     for thread in filter(None, clearing):
         thread.join()
     chains = result.chain()
@@ -305,11 +319,31 @@ def run_align(args: argparse.Namespace) -> int:
         result.write_chains(chain_paths)
     if args.hsps:
         result.write_parquet(args.hsps, last=True)
-    al = result.write_alignments({"paf": output, "delta": args.delta, "sam": args.sam, "snps": args.snps,
-                                     "table": args.table})
+    al = result.write_alignments(paths)
     aligned = int((al["qend"] - al["qstart"]).sum())
     print(f"{al['qstart'].size} alignments ({int(al['backbone'].sum())} in the backbone) of {chains['chain'].size} "
           f"chains of {result.stats['hsps']} HSPs, {aligned} query bases aligned, backend {result.stats['backend']}, "
+          f"{time.perf_counter() - start:.2f} s", file=sys.stderr)
+    return 0
+
+
+def align_in_parts(loaded, params: Params, paths: dict, start: float) -> int:
+    """align's pair in parts (pipeline.align_parts), written where paths say."""
+    from .pipeline import align_parts, texts_of, write_pair
+
+    q, r = loaded.query, loaded.reference
+    loaded.wait()
+    wants_chains = any(paths.get(kind) for kind in ("chains_paf", "chain_file", "chains_table"))
+    pair = align_parts(q, r, params, loaded.backend, texts_of(kind for kind, path in paths.items() if path),
+                       wants_chains)
+    meta = {"query": {"names": list(q.names), "lengths": q.lengths.tolist()},
+            "reference": {"names": list(r.names), "lengths": r.lengths.tolist()},
+            "params": params.as_dict(), "stats": {}, **loaded.sources}
+    write_pair(pair, (q.names, q.lengths, r.names, r.lengths), paths, meta, params)
+    al = pair.alignments
+    aligned = int((al["qend"] - al["qstart"]).sum())
+    print(f"{al['qstart'].size} alignments ({int(al['backbone'].sum())} in the backbone) of {pair.chains['chain'].size} "
+          f"chains, {aligned} query bases aligned, in parts, backend {loaded.backend.name}, "
           f"{time.perf_counter() - start:.2f} s", file=sys.stderr)
     return 0
 

@@ -359,33 +359,42 @@ def _snp_parts(al: dict, query: SeqSet, reference: SeqSet) -> list:
 def write_alignments(al: dict, query: SeqSet, reference: SeqSet, paths: dict, meta: dict) -> None:
     """The alignments written where paths say (by kind: paf with cg:Z and cs:Z, delta (MUMmer), snps
     (SNPs and indels), sam, table (Parquet, the ALIGNMENT record)); meta: the run's metadata (record
-    tables, parameters, FASTA paths), as the HSP table holds it. The table is compressed on a thread
-    beside the texts (both release the interpreter's lock)."""
+    tables, parameters, FASTA paths), as the HSP table holds it. The texts are made from the
+    alignments' columns as they are needed (text_of)."""
+    reference.reverse_codes  # made once, before threads read them
+    write_aligned(al, lambda kind: text_of(al, query, reference, kind),
+                  (query.names, query.lengths, reference.names, reference.lengths), paths, meta)
+
+
+def write_aligned(al: dict, text, records: tuple, paths: dict, meta: dict) -> None:
+    """write_alignments of alignments whose texts text(kind) gives (align.text_of's kinds: a string
+    table a kind, made by text_of or kept from a pipeline's parts); records: (query names, lengths,
+    reference names, lengths). The table is compressed on a thread beside the texts (both release the
+    interpreter's lock)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from .formats import alignments as formats
 
-    q, r = query, reference
+    qnames, qlens, rnames, rlens = records
     start = time.perf_counter()
-    r.reverse_codes  # made once, before two threads read it
     with ThreadPoolExecutor(2) as side:
         # the cs strings made beside the CIGARs: a few long alignments keep each pass's last threads
         # busy alone, so two passes at once fill the cores better
-        cs = side.submit(text_of, al, q, r, "cs") if paths.get("paf") else None
-        cigars = text_of(al, q, r, "cigar")
+        cs = side.submit(text, "cs") if paths.get("paf") else None
+        cigars = text("cigar")
         log.info("CIGARs: %d bytes (%.2f s)", len(cigars[0]), time.perf_counter() - start)
         table = side.submit(formats.write_table, paths["table"], al, cigars, meta) if paths.get("table") else None
         if cs is not None:
             cs = cs.result()
             log.info("cs strings: %d bytes (%.2f s)", len(cs[0]), time.perf_counter() - start)
-            formats.write_paf(paths["paf"], al, cigars, cs, q.names, q.lengths, r.names, r.lengths)
+            formats.write_paf(paths["paf"], al, cigars, cs, qnames, qlens, rnames, rlens)
             log.info("%s: PAF written (%.2f s)", paths["paf"], time.perf_counter() - start)
         if paths.get("delta"):
-            formats.write_delta(paths["delta"], al, text_of(al, q, r, "delta"), meta)
+            formats.write_delta(paths["delta"], al, text("delta"), meta)
         if paths.get("snps"):
-            formats.write_snps(paths["snps"], al, text_of(al, q, r, "snps"))
+            formats.write_snps(paths["snps"], al, text("snps"))
         if paths.get("sam"):
-            formats.write_sam(paths["sam"], al, cigars, q.names, q.lengths, r.names, r.lengths)
+            formats.write_sam(paths["sam"], al, cigars, qnames, qlens, rnames, rlens)
         if table is not None:
             table.result()
             log.info("%s: alignment table written (%.2f s)", paths["table"], time.perf_counter() - start)

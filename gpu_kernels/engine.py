@@ -121,6 +121,12 @@ class Result:
             self._placed = True
         return self._chains[0]
 
+    @property
+    def chained(self) -> tuple:
+        """(the chains table, their blocks) as chain() left them: chain_blocks' with `rows` and `trim`
+        after chain(placed=False), the blocks as written after chain()."""
+        return self._chains
+
     def chain_soon(self):
         """chain(placed=False) begun, and a future of the chains table: on a device, on a thread and a
         stream of its own (backend.on_own_stream), beside the caller's work; on the CPU, done before
@@ -420,25 +426,52 @@ def search_tile(qcodes, rcodes, tile: Tile, groups, qp, rp, width: int, params: 
         return backend.drop_contained(raw)
 
 
-def compare(query, reference, params: Params | None = None, backend: str | NumpyBackend = "numpy") -> Result:
-    """Compare every query record with every reference record on the strands asked for.
+class Loaded:
+    """A pair read (both SeqSets on the host), its backend made and the device being readied: what
+    load gives and compare_loaded takes."""
 
-    query and reference: FASTA paths, lists of fasta.Records or SeqSets; backend: a name for
-    get_backend (numpy, cupy, auto) or a backend object."""
-    params = params or Params()
-    k = params.seeding.k
+    def __init__(self, query: SeqSet, reference: SeqSet, backend: NumpyBackend, ready, sources: dict, start: float):
+        self.query, self.reference, self.backend, self.ready = query, reference, backend, ready
+        self.sources, self.start = sources, start
+
+    def wait(self) -> None:
+        """The device readied (the warm-up's kernels compiled) before a stage runs on it."""
+        if self.ready is not None:
+            self.ready.result()
+            self.ready = None
+
+
+def load(query, reference, params: Params, backend: str | NumpyBackend = "numpy") -> Loaded:
+    """Both sides read (FASTA paths, lists of fasta.Records or SeqSets) while the backend is made."""
     start = time.perf_counter()
     sources = {f"{side}_fasta": str(path) for side, path in (("query", query), ("reference", reference)) if is_path(path)}
     # The files are read on a thread (without the interpreter's lock) while the backend is made (CuPy
     # imported, about 0.4 s) and the device readied on another (not in stats.timed: its synchronize
     # would make the CUDA context first, on this thread).
     with ThreadPoolExecutor(1, thread_name_prefix="read") as pool:
-        reading = pool.submit(as_seqsets, query, reference, k)
+        reading = pool.submit(as_seqsets, query, reference, params.seeding.k)
         backend = get_backend(backend) if isinstance(backend, str) else backend
         log.debug("backend %s made (%.2f s)", backend.name, time.perf_counter() - start)
         ready = backend.warm_up(params)
         query, reference = reading.result()
         log.debug("files read (%.2f s)", time.perf_counter() - start)
+    return Loaded(query, reference, backend, ready, sources, start)
+
+
+def compare(query, reference, params: Params | None = None, backend: str | NumpyBackend = "numpy") -> Result:
+    """Compare every query record with every reference record on the strands asked for.
+
+    query and reference: FASTA paths, lists of fasta.Records or SeqSets; backend: a name for
+    get_backend (numpy, cupy, auto) or a backend object."""
+    params = params or Params()
+    return compare_loaded(load(query, reference, params, backend), params)
+
+
+def compare_loaded(loaded: Loaded, params: Params) -> Result:
+    """compare, once load has read the pair."""
+    k = params.seeding.k
+    query, reference, backend, sources, start = (loaded.query, loaded.reference, loaded.backend, loaded.sources,
+                                                  loaded.start)
     stats = Stats(backend)
     check_width(query, reference, k)
     # copied while the kernels are readied (a copy from pageable memory: about 1.2 GB/s on the H100
@@ -446,8 +479,8 @@ def compare(query, reference, params: Params | None = None, backend: str | Numpy
     qcodes = backend.to_device(query.codes)
     rcodes = backend.to_device(reference.codes)
     log.debug("sequences on the device (%.2f s)", time.perf_counter() - start)
-    if ready is not None:
-        ready.result()
+    if loaded.ready is not None:
+        loaded.wait()
         log.debug("device ready (%.2f s)", time.perf_counter() - start)
     backend.synchronize()
     stats.times["load"] = time.perf_counter() - start

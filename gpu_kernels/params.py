@@ -70,12 +70,15 @@ class Tiling:
 
     tile_bytes: int = 0         # memory budget of one GPU tile's or CPU batch's seeds (0: half the free GPU memory, 256 MiB on the CPU)
     tile_len: int = 0           # longest side of a tile in bases (0: no limit; tests use small tiles)
+    part_bases: int = 1_000_000_000  # most bases of either side compared at once: a larger pair is compared in parts (pipeline.py)
 
     def __post_init__(self) -> None:
         if self.tile_bytes and self.tile_bytes < 1 << 16:
             raise InputError(f"tile_bytes = {self.tile_bytes} is below 64 KiB")
         if self.tile_len < 0:
             raise InputError(f"tile_len = {self.tile_len} is negative")
+        if self.part_bases < 1:
+            raise InputError(f"part_bases = {self.part_bases} must be at least 1")
 
 
 @dataclass(frozen=True)
@@ -154,7 +157,7 @@ GROUP_OF = {f.name: group for group, cls in GROUPS.items() for f in fields(cls)}
 
 
 INT_LIMIT = 2**31 - 1  # the compiled stages and kernels take the integer parameters as 32-bit ints
-WIDE = {"tile_bytes"}  # a byte count, kept in Python
+WIDE = {"tile_bytes", "part_bases"}  # counts kept in Python
 
 
 def _as_declared(name: str, value):

@@ -51,6 +51,13 @@ class SeqSet:
         """Length of the concatenated code array."""
         return int(self.codes.size)
 
+    def subset(self, records) -> "SeqSet":
+        """The records of the given indices (in that order) as a SeqSet of their own, on the host."""
+        codes = np.asarray(self.codes)
+        records = np.asarray(records, dtype=np.int64)
+        return make_seqset([self.names[i] for i in records],
+                           [codes[self.starts[i]:self.starts[i] + self.lengths[i]] for i in records])
+
     def record_of(self, pos: np.ndarray) -> np.ndarray:
         """Index of the record holding each concatenated position."""
         return np.searchsorted(self.starts, pos, side="right") - 1

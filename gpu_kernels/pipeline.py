@@ -1,0 +1,264 @@
+"""The homology pipeline: one part of a genome pair (a block of query records x a block of reference
+records) from words to gapped alignments in memory (`homology`), and the pair made whole again from
+its parts (`assemble`): the command line's `align` and the workflow's jobs both run it.
+
+A part keeps what the pair needs of it, never its HSPs: its chains (refined: their blocks as
+written), the blocks the one-to-one backbone is chosen on, and the alignments of its candidate
+chains (the part's own backbone, or every chain with `secondary`) with their texts. The backbone is
+a choice over the whole pair (a chain of one part can hide one of another that shares a record), so
+`assemble` ranks every part's chains in the pair's chain order (score descending, then the head HSP
+in the canonical order: query record, reference record, the part's row), chooses the backbone over
+them, aligns the few backbone chains that no part aligned (they lost to a chain of their own part
+that another part's chain beat), and chooses the one-to-one alignments over the whole pair. The
+result equals the pair compared whole (tests/test_pipeline.py)."""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .align import align_chains, one_to_one, text_of
+from .arrays import stable_argsort, to_host
+from .chains import _blocks_of, backbone, refine_blocks
+from .diagonals import key_width
+from .errors import InputError
+from .formats.alignments import reordered
+from .params import Params
+from .schema import ALIGNMENT, CHAIN
+from .seqset import SeqSet
+
+log = logging.getLogger(__name__)
+
+# the texts each alignment output is made of (align.text_of's kinds)
+OUTPUT_TEXTS = {"paf": ("cigar", "cs"), "table": ("cigar",), "sam": ("cigar",), "delta": ("delta",),
+                "snps": ("snps",)}
+# an alignment's columns a part keeps (ALIGNMENT's numbers; `chain` the part's own until assembled)
+ALIGNED = tuple(name for name in ALIGNMENT.names if name not in ("alignment", "cigar"))
+BLOCKS = ("chain", "x0", "xe", "y0", "ye", "trim")
+PIECES = ("chain", "x0", "xe", "y0", "ye")
+
+
+def texts_of(kinds) -> tuple:
+    """The text kinds the alignment outputs named (OUTPUT_TEXTS' keys) are made of, in a fixed order
+    (the CIGARs always: align.write_aligned logs them)."""
+    wanted = {"cigar"} | {text for kind in kinds for text in OUTPUT_TEXTS.get(kind, ())}
+    return tuple(text for text in ("cigar", "cs", "delta", "snps") if text in wanted)
+
+
+@dataclass
+class Part:
+    """What a part leaves for its pair, on the host, records numbered as in the whole genomes:
+    `chains` (the CHAIN record's columns as refined, and `head`: the part's row of each chain's
+    first HSP, `candidate`: 1 where its alignments are in `alignments`); `blocks` (chain_blocks'
+    columns BLOCKS: the backbone is chosen on them); `pieces` (the blocks as written, PIECES; empty
+    unless asked for); `alignments` (ALIGNED columns, `chain` the part's chain); `texts` (kind: a
+    string table, a string an alignment); `stats` (the comparison's counts and times)."""
+    chains: dict
+    blocks: dict
+    pieces: dict
+    alignments: dict
+    texts: dict
+    stats: dict = field(default_factory=dict)
+
+
+def homology(query: SeqSet, reference: SeqSet, params: Params, backend, texts: tuple = (),
+             qindex=None, rindex=None, pieces: bool = True, result=None) -> Part:
+    """One part through the pipeline: compared (engine.compare, unless `result` holds the comparison),
+    chained, its candidate chains aligned and their texts made. qindex, rindex: each local record's
+    number in the whole genome (default: the same). pieces: keep the chains' blocks as written (the
+    chain outputs need them)."""
+    from .engine import compare
+
+    if result is None:
+        result = compare(query, reference, params, backend=backend)
+    result.chain(placed=False)
+    _, members = result.chained
+    blocks = {name: np.asarray(to_host(members[name]), dtype=np.int64) for name in BLOCKS}
+    first = np.asarray(to_host(members["first"]), dtype=bool)
+    heads = np.asarray(to_host(members["rows"]), dtype=np.int64)[first]
+    table = {name: np.asarray(to_host(v)) for name, v in result.chain().items()}
+    placed = result.chained[1]
+    al = result.align()
+    made = {kind: text_of(al, query, reference, kind) for kind in texts}
+    chains = {name: table[name] for name in CHAIN.names}
+    chains["head"] = heads
+    chains["candidate"] = (np.ones(heads.size, dtype=np.int8) if params.aligning.secondary
+                         else chains["backbone"].astype(np.int8))
+    alignments = {name: np.asarray(al[name]) for name in ALIGNED}
+    for columns in (chains, alignments):
+        if qindex is not None:
+            columns["qrec"] = np.asarray(qindex, dtype=np.int32)[columns["qrec"]]
+        if rindex is not None:
+            columns["rrec"] = np.asarray(rindex, dtype=np.int32)[columns["rrec"]]
+    kept = {name: np.asarray(to_host(placed[name]), dtype=np.int64) for name in PIECES} if pieces else \
+        {name: np.zeros(0, dtype=np.int64) for name in PIECES}
+    return Part(chains, blocks, kept, alignments, made, dict(result.stats))
+
+
+def _cat(tables: list, names) -> dict:
+    return {name: np.concatenate([np.asarray(t[name]) for t in tables]) for name in names}
+
+
+def _texts_cat(parts: list, kind: str) -> tuple:
+    """One string table of every part's strings of a kind, in part order."""
+    data = b"".join(bytes(p[kind][0]) for p in parts)
+    offsets, at = [np.zeros(1, dtype=np.int64)], 0
+    for p in parts:
+        offsets.append(np.asarray(p[kind][1][1:], dtype=np.int64) - int(p[kind][1][0]) + at)
+        at = int(offsets[-1][-1]) if offsets[-1].size else at
+    return data, np.concatenate(offsets)
+
+
+@dataclass
+class Pair:
+    """A genome pair made whole: its chains (CHAIN columns in chain order, `backbone` chosen over the
+    pair), their blocks as written, the alignments (ALIGNED columns, `chain` the pair's, `backbone`
+    the one-to-one ones) and their texts."""
+    chains: dict
+    pieces: dict
+    alignments: dict
+    texts: dict
+
+
+def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: tuple = ()) -> Pair:
+    """The pair's chains, backbone and alignments from its parts (in any order). late(chains, blocks):
+    the alignments of backbone chains no part aligned (a CHAIN table of them, numbered from 0, and
+    their blocks as chain_blocks gives them), as (ALIGNED columns, {kind: string table}); needed only
+    where there are any."""
+    start = time.perf_counter()
+    qlens, rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
+    sizes = [int(p.chains["chain"].size) for p in parts]
+    base = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    chains = _cat([p.chains for p in parts], (*CHAIN.names, "head", "candidate"))
+    # the pair's chain order: score descending, then the head HSP in the canonical order
+    rank_of = np.empty(int(base[-1]), dtype=np.int64)
+    order = np.lexsort((chains["head"], chains["rrec"], chains["qrec"], -chains["score"]))
+    rank_of[order] = np.arange(order.size, dtype=np.int64)
+    chains = {name: column[order] for name, column in chains.items()}
+    chains["chain"] = np.arange(order.size, dtype=np.int64)
+
+    def ranked_blocks(name: str, columns) -> dict:
+        got = _cat([getattr(p, name) for p in parts], columns)
+        owner = np.repeat(np.arange(len(parts)), [int(getattr(p, name)["chain"].size) for p in parts])
+        got["chain"] = rank_of[base[owner] + got["chain"]]
+        moved = stable_argsort(got["chain"])  # chain by chain, each chain's blocks in their order
+        return {key: column[moved] for key, column in got.items()}
+
+    blocks = ranked_blocks("blocks", BLOCKS)
+    chains["backbone"] = backbone(chains, blocks, qlens, rlens)
+    secondary = params.aligning.secondary
+    wanted = np.ones(order.size, dtype=bool) if secondary else chains["backbone"] == 1
+    missing = np.flatnonzero(wanted & (chains["candidate"] == 0))
+    al = _cat([p.alignments for p in parts], ALIGNED)
+    owner = np.repeat(np.arange(len(parts)), [int(p.alignments["chain"].size) for p in parts])
+    al["chain"] = rank_of[base[owner] + al["chain"]]
+    keep = np.flatnonzero(wanted[al["chain"]])
+    al = {name: column[keep] for name, column in al.items()}
+    made = {kind: reordered(_texts_cat([p.texts for p in parts], kind), keep) for kind in texts}
+    if missing.size:
+        log.info("%d backbone chains no part aligned: aligned here", missing.size)
+        sub = {name: column[missing] for name, column in chains.items()}
+        sub["chain"] = np.arange(missing.size, dtype=np.int64)
+        sub["backbone"] = np.ones(missing.size, dtype=np.int8)
+        inside = np.isin(blocks["chain"], missing)
+        sub_blocks = {name: column[inside] for name, column in blocks.items()}
+        sub_blocks["chain"] = np.searchsorted(missing, sub_blocks["chain"])
+        extra, extra_texts = late(sub, sub_blocks)
+        extra = {name: np.asarray(extra[name]) for name in ALIGNED}
+        extra["chain"] = missing[extra["chain"]]
+        al = {name: np.concatenate((al[name], extra[name])) for name in ALIGNED}
+        made = {kind: _texts_cat([made, extra_texts], kind) for kind in texts}
+    moved = stable_argsort(al["chain"])  # chain order; a chain's pieces stay in their order
+    al = {name: column[moved] for name, column in al.items()}
+    made = {kind: reordered(text, moved) for kind, text in made.items()}
+    al["backbone"] = one_to_one(al, qlens, rlens)
+    placed = ranked_blocks("pieces", PIECES)
+    pieces = _blocks_of(placed["chain"], placed["x0"], placed["xe"], placed["y0"], placed["ye"])
+    log.info("pair assembled from %d parts: %d chains (%d in the backbone), %d alignments (%d one-to-one), "
+             "%.2f s", len(parts), order.size, int(chains["backbone"].sum()), al["chain"].size,
+             int(al["backbone"].sum()), time.perf_counter() - start)
+    return Pair({name: chains[name] for name in CHAIN.names}, pieces, al, made)
+
+
+def align_late(query: SeqSet, reference: SeqSet, params: Params, texts: tuple, backend=None):
+    """assemble's `late`: chains aligned on both whole genomes (on the host, or the backend's twins),
+    their blocks placed first as a part places them."""
+
+    def late(chains: dict, blocks: dict):
+        refine = backend.refine_blocks if backend is not None else refine_blocks
+        align = backend.align_chains if backend is not None else align_chains
+        full = _blocks_of(blocks["chain"], blocks["x0"], blocks["xe"], blocks["y0"], blocks["ye"])
+        full["trim"] = blocks["trim"]
+        table, placed = refine(chains, full, query, reference, params)
+        al = align(table, placed, query, reference, params)
+        return al, {kind: text_of(al, query, reference, kind) for kind in texts}
+
+    return late
+
+
+def record_blocks(lengths, most: int) -> list[np.ndarray]:
+    """Records in file order grouped into blocks of at most `most` bases (a longer record alone)."""
+    out, size = [], 0
+    for index, length in enumerate(np.asarray(lengths, dtype=np.int64)):
+        if out and size > 0 and size + int(length) <= most:
+            out[-1].append(index)
+            size += int(length)
+        else:
+            out.append([index])
+            size = int(length)
+    return [np.asarray(b, dtype=np.int64) for b in out]
+
+
+def fits_whole(query: SeqSet, reference: SeqSet, params: Params) -> bool:
+    """Whether a pair is compared as one part: both sides within tiling.part_bases, and its diagonal
+    keys within 63 bits."""
+    k, most = params.seeding.k, params.tiling.part_bases
+    return query.total <= most and reference.total <= most and \
+        (query.total + reference.total + 1) * key_width(query.total, k) < 1 << 63
+
+
+def part_pairs(query: SeqSet, reference: SeqSet, params: Params) -> list[tuple]:
+    """(query records, reference records) of each part of a pair, in order; a part past 64-bit
+    diagonal keys (two records of billions of bases) is refused in one line."""
+    k, most = params.seeding.k, params.tiling.part_bases
+    out = []
+    for qb in record_blocks(query.lengths, most):
+        for rb in record_blocks(reference.lengths, most):
+            qt, rt = int(query.lengths[qb].sum()), int(reference.lengths[rb].sum())
+            if (qt + rt + 1) * key_width(qt, k) >= 1 << 63:
+                raise InputError(f"records {query.names[qb[0]]} ({qt} bases) and {reference.names[rb[0]]} ({rt} "
+                                 "bases) are too long to compare as one part (64-bit diagonal keys)")
+            out.append((qb, rb))
+    return out
+
+
+def align_parts(query: SeqSet, reference: SeqSet, params: Params, backend, texts: tuple, pieces: bool) -> Pair:
+    """A pair too large to compare whole, part by part (part_pairs), then assembled."""
+    pairs = part_pairs(query, reference, params)
+    parts = []
+    for number, (qb, rb) in enumerate(pairs, 1):
+        q, r = query.subset(qb), reference.subset(rb)
+        parts.append(homology(q, r, params, backend, texts, qb, rb, pieces))
+        log.info("part %d of %d: %d x %d records, %d alignments", number, len(pairs), qb.size, rb.size,
+                 parts[-1].alignments["chain"].size)
+    return assemble(parts, query.lengths, reference.lengths, params,
+                    align_late(query, reference, params, texts, backend), texts)
+
+
+def write_pair(pair: Pair, records: tuple, paths: dict, meta: dict, params: Params) -> None:
+    """An assembled pair's outputs where paths say: the alignments' kinds (align.write_aligned's) and
+    the chains' (chains_paf, chain_file, chains_table)."""
+    from .align import write_aligned
+    from .formats import HspWriter, write_chain_text
+
+    qnames, qlens, rnames, rlens = records
+    for kind in ("chains_paf", "chain_file"):
+        if paths.get(kind):
+            write_chain_text(kind, paths[kind], pair.chains, pair.pieces, qnames, qlens, rnames, rlens)
+    if paths.get("chains_table"):
+        extra = {key: value for key, value in meta.items() if key not in ("query", "reference", "params")}
+        with HspWriter(paths["chains_table"], qnames, qlens, rnames, rlens, params, extra, record=CHAIN) as writer:
+            writer.write(pair.chains)
+    write_aligned(pair.alignments, pair.texts.__getitem__, records, paths, meta)

@@ -1,0 +1,97 @@
+"""The homology pipeline (gpu_kernels/pipeline.py): a pair compared in parts and assembled gives the
+alignments and chains of the pair compared whole, whatever the parts."""
+import logging
+import random
+
+import numpy as np
+import pytest
+
+from gpu_kernels.__main__ import main
+from gpu_kernels.engine import compare
+from gpu_kernels.fasta import load_fasta
+from gpu_kernels.params import Params
+from gpu_kernels.pipeline import align_parts, part_pairs, record_blocks
+from generate import mutate
+
+OUTPUTS = (("-o", "paf"), ("--delta", "delta"), ("--snps", "snps"), ("--sam", "sam"),
+           ("--chains", "chains.paf"), ("--chain-file", "chain"))
+
+
+def duplicated_genomes(folder, seed: int) -> tuple:
+    """Two genomes of a few records whose segments are duplicated across records on both sides, so
+    that a chain of one record pair competes for the backbone with chains of other record pairs."""
+    rng = random.Random(seed)
+    rand = lambda n: "".join(rng.choice("ACGT") for _ in range(n))  # noqa: E731
+    ancestors = [rand(rng.randint(6_000, 14_000)) for _ in range(4)]
+    query, reference = [mutate(a, rng, 0.02, 0.002) for a in ancestors], [mutate(a, rng, 0.05, 0.005)
+                                                                            for a in ancestors]
+    for _ in range(6):  # a piece of one record copied into another, on either side, either strand
+        side = rng.choice((query, reference))
+        src, dst = rng.randrange(4), rng.randrange(4)
+        a = rng.randrange(len(ancestors[src]) - 2_000)
+        piece = mutate(ancestors[src][a:a + rng.randint(800, 2_000)], rng, 0.03, 0.003)
+        if rng.random() < 0.5:
+            piece = piece[::-1].translate(str.maketrans("ACGT", "TGCA"))
+        at = rng.randrange(len(side[dst]))
+        side[dst] = side[dst][:at] + piece + side[dst][at:]
+    paths = []
+    for name, records in (("q", query), ("r", reference)):
+        path = folder / f"{name}.fa"
+        path.write_text("".join(f">{name}{i}\n{seq}\n" for i, seq in enumerate(records)))
+        paths.append(str(path))
+    return tuple(paths)
+
+
+def align_outputs(folder, query, reference, tag: str, *options) -> dict:
+    args = ["align", query, reference, "--backend", "numpy", *options]
+    for flag, suffix in OUTPUTS:
+        args += [flag, str(folder / f"{tag}.{suffix}")]
+    assert main(args) == 0
+    return {suffix: (folder / f"{tag}.{suffix}").read_bytes() for _, suffix in OUTPUTS}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("secondary", [False, True])
+def test_parts_give_the_whole_pairs_outputs(tmp_path, seed, secondary):
+    query, reference = duplicated_genomes(tmp_path, seed)
+    extra = ["--secondary"] if secondary else []
+    whole = align_outputs(tmp_path, query, reference, "whole", *extra)
+    assert whole["paf"].count(b"\n") >= 4
+    for part_bases in (1, 20_000, 30_000):
+        parts = align_outputs(tmp_path, query, reference, f"p{part_bases}", "--part-bases", str(part_bases), *extra)
+        for suffix, text in whole.items():
+            assert parts[suffix] == text, (suffix, part_bases)
+
+
+def test_late_chains_are_aligned_as_the_whole_pair_aligns_them(tmp_path, caplog):
+    """A backbone chain that its own part left out (it lost there to a chain that another part's chain
+    beats) is aligned when the pair is assembled: with many seeds, some case has one."""
+    late = 0
+    for seed in range(4, 16):
+        query, reference = duplicated_genomes(tmp_path, seed)
+        params = Params(part_bases=1)
+        q, r = load_fasta(query), load_fasta(reference)
+        whole = compare(q, r, params)
+        al = whole.align()
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="gpu_kernels.pipeline"):
+            pair = align_parts(q, r, params, whole.backend, ("cigar",), False)
+        late += any("no part aligned" in m for m in caplog.messages)
+        for name in ("chain", "qrec", "rrec", "strand", "qstart", "qend", "rstart", "rend", "score", "backbone"):
+            assert np.array_equal(np.asarray(al[name]), pair.alignments[name]), (seed, name)
+    assert late, "no case left a backbone chain to the assembly"
+
+
+def test_parts_are_whole_records_within_the_bound():
+    lengths = np.array([5, 5, 12, 3, 3, 3])
+    assert [b.tolist() for b in record_blocks(lengths, 10)] == [[0, 1], [2], [3, 4, 5]]
+    assert [b.tolist() for b in record_blocks(lengths, 1)] == [[i] for i in range(6)]
+
+
+def test_a_part_past_64_bit_keys_is_refused_in_one_line():
+    from gpu_kernels.errors import InputError
+    from gpu_kernels.seqset import SeqSet
+
+    big = SeqSet(["a"], np.array([3 << 30]), np.array([0]), np.zeros(0, dtype=np.uint8))
+    with pytest.raises(InputError, match="too long to compare as one part"):
+        part_pairs(big, big, Params())
