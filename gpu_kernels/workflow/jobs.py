@@ -22,33 +22,63 @@ TIME_KEYS = ("load_s", "words_s", "seeds_s", "diagonals_s", "extend_s", "hsps_s"
 
 
 def compare_group(query: Genome, reference: Genome, qbin: str, rbins: list[str], params: Params, backend: str,
-                  hsps_paths: list[str], stats_paths: list[str], labels: dict) -> None:
-    """Compare one query bin with a group of reference bins, one bin pair at a time in this process
-    (the query bin read once, the backend started once): a Parquet HSP table with genome-wide record
-    indices, in the canonical order, and a stats table per bin pair."""
+                  hsps_paths: list[str], stats_paths: list[str], labels: dict, texts: tuple = ("cigar",),
+                  pieces: bool = True, all_hsps: bool = True) -> None:
+    """One query bin against a group of reference bins through the homology pipeline, one bin pair at
+    a time in this process (the query bin read once, the backend started once). Each bin pair leaves
+    its part (workflow.parts: chains and alignments, texts as `texts` names, the chains' blocks as
+    written where `pieces`) beside a Parquet HSP table with genome-wide record indices in the
+    canonical order (every HSP where all_hsps, else those in chains: what the coverage and the dotplots
+    read), and a stats table."""
     start = time.perf_counter()
     qset, qindex = load_bin(query.codes, query.rows, qbin)
     engine = get_backend(backend)
     for number, (rbin, hsps_path, stats_path) in enumerate(zip(rbins, hsps_paths, stats_paths), 1):
-        compare_bins(query, reference, qbin, rbin, qset, qindex, params, engine, hsps_path, stats_path, labels)
+        compare_bins(query, reference, qbin, rbin, qset, qindex, params, engine, hsps_path, stats_path, labels,
+                     texts, pieces, all_hsps)
         log.info("bin pair %d of %d done (%.1f s since the job started)", number, len(rbins),
                  time.perf_counter() - start)
 
 
+def part_prefix(hsps_path: str) -> str:
+    """Where a bin pair's part is written: its HSP table's path without `.parquet`."""
+    return hsps_path[: -len(".parquet")] if hsps_path.endswith(".parquet") else hsps_path
+
+
+# bytes an HSP takes in a Parquet table (its columns delta-packed and compressed), for the log's estimate
+HSP_TABLE_BYTES = 12
+
+
 def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str, qset, qindex, params: Params, backend,
-                 hsps_path: str, stats_path: str, labels: dict) -> None:
-    """Compare one bin pair (the query bin already loaded) into a Parquet HSP table with genome-wide
-    record indices, in the canonical order."""
+                 hsps_path: str, stats_path: str, labels: dict, texts: tuple = ("cigar",), pieces: bool = True,
+                 all_hsps: bool = True) -> None:
+    """One bin pair (the query bin already loaded) through the homology pipeline: its part, and its
+    HSP table (every HSP, or the chained ones) with genome-wide record indices, in the canonical
+    order."""
+    from ..engine import Result
+    from ..pipeline import homology
+    from .parts import write_part
+
     rset, rindex = load_bin(reference.codes, reference.rows, rbin)
     log.info("comparing %s:%s (%d records, %d bp) with %s:%s (%d records, %d bp), %s",
              query.name, qbin, len(qset.names), qset.lengths.sum(), reference.name, rbin,
              len(rset.names), rset.lengths.sum(), params)
     if params.matching.mode == "hsp":
         result = compare(qset, rset, params, backend=backend)
-        table, stats, home = result.table, result.stats, backend
+        home = backend
     else:  # exact matches come back on the host: they stay there
         table, stats = exact_matches(qset, rset, params, backend)
         home = NumpyBackend()
+        result = Result(table, qset, rset, params, stats, home)
+    part = homology(qset, rset, params, home, texts, qindex, rindex, pieces, result=result)
+    write_part(part, part_prefix(hsps_path))
+    table, stats = result.table, result.stats
+    rows = int(table["qstart"].size)
+    if not all_hsps:  # the chained HSPs only: the exhaustive table is the seed's output, asked for
+        chained = result.chain_of >= 0
+        table = {name: column[chained] for name, column in table.items()}
+    log.info("HSP table: %d of %d HSPs (%s), about %.1f MB", int(table["qstart"].size), rows,
+             "every HSP" if all_hsps else "those in chains", int(table["qstart"].size) * HSP_TABLE_BYTES / 1e6)
     # bin-local record indices to genome-wide ones: an increasing map, so the row order holds
     table = dict(table)
     table["qrec"] = home.to_device(qindex)[table["qrec"]]
@@ -58,8 +88,9 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str, qset, q
     os.makedirs(os.path.dirname(hsps_path) or ".", exist_ok=True)
     write_table(hsps_path, table, home, query.names, query.lengths, reference.names, reference.lengths, params, extra)
     write_tsv(stats_path, [stats])
-    log.info("%d HSPs (%d forward, %d reverse) in %.2f s", stats["hsps"], stats["hsps_forward"],
-             stats["hsps_reverse"], stats["total_s"])
+    log.info("%d HSPs (%d forward, %d reverse), %d chains, %d candidate alignments in %.2f s", stats["hsps"],
+             stats["hsps_forward"], stats["hsps_reverse"], part.chains["chain"].size, part.alignments["chain"].size,
+             stats["total_s"])
 
 
 def exact_matches(qset, rset, params: Params, backend) -> tuple[dict, dict]:

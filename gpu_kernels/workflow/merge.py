@@ -44,9 +44,9 @@ def merged_parts(parts: list[str]):
 
 
 def merge(parts: list[str], stats_parts: list[str], query: Genome, reference: Genome, params: Params,
-          hsps_path: str, stats_path: str, sources: dict | None = None) -> None:
-    """All bin pairs of a genome pair into one Parquet HSP table (streamed), and the stats table.
-    sources: the genomes' FASTA paths (query_fasta, reference_fasta), kept in the table's metadata
+          hsps_path: str, stats_path: str | None, sources: dict | None = None) -> None:
+    """All bin pairs of a genome pair into one Parquet HSP table (streamed), and the stats table where
+    stats_path names it. sources: the genomes' FASTA paths (query_fasta, reference_fasta), kept in the table's metadata
     for the formats that name them."""
     stats = [row for p in stats_parts for row in read_tsv(p)]
     seeds = sum(int(r["seeds"]) for r in stats)
@@ -59,8 +59,14 @@ def merge(parts: list[str], stats_parts: list[str], query: Genome, reference: Ge
                 out.copy_row_groups(piece)
             else:
                 out.write(piece)
-    write_tsv(stats_path, stats)
+    if stats_path:
+        write_tsv(stats_path, stats)
     log.info("%s vs %s: %d HSPs from %d bin pairs", query.name, reference.name, out.rows, len(parts))
+
+
+def merge_stats(stats_parts: list[str], stats_path: str) -> None:
+    """The stats tables of a genome pair's bin pairs as one."""
+    write_tsv(stats_path, [row for p in stats_parts for row in read_tsv(p)])
 
 
 def write_texts(hsps_path: str, texts: dict) -> None:

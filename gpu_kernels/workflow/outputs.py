@@ -12,6 +12,7 @@ BINS = PAIR + "/bins/{qbin}__{rgroup}"
 # A genome pair's outputs: kind -> name in its folder
 PAIR_OUTPUTS = {
     "hsps": "hsps.parquet",
+    "chained_hsps": "chained_hsps.parquet",
     **{kind: fmt.file for kind, fmt in FORMATS.items()},
     "chains_paf": "chains.paf",
     "chain_file": "chains.chain",
@@ -45,6 +46,7 @@ TEMPLATES = {
     "bin_hsps": BINS + "/{rbin}.parquet",
     "bin_stats": BINS + "/{rbin}.stats.tsv",
     **{kind: f"{PAIR}/{name}" for kind, name in PAIR_OUTPUTS.items()},
+    "hsp_table": PAIR + "/{hsptable}.parquet",
     "mummer": PAIR + "/matches.mummer.txt",
     "stats": PAIR + "/stats.tsv",
     "summary_tsv": "{results}/summary.tsv",

@@ -29,6 +29,8 @@ from gpu_kernels.workflow.outputs import (
     TEMPLATES,
     TEXT_KINDS,
 )
+from gpu_kernels.pipeline import texts_of
+from gpu_kernels.workflow.jobs import part_prefix
 from gpu_kernels.workflow.report import run_description
 from gpu_kernels.workflow.sweep import engine_params, override_set, param_sets
 
@@ -291,10 +293,28 @@ def compare_outputs(wc):
     ]
 
 
+def all_hsps(set_name, query, reference):
+    """Whether a genome pair's exhaustive HSP table and its texts are written (outputs.hsps; auto: for
+    pairs of at most outputs.hsps_auto_bases bases). Else its jobs keep the HSPs in chains, which the
+    coverage tables and dotplots read."""
+    if OUT["hsps"] != "auto":
+        return bool(OUT["hsps"])
+    bases = sum(c.length for c in CHROMOSOMES[query]) + sum(
+        c.length for c in CHROMOSOMES[reference]
+    )
+    return bases <= OUT["hsps_auto_bases"]
+
+
+def dots_table(wc):
+    """Input function: the HSP table the coverage tables and the dotplots read (every HSP, or those
+    in chains)."""
+    kind = "hsps" if all_hsps(wc.set, wc.query, wc.reference) else "chained_hsps"
+    return path(kind, set=wc.set, query=wc.query, reference=wc.reference)
+
+
 def final_outputs():
     """Everything rule all asks for."""
     kinds = [
-        "hsps",
         "stats",
         "coverage_pairs",
         "coverage_query",
@@ -306,11 +326,13 @@ def final_outputs():
         for kind in TEXT_KINDS + CHAIN_KINDS + tuple(ALIGN_KINDS) + PICTURE_KINDS
         if OUT[kind]
     ]
+    hsp_kinds = ["hsps"] + [kind for kind in TEXT_KINDS if OUT[kind]]
+    kinds = [kind for kind in kinds if kind not in TEXT_KINDS]
     targets = [
         path(kind, set=s, query=q, reference=r)
         for s in SETS
         for q, r in PAIRS
-        for kind in kinds
+        for kind in kinds + (hsp_kinds if all_hsps(s, q, r) else [])
     ]
     targets += [
         path("mummer", set=s, query=q, reference=r)

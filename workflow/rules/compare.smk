@@ -28,5 +28,8 @@ rule compare:
         rbins=lambda wc: reference_groups(wc.set, wc.reference)[wc.rgroup],
         hsps=lambda wc: group_paths("bin_hsps", wc, wc.qbin, wc.rgroup),
         stats=lambda wc: group_paths("bin_stats", wc, wc.qbin, wc.rgroup),
+        all_hsps=lambda wc: all_hsps(wc.set, wc.query, wc.reference),
+        texts=texts_of(ALIGN_KINDS[kind] for kind in ALIGN_KINDS if OUT[kind]),
+        pieces=any(OUT[kind] for kind in CHAIN_KINDS),
     script:
         "../scripts/compare.py"

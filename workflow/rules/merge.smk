@@ -1,4 +1,5 @@
-# Merge: the bin pairs of a genome pair into one HSP table and a stats table; then its text formats
+# Merge: the bin pairs of a genome pair into one HSP table (every HSP, or those in chains: outputs.hsps)
+# and a stats table; then its text formats
 # (PAF, GECKO CSV, MUMmer delta: those outputs.<kind> asks for), beside the chains and coverage rules.
 
 
@@ -8,16 +9,13 @@ rule merge:
         qtable=path("chromosomes", genome="{query}"),
         rtable=path("chromosomes", genome="{reference}"),
     output:
-        hsps=path("hsps"),
-        stats=report(
-            path("stats"),
-            caption="../report/stats.rst",
-            **pair_category("Job statistics", "compare jobs"),
-        ),
+        hsps=path("hsp_table"),
+    wildcard_constraints:
+        hsptable="hsps|chained_hsps",
     log:
-        log_path("merge", "set", "query", "reference"),
+        log_path("merge", "set", "query", "reference", "hsptable"),
     benchmark:
-        log_path("merge", "set", "query", "reference", kind="benchmark")
+        log_path("merge", "set", "query", "reference", "hsptable", kind="benchmark")
     conda:
         "../envs/engine.yaml"
     params:
@@ -30,6 +28,25 @@ rule merge:
         stats=lambda wc: group_paths("bin_stats", wc),
     script:
         "../scripts/merge.py"
+
+
+rule stats:
+    input:
+        groups=compare_outputs,
+    output:
+        stats=report(
+            path("stats"),
+            caption="../report/stats.rst",
+            **pair_category("Job statistics", "compare jobs"),
+        ),
+    log:
+        log_path("stats", "set", "query", "reference"),
+    params:
+        stats=lambda wc: group_paths("bin_stats", wc),
+    run:
+        from gpu_kernels.workflow.merge import merge_stats
+
+        merge_stats(list(params.stats), output.stats)
 
 
 rule texts:

@@ -4,7 +4,7 @@
 
 rule plots:
     input:
-        hsps=path("hsps"),
+        hsps=dots_table,
         coverage=path("coverage_pairs"),
         chains=path("chains_table") if OUT["chains_table"] else [],
         alignments=path("alignments_table") if OUT["alignments_table"] else [],

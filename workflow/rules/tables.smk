@@ -3,7 +3,7 @@
 
 rule coverage:
     input:
-        hsps=path("hsps"),
+        hsps=dots_table,
         chains=path("chains_table") if OUT["chains_table"] else [],
         alignments=path("alignments_table") if OUT["alignments_table"] else [],
         qtable=path("chromosomes", genome="{query}"),

@@ -17,7 +17,7 @@ def step():
     query = Genome(w.query, None, sm.input.qtable)
     reference = Genome(w.reference, None, sm.input.rtable)
     merge(list(sm.params.hsps), list(sm.params.stats), query, reference, Params(**sm.params.engine), sm.output.hsps,
-          sm.output.stats, dict(sm.params.fasta))
+          None, dict(sm.params.fasta))
 
 
 run(sm, step)
