@@ -1,8 +1,6 @@
 """The homology pipeline (gpu_kernels/pipeline.py): a pair compared in parts and assembled gives the
 alignments and chains of the pair compared whole, whatever the parts."""
 import logging
-import random
-
 import numpy as np
 import pytest
 
@@ -11,35 +9,10 @@ from gpu_kernels.engine import compare
 from gpu_kernels.fasta import load_fasta
 from gpu_kernels.params import Params
 from gpu_kernels.pipeline import align_parts, part_pairs, record_blocks
-from generate import mutate
+from generate import duplicated_genomes
 
 OUTPUTS = (("-o", "paf"), ("--delta", "delta"), ("--snps", "snps"), ("--sam", "sam"),
            ("--chains", "chains.paf"), ("--chain-file", "chain"))
-
-
-def duplicated_genomes(folder, seed: int) -> tuple:
-    """Two genomes of a few records whose segments are duplicated across records on both sides, so
-    that a chain of one record pair competes for the backbone with chains of other record pairs."""
-    rng = random.Random(seed)
-    rand = lambda n: "".join(rng.choice("ACGT") for _ in range(n))  # noqa: E731
-    ancestors = [rand(rng.randint(6_000, 14_000)) for _ in range(4)]
-    query, reference = [mutate(a, rng, 0.02, 0.002) for a in ancestors], [mutate(a, rng, 0.05, 0.005)
-                                                                            for a in ancestors]
-    for _ in range(6):  # a piece of one record copied into another, on either side, either strand
-        side = rng.choice((query, reference))
-        src, dst = rng.randrange(4), rng.randrange(4)
-        a = rng.randrange(len(ancestors[src]) - 2_000)
-        piece = mutate(ancestors[src][a:a + rng.randint(800, 2_000)], rng, 0.03, 0.003)
-        if rng.random() < 0.5:
-            piece = piece[::-1].translate(str.maketrans("ACGT", "TGCA"))
-        at = rng.randrange(len(side[dst]))
-        side[dst] = side[dst][:at] + piece + side[dst][at:]
-    paths = []
-    for name, records in (("q", query), ("r", reference)):
-        path = folder / f"{name}.fa"
-        path.write_text("".join(f">{name}{i}\n{seq}\n" for i, seq in enumerate(records)))
-        paths.append(str(path))
-    return tuple(paths)
 
 
 def align_outputs(folder, query, reference, tag: str, *options) -> dict:

@@ -351,7 +351,7 @@ def test_the_top_level_snakefile_plans_the_same_jobs(tmp_path):
                               cwd=cwd, capture_output=True, text=True, check=True)
         plans.append(sorted(line.split()[1] for line in proc.stdout.splitlines() if line.startswith("rule ")
                             and line.split()[1] not in ("all:", "default:")))  # each file's target rule
-    assert plans[0] == plans[1] and "compare:" in plans[0] and "chains:" in plans[0]
+    assert plans[0] == plans[1] and "compare:" in plans[0] and "alignments:" in plans[0]
 
 
 def test_the_workflow_is_snakefmt_clean():

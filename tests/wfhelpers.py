@@ -30,13 +30,13 @@ def read_tsv(path):
 
 
 def parquet_content(path) -> bytes:
-    """An HSP table's rows and metadata, timings left out."""
+    """A table's rows and metadata, timings left out."""
     import json
 
     import pyarrow.parquet as pq
 
     table = pq.read_table(path)
-    meta = json.loads(table.schema.metadata[b"gpu_kernels"])
+    meta = json.loads((table.schema.metadata or {}).get(b"gpu_kernels", b"{}"))  # a job's part has none
     if isinstance(meta.get("stats"), dict):
         meta["stats"] = {k: v for k, v in meta["stats"].items() if not k.endswith("_s")}
     return repr((table.to_pydict(), meta)).encode()

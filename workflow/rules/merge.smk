@@ -41,12 +41,12 @@ rule stats:
         ),
     log:
         log_path("stats", "set", "query", "reference"),
+    conda:
+        "../envs/engine.yaml"
     params:
         stats=lambda wc: group_paths("bin_stats", wc),
-    run:
-        from gpu_kernels.workflow.merge import merge_stats
-
-        merge_stats(list(params.stats), output.stats)
+    script:
+        "../scripts/stats.py"
 
 
 rule texts:

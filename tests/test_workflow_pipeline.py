@@ -1,0 +1,94 @@
+"""The workflow's unit of work is the homology pipeline on a bin pair: its alignments and chains are
+`align`'s, whatever the bins, and a changed alignment parameter reruns what it changes."""
+import os
+
+import pytest
+
+from gpu_kernels.__main__ import main
+from generate import duplicated_genomes
+from wfhelpers import read_tsv, snakemake
+
+PAIR = "results/default/q_vs_r"
+# workflow output -> align's option writing the same file
+SAME = {"alignments.paf": "-o", "alignments.delta": "--delta", "snps.tsv": "--snps", "chains.paf": "--chains",
+        "chains.chain": "--chain-file"}
+
+
+def config(folder, query, reference, bins: int = 12_000, group: int = 1_000_000_000, engine: str = "",
+           outputs: str = "") -> str:
+    text = f"""genomes:
+  q: {query}
+  r: {reference}
+comparisons: {{mode: pairs, pairs: [{{query: q, reference: r}}]}}
+backend: numpy
+bins: {{size: {bins}, group_size: {group}}}
+engine: {{{engine}}}
+outputs: {{gecko_csv: false, paf: false, grid_dotplot: false, html_dotplot: false, coverage_heatmap: false,
+           pair_dotplots: false, alignments_sam: false{outputs}}}
+"""
+    path = folder / "config.yaml"
+    path.write_text(text)
+    return str(path)
+
+
+def align_files(folder, query, reference, *options) -> dict:
+    args = ["align", query, reference, "--backend", "numpy", *options]
+    for name, flag in SAME.items():
+        args += [flag, str(folder / f"align.{name}")]
+    assert main(args) == 0
+    return {name: (folder / f"align.{name}").read_bytes() for name in SAME}
+
+
+def run_files(cwd) -> dict:
+    return {name: (cwd / PAIR / name).read_bytes() for name in SAME}
+
+
+def header_free(name: str, data: bytes) -> bytes:
+    """A delta file names its FASTA files in its first line, as they were given to each command."""
+    return data.split(b"\n", 1)[1] if name.endswith(".delta") else data
+
+
+@pytest.fixture(scope="module")
+def genomes(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("genomes")
+    return folder, *duplicated_genomes(folder, 7)
+
+
+@pytest.mark.parametrize("bins,group", [(12_000, 1_000_000_000), (30_000, 1_000_000_000), (12_000, 20_000),
+                                        (1_000_000, 1_000_000_000)])
+def test_workflow_alignments_are_aligns_whatever_the_bins(tmp_path, genomes, bins, group):
+    folder, query, reference = genomes
+    expected = align_files(folder, query, reference)
+    assert expected["alignments.paf"].count(b"tp:A:P") >= 4
+    snakemake(tmp_path, "--cores", "2", "--configfile", config(tmp_path, query, reference, bins, group))
+    got = run_files(tmp_path)
+    for name in SAME:
+        assert header_free(name, got[name]) == header_free(name, expected[name]), (name, bins, group)
+    jobs = os.listdir(tmp_path / PAIR / "bins")
+    assert len(jobs) > 1 or bins == 1_000_000, jobs
+
+
+def test_a_changed_alignment_parameter_reruns_to_aligns_result(tmp_path, genomes):
+    folder, query, reference = genomes
+    snakemake(tmp_path, "--cores", "2", "--configfile", config(tmp_path, query, reference))
+    before = run_files(tmp_path)
+    # the same config file, rewritten: Snakemake's default triggers (parameters) must see the change
+    snakemake(tmp_path, "--cores", "2", "--configfile", config(tmp_path, query, reference, engine="gap_open: 9"))
+    after = run_files(tmp_path)
+    expected = align_files(folder, query, reference, "--gap-open", "9")
+    assert after["alignments.paf"] != before["alignments.paf"]
+    for name in SAME:
+        assert header_free(name, after[name]) == header_free(name, expected[name]), name
+    dry = snakemake(tmp_path, "--cores", "2", "-n", "--configfile", config(tmp_path, query, reference,
+                                                                          engine="gap_open: 9"))
+    assert "Nothing to be done" in dry.stdout + dry.stderr
+
+
+def test_the_exhaustive_hsp_table_is_opt_in_past_the_size(tmp_path, genomes):
+    folder, query, reference = genomes
+    snakemake(tmp_path, "--cores", "2", "--configfile", config(tmp_path, query, reference, outputs=", hsps_auto_bases: 1000"))
+    pair = tmp_path / PAIR
+    assert not (pair / "hsps.parquet").exists() and (pair / "chained_hsps.parquet").exists()
+    expected = align_files(folder, query, reference)
+    assert (pair / "alignments.paf").read_bytes() == expected["alignments.paf"]
+    assert float(read_tsv(pair / "coverage_query.tsv")[0]["coverage_aligned"]) > 0.5
