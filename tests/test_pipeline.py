@@ -68,3 +68,20 @@ def test_a_part_past_64_bit_keys_is_refused_in_one_line():
     big = SeqSet(["a"], np.array([3 << 30]), np.array([0]), np.zeros(0, dtype=np.uint8))
     with pytest.raises(InputError, match="too long to compare as one part"):
         part_pairs(big, big, Params())
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("seed", [1, 5])
+def test_gpu_parts_give_the_cpu_whole_pairs_outputs(tmp_path, seed):
+    """CPU == GPU through the pipeline: the GPU's parts, assembled, print the CPU's whole pair."""
+    query, reference = duplicated_genomes(tmp_path, seed)
+    whole = align_outputs(tmp_path, query, reference, "whole", "--secondary")
+    args = ["--part-bases", "20000", "--secondary"]
+    parts = align_outputs(tmp_path, query, reference, "gpu", *args)  # --backend numpy, then cupy below
+    assert parts == whole
+    cupy = ["align", query, reference, "--backend", "cupy", *args]
+    for flag, suffix in OUTPUTS:
+        cupy += [flag, str(tmp_path / f"cupy.{suffix}")]
+    assert main(cupy) == 0
+    for _, suffix in OUTPUTS:
+        assert (tmp_path / f"cupy.{suffix}").read_bytes() == whole[suffix], suffix

@@ -12,12 +12,32 @@ from collections import defaultdict
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def run_workflow(workdir: str, config: str, cores: int, extra: list[str] | tuple = ()) -> float:
-    """Wall seconds of one Snakemake run of the repository's workflow; exits with its log tail on failure."""
+def run_workflow(workdir: str, config: str, cores: int, extra: list[str] | tuple = (), memory: list | None = None
+                 ) -> float:
+    """Wall seconds of one Snakemake run of the repository's workflow; exits with its log tail on failure.
+    memory: a list given the host's peak used memory in bytes over the run (sampled every 0.2 s)."""
+    import threading
+
     start = time.perf_counter()
+    done = threading.Event()
+
+    def sample():
+        import psutil
+
+        peak = 0
+        while not done.wait(0.2):
+            peak = max(peak, psutil.virtual_memory().used)
+        memory.append(peak)
+
+    sampler = threading.Thread(target=sample, daemon=True) if memory is not None else None
+    if sampler:
+        sampler.start()
     proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", os.path.join(ROOT, "workflow", "Snakefile"), "-d", workdir,
                            "--cores", str(cores), "--configfile", config, *extra], capture_output=True, text=True)
     wall = time.perf_counter() - start
+    done.set()
+    if sampler:
+        sampler.join()
     if proc.returncode:
         print(proc.stdout[-2000:], proc.stderr[-4000:])
         raise SystemExit(f"snakemake failed after {wall:.1f} s")
@@ -43,7 +63,8 @@ def print_rules(rules: dict) -> None:
     started and its last ended, in seconds after the first job of the run started."""
     origin = min((end - t for jobs in rules.values() for t, _, end in jobs), default=0.0)
     print(f"{'rule':<12} {'jobs':>5} {'sum s':>8} {'max s':>8} {'max RSS MB':>11} {'from s':>7} {'to s':>7}")
-    for rule in ("index", "compare", "merge", "texts", "chains", "coverage", "plots", "mummer_text", "summary"):
+    for rule in ("index", "compare", "merge", "stats", "texts", "alignments", "coverage", "plots", "mummer_text",
+                 "summary"):
         if rule in rules:
             times = [t for t, _, _ in rules[rule]]
             print(f"{rule:<12} {len(times):5d} {sum(times):8.1f} {max(times):8.1f} "

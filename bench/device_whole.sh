@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Device calls for whole genomes through the homology pipeline (logs go to $OUT, so that a run cut off
+# still returns them):
+#   bash bench/device_whole.sh check    # the pipeline's GPU tests; align on the heavy 150 Mbp pair (ROUNDS warm
+#                                       # runs); the workflow on 2 x 6 x 50 Mbp heavy genomes, every default output
+#   bash bench/device_whole.sh close    # bench/human_sized.py's close pair (2 x 3 Gbp): align on the two whole files
+#                                       # (ALIGN=0: not), then the workflow, every default output (WORKFLOW=0: not)
+#   bash bench/device_whole.sh distant  # the human-vs-mouse-like pair (3.0 and 2.7 Gbp), the same
+# ENGINE: the workflow's engine section (default 'engine: {fast: true, max_freq: 20}'); MAXFREQ: align's --max-freq;
+# GPUS: the workflow's GPUs (default: every GPU of the machine, through profiles/multi-gpu)
+set -uo pipefail
+what=${1:-check}
+export PYTHONUNBUFFERED=1
+unset PYTHONDONTWRITEBYTECODE
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+if [ -d .whl ]; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl 2>&1 | grep -v -i warning | tail -3
+    export PYTHONPATH=/tmp/site:$(pwd)
+    export PATH=/tmp/site/bin:$PATH
+fi
+python3 - <<'PY'
+import runpy, subprocess, sysconfig
+native = runpy.run_path("gpu_kernels/native.py")
+for name, files in native["SOURCES"].items():
+    subprocess.run(["gcc", *native.get("COMPILE_ARGS", ["-O3"]), "-shared", "-fPIC", "-pthread", "-Igpu_kernels",
+                    "-I" + sysconfig.get_paths()["include"], *[f"gpu_kernels/{f}" for f in files],
+                    "-o", f"gpu_kernels/{name}" + sysconfig.get_config_var("EXT_SUFFIX")], check=True)
+PY
+python3 gpu_kernels/kernels.py | wc -l | xargs echo "CUDA kernel files built:"
+nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
+gpus=${GPUS:-$(nvidia-smi -L | wc -l)}
+engine=${ENGINE:-"engine: {fast: true, max_freq: 20}"}
+peak() { /usr/bin/time -f "$1: %e s wall, %U user s, %M KB peak" "${@:2}"; }
+if [ "$what" = check ]; then
+    python3 -m pytest -q -p no:cacheprovider tests/test_pipeline.py tests/test_gpu.py -k "gpu or align or chain" 2>&1 | \
+        tee "$OUT/gpu_tests.log" | tail -4
+    python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs 1 --no-paf 2>&1 | tail -2
+    a=$(ls /tmp/hp/*150*_a.fa | head -1); b=$(ls /tmp/hp/*150*_b.fa | head -1)
+    for round in $(seq "${ROUNDS:-2}"); do
+        peak "align 150 Mbp round $round" python3 -m gpu_kernels align "$a" "$b" --backend cupy --table /tmp/hp/al.parquet \
+            -o /tmp/hp/al.paf 2>&1 | tail -2 | tee -a "$OUT/align150.log"
+    done
+    python3 bench/workflow_heavy.py --chromosomes 6 --size 50 --backend cupy --cores "$(nproc)" --workdir /tmp/w650 -- \
+        --workflow-profile profiles/multi-gpu --resources gpu="$gpus" 2>&1 | tee "$OUT/workflow_6x50.log" | tail -14
+    exit 0
+fi
+model=$what
+mkdir -p /tmp/hs
+[ -f "/tmp/hs/${model}_b.fa" ] || peak "simulated" python3 bench/human_sized.py --model "$model" --out "/tmp/hs/$model" \
+    2>&1 | tee -a "$OUT/${model}.log"
+df -h /tmp | tail -1
+if [ "${ALIGN:-1}" = 1 ]; then
+    peak "align whole ${model} genomes" timeout "${ALIGN_LIMIT:-400}" python3 -m gpu_kernels align "/tmp/hs/${model}_a.fa" \
+        "/tmp/hs/${model}_b.fa" --backend cupy --max-freq "${MAXFREQ:-20}" -o "/tmp/hs/${model}.paf" -v 2> "$OUT/align_${model}.log"
+    grep -v DEBUG "$OUT/align_${model}.log" | grep -i "part \|alignments (\|assembled\|peak\|error" | tail -40
+fi
+if [ "${WORKFLOW:-1}" = 1 ]; then
+    rm -rf "/tmp/wf_${model}/results"
+    timeout "${WORKFLOW_LIMIT:-550}" python3 bench/workflow_heavy.py --fasta "/tmp/hs/${model}_a.fa" "/tmp/hs/${model}_b.fa" \
+        --backend cupy --cores "$(nproc)" --workdir "/tmp/wf_${model}" --config "$engine" -- \
+        --workflow-profile profiles/multi-gpu --resources gpu="$gpus" 2>&1 | tee "$OUT/workflow_${model}.log" | tail -14
+    du -sh "/tmp/wf_${model}/results"/* 2>/dev/null | tee -a "$OUT/workflow_${model}.log"
+fi
