@@ -31,6 +31,13 @@ nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
 gpus=${GPUS:-$(nvidia-smi -L | wc -l)}
 engine=${ENGINE:-"engine: {fast: true, max_freq: 20}"}
 peak() { /usr/bin/time -f "$1: %e s wall, %U user s, %M KB peak" "${@:2}"; }
+workflow650() {  # the workflow on 2 x 6 x 50 Mbp heavy genomes, every default output; its jobs' logs to $OUT
+    rm -rf /tmp/w650/results /tmp/w650/.snakemake
+    python3 bench/workflow_heavy.py --chromosomes 6 --size 50 --backend cupy --cores "$(nproc)" --workdir /tmp/w650 -- \
+        --workflow-profile profiles/multi-gpu --resources gpu="$gpus" 2>&1 | tee "$OUT/workflow_6x50.log" | tail -14
+    tar czf "$OUT/logs_6x50.tgz" -C /tmp/w650/results logs 2>/dev/null
+    du -sh /tmp/w650/results/*/*/* /tmp/w650/results/index 2>/dev/null | sort -h | tail -12 | tee -a "$OUT/workflow_6x50.log"
+}
 if [ "$what" = check ]; then
     python3 -m pytest -q -p no:cacheprovider tests/test_pipeline.py tests/test_gpu.py -k "gpu or align or chain" 2>&1 | \
         tee "$OUT/gpu_tests.log" | tail -4
@@ -40,8 +47,11 @@ if [ "$what" = check ]; then
         peak "align 150 Mbp round $round" python3 -m gpu_kernels align "$a" "$b" --backend cupy --table /tmp/hp/al.parquet \
             -o /tmp/hp/al.paf 2>&1 | tail -2 | tee -a "$OUT/align150.log"
     done
-    python3 bench/workflow_heavy.py --chromosomes 6 --size 50 --backend cupy --cores "$(nproc)" --workdir /tmp/w650 -- \
-        --workflow-profile profiles/multi-gpu --resources gpu="$gpus" 2>&1 | tee "$OUT/workflow_6x50.log" | tail -14
+    workflow650
+    exit 0
+fi
+if [ "$what" = w650 ]; then
+    workflow650
     exit 0
 fi
 model=$what
@@ -59,5 +69,7 @@ if [ "${WORKFLOW:-1}" = 1 ]; then
     timeout "${WORKFLOW_LIMIT:-550}" python3 bench/workflow_heavy.py --fasta "/tmp/hs/${model}_a.fa" "/tmp/hs/${model}_b.fa" \
         --backend cupy --cores "$(nproc)" --workdir "/tmp/wf_${model}" --config "$engine" -- \
         --workflow-profile profiles/multi-gpu --resources gpu="$gpus" 2>&1 | tee "$OUT/workflow_${model}.log" | tail -14
-    du -sh "/tmp/wf_${model}/results"/* 2>/dev/null | tee -a "$OUT/workflow_${model}.log"
+    tar czf "$OUT/logs_${model}.tgz" -C "/tmp/wf_${model}/results" logs 2>/dev/null
+    du -sh "/tmp/wf_${model}/results"/*/*/* "/tmp/wf_${model}/results/index" 2>/dev/null | sort -h | tail -12 | \
+        tee -a "$OUT/workflow_${model}.log"
 fi

@@ -24,7 +24,7 @@ from .arrays import stable_argsort, to_host
 from .chains import _blocks_of, backbone, refine_blocks
 from .diagonals import key_width
 from .errors import InputError
-from .formats.alignments import reordered
+from .formats.strings import take_strings
 from .params import Params
 from .schema import ALIGNMENT, CHAIN
 from .seqset import SeqSet
@@ -101,16 +101,6 @@ def _cat(tables: list, names) -> dict:
     return {name: np.concatenate([np.asarray(t[name]) for t in tables]) for name in names}
 
 
-def _texts_cat(parts: list, kind: str) -> tuple:
-    """One string table of every part's strings of a kind, in part order."""
-    data = b"".join(bytes(p[kind][0]) for p in parts)
-    offsets, at = [np.zeros(1, dtype=np.int64)], 0
-    for p in parts:
-        offsets.append(np.asarray(p[kind][1][1:], dtype=np.int64) - int(p[kind][1][0]) + at)
-        at = int(offsets[-1][-1]) if offsets[-1].size else at
-    return data, np.concatenate(offsets)
-
-
 @dataclass
 class Pair:
     """A genome pair made whole: its chains (CHAIN columns in chain order, `backbone` chosen over the
@@ -154,9 +144,8 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
     al = _cat([p.alignments for p in parts], ALIGNED)
     owner = np.repeat(np.arange(len(parts)), [int(p.alignments["chain"].size) for p in parts])
     al["chain"] = rank_of[base[owner] + al["chain"]]
+    sources = {kind: [p.texts[kind] for p in parts] for kind in texts}
     keep = np.flatnonzero(wanted[al["chain"]])
-    al = {name: column[keep] for name, column in al.items()}
-    made = {kind: reordered(_texts_cat([p.texts for p in parts], kind), keep) for kind in texts}
     if missing.size:
         log.info("%d backbone chains no part aligned: aligned here", missing.size)
         sub = {name: column[missing] for name, column in chains.items()}
@@ -168,11 +157,13 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
         extra, extra_texts = late(sub, sub_blocks)
         extra = {name: np.asarray(extra[name]) for name in ALIGNED}
         extra["chain"] = missing[extra["chain"]]
+        keep = np.concatenate((keep, al["chain"].size + np.arange(extra["chain"].size)))
         al = {name: np.concatenate((al[name], extra[name])) for name in ALIGNED}
-        made = {kind: _texts_cat([made, extra_texts], kind) for kind in texts}
-    moved = stable_argsort(al["chain"])  # chain order; a chain's pieces stay in their order
-    al = {name: column[moved] for name, column in al.items()}
-    made = {kind: reordered(text, moved) for kind, text in made.items()}
+        for kind in texts:
+            sources[kind].append(extra_texts[kind])
+    rows = keep[stable_argsort(al["chain"][keep])]  # chain order; a chain's pieces stay in their order
+    al = {name: column[rows] for name, column in al.items()}
+    made = {kind: take_strings(sources[kind], rows) for kind in texts}
     al["backbone"] = one_to_one(al, qlens, rlens)
     placed = ranked_blocks("pieces", PIECES)
     pieces = _blocks_of(placed["chain"], placed["x0"], placed["xe"], placed["y0"], placed["ye"])

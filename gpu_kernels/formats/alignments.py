@@ -10,6 +10,7 @@ from .delta import header as delta_header, pair_headers
 from .files import write_pieces
 from .parquet import arrow_integers
 from .rows import STRANDS, format_rows, name_table
+from .strings import reordered
 
 
 def paf_text(al: dict, cigars: tuple, cs: tuple, qnames, qlens, rnames, rlens) -> memoryview:
@@ -70,16 +71,6 @@ def slices(n: int, *texts: tuple):
             pending += [(middle, hi), (lo, middle)]
             continue
         yield lo, hi
-
-
-def reordered(text: tuple, order) -> tuple:
-    """A string table with its strings in the given order."""
-    data, offsets = text
-    lengths = np.diff(offsets)[order]
-    at = np.zeros(lengths.size + 1, dtype=np.int64)
-    np.cumsum(lengths, out=at[1:])
-    source = np.repeat(offsets[:-1][order] - at[:-1], lengths) + np.arange(int(at[-1]), dtype=np.int64)
-    return np.frombuffer(data, dtype=np.uint8)[source].tobytes(), at
 
 
 def sub_table(text: tuple, lo: int, hi: int) -> tuple:

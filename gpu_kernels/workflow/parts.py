@@ -9,6 +9,7 @@ import os
 
 import numpy as np
 
+from ..formats.strings import arrow_strings
 from ..pipeline import ALIGNED, BLOCKS, PIECES, Part, align_late, assemble, write_pair
 from ..params import Params
 from ..schema import CHAIN
@@ -38,26 +39,10 @@ def write_part(part: Part, prefix: str) -> None:
         values = getattr(part, field)
         arrays = {column: pa.array(np.ascontiguousarray(values[column])) for column in columns}
         if name == "alignments":
-            for kind, (data, offsets) in part.texts.items():
-                n = offsets.size - 1
-                arrays[f"text_{kind}"] = pa.LargeBinaryArray.from_buffers(
-                    pa.large_binary(), n, [None, pa.py_buffer(np.ascontiguousarray(offsets, dtype=np.int64)),
-                                           pa.py_buffer(bytes(data))])
+            for kind, text in part.texts.items():
+                arrays[f"text_{kind}"] = arrow_strings(text)
         with atomic_path(file) as tmp:
             pq.write_table(pa.table(arrays), tmp, compression="zstd")
-
-
-def _string_table(column) -> tuple:
-    """A binary Arrow column as a string table (bytes, int64 offsets from 0)."""
-    import pyarrow as pa
-
-    array = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
-    array = array.cast(pa.large_binary())
-    n = len(array)
-    _, offsets, data = array.buffers()
-    offsets = np.frombuffer(offsets, dtype=np.int64)[array.offset:array.offset + n + 1]
-    body = bytes(data)[int(offsets[0]):int(offsets[-1])] if n and data is not None else b""
-    return body, offsets - offsets[0]
 
 
 def read_part(prefix: str) -> Part:
@@ -71,7 +56,7 @@ def read_part(prefix: str) -> Part:
         field, columns = TABLES[name]
         fields[field] = {column: table.column(column).to_numpy() for column in columns}
         if name == "alignments":
-            texts = {column[len("text_"):]: _string_table(table.column(column))
+            texts = {column[len("text_"):]: table.column(column).combine_chunks()
                      for column in table.column_names if column.startswith("text_")}
     return Part(fields["chains"], fields["blocks"], fields["pieces"], fields["alignments"], texts)
 

@@ -18,7 +18,7 @@ rule alignments:
         log_path("alignments", "set", "query", "reference", kind="benchmark")
     conda:
         "../envs/engine.yaml"
-    threads: 4  # the texts are printed on threads
+    threads: 8  # the texts are printed on threads
     params:
         engine=lambda wc: PARAMS[wc.set].as_dict(),
         fasta=lambda wc: {

@@ -19,7 +19,8 @@ rule compare:
         )
     conda:
         "../envs/engine.yaml"
-    threads: 2  # the CPU stages' threads (words, seeds, extension); Snakemake lowers it to --cores
+    # the CPU stages' threads (words, seeds, extension; on a GPU, the alignments' texts); Snakemake lowers it to --cores
+    threads: 8 if BACKEND == "cupy" else 2
     resources:
         gpu=1 if BACKEND == "cupy" else 0,
     params:
