@@ -131,11 +131,13 @@ def read_table(table_path: str) -> list[dict]:
 WHOLE = "whole"  # the bin name that stands for every record of a genome
 
 
-def load_bin(codes_path: str, rows: list[dict], bin_: str) -> tuple[SeqSet, np.ndarray]:
-    """The records of one bin (or of the whole genome) as a SeqSet, and their indices in the genome
-    (rows: the genome's chromosome table, read once by the caller)."""
+def load_bin(codes_path: str, rows: list[dict], bin_: str | list[str]) -> tuple[SeqSet, np.ndarray]:
+    """The records of one bin, of several (a list of names) or of the whole genome (WHOLE) as a
+    SeqSet, and their indices in the genome (rows: the genome's chromosome table, read once by the
+    caller)."""
     codes = np.load(codes_path, mmap_mode="r")
-    members = [i for i, row in enumerate(rows) if bin_ in (row["bin"], WHOLE)]
+    bins = {bin_} if isinstance(bin_, str) else set(bin_)
+    members = [i for i, row in enumerate(rows) if row["bin"] in bins or WHOLE in bins]
     arrays = [np.asarray(codes[rows[i]["start"]:rows[i]["start"] + rows[i]["length"]]) for i in members]
     return make_seqset([rows[i]["name"] for i in members], arrays), np.array(members, dtype=np.int64)
 

@@ -22,46 +22,45 @@ TIME_KEYS = ("load_s", "words_s", "seeds_s", "diagonals_s", "extend_s", "hsps_s"
 
 
 def compare_group(query: Genome, reference: Genome, qbin: str, rbins: list[str], params: Params, backend: str,
-                  hsps_paths: list[str], stats_paths: list[str], labels: dict, texts: tuple = ("cigar",),
-                  pieces: bool = True, all_hsps: bool = True) -> None:
-    """One query bin against a group of reference bins through the homology pipeline, one bin pair at
-    a time in this process (the query bin read once, the backend started once). Each bin pair leaves
-    its part (workflow.parts: chains and alignments, texts as `texts` names, the chains' blocks as
-    written where `pieces`) beside a Parquet HSP table with genome-wide record indices in the
-    canonical order (every HSP where all_hsps, else those in chains: what the coverage and the dotplots
-    read), and a stats table."""
+                  hsps_path: str, stats_path: str, labels: dict, texts: tuple = ("cigar",), pieces: bool = True,
+                  all_hsps: bool = True) -> None:
+    """One query bin against a group of reference bins through the homology pipeline, in one
+    comparison (the engine takes any number of records a side). It leaves its part (workflow.parts:
+    chains and alignments, texts as `texts` names, the chains' blocks as written where `pieces`)
+    beside a Parquet HSP table with genome-wide record indices in the canonical order (every HSP
+    where all_hsps, else those in chains: what the coverage and the dotplots read), and a stats
+    table."""
     start = time.perf_counter()
     qset, qindex = load_bin(query.codes, query.rows, qbin)
-    engine = get_backend(backend)
-    for number, (rbin, hsps_path, stats_path) in enumerate(zip(rbins, hsps_paths, stats_paths), 1):
-        compare_bins(query, reference, qbin, rbin, qset, qindex, params, engine, hsps_path, stats_path, labels,
-                     texts, pieces, all_hsps)
-        log.info("bin pair %d of %d done (%.1f s since the job started)", number, len(rbins),
-                 time.perf_counter() - start)
+    compare_bins(query, reference, qbin, rbins, qset, qindex, params, get_backend(backend), hsps_path, stats_path,
+                 labels, texts, pieces, all_hsps)
+    log.info("job done in %.1f s", time.perf_counter() - start)
 
 
 def part_prefix(hsps_path: str) -> str:
-    """Where a bin pair's part is written: its HSP table's path without `.parquet`."""
-    return hsps_path[: -len(".parquet")] if hsps_path.endswith(".parquet") else hsps_path
+    """Where a compare job's part is written (workflow.parts.part_files): `part` beside its HSP table."""
+    return os.path.join(os.path.dirname(hsps_path), "part")
 
 
 # bytes an HSP takes in a Parquet table (its columns delta-packed and compressed), for the log's estimate
 HSP_TABLE_BYTES = 12
 
 
-def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str, qset, qindex, params: Params, backend,
+def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[str], qset, qindex, params: Params,
+                 backend,
                  hsps_path: str, stats_path: str, labels: dict, texts: tuple = ("cigar",), pieces: bool = True,
                  all_hsps: bool = True) -> None:
-    """One bin pair (the query bin already loaded) through the homology pipeline: its part, and its
-    HSP table (every HSP, or the chained ones) with genome-wide record indices, in the canonical
-    order."""
+    """A query bin (already loaded) against a reference bin or a list of them through the homology
+    pipeline: its part, and its HSP table (every HSP, or the chained ones) with genome-wide record
+    indices, in the canonical order."""
     from ..engine import Result
     from ..pipeline import homology
     from .parts import write_part
 
     rset, rindex = load_bin(reference.codes, reference.rows, rbin)
     log.info("comparing %s:%s (%d records, %d bp) with %s:%s (%d records, %d bp), %s",
-             query.name, qbin, len(qset.names), qset.lengths.sum(), reference.name, rbin,
+             query.name, qbin, len(qset.names), qset.lengths.sum(), reference.name,
+             rbin if isinstance(rbin, str) else ",".join(rbin),
              len(rset.names), rset.lengths.sum(), params)
     if params.matching.mode == "hsp":
         result = compare(qset, rset, params, backend=backend)
@@ -83,6 +82,7 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str, qset, q
     table = dict(table)
     table["qrec"] = home.to_device(qindex)[table["qrec"]]
     table["rrec"] = home.to_device(rindex)[table["rrec"]]
+    rbin = rbin if isinstance(rbin, str) else ",".join(rbin)
     stats = {**labels, "qbin": qbin, "rbin": rbin, **{key: stats.get(key, 0) for key in STAT_KEYS + TIME_KEYS}}
     extra = {"qbin": qbin, "rbin": rbin, "query_records": [int(i) for i in qindex], "stats": stats}
     os.makedirs(os.path.dirname(hsps_path) or ".", exist_ok=True)

@@ -259,22 +259,14 @@ def compare_jobs(set_name, query, reference):
     return [(qb, group, rbins) for qb in BINS[query] for group, rbins in groups.items()]
 
 
-def group_paths(kind, wc, qbin=None, rgroup=None):
-    """The bin-pair outputs (kind bin_hsps or bin_stats) of one compare job (qbin and rgroup given)
-    or of every compare job of the genome pair, in merge order."""
+def group_paths(kind, wc):
+    """The outputs (kind bin_hsps or bin_stats) of every compare job of the genome pair, in merge
+    order."""
     return [
         path(
-            kind,
-            set=wc.set,
-            query=wc.query,
-            reference=wc.reference,
-            qbin=qb,
-            rgroup=g,
-            rbin=rb,
+            kind, set=wc.set, query=wc.query, reference=wc.reference, qbin=qb, rgroup=g
         )
-        for qb, g, rbins in compare_jobs(wc.set, wc.query, wc.reference)
-        if qbin is None or (qb, g) == (qbin, rgroup)
-        for rb in rbins
+        for qb, g, _ in compare_jobs(wc.set, wc.query, wc.reference)
     ]
 
 

@@ -1,5 +1,5 @@
 # Compare: one job per query bin and group of reference bins (by default the whole reference genome,
-# up to bins.group_size bases), looping over its bin pairs in one process: CuPy started, kernels
+# up to bins.group_size bases), compared at once through the homology pipeline: CuPy started, kernels
 # loaded and the query bin read once. A bin is one chromosome, or many small contigs.
 
 
@@ -27,8 +27,8 @@ rule compare:
         engine=lambda wc: PARAMS[wc.set].as_dict(),
         backend=BACKEND,
         rbins=lambda wc: reference_groups(wc.set, wc.reference)[wc.rgroup],
-        hsps=lambda wc: group_paths("bin_hsps", wc, wc.qbin, wc.rgroup),
-        stats=lambda wc: group_paths("bin_stats", wc, wc.qbin, wc.rgroup),
+        hsps=lambda wc: path("bin_hsps", **wc),
+        stats=lambda wc: path("bin_stats", **wc),
         all_hsps=lambda wc: all_hsps(wc.set, wc.query, wc.reference),
         texts=texts_of(ALIGN_KINDS[kind] for kind in ALIGN_KINDS if OUT[kind]),
         pieces=any(OUT[kind] for kind in CHAIN_KINDS),

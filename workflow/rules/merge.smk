@@ -10,12 +10,12 @@ rule merge:
         rtable=path("chromosomes", genome="{reference}"),
     output:
         hsps=path("hsp_table"),
-    wildcard_constraints:
-        hsptable="hsps|chained_hsps",
     log:
         log_path("merge", "set", "query", "reference", "hsptable"),
     benchmark:
         log_path("merge", "set", "query", "reference", "hsptable", kind="benchmark")
+    wildcard_constraints:
+        hsptable="hsps|chained_hsps",
     conda:
         "../envs/engine.yaml"
     params:

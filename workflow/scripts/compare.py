@@ -22,7 +22,7 @@ def step():
     reference = Genome(w.reference, sm.input.rcodes, sm.input.rtable)
     labels = {"set": w.set, "query": w.query, "reference": w.reference}
     compare_group(query, reference, w.qbin, list(sm.params.rbins), Params(**sm.params.engine), sm.params.backend,
-                  list(sm.params.hsps), list(sm.params.stats), labels,
+                  sm.params.hsps, sm.params.stats, labels,
                   tuple(sm.params.texts), bool(sm.params.pieces), bool(sm.params.all_hsps))
 
 
