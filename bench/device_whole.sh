@@ -6,7 +6,8 @@
 #   bash bench/device_whole.sh close    # bench/human_sized.py's close pair (2 x 3 Gbp): align on the two whole files
 #                                       # (ALIGN=0: not), then the workflow, every default output (WORKFLOW=0: not)
 #   bash bench/device_whole.sh distant  # the human-vs-mouse-like pair (3.0 and 2.7 Gbp), the same
-# ENGINE: the workflow's engine section (default 'engine: {fast: true, max_freq: 20}'); MAXFREQ: align's --max-freq;
+# ENGINE: config lines of the workflow (default: engine: {fast: true, max_freq: 20}, bins: {size: 500000000});
+# MAXFREQ: align's --max-freq;
 # GPUS: the workflow's GPUs (default: every GPU of the machine, through profiles/multi-gpu)
 set -uo pipefail
 what=${1:-check}
@@ -29,7 +30,7 @@ PY
 python3 gpu_kernels/kernels.py | wc -l | xargs echo "CUDA kernel files built:"
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
 gpus=${GPUS:-$(nvidia-smi -L | wc -l)}
-engine=${ENGINE:-"engine: {fast: true, max_freq: 20}"}
+engine=${ENGINE:-$'engine: {fast: true, max_freq: 20}\nbins: {size: 500000000}'}
 peak() { /usr/bin/time -f "$1: %e s wall, %U user s, %M KB peak" "${@:2}"; }
 workflow650() {  # the workflow on 2 x 6 x 50 Mbp heavy genomes, every default output; its jobs' logs to $OUT
     rm -rf /tmp/w650/results /tmp/w650/.snakemake
