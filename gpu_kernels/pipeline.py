@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .align import align_chains, one_to_one, text_of
+from .align import TEXT_PARTS, align_chains, one_to_one, text_of
 from .arrays import stable_argsort, to_host
 from .chains import _blocks_of, backbone, refine_blocks
 from .diagonals import key_width
@@ -61,40 +61,72 @@ class Part:
     alignments: dict
     texts: dict
     stats: dict = field(default_factory=dict)
+    text_parts: dict | None = None
 
 
 def homology(query: SeqSet, reference: SeqSet, params: Params, backend, texts: tuple = (),
-             qindex=None, rindex=None, pieces: bool = True, result=None) -> Part:
+             qindex=None, rindex=None, pieces: bool = True, result=None, text_parts: bool = False) -> Part:
     """One part through the pipeline: compared (engine.compare, unless `result` holds the comparison),
-    chained, its candidate chains aligned and their texts made. qindex, rindex: each local record's
-    number in the whole genome (default: the same). pieces: keep the chains' blocks as written (the
-    chain outputs need them)."""
+    chained, its candidate chains placed and aligned and their texts made (`texts`: align.text_of's
+    kinds). qindex, rindex: each local record's number in the whole genome (default: the same).
+    pieces: every chain's blocks placed and kept (the outputs of every chain need them), else the
+    candidates' alone (a chain's blocks and alignments are its own). text_parts: the alignments keep
+    what their texts are made of (align.TEXT_PARTS, for text_of on this part's SeqSets later)."""
     from .engine import compare
 
     if result is None:
         result = compare(query, reference, params, backend=backend)
     result.chain(placed=False)
-    _, members = result.chained
+    table, members = result.chained
     blocks = {name: np.asarray(to_host(members[name]), dtype=np.int64) for name in BLOCKS}
     first = np.asarray(to_host(members["first"]), dtype=bool)
-    heads = np.asarray(to_host(members["rows"]), dtype=np.int64)[first]
-    table = {name: np.asarray(to_host(v)) for name, v in result.chain().items()}
-    placed = result.chained[1]
-    al = result.align()
+    chains = {name: np.asarray(to_host(table[name])) for name in CHAIN.names}
+    chains["head"] = np.asarray(to_host(members["rows"]), dtype=np.int64)[first]
+    chains["candidate"] = (np.ones(first.sum(), dtype=np.int8) if params.aligning.secondary
+                           else chains["backbone"].astype(np.int8))
+    if pieces:
+        chains.update({name: np.asarray(to_host(v)) for name, v in result.chain().items() if name in CHAIN.names})
+        placed, al = result.chained[1], result.align()
+    else:
+        chosen = np.flatnonzero(chains["candidate"])
+        placed_table, placed, al = place_and_align(chains, blocks, chosen, query, reference, params, backend,
+                                                   result.codes)
+        for name in ("qstart", "qend", "rstart", "rend", "aligned", "identities"):
+            chains[name][chosen] = placed_table[name]
     made = {kind: text_of(al, query, reference, kind) for kind in texts}
-    chains = {name: table[name] for name in CHAIN.names}
-    chains["head"] = heads
-    chains["candidate"] = (np.ones(heads.size, dtype=np.int8) if params.aligning.secondary
-                         else chains["backbone"].astype(np.int8))
     alignments = {name: np.asarray(al[name]) for name in ALIGNED}
     for columns in (chains, alignments):
         if qindex is not None:
             columns["qrec"] = np.asarray(qindex, dtype=np.int32)[columns["qrec"]]
         if rindex is not None:
             columns["rrec"] = np.asarray(rindex, dtype=np.int32)[columns["rrec"]]
-    kept = {name: np.asarray(to_host(placed[name]), dtype=np.int64) for name in PIECES} if pieces else \
-        {name: np.zeros(0, dtype=np.int64) for name in PIECES}
-    return Part(chains, blocks, kept, alignments, made, dict(result.stats))
+    kept = {name: np.asarray(to_host(placed[name]), dtype=np.int64) for name in PIECES}
+    part = Part(chains, blocks, kept, alignments, made, dict(result.stats))
+    if text_parts:
+        part.text_parts = {name: np.asarray(al[name]) for name in (*TEXT_PARTS, "qrec", "rrec")}  # records: the part's
+    return part
+
+
+def place_and_align(chains: dict, blocks: dict, chosen, query: SeqSet, reference: SeqSet, params: Params,
+                    backend=None, codes=None) -> tuple:
+    """Some chains of a table (rows `chosen`) placed (refine_blocks) and aligned, whatever their
+    backbone: (their CHAIN rows as placed, numbered from 0; their blocks as written, `chain` the
+    table's number; their alignments, `chain` the table's number)."""
+    refine = backend.refine_blocks if backend is not None else refine_blocks
+    align = backend.align_chains if backend is not None else align_chains
+    sub = {name: np.asarray(chains[name])[chosen] for name in CHAIN.names}
+    sub["chain"] = np.arange(chosen.size, dtype=np.int64)
+    sub["backbone"] = np.ones(chosen.size, dtype=np.int8)  # aligned whatever the backbone
+    inside = np.isin(blocks["chain"], chosen)
+    mine = _blocks_of(np.searchsorted(chosen, blocks["chain"][inside]), *(blocks[name][inside]
+                                                                        for name in ("x0", "xe", "y0", "ye")))
+    mine["trim"] = blocks["trim"][inside]
+    table, placed = refine(sub, mine, query, reference, params, codes=codes)
+    al = align(table, placed, query, reference, params, codes=codes)
+    al["chain"] = chosen[np.asarray(al["chain"])]
+    placed = {name: np.asarray(to_host(v)) for name, v in placed.items()}
+    placed["chain"] = chosen[placed["chain"]]
+    return table, placed, al
 
 
 def _cat(tables: list, names) -> dict:
@@ -112,11 +144,14 @@ class Pair:
     texts: dict
 
 
-def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: tuple = ()) -> Pair:
-    """The pair's chains, backbone and alignments from its parts (in any order). late(chains, blocks):
-    the alignments of backbone chains no part aligned (a CHAIN table of them, numbered from 0, and
-    their blocks as chain_blocks gives them), as (ALIGNED columns, {kind: string table}); needed only
-    where there are any."""
+def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: tuple = (),
+             all_chains: bool = True) -> Pair:
+    """The pair's chains, backbone and alignments from its parts (in any order). late(chains, blocks,
+    chosen): place_and_align's result and the texts of its alignments for the chosen rows of the
+    pair's chains (backbone chains no part aligned; `blocks` as chain_blocks gives them), needed only
+    where there are any. all_chains: the pair's chains are every chain (each part placed every
+    chain's blocks), else the backbone's (with `secondary`, the chains no part aligned are placed
+    here too)."""
     start = time.perf_counter()
     qlens, rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
     sizes = [int(p.chains["chain"].size) for p in parts]
@@ -129,62 +164,64 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
     chains = {name: column[order] for name, column in chains.items()}
     chains["chain"] = np.arange(order.size, dtype=np.int64)
 
-    def ranked_blocks(name: str, columns) -> dict:
-        got = _cat([getattr(p, name) for p in parts], columns)
-        owner = np.repeat(np.arange(len(parts)), [int(getattr(p, name)["chain"].size) for p in parts])
+    def ranked(tables: list[dict], columns) -> dict:
+        got = _cat(tables, columns)
+        owner = np.repeat(np.arange(len(tables)), [int(t["chain"].size) for t in tables])
         got["chain"] = rank_of[base[owner] + got["chain"]]
         moved = stable_argsort(got["chain"])  # chain by chain, each chain's blocks in their order
         return {key: column[moved] for key, column in got.items()}
 
-    blocks = ranked_blocks("blocks", BLOCKS)
+    blocks = ranked([p.blocks for p in parts], BLOCKS)
     chains["backbone"] = backbone(chains, blocks, qlens, rlens)
-    secondary = params.aligning.secondary
-    wanted = np.ones(order.size, dtype=bool) if secondary else chains["backbone"] == 1
+    wanted = np.ones(order.size, dtype=bool) if params.aligning.secondary else chains["backbone"] == 1
     missing = np.flatnonzero(wanted & (chains["candidate"] == 0))
-    al = _cat([p.alignments for p in parts], ALIGNED)
+    al = ranked([p.alignments for p in parts], ALIGNED)  # ranked moves rows: the texts follow `moved`
     owner = np.repeat(np.arange(len(parts)), [int(p.alignments["chain"].size) for p in parts])
-    al["chain"] = rank_of[base[owner] + al["chain"]]
+    index = stable_argsort(rank_of[base[owner] + _cat([p.alignments for p in parts], ("chain",))["chain"]])
     sources = {kind: [p.texts[kind] for p in parts] for kind in texts}
+    placed = ranked([p.pieces for p in parts], PIECES)
     keep = np.flatnonzero(wanted[al["chain"]])
+    rows = index[keep]
     if missing.size:
         log.info("%d backbone chains no part aligned: aligned here", missing.size)
-        sub = {name: column[missing] for name, column in chains.items()}
-        sub["chain"] = np.arange(missing.size, dtype=np.int64)
-        sub["backbone"] = np.ones(missing.size, dtype=np.int8)
-        inside = np.isin(blocks["chain"], missing)
-        sub_blocks = {name: column[inside] for name, column in blocks.items()}
-        sub_blocks["chain"] = np.searchsorted(missing, sub_blocks["chain"])
-        extra, extra_texts = late(sub, sub_blocks)
+        table, extra_pieces, extra, extra_texts = late(chains, blocks, missing)
+        for name in ("qstart", "qend", "rstart", "rend", "aligned", "identities"):
+            chains[name][missing] = table[name]
         extra = {name: np.asarray(extra[name]) for name in ALIGNED}
-        extra["chain"] = missing[extra["chain"]]
-        keep = np.concatenate((keep, al["chain"].size + np.arange(extra["chain"].size)))
-        al = {name: np.concatenate((al[name], extra[name])) for name in ALIGNED}
+        n = int(index.size)
+        al = {name: np.concatenate((al[name][keep], extra[name])) for name in ALIGNED}
+        rows = np.concatenate((rows, n + np.arange(extra["chain"].size)))
+        moved = stable_argsort(al["chain"])  # chain order; a chain's pieces stay in their order
+        al, rows = {name: column[moved] for name, column in al.items()}, rows[moved]
         for kind in texts:
             sources[kind].append(extra_texts[kind])
-    rows = keep[stable_argsort(al["chain"][keep])]  # chain order; a chain's pieces stay in their order
-    al = {name: column[rows] for name, column in al.items()}
+        new = np.ones(order.size, dtype=bool)
+        new[placed["chain"]] = False  # every chain's blocks may be placed already (all_chains)
+        fresh = new[np.asarray(extra_pieces["chain"])]
+        placed = {name: np.concatenate((placed[name], np.asarray(extra_pieces[name])[fresh])) for name in PIECES}
+        moved = stable_argsort(placed["chain"])
+        placed = {name: column[moved] for name, column in placed.items()}
+    else:
+        al = {name: column[keep] for name, column in al.items()}
     made = {kind: take_strings(sources[kind], rows) for kind in texts}
     al["backbone"] = one_to_one(al, qlens, rlens)
-    placed = ranked_blocks("pieces", PIECES)
+    written = chains["chain"] if all_chains else np.flatnonzero(chains["backbone"] == 1)
+    if not all_chains:
+        placed = {name: column[chains["backbone"][placed["chain"]] == 1] for name, column in placed.items()}
     pieces = _blocks_of(placed["chain"], placed["x0"], placed["xe"], placed["y0"], placed["ye"])
     log.info("pair assembled from %d parts: %d chains (%d in the backbone), %d alignments (%d one-to-one), "
              "%.2f s", len(parts), order.size, int(chains["backbone"].sum()), al["chain"].size,
              int(al["backbone"].sum()), time.perf_counter() - start)
-    return Pair({name: chains[name] for name in CHAIN.names}, pieces, al, made)
+    return Pair({name: chains[name][written] for name in CHAIN.names}, pieces, al, made)
 
 
 def align_late(query: SeqSet, reference: SeqSet, params: Params, texts: tuple, backend=None):
-    """assemble's `late`: chains aligned on both whole genomes (on the host, or the backend's twins),
-    their blocks placed first as a part places them."""
+    """assemble's `late`: chains placed and aligned on both whole genomes (place_and_align, on the
+    host or the backend's twins), with their alignments' texts."""
 
-    def late(chains: dict, blocks: dict):
-        refine = backend.refine_blocks if backend is not None else refine_blocks
-        align = backend.align_chains if backend is not None else align_chains
-        full = _blocks_of(blocks["chain"], blocks["x0"], blocks["xe"], blocks["y0"], blocks["ye"])
-        full["trim"] = blocks["trim"]
-        table, placed = refine(chains, full, query, reference, params)
-        al = align(table, placed, query, reference, params)
-        return al, {kind: text_of(al, query, reference, kind) for kind in texts}
+    def late(chains: dict, blocks: dict, chosen):
+        table, placed, al = place_and_align(chains, blocks, chosen, query, reference, params, backend)
+        return table, placed, al, {kind: text_of(al, query, reference, kind) for kind in texts}
 
     return late
 
@@ -226,6 +263,7 @@ def part_pairs(query: SeqSet, reference: SeqSet, params: Params) -> list[tuple]:
 
 
 def align_parts(query: SeqSet, reference: SeqSet, params: Params, backend, texts: tuple, pieces: bool) -> Pair:
+    # pieces: the chains' outputs are asked for (every chain's blocks placed)
     """A pair too large to compare whole, part by part (part_pairs), then assembled."""
     pairs = part_pairs(query, reference, params)
     parts = []
@@ -235,7 +273,7 @@ def align_parts(query: SeqSet, reference: SeqSet, params: Params, backend, texts
         log.info("part %d of %d: %d x %d records, %d alignments", number, len(pairs), qb.size, rb.size,
                  parts[-1].alignments["chain"].size)
     return assemble(parts, query.lengths, reference.lengths, params,
-                    align_late(query, reference, params, texts, backend), texts)
+                    align_late(query, reference, params, texts, backend), texts, all_chains=pieces)
 
 
 def write_pair(pair: Pair, records: tuple, paths: dict, meta: dict, params: Params) -> None:

@@ -84,11 +84,14 @@ def test_a_changed_alignment_parameter_reruns_to_aligns_result(tmp_path, genomes
     assert "Nothing to be done" in dry.stdout + dry.stderr
 
 
-def test_the_exhaustive_hsp_table_is_opt_in_past_the_size(tmp_path, genomes):
+def test_the_exhaustive_hsp_table_and_secondary_chains_are_opt_in_past_the_size(tmp_path, genomes):
     folder, query, reference = genomes
     snakemake(tmp_path, "--cores", "2", "--configfile", config(tmp_path, query, reference, outputs=", hsps_auto_bases: 1000"))
     pair = tmp_path / PAIR
     assert not (pair / "hsps.parquet").exists() and (pair / "chained_hsps.parquet").exists()
     expected = align_files(folder, query, reference)
     assert (pair / "alignments.paf").read_bytes() == expected["alignments.paf"]
+    # past the size, the chains' outputs hold the backbone (the other chains are as many as the repeats' hits)
+    backbone = [line for line in expected["chains.paf"].splitlines(keepends=True) if b"\ttp:A:P\t" in line]
+    assert (pair / "chains.paf").read_bytes() == b"".join(backbone) and backbone
     assert float(read_tsv(pair / "coverage_query.tsv")[0]["coverage_aligned"]) > 0.5

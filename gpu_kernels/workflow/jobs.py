@@ -22,18 +22,17 @@ TIME_KEYS = ("load_s", "words_s", "seeds_s", "diagonals_s", "extend_s", "hsps_s"
 
 
 def compare_group(query: Genome, reference: Genome, qbin: str, rbins: list[str], params: Params, backend: str,
-                  hsps_path: str, stats_path: str, labels: dict, texts: tuple = ("cigar",), pieces: bool = True,
-                  all_hsps: bool = True) -> None:
+                  hsps_path: str, stats_path: str, labels: dict, pieces: bool = True, all_hsps: bool = True) -> None:
     """One query bin against a group of reference bins through the homology pipeline, in one
     comparison (the engine takes any number of records a side). It leaves its part (workflow.parts:
-    chains and alignments, texts as `texts` names, the chains' blocks as written where `pieces`)
+    chains and alignments, what their texts are made of, every chain's blocks as written where `pieces`)
     beside a Parquet HSP table with genome-wide record indices in the canonical order (every HSP
     where all_hsps, else those in chains: what the coverage and the dotplots read), and a stats
     table."""
     start = time.perf_counter()
     qset, qindex = load_bin(query.codes, query.rows, qbin)
     compare_bins(query, reference, qbin, rbins, qset, qindex, params, get_backend(backend), hsps_path, stats_path,
-                 labels, texts, pieces, all_hsps)
+                 labels, pieces, all_hsps)
     log.info("job done in %.1f s", time.perf_counter() - start)
 
 
@@ -48,8 +47,7 @@ HSP_TABLE_BYTES = 12
 
 def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[str], qset, qindex, params: Params,
                  backend,
-                 hsps_path: str, stats_path: str, labels: dict, texts: tuple = ("cigar",), pieces: bool = True,
-                 all_hsps: bool = True) -> None:
+                 hsps_path: str, stats_path: str, labels: dict, pieces: bool = True, all_hsps: bool = True) -> None:
     """A query bin (already loaded) against a reference bin or a list of them through the homology
     pipeline: its part, and its HSP table (every HSP, or the chained ones) with genome-wide record
     indices, in the canonical order."""
@@ -69,8 +67,13 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[s
         table, stats = exact_matches(qset, rset, params, backend)
         home = NumpyBackend()
         result = Result(table, qset, rset, params, stats, home)
-    part = homology(qset, rset, params, home, texts, qindex, rindex, pieces, result=result)
+    clock = time.perf_counter()
+    part = homology(qset, rset, params, home, (), qindex, rindex, pieces, result=result, text_parts=True)
+    log.info("homology pipeline after the comparison: %.2f s", time.perf_counter() - clock)
+    clock = time.perf_counter()
     write_part(part, part_prefix(hsps_path))
+    log.info("part written: %d chains, %d blocks (%.2f s)", part.chains["chain"].size, part.blocks["chain"].size,
+             time.perf_counter() - clock)
     table, stats = result.table, result.stats
     rows = int(table["qstart"].size)
     if not all_hsps:  # the chained HSPs only: the exhaustive table is the seed's output, asked for

@@ -45,6 +45,7 @@ TEMPLATES = {
     "bin_group": BINS,
     "bin_hsps": BINS + "/hsps.parquet",
     "bin_stats": BINS + "/stats.tsv",
+    "bin_texts": BINS + ".texts.parquet",
     **{kind: f"{PAIR}/{name}" for kind, name in PAIR_OUTPUTS.items()},
     "hsp_table": PAIR + "/{hsptable}.parquet",
     "mummer": PAIR + "/matches.mummer.txt",

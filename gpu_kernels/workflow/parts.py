@@ -43,10 +43,37 @@ def write_part(part: Part, prefix: str) -> None:
                 arrays[f"text_{kind}"] = arrow_strings(text)
         with atomic_path(file) as tmp:
             pq.write_table(pa.table(arrays), tmp, compression="zstd")
+    if part.text_parts is not None:  # what the texts rule makes the alignments' texts of, uncompressed
+        with atomic_path(f"{prefix}.text_parts.npz") as tmp:
+            with open(tmp, "wb") as handle:
+                np.savez(handle, **part.text_parts)
 
 
-def read_part(prefix: str) -> Part:
-    """A part as write_part left it."""
+def write_part_texts(prefix: str, query, qbin: str, reference, rbins: list[str], kinds: tuple, path: str) -> None:
+    """The texts (align.text_of's kinds) of a compare job's alignments, from the parts of them it kept
+    (text_parts.npz) and its bins' codes laid out again as the job laid them: a Parquet table of
+    binary columns `text_<kind>`, a row an alignment. A CPU job: the GPU goes on to the next compare
+    job meanwhile."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ..align import text_of
+    from ..formats.files import atomic_path
+    from .genome import load_bin
+
+    qset, _ = load_bin(query.codes, query.rows, qbin)
+    rset, _ = load_bin(reference.codes, reference.rows, rbins)
+    with np.load(f"{prefix}.text_parts.npz") as saved:
+        al = {name: saved[name] for name in saved.files}
+    arrays = {f"text_{kind}": arrow_strings(text_of(al, qset, rset, kind)) for kind in kinds}
+    with atomic_path(path) as tmp:
+        pq.write_table(pa.table(arrays) if arrays else pa.table({"none": pa.array([], pa.int8())}), tmp,
+                       compression="zstd")
+    log.info("%s: texts of %d alignments (%s)", path, al["first"].size, ", ".join(kinds))
+
+
+def read_part(prefix: str, texts_path: str | None = None) -> Part:
+    """A part as write_part left it (its texts from texts_path where the texts rule made them)."""
     import pyarrow.parquet as pq
 
     fields = {}
@@ -58,31 +85,36 @@ def read_part(prefix: str) -> Part:
         if name == "alignments":
             texts = {column[len("text_"):]: table.column(column).combine_chunks()
                      for column in table.column_names if column.startswith("text_")}
+    if texts_path:
+        table = pq.read_table(texts_path)
+        texts = {column[len("text_"):]: table.column(column).combine_chunks()
+                 for column in table.column_names if column.startswith("text_")}
     return Part(fields["chains"], fields["blocks"], fields["pieces"], fields["alignments"], texts)
 
 
 def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: dict, meta: dict,
-                  backend: str = "numpy") -> None:
-    """A genome pair's chains and alignments from its parts (read from prefixes), written where paths
-    say (pipeline.write_pair's kinds). query, reference: the genomes (workflow.genome.Genome); their
-    codes are read only where a backbone chain was aligned by no part."""
+                  backend: str = "numpy", texts_paths: list | None = None, all_chains: bool = True) -> None:
+    """A genome pair's chains and alignments from its parts (read from prefixes, their texts from
+    texts_paths), written where paths say (pipeline.write_pair's kinds); all_chains: every chain in
+    the chains' outputs, else the backbone's. query, reference: the genomes (workflow.genome.Genome);
+    their codes are read only where a backbone chain was aligned by no part."""
     from ..pipeline import texts_of
     from .genome import WHOLE, load_bin
 
     texts = texts_of(kind for kind, path in paths.items() if path)
-    parts = [read_part(prefix) for prefix in prefixes]
+    parts = [read_part(prefix, text) for prefix, text in zip(prefixes, texts_paths or [None] * len(prefixes))]
     log.info("%d parts read: %d chains, %d candidate alignments", len(parts),
              sum(int(p.chains["chain"].size) for p in parts), sum(int(p.alignments["chain"].size) for p in parts))
 
-    def late(chains, blocks):
+    def late(chains, blocks, chosen):
         sides = [load_bin(g.codes, g.rows, WHOLE)[0] for g in (query, reference)]
         engine = None
         if backend == "cupy":
             from ..backend import get_backend
 
             engine = get_backend("cupy")
-        return align_late(*sides, params, texts, engine)(chains, blocks)
+        return align_late(*sides, params, texts, engine)(chains, blocks, chosen)
 
-    pair = assemble(parts, query.lengths, reference.lengths, params, late, texts)
+    pair = assemble(parts, query.lengths, reference.lengths, params, late, texts, all_chains)
     os.makedirs(os.path.dirname(next(p for p in paths.values() if p)) or ".", exist_ok=True)
     write_pair(pair, (query.names, query.lengths, reference.names, reference.lengths), paths, meta, params)

@@ -6,6 +6,7 @@
 rule alignments:
     input:
         groups=compare_outputs,
+        texts=lambda wc: group_paths("bin_texts", wc),
         qcodes=path("codes", genome="{query}"),
         qtable=path("chromosomes", genome="{query}"),
         rcodes=path("codes", genome="{reference}"),
@@ -26,6 +27,7 @@ rule alignments:
             "reference_fasta": config["genomes"][wc.reference],
         },
         stats=lambda wc: group_paths("bin_stats", wc),
+        all_chains=lambda wc: all_hsps(wc.set, wc.query, wc.reference),
         parts=lambda wc: [part_prefix(p) for p in group_paths("bin_hsps", wc)],
     script:
         "../scripts/alignments.py"

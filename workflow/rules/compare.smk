@@ -30,7 +30,43 @@ rule compare:
         hsps=lambda wc: path("bin_hsps", **wc),
         stats=lambda wc: path("bin_stats", **wc),
         all_hsps=lambda wc: all_hsps(wc.set, wc.query, wc.reference),
-        texts=texts_of(ALIGN_KINDS[kind] for kind in ALIGN_KINDS if OUT[kind]),
-        pieces=any(OUT[kind] for kind in CHAIN_KINDS),
+        pieces=lambda wc: all_hsps(wc.set, wc.query, wc.reference)
+        and any(OUT[kind] for kind in CHAIN_KINDS),
     script:
         "../scripts/compare.py"
+
+
+# The texts of a compare job's alignments (CIGAR, cs, delta, SNPs: those the outputs ask for), made on
+# the CPU from what the job kept while the GPU takes the next compare job.
+
+
+rule part_texts:
+    input:
+        group=path("bin_group"),
+        qcodes=path("codes", genome="{query}"),
+        qtable=path("chromosomes", genome="{query}"),
+        rcodes=path("codes", genome="{reference}"),
+        rtable=path("chromosomes", genome="{reference}"),
+    output:
+        path("bin_texts"),
+    log:
+        log_path("part_texts", "set", "query", "reference", "qbin", "rgroup"),
+    benchmark:
+        log_path(
+            "part_texts",
+            "set",
+            "query",
+            "reference",
+            "qbin",
+            "rgroup",
+            kind="benchmark",
+        )
+    conda:
+        "../envs/engine.yaml"
+    threads: 4
+    params:
+        kinds=texts_of(ALIGN_KINDS[kind] for kind in ALIGN_KINDS if OUT[kind]),
+        rbins=lambda wc: reference_groups(wc.set, wc.reference)[wc.rgroup],
+        part=lambda wc: part_prefix(path("bin_hsps", **wc)),
+    script:
+        "../scripts/part_texts.py"

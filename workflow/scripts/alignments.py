@@ -27,7 +27,8 @@ def step():
             "params": params.as_dict(), "seeds": sum(int(r["seeds"]) for r in stats),
             "kept_seeds": sum(int(r["kept_seeds"]) for r in stats), "query_genome": w.query, "reference_genome": w.reference,
             **sm.params.fasta}
-    assemble_pair(list(sm.params.parts), query, reference, params, paths, meta)
+    assemble_pair(list(sm.params.parts), query, reference, params, paths, meta, "numpy", list(sm.input.texts),
+                  bool(sm.params.all_chains))
 
 
 run(sm, step)

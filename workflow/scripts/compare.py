@@ -23,7 +23,7 @@ def step():
     labels = {"set": w.set, "query": w.query, "reference": w.reference}
     compare_group(query, reference, w.qbin, list(sm.params.rbins), Params(**sm.params.engine), sm.params.backend,
                   sm.params.hsps, sm.params.stats, labels,
-                  tuple(sm.params.texts), bool(sm.params.pieces), bool(sm.params.all_hsps))
+                  bool(sm.params.pieces), bool(sm.params.all_hsps))
 
 
 run(sm, step)
