@@ -311,7 +311,7 @@ def one_to_one(al: dict, qlens, rlens) -> np.ndarray:
     spans = {"chain": ranked["chain"], "x0": al["qstart"][order], "xe": al["qend"][order],
              "y0": np.where(reverse, rlen - rend, rstart), "ye": np.where(reverse, rlen - rstart, rend)}
     keep = np.zeros(n, dtype=np.int8)
-    keep[order] = backbone(ranked, spans, qlens, rlens)
+    keep[order] = backbone(ranked, spans, qlens, rlens, pairs=False)
     return keep
 
 

@@ -172,7 +172,9 @@ def _finished(h: dict, rows, mchain, trim, scores, qlens, rlens, clock=None) -> 
     table, members = columns_to_host(table), columns_to_host(members)
     if clock:
         clock.mark("to the host")
-    table["backbone"] = backbone(table, members, qlens, rlens)
+    first = []
+    table["backbone"] = backbone(table, members, qlens, rlens, first=first)
+    members["first_round"] = first[0]  # a chain's (not a block's): the backbone's first round (pipeline.py)
     return table, members
 
 
@@ -365,26 +367,58 @@ def _chain_table(h: dict, rows, trim, scores, first, last) -> dict:
             "aligned": total(kept), "identities": total(ids)}
 
 
-def backbone(table: dict, blocks: dict, qlens, rlens) -> np.ndarray:
-    """The one-to-one chains (int8 1), taken in chain order: a chain is kept where more than half of
-    its aligned bases on the query and more than half on the reference (its blocks: chain_blocks)
-    are not yet covered by a kept chain's. Its blocks, not its spans: a chain that bridges a small
-    inversion does not hide the inversion's own chain."""
+def backbone(table: dict, blocks: dict, qlens, rlens, pairs: bool = True, first: list | None = None) -> np.ndarray:
+    """The one-to-one chains (int8 1), chosen in two rounds (README "What a chain is", 5): within each
+    record pair, then among the first round's chains of every record pair. Each round takes chains in
+    chain order and keeps one where more than half of its aligned bases on the query and more than
+    half on the reference (its blocks: chain_blocks) are not yet covered by a chain kept in that
+    round. Its blocks, not its spans: a chain that bridges a small inversion does not hide the
+    inversion's own chain. A record pair is never split between the parts of a pair compared in
+    parts (pipeline.py), so the first round is each part's own and the second needs no other chains.
+    pairs=False: one round over every chain (align.one_to_one's, over alignments). first: a list given
+    the first round's choice (int8 a chain)."""
     qoff = np.concatenate(([0], np.cumsum(np.asarray(qlens, dtype=np.int64))))
     roff = np.concatenate(([0], np.cumsum(np.asarray(rlens, dtype=np.int64))))
-    qbits = np.zeros(int(qoff[-1]) // 64 + 1, dtype=np.uint64)
-    rbits = np.zeros(int(roff[-1]) // 64 + 1, dtype=np.uint64)
     chains = int(table["chain"].size)
-    keep = np.zeros(chains, dtype=np.int8)
-    chain = blocks["chain"]
-    qrec, rrec = table["qrec"].astype(np.int64)[chain], table["rrec"].astype(np.int64)[chain]
+    qrec, rrec = table["qrec"].astype(np.int64), table["rrec"].astype(np.int64)
+    chain = np.asarray(blocks["chain"], dtype=np.int64)
     reverse = table["strand"][chain] == 1
-    rlen = np.asarray(rlens, dtype=np.int64)[rrec]
-    rlo = np.where(reverse, rlen - blocks["ye"], blocks["y0"])  # forward reference coordinates
-    rhi = np.where(reverse, rlen - blocks["y0"], blocks["ye"])
+    rlen = np.asarray(rlens, dtype=np.int64)[rrec[chain]]
+    lo = {"q": qoff[qrec[chain]] + blocks["x0"], "r": roff[rrec[chain]] + np.where(reverse, rlen - blocks["ye"],
+                                                                                   blocks["y0"])}
+    hi = {"q": qoff[qrec[chain]] + blocks["xe"], "r": roff[rrec[chain]] + np.where(reverse, rlen - blocks["y0"],
+                                                                                   blocks["ye"])}
+    bits = {side: np.zeros(int(off[-1]) // 64 + 1, dtype=np.uint64) for side, off in (("q", qoff), ("r", roff))}
     starts = np.searchsorted(chain, np.arange(chains + 1)).astype(np.int64)
-    native.module("_cpu").backbone(starts, qoff[qrec] + blocks["x0"], qoff[qrec] + blocks["xe"], roff[rrec] + rlo,
-                                   roff[rrec] + rhi, qbits, rbits, keep)
+
+    def greedy(order, ends) -> np.ndarray:
+        """One round over the chains `order` (in that order), groups ending at `ends`."""
+        counts = starts[order + 1] - starts[order]
+        at = np.zeros(order.size + 1, dtype=np.int64)
+        np.cumsum(counts, out=at[1:])
+        rows = np.repeat(starts[order] - at[:-1], counts) + np.arange(int(at[-1]), dtype=np.int64)
+        keep = np.zeros(order.size, dtype=np.int8)
+        native.module("_cpu").backbone(at, *(np.ascontiguousarray(v[side][rows]) for side in ("q", "r")
+                                             for v in (lo, hi)), bits["q"], bits["r"], keep,
+                                       np.asarray(ends, dtype=np.int64))
+        return keep
+
+    everyone = np.arange(chains, dtype=np.int64)
+    if not pairs or chains == 0:
+        keep = greedy(everyone, [])
+        if first is not None:
+            first.append(keep)
+        return keep
+    order = everyone[np.lexsort((everyone, rrec, qrec))]  # record pair by record pair, each in chain order
+    pair = qrec[order] * (int(rrec.max()) + 1) + rrec[order]
+    ends = np.flatnonzero(pair[1:] != pair[:-1]) + 1
+    round_one = np.zeros(chains, dtype=bool)
+    round_one[order] = greedy(order, np.append(ends, chains)) == 1
+    keep = np.zeros(chains, dtype=np.int8)
+    chosen = np.flatnonzero(round_one)
+    keep[chosen] = greedy(chosen, [])
+    if first is not None:
+        first.append(round_one.astype(np.int8))
     return keep
 
 

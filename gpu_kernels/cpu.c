@@ -456,7 +456,7 @@ static PyMethodDef methods[] = {
     {"take_chains", py_take_chains, METH_VARARGS,
      "take_chains(best, pred, visit, chain, scores, heads) -> chains: best-first extraction (chains.c)"},
     {"backbone", py_backbone, METH_VARARGS,
-     "backbone(starts, qlo, qhi, rlo, rhi, qbits, rbits, keep): the one-to-one chains (chains.c)"},
+     "backbone(starts, qlo, qhi, rlo, rhi, qbits, rbits, keep, ends): the one-to-one chains (chains.c)"},
     {"chain_seams", py_chain_seams, METH_VARARGS,
      "chain_seams(q, rf, rr, qpos, rpos, x0, xe, y0, trim, seam, strand, match, mismatch, n_score, start, end, "
      "threads): each chain block's start and end once the seams are placed (chains.c)"},

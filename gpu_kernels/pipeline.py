@@ -62,6 +62,7 @@ class Part:
     texts: dict
     stats: dict = field(default_factory=dict)
     text_parts: dict | None = None
+    ranks: dict | None = None
 
 
 def homology(query: SeqSet, reference: SeqSet, params: Params, backend, texts: tuple = (),
@@ -101,10 +102,68 @@ def homology(query: SeqSet, reference: SeqSet, params: Params, backend, texts: t
         if rindex is not None:
             columns["rrec"] = np.asarray(rindex, dtype=np.int32)[columns["rrec"]]
     kept = {name: np.asarray(to_host(placed[name]), dtype=np.int64) for name in PIECES}
-    part = Part(chains, blocks, kept, alignments, made, dict(result.stats))
+    chains["tie"], ranks = _ranks(chains)
+    if not pieces and not params.aligning.secondary:
+        # the backbone's first round (within each record pair, whole in a part) holds every chain the
+        # pair's backbone can take (the second round, across record pairs, is the assembly's): the
+        # others, most of them repeat hits, are left here
+        chains, blocks, kept, alignments = _first_round(chains, blocks, kept, alignments,
+                                                        np.asarray(members["first_round"]) == 1)
+    part = Part(chains, blocks, kept, alignments, made, dict(result.stats), ranks=ranks)
     if text_parts:
         part.text_parts = {name: np.asarray(al[name]) for name in (*TEXT_PARTS, "qrec", "rrec")}  # records: the part's
     return part
+
+
+def _ranks(chains: dict) -> tuple:
+    """What numbers a part's chains among the pair's (score descending, then the head HSP in the
+    canonical order: query record, reference record, its row): each chain's `tie` (the part's
+    chains before it of its score and record pair: a record pair is whole in one part) and the
+    part's count of chains of each (score, query record, reference record)."""
+    key = np.column_stack((-chains["score"].astype(np.int64), chains["qrec"].astype(np.int64),
+                           chains["rrec"].astype(np.int64)))
+    order = np.lexsort((chains["chain"], key[:, 2], key[:, 1], key[:, 0]))
+    new = np.ones(order.size, dtype=bool)
+    new[1:] = np.any(key[order][1:] != key[order][:-1], axis=1)
+    starts = np.flatnonzero(new)
+    group = np.cumsum(new) - 1
+    tie = np.empty(order.size, dtype=np.int64)
+    tie[order] = np.arange(order.size, dtype=np.int64) - starts[group]
+    top = key[order][starts]
+    return tie, {"score": -top[:, 0], "qrec": top[:, 1], "rrec": top[:, 2],
+                 "count": np.diff(np.append(starts, order.size)).astype(np.int64)}
+
+
+def chain_numbers(parts: list, chains: dict) -> np.ndarray:
+    """The pair's number of each of the parts' chains kept (concatenated, with `tie`): the chains of
+    every part (part.ranks' counts) before its (score, query record, reference record), then its tie."""
+    counted = {name: np.concatenate([p.ranks[name] for p in parts]) for name in ("score", "qrec", "rrec", "count")}
+    rows = np.concatenate((np.column_stack((-counted["score"], counted["qrec"], counted["rrec"])),
+                           np.column_stack((-chains["score"].astype(np.int64), chains["qrec"].astype(np.int64),
+                                            chains["rrec"].astype(np.int64)))))
+    _, group = np.unique(rows, axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    n = counted["count"].size
+    total = np.bincount(group[:n], weights=counted["count"], minlength=int(group.max(initial=-1)) + 1)
+    before = np.concatenate(([0], np.cumsum(total)[:-1])).astype(np.int64)
+    return before[group[n:]] + chains["tie"]
+
+
+def _first_round(chains: dict, blocks: dict, pieces: dict, alignments: dict, keep) -> tuple:
+    """A part's tables cut to the chains `keep` marks (the candidates among them), renumbered."""
+    stored = np.flatnonzero(keep | (chains["candidate"] == 1))
+    number = np.full(keep.size, -1, dtype=np.int64)
+    number[stored] = np.arange(stored.size, dtype=np.int64)
+
+    def cut(table: dict) -> dict:
+        rows = number[table["chain"]] >= 0
+        out = {name: column[rows] for name, column in table.items()}
+        out["chain"] = number[out["chain"]]
+        return out
+
+    chains = {name: column[stored] for name, column in chains.items()}
+    chains["chain"] = np.arange(stored.size, dtype=np.int64)
+    return chains, cut(blocks), cut(pieces), cut(alignments)
 
 
 def place_and_align(chains: dict, blocks: dict, chosen, query: SeqSet, reference: SeqSet, params: Params,
@@ -156,12 +215,15 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
     qlens, rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
     sizes = [int(p.chains["chain"].size) for p in parts]
     base = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-    chains = _cat([p.chains for p in parts], (*CHAIN.names, "head", "candidate"))
-    # the pair's chain order: score descending, then the head HSP in the canonical order
+    chains = _cat([p.chains for p in parts], (*CHAIN.names, "head", "candidate", "tie"))
+    # the pair's chain order: score descending, then the head HSP in the canonical order; the pair's
+    # numbers count the chains the parts left out too (as the pair compared whole numbers them)
+    number = chain_numbers(parts, chains)
     rank_of = np.empty(int(base[-1]), dtype=np.int64)
-    order = np.lexsort((chains["head"], chains["rrec"], chains["qrec"], -chains["score"]))
+    order = stable_argsort(number)
     rank_of[order] = np.arange(order.size, dtype=np.int64)
     chains = {name: column[order] for name, column in chains.items()}
+    number = number[order]
     chains["chain"] = np.arange(order.size, dtype=np.int64)
 
     def ranked(tables: list[dict], columns) -> dict:
@@ -206,9 +268,14 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
     made = {kind: take_strings(sources[kind], rows) for kind in texts}
     al["backbone"] = one_to_one(al, qlens, rlens)
     written = chains["chain"] if all_chains else np.flatnonzero(chains["backbone"] == 1)
-    if not all_chains:
-        placed = {name: column[chains["backbone"][placed["chain"]] == 1] for name, column in placed.items()}
-    pieces = _blocks_of(placed["chain"], placed["x0"], placed["xe"], placed["y0"], placed["ye"])
+    row_of = np.full(order.size, -1, dtype=np.int64)
+    row_of[written] = np.arange(written.size, dtype=np.int64)
+    placed = {name: column[row_of[placed["chain"]] >= 0] for name, column in placed.items()}
+    # the blocks name their chain's row of the table written (the chain formats read it so), the
+    # table and the alignments the pair's chain numbers
+    pieces = _blocks_of(row_of[placed["chain"]], placed["x0"], placed["xe"], placed["y0"], placed["ye"])
+    al["chain"] = number[al["chain"]]
+    chains["chain"] = number
     log.info("pair assembled from %d parts: %d chains (%d in the backbone), %d alignments (%d one-to-one), "
              "%.2f s", len(parts), order.size, int(chains["backbone"].sum()), al["chain"].size,
              int(al["backbone"].sum()), time.perf_counter() - start)

@@ -6,7 +6,8 @@ HSPs come in as dicts of equal-length lists (qrec, rrec, strand, qstart, qend, r
 score, identities), with the reference record lengths; the result is, for every HSP row, its chain
 number (-1: in no chain) and, for every chain, (score, backbone) in chain order. The backbone keeps
 a chain where more than half of its aligned bases (its HSPs, each trimmed at its start by its
-overlap with the one before) are new on both genomes.
+overlap with the one before) are new on both genomes, in two rounds: within each record pair, then
+among the first round's chains of every record pair.
 """
 from __future__ import annotations
 
@@ -82,8 +83,7 @@ def chains(h: dict, rlens, p) -> tuple[list[int], list[tuple[int, int]]]:
     for number, (_, members) in enumerate(taken):
         for member in members:
             chain_of[member] = number
-    covered = {"q": set(), "r": set()}
-    result = []
+    bases = []
     for score, members in taken:
         # the chain's aligned bases: each member trimmed at its start by its overlap with the one before
         qbases, rbases = set(), set()
@@ -96,12 +96,27 @@ def chains(h: dict, rlens, p) -> tuple[list[int], list[tuple[int, int]]]:
             rspan = range(y + trim, ye) if h["strand"][m] == 0 else range(rlen - ye, rlen - y - trim)
             rbases.update((h["rrec"][m], b) for b in rspan)
             previous = m
-        keep = 2 * len(qbases - covered["q"]) > len(qbases) and 2 * len(rbases - covered["r"]) > len(rbases)
-        if keep:
-            covered["q"] |= qbases
-            covered["r"] |= rbases
-        result.append((score, int(keep)))
-    return chain_of, result
+        bases.append((qbases, rbases))
+
+    def greedy(chosen: list[int]) -> set[int]:
+        """The chains (numbers, in number order) kept by one round over `chosen`."""
+        covered = {"q": set(), "r": set()}
+        kept = set()
+        for c in chosen:
+            qbases, rbases = bases[c]
+            if 2 * len(qbases - covered["q"]) > len(qbases) and 2 * len(rbases - covered["r"]) > len(rbases):
+                covered["q"] |= qbases
+                covered["r"] |= rbases
+                kept.add(c)
+        return kept
+
+    # two rounds: within each record pair, then among the first round's chains of every record pair
+    pair_of = [(h["qrec"][members[0]], h["rrec"][members[0]]) for _, members in taken]
+    first = set()
+    for pair in set(pair_of):
+        first |= greedy([c for c in range(len(taken)) if pair_of[c] == pair])
+    kept = greedy(sorted(first))
+    return chain_of, [(score, int(c in kept)) for c, (score, _) in enumerate(taken)]
 
 
 def column_score(a: int, b: int, p) -> int:

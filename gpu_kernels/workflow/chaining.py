@@ -93,7 +93,7 @@ def _refined(table: dict, blocks: dict, params: Params, engine, sides: tuple | N
 
 def _blocks(members: dict) -> dict:
     """The block columns of chain_hsps' members (their rows and trims belong to one part's table)."""
-    return {name: column for name, column in members.items() if name != "rows"}
+    return {name: column for name, column in members.items() if name not in ("rows", "first_round")}
 
 
 def write_chains(hsps_path: str, paths: dict, backend: str = "numpy", aligned: dict | None = None,

@@ -17,8 +17,9 @@ from ..schema import CHAIN
 log = logging.getLogger(__name__)
 
 # a part's tables: file suffix -> (Part's field, its columns)
-TABLES = {"chains": ("chains", (*CHAIN.names, "head", "candidate")), "blocks": ("blocks", BLOCKS),
-          "pieces": ("pieces", PIECES), "alignments": ("alignments", ALIGNED)}
+TABLES = {"chains": ("chains", (*CHAIN.names, "head", "candidate", "tie")), "blocks": ("blocks", BLOCKS),
+          "pieces": ("pieces", PIECES), "alignments": ("alignments", ALIGNED),
+          "ranks": ("ranks", ("score", "qrec", "rrec", "count"))}
 
 
 def part_files(prefix: str) -> dict:
@@ -89,7 +90,8 @@ def read_part(prefix: str, texts_path: str | None = None) -> Part:
         table = pq.read_table(texts_path)
         texts = {column[len("text_"):]: table.column(column).combine_chunks()
                  for column in table.column_names if column.startswith("text_")}
-    return Part(fields["chains"], fields["blocks"], fields["pieces"], fields["alignments"], texts)
+    return Part(fields["chains"], fields["blocks"], fields["pieces"], fields["alignments"], texts,
+                ranks=fields["ranks"])
 
 
 def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: dict, meta: dict,
