@@ -391,21 +391,25 @@ def backbone(table: dict, blocks: dict, qlens, rlens, pairs: bool = True, first:
     bits = {side: np.zeros(int(off[-1]) // 64 + 1, dtype=np.uint64) for side, off in (("q", qoff), ("r", roff))}
     starts = np.searchsorted(chain, np.arange(chains + 1)).astype(np.int64)
 
-    def greedy(order, ends) -> np.ndarray:
-        """One round over the chains `order` (in that order), groups ending at `ends`."""
-        counts = starts[order + 1] - starts[order]
-        at = np.zeros(order.size + 1, dtype=np.int64)
-        np.cumsum(counts, out=at[1:])
-        rows = np.repeat(starts[order] - at[:-1], counts) + np.arange(int(at[-1]), dtype=np.int64)
+    def greedy(order, ends, identity: bool = False) -> np.ndarray:
+        """One round over the chains `order` (in that order, or every chain in chain order), groups
+        ending at `ends`."""
+        if identity:  # every chain, in chain order: the blocks as they are
+            at, spans = starts, [np.ascontiguousarray(v[side]) for side in ("q", "r") for v in (lo, hi)]
+        else:
+            counts = starts[order + 1] - starts[order]
+            at = np.zeros(order.size + 1, dtype=np.int64)
+            np.cumsum(counts, out=at[1:])
+            rows = np.repeat(starts[order] - at[:-1], counts) + np.arange(int(at[-1]), dtype=np.int64)
+            spans = [np.ascontiguousarray(v[side][rows]) for side in ("q", "r") for v in (lo, hi)]
         keep = np.zeros(order.size, dtype=np.int8)
-        native.module("_cpu").backbone(at, *(np.ascontiguousarray(v[side][rows]) for side in ("q", "r")
-                                             for v in (lo, hi)), bits["q"], bits["r"], keep,
-                                       np.asarray(ends, dtype=np.int64))
+        native.module("_cpu").backbone(at, *spans, bits["q"], bits["r"], keep, np.asarray(ends, dtype=np.int64))
         return keep
 
     everyone = np.arange(chains, dtype=np.int64)
-    if not pairs or chains == 0:
-        keep = greedy(everyone, [])
+    # one record pair: the second round keeps what the first kept
+    if not pairs or chains == 0 or (np.all(qrec == qrec[0]) and np.all(rrec == rrec[0])):
+        keep = greedy(everyone, [], identity=True)
         if first is not None:
             first.append(keep)
         return keep

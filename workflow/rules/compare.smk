@@ -10,7 +10,7 @@ rule compare:
         rcodes=path("codes", genome="{reference}"),
         rtable=path("chromosomes", genome="{reference}"),
     output:
-        directory(path("bin_group")),
+        temp(directory(path("bin_group"))),  # a job's part: removed once the pair's rules have read it
     log:
         log_path("compare", "set", "query", "reference", "qbin", "rgroup"),
     benchmark:
@@ -48,7 +48,7 @@ rule part_texts:
         rcodes=path("codes", genome="{reference}"),
         rtable=path("chromosomes", genome="{reference}"),
     output:
-        path("bin_texts"),
+        temp(path("bin_texts")),
     log:
         log_path("part_texts", "set", "query", "reference", "qbin", "rgroup"),
     benchmark:
