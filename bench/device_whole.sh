@@ -10,24 +10,11 @@
 # MAXFREQ: align's --max-freq;
 # GPUS: the workflow's GPUs (default: every GPU of the machine, through profiles/multi-gpu)
 set -uo pipefail
-what=${1:-check}
-export PYTHONUNBUFFERED=1
-unset PYTHONDONTWRITEBYTECODE
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-if [ -d .whl ]; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl 2>&1 | grep -v -i warning | tail -3
-    export PYTHONPATH=/tmp/site:$(pwd)
-    export PATH=/tmp/site/bin:$PATH
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then  # usage: the comment above
+    echo "usage: $(sed -n '2,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//')"; exit 0
 fi
-python3 - <<'PY'
-import runpy, subprocess, sysconfig
-native = runpy.run_path("gpu_kernels/native.py")
-for name, files in native["SOURCES"].items():
-    subprocess.run(["gcc", *native.get("COMPILE_ARGS", ["-O3"]), "-shared", "-fPIC", "-pthread", "-Igpu_kernels",
-                    "-I" + sysconfig.get_paths()["include"], *[f"gpu_kernels/{f}" for f in files],
-                    "-o", f"gpu_kernels/{name}" + sysconfig.get_config_var("EXT_SUFFIX")], check=True)
-PY
-python3 gpu_kernels/kernels.py | wc -l | xargs echo "CUDA kernel files built:"
+what=${1:-check}
+. bench/common/device_setup.sh
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
 gpus=${GPUS:-$(nvidia-smi -L | wc -l)}
 engine=${ENGINE:-$'engine: {fast: true, max_freq: 20}\nbins: {size: 500000000}'}

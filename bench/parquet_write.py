@@ -3,7 +3,7 @@
     python bench/parquet_write.py [--rows 6e6 | --table hsps.parquet] [--root OLD_CHECKOUT] [--rounds 3]
 
 The table (an existing HSP table's rows, or HSP-like rows made up: sorted, lengths and identities
-as a heavy pair's) is written by `engine.write_table` with the NumPy backend, as a CPU compare job
+as a heavy pair's) is written by `result.write_table` with the NumPy backend, as a CPU compare job
 writes it, in a fresh process per write, the checkouts taken in turn; each write's wall time (the
 write alone), the process's peak resident memory and the file's size. Prints a table; not a test.
 """
@@ -23,7 +23,7 @@ import json, resource, sys, time
 sys.path.insert(0, sys.argv[1])
 import numpy as np
 from gpu_kernels.backend import NumpyBackend
-from gpu_kernels.engine import write_table
+from gpu_kernels.result import write_table
 from gpu_kernels.params import Params
 
 data = np.load(sys.argv[2])

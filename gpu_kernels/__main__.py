@@ -63,7 +63,7 @@ def parser() -> argparse.ArgumentParser:
                       "for the one-to-one backbone, tp:A:S for the rest ('-': standard output)")
     cmp_.add_argument("--chain-file", metavar="CHAIN", help="chains in UCSC chain format (liftOver, CrossMap), backbone first")
     cmp_.add_argument("--chains-table", metavar="PARQUET", help="chains as an Apache Parquet table, a row a chain")
-    engine_options(cmp_, d)
+    engine_options(cmp_, d, skip={"part_bases"})  # compare writes HSP tables of a pair compared whole
     aln = sub.add_parser("align", usage=f"%(prog)s [options] {order}",
                          help="QUERY first, then REFERENCE: gapped alignments (the chains of HSPs filled and split), "
                               "PAF with cg:Z and cs:Z",
@@ -83,24 +83,7 @@ def parser() -> argparse.ArgumentParser:
     aln.add_argument("--chains", metavar="PAF", help="chains as PAF (as compare --chains)")
     aln.add_argument("--chain-file", metavar="CHAIN", help="chains in UCSC chain format (as compare --chain-file)")
     aln.add_argument("--chains-table", metavar="PARQUET", help="chains as an Apache Parquet table")
-    engine_options(aln, d)
-    aligning = aln.add_argument_group("aligning")
-    aligning.add_argument("--align-match", type=int, default=d["align_match"], help="score of an identical column")
-    aligning.add_argument("--align-mismatch", type=int, default=d["align_mismatch"], help="cost of a mismatch")
-    aligning.add_argument("--gap-open", type=int, default=d["gap_open"], help="cost of opening a gap")
-    aligning.add_argument("--gap-extend", type=int, default=d["gap_extend"], help="cost of each gap column")
-    aligning.add_argument("--band", type=int, default=d["band"],
-                          help="diagonals searched on either side of a gap's ends' diagonals")
-    aligning.add_argument("--min-anchor", type=int, default=d["min_anchor"],
-                          help="shortest run of identical columns of an HSP kept as an anchor")
-    aligning.add_argument("--zdrop", type=int, default=d["zdrop"], help="split an alignment at a gap scoring under -zdrop")
-    aligning.add_argument("--end-xdrop", type=int, default=d["end_xdrop"],
-                          help="extend a chain's ends until a row scores this far below the best, 0 off")
-    aligning.add_argument("--min-align-score", type=int, default=d["min_align_score"],
-                          help="drop alignments scoring less")
-    aligning.add_argument("--secondary", action="store_true",
-                          help="align the chains outside the one-to-one backbone too (tp:A:S rows; default: the "
-                               "backbone only, as minimap2's asm presets report mostly primary alignments)")
+    engine_options(aln, d, {**OPTION_GROUPS, "aligning": "aligning"})
     for mode, text in (("mems", "maximal exact matches (like mummer -maxmatch -b -c)"),
                        ("mums", "maximal unique matches (like mummer -mum -b -c)")):
         m = sub.add_parser(mode, help=text, usage=f"%(prog)s [options] {order}")
@@ -167,42 +150,30 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-def engine_options(cmd: argparse.ArgumentParser, d: dict) -> None:
-    """The options of compare and align: the engine's stages, the backend, threads, verbosity."""
-    seeding = cmd.add_argument_group("seeding")
-    seeding.add_argument("--k", type=int, default=d["k"], help="word length, 8..32 (default %(default)s)")
-    seeding.add_argument("--max-freq", type=int, default=d["max_freq"], help="fast mode: skip words more frequent than this in a record, 0 off")
-    seeding.add_argument("--strands", choices=("both", "forward", "reverse"), default=d["strands"])
-    extension = cmd.add_argument_group("extension")
-    extension.add_argument("--match", type=int, default=d["match"], help="match score (default %(default)s)")
-    extension.add_argument("--mismatch", type=int, default=d["mismatch"], help="mismatch score (default %(default)s)")
-    extension.add_argument("--n-score", type=int, default=d["n_score"], help="score against N (default %(default)s)")
-    extension.add_argument("--xdrop", type=int, default=d["xdrop"], help="stop a walk this far below its best, 0 off (default %(default)s)")
-    extension.add_argument("--min-identity", type=float, default=d["min_identity"], help="lowest identity, percent (default %(default)s)")
-    reporting = cmd.add_argument_group("reporting")
-    reporting.add_argument("--min-len", type=int, default=d["min_len"], help="shortest HSP (default %(default)s)")
-    chaining = cmd.add_argument_group("chaining (with --chains, --chain-file or --chains-table)")
-    chaining.add_argument("--max-gap", type=int, default=d["max_gap"],
-                          help="most bases between two HSPs of a chain, on either genome (default %(default)s)")
-    chaining.add_argument("--max-shift", type=int, default=d["max_shift"],
-                          help="most a chain's diagonal moves between two HSPs (default %(default)s)")
-    chaining.add_argument("--chain-gap-open", type=int, default=d["chain_gap_open"],
-                          help="cost of a diagonal shift between two HSPs (default %(default)s)")
-    chaining.add_argument("--chain-gap-extend", type=int, default=d["chain_gap_extend"],
-                          help="cost of each base of a shift (default %(default)s)")
-    chaining.add_argument("--min-chain-score", type=int, default=d["min_chain_score"],
-                          help="drop chains scoring less (default %(default)s)")
-    chaining.add_argument("--block-drop", type=int, default=d["block_drop"],
-                          help="cut a chain's block where its columns' score drops this far, 0 never (default %(default)s)")
-    chaining.add_argument("--block-mismatch", type=int, default=d["block_mismatch"],
-                          help="a mismatch's score where a block is read for drops (default %(default)s)")
-    chaining.add_argument("--block-tandem", type=int, default=d["block_tandem"],
-                          help="leave out tandem runs this long at a block piece's ends, 0 never (default %(default)s)")
-    tiling = cmd.add_argument_group("tiling")
-    tiling.add_argument("--tile-bytes", type=int, default=d["tile_bytes"], help="memory budget of the seeds held at once: a GPU tile's, a CPU batch's (0: half the free GPU memory, 256 MiB on the CPU)")
-    tiling.add_argument("--part-bases", type=int, default=d["part_bases"],
-                        help="most bases of either genome compared at once: a larger pair is compared in parts of "
-                             "whole records and assembled, with the same alignments")
+# the stage groups of compare's and align's options, in --help's order, and their titles
+OPTION_GROUPS = {"seeding": "seeding", "extension": "extension", "reporting": "reporting",
+                 "chaining": "chaining (with --chains, --chain-file or --chains-table)", "tiling": "tiling"}
+
+
+def engine_options(cmd: argparse.ArgumentParser, d: dict, groups: dict = OPTION_GROUPS, skip=()) -> None:
+    """The options of compare and align, generated from Params' groups (a field's type, default and
+    help: params.py), then the backend, threads and verbosity."""
+    from dataclasses import fields
+
+    from .params import GROUPS, HIDDEN
+
+    for group, title in groups.items():
+        options = cmd.add_argument_group(title)
+        for f in fields(GROUPS[group]):
+            if f.name in HIDDEN or f.name in skip:
+                continue
+            flag, text = "--" + f.name.replace("_", "-"), f.metadata.get("help", "")
+            if f.type == "bool":
+                options.add_argument(flag, action="store_true", help=text)
+            elif f.name == "strands":
+                options.add_argument(flag, choices=("both", "forward", "reverse"), default=d[f.name], help=text)
+            else:
+                options.add_argument(flag, type=float if f.type == "float" else int, default=d[f.name], help=text)
     cmd.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="auto",
                       help="auto: cupy where CuPy finds a CUDA device, else numpy (default %(default)s)")
     cmd.add_argument("-t", "--threads", type=int, default=0, help="CPU threads (default: the cores this process may use)")
@@ -274,20 +245,11 @@ def run_paf(args: argparse.Namespace) -> int:
     return 0
 
 
-ALIGN_OPTIONS = ("align_match", "align_mismatch", "gap_open", "gap_extend", "band", "min_anchor", "zdrop",
-                 "end_xdrop", "min_align_score", "secondary")
-
-
 def params_of(args: argparse.Namespace) -> Params:
-    """The engine parameters of compare's or align's options."""
-    values = dict(k=args.k, min_len=args.min_len, min_identity=args.min_identity, match=args.match,
-                  mismatch=args.mismatch, n_score=args.n_score, xdrop=args.xdrop, max_freq=args.max_freq,
-                  strands=args.strands, tile_bytes=args.tile_bytes, max_gap=args.max_gap, max_shift=args.max_shift,
-                  chain_gap_open=args.chain_gap_open, chain_gap_extend=args.chain_gap_extend,
-                  min_chain_score=args.min_chain_score, block_drop=args.block_drop,
-                  block_mismatch=args.block_mismatch, block_tandem=args.block_tandem, part_bases=args.part_bases)
-    values.update({name: getattr(args, name) for name in ALIGN_OPTIONS if hasattr(args, name)})
-    return Params(**values)
+    """The engine parameters of compare's or align's options (engine_options made them from Params)."""
+    from .params import GROUP_OF
+
+    return Params(**{name: getattr(args, name) for name in GROUP_OF if hasattr(args, name)})
 
 
 def run_align(args: argparse.Namespace) -> int:

@@ -30,6 +30,12 @@ def array_module(array):
     return np
 
 
+def on_host(xp) -> bool:
+    """Whether an array module (array_module's answer) computes on the host: the one place outside
+    the backends that asks (a stage's compiled CPU loop or its device path)."""
+    return xp is np
+
+
 def cupy():
     """The cupy module, imported on first use."""
     import cupy as cp

@@ -46,6 +46,7 @@ class NumpyBackend:
     seeds_fused = True
     # Parquet pages encoded where the table lives (pages.py) rather than by pyarrow on the host
     encodes_pages = False
+    on_host = True  # computes on the host: host buffers may be kept from one word set to the next
     oom_errors: tuple = (MemoryError,)
     words_in = staticmethod(words.words_in)
     words = staticmethod(words.words)
@@ -152,6 +153,7 @@ class CupyBackend(NumpyBackend):
     name = "cupy"
     seeds_fused = False  # tiles of sorted seed keys: thousands of threads need the seeds laid out
     encodes_pages = True  # only the packed bytes come back over PCIe
+    on_host = False
     words_in = staticmethod(words.words_in_cupy)
     words = staticmethod(words.words_cupy)
     seed_groups = staticmethod(seeds.seed_groups_cupy)

@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 from . import native
-from .arrays import (BLOCK, MEM_CHUNK, MEM_LIGHT, array_module, blocks, count, cupy, gather, kernel, running_max,
+from .arrays import (BLOCK, MEM_CHUNK, MEM_LIGHT, array_module, blocks, count, cupy, gather, kernel, on_host, running_max,
                      stable_argsort)
 from .encode import BORDER, GAP, N_CODE
 from .hsps import in_order, order_by
@@ -158,7 +158,7 @@ def _overlaps(xp, low, count, qa, alen, rb, blen, together):
         return tuple(xp.zeros(0, dtype=xp.int64) for _ in range(3))
     offset = np.cumsum(sizes) - sizes  # where each run of diagonals starts among the MEMs
     index = xp.arange(total, dtype=xp.int64)
-    if xp is np:
+    if on_host(xp):
         each = lambda x: np.repeat(x, sizes)  # noqa: E731
     else:  # a MEM's run of diagonals: a cumulative sum of the runs' starts
         marks = xp.zeros(total, dtype=xp.int32)

@@ -7,7 +7,7 @@ argument of the kernels.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 
 from .errors import InputError
 from .kernels import TANDEM_UNIT
@@ -17,9 +17,9 @@ from .kernels import TANDEM_UNIT
 class Seeding:
     """Words and seeds: word length, fast mode and strands."""
 
-    k: int = 32                 # word length, 8..32
-    max_freq: int = 0           # fast mode: skip words seen more often than this in their record (0: exhaustive)
-    strands: str = "both"       # forward, reverse or both
+    k: int = field(default=32, metadata={"help": "word length, 8..32"})
+    max_freq: int = field(default=0, metadata={"help": "fast mode: skip words more frequent than this in their record (0: exhaustive)"})
+    strands: str = field(default="both", metadata={"help": "forward, reverse or both"})
 
     def __post_init__(self) -> None:
         if not 8 <= self.k <= 32:
@@ -34,11 +34,11 @@ class Seeding:
 class Extension:
     """Ungapped extension: scoring, the X-drop and the identity an HSP end must keep."""
 
-    match: int = 1              # score of a match
-    mismatch: int = -1          # score of a mismatch
-    n_score: int = -1           # score of any position holding a non-ACGT code
-    xdrop: int = 50             # stop a side's walk this far below the side's best score (0: off)
-    min_identity: float = 80.0  # identity a side's end must keep (half the seed counted), percent
+    match: int = field(default=1, metadata={"help": "score of a match"})
+    mismatch: int = field(default=-1, metadata={"help": "score of a mismatch"})
+    n_score: int = field(default=-1, metadata={"help": "score of any position holding a non-ACGT code"})
+    xdrop: int = field(default=50, metadata={"help": "stop a side's walk this far below the side's best score (0: off)"})
+    min_identity: float = field(default=80.0, metadata={"help": "identity a side's end must keep (half the seed counted), percent"})
 
     def __post_init__(self) -> None:
         if self.match <= 0:
@@ -57,7 +57,7 @@ class Extension:
 class Reporting:
     """Which HSPs are reported."""
 
-    min_len: int = 64           # shortest HSP reported
+    min_len: int = field(default=64, metadata={"help": "shortest HSP reported"})
 
     def __post_init__(self) -> None:
         if self.min_len < 0:
@@ -68,9 +68,9 @@ class Reporting:
 class Tiling:
     """How a pair is cut into tiles whose seeds fit in memory."""
 
-    tile_bytes: int = 0         # memory budget of one GPU tile's or CPU batch's seeds (0: half the free GPU memory, 256 MiB on the CPU)
-    tile_len: int = 0           # longest side of a tile in bases (0: no limit; tests use small tiles)
-    part_bases: int = 1_000_000_000  # most bases of either side compared at once: a larger pair is compared in parts (pipeline.py)
+    tile_bytes: int = field(default=0, metadata={"help": "memory budget of the seeds held at once: a GPU tile's, a CPU batch's (0: half the free GPU memory, 256 MiB on the CPU)"})
+    tile_len: int = field(default=0, metadata={"help": "longest side of a tile in bases (0: no limit; tests use small tiles)"})
+    part_bases: int = field(default=1_000_000_000, metadata={"help": "most bases of either genome compared at once: a larger pair is compared in parts of whole records and assembled (pipeline.py), with the same outputs"})
 
     def __post_init__(self) -> None:
         if self.tile_bytes and self.tile_bytes < 1 << 16:
@@ -85,8 +85,8 @@ class Tiling:
 class Matching:
     """The exact-match modes (mode mem or mum) instead of seed and extend (mode hsp)."""
 
-    mode: str = "hsp"           # hsp (seed and extend), mem (maximal exact matches) or mum (maximal unique matches)
-    min_match: int = 20         # shortest match of the mem and mum modes
+    mode: str = field(default="hsp", metadata={"help": "hsp (seed and extend), mem (maximal exact matches) or mum (maximal unique matches)"})
+    min_match: int = field(default=20, metadata={"help": "shortest match of the mem and mum modes"})
 
     def __post_init__(self) -> None:
         if self.mode not in ("hsp", "mem", "mum"):
@@ -99,15 +99,15 @@ class Matching:
 class Chaining:
     """Chains of HSPs and their one-to-one backbone (README: "What a chain is")."""
 
-    max_gap: int = 10_000        # most bases between two consecutive HSPs of a chain, on either genome
-    max_shift: int = 2_000       # most a chain's diagonal moves between two HSPs (the longest indel bridged)
-    chain_gap_open: int = 5      # cost of a diagonal shift (an indel) between two HSPs
-    chain_gap_extend: int = 1    # and of each base it shifts by
-    chain_gap_base: int = 1      # hundredths of a score point a base of the gap costs (unaligned bases)
-    min_chain_score: int = 300   # chains scoring less are dropped (a lone repeat hit scores 50-300)
-    block_drop: int = 7          # a chain block is cut where its columns' score drops this far (0: never)
-    block_mismatch: int = -2     # a mismatch's score in that reading (a match scores `match`)
-    block_tandem: int = 16       # tandem runs this long at a block piece's ends are left out (0: never)
+    max_gap: int = field(default=10_000, metadata={"help": "most bases between two consecutive HSPs of a chain, on either genome"})
+    max_shift: int = field(default=2_000, metadata={"help": "most a chain's diagonal moves between two HSPs (the longest indel bridged)"})
+    chain_gap_open: int = field(default=5, metadata={"help": "cost of a diagonal shift (an indel) between two HSPs"})
+    chain_gap_extend: int = field(default=1, metadata={"help": "cost of each base a shift moves the diagonal by"})
+    chain_gap_base: int = field(default=1, metadata={"help": "hundredths of a score point a base of the gap costs (unaligned bases)"})
+    min_chain_score: int = field(default=300, metadata={"help": "chains scoring less are dropped (a lone repeat hit scores 50-300)"})
+    block_drop: int = field(default=7, metadata={"help": "a chain block is cut where its columns' score drops this far (0: never)"})
+    block_mismatch: int = field(default=-2, metadata={"help": "a mismatch's score in that reading (a match scores `match`)"})
+    block_tandem: int = field(default=16, metadata={"help": "tandem runs this long at a block piece's ends are left out (0: never)"})
 
     def __post_init__(self) -> None:
         for name in ("max_gap", "chain_gap_open", "chain_gap_extend", "chain_gap_base", "min_chain_score",
@@ -126,16 +126,16 @@ class Chaining:
 class Aligning:
     """Gapped alignments of chains (README: "What an alignment is")."""
 
-    align_match: int = 2         # score of an identical ACGT column
-    align_mismatch: int = 3      # cost of any other column of two bases
-    gap_open: int = 5            # cost of opening a gap (a run of I or D columns), besides its columns'
-    gap_extend: int = 2          # cost of each column of a gap
-    band: int = 8                # diagonals searched on either side of a gap's two ends' diagonals
-    min_anchor: int = 12         # shortest run of identical columns of an HSP kept as an anchor
-    zdrop: int = 400             # an alignment is split at a gap whose fill scores under -zdrop
-    end_xdrop: int = 200         # a chain's ends extended until a row scores this far below the best (0: off)
-    min_align_score: int = 100   # alignments scoring less are dropped
-    secondary: bool = False      # align the chains outside the one-to-one backbone too (tp:A:S)
+    align_match: int = field(default=2, metadata={"help": "score of an identical ACGT column"})
+    align_mismatch: int = field(default=3, metadata={"help": "cost of any other column of two bases"})
+    gap_open: int = field(default=5, metadata={"help": "cost of opening a gap (a run of I or D columns), besides its columns'"})
+    gap_extend: int = field(default=2, metadata={"help": "cost of each column of a gap"})
+    band: int = field(default=8, metadata={"help": "diagonals searched on either side of a gap's two ends' diagonals"})
+    min_anchor: int = field(default=12, metadata={"help": "shortest run of identical columns of an HSP kept as an anchor"})
+    zdrop: int = field(default=400, metadata={"help": "an alignment is split at a gap whose fill scores under -zdrop"})
+    end_xdrop: int = field(default=200, metadata={"help": "a chain's ends extended until a row scores this far below the best (0: off)"})
+    min_align_score: int = field(default=100, metadata={"help": "alignments scoring less are dropped"})
+    secondary: bool = field(default=False, metadata={"help": "align the chains outside the one-to-one backbone too (tp:A:S rows; default: the backbone only, as minimap2's asm presets report mostly primary alignments)"})
 
     def __post_init__(self) -> None:
         for name in ("align_match", "align_mismatch", "gap_extend", "min_anchor"):
@@ -149,6 +149,9 @@ class Aligning:
         if self.band > 10_000:
             raise InputError(f"band = {self.band} is above 10000")
 
+
+# parameters the command line does not take (tests set them; the exact-match modes have commands of their own)
+HIDDEN = {"tile_len", "mode", "min_match"}
 
 GROUPS = {"seeding": Seeding, "extension": Extension, "reporting": Reporting, "tiling": Tiling, "matching": Matching,
           "chaining": Chaining, "aligning": Aligning}

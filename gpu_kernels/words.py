@@ -12,7 +12,7 @@ import mmap
 import numpy as np
 
 from . import native
-from .arrays import BLOCK, array_module, blocks, concatenate, cupy, every, gather, kernel, select
+from .arrays import BLOCK, array_module, blocks, concatenate, cupy, every, gather, kernel, on_host, select
 
 
 def _valid(codes, k: int):
@@ -159,7 +159,7 @@ def drop_frequent(keys, pos, starts, max_freq: int):
     xp = array_module(keys)
     if not max_freq or keys.size == 0:
         return keys, pos
-    if xp is np:
+    if on_host(xp):
         keys, pos = np.require(keys, requirements=("C", "W")), np.require(pos, requirements=("C", "W"))
         kept = native.cpu().drop_frequent(keys, pos, pos.dtype.itemsize, np.ascontiguousarray(starts, dtype=np.int64),
                                           max_freq)

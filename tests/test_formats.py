@@ -421,7 +421,7 @@ def test_mummer_text_read_a_record_at_a_time_equals_the_whole_table(tmp_path):
     """write_mummer reads the table a query record at a time: with row groups of 50 rows (records
     split across row groups, records without matches) it prints what the whole table prints."""
     from gpu_kernels.backend import NumpyBackend
-    from gpu_kernels.engine import write_table
+    from gpu_kernels.result import write_table
     from gpu_kernels.hsps import sort_rows
     from gpu_kernels.matches import find_matches, hsps_to_matches, matches_to_hsps
     from gpu_kernels.seqset import make_seqset

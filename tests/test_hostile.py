@@ -207,7 +207,8 @@ def test_seed_count_does_not_depend_on_the_tiling():
 def test_a_record_past_2_31_bases_keeps_exact_coordinates(tmp_path):
     """A record of 2^31 + 10 bases (N but for a 3,000-base segment across 2^31) against a small one,
     as the query and as the reference: Parquet and PAF give the segment's coordinates exactly
-    (once the words stage needed a key for every window, and positions were cast to int32)."""
+    (once the words stage needed a key for every window, and positions were cast to int32), and
+    `align` aligns it there."""
     import numpy as np
     import pyarrow.parquet as pq
 
@@ -239,6 +240,13 @@ def test_a_record_past_2_31_bases_keeps_exact_coordinates(tmp_path):
         fields = paf.read_text().split("\t")
         assert [int(x) for x in fields[1:4]] == [length if first == big else small_len, *q]
         assert [int(x) for x in fields[6:9]] == [length if second == big else small_len, *r]
+        # the homology pipeline's alignment of the segment: the same exact coordinates, 3,000 `=` columns
+        proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "align", str(first), str(second), "-o", str(paf)],
+                              cwd=ROOT, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        fields = paf.read_text().rstrip("\n").split("\t")
+        assert [int(x) for x in fields[2:4]] == list(q) and [int(x) for x in fields[7:9]] == list(r)
+        assert f"cg:Z:{seg_len}=" in fields and fields[4] == "+"
     os.remove(big)
 
 

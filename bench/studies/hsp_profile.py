@@ -46,7 +46,7 @@ def main() -> None:
     from gpu_kernels import compare
     from gpu_kernels.backend import get_backend
     from gpu_kernels.formats import ROW_GROUP_ROWS, default_threads
-    from gpu_kernels.engine import write_table
+    from gpu_kernels.result import write_table
 
     backend = get_backend(args.backend)
     print(f"imports and backend {time.perf_counter() - t0:.2f} s", flush=True)
@@ -134,7 +134,7 @@ def first_and_second(args, backend) -> None:
     """Two compares and writes in one process, each function timed: what the first run pays that the
     second does not (kernel loading, device and pinned memory taken from the driver)."""
     from gpu_kernels import compare
-    from gpu_kernels.engine import write_table
+    from gpu_kernels.result import write_table
 
     timed = by_function(backend)
     runs = []
@@ -167,7 +167,7 @@ def write_variants(args, backend) -> None:
     import threading
 
     from gpu_kernels import arrays, compare, formats
-    from gpu_kernels.engine import write_table
+    from gpu_kernels.result import write_table
 
     result = compare(args.query, args.reference, backend=backend)
     q, r = result.query, result.reference

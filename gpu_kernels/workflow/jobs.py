@@ -7,7 +7,8 @@ import os
 import time
 
 from ..backend import NumpyBackend, get_backend
-from ..engine import compare, write_table
+from ..engine import compare
+from ..result import write_table
 from ..formats import write_tsv
 from ..hsps import sort_rows
 from ..matches import find_matches, matches_to_hsps
@@ -51,7 +52,7 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[s
     """A query bin (already loaded) against a reference bin or a list of them through the homology
     pipeline: its part, and its HSP table (every HSP, or the chained ones) with genome-wide record
     indices, in the canonical order."""
-    from ..engine import Result
+    from ..result import Result
     from ..pipeline import homology
     from .parts import write_part
 
