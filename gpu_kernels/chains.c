@@ -9,8 +9,7 @@
  * diagonals, so each scan sees a few HSPs, not the thousands a plain look-back in query order would.
  *
  * take_chains: best-first extraction (walks of predecessors until an HSP already taken).
- * backbone: chains in order, kept where more than half of their aligned bases are new on both
- * genomes (a bit a base of each genome).
+ * The backbone is backbone.c's.
  * chain_seams, chain_pieces: the chains' blocks as written: each seam between two overlapping HSPs of
  * a chain put where their columns score best (once a seam), then each block cut at its drops and
  * each piece's ends moved past tandem runs (tests/oracle_chains.refine). */
@@ -285,109 +284,6 @@ PyObject *py_take_chains(PyObject *self, PyObject *args) {
     if (!ok)
         return NULL;
     return PyLong_FromLongLong(count);
-}
-
-static int64_t count_set(const uint64_t *bits, int64_t lo, int64_t hi) {
-    int64_t total = 0;
-    for (int64_t at = lo; at < hi;) {
-        const int64_t word = at >> 6, bit = at & 63;
-        const int64_t take = (hi - at < 64 - bit) ? hi - at : 64 - bit;
-        uint64_t mask = (take == 64 ? ~0ULL : ((1ULL << take) - 1)) << bit;
-        total += __builtin_popcountll(bits[word] & mask);
-        at += take;
-    }
-    return total;
-}
-
-static void set_bits(uint64_t *bits, int64_t lo, int64_t hi) {
-    for (int64_t at = lo; at < hi;) {
-        const int64_t word = at >> 6, bit = at & 63;
-        const int64_t take = (hi - at < 64 - bit) ? hi - at : 64 - bit;
-        bits[word] |= (take == 64 ? ~0ULL : ((1ULL << take) - 1)) << bit;
-        at += take;
-    }
-}
-
-#define BACKBONE_AHEAD 16
-
-static void clear_bits(uint64_t *bits, int64_t lo, int64_t hi) {
-    for (int64_t at = lo; at < hi;) {
-        const int64_t word = at >> 6, bit = at & 63;
-        const int64_t take = (hi - at < 64 - bit) ? hi - at : 64 - bit;
-        bits[word] &= ~((take == 64 ? ~0ULL : ((1ULL << take) - 1)) << bit);
-        at += take;
-    }
-}
-
-/* backbone(starts, qlo, qhi, rlo, rhi, qbits, rbits, keep, ends): chains in order, each its blocks
- * [starts[c], starts[c + 1]) on the genomes laid end to end; a chain is kept (keep[c] = 1) where more
- * than half of its aligned bases on the query and more than half on the reference are not yet
- * covered by a kept chain's blocks, and then covers them. ends: where groups of chains end (chain
- * indices, ascending; empty: one group): each group is chosen on its own, its kept chains' bits
- * cleared once it ends (the bitsets come back as they went in). */
-PyObject *py_backbone(PyObject *self, PyObject *args) {
-    Py_buffer b[9];
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*w*w*w*y*", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &b[7], &b[8]))
-        return NULL;
-    const int64_t chains = b[7].len, n = b[1].len / 8, groups = b[8].len / 8;
-    int ok = check_items(&b[0], "backbone", 8, chains + 1);
-    for (int k = 2; k < 5 && ok; k++)
-        ok = check_items(&b[k], "backbone", 8, n);
-    if (ok) {
-        const int64_t *starts = (const int64_t *)b[0].buf, *qlo = (const int64_t *)b[1].buf,
-                      *qhi = (const int64_t *)b[2].buf, *rlo = (const int64_t *)b[3].buf, *rhi = (const int64_t *)b[4].buf,
-                      *ends = (const int64_t *)b[8].buf;
-        uint64_t *qbits = (uint64_t *)b[5].buf, *rbits = (uint64_t *)b[6].buf;
-        const int64_t qcap = b[5].len * 8, rcap = b[6].len * 8;
-        uint8_t *keep = (uint8_t *)b[7].buf;
-        ok = starts[0] == 0 && starts[chains] == n;
-        for (int64_t c = 0; c < chains && ok; c++)
-            ok = starts[c] <= starts[c + 1];
-        for (int64_t k = 0; k < n && ok; k++)
-            ok = qlo[k] >= 0 && qlo[k] <= qhi[k] && qhi[k] <= qcap && rlo[k] >= 0 && rlo[k] <= rhi[k] && rhi[k] <= rcap;
-        for (int64_t g = 0; g < groups && ok; g++)
-            ok = ends[g] >= (g ? ends[g - 1] : 0) && ends[g] <= chains;
-        if (ok) {
-            Py_BEGIN_ALLOW_THREADS
-            int64_t group = 0, first = 0;
-            for (int64_t c = 0; c <= chains; c++) {
-                for (; group < groups && ends[group] == c; group++) {  /* the group [first, c) ends */
-                    for (int64_t d = first; d < c; d++)
-                        if (keep[d])
-                            for (int64_t k = starts[d]; k < starts[d + 1]; k++) {
-                                clear_bits(qbits, qlo[k], qhi[k]);
-                                clear_bits(rbits, rlo[k], rhi[k]);
-                            }
-                    first = c;
-                }
-                if (c == chains)
-                    break;
-                int64_t qlen = 0, rlen = 0, qnew = 0, rnew = 0;
-                for (int64_t k = starts[c]; k < starts[c + 1]; k++) {
-                    /* the blocks' bits lie anywhere in the genomes' bitsets: ask for those of blocks
-                     * a little ahead while these are counted (twice as fast on 1.36 M blocks) */
-                    if (k + BACKBONE_AHEAD < n) {
-                        __builtin_prefetch(&qbits[qlo[k + BACKBONE_AHEAD] >> 6], 1);
-                        __builtin_prefetch(&rbits[rlo[k + BACKBONE_AHEAD] >> 6], 1);
-                    }
-                    qlen += qhi[k] - qlo[k];
-                    rlen += rhi[k] - rlo[k];
-                    qnew += qhi[k] - qlo[k] - count_set(qbits, qlo[k], qhi[k]);
-                    rnew += rhi[k] - rlo[k] - count_set(rbits, rlo[k], rhi[k]);
-                }
-                keep[c] = 2 * qnew > qlen && 2 * rnew > rlen;
-                if (keep[c])
-                    for (int64_t k = starts[c]; k < starts[c + 1]; k++) {
-                        set_bits(qbits, qlo[k], qhi[k]);
-                        set_bits(rbits, rlo[k], rhi[k]);
-                    }
-            }
-            Py_END_ALLOW_THREADS
-        } else {
-            PyErr_SetString(PyExc_ValueError, "backbone: blocks out of order or outside their genome's bits");
-        }
-    }
-    return release_buffers(b, 9, ok);
 }
 
 /* ---- the blocks as written: seams and drops ---- */

@@ -8,6 +8,15 @@ from gpu_kernels.errors import InputError, os_error_line  # noqa: E402
 from gpu_kernels.workflow.jobs import setup_logging  # noqa: E402
 
 
+def genomes(snakemake) -> tuple:
+    """The job's query and reference genomes (workflow.genome.Genome) from its index inputs (qcodes,
+    qtable, rcodes, rtable) and wildcards."""
+    from gpu_kernels.workflow.genome import Genome
+
+    w, i = snakemake.wildcards, snakemake.input
+    return Genome(w.query, i.qcodes, i.qtable), Genome(w.reference, i.rcodes, i.rtable)
+
+
 def start(snakemake) -> None:
     """Log to the job's log file; the compiled CPU stages use the job's threads, not every core."""
     os.environ["GPU_GENOME_COMPARE_THREADS"] = str(max(1, int(snakemake.threads)))

@@ -3,11 +3,10 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _setup import run  # noqa: E402
+from _setup import genomes, run  # noqa: E402
 
 from gpu_kernels.formats import read_tsv  # noqa: E402
 from gpu_kernels.params import Params  # noqa: E402
-from gpu_kernels.workflow.genome import Genome  # noqa: E402
 from gpu_kernels.workflow.outputs import ALIGN_KINDS, CHAIN_KINDS  # noqa: E402
 from gpu_kernels.workflow.parts import assemble_pair  # noqa: E402
 
@@ -16,8 +15,7 @@ w = sm.wildcards
 
 
 def step():
-    query = Genome(w.query, sm.input.qcodes, sm.input.qtable)
-    reference = Genome(w.reference, sm.input.rcodes, sm.input.rtable)
+    query, reference = genomes(sm)
     params = Params(**sm.params.engine)
     paths = {kind: sm.output.get(kind) for kind in CHAIN_KINDS}
     paths.update({ALIGN_KINDS[kind]: sm.output.get(kind) for kind in ALIGN_KINDS})

@@ -1,12 +1,11 @@
-"""Snakemake script: compare one query bin with a group of reference bins, a bin pair at a time."""
+"""Snakemake script: one query bin against a group of reference bins through the homology pipeline."""
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _setup import run  # noqa: E402
+from _setup import genomes, run  # noqa: E402
 
 from gpu_kernels.params import Params  # noqa: E402
-from gpu_kernels.workflow.genome import Genome  # noqa: E402
 from gpu_kernels.workflow.jobs import compare_group  # noqa: E402
 
 sm = snakemake  # noqa: F821
@@ -18,8 +17,7 @@ def step():
         from gpu_kernels.device import claim_device
 
         claim_device()
-    query = Genome(w.query, sm.input.qcodes, sm.input.qtable)
-    reference = Genome(w.reference, sm.input.rcodes, sm.input.rtable)
+    query, reference = genomes(sm)
     labels = {"set": w.set, "query": w.query, "reference": w.reference}
     compare_group(query, reference, w.qbin, list(sm.params.rbins), Params(**sm.params.engine), sm.params.backend,
                   sm.params.hsps, sm.params.stats, labels,

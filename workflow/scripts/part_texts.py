@@ -3,9 +3,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _setup import run  # noqa: E402
+from _setup import genomes, run  # noqa: E402
 
-from gpu_kernels.workflow.genome import Genome  # noqa: E402
 from gpu_kernels.workflow.parts import write_part_texts  # noqa: E402
 
 sm = snakemake  # noqa: F821
@@ -13,8 +12,7 @@ w = sm.wildcards
 
 
 def step():
-    query = Genome(w.query, sm.input.qcodes, sm.input.qtable)
-    reference = Genome(w.reference, sm.input.rcodes, sm.input.rtable)
+    query, reference = genomes(sm)
     write_part_texts(sm.params.part, query, w.qbin, reference, list(sm.params.rbins), tuple(sm.params.kinds),
                      sm.output[0])
 
