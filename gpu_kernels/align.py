@@ -20,7 +20,8 @@ import numpy as np
 
 from . import native
 from .arrays import BLOCK, array_module, blocks as grid, cupy, kernel, to_host
-from .chains import _Clock, backbone, block_positions
+from .backbone import backbone
+from .chains import _Clock, block_positions
 from .params import Params
 from .schema import ALIGNMENT
 from .seqset import SeqSet, reverse_complement

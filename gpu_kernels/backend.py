@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from . import align, arrays, chains, coverage, device, diagonals, extend, fasta, hsps, matches, pages, seeds, words
+from . import align, arrays, chains, coverage, device, diagonals, extend, fasta, hsps, matches, pages, placement, seeds, words
 from .device import PinnedRing, early_context, gpu_available  # noqa: F401  (the command line and the workflow take them from here)
 from .errors import InputError
 
@@ -65,7 +65,7 @@ class NumpyBackend:
     whole_record_matches = staticmethod(matches.whole_record_matches)
     table_batches = staticmethod(device.table_batches)
     chain_hsps = staticmethod(chains.chain_hsps)
-    refine_blocks = staticmethod(chains.refine_blocks)
+    refine_blocks = staticmethod(placement.refine_blocks)
     align_chains = staticmethod(align.align_chains)
     encode_fasta = staticmethod(fasta.encode_fasta)
     batch_rows = 1 << 21  # rows a pass over a table takes at once: a row group or two (measured fastest)
@@ -171,7 +171,7 @@ class CupyBackend(NumpyBackend):
     whole_record_matches = staticmethod(matches.whole_record_matches_cupy)
     table_batches = staticmethod(device.table_batches_cupy)
     chain_hsps = staticmethod(chains.chain_hsps_cupy)
-    refine_blocks = staticmethod(chains.refine_blocks_cupy)
+    refine_blocks = staticmethod(placement.refine_blocks_cupy)
     align_chains = staticmethod(align.align_chains_cupy)
     encode_fasta = staticmethod(fasta.encode_fasta_cupy)
     batch_rows = 1 << 26

@@ -20,11 +20,11 @@ import numpy as np
 
 from . import native
 from .arrays import BLOCK, array_module, blocks, columns_to_host, cupy, kernel, settle, stable_argsort, to_host
-from .arrays import blocks as grid  # in functions whose `blocks` are the chains' blocks
+from .backbone import backbone
 from .hsps import complete, in_order, order_by
 from .params import Params
 from .schema import CHAIN, HSP
-from .seqset import SeqSet, reverse_complement
+from .seqset import SeqSet
 
 log = logging.getLogger(__name__)
 NULL = np.uint64(0)  # a kernel's pointer argument left out
@@ -367,73 +367,6 @@ def _chain_table(h: dict, rows, trim, scores, first, last) -> dict:
             "aligned": total(kept), "identities": total(ids)}
 
 
-def backbone(table: dict, blocks: dict, qlens, rlens, pairs: bool = True, first: list | None = None) -> np.ndarray:
-    """The one-to-one chains (int8 1), chosen in two rounds (README "What a chain is", 5): within each
-    record pair, then among the first round's chains of every record pair. Each round takes chains in
-    chain order and keeps one where more than half of its aligned bases on the query and more than
-    half on the reference (its blocks: chain_blocks) are not yet covered by a chain kept in that
-    round. Its blocks, not its spans: a chain that bridges a small inversion does not hide the
-    inversion's own chain. A record pair is never split between the parts of a pair compared in
-    parts (pipeline.py), so the first round is each part's own and the second needs no other chains.
-    pairs=False: one round over every chain (align.one_to_one's, over alignments). first: a list given
-    the first round's choice (int8 a chain)."""
-    qlens, rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
-    qoff = np.concatenate(([0], np.cumsum(qlens)))
-    roff = np.concatenate(([0], np.cumsum(rlens)))
-    chains = int(table["chain"].size)
-    qrec, rrec = table["qrec"].astype(np.int64), table["rrec"].astype(np.int64)
-    chain = np.asarray(blocks["chain"], dtype=np.int64)
-    reverse = table["strand"][chain] == 1
-    rlen = rlens[rrec[chain]]
-    # record coordinates (the reference's forward strand's)
-    lo = {"q": np.asarray(blocks["x0"], dtype=np.int64), "r": np.where(reverse, rlen - blocks["ye"], blocks["y0"])}
-    hi = {"q": np.asarray(blocks["xe"], dtype=np.int64), "r": np.where(reverse, rlen - blocks["y0"], blocks["ye"])}
-    starts = np.searchsorted(chain, np.arange(chains + 1)).astype(np.int64)
-    cpu = native.module("_cpu")
-
-    def gathered(order) -> tuple:
-        """The chains `order`'s block starts and spans, in that order."""
-        counts = starts[order + 1] - starts[order]
-        at = np.zeros(order.size + 1, dtype=np.int64)
-        np.cumsum(counts, out=at[1:])
-        rows = np.repeat(starts[order] - at[:-1], counts) + np.arange(int(at[-1]), dtype=np.int64)
-        return at, rows
-
-    def greedy(order, identity: bool = False) -> np.ndarray:
-        """One round over the chains `order` (in that order, or every chain in chain order), on the
-        genomes laid end to end."""
-        at, rows = (starts, slice(None)) if identity else gathered(order)
-        offset = {"q": qoff[qrec[chain[rows]]], "r": roff[rrec[chain[rows]]]}
-        spans = [v[side][rows] + offset[side] for side in ("q", "r") for v in (lo, hi)]
-        bits = {side: np.zeros(int(off[-1]) // 64 + 1, dtype=np.uint64) for side, off in (("q", qoff), ("r", roff))}
-        keep = np.zeros(order.size, dtype=np.int8)
-        cpu.backbone(at, *spans, bits["q"], bits["r"], keep, np.zeros(0, dtype=np.int64))
-        return keep
-
-    everyone = np.arange(chains, dtype=np.int64)
-    # one record pair: the second round keeps what the first kept
-    if not pairs or chains == 0 or (np.all(qrec == qrec[0]) and np.all(rrec == rrec[0])):
-        keep = greedy(everyone, identity=True)
-        if first is not None:
-            first.append(keep)
-        return keep
-    order = everyone[np.lexsort((everyone, rrec, qrec))]  # record pair by record pair, each in chain order
-    pair = qrec[order] * (int(rrec.max()) + 1) + rrec[order]
-    bounds = np.concatenate(([0], np.flatnonzero(pair[1:] != pair[:-1]) + 1, [chains])).astype(np.int64)
-    at, rows = gathered(order)
-    chosen = np.zeros(chains, dtype=np.int8)
-    cpu.backbone_pairs(at, *(np.ascontiguousarray(v[side][rows]) for side in ("q", "r") for v in (lo, hi)), chosen,
-                       bounds, int(qlens.max()), int(rlens.max()), native.threads())
-    round_one = np.zeros(chains, dtype=bool)
-    round_one[order] = chosen == 1
-    keep = np.zeros(chains, dtype=np.int8)
-    picked = np.flatnonzero(round_one)
-    keep[picked] = greedy(picked)
-    if first is not None:
-        first.append(round_one.astype(np.int8))
-    return keep
-
-
 def chain_blocks(hsps: dict, members: dict, rlens) -> dict:
     """The chains' HSPs as blocks, member by member (chain by chain, each in chain order): `chain`,
     `x0`, `xe` on the query and `y0`, `ye` on the reference strand of the chain (overlaps trimmed
@@ -472,114 +405,3 @@ def block_positions(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet
     qpos = xp.asarray(query.starts)[qrec] + blocks["x0"]
     roff = xp.where(strand == 1, xp.asarray(reference.reverse_starts())[rrec], xp.asarray(reference.starts)[rrec])
     return qpos, roff + blocks["y0"], blocks["xe"] - blocks["x0"], strand
-
-
-def refine_blocks(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, params: Params, threads: int = 0,
-                  codes: tuple | None = None) -> tuple[dict, dict]:
-    """(the chains table, the blocks) as written (README "What a chain is", 6): each seam between two
-    overlapping members of a chain put where their columns score best, each block cut at its drops,
-    each piece's ends moved past tandem runs; the table's spans, `aligned` and `identities` are the
-    pieces'. The chains and chain_blocks' blocks with their `trim`, on the host; codes: unused (the
-    SeqSets' codes are on the host)."""
-    cpu = native.module("_cpu")
-    threads = threads or native.threads()
-    start = time.perf_counter()
-    at, where, scores, piece_scores = _refine_args(chains, blocks, query, reference, params)
-    n = int(blocks["x0"].size)
-    sequences = (query.codes, reference.codes, reference.reverse_codes)
-    first, last = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
-    cpu.chain_seams(*sequences, *at, *where, *scores, first, last, threads)
-    plain = np.zeros(n, dtype=np.uint8)
-    placed = (*at, where[0], where[2], first, last, where[-1], plain, *piece_scores)
-    count = np.empty(n, dtype=np.int64)
-    none = np.empty(0, dtype=np.int64)
-    cpu.chain_pieces(*sequences, *placed, count, 0, none, none, none, none, threads)
-    if _keep_tandems(blocks["chain"], count, plain):
-        cpu.chain_pieces(*sequences, *placed, count, 2, none, none, none, none, threads)
-    offsets = np.concatenate(([0], np.cumsum(count)))
-    pieces = [np.empty(int(offsets[-1]), dtype=np.int64) for _ in range(4)]
-    cpu.chain_pieces(*sequences, *placed, offsets[:-1].copy(), 1, *pieces, threads)
-    return _pieces(chains, blocks, *pieces, reference.lengths, start)
-
-
-def _keep_tandems(chain, count, plain) -> bool:
-    """Marks in plain the blocks of every chain whose pieces (count a block) would all be left out
-    as tandem runs, so that it keeps them (their count is then made again); whether there are any.
-    On the arrays' device."""
-    xp = array_module(count)
-    if not chain.size:
-        return False
-    first = _run_starts(chain)
-    empty = xp.add.reduceat(count, xp.flatnonzero(first)) == 0
-    if not bool(empty.any()):
-        return False
-    plain[...] = empty[xp.cumsum(first) - 1]
-    return True
-
-
-def refine_blocks_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, params: Params,
-                       threads: int = 0, codes: tuple | None = None) -> tuple[dict, dict]:
-    """refine_blocks on the device (chains.cu, a thread a block): the same table and blocks, on the
-    host. codes: both sides' codes on the device (compare's), else copied there."""
-    cp = cupy()
-    start = time.perf_counter()
-    q, rf = (cp.asarray(c) for c in (codes or (query.codes, reference.codes)))
-    sequences = (q, rf, reverse_complement(rf))
-    on_device = {name: cp.asarray(blocks[name]) for name in ("chain", "x0", "xe", "y0", "ye", "trim", "first")}
-    at, where, scores, piece_scores = _refine_args(chains, on_device, query, reference, params)
-    n = int(blocks["x0"].size)
-    first, last = cp.empty(n, dtype=cp.int64), cp.empty(n, dtype=cp.int64)
-    count = cp.zeros(max(n, 1), dtype=cp.int64)[:n]
-    none = cp.zeros(1, dtype=cp.int64)
-    plain = cp.zeros(max(n, 1), dtype=cp.uint8)[:n]
-    placed = (*at, where[0], where[2], first, last, where[-1], plain, cp.int64(n), *piece_scores)
-    pieces_kernel = kernel("chains.cu", "chain_pieces")
-    if n:
-        kernel("chains.cu", "chain_seams")((grid(n),), (BLOCK,), (*sequences, *at, *where, cp.int64(n), *scores,
-                                                                  first, last))
-        pieces_kernel((grid(n),), (BLOCK,), (*sequences, *placed, count, cp.int32(0), none, none, none, none))
-        if _keep_tandems(on_device["chain"], count, plain):
-            pieces_kernel((grid(n),), (BLOCK,), (*sequences, *placed, count, cp.int32(2), none, none, none, none))
-    offsets = cp.concatenate((cp.zeros(1, dtype=cp.int64), cp.cumsum(count)))
-    total = int(offsets[-1])
-    pieces = [cp.zeros(max(total, 1), dtype=cp.int64)[:total] for _ in range(4)]
-    if total:
-        pieces_kernel((grid(n),), (BLOCK,), (*sequences, *placed, offsets[:-1].copy(), cp.int32(1), *pieces))
-    return _pieces(chains, blocks, *(to_host(p) for p in pieces), reference.lengths, start)
-
-
-def _refine_args(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, params: Params) -> tuple:
-    """The arguments of chain_seams and chain_pieces after the codes, on the blocks' device, in four
-    groups: where the blocks start in the codes (qpos, rpos); the blocks (x0, xe, y0, trim, seam,
-    strand: a seam lies before each block that overlapped the one before it); the seams' scores (the
-    HSPs': match, mismatch, n_score); the pieces' (match, block_mismatch, n_score, block_drop,
-    block_tandem)."""
-    xp = array_module(blocks["x0"])
-    qpos, rpos, _, strand = block_positions(chains, blocks, query, reference)
-    seam = (~blocks["first"] & (blocks["trim"] > 0)).astype(xp.uint8)
-    e, c = params.extension, params.chaining
-    return ((qpos, rpos), (blocks["x0"], blocks["xe"], blocks["y0"], blocks["trim"], seam, strand),
-            tuple(np.int64(v) for v in (e.match, e.mismatch, e.n_score)),
-            tuple(np.int64(v) for v in (e.match, c.block_mismatch, e.n_score, c.block_drop, c.block_tandem)))
-
-
-def _pieces(chains: dict, blocks: dict, pblock, px0, pxe, pids, rlens, start: float) -> tuple[dict, dict]:
-    """(the chains table, the blocks) from refine_blocks' pieces (each one's block, query start and end,
-    identities; host arrays), logged with the time since start. Every chain keeps a piece."""
-    chain = np.asarray(blocks["chain"])[pblock]
-    diagonal = (np.asarray(blocks["x0"]) - np.asarray(blocks["y0"]))[pblock]
-    x0, xe = px0, pxe
-    y0, ye = x0 - diagonal, xe - diagonal
-    placed = _blocks_of(chain, x0, xe, y0, ye)
-    table = dict(chains)
-    if chain.size:
-        starts, ends = np.flatnonzero(placed["first"]), np.flatnonzero(placed["last"])
-        reverse = np.asarray(chains["strand"]) == 1
-        rlen = np.asarray(rlens, dtype=np.int64)[np.asarray(chains["rrec"], dtype=np.int64)]
-        table.update(qstart=x0[starts], qend=xe[ends],
-                     rstart=np.where(reverse, rlen - ye[ends], y0[starts]),
-                     rend=np.where(reverse, rlen - y0[starts], ye[ends]),
-                     aligned=np.add.reduceat(xe - x0, starts), identities=np.add.reduceat(pids, starts))
-    log.info("chain blocks placed: %d pieces of %d blocks (%.2f s)", chain.size, blocks["x0"].size,
-             time.perf_counter() - start)
-    return table, placed

@@ -21,7 +21,9 @@ import numpy as np
 
 from .align import TEXT_PARTS, align_chains, one_to_one, text_of
 from .arrays import stable_argsort, to_host
-from .chains import _blocks_of, backbone, refine_blocks
+from .backbone import backbone
+from .chains import _blocks_of
+from .placement import refine_blocks
 from .diagonals import key_width
 from .errors import InputError
 from .formats.strings import take_strings

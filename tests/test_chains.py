@@ -301,7 +301,7 @@ def test_refined_blocks_equal_the_oracle(seed, records, drop, mismatch, block_mi
     """Seams between overlapping HSPs, the blocks' drops and the pieces' ends past tandem runs
     (chains.refine_blocks) as the oracle places them, and the chains' spans, aligned bases and
     identities from the pieces."""
-    from gpu_kernels.chains import refine_blocks
+    from gpu_kernels.placement import refine_blocks
 
     query, reference = refine_case(seed, records)
     params = Params(k=12, min_len=24, mismatch=mismatch, min_chain_score=30, block_drop=drop,
@@ -327,7 +327,7 @@ def test_a_chain_all_in_a_tandem_run_keeps_its_pieces():
     """Pieces lose the tandem runs at their ends, but a chain whose pieces would all go (a
     microsatellite's hits on another) keeps them: as the oracle places them, and as with
     block_tandem 0."""
-    from gpu_kernels.chains import refine_blocks
+    from gpu_kernels.placement import refine_blocks
 
     rng = np.random.default_rng(5)
     run = np.tile(np.array([0, 1], dtype=np.uint8), 70)  # (AC)70
@@ -353,7 +353,7 @@ def test_a_chain_all_in_a_tandem_run_keeps_its_pieces():
 def test_refined_blocks_move_seams_and_cut_drops():
     """On a diverged pair with indels, seams move and drops are cut (the property test's cases are
     not all trivial), and every chain PAF row still adds up to its spans."""
-    from gpu_kernels.chains import refine_blocks
+    from gpu_kernels.placement import refine_blocks
 
     query, reference = refine_case(7, 3)
     params = Params(k=12, min_len=24, min_chain_score=30)

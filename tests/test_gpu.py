@@ -904,7 +904,8 @@ def test_device_refined_chain_blocks_equal_the_host_ones(seed, records, drop, mi
     """chains.cu's chain_seams and chain_pieces (a thread a block) place the seams and cut the drops as
     chains.c does (tests/test_chains.py checks that against the oracle), with the device's codes or the
     host's."""
-    from gpu_kernels.chains import chain_hsps, refine_blocks, refine_blocks_cupy
+    from gpu_kernels.chains import chain_hsps
+    from gpu_kernels.placement import refine_blocks, refine_blocks_cupy
 
     query, reference = refine_case(seed, records)
     params = Params(k=12, min_len=24, mismatch=mismatch, min_chain_score=30, block_drop=drop,

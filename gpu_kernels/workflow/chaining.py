@@ -12,7 +12,8 @@ import numpy as np
 
 from ..arrays import stable_argsort
 from ..backend import get_backend
-from ..chains import backbone, chain_hsps
+from ..backbone import backbone
+from ..chains import chain_hsps
 from ..errors import InputError
 from ..formats import HspWriter, iter_hsps, read_meta, write_chain_text
 from ..hsps import concat
