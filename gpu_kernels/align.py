@@ -152,6 +152,10 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
     blocks = chosen_blocks(chains, blocks, params)
     q, rf = (cp.asarray(c) for c in (codes or (query.codes, reference.codes)))
     rr = reverse_complement(rf)
+    if "reverse_codes" not in reference.__dict__:
+        # the ends' extensions and the texts read the reverse strand on the host: copied from here, not
+        # made again there (NumPy's reverse complement takes seconds a Gbp, the copy a tenth of that)
+        reference.__dict__["reverse_codes"] = to_host(rr)
     on_device = {name: cp.asarray(blocks[name]) for name in ("chain", "x0", "xe", "y0", "ye")}
     qpos, rpos, length, strand = block_positions(chains, on_device, query, reference)
     nb = int(qpos.size)
