@@ -78,3 +78,26 @@ def test_lastz_blocks_pair_the_bases_lastz_aligns():
     for qname, rname, reverse, q, r, n, row in blocks:
         rs = ref[r:r + n]
         assert (query[qname][q:q + n] == (COMPLEMENT[rs[::-1]] if reverse else rs)).all(), (q, r, reverse)
+
+
+def test_every_name_a_benchmark_imports_from_the_package_exists():
+    """A study's imports inside its functions are not run by --help: each name must still exist."""
+    import ast
+    import importlib
+
+    missing = []
+    for folder, subfolders, files in os.walk(BENCH):
+        subfolders[:] = [f for f in subfolders if f != "out"]
+        for name in (f for f in files if f.endswith(".py")):
+            path = os.path.join(folder, name)
+            for node in ast.walk(ast.parse(open(path).read())):
+                if not (isinstance(node, ast.ImportFrom) and (node.module or "").startswith("gpu_kernels")):
+                    continue
+                module = importlib.import_module(node.module)
+                for alias in node.names:
+                    if not hasattr(module, alias.name):
+                        try:
+                            importlib.import_module(f"{node.module}.{alias.name}")
+                        except ImportError:
+                            missing.append(f"{os.path.relpath(path, BENCH)}: {node.module}.{alias.name}")
+    assert not missing, missing

@@ -76,8 +76,8 @@ def main() -> None:
     t0 = time.perf_counter()
     rows = sum(int(part["qstart"].size) for part in backend.host_slices(result.table, ROW_GROUP_ROWS))
     print(f"copy off the device alone ({rows:,} rows) {time.perf_counter() - t0:.2f} s", flush=True)
-    from gpu_kernels.pages import physical_bits
-    from gpu_kernels.hsps import COLUMNS, complete
+    from gpu_kernels.hsps import complete
+    from gpu_kernels.schema import HSP
 
     for label, copy in (("on the device", False), ("and copied back", True)):
         t0 = time.perf_counter()
@@ -85,8 +85,8 @@ def main() -> None:
         step = ROW_GROUP_ROWS * threads
         for at in range(0, rows, step):
             part = complete({n: c[at:at + step] for n, c in result.table.items()})
-            for name in COLUMNS:
-                pages = backend.delta_pages(part[name], ROW_GROUP_ROWS, physical_bits(name))
+            for name in HSP.stored:
+                pages = backend.delta_pages(part[name], ROW_GROUP_ROWS, HSP.physical_bits(name))
                 size += int(pages[0].size)
                 if copy:
                     [backend.to_host(a) for a in pages]

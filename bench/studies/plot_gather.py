@@ -21,12 +21,14 @@ def main() -> None:
     parser.add_argument("table")
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--repeat", type=int, default=4, help="passes over the table's row groups")
-    parser.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    parser.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     args = parser.parse_args()
     sys.path.insert(0, args.root)
     from gpu_kernels.formats import iter_hsps, read_meta
-    from gpu_kernels.workflow.plots import HTML_LINES, Dots, Layout
-    from gpu_kernels.workflow.steps import PLOT_COLUMNS
+    from gpu_kernels.schema import HSP
+    from gpu_kernels.workflow.dots import HTML_LINES, Dots, Layout
+
+    PLOT_COLUMNS = HSP.view("dots")  # what the plots rule reads of the table (workflow.pictures)
 
     meta = read_meta(args.table)
     layout = Layout(meta["query"]["lengths"], meta["reference"]["lengths"])
