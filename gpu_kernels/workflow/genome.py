@@ -142,6 +142,14 @@ def load_bin(codes_path: str, rows: list[dict], bin_: str | list[str]) -> tuple[
     return make_seqset([rows[i]["name"] for i in members], arrays), np.array(members, dtype=np.int64)
 
 
+def load_records(genome: "Genome", indices) -> SeqSet:
+    """Some records of a genome (their indices, in that order) as a SeqSet, read from its codes."""
+    codes = np.load(genome.codes, mmap_mode="r")
+    rows = [genome.rows[int(i)] for i in indices]
+    return make_seqset([r["name"] for r in rows], [np.asarray(codes[r["start"]:r["start"] + r["length"]])
+                                                   for r in rows])
+
+
 class Genome:
     """A genome's index files and chromosome table."""
 

@@ -95,13 +95,13 @@ def read_part(prefix: str, texts_path: str | None = None) -> Part:
 
 
 def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: dict, meta: dict,
-                  backend: str = "numpy", texts_paths: list | None = None, all_chains: bool = True) -> None:
+                  texts_paths: list | None = None, all_chains: bool = True) -> None:
     """A genome pair's chains and alignments from its parts (read from prefixes, their texts from
     texts_paths), written where paths say (pipeline.write_pair's kinds); all_chains: every chain in
     the chains' outputs, else the backbone's. query, reference: the genomes (workflow.genome.Genome);
-    their codes are read only where a backbone chain was aligned by no part."""
+    the records of backbone chains no part aligned are read from their codes (on the host)."""
     from ..pipeline import texts_of
-    from .genome import WHOLE, load_bin
+    from .genome import load_records
 
     texts = texts_of(kind for kind, path in paths.items() if path)
     parts = [read_part(prefix, text) for prefix, text in zip(prefixes, texts_paths or [None] * len(prefixes))]
@@ -109,13 +109,18 @@ def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: 
              sum(int(p.chains["chain"].size) for p in parts), sum(int(p.alignments["chain"].size) for p in parts))
 
     def late(chains, blocks, chosen):
-        sides = [load_bin(g.codes, g.rows, WHOLE)[0] for g in (query, reference)]
-        engine = None
-        if backend == "cupy":
-            from ..backend import get_backend
-
-            engine = get_backend("cupy")
-        return align_late(*sides, params, texts, engine)(chains, blocks, chosen)
+        """The late chains aligned on the records they lie on alone, read from the genomes' codes
+        (numbered among them here, in the genomes again after)."""
+        needed = [np.unique(np.asarray(chains[side][chosen], dtype=np.int64)) for side in ("qrec", "rrec")]
+        sides = [load_records(g, rows) for g, rows in zip((query, reference), needed)]
+        local = dict(chains)
+        for side, rows in zip(("qrec", "rrec"), needed):
+            local[side] = np.searchsorted(rows, np.asarray(chains[side], dtype=np.int64)).astype(np.int32)
+        table, placed, al, made = align_late(*sides, params, texts)(local, blocks, chosen)
+        al = dict(al)
+        for side, rows in zip(("qrec", "rrec"), needed):
+            al[side] = rows[np.asarray(al[side], dtype=np.int64)].astype(np.int32)
+        return table, placed, al, made
 
     pair = assemble(parts, query.lengths, reference.lengths, params, late, texts, all_chains)
     os.makedirs(os.path.dirname(next(p for p in paths.values() if p)) or ".", exist_ok=True)

@@ -25,7 +25,7 @@ def step():
             "params": params.as_dict(), "seeds": sum(int(r["seeds"]) for r in stats),
             "kept_seeds": sum(int(r["kept_seeds"]) for r in stats), "query_genome": w.query, "reference_genome": w.reference,
             **sm.params.fasta}
-    assemble_pair(list(sm.params.parts), query, reference, params, paths, meta, "numpy", list(sm.input.texts),
+    assemble_pair(list(sm.params.parts), query, reference, params, paths, meta, list(sm.input.texts),
                   bool(sm.params.all_chains))
 
 
