@@ -1,16 +1,18 @@
 """The homology pipeline: one part of a genome pair (a block of query records x a block of reference
-records) from words to gapped alignments in memory (`homology`), and the pair made whole again from
-its parts (`assemble`): the command line's `align` and the workflow's jobs both run it.
+records; a record pair is never split) from words to gapped alignments in memory (`homology`), and
+the pair made whole again from its parts (`assemble`): the command line's `align` and the
+workflow's jobs both run it.
 
-A part keeps what the pair needs of it, never its HSPs: its chains (refined: their blocks as
-written), the blocks the one-to-one backbone is chosen on, and the alignments of its candidate
-chains (the part's own backbone, or every chain with `secondary`) with their texts. The backbone is
-a choice over the whole pair (a chain of one part can hide one of another that shares a record), so
-`assemble` ranks every part's chains in the pair's chain order (score descending, then the head HSP
-in the canonical order: query record, reference record, the part's row), chooses the backbone over
-them, aligns the few backbone chains that no part aligned (they lost to a chain of their own part
-that another part's chain beat), and chooses the one-to-one alignments over the whole pair. The
-result equals the pair compared whole (tests/test_pipeline.py)."""
+A part keeps what the pair needs of it, never its HSPs: the chains of the backbone's first round
+(chosen within each record pair: README "What a chain is", 5; every chain where every chain's
+outputs are asked for) with their blocks, the alignments of its own backbone chains with their texts,
+and its count of chains by (score, record pair). The backbone's second round, across record pairs,
+is a choice over the whole pair, so `assemble` ranks every part's chains in the pair's chain order
+(numbered as the whole pair numbers them, from the parts' counts), chooses the second round over
+them, aligns the few backbone chains no part aligned (they lost in their own part to a chain that
+another part's chain beats), and chooses the one-to-one alignments over the whole pair. The result
+equals the pair compared whole, whatever the parts (tests/test_pipeline.py,
+tests/test_workflow_pipeline.py)."""
 from __future__ import annotations
 
 import logging
@@ -23,11 +25,11 @@ from .align import TEXT_PARTS, align_chains, one_to_one, text_of
 from .arrays import stable_argsort, to_host
 from .backbone import backbone
 from .chains import _blocks_of
-from .placement import refine_blocks
 from .diagonals import key_width
 from .errors import InputError
 from .formats.strings import take_strings
 from .params import Params
+from .placement import refine_blocks
 from .schema import ALIGNMENT, CHAIN
 from .seqset import SeqSet
 
@@ -52,11 +54,13 @@ def texts_of(kinds) -> tuple:
 @dataclass
 class Part:
     """What a part leaves for its pair, on the host, records numbered as in the whole genomes:
-    `chains` (the CHAIN record's columns as refined, and `head`: the part's row of each chain's
-    first HSP, `candidate`: 1 where its alignments are in `alignments`); `blocks` (chain_blocks'
-    columns BLOCKS: the backbone is chosen on them); `pieces` (the blocks as written, PIECES; empty
-    unless asked for); `alignments` (ALIGNED columns, `chain` the part's chain); `texts` (kind: a
-    string table, a string an alignment); `stats` (the comparison's counts and times)."""
+    `chains` (the CHAIN record's columns, placed where the chain's blocks were; `head`: the part's
+    row of each chain's first HSP; `candidate`: 1 where its alignments are in `alignments`; `tie`:
+    chain_numbers'); `blocks` (chain_blocks' columns BLOCKS: the backbone is chosen on them);
+    `pieces` (the blocks as written, PIECES, of the chains placed); `alignments` (ALIGNED columns,
+    `chain` the part's chain); `texts` (kind: a string table, a string an alignment); `stats` (the
+    comparison's counts and times); `text_parts` (what the texts are made of, where asked for);
+    `ranks` (the part's count of chains, kept or not, by score, qrec and rrec)."""
     chains: dict
     blocks: dict
     pieces: dict
@@ -332,8 +336,8 @@ def part_pairs(query: SeqSet, reference: SeqSet, params: Params) -> list[tuple]:
 
 
 def align_parts(query: SeqSet, reference: SeqSet, params: Params, backend, texts: tuple, pieces: bool) -> Pair:
-    # pieces: the chains' outputs are asked for (every chain's blocks placed)
-    """A pair too large to compare whole, part by part (part_pairs), then assembled."""
+    """A pair too large to compare whole, part by part (part_pairs), then assembled; pieces: the chains'
+    outputs are asked for (every chain placed, every chain in the pair's chains)."""
     pairs = part_pairs(query, reference, params)
     parts = []
     for number, (qb, rb) in enumerate(pairs, 1):
