@@ -16,6 +16,12 @@ def key_width(qtotal: int, k: int) -> int:
     return qtotal + 2 * k
 
 
+def keys_fit(qtotal: int, rtotal: int, k: int) -> bool:
+    """Whether a pair of code arrays this long fits 63-bit diagonal keys (and the deduplication's
+    signed sort keys built the same way: hsps.lifted)."""
+    return (qtotal + rtotal + 1) * key_width(qtotal, k) < 1 << 63
+
+
 def unshadowed(keys, k: int):
     """Mask of the sorted keys' seeds that no other seed on their diagonal starts 1 to 2k-1 bases before."""
     xp = array_module(keys)

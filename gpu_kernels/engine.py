@@ -13,7 +13,7 @@ from contextlib import contextmanager
 
 from . import hsps as H
 from .backend import NumpyBackend, get_backend
-from .diagonals import decode_keys, key_width
+from .diagonals import decode_keys, key_width, keys_fit
 from .errors import InputError
 from .fasta import Record, check_lengths, load_fasta, load_pair
 from .formats import default_threads
@@ -87,7 +87,7 @@ def as_seqsets(query, reference, k: int) -> tuple[SeqSet, SeqSet]:
 def check_width(query: SeqSet, reference: SeqSet, k: int) -> None:
     """Diagonal keys, and the signed sort keys of deduplication built the same way (hsps.lifted), must
     fit in 63 bits."""
-    if (query.total + reference.total + 1) * key_width(query.total, k) >= 1 << 63:
+    if not keys_fit(query.total, reference.total, k):
         raise InputError(f"the pair is too long for 64-bit diagonal keys ({query.total} x {reference.total} bases);"
                          " compare chromosomes or bins, not whole genomes")
 

@@ -25,7 +25,8 @@ from .align import TEXT_PARTS, align_chains, one_to_one, text_of
 from .arrays import stable_argsort, to_host
 from .backbone import backbone
 from .chains import _blocks_of
-from .diagonals import key_width
+from .diagonals import keys_fit
+from .encode import GAP
 from .errors import InputError
 from .formats.strings import take_strings
 from .params import Params
@@ -232,22 +233,21 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
     number = number[order]
     chains["chain"] = np.arange(order.size, dtype=np.int64)
 
-    def ranked(tables: list[dict], columns) -> dict:
+    def ranked(tables: list[dict], columns) -> tuple[dict, np.ndarray]:
+        """The parts' rows in the pair's chain order (each chain's rows in their order) and the order."""
         got = _cat(tables, columns)
         owner = np.repeat(np.arange(len(tables)), [int(t["chain"].size) for t in tables])
         got["chain"] = rank_of[base[owner] + got["chain"]]
-        moved = stable_argsort(got["chain"])  # chain by chain, each chain's blocks in their order
-        return {key: column[moved] for key, column in got.items()}
+        moved = stable_argsort(got["chain"])
+        return {key: column[moved] for key, column in got.items()}, moved
 
-    blocks = ranked([p.blocks for p in parts], BLOCKS)
+    blocks, _ = ranked([p.blocks for p in parts], BLOCKS)
     chains["backbone"] = backbone(chains, blocks, qlens, rlens)
     wanted = np.ones(order.size, dtype=bool) if params.aligning.secondary else chains["backbone"] == 1
     missing = np.flatnonzero(wanted & (chains["candidate"] == 0))
-    al = ranked([p.alignments for p in parts], ALIGNED)  # ranked moves rows: the texts follow `moved`
-    owner = np.repeat(np.arange(len(parts)), [int(p.alignments["chain"].size) for p in parts])
-    index = stable_argsort(rank_of[base[owner] + _cat([p.alignments for p in parts], ("chain",))["chain"]])
+    al, index = ranked([p.alignments for p in parts], ALIGNED)  # the texts follow `index`
     sources = {kind: [p.texts[kind] for p in parts] for kind in texts}
-    placed = ranked([p.pieces for p in parts], PIECES)
+    placed, _ = ranked([p.pieces for p in parts], PIECES)
     keep = np.flatnonzero(wanted[al["chain"]])
     rows = index[keep]
     if missing.size:
@@ -316,8 +316,7 @@ def fits_whole(query: SeqSet, reference: SeqSet, params: Params) -> bool:
     """Whether a pair is compared as one part: both sides within tiling.part_bases, and its diagonal
     keys within 63 bits."""
     k, most = params.seeding.k, params.tiling.part_bases
-    return query.total <= most and reference.total <= most and \
-        (query.total + reference.total + 1) * key_width(query.total, k) < 1 << 63
+    return query.total <= most and reference.total <= most and keys_fit(query.total, reference.total, k)
 
 
 def part_pairs(query: SeqSet, reference: SeqSet, params: Params) -> list[tuple]:
@@ -328,7 +327,7 @@ def part_pairs(query: SeqSet, reference: SeqSet, params: Params) -> list[tuple]:
     for qb in record_blocks(query.lengths, most):
         for rb in record_blocks(reference.lengths, most):
             qt, rt = int(query.lengths[qb].sum()), int(reference.lengths[rb].sum())
-            if (qt + rt + 1) * key_width(qt, k) >= 1 << 63:
+            if not keys_fit(qt + GAP * (qb.size + 1), rt + GAP * (rb.size + 1), k):  # as make_seqset lays them
                 raise InputError(f"records {query.names[qb[0]]} ({qt} bases) and {reference.names[rb[0]]} ({rt} "
                                  "bases) are too long to compare as one part (64-bit diagonal keys)")
             out.append((qb, rb))
