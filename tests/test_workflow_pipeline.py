@@ -6,7 +6,7 @@ import pytest
 
 from gpu_kernels.__main__ import main
 from generate import duplicated_genomes
-from wfhelpers import read_tsv, snakemake
+from wfhelpers import coverage_of, read_tsv, snakemake
 
 PAIR = "results/default/q_vs_r"
 # workflow output -> align's option writing the same file
@@ -87,9 +87,18 @@ def test_a_changed_alignment_parameter_reruns_to_aligns_result(tmp_path, genomes
 
 def test_the_exhaustive_hsp_table_and_secondary_chains_are_opt_in_past_the_size(tmp_path, genomes):
     folder, query, reference = genomes
-    snakemake(tmp_path, "--cores", "2", "--configfile", config(tmp_path, query, reference, outputs=", hsps_auto_bases: 1000"))
+    # the merged table of the HSPs in chains is asked for here only to check that the coverage tables,
+    # made from the compare jobs' tables directly, are those of that table
+    snakemake(tmp_path, "all", f"{PAIR}/chained_hsps.parquet", "--cores", "2", "--configfile",
+              config(tmp_path, query, reference, outputs=", hsps_auto_bases: 1000"))
     pair = tmp_path / PAIR
-    assert not (pair / "hsps.parquet").exists() and (pair / "chained_hsps.parquet").exists()
+    assert not (pair / "hsps.parquet").exists()
+    _, _, merged = coverage_of(pair / "chained_hsps.parquet", tmp_path)
+    for made, name in zip(merged, ("coverage_pairs.tsv", "coverage_query.tsv")):
+        got, want = read_tsv(pair / name), read_tsv(made)
+        keys = [k for k in want[0] if not k.endswith("genome")]  # coverage_of names the genomes Q and R
+        assert [[row[k] for k in keys] for row in got] == [[row[k] for k in keys] for row in want], name
+        assert len(want) > 1, name
     expected = align_files(folder, query, reference)
     assert (pair / "alignments.paf").read_bytes() == expected["alignments.paf"]
     # past the size, the chains' outputs hold the backbone (the other chains are as many as the repeats' hits)

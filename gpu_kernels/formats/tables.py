@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import threading
 import zlib
 
@@ -77,23 +78,26 @@ def columns_of(table) -> dict:
     return out
 
 
-def iter_hsps(path: str, columns=None, read_ahead: int = 0, threads: int = 2, prepare=None):
+def iter_hsps(path, columns=None, read_ahead: int = 0, threads: int = 2, prepare=None):
     """The HSP table a row group at a time: dicts of NumPy arrays of their stored types (the file is
-    opened, and its footer read, once a reading thread). read_ahead: row groups read on `threads`
-    threads while the caller works on earlier ones; prepare: a function of each row group's columns
-    run on the reading thread, whose results are yielded instead."""
+    opened, and its footer read, once a reading thread). path: one table, or a list of tables read
+    one after another as one (a genome pair's compare jobs' tables). read_ahead: row groups read on
+    `threads` threads while the caller works on earlier ones; prepare: a function of each row group's
+    columns run on the reading thread, whose results are yielded instead."""
     import pyarrow.parquet as pq
 
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     local = threading.local()  # a ParquetFile read from two threads at once fails ("ReadRangeCache")
 
-    def read(index: int) -> dict:
-        if not hasattr(local, "handle"):
-            local.handle = pq.ParquetFile(path)
-        chunk = columns_of(local.handle.read_row_group(index, columns=columns))
+    def read(item: tuple) -> dict:
+        handles = local.__dict__.setdefault("handles", {})
+        if item[0] not in handles:
+            handles[item[0]] = pq.ParquetFile(paths[item[0]])
+        chunk = columns_of(handles[item[0]].read_row_group(item[1], columns=columns))
         return chunk if prepare is None else prepare(chunk)
 
-    groups = pq.ParquetFile(path).num_row_groups
-    yield from ordered_map(read, range(groups), 1 if read_ahead <= 0 else threads, read_ahead + 1)
+    groups = [(i, g) for i, name in enumerate(paths) for g in range(pq.ParquetFile(name).num_row_groups)]
+    yield from ordered_map(read, groups, 1 if read_ahead <= 0 else threads, read_ahead + 1)
 
 
 def read_hsps(path: str, columns=None) -> tuple[dict, dict]:

@@ -92,5 +92,5 @@ def filter_table(table_path: str, out_dir: str, min_len: int = 0, min_identity: 
                     out["chains_table"])
     pair_pictures(out["hsps"], out["coverage_pairs"], query, reference, out["grid_dotplot"], out["coverage_heatmap"],
                   out["pair_dotplots"], max_pair_plots, out["html_dotplot"], order, default_threads(),
-                  out["chains_table"])
+                  out["chains_table"], low=params.extension.min_identity)
     return writer.rows

@@ -59,7 +59,7 @@ def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: 
                   heatmap_path: str | None, pairs_dir: str | None, max_pair_plots: int, html_path: str | None = None,
                   order: str = "reference", threads: int = 1, chains_path: str | None = None,
                   layers: tuple = ("backbone", "chains", "hsps"), alignments_path: str | None = None,
-                  formats: tuple = (), frame: str = "aligned") -> None:
+                  formats: tuple = (), frame: str = "aligned", low: float | None = None) -> None:
     """Grid dotplot, interactive HTML dotplot, coverage heatmap and per chromosome pair dotplots of
     one genome pair, from the HSP table and the pair table the coverage rule wrote (its coverage
     picks the pair dotplots and fills the heatmap, its alignment columns order the query).
@@ -71,7 +71,9 @@ def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: 
     asked for (backbone chains on top, other chains, the HSPs faded under them); with alignments_path
     (the alignment table), the one-to-one alignments over them (layer "alignments"; without it the
     backbone chains in its place). formats: other formats of each PNG written beside it (svg, pdf);
-    frame: the pair dotplots' frame (plots.pair_dotplot)."""
+    frame: the pair dotplots' frame (plots.pair_dotplot); low: where the identity colour scale starts
+    (the run's min_identity; None: the lowest identity drawn). hsps_path: one HSP table or a list of
+    them (a genome pair's compare jobs' tables, read as one)."""
     import pandas as pd
 
     from .dots import HTML_LINES, MAX_LINES, Dots, Layout, file_stem, short_names
@@ -79,8 +81,6 @@ def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: 
     from .plots import coverage_heatmap, grid_dotplot, pair_dotplot
 
     nr = len(reference.names)
-    params = read_meta(hsps_path).get("params") or {}
-    low = params.get("min_identity") if params.get("mode", "hsp") == "hsp" else 99.0
     # record names are text, whatever they spell: NA, nan, null and None are names, not missing values
     pairs = pd.read_csv(coverage_path, sep="\t", dtype={"query": str, "reference": str}, keep_default_na=False)
     qindex = pd.Index(query.names).get_indexer(pairs["query"])

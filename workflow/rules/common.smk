@@ -298,10 +298,26 @@ def all_hsps(set_name, query, reference):
 
 
 def dots_table(wc):
-    """Input function: the HSP table the coverage tables and the dotplots read (every HSP, or those
-    in chains)."""
-    kind = "hsps" if all_hsps(wc.set, wc.query, wc.reference) else "chained_hsps"
-    return path(kind, set=wc.set, query=wc.query, reference=wc.reference)
+    """Input function: what the coverage tables and the dotplots read: the pair's HSP table where it
+    is written (outputs.hsps), else its compare jobs' parts (their HSPs in chains), read as one table
+    in merge order, with no merged copy made."""
+    if all_hsps(wc.set, wc.query, wc.reference):
+        return path("hsps", set=wc.set, query=wc.query, reference=wc.reference)
+    return compare_outputs(wc)
+
+
+def dots_tables(wc):
+    """Params function: the HSP tables behind dots_table (one file, or one a compare job)."""
+    if all_hsps(wc.set, wc.query, wc.reference):
+        return [path("hsps", set=wc.set, query=wc.query, reference=wc.reference)]
+    return group_paths("bin_hsps", wc)
+
+
+def lowest_identity(wc):
+    """Params function: where the dotplots' identity colour scale starts (the HSPs' min_identity;
+    the exact-match modes' matches are all 100 %)."""
+    params = PARAMS[wc.set]
+    return params.extension.min_identity if params.matching.mode == "hsp" else 99.0
 
 
 def final_outputs():

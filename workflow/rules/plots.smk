@@ -63,6 +63,8 @@ rule plots:
         "../envs/engine.yaml"
     threads: 8  # accumulators side by side (the raster pass releases the GIL); Snakemake lowers it to --cores
     params:
+        hsps=dots_tables,
+        low=lowest_identity,
         max_pair_dotplots=OUT["max_pair_dotplots"],
         order=OUT["dotplot_order"],
         layers=OUT["dotplot_layers"],

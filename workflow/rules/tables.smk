@@ -39,6 +39,7 @@ rule coverage:
     resources:
         gpu=1 if BACKEND == "cupy" else 0,
     params:
+        hsps=dots_tables,
         backend=BACKEND,
     script:
         "../scripts/coverage.py"

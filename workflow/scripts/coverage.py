@@ -16,7 +16,7 @@ def step():
         from gpu_kernels.device import claim_device
 
         claim_device()
-    coverage_tables(sm.input.hsps, Genome(w.query, None, sm.input.qtable), Genome(w.reference, None, sm.input.rtable),
+    coverage_tables(sm.params.hsps, Genome(w.query, None, sm.input.qtable), Genome(w.reference, None, sm.input.rtable),
                     sm.output.pairs, sm.output.query, sm.output.reference, sm.output.genomes, sm.params.backend,
                     sm.threads, sm.input.chains or None, sm.input.alignments or None)
 

@@ -11,8 +11,8 @@ from gpu_kernels.workflow.pictures import pair_pictures  # noqa: E402
 sm = snakemake  # noqa: F821
 w = sm.wildcards
 
-run(sm, lambda: pair_pictures(sm.input.hsps, sm.input.coverage, Genome(w.query, None, sm.input.qtable), Genome(w.reference, None, sm.input.rtable),
+run(sm, lambda: pair_pictures(sm.params.hsps, sm.input.coverage, Genome(w.query, None, sm.input.qtable), Genome(w.reference, None, sm.input.rtable),
                       sm.output.grid or None, sm.output.heatmap or None, sm.output.pairs or None,
                       sm.params.max_pair_dotplots, sm.output.html or None, sm.params.order, sm.threads,
                       sm.input.chains or None, tuple(sm.params.layers), sm.input.alignments or None,
-                      tuple(sm.params.formats), sm.params.frame))
+                      tuple(sm.params.formats), sm.params.frame, sm.params.low))
