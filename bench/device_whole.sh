@@ -8,7 +8,8 @@
 #   bash bench/device_whole.sh distant  # the human-vs-mouse-like pair (3.0 and 2.7 Gbp), the same
 # ENGINE: config lines of the workflow (default: engine: {fast: true, max_freq: 20}, bins: {size: 500000000});
 # MAXFREQ: align's --max-freq;
-# GPUS: the workflow's GPUs (default: every GPU of the machine, through profiles/multi-gpu)
+# GPUS: the workflow's GPUs (default: every GPU of the machine, through profiles/multi-gpu); SLOTS: its
+# jobs_per_gpu
 set -uo pipefail
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then  # usage: the comment above
     echo "usage: $(sed -n '2,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//')"; exit 0
@@ -18,11 +19,12 @@ what=${1:-check}
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
 gpus=${GPUS:-$(nvidia-smi -L | wc -l)}
 engine=${ENGINE:-$'engine: {fast: true, max_freq: 20}\nbins: {size: 500000000}'}
+slots=${SLOTS:-1}; engine="$engine"$'\n'"jobs_per_gpu: $slots"
 peak() { /usr/bin/time -f "$1: %e s wall, %U user s, %M KB peak" "${@:2}"; }
 workflow650() {  # the workflow on 2 x 6 x 50 Mbp heavy genomes, every default output; its jobs' logs to $OUT
     rm -rf /tmp/w650/results /tmp/w650/.snakemake
-    python3 bench/workflow_heavy.py --chromosomes 6 --size 50 --backend cupy --cores "$(nproc)" --workdir /tmp/w650 -- \
-        --workflow-profile profiles/multi-gpu --resources gpu="$gpus" 2>&1 | tee "$OUT/workflow_6x50.log" | tail -14
+    python3 bench/workflow_heavy.py --chromosomes 6 --size 50 --backend cupy --cores "$(nproc)" --workdir /tmp/w650 --config "jobs_per_gpu: $slots" -- \
+        --workflow-profile profiles/multi-gpu --resources gpu="$((gpus * slots))" 2>&1 | tee "$OUT/workflow_6x50.log" | tail -14
     tar czf "$OUT/logs_6x50.tgz" -C /tmp/w650/results logs 2>/dev/null
     du -sh /tmp/w650/results/*/*/* /tmp/w650/results/index 2>/dev/null | sort -h | tail -12 | tee -a "$OUT/workflow_6x50.log"
 }
@@ -56,7 +58,7 @@ if [ "${WORKFLOW:-1}" = 1 ]; then
     rm -rf "/tmp/wf_${model}/results"
     timeout "${WORKFLOW_LIMIT:-550}" python3 bench/workflow_heavy.py --fasta "/tmp/hs/${model}_a.fa" "/tmp/hs/${model}_b.fa" \
         --backend cupy --cores "$(nproc)" --workdir "/tmp/wf_${model}" --config "$engine" -- \
-        --workflow-profile profiles/multi-gpu --resources gpu="$gpus" 2>&1 | tee "$OUT/workflow_${model}.log" | tail -14
+        --workflow-profile profiles/multi-gpu --resources gpu="$((gpus * slots))" 2>&1 | tee "$OUT/workflow_${model}.log" | tail -14
     tar czf "$OUT/logs_${model}.tgz" -C "/tmp/wf_${model}/results" logs 2>/dev/null
     du -sh "/tmp/wf_${model}/results"/*/*/* "/tmp/wf_${model}/results/index" 2>/dev/null | sort -h | tail -12 | \
         tee -a "$OUT/workflow_${model}.log"

@@ -267,9 +267,12 @@ class CupyBackend(NumpyBackend):
             self.synchronize()
 
     def free_memory(self) -> int:
-        """Bytes free on the device, the memory pool's free blocks included."""
+        """Bytes free on the device, the memory pool's free blocks included, within the pool's limit
+        where it has one (device.claim_device's on a shared device)."""
         cp = self.xp
-        return int(cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes())
+        pool = cp.get_default_memory_pool()
+        free = int(cp.cuda.runtime.memGetInfo()[0] + pool.free_bytes())
+        return min(free, max(0, pool.get_limit() - pool.used_bytes())) if pool.get_limit() else free
 
     @contextlib.contextmanager
     def urgent(self):

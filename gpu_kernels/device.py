@@ -6,7 +6,8 @@ GPU slots: each workflow job that uses a GPU binds to one device that no other r
 It takes an exclusive, non-blocking flock on one lock file per device (named by the device's PCI
 bus id, so remapped CUDA_VISIBLE_DEVICES lists still agree) and keeps the file open for its
 lifetime. The kernel drops the lock when the process ends, however it ends, so a killed job never
-leaks its GPU. Snakemake's `--resources gpu=N` keeps at most N such jobs running.
+leaks its GPU. Snakemake's `--resources gpu=N` keeps at most N such jobs running. With the
+workflow's jobs_per_gpu above 1, a device has that many slots (a lock file each), and N counts slots.
 
 Every function here is safe to import without CuPy; CuPy is imported when one is first called.
 """
@@ -94,21 +95,30 @@ def try_lock(path: str):
     return os.fdopen(fd, "rb")
 
 
-def claim_device(wait_s: float = 600.0, poll_s: float = 0.5) -> int:
-    """Lock a free CUDA device, make it CuPy's current device, and return its index."""
+def claim_device(wait_s: float = 600.0, poll_s: float = 0.5, jobs_per_gpu: int = 1) -> int:
+    """Lock a free CUDA device slot, make its device CuPy's current device, and return its index.
+    jobs_per_gpu: processes that may share a device (slots a device; the first slot of every device
+    is taken before a second). A shared device's memory pool is capped at its share of the device's
+    memory, which the tiles' budgets then keep to (a job's CPU stages, such as the backbone and the
+    part's files, run while the other's kernels do)."""
     cp = cupy()
     count = cp.cuda.runtime.getDeviceCount()
     deadline = time.monotonic() + wait_s
+    slots = max(1, int(jobs_per_gpu))
     while True:
-        for index in range(count):
-            bus = cp.cuda.runtime.deviceGetPCIBusId(index).replace(":", "_").replace(".", "_")
-            handle = try_lock(os.path.join(lock_dir(), f"gpu_kernels-{bus}.lock"))
-            if handle is None:
-                continue
-            _held.append(handle)
-            cp.cuda.Device(index).use()
-            log.info("bound to GPU %d (%s) of %d", index, bus, count)
-            return index
+        for slot in range(slots):
+            for index in range(count):
+                bus = cp.cuda.runtime.deviceGetPCIBusId(index).replace(":", "_").replace(".", "_")
+                name = f"gpu_kernels-{bus}.lock" if slot == 0 else f"gpu_kernels-{bus}.{slot}.lock"
+                handle = try_lock(os.path.join(lock_dir(), name))
+                if handle is None:
+                    continue
+                _held.append(handle)
+                cp.cuda.Device(index).use()
+                if slots > 1:
+                    cp.get_default_memory_pool().set_limit(fraction=0.95 / slots)
+                log.info("bound to GPU %d (%s) of %d, slot %d of %d", index, bus, count, slot + 1, slots)
+                return index
         if time.monotonic() > deadline:
             raise RuntimeError(f"no free GPU among {count} after {wait_s:.0f} s (lock files in {lock_dir()})")
         time.sleep(poll_s)

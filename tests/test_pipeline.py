@@ -86,3 +86,33 @@ def test_gpu_parts_give_the_cpu_whole_pairs_outputs(tmp_path, seed):
     assert main(cupy) == 0
     for _, suffix in OUTPUTS:
         assert (tmp_path / f"cupy.{suffix}").read_bytes() == whole[suffix], suffix
+
+
+@pytest.mark.gpu
+def test_jobs_sharing_a_gpu_take_its_slots_and_their_share_of_its_memory(tmp_path, monkeypatch):
+    import cupy as cp
+
+    from gpu_kernels.backend import get_backend
+    from gpu_kernels.device import _held, claim_device, try_lock
+
+    monkeypatch.setenv("GPU_KERNELS_LOCK_DIR", str(tmp_path))
+    bus = cp.cuda.runtime.deviceGetPCIBusId(0).replace(":", "_").replace(".", "_")
+    count = cp.cuda.runtime.getDeviceCount()
+    # every device's first slot held by other jobs: this one takes a second slot, and a third job none
+    others = [try_lock(str(tmp_path / f"gpu_kernels-{cp.cuda.runtime.deviceGetPCIBusId(i).replace(':', '_').replace('.', '_')}.lock"))
+              for i in range(count)]
+    pool = cp.get_default_memory_pool()
+    try:
+        assert claim_device(jobs_per_gpu=2) == 0
+        assert (tmp_path / f"gpu_kernels-{bus}.1.lock").exists()
+        total = cp.cuda.Device(0).mem_info[1]
+        assert 0 < pool.get_limit() <= total // 2
+        assert get_backend("cupy").free_memory() <= pool.get_limit()
+        if count == 1:
+            with pytest.raises(RuntimeError, match="no free GPU"):
+                claim_device(wait_s=0, jobs_per_gpu=2)
+    finally:
+        pool.set_limit(size=0)
+        for handle in others + _held[-1:]:
+            handle.close()
+        del _held[-1:]

@@ -16,7 +16,7 @@ def step():
     if sm.params.backend == "cupy":
         from gpu_kernels.device import claim_device
 
-        claim_device()
+        claim_device(jobs_per_gpu=sm.config.get("jobs_per_gpu", 1))  # not a rerun trigger: no output depends on it
     query, reference = genomes(sm)
     labels = {"set": w.set, "query": w.query, "reference": w.reference}
     compare_group(query, reference, w.qbin, list(sm.params.rbins), Params(**sm.params.engine), sm.params.backend,
