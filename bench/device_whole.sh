@@ -60,6 +60,7 @@ if [ "${WORKFLOW:-1}" = 1 ]; then
         --backend cupy --cores "$(nproc)" --workdir "/tmp/wf_${model}" --config "$engine" -- \
         --workflow-profile profiles/multi-gpu --resources gpu="$((gpus * slots))" 2>&1 | tee "$OUT/workflow_${model}.log" | tail -14
     tar czf "$OUT/logs_${model}.tgz" -C "/tmp/wf_${model}/results" logs 2>/dev/null
+    cp "$(ls -t /tmp/wf_${model}/.snakemake/log/*.log | head -1)" "$OUT/snakemake_${model}.log" 2>/dev/null
     du -sh "/tmp/wf_${model}/results"/*/*/* "/tmp/wf_${model}/results/index" 2>/dev/null | sort -h | tail -12 | \
         tee -a "$OUT/workflow_${model}.log"
 fi

@@ -242,7 +242,10 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
         return {key: column[moved] for key, column in got.items()}, moved
 
     blocks, _ = ranked([p.blocks for p in parts], BLOCKS)
-    chains["backbone"] = backbone(chains, blocks, qlens, rlens)
+    # parts that kept their first round's chains alone: that round, run again on them, keeps them all,
+    # so the second round alone is left
+    first_only = not all_chains and not params.aligning.secondary
+    chains["backbone"] = backbone(chains, blocks, qlens, rlens, pairs=not first_only)
     wanted = np.ones(order.size, dtype=bool) if params.aligning.secondary else chains["backbone"] == 1
     missing = np.flatnonzero(wanted & (chains["candidate"] == 0))
     al, index = ranked([p.alignments for p in parts], ALIGNED)  # the texts follow `index`
