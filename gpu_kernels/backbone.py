@@ -28,7 +28,8 @@ def backbone(table: dict, blocks: dict, qlens, rlens, pairs: bool = True, first:
     # record coordinates (the reference's forward strand's)
     lo = {"q": np.asarray(blocks["x0"], dtype=np.int64), "r": np.where(reverse, rlen - blocks["ye"], blocks["y0"])}
     hi = {"q": np.asarray(blocks["xe"], dtype=np.int64), "r": np.where(reverse, rlen - blocks["y0"], blocks["ye"])}
-    starts = np.searchsorted(chain, np.arange(chains + 1)).astype(np.int64)
+    starts = np.zeros(chains + 1, dtype=np.int64)
+    np.cumsum(np.bincount(chain, minlength=chains), out=starts[1:])
     cpu = native.module("_cpu")
 
     def gathered(order) -> tuple:
@@ -57,8 +58,10 @@ def backbone(table: dict, blocks: dict, qlens, rlens, pairs: bool = True, first:
         if first is not None:
             first.append(keep)
         return keep
-    order = everyone[np.lexsort((everyone, rrec, qrec))]  # record pair by record pair, each in chain order
-    pair = qrec[order] * (int(rrec.max()) + 1) + rrec[order]
+    pair = qrec * (int(rrec.max()) + 1) + rrec
+    # record pair by record pair, each in chain order (a stable sort of small keys is a radix sort)
+    order = np.argsort(pair.astype(np.int16) if pair.max() < 2**15 else pair, kind="stable")
+    pair = pair[order]
     bounds = np.concatenate(([0], np.flatnonzero(pair[1:] != pair[:-1]) + 1, [chains])).astype(np.int64)
     at, rows = gathered(order)
     chosen = np.zeros(chains, dtype=np.int8)
