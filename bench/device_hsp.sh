@@ -51,9 +51,9 @@ if [ -n "${OLD_ROOT:-}" ]; then mkdir -p "$OLD_ROOT/gpu_kernels/cubins" && cp -n
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 nproc
 if [ "$what" = chains ]; then
-    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py tests/test_chains.py \
+    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu*.py tests/test_chains.py \
         tests/test_formats.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -15
-    [ "${TESTS:-1}" = chains ] && python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py -k chain 2>&1 | \
+    [ "${TESTS:-1}" = chains ] && python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu*.py -k chain 2>&1 | \
         tee "$OUT/gpu_tests.log" | tail -15
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs 1 --no-paf 2>&1 | tee "$OUT/hsp_path.log" | tail -8
     if [ "${TIMELINE:-0}" = 1 ]; then  # where the chains' time goes: the command line's log against its start
@@ -80,7 +80,7 @@ PY
     done
 fi
 if [ "$what" = probes ]; then
-    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py -k \
+    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu*.py -k \
         "whole or exact_matches or tiles or encod or large_host or command_line_same" 2>&1 | \
         tee "$OUT/gpu_tests.log" | tail -5
     mkdir -p /tmp/pr && python3 bench/probes.py --out /tmp/pr/probes | tee -a "$OUT/probes.log"
@@ -106,7 +106,7 @@ if [ "$what" = probes ]; then
     md5sum /tmp/pr/probes_mems.cupy.txt /tmp/pr/probes_probes.fa /tmp/pr/probes_reference.fa | tee -a "$OUT/probes.log"
 fi
 if [ "$what" = gpumem ]; then
-    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "whole or exact_matches or tiles" 2>&1 | \
+    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu*.py -k "whole or exact_matches or tiles" 2>&1 | \
         tee "$OUT/gpu_tests.log" | tail -5
     mkdir -p /tmp/gm && /usr/bin/time -f "pair made: %e s" python3 bench/gpumem_pair.py --out /tmp/gm/pair 2>&1 | tee -a "$OUT/gpumem.log"
     python3 bench/gpumem_pair.py --out /tmp/gm/pair --run --backend cupy --lengths ${LENGTHS:-30 50 100} \
@@ -116,7 +116,7 @@ if [ "$what" = gpumem ]; then
     [ "${NRUNS:-1}" = 1 ] && python3 bench/n_runs.py --backend cupy 2>&1 | tee -a "$OUT/gpumem.log"
 fi
 if [ "$what" = longreads ]; then
-    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "whole or exact_matches or tiles" 2>&1 | \
+    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu*.py -k "whole or exact_matches or tiles" 2>&1 | \
         tee "$OUT/gpu_tests.log" | tail -5
     mkdir -p /tmp/lr && /usr/bin/time -f "made in %e s" python3 bench/long_reads.py --out /tmp/lr/lr 2>&1 | tee -a "$OUT/longreads.log"
     python3 bench/long_reads.py --out /tmp/lr/lr --run --backend cupy 2>&1 | tee -a "$OUT/longreads.log"
@@ -125,9 +125,9 @@ if [ "$what" = longreads ]; then
     cp /tmp/lr/lr_sample_genome.txt.log "$OUT/" 2>/dev/null
 fi
 if [ "$what" = align ]; then
-    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py -k "align" tests/test_align.py 2>&1 | \
+    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu*.py -k "align" tests/test_align.py 2>&1 | \
         tee "$OUT/gpu_tests.log" | tail -15
-    [ "${TESTS:-1}" = all ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py tests/test_align.py \
+    [ "${TESTS:-1}" = all ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu*.py tests/test_align.py \
         tests/test_chains.py tests/test_formats.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -15
     if [ "${SAME:-0}" = 1 ]; then  # CPU == GPU on a heavy 20 Mbp pair: every alignment output byte for byte
         mkdir -p /tmp/same && python3 bench/simulate.py --model heavy --length 20e6 --out /tmp/same/h20 > /dev/null
@@ -169,7 +169,7 @@ PY
     fi
 fi
 if [ "$what" = layout ]; then
-    python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py tests/test_formats.py tests/test_layout.py \
+    python3 -m pytest -q -p no:cacheprovider tests/test_gpu*.py tests/test_formats.py tests/test_layout.py \
         tests/test_hsps.py tests/test_coverage.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -15
     python3 bench/parquet_write.py --rows 6e6 --rounds 3 ${OLD_ROOT:+--root "$OLD_ROOT"} 2>&1 | tee "$OUT/parquet_write.log"
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs 1 --no-paf 2>&1 | tee "$OUT/hsp_path.log" | tail -12
@@ -183,17 +183,17 @@ if [ "$what" = layout ]; then
     done
 fi
 if [ "$what" = engine ]; then
-    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_formats.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -5
+    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu*.py tests/test_formats.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -5
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
     python3 bench/gpu_pair.py --sizes 5 50 --heavy 150 --runs 2 --workdir /tmp/hp 2>&1 | tee "$OUT/gpu_pair.log" | tail -45
 fi
 if [ "$what" = final ]; then  # GPU tests, the HSP path, the workflow on 2 x 3 x 30 Mbp
-    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
+    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu*.py tests/test_layout.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs ${ROUNDS:-5} 2>&1 | tee "$OUT/hsp_path.log"
     python3 bench/workflow_heavy.py --chromosomes 3 --size 30 --backend cupy --cores 16 -- --resources gpu=1 2>&1 | tee "$OUT/workflow.log"
 fi
 if [ "$what" = warm ]; then  # where a warm command line's last seconds go, and variants of it side by side
-    python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -15
+    python3 -m pytest -q -p no:cacheprovider tests/test_gpu*.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -15
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs ${ROUNDS:-3} --no-paf --variants "default=" \
         "no-rehearsal=GPU_KERNELS_REHEARSE=0" "no-prepin=GPU_KERNELS_PREPIN=0" 2>&1 | tee "$OUT/hsp_path.log"
     export CUPY_CACHE_DIR=/tmp/cupy-cache-hits
@@ -203,7 +203,7 @@ if [ "$what" = warm ]; then  # where a warm command line's last seconds go, and 
     python3 bench/hsp_profile.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --write-variants 2>&1 | tee "$OUT/write.log"
 fi
 if [ "$what" = exit ]; then  # a warm command line against its start and end, what an exit costs, variants of the end
-    python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -15
+    python3 -m pytest -q -p no:cacheprovider tests/test_gpu*.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -15
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs ${ROUNDS:-5} --no-paf --variants "default=" \
         "no-early-context=GPU_KERNELS_EARLY_CONTEXT=0" 2>&1 | tee "$OUT/hsp_path.log"
     python3 bench/process_timeline.py /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa --runs 3 2>&1 | tee "$OUT/timeline.log"
@@ -216,7 +216,7 @@ if [ "$what" = coldlist ]; then  # each kernel compiled on a fresh machine, with
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp 2>&1 | tee "$OUT/hsp_path.log"
 fi
 if [ "$what" = matches ]; then
-    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu.py ${MATCH_TESTS:-tests/test_cpu.py tests/test_formats.py \
+    python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu*.py ${MATCH_TESTS:-tests/test_cpu.py tests/test_formats.py \
         tests/test_layout.py} 2>&1 | tee "$OUT/gpu_tests.log" | tail -5
     python3 - <<'PY'
 import os, sys
@@ -245,7 +245,7 @@ if [ "$what" = workflow ]; then
 fi
 if [ "$what" = multi ]; then  # the multi-GPU benchmark: 2 genomes of 8 x 25 Mbp, one GPU, all GPUs, one bin pair a job
     bash bench/multi_gpu.sh 8 200 2>&1 | tee "$OUT/multi.log"
-    python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
+    python3 -m pytest -q -p no:cacheprovider tests/test_gpu*.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
 fi
 if [ "$what" = genome ]; then  # a whole-genome run on every GPU: 2 heavy genomes of 8 x 50 Mbp, all-vs-all, default outputs
     # 2.7 G HSPs: their PAF and GECKO CSV (over 200 GB of text) fit on no lent machine's disk, so the
@@ -254,7 +254,7 @@ if [ "$what" = genome ]; then  # a whole-genome run on every GPU: 2 heavy genome
         --workflow-profile profiles/multi-gpu --resources gpu="$(nvidia-smi -L | wc -l)" \
         --config 'outputs={paf: False, gecko_csv: False}' 2>&1 | grep -v ' INFO ' | tee "$OUT/genome.log"
     grep -h 'HSPs from' /tmp/genome/results/logs/merge/*/*/*.log; du -sh /tmp/genome/results/*/*_vs_*/*
-    python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
+    python3 -m pytest -q -p no:cacheprovider tests/test_gpu*.py 2>&1 | tee "$OUT/gpu_tests.log" | tail -30
 fi
 if [ "$what" = post ]; then  # where a whole-genome run's seconds go after its compare jobs
     python3 bench/workflow_heavy.py --chromosomes 8 --size 50 --backend cupy --cores "$(nproc)" --workdir /tmp/genome -- \

@@ -29,7 +29,7 @@ workflow650() {  # the workflow on 2 x 6 x 50 Mbp heavy genomes, every default o
     du -sh /tmp/w650/results/*/*/* /tmp/w650/results/index 2>/dev/null | sort -h | tail -12 | tee -a "$OUT/workflow_6x50.log"
 }
 if [ "$what" = check ]; then
-    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_pipeline.py tests/test_gpu.py -k "gpu or align or chain" 2>&1 | \
+    [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_pipeline.py tests/test_gpu*.py -k "gpu or align or chain" 2>&1 | \
         tee "$OUT/gpu_tests.log" | tail -4
     python3 bench/hsp_path.py --size 150 --workdir /tmp/hp --warm-runs 1 --no-paf 2>&1 | tail -2
     a=$(ls /tmp/hp/*150*_a.fa | head -1); b=$(ls /tmp/hp/*150*_b.fa | head -1)
