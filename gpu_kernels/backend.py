@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from . import align, arrays, chains, coverage, device, diagonals, extend, fasta, hsps, matches, pages, placement, seeds, words
+from . import align, arrays, chains, coverage, device, diagonals, extend, fasta, hsps, matches, matches_runs, pages, placement, seeds, words
 from .device import PinnedRing, early_context, gpu_available  # noqa: F401  (the command line and the workflow take them from here)
 from .errors import InputError
 
@@ -61,8 +61,8 @@ class NumpyBackend:
     delta_pages = staticmethod(pages.delta_pages)
     reference_words = staticmethod(matches.reference_words)
     strand_mems = staticmethod(matches.strand_mems)
-    whole_index = staticmethod(matches.whole_index)
-    whole_record_matches = staticmethod(matches.whole_record_matches)
+    whole_index = staticmethod(matches_runs.whole_index)
+    whole_record_matches = staticmethod(matches_runs.whole_record_matches)
     table_batches = staticmethod(device.table_batches)
     chain_hsps = staticmethod(chains.chain_hsps)
     refine_blocks = staticmethod(placement.refine_blocks)
@@ -167,8 +167,8 @@ class CupyBackend(NumpyBackend):
     delta_pages = staticmethod(pages.delta_pages_cupy)
     reference_words = staticmethod(matches.reference_words_cupy)
     strand_mems = staticmethod(matches.strand_mems_cupy)
-    whole_index = staticmethod(matches.whole_index_cupy)
-    whole_record_matches = staticmethod(matches.whole_record_matches_cupy)
+    whole_index = staticmethod(matches_runs.whole_index_cupy)
+    whole_record_matches = staticmethod(matches_runs.whole_record_matches_cupy)
     table_batches = staticmethod(device.table_batches_cupy)
     chain_hsps = staticmethod(chains.chain_hsps_cupy)
     refine_blocks = staticmethod(placement.refine_blocks_cupy)
