@@ -13,13 +13,11 @@
  * A position is an index into the query codes or into the reference codes of the gap's strand (the
  * reverse strand's are the reference's reverse complement), so no record boundary is looked up here. */
 #include "cpu.h"
+#include "scoring.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define NEG (-(1 << 30)) /* off the band; far below any reachable score, with room to subtract costs */
-
-enum { FROM_DIAG = 0, FROM_E = 1, FROM_F = 2, E_OPEN = 4, F_OPEN = 8 };
 _Static_assert(E_OPEN == 1 << 2 && F_OPEN == 1 << 3 && FROM_E == 1 && FROM_F == 2,
                "fill_gap's inner cells set these bits without a branch");
 static const char OP[4] = {'=', 'X', 'I', 'D'};
@@ -41,19 +39,6 @@ typedef struct {
     int64_t *ax, *ay, *alen;        /* fill mode: anchors' query and reference positions, lengths */
     int fill;
 } anchor_job;
-
-/* Whether a run of n bases repeats a unit of at most MAX_PERIOD bases throughout (a microsatellite). */
-#define MAX_PERIOD 6
-static int periodic(const uint8_t *s, int64_t n) {
-    for (int64_t p = 1; p <= MAX_PERIOD && p < n; p++) {
-        int64_t i = 0;
-        while (i + p < n && s[i] == s[i + p])
-            i++;
-        if (i + p >= n)
-            return 1;
-    }
-    return 0;
-}
 
 static void anchor_part(void *arg, int t, int threads) {
     anchor_job *a = (anchor_job *)arg;
@@ -119,53 +104,6 @@ typedef struct {
     int failed;
 } fill_job;
 
-/* The band of a gap: diagonals j - i in [lo, hi], min(0, dy - dx) - band to max(0, dy - dx) + band,
- * less the diagonals no cell of the (dx + 1) x (dy + 1) matrix lies on (so a small gap costs its
- * cells, not the band's width). */
-static inline void band_of(int64_t dx, int64_t dy, int64_t band, int64_t *lo, int64_t *hi) {
-    *lo = (dy - dx < 0 ? dy - dx : 0) - band;
-    *hi = (dy - dx > 0 ? dy - dx : 0) + band;
-    if (*lo < -dx)
-        *lo = -dx;
-    if (*hi > dy)
-        *hi = dy;
-}
-
-/* One cell (tests/oracle_align.cell): E from the cell on the left (hleft, e; none at a row's first
- * cell), F from the cell above (above_h, above_f; none off the row before), H the best of the
- * diagonal (diag: the cell before plus the column's score, NEG where none), E and F, the diagonal
- * first, then E. Writes h and fv, updates e; returns the direction bits. */
-static inline uint8_t cell(int has_left, int has_above, int32_t hleft, int32_t *e, int32_t above_h, int32_t above_f,
-                           int32_t diag, int32_t go, int32_t ge, int32_t *h, int32_t *fv) {
-    uint8_t bits = 0;
-    if (has_left) {
-        const int32_t open = hleft - go, ext = *e - ge;
-        *e = open >= ext ? open : ext;
-        bits |= open >= ext ? E_OPEN : 0;
-    } else {
-        *e = NEG;
-        bits |= E_OPEN;
-    }
-    if (has_above) {
-        const int32_t open = above_h - go, ext = above_f - ge;
-        *fv = open >= ext ? open : ext;
-        bits |= open >= ext ? F_OPEN : 0;
-    } else {
-        *fv = NEG;
-        bits |= F_OPEN;
-    }
-    if (diag >= *e && diag >= *fv) {
-        *h = diag;
-    } else if (*e >= *fv) {
-        *h = *e;
-        bits |= FROM_E;
-    } else {
-        *h = *fv;
-        bits |= FROM_F;
-    }
-    return bits;
-}
-
 /* The path from (i, j) back to (0, 0) through the direction bytes (row i at dir + i * w, cell j at
  * j - i - lo), its columns written at ops from (0, 0) on and counted by kind; returns how many. The
  * query's base of row i is q[step * (i - 1)], the reference's of column j r[step * (j - 1)]. */
@@ -217,7 +155,7 @@ static inline void edge_cell(const fill_job *f, const uint8_t *q, const uint8_t 
         *e = NEG;
         row[d] = 0;
     } else {
-        const int32_t diag = i > 0 && j > 0 ? hrow[d] + (q[i - 1] == r[j - 1] && q[i - 1] < 4 ? f->match : -f->mismatch)
+        const int32_t diag = i > 0 && j > 0 ? hrow[d] + column_score(q[i - 1], r[j - 1], f->match, f->mismatch)
                                             : NEG;
         row[d] = cell(j > j0, i > 0 && d + 1 < w, *hleft, e, d + 1 < w ? hrow[d + 1] : NEG, d + 1 < w ? frow[d + 1] : NEG,
                       diag, go, ge, &h, &fv);
@@ -241,7 +179,7 @@ static int64_t fill_gap(const fill_job *f, int64_t g, uint8_t *dir, int32_t *hro
     int64_t lo, hi;
     band_of(dx, dy, f->band, &lo, &hi);
     const int64_t w = hi - lo + 1;
-    const int32_t go = f->go + f->ge, ge = f->ge, match = f->match, mismatch = -f->mismatch;
+    const int32_t go = f->go + f->ge, ge = f->ge, match = f->match, mismatch = f->mismatch;
     for (int64_t d = 0; d < w; d++)
         hrow[d] = frow[d] = NEG;
     for (int64_t i = 0; i <= dx; i++) {
@@ -257,7 +195,7 @@ static int64_t fill_gap(const fill_job *f, int64_t g, uint8_t *dir, int32_t *hro
             const int64_t at = i + lo - 1;  /* the reference base of the cell at d: r[at + d] */
             for (int64_t d = d0; d <= d1; d++) {  /* from the row before: mrow = max(diagonal, F), frow F */
                 const int32_t fo = hrow[d + 1] - go, fe = frow[d + 1] - ge, fv = fo >= fe ? fo : fe;
-                const int32_t diag = hrow[d] + (a == r[at + d] && a < 4 ? match : mismatch);
+                const int32_t diag = hrow[d] + column_score(a, r[at + d], match, mismatch);
                 const int top = diag >= fv;
                 mrow[d] = top ? diag : fv;
                 trow[d] = mrow[d] + top;  /* what E must reach to be chosen: ties go to the diagonal */
@@ -394,7 +332,7 @@ static int64_t extend_end(const extend_job *x, int64_t e, uint8_t *dir, int32_t 
                 row[d] = 0;
             } else {
                 const uint8_t a = i > 0 ? q[s * (i - 1)] : 0, c = j > 0 ? r[s * (j - 1)] : 0;
-                const int32_t diag = i > 0 && j > 0 ? hrow[d] + (a == c && a < 4 ? x->match : -x->mismatch) : NEG;
+                const int32_t diag = i > 0 && j > 0 ? hrow[d] + column_score(a, c, x->match, x->mismatch) : NEG;
                 row[d] = cell(j > j0, i > 0 && d + 1 < w, hleft, &e_, d + 1 < w ? hrow[d + 1] : NEG,
                               d + 1 < w ? frow[d + 1] : NEG, diag, go, ge, &h, &fv);
             }

@@ -9,24 +9,7 @@
 // Positions index the query codes and the codes of the gap's reference strand (rr: the reverse
 // complement). Launch: 1-D grid-stride loops, BLOCK threads a block.
 
-#define NEG (-(1 << 30))
-#define FROM_E 1
-#define FROM_F 2
-#define E_OPEN 4
-#define F_OPEN 8
-
-// align.c's periodic: whether a run repeats a unit of at most MAX_PERIOD bases throughout
-#define MAX_PERIOD 6
-__device__ bool periodic(const unsigned char* s, long long n) {
-    for (long long p = 1; p <= MAX_PERIOD && p < n; p++) {
-        long long i = 0;
-        while (i + p < n && s[i] == s[i + p])
-            i++;
-        if (i + p >= n)
-            return true;
-    }
-    return false;
-}
+#include "scoring.h"
 
 extern "C" __global__ void align_anchors(const unsigned char* q, const unsigned char* rf, const unsigned char* rr,
                                          const long long* qpos, const long long* rpos, const long long* len,
@@ -58,15 +41,6 @@ extern "C" __global__ void align_anchors(const unsigned char* q, const unsigned 
     }
 }
 
-__device__ __forceinline__ void band_of(long long dx, long long dy, long long band, long long* lo, long long* hi) {
-    *lo = (dy - dx < 0 ? dy - dx : 0) - band;
-    *hi = (dy - dx > 0 ? dy - dx : 0) + band;
-    if (*lo < -dx)
-        *lo = -dx;
-    if (*hi > dy)
-        *hi = dy;
-}
-
 extern "C" __global__ void align_fill(const unsigned char* q, const unsigned char* rf, const unsigned char* rr,
                                       const long long* qpos, const long long* rpos, const long long* gdx,
                                       const long long* gdy, const long long* at, const long long* dir_at,
@@ -94,8 +68,7 @@ extern "C" __global__ void align_fill(const unsigned char* q, const unsigned cha
             unsigned char* row = dir + i * w;
             for (long long j = j0; j <= j1; j++) {
                 const long long d = j - i - lo;
-                int h, fv, diag = NEG;
-                unsigned char bits = 0;
+                int h, fv;
                 if (i == 0 && j == 0) {
                     hrow[d] = 0;
                     frow[d] = NEG;
@@ -104,35 +77,9 @@ extern "C" __global__ void align_fill(const unsigned char* q, const unsigned cha
                     e = NEG;
                     continue;
                 }
-                if (j > j0) {
-                    const int open = hleft - go, ext = e - ge;
-                    e = open >= ext ? open : ext;
-                    bits |= open >= ext ? E_OPEN : 0;
-                } else {
-                    e = NEG;
-                    bits |= E_OPEN;
-                }
-                if (i > 0 && d + 1 < w) {
-                    const int open = hrow[d + 1] - go, ext = frow[d + 1] - ge;
-                    fv = open >= ext ? open : ext;
-                    bits |= open >= ext ? F_OPEN : 0;
-                } else {
-                    fv = NEG;
-                    bits |= F_OPEN;
-                }
-                if (i > 0 && j > 0) {
-                    const unsigned char a = qs[i - 1], c = rs[j - 1];
-                    diag = hrow[d] + (a == c && a < 4 ? match : -mismatch);
-                }
-                if (diag >= e && diag >= fv) {
-                    h = diag;
-                } else if (e >= fv) {
-                    h = e;
-                    bits |= FROM_E;
-                } else {
-                    h = fv;
-                    bits |= FROM_F;
-                }
+                const int diag = i > 0 && j > 0 ? hrow[d] + column_score(qs[i - 1], rs[j - 1], match, mismatch) : NEG;
+                const unsigned char bits = cell(j > j0, i > 0 && d + 1 < w, hleft, &e, d + 1 < w ? hrow[d + 1] : NEG,
+                                                d + 1 < w ? frow[d + 1] : NEG, diag, go, ge, &h, &fv);
                 hrow[d] = h;
                 frow[d] = fv;
                 row[d] = bits;

@@ -78,9 +78,15 @@ def files() -> list[str]:
 
 
 def source(file: str) -> str:
-    """The text of gpu_kernels/<file>."""
+    """The text of gpu_kernels/<file>, each `#include "name.h"` of a header here replaced by its text
+    (scoring.h, shared with the C twin): NVRTC then needs no include path, and a fatbin's digest
+    changes with the headers it reads."""
+    import re
+
     with open(os.path.join(HERE, file)) as handle:
-        return handle.read()
+        text = handle.read()
+    return re.sub(r'^#include "([\w.]+\.h)"$', lambda m: source(m.group(1))
+                  if os.path.exists(os.path.join(HERE, m.group(1))) else m.group(0), text, flags=re.M)
 
 
 def fatbin_name(file: str) -> str:
@@ -113,7 +119,8 @@ def build_all(out: str = CUBINS, nvcc: str | None = None, threads: int = 0) -> l
     def build(file: str) -> str:
         target = os.path.join(out, fatbin_name(file))
         partial = target + ".partial"  # renamed when complete: an interrupted build leaves no fatbin
-        done = subprocess.run([nvcc, *archs, *nvcc_options(), "-fatbin", "-o", partial, os.path.join(HERE, file)],
+        done = subprocess.run([nvcc, *archs, *nvcc_options(), "-I", HERE, "-fatbin", "-o", partial,
+                               os.path.join(HERE, file)],
                               capture_output=True, text=True)
         if done.returncode:
             if os.path.exists(partial):

@@ -17,7 +17,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCES = {"_format": ["format.c"], "_cpu": ["cpu.c", "fasta.c", "extend.c", "words.c", "seeds.c", "matches.c", "chains.c", "backbone.c", "align.c"],
            "_dots": ["workflow/dots.c"]}
-HEADERS = ["cpu.h"]
+HEADERS = ["cpu.h", "scoring.h"]
 # the sequence codes the C loops test for, from kernels.py (read as a file: setup.py runs this one alone)
 _SHARED = runpy.run_path(os.path.join(HERE, "kernels.py"))
 COMPILE_ARGS = ["-O3"] + [f"-D{name}={value}" for name, value in _SHARED["C_DEFINES"].items()]

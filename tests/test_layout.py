@@ -177,3 +177,21 @@ def test_no_source_file_grows_past_450_lines():
                     if lines > LONG_FILES.get(rel, MOST_LINES):
                         long[rel] = lines
     assert not long, long
+
+
+def test_alignment_scoring_is_defined_once_for_both_twins():
+    """align.c and align.cu take a column's score, the affine-gap cell, the band and the
+    microsatellite test from scoring.h; neither writes them again, and the device's source (what NVRTC
+    compiles and the fatbins' digests read) holds the header's text."""
+    import re
+
+    from gpu_kernels import kernels
+
+    for name in ("align.c", "align.cu"):
+        with open(os.path.join(ROOT, "gpu_kernels", name)) as handle:
+            text = handle.read()
+        assert '#include "scoring.h"' in text, name
+        assert not re.search(r"a < 4 \? (x->|f->)?match", text), name  # a column's score written out again
+        assert not re.search(r"^[\w ]*\b(void|int|uint8_t|bool|char) \*?(cell|band_of|periodic|column_score)\(", text,
+                             re.M), name  # defined here again
+    assert "SCORING_FN unsigned char cell(" in kernels.source("align.cu")
