@@ -13,6 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* 16 bytes worked on at once (GCC vector extension): the FASTA scans of fasta.c and fasta_layout.c */
+typedef uint8_t bytes16 __attribute__((vector_size(16)));
+
 /* Codes (encode.py): A C G T are 0..3, N 4, the border between records 5. */
 #if !defined(N_CODE) || !defined(BORDER)
 #error "N_CODE and BORDER come from kernels.py as -D options (native.COMPILE_ARGS)"
