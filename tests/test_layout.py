@@ -156,10 +156,7 @@ def test_fatbin_architectures_follow_the_nvcc():
 
 # Files past the layout's 450 lines when the rule was set, each held to its length then: they may
 # shrink (and leave this list), never grow; every other file stays within 450 lines.
-LONG_FILES = {"tests/test_cpu.py": 456, "gpu_kernels/cpu.c": 486,
-              "gpu_kernels/extend.c": 531, "tests/test_formats.py": 532, "gpu_kernels/chains.c": 545,
-              "gpu_kernels/fasta.c": 653, "gpu_kernels/matches.py": 674, "gpu_kernels/align.c": 726,
-              "tests/test_gpu.py": 992, "tests/test_hostile.py": 1004}
+LONG_FILES: dict = {}  # files allowed past MOST_LINES (none now: a split is the fix, not an entry here)
 MOST_LINES = 450
 
 
