@@ -88,7 +88,7 @@ def test_whole_record_matches_same_on_gpu(length):
     the CPU's, row for row and in order, on a repeat-rich reference of several records with N runs,
     probes drawn from it (both strands, over N runs, at record ends) and random ones; then find_matches
     on a mix of whole records and longer ones."""
-    from gpu_kernels import matches as M
+    from gpu_kernels import matches as M, matches_runs as R
     from gpu_kernels.backend import CupyBackend, NumpyBackend
 
     rng = np.random.default_rng(length)
@@ -110,13 +110,13 @@ def test_whole_record_matches_same_on_gpu(length):
     probes += [rng.integers(0, 4, length + int(rng.integers(1, 50))).astype(np.uint8) for _ in range(20)]
     query = make_seqset([f"q{i}" for i in range(len(probes))], probes)
     whole = M.whole_records(query, length)
-    host_index = M.whole_index(reference.codes, length)
-    dev_index = M.whole_index_cupy(cp.asarray(reference.codes), length)
+    host_index = R.whole_index(reference.codes, length)
+    dev_index = R.whole_index_cupy(cp.asarray(reference.codes), length)
     assert all((a == b.get()).all() for a, b in zip(host_index, dev_index))
     starts = query.starts[whole]
     for strand in (0, 1):
-        host = M.whole_record_matches(query.codes, starts, reference.codes, host_index, length, strand)
-        dev = M.whole_record_matches_cupy(cp.asarray(query.codes), starts, cp.asarray(reference.codes), dev_index,
+        host = R.whole_record_matches(query.codes, starts, reference.codes, host_index, length, strand)
+        dev = R.whole_record_matches_cupy(cp.asarray(query.codes), starts, cp.asarray(reference.codes), dev_index,
                                           length, strand)
         assert all((a == b.get()).all() for a, b in zip(host, dev))
         assert host[0].size >= (100 if strand == 0 else 1)

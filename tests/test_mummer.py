@@ -229,7 +229,7 @@ def under_headers(text: str) -> list[str]:
 @pytest.mark.parametrize("seed", [1, 2])
 def test_probes_of_the_match_length_looked_up_whole_equal_mummer(tmp_path, mode, seed):
     """Issue 35 (seed 002's workload): records exactly -l long are looked up whole, by their hash among
-    the reference windows' (matches.whole_record_matches), not word by word. The output is mummer's,
+    the reference windows' (matches_runs.whole_record_matches), not word by word. The output is mummer's,
     header for header: a probe found three times forward and once reversed, probes over a reference N
     run (N matches N) and at both ends of a record, one across two reference records (no match), one
     of a tandem repeat (many hits, so no MUM), probes found nowhere, and longer reads beside them (the
@@ -268,7 +268,7 @@ def test_probes_of_the_match_length_looked_up_whole_equal_mummer(tmp_path, mode,
 @pytest.mark.parametrize("mode", ["mems", "mums"])
 def test_long_n_runs_equal_mummer(tmp_path, mode):
     """Issue 35: N matches N, and every pair of all-N words was visited: two N runs of a and b bases
-    cost a * b. Their MEMs now come from the runs themselves (matches.n_run_mems): 20 kb runs on
+    cost a * b. Their MEMs now come from the runs themselves (matches_runs.n_run_mems): 20 kb runs on
     both sides (one at a record start, one sharing its flanks' bases) give mummer's output (mummer
     itself takes minutes at 100 kb: its time grows as a * b; ours 0.9 s there, 1.3 M MEMs)."""
     rng = random.Random(5)
@@ -308,7 +308,7 @@ MUMMER_100KB = {"mems": (1_599_692, "10c5644df6499bf70dfe804a4c50c4e3d76a4f9c60f
 @pytest.mark.parametrize("mode", ["mems", "mums"])
 def test_100_kb_n_runs_equal_mummer(tmp_path, mode):
     """Issue 35: mems and mums -l 20 on a pair with 100 kb N runs equal mummer's output (held as its
-    digest, above): ours takes about a second, from the runs (matches.n_run_mems)."""
+    digest, above): ours takes about a second, from the runs (matches_runs.n_run_mems)."""
     import hashlib
 
     query, reference = hundred_kb_n_runs(tmp_path)
