@@ -15,6 +15,7 @@ equals the pair compared whole, whatever the parts (tests/test_pipeline.py,
 tests/test_workflow_pipeline.py)."""
 from __future__ import annotations
 
+import gc
 import logging
 import time
 from dataclasses import dataclass, field
@@ -345,6 +346,10 @@ def align_parts(query: SeqSet, reference: SeqSet, params: Params, backend, texts
     for number, (qb, rb) in enumerate(pairs, 1):
         q, r = query.subset(qb), reference.subset(rb)
         parts.append(homology(q, r, params, backend, texts, qb, rb, pieces))
+        # the part's device arrays (some in reference cycles) and the pool's cached blocks freed before
+        # the next part sizes its tiles: left held, they made the second of two 0.9 Gbp parts run out
+        gc.collect()
+        backend.release()
         log.info("part %d of %d: %d x %d records, %d alignments", number, len(pairs), qb.size, rb.size,
                  parts[-1].alignments["chain"].size)
     return assemble(parts, query.lengths, reference.lengths, params,
