@@ -297,7 +297,8 @@ def main(argv: list[str] | None = None) -> int:
         print("error: interrupted", file=sys.stderr)
         return 130
     except MemoryError:
-        advice = "; lower --tile-bytes" if args.command in ("compare", "align") else "; give the query in smaller files"
+        advice = {"compare": "; lower --tile-bytes", "align": "; lower --part-bases or --tile-bytes"}.get(
+            args.command, "; give the query in smaller files")
         print(f"error: out of memory{advice}", file=sys.stderr)
         return 3
     except BrokenPipeError:  # `... | head`: the reader has all it wants; nothing more goes to the pipe

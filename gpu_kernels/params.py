@@ -70,7 +70,7 @@ class Tiling:
 
     tile_bytes: int = field(default=0, metadata={"help": "memory budget of the seeds held at once: a GPU tile's, a CPU batch's (0: half the free GPU memory, 256 MiB on the CPU)"})
     tile_len: int = field(default=0, metadata={"help": "longest side of a tile in bases (0: no limit; tests use small tiles)"})
-    part_bases: int = field(default=1_000_000_000, metadata={"help": "most bases of either genome compared at once: a larger pair is compared in parts of whole records and assembled (pipeline.py), with the same outputs"})
+    part_bases: int = field(default=500_000_000, metadata={"help": "most bases of either genome compared at once: a larger pair is compared in parts of whole records and assembled (pipeline.py), with the same outputs (a part of two 500 Mbp sides needs about 40 GB of GPU memory)"})
 
     def __post_init__(self) -> None:
         if self.tile_bytes and self.tile_bytes < 1 << 16:
