@@ -1,4 +1,4 @@
-"""A genome pair's chains (chains.py), from its HSP table a record pair at a time: the table is in
+"""`filter`'s chains (chains.py) of a tightened HSP table, a record pair at a time: the table is in
 record pair order, so memory holds one record pair's HSPs and every chain found, never the table.
 The chains are the same as chaining the whole table at once: no chain crosses record pairs, each
 pair's chains are taken in its own best-first order, and the chains are numbered, and the
@@ -97,18 +97,15 @@ def _blocks(members: dict) -> dict:
     return {name: column for name, column in members.items() if name not in ("rows", "first_round")}
 
 
-def write_chains(hsps_path: str, paths: dict, backend: str = "numpy", aligned: dict | None = None,
-                 index: dict | None = None, sides: tuple | None = None) -> None:
-    """The chains of a genome pair's HSP table, written where paths (by kind: chains_paf, chain_file,
-    chains_table) say, with the table's parameters; backend cupy: chained on the device. index (qcodes,
-    qtable, rcodes, rtable: both genomes' index files) or sides (their SeqSets) gives the blocks as
-    written; where aligned names outputs (align.write_alignments' kinds), the chains' alignments too."""
+def write_chains(hsps_path: str, paths: dict, backend: str = "numpy", sides: tuple | None = None) -> None:
+    """The chains of a genome pair's HSP table (`filter`'s: a finished run's table tightened), written
+    where paths (by kind: chains_paf, chain_file, chains_table) say, with the table's parameters;
+    backend cupy: chained on the device. sides (both genomes' SeqSets) gives the blocks as written.
+    Alignments are never made from an HSP table: the homology pipeline (pipeline.py) makes them."""
     meta = read_meta(hsps_path)
     params = Params(**meta["params"]) if meta.get("params") else Params()
     q, r = meta["query"], meta["reference"]
     qlens, rlens = np.asarray(q["lengths"], dtype=np.int64), np.asarray(r["lengths"], dtype=np.int64)
-    if sides is None and index and all(index.values()):
-        sides = load_sides(meta, index)
     table, blocks = chain_table(hsps_path, qlens, rlens, params, backend, sides)
     log.info("%d chains, %d in the backbone", table["chain"].size, int(table["backbone"].sum()))
     for kind in ("chains_paf", "chain_file"):
@@ -119,8 +116,6 @@ def write_chains(hsps_path: str, paths: dict, backend: str = "numpy", aligned: d
         with HspWriter(paths["chains_table"], q["names"], qlens, r["names"], rlens, params, extra,
                        record=CHAIN) as writer:
             writer.write(table)
-    if aligned and any(aligned.values()):
-        write_pair_alignments(table, blocks, meta, params, backend, aligned, sides)
 
 
 def load_sides(meta: dict, index: dict) -> tuple:
@@ -179,14 +174,3 @@ def find_sides(table_path: str, meta: dict, query: str | None = None, reference:
         return lambda: fasta_sides(meta, *fastas)
     raise InputError("the chains' blocks need both genomes' sequences: give --query and --reference (neither "
                      "the run's index nor the FASTA files the table names are found)", table_path)
-
-
-def write_pair_alignments(table: dict, blocks: dict, meta: dict, params: Params, backend: str, aligned: dict,
-                          sides: tuple) -> None:
-    """A genome pair's chains aligned (align.py) and written, from both genomes' SeqSets."""
-    from ..align import align_chains, align_chains_cupy, write_alignments
-
-    align = align_chains_cupy if backend == "cupy" else align_chains
-    al = align(table, blocks, *sides, params)
-    log.info("%d alignments, %d one-to-one", al["qstart"].size, int(al["backbone"].sum()))
-    write_alignments(al, *sides, aligned, meta)
