@@ -15,7 +15,7 @@ import numpy as np
 
 from ..encode import N_CODE
 from ..errors import InputError
-from ..fasta import layout, read_bytes, read_fasta, read_fastq
+from ..fasta import holds, layout, read_bytes, read_fasta, read_fastq
 from ..formats import atomic_path
 from ..seqset import SeqSet, make_seqset, seqset_of
 
@@ -44,9 +44,11 @@ def scan_fasta(path: str) -> list[Chromosome]:
     if data.lstrip()[:1] == b"@":
         return scan_fastq(data.lstrip(), path)
     chromosomes = []
+    # only the kinds of white space the file holds are counted, in place (no copy of a body): a 3 GB
+    # genome's scan, at the start of every new workflow, took about 15 s with four counts of copies
+    present = [c for c in WHITESPACE_BYTES if holds(data, c)]
     for name, start, end in layout(data, path):
-        body = data[start:end]
-        length = len(body) - sum(body.count(c) for c in WHITESPACE_BYTES)
+        length = end - start - sum(data.count(c, start, end) for c in present)
         if length == 0:
             raise InputError("empty record, no sequence", path, name)
         chromosomes.append(Chromosome(name, length))
