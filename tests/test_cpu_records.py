@@ -99,3 +99,22 @@ def test_fast_mode_filter_keeps_the_rare_words_of_each_record(seed, n, records, 
     got_keys, got_pos = drop_frequent(keys.copy(), pos.copy(), starts, max_freq)
     assert np.array_equal(got_keys, keys[want]) and np.array_equal(got_pos, pos[want])
     assert got_pos.dtype == pos.dtype
+
+
+@pytest.mark.parametrize("spaces", [b"", b"\r", b" \t", b"\r \t"])
+def test_the_genome_scan_counts_the_bases_read_fasta_reads(tmp_path, spaces):
+    """workflow.genome.scan_fasta's lengths (white space counted in place, only the kinds the file holds)
+    are those of the sequences read_fasta reads."""
+    from gpu_kernels.fasta import read_fasta
+    from gpu_kernels.workflow.genome import scan_fasta
+
+    rng = np.random.default_rng(len(spaces))
+    text = b""
+    for i in range(5):
+        seq = rng.choice(np.frombuffer(b"ACGTNacgt", np.uint8), int(rng.integers(1, 3000))).tobytes()
+        lines = [seq[j:j + int(rng.integers(1, 90))] for j in range(0, len(seq), 60)]
+        text += b">r%d desc\n" % i + b"".join(line + (spaces if rng.random() < 0.5 else b"") + b"\n" for line in lines)
+    path = tmp_path / "g.fa"
+    path.write_bytes(text)
+    records = read_fasta(str(path))
+    assert [c.length for c in scan_fasta(str(path))] == [r.codes.size for r in records]
