@@ -20,6 +20,14 @@ class VersionAction(argparse.Action):
         parser.exit()
 
 
+def pair_arguments(parser) -> None:
+    """compare's and align's positionals, QUERY then REFERENCE, and their PAF output."""
+    parser.add_argument("query", help="query FASTA (plain or gzip)")
+    parser.add_argument("reference", help="reference FASTA (plain or gzip)")
+    parser.add_argument("-o", "--output", help="PAF output path ('-': standard output, the default when no output is "
+                        "named)")
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser; option defaults come from Params."""
     d = Params().as_dict()
@@ -35,9 +43,7 @@ def parser() -> argparse.ArgumentParser:
                                       "first). Compares every query record with every reference record, both strands. "
                                       "PAF goes to standard output unless -o, --hsps or --delta names an output; the summary "
                                       "line goes to standard error.")
-    cmp_.add_argument("query", help="query FASTA (plain or gzip)")
-    cmp_.add_argument("reference", help="reference FASTA (plain or gzip)")
-    cmp_.add_argument("-o", "--output", help="PAF output path ('-': standard output, the default when no output is named)")
+    pair_arguments(cmp_)
     cmp_.add_argument("--hsps", help="HSP table output path (Apache Parquet); with chains asked for, a last column "
                       "`chain`: each HSP's chain, -1 where none")
     cmp_.add_argument("--delta", help="MUMmer delta output path (show-coords, show-snps, mummerplot, delta-filter read it)")
@@ -53,9 +59,7 @@ def parser() -> argparse.ArgumentParser:
                                      "the HSPs and aligns each chain with affine gaps (README: \"What an alignment "
                                      "is\"). PAF (cg:Z =/X/I/D, cs:Z, NM:i, AS:i, tp:A:P for the one-to-one backbone) "
                                      "goes to standard output unless -o or another output is named.")
-    aln.add_argument("query", help="query FASTA (plain or gzip)")
-    aln.add_argument("reference", help="reference FASTA (plain or gzip)")
-    aln.add_argument("-o", "--output", help="PAF output path ('-': standard output, the default when no output is named)")
+    pair_arguments(aln)
     aln.add_argument("--table", metavar="PARQUET", help="alignment table output path (Apache Parquet, CIGAR as a column)")
     aln.add_argument("--delta", help="MUMmer delta output path of the alignments (show-coords, show-snps, dnadiff read it)")
     aln.add_argument("--snps", help="SNPs and indels output path (show-snps -T's columns P1 SUB1 SUB2 P2 FRM1 FRM2 "
