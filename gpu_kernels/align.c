@@ -117,7 +117,7 @@ static int64_t trace(const uint8_t *dir, int64_t w, int64_t lo, int64_t i, int64
             const int from = bits & 3;
             if (from == 0) {
                 const uint8_t a = q[step * (i - 1)], c = r[step * (j - 1)];
-                const uint8_t op = same_base(a, c) ? 0 : 1;
+                const uint8_t op = a == c && a < 4 ? 0 : 1;
                 ops[n++] = op;
                 counts[op]++;
                 i--;

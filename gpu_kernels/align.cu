@@ -102,7 +102,7 @@ extern "C" __global__ void align_fill(const unsigned char* q, const unsigned cha
                 const int from = bits & 3;
                 if (from == 0) {
                     const unsigned char a = qs[i - 1], c = rs[j - 1];
-                    const unsigned char op = same_base(a, c) ? 0 : 1;
+                    const unsigned char op = a == c && a < 4 ? 0 : 1;
                     ops[k++] = op;
                     c4[op]++;
                     i--;

@@ -26,12 +26,9 @@ typedef int64_t scoring_i64;
 /* the longest unit a microsatellite repeats */
 #define MAX_PERIOD 6
 
-/* Whether a column is a match: equal ACGT bases (N matches nothing). */
-SCORING_FN int same_base(unsigned char a, unsigned char c) { return a == c && a < 4; }
-
-/* A column's score: match for a match (same_base), else -mismatch. */
+/* A column's score: match for equal ACGT bases, else -mismatch (N matches nothing). */
 SCORING_FN int column_score(unsigned char a, unsigned char c, int match, int mismatch) {
-    return same_base(a, c) ? match : -mismatch;
+    return a == c && a < 4 ? match : -mismatch;
 }
 
 /* One cell (tests/oracle_align.cell): E from the cell on the left (hleft, e; none at a row's first
