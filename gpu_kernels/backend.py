@@ -268,7 +268,7 @@ class CupyBackend(NumpyBackend):
 
     def free_memory(self) -> int:
         """Bytes free on the device, the memory pool's free blocks included, within the pool's limit
-        where it has one (device.claim_device's on a shared device)."""
+        where it has one (set_limit; a job sharing its device takes turns on it instead: turns.py)."""
         cp = self.xp
         pool = cp.get_default_memory_pool()
         free = int(cp.cuda.runtime.memGetInfo()[0] + pool.free_bytes())

@@ -1,6 +1,7 @@
 /* Large byte operations on threads, each part of the work its own thread's: a file read
  * (fasta.py's read_bytes), whether a file holds a byte (fasta.py's holds), a copy into pinned buffers
- * (arrays.py's to_device), spans of codes set to one value (matches_runs.py's _blanked). */
+ * (arrays.py's to_device), spans of codes set to one value (matches_runs.py's _blanked), codes' reverse complement (seqset.py's
+ * reverse_complement). */
 #include "cpu.h"
 
 #include <errno.h>
@@ -179,6 +180,46 @@ PyObject *py_fill_spans(PyObject *self, PyObject *args) {
         Py_END_ALLOW_THREADS
     } else {
         PyErr_SetString(PyExc_ValueError, "fill_spans: a span outside the codes");
+    }
+    return release_buffers(b, 3, ok);
+}
+
+/* ---- Codes' reverse complement (seqset.py's reverse_complement: a whole genome's reference strand for
+ * the alignments' stages and texts), a part of the output a thread. */
+
+typedef struct {
+    uint8_t *out;
+    const uint8_t *codes;
+    int64_t size;
+    uint8_t complement[256];
+} reverse_job;
+
+static void reverse_part(void *p, int t, int threads) {
+    reverse_job *j = (reverse_job *)p;
+    size_t lo, hi;
+    part_range((size_t)j->size, t, threads, &lo, &hi);
+    const uint8_t *from = j->codes + j->size - 1;
+    for (size_t i = lo; i < hi; i++)
+        j->out[i] = j->complement[from[-(int64_t)i]];
+}
+
+/* reverse_complement(out, codes, complement, threads): out[i] = complement[codes[n - 1 - i]] (out as long
+ * as codes; complement a table of 256 bytes). */
+PyObject *py_reverse_complement(PyObject *self, PyObject *args) {
+    Py_buffer b[3];
+    int threads;
+    if (!PyArg_ParseTuple(args, "w*y*y*i", &b[0], &b[1], &b[2], &threads))
+        return NULL;
+    int ok = b[0].len == b[1].len && b[2].len == 256;
+    if (ok && b[1].len) {
+        reverse_job j = {b[0].buf, b[1].buf, (int64_t)b[1].len, {0}};
+        memcpy(j.complement, b[2].buf, 256);
+        int parts = (int)(b[1].len >> 22) + 1;
+        Py_BEGIN_ALLOW_THREADS
+        run_parallel(reverse_part, &j, threads < 1 ? 1 : threads < parts ? threads : parts);
+        Py_END_ALLOW_THREADS
+    } else if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "reverse_complement: out and codes differ in length, or the table is not 256 bytes");
     }
     return release_buffers(b, 3, ok);
 }

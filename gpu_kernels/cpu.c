@@ -186,6 +186,8 @@ static PyMethodDef methods[] = {
      "copy_bytes(out, data, threads): data's bytes copied into out on threads (fasta.c)"},
     {"fill_spans", py_fill_spans, METH_VARARGS,
      "fill_spans(codes, starts, lengths, value, threads): each span of codes set to value (fasta.c)"},
+    {"reverse_complement", py_reverse_complement, METH_VARARGS,
+     "reverse_complement(out, codes, complement, threads): out = complement[codes[::-1]] (bytes.c)"},
     {"holds_byte", py_holds_byte, METH_VARARGS,
      "holds_byte(data, byte, threads) -> bool: whether the byte occurs in data, searched on threads (fasta.c)"},
     {"fasta_heads", py_fasta_heads, METH_VARARGS,

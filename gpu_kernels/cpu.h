@@ -111,6 +111,7 @@ PyObject *py_read_file(PyObject *self, PyObject *args);
 PyObject *py_holds_byte(PyObject *self, PyObject *args);
 PyObject *py_copy_bytes(PyObject *self, PyObject *args);
 PyObject *py_fill_spans(PyObject *self, PyObject *args);
+PyObject *py_reverse_complement(PyObject *self, PyObject *args);
 PyObject *py_fasta_names(PyObject *self, PyObject *args);
 PyObject *py_fasta_fields(PyObject *self, PyObject *args);
 PyObject *py_chain_keys(PyObject *self, PyObject *args);

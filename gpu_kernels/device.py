@@ -7,7 +7,8 @@ It takes an exclusive, non-blocking flock on one lock file per device (named by 
 bus id, so remapped CUDA_VISIBLE_DEVICES lists still agree) and keeps the file open for its
 lifetime. The kernel drops the lock when the process ends, however it ends, so a killed job never
 leaks its GPU. Snakemake's `--resources gpu=N` keeps at most N such jobs running. With the
-workflow's jobs_per_gpu above 1, a device has that many slots (a lock file each), and N counts slots.
+workflow's jobs_per_gpu above 1, a device has that many slots (a lock file each), N counts slots,
+and the jobs of a device take turns on its kernels (turns.py).
 
 Every function here is safe to import without CuPy; CuPy is imported when one is first called.
 """
@@ -25,6 +26,7 @@ from .arrays import cupy
 from .errors import InputError
 from .formats import iter_hsps
 from .hsps import concat
+from .turns import share_device
 
 log = logging.getLogger(__name__)
 
@@ -75,11 +77,11 @@ def lock_dir() -> str:
     return os.environ.get("GPU_KERNELS_LOCK_DIR", "/tmp")
 
 
-def try_lock(path: str):
-    """An exclusive lock on path (created where missing, mode 0666 less the umask), or None where another
-    process holds it. The file is opened read-only, without following a symbolic link and never
-    written: another user's lock file still locks (flock needs no write access), and a link planted
-    at the name cannot lead a job to truncate its target (InputError names it)."""
+def open_lock(path: str):
+    """A lock file opened (created where missing, mode 0666 less the umask) read-only, without
+    following a symbolic link and never written: another user's lock file still locks (flock needs
+    no write access), and a link planted at the name cannot lead a job to truncate its target
+    (InputError names it)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
     except OSError as error:
@@ -87,20 +89,26 @@ def try_lock(path: str):
             raise InputError("the GPU lock file is a symbolic link: remove it, or set GPU_KERNELS_LOCK_DIR to a "
                              "directory of your own", path) from None
         raise InputError(f"cannot open the GPU lock file: {error.strerror}", path) from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        return None
     return os.fdopen(fd, "rb")
+
+
+def try_lock(path: str):
+    """An exclusive lock on path (open_lock's file), or None where another process holds it."""
+    handle = open_lock(path)
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        return None
+    return handle
 
 
 def claim_device(wait_s: float = 600.0, poll_s: float = 0.5, jobs_per_gpu: int = 1) -> int:
     """Lock a free CUDA device slot, make its device CuPy's current device, and return its index.
     jobs_per_gpu: processes that may share a device (slots a device; the first slot of every device
-    is taken before a second). A shared device's memory pool is capped at its share of the device's
-    memory, which the tiles' budgets then keep to (a job's CPU stages, such as the backbone and the
-    part's files, run while the other's kernels do)."""
+    is taken before a second). Jobs sharing a device take turns on its kernels (turns.py): a job
+    takes its turn once its inputs are read, and steps aside while its host stages run (the
+    backbone, the part's files) so that another's kernels run meanwhile."""
     cp = cupy()
     count = cp.cuda.runtime.getDeviceCount()
     deadline = time.monotonic() + wait_s
@@ -116,7 +124,7 @@ def claim_device(wait_s: float = 600.0, poll_s: float = 0.5, jobs_per_gpu: int =
                 _held.append(handle)
                 cp.cuda.Device(index).use()
                 if slots > 1:
-                    cp.get_default_memory_pool().set_limit(fraction=0.95 / slots)
+                    share_device(open_lock(os.path.join(lock_dir(), f"gpu_kernels-{bus}.turn.lock")))
                 log.info("bound to GPU %d (%s) of %d, slot %d of %d", index, bus, count, slot + 1, slots)
                 return index
         if time.monotonic() > deadline:

@@ -74,13 +74,16 @@ class Part:
 
 
 def homology(query: SeqSet, reference: SeqSet, params: Params, backend, texts: tuple = (),
-             qindex=None, rindex=None, pieces: bool = True, result=None, text_parts: bool = False) -> Part:
+             qindex=None, rindex=None, pieces: bool = True, result=None, text_parts: bool = False,
+             device_done=None) -> Part:
     """One part through the pipeline: compared (engine.compare, unless `result` holds the comparison),
     chained, its candidate chains placed and aligned and their texts made (`texts`: align.text_of's
     kinds). qindex, rindex: each local record's number in the whole genome (default: the same).
     pieces: every chain's blocks placed and kept (the outputs of every chain need them), else the
     candidates' alone (a chain's blocks and alignments are its own). text_parts: the alignments keep
-    what their texts are made of (align.TEXT_PARTS, for text_of on this part's SeqSets later)."""
+    what their texts are made of (align.TEXT_PARTS, for text_of on this part's SeqSets later).
+    device_done(result): called once the part's device work is done, before its host stages (a
+    workflow job writes its HSP table there and hands the device on)."""
     from .engine import compare
 
     if result is None:
@@ -102,6 +105,11 @@ def homology(query: SeqSet, reference: SeqSet, params: Params, backend, texts: t
                                                    result.codes)
         for name in ("qstart", "qend", "rstart", "rend", "aligned", "identities"):
             chains[name][chosen] = placed_table[name]
+    kept = {name: np.asarray(to_host(placed[name]), dtype=np.int64) for name in PIECES}
+    first_only = not pieces and not params.aligning.secondary
+    first_round = np.asarray(to_host(members["first_round"])) == 1 if first_only else None
+    if device_done is not None:
+        device_done(result)
     made = {kind: text_of(al, query, reference, kind) for kind in texts}
     alignments = {name: np.asarray(al[name]) for name in ALIGNED}
     for columns in (chains, alignments):
@@ -109,14 +117,12 @@ def homology(query: SeqSet, reference: SeqSet, params: Params, backend, texts: t
             columns["qrec"] = np.asarray(qindex, dtype=np.int32)[columns["qrec"]]
         if rindex is not None:
             columns["rrec"] = np.asarray(rindex, dtype=np.int32)[columns["rrec"]]
-    kept = {name: np.asarray(to_host(placed[name]), dtype=np.int64) for name in PIECES}
     chains["tie"], ranks = _ranks(chains)
-    if not pieces and not params.aligning.secondary:
+    if first_only:
         # the backbone's first round (within each record pair, whole in a part) holds every chain the
         # pair's backbone can take (the second round, across record pairs, is the assembly's): the
         # others, most of them repeat hits, are left here
-        chains, blocks, kept, alignments = _first_round(chains, blocks, kept, alignments,
-                                                        np.asarray(members["first_round"]) == 1)
+        chains, blocks, kept, alignments = _first_round(chains, blocks, kept, alignments, first_round)
     part = Part(chains, blocks, kept, alignments, made, dict(result.stats), ranks=ranks)
     if text_parts:
         part.text_parts = {name: np.asarray(al[name]) for name in (*TEXT_PARTS, "qrec", "rrec")}  # records: the part's
@@ -233,6 +239,7 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
     chains = {name: column[order] for name, column in chains.items()}
     number = number[order]
     chains["chain"] = np.arange(order.size, dtype=np.int64)
+    marks = [("numbers", time.perf_counter())]
 
     def ranked(tables: list[dict], columns) -> tuple[dict, np.ndarray]:
         """The parts' rows in the pair's chain order (each chain's rows in their order) and the order."""
@@ -243,10 +250,12 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
         return {key: column[moved] for key, column in got.items()}, moved
 
     blocks, _ = ranked([p.blocks for p in parts], BLOCKS)
+    marks.append(("blocks", time.perf_counter()))
     # parts that kept their first round's chains alone: that round, run again on them, keeps them all,
     # so the second round alone is left
     first_only = not all_chains and not params.aligning.secondary
     chains["backbone"] = backbone(chains, blocks, qlens, rlens, pairs=not first_only)
+    marks.append(("backbone", time.perf_counter()))
     wanted = np.ones(order.size, dtype=bool) if params.aligning.secondary else chains["backbone"] == 1
     missing = np.flatnonzero(wanted & (chains["candidate"] == 0))
     al, index = ranked([p.alignments for p in parts], ALIGNED)  # the texts follow `index`
@@ -257,6 +266,7 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
     if missing.size:
         log.info("%d backbone chains no part aligned: aligned here", missing.size)
         table, extra_pieces, extra, extra_texts = late(chains, blocks, missing)
+        marks.append(("late chains", time.perf_counter()))
         for name in ("qstart", "qend", "rstart", "rend", "aligned", "identities"):
             chains[name][missing] = table[name]
         extra = {name: np.asarray(extra[name]) for name in ALIGNED}
@@ -286,9 +296,11 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
     pieces = _blocks_of(row_of[placed["chain"]], placed["x0"], placed["xe"], placed["y0"], placed["ye"])
     al["chain"] = number[al["chain"]]
     chains["chain"] = number
+    marks.append(("the rest", time.perf_counter()))
+    steps = ", ".join(f"{name} {at - before:.2f} s" for (name, at), (_, before) in zip(marks, [("", start)] + marks))
     log.info("pair assembled from %d parts: %d chains (%d in the backbone), %d alignments (%d one-to-one), "
-             "%.2f s", len(parts), order.size, int(chains["backbone"].sum()), al["chain"].size,
-             int(al["backbone"].sum()), time.perf_counter() - start)
+             "%.2f s (%s)", len(parts), order.size, int(chains["backbone"].sum()), al["chain"].size,
+             int(al["backbone"].sum()), time.perf_counter() - start, steps)
     return Pair({name: chains[name][written] for name in CHAIN.names}, pieces, al, made)
 
 

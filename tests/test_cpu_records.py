@@ -118,3 +118,14 @@ def test_the_genome_scan_counts_the_bases_read_fasta_reads(tmp_path, spaces):
     path.write_bytes(text)
     records = read_fasta(str(path))
     assert [c.length for c in scan_fasta(str(path))] == [r.codes.size for r in records]
+
+
+def test_reverse_complement_of_large_codes_on_threads_is_the_table_lookup():
+    from gpu_kernels.encode import COMPLEMENT
+    from gpu_kernels.seqset import reverse_complement
+
+    rng = np.random.default_rng(5)
+    for size in ((1 << 22) + 3, (1 << 23) + 1):  # past the threaded path's threshold, odd lengths
+        codes = rng.integers(0, COMPLEMENT.size, size=size, dtype=np.uint8)
+        assert np.array_equal(reverse_complement(codes), COMPLEMENT[codes[::-1]])
+        assert np.array_equal(reverse_complement(codes[1:]), COMPLEMENT[codes[1:][::-1]])  # a view

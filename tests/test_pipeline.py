@@ -89,30 +89,47 @@ def test_gpu_parts_give_the_cpu_whole_pairs_outputs(tmp_path, seed):
 
 
 @pytest.mark.gpu
-def test_jobs_sharing_a_gpu_take_its_slots_and_their_share_of_its_memory(tmp_path, monkeypatch):
+def test_jobs_sharing_a_gpu_take_its_slots_and_turns_on_its_kernels(tmp_path, monkeypatch):
     import cupy as cp
 
+    from gpu_kernels import turns
     from gpu_kernels.backend import get_backend
     from gpu_kernels.device import _held, claim_device, try_lock
 
     monkeypatch.setenv("GPU_KERNELS_LOCK_DIR", str(tmp_path))
+    monkeypatch.setattr(turns, "_turn", {"handle": None, "held": False})
     bus = cp.cuda.runtime.deviceGetPCIBusId(0).replace(":", "_").replace(".", "_")
     count = cp.cuda.runtime.getDeviceCount()
     # every device's first slot held by other jobs: this one takes a second slot, and a third job none
     others = [try_lock(str(tmp_path / f"gpu_kernels-{cp.cuda.runtime.deviceGetPCIBusId(i).replace(':', '_').replace('.', '_')}.lock"))
               for i in range(count)]
     pool = cp.get_default_memory_pool()
+    turn = str(tmp_path / f"gpu_kernels-{bus}.turn.lock")
     try:
         assert claim_device(jobs_per_gpu=2) == 0
         assert (tmp_path / f"gpu_kernels-{bus}.1.lock").exists()
-        total = cp.cuda.Device(0).mem_info[1]
-        assert 0 < pool.get_limit() <= total // 2
-        assert get_backend("cupy").free_memory() <= pool.get_limit()
+        assert pool.get_limit() == 0  # no share of the memory: one job's kernels at a time
         if count == 1:
             with pytest.raises(RuntimeError, match="no free GPU"):
                 claim_device(wait_s=0, jobs_per_gpu=2)
+        turns.take_turn()
+        assert try_lock(turn) is None
+        scratch = cp.ones(1 << 28, dtype=cp.uint8)
+        del scratch
+        assert pool.free_bytes() >= 1 << 28
+        with turns.host_stage():  # its free blocks handed back to the device, the turn to another job
+            assert pool.free_bytes() == 0
+            other = try_lock(turn)
+            assert other is not None
+            other.close()
+        assert try_lock(turn) is None
+        assert get_backend("cupy").free_memory() > 0
+        turns.end_turn()
+        other = try_lock(turn)
+        assert other is not None
+        other.close()
     finally:
-        pool.set_limit(size=0)
+        turns.end_turn()
         for handle in others + _held[-1:]:
             handle.close()
         del _held[-1:]

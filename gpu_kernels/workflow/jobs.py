@@ -13,6 +13,7 @@ from ..formats import write_tsv
 from ..hsps import sort_rows
 from ..matches import find_matches, matches_to_hsps
 from ..params import Params
+from ..turns import end_turn, take_turn
 from .genome import Genome, load_bin
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,7 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[s
              query.name, qbin, len(qset.names), qset.lengths.sum(), reference.name,
              rbin if isinstance(rbin, str) else ",".join(rbin),
              len(rset.names), rset.lengths.sum(), params)
+    take_turn()  # on a shared device, the other jobs' kernels done first
     if params.matching.mode == "hsp":
         result = compare(qset, rset, params, backend=backend)
         home = backend
@@ -68,29 +70,37 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[s
         table, stats = exact_matches(qset, rset, params, backend)
         home = NumpyBackend()
         result = Result(table, qset, rset, params, stats, home)
+    names = rbin if isinstance(rbin, str) else ",".join(rbin)
+    stats = {**labels, "qbin": qbin, "rbin": names, **{key: result.stats.get(key, 0) for key in STAT_KEYS + TIME_KEYS}}
+    extra = {"qbin": qbin, "rbin": names, "query_records": [int(i) for i in qindex], "stats": stats}
+
+    def device_done(result) -> None:
+        """The HSP table written while its columns are on the device; the device handed to the next
+        job (turns.py) before the part's host stages."""
+        table = result.table
+        rows = int(table["qstart"].size)
+        if not all_hsps:  # the chained HSPs only: the exhaustive table is the seed's output, asked for
+            chained = result.chain_of >= 0
+            table = {name: column[chained] for name, column in table.items()}
+        log.info("HSP table: %d of %d HSPs (%s), about %.1f MB", int(table["qstart"].size), rows,
+                 "every HSP" if all_hsps else "those in chains", int(table["qstart"].size) * HSP_TABLE_BYTES / 1e6)
+        # bin-local record indices to genome-wide ones: an increasing map, so the row order holds
+        table = dict(table)
+        table["qrec"] = home.to_device(qindex)[table["qrec"]]
+        table["rrec"] = home.to_device(rindex)[table["rrec"]]
+        os.makedirs(os.path.dirname(hsps_path) or ".", exist_ok=True)
+        write_table(hsps_path, table, home, query.names, query.lengths, reference.names, reference.lengths, params,
+                    extra)
+        end_turn()
+
     clock = time.perf_counter()
-    part = homology(qset, rset, params, home, (), qindex, rindex, pieces, result=result, text_parts=True)
+    part = homology(qset, rset, params, home, (), qindex, rindex, pieces, result=result, text_parts=True,
+                    device_done=device_done)
     log.info("homology pipeline after the comparison: %.2f s", time.perf_counter() - clock)
     clock = time.perf_counter()
     write_part(part, part_prefix(hsps_path))
     log.info("part written: %d chains, %d blocks (%.2f s)", part.chains["chain"].size, part.blocks["chain"].size,
              time.perf_counter() - clock)
-    table, stats = result.table, result.stats
-    rows = int(table["qstart"].size)
-    if not all_hsps:  # the chained HSPs only: the exhaustive table is the seed's output, asked for
-        chained = result.chain_of >= 0
-        table = {name: column[chained] for name, column in table.items()}
-    log.info("HSP table: %d of %d HSPs (%s), about %.1f MB", int(table["qstart"].size), rows,
-             "every HSP" if all_hsps else "those in chains", int(table["qstart"].size) * HSP_TABLE_BYTES / 1e6)
-    # bin-local record indices to genome-wide ones: an increasing map, so the row order holds
-    table = dict(table)
-    table["qrec"] = home.to_device(qindex)[table["qrec"]]
-    table["rrec"] = home.to_device(rindex)[table["rrec"]]
-    rbin = rbin if isinstance(rbin, str) else ",".join(rbin)
-    stats = {**labels, "qbin": qbin, "rbin": rbin, **{key: stats.get(key, 0) for key in STAT_KEYS + TIME_KEYS}}
-    extra = {"qbin": qbin, "rbin": rbin, "query_records": [int(i) for i in qindex], "stats": stats}
-    os.makedirs(os.path.dirname(hsps_path) or ".", exist_ok=True)
-    write_table(hsps_path, table, home, query.names, query.lengths, reference.names, reference.lengths, params, extra)
     write_tsv(stats_path, [stats])
     log.info("%d HSPs (%d forward, %d reverse), %d chains, %d candidate alignments in %.2f s", stats["hsps"],
              stats["hsps_forward"], stats["hsps_reverse"], part.chains["chain"].size, part.alignments["chain"].size,

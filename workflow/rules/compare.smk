@@ -19,8 +19,9 @@ rule compare:
         )
     conda:
         "../envs/engine.yaml"
-    # the CPU stages' threads (words, seeds, extension; on a GPU, the alignments' texts); Snakemake lowers it to --cores
-    threads: 8 if BACKEND == "cupy" else 2
+    # the CPU stages' threads (words, seeds, extension; on a GPU, the backbone and the alignments' ends);
+    # jobs sharing a GPU run their host stages beside each other's kernels, on half as many each
+    threads: (8 if config.get("jobs_per_gpu", 1) == 1 else 4) if BACKEND == "cupy" else 2
     resources:
         gpu=1 if BACKEND == "cupy" else 0,
     params:
