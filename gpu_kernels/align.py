@@ -25,7 +25,6 @@ from .chains import _Clock, block_positions
 from .params import Params
 from .schema import ALIGNMENT
 from .seqset import SeqSet, reverse_complement
-from .turns import host_stage
 
 log = logging.getLogger(__name__)
 
@@ -210,9 +209,7 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
     clock.mark(f"fills ({n} gaps)")
     found = pieces(achain, alen, g, gscore, gcounts, abs(dx - dy), params)
     host = [to_host(v) for v in (achain, astrand, ax, ay, alen, g, gat, gcols, ops[:int(gat[-1])])]
-    found = {name: to_host(v) for name, v in found.items()}
-    with host_stage():  # the ends' extensions and the pieces on the host: another job's kernels meanwhile
-        out = finish(found, chains, *host, query, reference, params)
+    out = finish({name: to_host(v) for name, v in found.items()}, chains, *host, query, reference, params)
     clock.mark(f"pieces ({int(out['qstart'].size)})")
     clock.log("alignments on the device")
     return out

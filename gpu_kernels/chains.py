@@ -25,7 +25,6 @@ from .hsps import complete, in_order, order_by
 from .params import Params
 from .schema import CHAIN, HSP
 from .seqset import SeqSet
-from .turns import host_stage
 
 log = logging.getLogger(__name__)
 NULL = np.uint64(0)  # a kernel's pointer argument left out
@@ -174,8 +173,7 @@ def _finished(h: dict, rows, mchain, trim, scores, qlens, rlens, clock=None) -> 
     if clock:
         clock.mark("to the host")
     first = []
-    with host_stage():  # on a shared device, another job's kernels run meanwhile
-        table["backbone"] = backbone(table, members, qlens, rlens, first=first)
+    table["backbone"] = backbone(table, members, qlens, rlens, first=first)
     members["first_round"] = first[0]  # a chain's (not a block's): the backbone's first round (pipeline.py)
     return table, members
 

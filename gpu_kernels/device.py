@@ -106,9 +106,8 @@ def try_lock(path: str):
 def claim_device(wait_s: float = 600.0, poll_s: float = 0.5, jobs_per_gpu: int = 1) -> int:
     """Lock a free CUDA device slot, make its device CuPy's current device, and return its index.
     jobs_per_gpu: processes that may share a device (slots a device; the first slot of every device
-    is taken before a second). Jobs sharing a device take turns on its kernels (turns.py): a job
-    takes its turn once its inputs are read, and steps aside while its host stages run (the
-    backbone, the part's files) so that another's kernels run meanwhile."""
+    is taken before a second). Jobs sharing a device take turns on it (turns.py): a job takes its
+    turn once its inputs are read and hands it on before its part's files are written."""
     cp = cupy()
     count = cp.cuda.runtime.getDeviceCount()
     deadline = time.monotonic() + wait_s

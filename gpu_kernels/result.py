@@ -46,6 +46,12 @@ class Result:
                           for name, column in H.complete(self.table).items()}
         return self._hsps
 
+    def drop_device(self) -> None:
+        """Let go of every array this result holds on the device (the HSP table, each HSP's chain, the
+        codes): a workflow job that is done with its device (turns.end_turn) hands its memory on."""
+        self.table = {name: None for name in self.table}
+        self.chain_of = self.codes = self._hsps = None
+
     def coverage(self) -> float:
         """Fraction of query bases inside at least one HSP (either strand)."""
         return self.stats["query_covered"] / max(1, int(self.query.lengths.sum()))

@@ -1,6 +1,6 @@
 """Turns on a shared device (gpu_kernels/turns.py): a job holds its device's turn from take_turn to
-end_turn, steps aside in host_stage, and waits while another job holds it. The device's own part
-(its kernels finished, its pool's free blocks handed back) is left out here: the GPU tests run it."""
+end_turn, and waits while another job holds it. The device's own part (its kernels finished, its
+pool's free blocks handed back) is left out here: the GPU tests run it."""
 import threading
 import time
 
@@ -12,7 +12,7 @@ from gpu_kernels.device import open_lock, try_lock
 
 @pytest.fixture
 def turn_file(tmp_path, monkeypatch):
-    monkeypatch.setattr(turns, "_settle", lambda: None)
+    monkeypatch.setattr(turns, "_settle", lambda: 0)
     monkeypatch.setattr(turns, "_turn", {"handle": None, "held": False})
     return str(tmp_path / "gpu_kernels-0000_00_00_0.turn.lock")
 
@@ -26,18 +26,15 @@ def free(path) -> bool:
     return True
 
 
-def test_a_job_holds_the_turn_from_take_turn_to_end_turn_and_steps_aside_for_host_stages(turn_file):
+def test_a_job_holds_the_turn_from_take_turn_to_end_turn(turn_file):
     turns.share_device(open_lock(turn_file))
     assert free(turn_file)  # bound, inputs still being read: not yet its turn
     turns.take_turn()
-    assert not free(turn_file)
-    with turns.host_stage():
-        assert free(turn_file)
+    turns.take_turn()  # taken once
     assert not free(turn_file)
     turns.end_turn()
     assert free(turn_file)
-    with turns.host_stage():  # after the device work: nothing to hand on
-        assert free(turn_file)
+    turns.end_turn()
 
 
 def test_a_job_waits_for_the_turn_another_job_holds(turn_file):
@@ -55,7 +52,5 @@ def test_a_job_waits_for_the_turn_another_job_holds(turn_file):
 
 def test_a_job_alone_on_its_device_takes_no_turn(turn_file):
     turns.take_turn()
-    with turns.host_stage():
-        pass
-    turns.end_turn()
     assert free(turn_file)
+    turns.end_turn()

@@ -91,6 +91,8 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[s
         os.makedirs(os.path.dirname(hsps_path) or ".", exist_ok=True)
         write_table(hsps_path, table, home, query.names, query.lengths, reference.names, reference.lengths, params,
                     extra)
+        del table
+        result.drop_device()
         end_turn()
 
     clock = time.perf_counter()

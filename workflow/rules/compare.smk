@@ -20,8 +20,8 @@ rule compare:
     conda:
         "../envs/engine.yaml"
     # the CPU stages' threads (words, seeds, extension; on a GPU, the backbone and the alignments' ends);
-    # jobs sharing a GPU run their host stages beside each other's kernels, on half as many each
-    threads: (8 if config.get("jobs_per_gpu", 1) == 1 else 4) if BACKEND == "cupy" else 2
+    # jobs sharing a GPU (jobs_per_gpu) take a few less each, so that the texts' jobs keep up beside them
+    threads: (8 if config.get("jobs_per_gpu", 1) == 1 else 6) if BACKEND == "cupy" else 2
     resources:
         gpu=1 if BACKEND == "cupy" else 0,
     params:
