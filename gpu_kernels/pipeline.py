@@ -18,6 +18,7 @@ from __future__ import annotations
 import gc
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -148,6 +149,30 @@ def _ranks(chains: dict) -> tuple:
                  "count": np.diff(np.append(starts, order.size)).astype(np.int64)}
 
 
+def _row_groups(rows) -> np.ndarray:
+    """Each row's number among the distinct rows of an int64 matrix in lexicographic order
+    (np.unique(rows, axis=0)'s inverse): one int64 key a row where the columns' spans fit in 62 bits
+    (a sort of single keys, not of rows compared byte by byte), else a lexsort."""
+    if not rows.shape[0]:
+        return np.zeros(0, dtype=np.int64)
+    low, high = rows.min(axis=0), rows.max(axis=0)
+    spans = [int(h) - int(lo) + 1 for lo, h in zip(low, high)]
+    if np.prod([float(s) for s in spans]) < 2.0 ** 62:
+        key = np.zeros(rows.shape[0], dtype=np.int64)
+        for column, (lo, span) in enumerate(zip(low, spans)):
+            key *= span
+            key += rows[:, column] - lo
+        _, group = np.unique(key, return_inverse=True)
+        return group.reshape(-1).astype(np.int64, copy=False)
+    order = np.lexsort(rows.T[::-1])
+    ordered = rows[order]
+    new = np.ones(order.size, dtype=bool)
+    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    group = np.empty(order.size, dtype=np.int64)
+    group[order] = np.cumsum(new) - 1
+    return group
+
+
 def chain_numbers(parts: list, chains: dict) -> np.ndarray:
     """The pair's number of each of the parts' chains kept (concatenated, with `tie`): the chains of
     every part (part.ranks' counts) before its (score, query record, reference record), then its tie."""
@@ -155,8 +180,7 @@ def chain_numbers(parts: list, chains: dict) -> np.ndarray:
     rows = np.concatenate((np.column_stack((-counted["score"], counted["qrec"], counted["rrec"])),
                            np.column_stack((-chains["score"].astype(np.int64), chains["qrec"].astype(np.int64),
                                             chains["rrec"].astype(np.int64)))))
-    _, group = np.unique(rows, axis=0, return_inverse=True)
-    group = group.reshape(-1)
+    group = _row_groups(rows)
     n = counted["count"].size
     total = np.bincount(group[:n], weights=counted["count"], minlength=int(group.max(initial=-1)) + 1)
     before = np.concatenate(([0], np.cumsum(total)[:-1])).astype(np.int64)
@@ -285,7 +309,10 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
         placed = {name: column[moved] for name, column in placed.items()}
     else:
         al = {name: column[keep] for name, column in al.items()}
-    made = {kind: take_strings(sources[kind], rows) for kind in texts}
+    marks.append(("alignments kept", time.perf_counter()))
+    with ThreadPoolExecutor(max(1, len(texts))) as pool:  # Arrow's take copies a kind's texts without the GIL
+        made = dict(zip(texts, pool.map(lambda kind: take_strings(sources[kind], rows), texts)))
+    marks.append(("texts", time.perf_counter()))
     al["backbone"] = one_to_one(al, qlens, rlens)
     written = chains["chain"] if all_chains else np.flatnonzero(chains["backbone"] == 1)
     row_of = np.full(order.size, -1, dtype=np.int64)

@@ -73,12 +73,18 @@ class SeqSet:
 
 
 def make_seqset(names: list[str], arrays: list[np.ndarray]) -> SeqSet:
-    """Lay records end to end with borders."""
+    """Lay records end to end with borders (records of a genome's codes file, memory-mapped, copied
+    on the compiled stages' threads)."""
+    from . import native
+
     lengths = np.array([a.size for a in arrays], dtype=np.int64)
     starts = GAP + np.concatenate(([0], np.cumsum(lengths + GAP)[:-1])).astype(np.int64)
     codes = np.full(int(GAP + lengths.sum() + GAP * len(arrays)), BORDER, dtype=np.uint8)
     for start, array in zip(starts, arrays):
-        codes[start:start + array.size] = array
+        if array.size >= (1 << 22) and array.dtype == np.uint8 and array.flags.c_contiguous:
+            native.module("_cpu").copy_bytes(codes[start:start + array.size], array, native.threads())
+        else:
+            codes[start:start + array.size] = array
     return SeqSet(list(names), lengths, starts, codes)
 
 

@@ -128,3 +128,19 @@ def test_jobs_sharing_a_gpu_take_its_slots_and_turns_on_its_kernels(tmp_path, mo
         for handle in others + _held[-1:]:
             handle.close()
         del _held[-1:]
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_row_groups_number_rows_as_unique_does(wide):
+    """pipeline._row_groups (the pair's chain numbers: which (score, query record, reference record)
+    each chain has) is np.unique's inverse over rows, by one key a row or, past 62 bits, a lexsort."""
+    from gpu_kernels.pipeline import _row_groups
+
+    rng = np.random.default_rng(7)
+    n = 5000
+    rows = np.column_stack((-rng.integers(0, 50, n), rng.integers(0, 4, n), rng.integers(0, 3, n))).astype(np.int64)
+    if wide:
+        rows[:, 0] = rng.choice(np.array([-(1 << 62), 0, 1 << 62], dtype=np.int64), n)
+    _, inverse = np.unique(rows, axis=0, return_inverse=True)
+    assert np.array_equal(_row_groups(rows), inverse.reshape(-1))
+    assert _row_groups(rows[:0]).size == 0

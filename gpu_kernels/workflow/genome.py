@@ -140,7 +140,7 @@ def load_bin(codes_path: str, rows: list[dict], bin_: str | list[str]) -> tuple[
     codes = np.load(codes_path, mmap_mode="r")
     bins = {bin_} if isinstance(bin_, str) else set(bin_)
     members = [i for i, row in enumerate(rows) if row["bin"] in bins or WHOLE in bins]
-    arrays = [np.asarray(codes[rows[i]["start"]:rows[i]["start"] + rows[i]["length"]]) for i in members]
+    arrays = [codes[rows[i]["start"]:rows[i]["start"] + rows[i]["length"]] for i in members]  # copied once, there
     return make_seqset([rows[i]["name"] for i in members], arrays), np.array(members, dtype=np.int64)
 
 
@@ -148,8 +148,7 @@ def load_records(genome: "Genome", indices) -> SeqSet:
     """Some records of a genome (their indices, in that order) as a SeqSet, read from its codes."""
     codes = np.load(genome.codes, mmap_mode="r")
     rows = [genome.rows[int(i)] for i in indices]
-    return make_seqset([r["name"] for r in rows], [np.asarray(codes[r["start"]:r["start"] + r["length"]])
-                                                   for r in rows])
+    return make_seqset([r["name"] for r in rows], [codes[r["start"]:r["start"] + r["length"]] for r in rows])
 
 
 class Genome:
