@@ -1,0 +1,341 @@
+"""Command line: `python -m gpu_kernels compare Q.fa R.fa -o out.paf [options]`."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import os
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from .backend import get_backend
+from .device import early_context
+from .engine import compare, compare_loaded, load
+from .errors import InputError, os_error_line
+from .fasta import load_pair
+from .formats import clear_output, mummer_parts, paf_from_table, text_from_table, write_paf, write_parts
+from . import native
+from .formats.files import is_special
+from .matches import find_matches, matches_to_hsps
+from .params import Params
+from .options import parser
+from .pipeline import fits_whole
+
+log = logging.getLogger("gpu_kernels")
+
+
+def refuse_inputs_as_outputs(outputs, inputs) -> None:
+    """An output that names one of the command's inputs (`compare Q R -o Q`) is refused before
+    anything is read: writing it would replace the input."""
+    for output in outputs:
+        if not output or output == "-" or not os.path.exists(output):
+            continue
+        for given in inputs:
+            try:
+                same = os.path.samefile(output, given)
+            except OSError:  # an input that is not there: the command stops on it
+                same = False
+            if same:
+                raise InputError("is an input of this command: name another output", output)
+
+
+def run_filter(args: argparse.Namespace) -> int:
+    """The filter command."""
+    from .workflow.filter import filter_table
+
+    if not os.path.isfile(args.table):
+        raise InputError("no such file", args.table)
+    # real paths: a symlinked folder (or table) must not lead the outputs over the table
+    if os.path.realpath(args.outdir) == os.path.dirname(os.path.realpath(args.table)):
+        raise InputError("the output directory holds the table being filtered: name another", args.outdir)
+    if not 0 <= args.min_identity <= 100 or args.min_len < 0:
+        raise InputError(f"--min-identity {args.min_identity:g}, --min-len {args.min_len}: identity is a percent "
+                         "(0-100), the length at least 0")
+    leave_out = ({"paf", "gecko_csv", "chains_paf", "chain_file", "chains_table"} if args.no_text else set()) | (set() if args.delta else {"delta"}) | \
+        ({"grid_dotplot", "html_dotplot", "coverage_heatmap", "pair_dotplots"} if args.no_plots else set())
+    start = time.perf_counter()
+    rows = filter_table(args.table, args.outdir, args.min_len, args.min_identity, leave_out, args.max_pair_dotplots,
+                        args.dotplot_order, sequences=(args.query, args.reference))
+    print(f"{rows} HSPs kept in {args.outdir} ({time.perf_counter() - start:.2f} s)", file=sys.stderr)
+    return 0
+
+
+def run_plot(args: argparse.Namespace) -> int:
+    """The plot command."""
+    from .workflow.pictures import table_dotplot
+
+    for table in args.tables:
+        if not os.path.isfile(table):
+            raise InputError("no such file", table)
+    suffix = args.output.rsplit(".", 1)[-1].lower() if "." in os.path.basename(args.output) else ""
+    if suffix not in ("png", "svg", "pdf"):
+        raise InputError("name a .png, .svg or .pdf picture", args.output)
+    refuse_inputs_as_outputs([args.output], args.tables)
+    start = time.perf_counter()
+    drawn = table_dotplot(args.tables, args.output, args.query_record, args.reference_record, args.order, args.frame)
+    print(f"{drawn:,} HSPs drawn into {args.output} in {time.perf_counter() - start:.2f} s", file=sys.stderr)
+    return 0
+
+
+def run_paf(args: argparse.Namespace) -> int:
+    """The paf command."""
+    if not os.path.isfile(args.table):
+        raise InputError("no such file", args.table)
+    refuse_inputs_as_outputs([args.output], [args.table])
+    check_stdout(args.output)
+    start = time.perf_counter()
+    rows = paf_from_table(args.table, args.output, args.threads)
+    print(f"{rows} PAF lines in {time.perf_counter() - start:.2f} s", file=sys.stderr)
+    return 0
+
+
+def params_of(args: argparse.Namespace) -> Params:
+    """The engine parameters of compare's or align's options (engine_options made them from Params)."""
+    from .params import GROUP_OF
+
+    return Params(**{name: getattr(args, name) for name in GROUP_OF if hasattr(args, name)})
+
+
+def run_align(args: argparse.Namespace) -> int:
+    """The align command: the pair compared whole where it fits (engine.compare), else part by part
+    through the homology pipeline (pipeline.py) and assembled; the same outputs either way."""
+    params = params_of(args)
+    start = time.perf_counter()
+    chain_paths = {"chains_paf": args.chains, "chain_file": args.chain_file, "chains_table": args.chains_table}
+    named = [args.table, args.delta, args.sam, args.snps, args.hsps, *chain_paths.values()]
+    refuse_inputs_as_outputs([args.output, *named], [args.query, args.reference])
+    output = args.output or (None if any(named) else "-")
+    if output is not None:
+        check_stdout(output)
+    clearing = [clear_output(path, (args.query, args.reference)) for path in (output, *named)]
+    loaded = load(args.query, args.reference, params, backend=args.backend)
+    paths = {"paf": output, "delta": args.delta, "sam": args.sam, "snps": args.snps, "table": args.table}
+    if not fits_whole(loaded.query, loaded.reference, params):
+        if args.hsps:
+            raise InputError("--hsps: the pair is compared in parts (larger than --part-bases); write the HSP "
+                             "tables with the workflow, or raise --part-bases")
+        for thread in filter(None, clearing):
+            thread.join()
+        return align_in_parts(loaded, params, {**paths, **chain_paths}, start)
+    result = compare_loaded(loaded, params)
+    for thread in filter(None, clearing):
+        thread.join()
+    chains = result.chain()
+    if any(chain_paths.values()):
+        result.write_chains(chain_paths)
+    if args.hsps:
+        result.write_parquet(args.hsps, last=True)
+    al = result.write_alignments(paths)
+    aligned = int((al["qend"] - al["qstart"]).sum())
+    print(f"{al['qstart'].size} alignments ({int(al['backbone'].sum())} in the backbone) of {chains['chain'].size} "
+          f"chains of {result.stats['hsps']} HSPs, {aligned} query bases aligned, backend {result.stats['backend']}, "
+          f"{time.perf_counter() - start:.2f} s", file=sys.stderr)
+    return 0
+
+
+def align_in_parts(loaded, params: Params, paths: dict, start: float) -> int:
+    """align's pair in parts (pipeline.align_parts), written where paths say."""
+    from .pipeline import align_parts, texts_of, write_pair
+
+    q, r = loaded.query, loaded.reference
+    loaded.wait()
+    wants_chains = any(paths.get(kind) for kind in ("chains_paf", "chain_file", "chains_table"))
+    pair = align_parts(q, r, params, loaded.backend, texts_of(kind for kind, path in paths.items() if path),
+                       wants_chains)
+    meta = {"query": {"names": list(q.names), "lengths": q.lengths.tolist()},
+            "reference": {"names": list(r.names), "lengths": r.lengths.tolist()},
+            "params": params.as_dict(), "stats": {}, **loaded.sources}
+    write_pair(pair, (q.names, q.lengths, r.names, r.lengths), paths, meta, params)
+    al = pair.alignments
+    aligned = int((al["qend"] - al["qstart"]).sum())
+    print(f"{al['qstart'].size} alignments ({int(al['backbone'].sum())} in the backbone) of {pair.chains['chain'].size} "
+          f"chains, {aligned} query bases aligned, in parts, backend {loaded.backend.name}, "
+          f"{time.perf_counter() - start:.2f} s", file=sys.stderr)
+    return 0
+
+
+def chained_outputs(result, chaining, paths: dict) -> None:
+    """The chains' own outputs, once chaining is done (on the host, beside the HSP table's write)."""
+    chains = chaining.result()
+    log.info("%d chains, %d in the backbone", chains["chain"].size, int(chains["backbone"].sum()))
+    result.write_chains(paths)
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    """The compare command."""
+    params = params_of(args)
+    start = time.perf_counter()
+    if args.hsps:
+        # pyarrow (0.1 s to import) loaded while the genomes are compared, not after (PAF alone needs none)
+        threading.Thread(target=importlib.import_module, args=("pyarrow.parquet",), daemon=True).start()
+    # an earlier run's outputs removed while this one computes (the write would pay it after)
+    chain_paths = {"chains_paf": args.chains, "chain_file": args.chain_file, "chains_table": args.chains_table}
+    refuse_inputs_as_outputs([args.hsps, args.output, args.delta, *chain_paths.values()], [args.query, args.reference])
+    output = args.output or (None if args.hsps or args.delta or any(chain_paths.values()) else "-")  # as minimap2: PAF to standard output by default
+    if output is not None:
+        check_stdout(output)
+    clearing = [clear_output(path, (args.query, args.reference))
+                for path in (args.hsps, args.output, args.delta, *chain_paths.values())]
+    result = compare(args.query, args.reference, params, backend=args.backend)
+    for thread in filter(None, clearing):
+        thread.join()
+    q, r = result.query, result.reference
+    with ThreadPoolExecutor(1) as side:
+        writing = []
+
+        def chained(chaining) -> None:  # the chains' outputs on the host, beside the HSP table's write
+            writing.append(side.submit(chained_outputs, result, chaining, chain_paths))
+
+        chained = chained if any(chain_paths.values()) else None
+        if args.hsps:
+            result.write_parquet(args.hsps, last=True, chained=chained)  # the HSPs chained as it is written
+            log.info("%s: HSP table written", args.hsps)
+        elif chained is not None:
+            chained(result.chain_soon())
+        for future in writing:
+            future.result()
+    for kind, path in (("paf", output), ("delta", args.delta)):
+        if not path:
+            continue
+        if args.hsps and path != "-" and not is_special(args.hsps):  # from the table just written: no second trip through the device
+            text_from_table(kind, args.hsps, path)
+        else:
+            result.write_text(kind, path)
+    s = result.stats
+    print(f"{s['hsps']} HSPs ({s.get('hsps_forward', 0)} forward, {s.get('hsps_reverse', 0)} reverse), "
+          f"query coverage {100 * result.coverage():.2f} %, {len(q.names)} x {len(r.names)} records, "
+          f"{s.get('seeds', 0)} seeds, {s.get('kept_seeds', 0)} kept, backend {s['backend']}, "
+          f"{time.perf_counter() - start:.2f} s", file=sys.stderr)
+    return 0
+
+
+def run_matches(args: argparse.Namespace) -> int:
+    """The mems and mums commands."""
+    if args.min_match < 1:
+        raise InputError(f"-l {args.min_match}: the shortest match must be at least 1")
+    if args.reference_tile < 0:
+        raise InputError(f"--reference-tile {args.reference_tile}: must be at least 1 (0: what fits)")
+    refuse_inputs_as_outputs([args.output, args.paf], [args.query, args.reference])
+    check_stdout(args.output)
+    # a read or probe set (all-N records skipped) encoded where the backend computes (a FASTQ one on the
+    # host); find_matches moves the reference's codes there. The backend is made (CuPy imported, 0.2 s)
+    # on a thread while the files are read.
+    start = time.perf_counter()
+    with ThreadPoolExecutor(1, thread_name_prefix="backend") as pool:
+        chosen = pool.submit(get_backend, args.backend)
+        try:
+            query, reference = load_pair(args.query, args.reference, reads=True, backend=chosen)
+        finally:
+            backend = chosen.result()  # its error (no device) first, as before the files were read
+    log.info("query and reference read in %.2f s", time.perf_counter() - start)
+    start = time.perf_counter()
+    matches = find_matches(query, reference, args.min_match, args.command == "mums", backend,
+                           tile_bases=args.reference_tile)
+    found = time.perf_counter()
+    write_parts(args.output or None, mummer_parts(matches, query.names, query.lengths, reference.names,
+                                                  qtable=query.name_table, ordered=True))
+    log.info("%d %s found in %.2f s, written in %.2f s", matches["length"].size, args.command, found - start,
+             time.perf_counter() - found)
+    if args.paf:
+        write_paf(args.paf, matches_to_hsps(matches, query), query.names, query.lengths, reference.names,
+                  reference.lengths)
+    log.info("%d %s in %.2f s", matches["length"].size, args.command, time.perf_counter() - start)
+    return 0
+
+
+def closed_streams() -> bool:
+    """Whether standard output was closed (`>&-`). A closed standard error (`2>&-`) is made a sink, as
+    a run that has nothing to say then succeeds; a closed standard output is given a sink too, and a
+    command whose rows would go there stops before it computes them (closed_output)."""
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")
+    closed = sys.stdout is None
+    if closed:
+        sys.stdout = open(os.devnull, "w")
+    return closed
+
+
+STDOUT_CLOSED = False
+
+
+def check_stdout(path) -> None:
+    """Rows bound for a closed standard output are refused before anything is computed."""
+    if STDOUT_CLOSED and path in (None, "", "-"):
+        raise InputError("standard output is closed: name an output file with -o")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: one line and exit status 2 on bad input."""
+    global STDOUT_CLOSED
+    STDOUT_CLOSED = closed_streams()
+    args = parser().parse_args(argv)
+    logging.basicConfig(level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(getattr(args, "verbose", 0), 2)], stream=sys.stderr,
+                        format="%(asctime)s %(name)s %(message)s")
+    if getattr(args, "threads", 0) < 0:
+        print(f"error: -t {args.threads}: threads must be at least 1 (0: the cores)", file=sys.stderr)
+        return 2
+    if getattr(args, "threads", 0):  # every compiled stage and writer reads it (native.threads)
+        os.environ["GPU_GENOME_COMPARE_THREADS"] = str(args.threads)
+    if getattr(args, "backend", None) in ("cupy", "auto"):  # compare, mems, mums
+        early_context()
+    try:
+        if args.command == "paf":
+            return run_paf(args)
+        if args.command == "plot":
+            return run_plot(args)
+        if args.command == "filter":
+            return run_filter(args)
+        if args.command == "align":
+            return run_align(args)
+        return run_compare(args) if args.command == "compare" else run_matches(args)
+    except InputError as error:
+        print(f"error: {error.line()}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # Ctrl-C: one line, the shell's status for SIGINT; no output left finished
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except MemoryError:
+        advice = {"compare": "; lower --tile-bytes", "align": "; lower --part-bases or --tile-bytes"}.get(
+            args.command, "; give the query in smaller files")
+        print(f"error: out of memory{advice}", file=sys.stderr)
+        return 3
+    except BrokenPipeError:  # `... | head`: the reader has all it wants; nothing more goes to the pipe
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except OSError as error:  # an output path that is a directory, unwritable, or a full disk
+        print(f"error: {os_error_line(error)}", file=sys.stderr)
+        return 2
+
+
+def interrupted() -> None:
+    """Ctrl-C while a compiled stage runs (native.cpu().on_interrupt): the outputs being written
+    removed, one line, the shell's status for SIGINT, at once; the stage's threads end with the
+    process instead of running to their end first."""
+    from .formats.files import remove_pending
+
+    remove_pending()
+    print("error: interrupted", file=sys.stderr, flush=True)
+    os._exit(130)
+
+
+def cli() -> None:
+    """The installed command and `python -m gpu_kernels`: main, then an exit without the interpreter's
+    teardown. Every output is closed and in place by then; a GPU run still holds tens of GB in CuPy's
+    memory pool and pinned host buffers, which the teardown would free one by one for the operating
+    system to take back at once anyway (1.3 to 2.2 s more, alternating runs on the 150 Mbp pair:
+    bench/hsp_path.py --teardown)."""
+    native.cpu().on_interrupt(interrupted)
+    status = main()
+    log.info("exiting with status %d", status)  # -v: the time from here to the process's end is the exit's
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (BrokenPipeError, ValueError):  # a reader gone, or a stream closed: nothing left to say
+            pass
+    os._exit(status)
+
+
+if __name__ == "__main__":
+    cli()

@@ -1,0 +1,405 @@
+"""Gapped alignments of chains (README: "What an alignment is"; tests/oracle_align.py is the
+definition written plainly).
+
+A chain's HSPs hold its anchors: the runs of at least min_anchor identical columns inside its
+blocks (the HSPs, overlaps trimmed). Between two consecutive anchors of a chain lies a gap, aligned
+globally with affine gaps in a band around the two anchors' diagonals; a gap whose fill scores
+under -zdrop splits the chain there, and each piece is an alignment: anchors and fills, in chain
+order. An ungapped HSP that runs on across an insertion and a deletion close together holds no
+anchor between them, so the fill puts both indels back. The compiled code (align.c) finds the
+anchors and fills the gaps on all cores; the CuPy twin does both on the device (align.cu); the
+pieces are cut the same way on either (NumPy or CuPy), and the text (CIGAR, cs) is printed on the
+host from the gaps' columns.
+"""
+from __future__ import annotations
+
+import logging
+import time
+
+import numpy as np
+
+from . import native
+from .arrays import BLOCK, array_module, blocks as grid, cupy, kernel, to_host
+from .backbone import backbone
+from .chains import _Clock, block_positions
+from .params import Params
+from .schema import ALIGNMENT
+from .seqset import SeqSet, reverse_complement
+
+log = logging.getLogger(__name__)
+
+# the alignments of one batch: ALIGNMENT's columns but the CIGAR, and what their text is made of
+TEXT_PARTS = ("ax", "ay", "alen", "gat", "gcols", "ops", "first", "last", "strand", "ext", "eops")
+
+
+def _exclusive_sum(counts):
+    xp = array_module(counts)
+    at = xp.zeros(counts.size + 1, dtype=xp.int64)
+    xp.cumsum(counts, out=at[1:])
+    return at
+
+
+def chosen_blocks(chains: dict, blocks: dict, params: Params) -> dict:
+    """The blocks of the chains to align (host columns): the backbone's, or with `secondary` every
+    chain's."""
+    if params.aligning.secondary:
+        return blocks
+    keep = np.asarray(chains["backbone"])[np.asarray(blocks["chain"])] == 1
+    return {name: np.asarray(column)[keep] for name, column in blocks.items()}
+
+
+def gaps_between(achain, ax, ay, alen) -> tuple:
+    """(g, gq, gr, dx, dy): the gaps between consecutive anchors of a chain (gap g lies after anchor
+    g), where each starts on the query and on the reference strand, and its lengths."""
+    xp = array_module(ax)
+    g = xp.flatnonzero(achain[1:] == achain[:-1])
+    gq, gr = ax[g] + alen[g], ay[g] + alen[g]
+    return g, gq, gr, ax[g + 1] - gq, ay[g + 1] - gr
+
+
+def pieces(achain, alen, g, gscore, gcounts, shift, params: Params) -> dict:
+    """The alignments (the chains cut at every gap scoring under -zdrop) as `first` and `last` anchors,
+    `score` and the columns by kind (`matches`, `mismatches`, `insertions`, `deletions`), before their
+    ends are extended and those under min_align_score dropped (finish). On the anchors' device."""
+    xp = array_module(alen)
+    a = params.aligning
+    n = int(alen.size)
+    bad = xp.zeros(n, dtype=bool)
+    bad[g] = gscore < -a.zdrop - a.gap_extend * shift
+    good = xp.zeros(n, dtype=bool)
+    good[g] = ~bad[g]
+    starts = xp.ones(n, dtype=bool)
+    starts[1:] = ~good[:-1]  # a new chain, or the gap before it split
+    piece = xp.cumsum(starts, dtype=xp.int64) - 1
+    count = int(piece[-1]) + 1 if n else 0
+    first = xp.flatnonzero(starts)
+    last = xp.concatenate((first[1:] - 1, xp.asarray([n - 1], dtype=xp.int64)))[:count]
+    per_anchor = xp.zeros((n, 4), dtype=xp.int64)  # the gap after each anchor, where it is kept
+    kept = g[good[g]]
+    per_anchor[kept] = gcounts[good[g]]
+    score = alen * a.align_match
+    score[kept] += gscore[good[g]]
+
+    def total(values):
+        sums = xp.cumsum(values)
+        return sums[last] - sums[first] + values[first]
+
+    # a piece's last anchor's gap is not its own: it was bad, or the chain ended there
+    columns = {"score": total(score), "matches": total(alen + per_anchor[:, 0])}
+    for k, name in enumerate(("mismatches", "insertions", "deletions"), start=1):
+        columns[name] = total(per_anchor[:, k])
+    return {"first": first, "last": last, **columns}
+
+
+def align_chains(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, params: Params,
+                 threads: int = 0, codes: tuple | None = None) -> dict:
+    """The alignments of chains (the chains table and chain_blocks' blocks, on the host): ALIGNMENT's
+    columns but `alignment` and `cigar` (text_of makes those), and TEXT_PARTS. codes: both sides'
+    codes where a backend holds them already (the host's are the SeqSets')."""
+    a = params.aligning
+    cpu = native.module("_cpu")
+    threads = threads or native.threads()
+    clock = _Clock()
+    blocks = chosen_blocks(chains, blocks, params)
+    q, rf, rr = query.codes, reference.codes, reference.reverse_codes
+    qpos, rpos, length, strand = block_positions(chains, blocks, query, reference)
+    count = np.empty(qpos.size, dtype=np.int64)
+    none = np.empty(0, dtype=np.int64)
+    cpu.align_anchors(q, rf, rr, qpos, rpos, length, strand, a.min_anchor, count, False, none, none, none, threads)
+    at = _exclusive_sum(count)
+    ax, ay, alen = (np.empty(int(at[-1]), dtype=np.int64) for _ in range(3))
+    cpu.align_anchors(q, rf, rr, qpos, rpos, length, strand, a.min_anchor, at[:-1].copy(), True, ax, ay, alen,
+                      threads)
+    achain = np.repeat(blocks["chain"], count)
+    astrand = np.repeat(strand, count)
+    g, gq, gr, dx, dy = gaps_between(achain, ax, ay, alen)
+    clock.mark(f"anchors ({ax.size})")
+    gat = _exclusive_sum(dx + dy)
+    ops = np.zeros(int(gat[-1]), dtype=np.uint8)  # a gap's unused bytes stay 0 (the device's too)
+    gscore, gcols = np.empty(g.size, dtype=np.int64), np.empty(g.size, dtype=np.int64)
+    gcounts = np.empty((g.size, 4), dtype=np.int64)
+    cpu.align_fill(q, rf, rr, gq, gr, dx, dy, gat[:-1].copy(), astrand[g].copy(), a.align_match, a.align_mismatch,
+                   a.gap_open, a.gap_extend, a.band, gscore, gcols, gcounts, ops, threads)
+    clock.mark(f"fills ({g.size} gaps)")
+    found = pieces(achain, alen, g, gscore, gcounts, abs(dx - dy), params)
+    out = finish(found, chains, achain, astrand, ax, ay, alen, g, gat, gcols, ops, query, reference, params, threads)
+    clock.mark(f"pieces ({int(out['qstart'].size)})")
+    clock.log("alignments")
+    return out
+
+
+# direction bytes of the gaps one align_fill launch holds (a gap larger than this alone is one launch)
+FILL_BYTES = 1 << 30
+
+
+def band_widths(dx, dy, band: int):
+    """The width of each gap's band (align.c's band_of: diagonals no cell lies on left out)."""
+    xp = array_module(dx)
+    lo = xp.maximum(xp.minimum(dy - dx, 0) - band, -dx)
+    hi = xp.minimum(xp.maximum(dy - dx, 0) + band, dy)
+    return hi - lo + 1
+
+
+def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, params: Params,
+                      threads: int = 0, codes: tuple | None = None) -> dict:
+    """align_chains on the device (align.cu): the same alignments. The anchors, the gaps' fills and
+    the pieces are made on the device, in launches of at most FILL_BYTES of direction bytes; the
+    alignments' columns come back to the host for the text. codes: both sides' codes on the device
+    (compare's), else copied there."""
+    cp = cupy()
+    a = params.aligning
+    clock = _Clock(cp)
+    blocks = chosen_blocks(chains, blocks, params)
+    q, rf = (cp.asarray(c) for c in (codes or (query.codes, reference.codes)))
+    rr = reverse_complement(rf)
+    if "reverse_codes" not in reference.__dict__:
+        # the ends' extensions and the texts read the reverse strand on the host: copied from here, not
+        # made again there (NumPy's reverse complement takes seconds a Gbp, the copy a tenth of that)
+        reference.__dict__["reverse_codes"] = to_host(rr)
+    on_device = {name: cp.asarray(blocks[name]) for name in ("chain", "x0", "xe", "y0", "ye")}
+    qpos, rpos, length, strand = block_positions(chains, on_device, query, reference)
+    nb = int(qpos.size)
+    count = cp.zeros(nb, dtype=cp.int64)
+    none = cp.zeros(1, dtype=cp.int64)
+    anchors = kernel("align.cu", "align_anchors")
+    if nb:
+        anchors((grid(nb),), (BLOCK,), (q, rf, rr, qpos, rpos, length, strand, cp.int64(nb), cp.int64(a.min_anchor),
+                                        count, cp.int32(0), none, none, none))
+    at = _exclusive_sum(count)
+    total = int(at[-1])
+    ax, ay, alen = (cp.zeros(max(total, 1), dtype=cp.int64)[:total] for _ in range(3))
+    if total:
+        anchors((grid(nb),), (BLOCK,), (q, rf, rr, qpos, rpos, length, strand, cp.int64(nb), cp.int64(a.min_anchor),
+                                        at[:-1].copy(), cp.int32(1), ax, ay, alen))
+    owner = cp.searchsorted(at[1:], cp.arange(total, dtype=cp.int64), side="right")  # each anchor's block
+    achain, astrand = on_device["chain"][owner], strand[owner]
+    g, gq, gr, dx, dy = gaps_between(achain, ax, ay, alen)
+    n = int(g.size)
+    clock.mark(f"anchors ({total})")
+    gat = _exclusive_sum(dx + dy)
+    ops = cp.zeros(max(int(gat[-1]), 1), dtype=cp.uint8)
+    gscore, gcols = cp.zeros(n, dtype=cp.int64), cp.zeros(n, dtype=cp.int64)
+    gcounts = cp.zeros((n, 4), dtype=cp.int64)
+    if n:
+        # largest first, so that a warp's threads fill gaps of like sizes and the largest start early
+        order = cp.argsort(-(dx + 1) * band_widths(dx, dy, a.band))
+        sq, sr, sdx, sdy, sat = gq[order], gr[order], dx[order], dy[order], gat[:-1][order]
+        sstrand = astrand[g][order]
+        width = band_widths(sdx, sdy, a.band)
+        cells = (sdx + 1) * width
+        ends = cp.cumsum(cells).get()
+        score, cols, counts = cp.zeros(n, dtype=cp.int64), cp.zeros(n, dtype=cp.int64), cp.zeros((n, 4), dtype=cp.int64)
+        fill = kernel("align.cu", "align_fill")
+        lo = 0
+        while lo < n:  # launches of at most FILL_BYTES of direction bytes (at least one gap each)
+            base = int(ends[lo - 1]) if lo else 0
+            hi = max(lo + 1, int(np.searchsorted(ends, base + FILL_BYTES, side="right")))
+            part = slice(lo, hi)
+            dir_at = _exclusive_sum(cells[part])
+            row_at = _exclusive_sum(2 * width[part])
+            scratch = cp.empty(int(dir_at[-1]), dtype=cp.uint8)
+            rows = cp.empty(int(row_at[-1]), dtype=cp.int32)
+            fill((grid(hi - lo),), (BLOCK,), (
+                q, rf, rr, sq[part], sr[part], sdx[part], sdy[part], sat[part], dir_at, row_at, sstrand[part],
+                cp.int64(hi - lo), cp.int32(a.align_match), cp.int32(a.align_mismatch), cp.int32(a.gap_open),
+                cp.int32(a.gap_extend), cp.int64(a.band), score[part], cols[part], counts[part], ops, scratch, rows))
+            del scratch, rows
+            lo = hi
+        gscore[order], gcols[order], gcounts[order] = score, cols, counts
+    clock.mark(f"fills ({n} gaps)")
+    found = pieces(achain, alen, g, gscore, gcounts, abs(dx - dy), params)
+    host = [to_host(v) for v in (achain, astrand, ax, ay, alen, g, gat, gcols, ops[:int(gat[-1])])]
+    out = finish({name: to_host(v) for name, v in found.items()}, chains, *host, query, reference, params)
+    clock.mark(f"pieces ({int(out['qstart'].size)})")
+    clock.log("alignments on the device")
+    return out
+
+
+# per alignment, what its ends' extensions add: bases on the query and the reference at its start
+# and at its end, and where each extension's columns lie in the extensions' ops (outwards from the end)
+EXTENSION = ("dq_start", "dr_start", "dq_end", "dr_end", "at_start", "cols_start", "at_end", "cols_end")
+
+
+def extend_ends(found: dict, achain, ax, ay, alen, qoff, qlen, roff, rlen, strand, query: SeqSet,
+                reference: SeqSet, params: Params, threads: int = 0) -> tuple:
+    """The X-drop extensions of each chain's first alignment at its start and of its last at its end
+    (align.c's align_extend, on the host for both backends: two ends a chain), up to max_gap bases
+    and the records' ends: (the extension columns (n, 8) as EXTENSION names them, their ops; the
+    score and columns by kind they add)."""
+    a = params.aligning
+    first, last = found["first"], found["last"]
+    n = int(first.size)
+    ext = np.zeros((n, len(EXTENSION)), dtype=np.int64)
+    added = np.zeros((n, 5), dtype=np.int64)  # score, then =, X, I, D columns
+    if n == 0 or not a.end_xdrop:
+        return ext, np.zeros(0, dtype=np.uint8), added
+    opens = np.ones(n, dtype=bool)  # the piece starts its chain
+    opens[1:] = achain[first[1:]] != achain[first[1:] - 1]
+    closes = np.ones(n, dtype=bool)  # the piece ends its chain
+    closes[:-1] = achain[last[:-1]] != achain[last[:-1] + 1]
+    left, right = np.flatnonzero(opens), np.flatnonzero(closes)
+    max_gap = params.chaining.max_gap
+    xs, ys = ax[first[left]], ay[first[left]]
+    xe, ye = ax[last[right]] + alen[last[right]], ay[last[right]] + alen[last[right]]
+    qpos = np.concatenate((xs - 1, xe))
+    rpos = np.concatenate((ys - 1, ye))
+    step = np.concatenate((np.full(left.size, -1), np.ones(right.size))).astype(np.int8)
+    lq = np.minimum(max_gap, np.concatenate((xs - qoff[left], qoff[right] + qlen[right] - xe)))
+    lr = np.minimum(max_gap, np.concatenate((ys - roff[left], roff[right] + rlen[right] - ye)))
+    ends = np.concatenate((left, right))
+    at = _exclusive_sum(lq + lr)
+    ops = np.zeros(int(at[-1]), dtype=np.uint8)
+    score, dq, dr = (np.empty(ends.size, dtype=np.int64) for _ in range(3))
+    counts = np.empty((ends.size, 4), dtype=np.int64)
+    native.module("_cpu").align_extend(
+        query.codes, reference.codes, reference.reverse_codes, qpos, rpos, step, lq, lr, np.ascontiguousarray(strand[ends]),
+        at[:-1].copy(), a.align_match, a.align_mismatch, a.gap_open, a.gap_extend, a.band, a.end_xdrop, score, dq,
+        dr, counts, ops, threads or native.threads())
+    k = left.size
+    cols = counts.sum(axis=1)
+    ext[left, 0], ext[left, 1], ext[left, 4], ext[left, 5] = dq[:k], dr[:k], at[:k], cols[:k]
+    ext[right, 2], ext[right, 3], ext[right, 6], ext[right, 7] = dq[k:], dr[k:], at[k:-1], cols[k:]
+    np.add.at(added, ends, np.column_stack((score, counts)))
+    return ext, ops, added
+
+
+def finish(found: dict, chains: dict, achain, astrand, ax, ay, alen, g, gat, gcols, ops, query: SeqSet,
+           reference: SeqSet, params: Params, threads: int = 0) -> dict:
+    """The alignments' columns from their pieces (on the host): the chains' ends extended, those
+    under min_align_score dropped; chain, records, strand, spans in record coordinates (the
+    reference's forward ones), the one-to-one ones, and what their text is made of."""
+    first, last = found["first"], found["last"]
+    chain = achain[first]
+    qrec, rrec = chains["qrec"][chain].astype(np.int64), chains["rrec"][chain].astype(np.int64)
+    strand = astrand[first]
+    reverse = strand == 1
+    qoff = query.starts[qrec]
+    roff = np.where(reverse, reference.reverse_starts()[rrec], reference.starts[rrec])
+    rlen = reference.lengths[rrec]
+    ext, eops, added = extend_ends(found, achain, ax, ay, alen, qoff, query.lengths[qrec], roff, rlen, strand,
+                                   query, reference, params, threads)
+    columns = {name: found[name] + added[:, k] for k, name in enumerate(("score", "matches", "mismatches",
+                                                                         "insertions", "deletions"))}
+    keep = np.flatnonzero(columns["score"] >= params.aligning.min_align_score)
+    first, last, chain, qrec, rrec, strand, reverse, qoff, roff, rlen, ext = (
+        v[keep] for v in (first, last, chain, qrec, rrec, strand, reverse, qoff, roff, rlen, ext))
+    y0, ye = ay[first] - ext[:, 1] - roff, ay[last] + alen[last] + ext[:, 3] - roff
+    per_gat, per_cols = np.zeros(ax.size, dtype=np.int64), np.zeros(ax.size, dtype=np.int64)
+    per_gat[g], per_cols[g] = gat[:-1], gcols
+    out = {"chain": chain, "qrec": qrec.astype(np.int32), "rrec": rrec.astype(np.int32), "strand": strand,
+           "qstart": ax[first] - ext[:, 0] - qoff, "qend": ax[last] + alen[last] + ext[:, 2] - qoff,
+           "rstart": np.where(reverse, rlen - ye, y0), "rend": np.where(reverse, rlen - y0, ye),
+           **{name: column[keep] for name, column in columns.items()},
+           "backbone": np.zeros(chain.size, dtype=np.int8)}
+    out["backbone"] = one_to_one(out, query.lengths, reference.lengths)
+    out.update({"ax": ax, "ay": ay, "alen": alen, "gat": per_gat, "gcols": per_cols, "ops": ops, "first": first,
+                "last": last, "ext": np.ascontiguousarray(ext), "eops": eops})
+    return out
+
+
+TEXTS = {"cigar": 0, "cs": 1, "delta": 2, "snps": 3}
+
+
+def one_to_one(al: dict, qlens, rlens) -> np.ndarray:
+    """The one-to-one alignments (int8 1), taken by score descending (ties: table order): one joins
+    where more than half of its span on the query and more than half on the reference are not yet
+    covered by one that joined (chains.backbone's rule, on the gapped spans). A chain of the backbone
+    can hold a repeat hit where its HSPs left the true alignment's bases uncovered; once the true
+    chain's gaps are filled, that hit overlaps it and is secondary."""
+    n = int(al["qstart"].size)
+    order = np.lexsort((np.arange(n), -al["score"]))
+    rlen = np.asarray(rlens, dtype=np.int64)[al["rrec"][order].astype(np.int64)]
+    reverse = al["strand"][order] == 1
+    rstart, rend = al["rstart"][order], al["rend"][order]
+    ranked = {"chain": np.arange(n, dtype=np.int64), "qrec": al["qrec"][order], "rrec": al["rrec"][order],
+              "strand": al["strand"][order]}
+    spans = {"chain": ranked["chain"], "x0": al["qstart"][order], "xe": al["qend"][order],
+             "y0": np.where(reverse, rlen - rend, rstart), "ye": np.where(reverse, rlen - rstart, rend)}
+    keep = np.zeros(n, dtype=np.int8)
+    keep[order] = backbone(ranked, spans, qlens, rlens, pairs=False)
+    return keep
+
+
+def text_of(alignments: dict, query: SeqSet, reference: SeqSet, kind: str, threads: int = 0) -> tuple:
+    """The alignments' CIGARs (kind "cigar"), cs strings ("cs"), MUMmer delta indel lines, ended by
+    0 ("delta"), or SNP and indel lines ("snps": show-snps -T's P1, SUB1, SUB2, P2, then the frames and
+    both names) as a string table (bytes, int64 offsets), each in PAF's direction (on the reverse
+    strand along the reference's forward strand)."""
+    cpu = native.module("_cpu")
+    threads = threads or native.threads()
+    q, rf, rr = query.codes, reference.codes, reference.reverse_codes
+    parts = [np.ascontiguousarray(alignments[name]) for name in ("ax", "ay", "alen", "gat", "gcols", "ops", "first",
+                                                                  "last")]
+    strand = np.ascontiguousarray(alignments["strand"], dtype=np.int8)
+    n = int(parts[6].size)
+    snp = _snp_parts(alignments, query, reference) if kind == "snps" else \
+        [np.zeros(0, dtype=np.int64)] * 3 + [b"", np.zeros(1, dtype=np.int64)]
+    size = np.empty(n, dtype=np.int64)
+    ext = (np.ascontiguousarray(alignments["ext"], dtype=np.int64), np.ascontiguousarray(alignments["eops"]))
+    cpu.align_text(q, rf, rr, *parts, strand, TEXTS[kind], size, np.empty(0, dtype=np.uint8), *snp, *ext, threads)
+    offsets = _exclusive_sum(size)
+    out = np.empty(int(offsets[-1]), dtype=np.uint8)
+    cpu.align_text(q, rf, rr, *parts, strand, TEXTS[kind], offsets[:-1].copy(), out, *snp, *ext, threads)
+    return out.tobytes(), offsets
+
+
+def _snp_parts(al: dict, query: SeqSet, reference: SeqSet) -> list:
+    """What the SNP lines need of each alignment: its records' starts in the codes (the reference's on
+    its strand), the reference record's length, and each line's end: the frames (1, and 1 or -1 for
+    the query) and both record names, as show-snps -T ends its lines."""
+    from .formats.rows import format_rows, name_table
+
+    qrec, rrec = al["qrec"].astype(np.int64), al["rrec"].astype(np.int64)
+    reverse = al["strand"] == 1
+    rbase = np.where(reverse, reference.reverse_starts()[rrec], reference.starts[rrec])
+    text = np.frombuffer(format_rows(int(qrec.size), (
+        "\t1\t", ("i", np.where(reverse, -1, 1)), "\t", ("n", rrec, name_table(reference.names)), "\t",
+        ("n", qrec, name_table(query.names)), "\n")), dtype=np.uint8)
+    ends = np.flatnonzero(text == ord("\n")) + 1
+    return [np.ascontiguousarray(query.starts[qrec]), np.ascontiguousarray(rbase),
+            np.ascontiguousarray(reference.lengths[rrec]), text.tobytes(),
+            np.concatenate(([0], ends)).astype(np.int64)]
+
+
+def write_alignments(al: dict, query: SeqSet, reference: SeqSet, paths: dict, meta: dict) -> None:
+    """The alignments written where paths say (by kind: paf with cg:Z and cs:Z, delta (MUMmer), snps
+    (SNPs and indels), sam, table (Parquet, the ALIGNMENT record)); meta: the run's metadata (record
+    tables, parameters, FASTA paths), as the HSP table holds it. The texts are made from the
+    alignments' columns as they are needed (text_of)."""
+    reference.reverse_codes  # made once, before threads read them
+    write_aligned(al, lambda kind: text_of(al, query, reference, kind),
+                  (query.names, query.lengths, reference.names, reference.lengths), paths, meta)
+
+
+def write_aligned(al: dict, text, records: tuple, paths: dict, meta: dict) -> None:
+    """write_alignments of alignments whose texts text(kind) gives (align.text_of's kinds: a string
+    table a kind, made by text_of or kept from a pipeline's parts); records: (query names, lengths,
+    reference names, lengths). The table is compressed on a thread beside the texts (both release the
+    interpreter's lock)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .formats import alignments as formats
+
+    qnames, qlens, rnames, rlens = records
+    start = time.perf_counter()
+    with ThreadPoolExecutor(2) as side:
+        # the cs strings made beside the CIGARs: a few long alignments keep each pass's last threads
+        # busy alone, so two passes at once fill the cores better
+        cs = side.submit(text, "cs") if paths.get("paf") else None
+        cigars = text("cigar")
+        log.info("CIGARs: %d bytes (%.2f s)", len(cigars[0]), time.perf_counter() - start)
+        table = side.submit(formats.write_table, paths["table"], al, cigars, meta) if paths.get("table") else None
+        if cs is not None:
+            cs = cs.result()
+            log.info("cs strings: %d bytes (%.2f s)", len(cs[0]), time.perf_counter() - start)
+            formats.write_paf(paths["paf"], al, cigars, cs, qnames, qlens, rnames, rlens)
+            log.info("%s: PAF written (%.2f s)", paths["paf"], time.perf_counter() - start)
+        if paths.get("delta"):
+            formats.write_delta(paths["delta"], al, text("delta"), meta)
+        if paths.get("snps"):
+            formats.write_snps(paths["snps"], al, text("snps"))
+        if paths.get("sam"):
+            formats.write_sam(paths["sam"], al, cigars, qnames, qlens, rnames, rlens)
+        if table is not None:
+            table.result()
+            log.info("%s: alignment table written (%.2f s)", paths["table"], time.perf_counter() - start)

@@ -1,0 +1,216 @@
+"""The gapped alignments' formats (align.py makes them): PAF with cg:Z (=/X/I/D) and cs:Z, MUMmer
+delta (show-coords, show-snps, mummerplot, delta-filter, dnadiff read it) and the Parquet table (the
+ALIGNMENT record, its CIGAR a string column). The texts of each alignment (CIGAR, cs, delta indel
+lines) come from align.text_of as string tables; here they are laid into rows."""
+from __future__ import annotations
+
+import numpy as np
+
+from .delta import header as delta_header, pair_headers
+from .files import write_pieces
+from .parquet import arrow_integers
+from .rows import STRANDS, format_rows, name_table
+from .strings import reordered
+
+
+def paf_text(al: dict, cigars: tuple, cs: tuple, qnames, qlens, rnames, rlens) -> memoryview:
+    """PAF rows: spans, identical columns, columns, mapq 255, NM:i (columns not `=`), AS:i the score,
+    tp:A P (backbone) or S, cg:Z and cs:Z."""
+    n = int(al["qstart"].size)
+    if n == 0:
+        return memoryview(b"")
+    columns = al["matches"] + al["mismatches"] + al["insertions"] + al["deletions"]
+    qrec, rrec = al["qrec"].astype(np.int64), al["rrec"].astype(np.int64)
+    index = np.arange(n, dtype=np.int64)
+    fields = (("n", qrec, name_table(qnames)), "\t", ("i", np.asarray(qlens, dtype=np.int64)[qrec]), "\t",
+              ("i", al["qstart"]), "\t", ("i", al["qend"]), "\t", ("n", al["strand"].astype(np.int64),
+                                                                    name_table(STRANDS)), "\t",
+              ("n", rrec, name_table(rnames)), "\t", ("i", np.asarray(rlens, dtype=np.int64)[rrec]), "\t",
+              ("i", al["rstart"]), "\t", ("i", al["rend"]), "\t", ("i", al["matches"]), "\t", ("i", columns),
+              "\t255\tNM:i:", ("i", columns - al["matches"]), "\tAS:i:", ("i", al["score"]), "\ttp:A:",
+              ("n", 1 - al["backbone"].astype(np.int64), name_table(("P", "S"))), "\tcg:Z:", ("n", index, cigars),
+              "\tcs:Z:", ("n", index, cs), "\n")
+    return format_rows(n, fields)
+
+
+def delta_text(al: dict, indels: tuple, qnames, qlens, rnames, rlens, first_head: bool = True) -> memoryview:
+    """Delta records of alignments in record pair order: a pair's header before its first alignment
+    (first_head: the slice's first row starts a pair), then a line an alignment (1-based inclusive
+    spans, a reverse one's query span from its end; errors: columns not `=`, twice; 0 stops) and its
+    indel lines."""
+    n = int(al["qstart"].size)
+    if n == 0:
+        return memoryview(b"")
+    qrec, rrec = al["qrec"].astype(np.int64), al["rrec"].astype(np.int64)
+    which, headers = pair_headers(qrec, rrec, qnames, qlens, rnames, rlens, first_head)
+    reverse = al["strand"] == 1
+    qstart, qend = al["qstart"], al["qend"]
+    errors = al["mismatches"] + al["insertions"] + al["deletions"]
+    fields = (("n", which, headers), ("i", al["rstart"] + 1), " ", ("i", al["rend"]), " ",
+              ("i", np.where(reverse, qend, qstart + 1)), " ", ("i", np.where(reverse, qstart + 1, qend)), " ",
+              ("i", errors), " ", ("i", errors), " 0\n", ("n", np.arange(n, dtype=np.int64), indels))
+    return format_rows(n, fields)
+
+
+# rows x the longest text of a slice printed at once (format_rows' bound, which it allocates)
+SLICE_BYTES = 1 << 27
+SLICE_ROWS = 4096
+
+
+def slices(n: int, *texts: tuple):
+    """[lo, hi) ranges of n rows, in order, each bounded by SLICE_ROWS rows and SLICE_BYTES of rows x
+    their longest string in texts (string tables: bytes, int64 offsets), a row alone past that."""
+    longest = np.zeros(n, dtype=np.int64)
+    for _, offsets in texts:
+        longest += np.diff(offsets)
+    pending = [(lo, min(n, lo + SLICE_ROWS)) for lo in range(0, n, SLICE_ROWS)][::-1]
+    while pending:
+        lo, hi = pending.pop()
+        if hi - lo > 1 and (hi - lo) * int(longest[lo:hi].max()) > SLICE_BYTES:
+            middle = (lo + hi) // 2
+            pending += [(middle, hi), (lo, middle)]
+            continue
+        yield lo, hi
+
+
+def sub_table(text: tuple, lo: int, hi: int) -> tuple:
+    """Strings lo..hi-1 of a string table, as a table of their own."""
+    data, offsets = text
+    return data[offsets[lo]:offsets[hi]], offsets[lo:hi + 1] - offsets[lo]
+
+
+def write_paf(path: str, al: dict, cigars: tuple, cs: tuple, qnames, qlens, rnames, rlens) -> int:
+    """The alignments as PAF at path ('-': standard output), a slice of rows at a time; returns the rows
+    written."""
+    n = int(al["qstart"].size)
+    qnames, rnames = name_table(qnames), name_table(rnames)
+
+    def pieces():
+        for lo, hi in slices(n, cigars, cs):
+            part = {name: np.asarray(v)[lo:hi] for name, v in al.items() if np.ndim(v) and len(v) == n}
+            yield hi - lo, paf_text(part, sub_table(cigars, lo, hi), sub_table(cs, lo, hi), qnames, qlens, rnames,
+                                    rlens)
+
+    return write_pieces(path, b"", pieces())
+
+
+def sam_header(qnames, rnames, rlens) -> bytes:
+    """@HD, an @SQ line a reference record, @PG."""
+    lines = ["@HD\tVN:1.6\tSO:unsorted"]
+    lines += [f"@SQ\tSN:{name}\tLN:{int(length)}" for name, length in zip(rnames, rlens)]
+    lines.append("@PG\tID:gpu-genome-compare\tPN:gpu-genome-compare\tCL:align")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def clips(counts, letter: str) -> tuple:
+    """A string table of `<count><letter>` a row, empty where the count is 0 (a 0H clip is no clip)."""
+    counts = np.asarray(counts, dtype=np.int64)
+    text = format_rows(int(counts.size), (("i", counts), letter + "\n")) if counts.size else memoryview(b"")
+    data = np.frombuffer(text, dtype=np.uint8)
+    ends = np.flatnonzero(data == ord("\n"))
+    starts = np.concatenate(([0], ends[:-1] + 1)).astype(np.int64)
+    keep = np.ones(data.size, dtype=bool)
+    keep[ends] = False
+    lengths = np.where(counts > 0, ends - starts, 0)
+    offsets = np.zeros(counts.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    pieces = np.repeat(counts > 0, ends - starts + 1)[:data.size] & keep
+    return data[pieces].tobytes(), offsets
+
+
+def sam_text(al: dict, cigars: tuple, qnames, qlens, rnames) -> memoryview:
+    """SAM records: the query record as the read, flag 16 on the reverse strand and 256 where not
+    one-to-one (secondary), 1-based position, mapq 255, the CIGAR (=/X/I/D) with the query's
+    unaligned ends hard-clipped, no sequence nor qualities (*), NM:i and AS:i."""
+    n = int(al["qstart"].size)
+    if n == 0:
+        return memoryview(b"")
+    qrec, rrec = al["qrec"].astype(np.int64), al["rrec"].astype(np.int64)
+    reverse = al["strand"] == 1
+    qlen = np.asarray(qlens, dtype=np.int64)[qrec]
+    lead = np.where(reverse, qlen - al["qend"], al["qstart"])
+    trail = np.where(reverse, al["qstart"], qlen - al["qend"])
+    flag = np.where(reverse, 16, 0) + np.where(al["backbone"] == 1, 0, 256)
+    index = np.arange(n, dtype=np.int64)
+    nm = al["mismatches"] + al["insertions"] + al["deletions"]
+    fields = (("n", qrec, name_table(qnames)), "\t", ("i", flag), "\t", ("n", rrec, name_table(rnames)), "\t",
+              ("i", al["rstart"] + 1), "\t255\t", ("n", index, clips(lead, "H")), ("n", index, cigars),
+              ("n", index, clips(trail, "H")), "\t*\t0\t0\t*\t*\tNM:i:", ("i", nm), "\tAS:i:", ("i", al["score"]),
+              "\n")
+    return format_rows(n, fields)
+
+
+def write_sam(path: str, al: dict, cigars: tuple, qnames, qlens, rnames, rlens) -> int:
+    """The alignments as SAM (pysam and SyRI read it), a slice of rows at a time."""
+    n = int(al["qstart"].size)
+    qtable, rtable = name_table(qnames), name_table(rnames)
+
+    def pieces():
+        for lo, hi in slices(n, cigars):
+            part = {name: np.asarray(v)[lo:hi] for name, v in al.items() if np.ndim(v) and len(v) == n}
+            yield hi - lo, sam_text(part, sub_table(cigars, lo, hi), qtable, qlens, rtable)
+
+    return write_pieces(path, sam_header(qnames, rnames, rlens), pieces())
+
+
+def write_snps(path: str, al: dict, snps: tuple) -> int:
+    """The SNPs and indels of the alignments (text_of's "snps" lines), alignment by alignment, after a
+    header line."""
+    n = int(al["qstart"].size)
+    header = b"#P1\tSUB1\tSUB2\tP2\tFRM1\tFRM2\tREFERENCE\tQUERY\n"
+    return write_pieces(path, header, ((hi - lo, sub_table(snps, lo, hi)[0]) for lo, hi in slices(n, snps)))
+
+
+def write_delta(path: str, al: dict, indels: tuple, meta: dict) -> int:
+    """The alignments as a MUMmer delta file (meta: the FASTA paths, as the HSP table's metadata has
+    them); returns the alignments written."""
+    q, r = meta["query"], meta["reference"]
+    n = int(al["qstart"].size)
+    qrec, rrec = al["qrec"].astype(np.int64), al["rrec"].astype(np.int64)
+    order = np.lexsort((np.arange(n), qrec, rrec))  # record pair by record pair
+    ordered = {name: np.asarray(v)[order] for name, v in al.items() if np.ndim(v) and len(v) == n}
+    moved = reordered(indels, order)
+    qnames, rnames = name_table(q["names"]), name_table(r["names"])
+
+    def pieces():
+        for lo, hi in slices(n, moved):
+            part = {name: v[lo:hi] for name, v in ordered.items()}
+            head = lo == 0 or (qrec[order][lo] != qrec[order][lo - 1] or rrec[order][lo] != rrec[order][lo - 1])
+            yield hi - lo, delta_text(part, sub_table(moved, lo, hi), qnames, q["lengths"], rnames, r["lengths"],
+                                      first_head=head)
+
+    return write_pieces(path, delta_header(meta), pieces())
+
+
+def arrow_table(al: dict, cigars: tuple):
+    """The alignments as a pyarrow table of the ALIGNMENT record (the CIGAR a string column)."""
+    import pyarrow as pa
+
+    from ..schema import ALIGNMENT
+
+    n = int(al["qstart"].size)
+    columns = []
+    for name in ALIGNMENT.names:
+        if name == "cigar":
+            data, offsets = cigars
+            columns.append(pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets.astype(np.int64)),
+                                                            pa.py_buffer(data)).cast(pa.string()))
+        else:
+            values = np.arange(n, dtype=np.int64) if name == "alignment" else al[name]
+            columns.append(arrow_integers(values, pa.from_numpy_dtype(ALIGNMENT.parquet_dtype(name))))
+    return pa.Table.from_arrays(columns, schema=ALIGNMENT.arrow_schema())
+
+
+def write_table(path: str, al: dict, cigars: tuple, meta: dict) -> int:
+    """The alignments as an Apache Parquet table (the ALIGNMENT record; the run's metadata as the HSP
+    table's, `gpu_kernels`), atomically; returns the rows written."""
+    import pyarrow.parquet as pq
+
+    from .files import atomic_path
+    from .parquet import metadata_fields
+
+    table = arrow_table(al, cigars)
+    table = table.replace_schema_metadata(metadata_fields(meta))
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp, compression="zstd", use_dictionary=False)  # CIGARs are unique strings
+    return table.num_rows

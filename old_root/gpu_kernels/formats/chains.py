@@ -1,0 +1,121 @@
+"""The chains' text formats: PAF (a row a chain, its HSPs as M blocks joined by I and D gaps in
+cg:Z, tp:A:P for the backbone and tp:A:S for the rest) and UCSC chain (liftOver, CrossMap,
+pyliftover read it). Both list a chain's blocks along the reference's forward strand: a reverse
+chain's blocks in reverse, its query on the reverse strand. Every piece of text is printed by
+format.c a column at a time; a chain's variable parts (its CIGAR, its chain file lines) become
+string tables indexed by row, never a Python call a chain.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import native
+from .files import write_pieces
+from .rows import STRANDS, format_rows, name_table
+
+def reference_order(blocks: dict, reverse: np.ndarray) -> dict:
+    """The blocks along the reference's forward strand (reverse chains' blocks reversed): `at` (block
+    indices), `size`, the gaps to the next block of the chain on the reference (`dt`) and the query
+    (`dq`), and `first`, `last` (a chain's ends in this order). reverse: per block, its chain's strand."""
+    n = blocks["chain"].size
+    # blocks come chain by chain (chains ascending), so a reverse chain's run is only turned around:
+    # the block at k of the run [s, e) is the one at s + e - 1 - k; each chain keeps its place, so the
+    # blocks' chain, first and last hold for this order too
+    position = np.arange(n, dtype=np.int64)
+    bounds = np.append(np.flatnonzero(blocks["first"]), n)
+    at = np.where(reverse, np.repeat(bounds[:-1] + bounds[1:] - 1, np.diff(bounds)) - position, position)
+    # a forward block is followed by the next in chain order, so its gaps are its own; a reverse one by
+    # the one before it, so its gaps are that block's (none after a chain's first block)
+    source = np.where(reverse, np.maximum(at - 1, 0), at)
+    none = reverse & blocks["first"][at]
+    gx, gy = (np.where(none, 0, blocks[gap][source]) for gap in ("dx", "dy"))
+    return {"at": at, "size": (blocks["xe"] - blocks["x0"])[at], "dt": gy, "dq": gx, "first": blocks["first"],
+            "last": blocks["last"], "chain": blocks["chain"]}
+
+
+def table_of_lines(text) -> tuple:
+    """A string table of newline-ended lines printed at once, entry 0 the empty string."""
+    data = np.frombuffer(text, dtype=np.uint8)
+    offsets = np.concatenate(([0, 0], np.flatnonzero(data == ord("\n")) + 1)).astype(np.int64)
+    return data.tobytes(), offsets
+
+
+def cigars(order: dict, chains: int) -> tuple:
+    """Each chain's CIGAR (M blocks, then I and D for the gaps on the query and the reference) as a
+    string table, chain c at entry c (every chain has a block)."""
+    n = order["size"].size
+    out = np.empty(63 * n, dtype=np.uint8)
+    offsets = np.zeros(chains + 1, dtype=np.int64)
+    written = native.module("_format").cigars(out, *(np.ascontiguousarray(order[name], dtype=np.int64)
+                                                      for name in ("size", "dq", "dt")),
+                                              np.ascontiguousarray(order["last"], dtype=np.uint8), offsets[1:])
+    return memoryview(out)[:written], offsets
+
+
+def chains_paf_text(table: dict, order: dict, qnames, qlens, rnames, rlens) -> memoryview:
+    """PAF rows of chains: spans, matches (the HSPs' identities, overlaps trimmed), block length (aligned
+    bases and gap bases), mapq 255, NM:i (mismatches and gap bases), AS:i and s1:i the chain score,
+    cm:i its HSPs, tp:A P or S, cg:Z its CIGAR."""
+    chains = int(table["chain"].size)
+    if chains == 0:
+        return memoryview(b"")
+    gaps = np.zeros(chains, dtype=np.int64)  # each chain's gap bases: its blocks' run of order summed
+    if order["chain"].size:
+        starts = np.flatnonzero(order["first"])
+        gaps[order["chain"][starts]] = np.add.reduceat(order["dt"] + order["dq"], starts)
+    block = table["aligned"] + gaps
+    qrec, rrec = table["qrec"].astype(np.int64), table["rrec"].astype(np.int64)
+    columns = [("n", qrec, name_table(qnames)), ("i", np.asarray(qlens, dtype=np.int64)[qrec]),
+               ("i", table["qstart"]), ("i", table["qend"]), ("n", table["strand"], name_table(STRANDS)),
+               ("n", rrec, name_table(rnames)), ("i", np.asarray(rlens, dtype=np.int64)[rrec]),
+               ("i", table["rstart"]), ("i", table["rend"]), ("i", table["identities"]), ("i", block), "255",
+               ["NM:i:", ("i", block - table["identities"])], ["AS:i:", ("i", table["score"])],
+               ["s1:i:", ("i", table["score"])], ["cm:i:", ("i", table["hsps"])],
+               ["tp:A:", ("n", 1 - table["backbone"].astype(np.int64), name_table(("P", "S")))],
+               ["cg:Z:", ("n", np.arange(chains, dtype=np.int64), cigars(order, chains))]]
+    fields = []
+    for column in columns:
+        fields += column if isinstance(column, list) else [column]
+        fields.append("\t")
+    fields[-1] = "\n"
+    return format_rows(chains, tuple(fields))
+
+
+def ucsc_chain_text(table: dict, order: dict, qnames, qlens, rnames, rlens) -> memoryview:
+    """UCSC chain format, the reference as target (t) and the query as query (q): a header a chain
+    (score, both records with their sizes, strands and spans, the chain's number + 1 as its id), a
+    line a block (its size, then the gaps to the next block on t and q; the last block its size
+    alone) and an empty line after each chain. On a reverse chain the query's span counts on the
+    query's reverse strand, as the format asks."""
+    chains = int(table["chain"].size)
+    if chains == 0:
+        return memoryview(b"")
+    qlens, rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
+    qrec, rrec = table["qrec"].astype(np.int64), table["rrec"].astype(np.int64)
+    reverse = table["strand"] == 1
+    qlen = qlens[qrec]
+    qs = np.where(reverse, qlen - table["qend"], table["qstart"])
+    qe = np.where(reverse, qlen - table["qstart"], table["qend"])
+    headers = table_of_lines(format_rows(chains, (
+        "chain ", ("i", table["score"]), " ", ("n", rrec, name_table(rnames)), " ", ("i", rlens[rrec]), " + ",
+        ("i", table["rstart"]), " ", ("i", table["rend"]), " ", ("n", qrec, name_table(qnames)), " ", ("i", qlen),
+        " ", ("n", table["strand"], name_table(STRANDS)), " ", ("i", qs), " ", ("i", qe), " ",
+        ("i", table["chain"] + 1), "\n")))
+    n = order["size"].size
+    gaps = table_of_lines(format_rows(n, ("\t", ("i", order["dt"]), "\t", ("i", order["dq"]), "\n")))
+    # a block's tail: its gaps, or (the chain's last block) the empty line that ends the chain
+    tails = (gaps[0] + b"\n\n", np.append(gaps[1], len(gaps[0]) + 2))
+    tail = np.where(order["last"], n + 1, np.arange(1, n + 1))
+    head = np.where(order["first"], order["chain"] + 1, 0)
+    return format_rows(n, (("n", head, headers), ("i", order["size"]), ("n", tail, tails)))
+
+
+CHAIN_TEXTS = {"chains_paf": chains_paf_text, "chain_file": ucsc_chain_text}
+
+
+def write_chain_text(kind: str, path: str, table: dict, blocks: dict, qnames, qlens, rnames, rlens) -> int:
+    """A chains text format (CHAIN_TEXTS: chains_paf, chain_file) written atomically, or to standard
+    output ("-"); returns the chains written."""
+    order = reference_order(blocks, table["strand"][blocks["chain"]] == 1)
+    text = CHAIN_TEXTS[kind](table, order, qnames, qlens, rnames, rlens)
+    return write_pieces(path, b"", iter([(int(table["chain"].size), text)]))

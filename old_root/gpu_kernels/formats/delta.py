@@ -1,0 +1,70 @@
+"""MUMmer's delta format (nucmer's alignments file), which show-coords, show-snps, show-aligns,
+mummerplot, delta-filter and dnadiff read.
+
+The file starts with the two FASTA paths (reference first) and `NUCMER`; then, for each pair of
+records, a header `>REFERENCE QUERY REFLEN QUERYLEN`, and for each alignment of the pair the line
+`rstart rend qstart qend errors similarity_errors stops` (1-based, inclusive; a reverse alignment
+has qstart > qend, its query positions counted on the forward strand) followed by its indel
+positions, ended by 0. An HSP has no indels: its list is the 0 alone, and its errors are its
+mismatches (length - identities).
+"""
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+
+from ..hsps import complete
+from .rows import format_rows, name_table
+
+
+def pair_headers(qrec, rrec, qnames, qlens, rnames, rlens, first_head: bool = True) -> tuple:
+    """(which, headers): the `>REFERENCE QUERY RLEN QLEN` headers of rows in record pair order as a
+    string table, and the entry each row prints: its pair's header at the pair's first row (the
+    slice's first row too where first_head), else the empty entry 0 (names hold no line breaks)."""
+    n = int(qrec.size)
+    starts = np.ones(n, dtype=bool)
+    starts[:1] = first_head
+    starts[1:] = (qrec[1:] != qrec[:-1]) | (rrec[1:] != rrec[:-1])
+    heads = np.flatnonzero(starts)
+    qlens, rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
+    printed = np.frombuffer(format_rows(int(heads.size), (">", ("n", rrec[heads], name_table(rnames)), " ",
+                                                          ("n", qrec[heads], name_table(qnames)), " ",
+                                                          ("i", rlens[rrec[heads]]), " ", ("i", qlens[qrec[heads]]),
+                                                          "\n")), dtype=np.uint8)
+    offsets = np.concatenate(([0, 0], np.flatnonzero(printed == ord("\n")) + 1)).astype(np.int64)
+    which = np.zeros(n, dtype=np.int64)
+    which[heads] = np.arange(1, heads.size + 1)
+    return which, (printed.tobytes(), offsets)
+
+
+def delta_text(hsps: dict, qnames, qlens, rnames, rlens) -> memoryview:
+    """Delta records of a slice of HSP columns (in the canonical order, so a record pair's rows
+    follow one another): a pair's header is printed before its first row in the slice."""
+    hsps = complete(hsps)
+    qrec, rrec = np.asarray(hsps["qrec"], dtype=np.int64), np.asarray(hsps["rrec"], dtype=np.int64)
+    n = int(qrec.size)
+    if n == 0:
+        return memoryview(b"")
+    which, headers = pair_headers(qrec, rrec, qnames, qlens, rnames, rlens)
+    reverse = np.asarray(hsps["strand"]) == 1
+    qstart, qend = np.asarray(hsps["qstart"], dtype=np.int64), np.asarray(hsps["qend"], dtype=np.int64)
+    errors = np.asarray(hsps["length"], dtype=np.int64) - np.asarray(hsps["identities"], dtype=np.int64)
+    fields = (("n", which, headers), ("i", np.asarray(hsps["rstart"], dtype=np.int64) + 1), " ",
+              ("i", hsps["rend"]), " ", ("i", np.where(reverse, qend, qstart + 1)), " ",
+              ("i", np.where(reverse, qstart + 1, qend)), " ", ("i", errors), " ", ("i", errors), " 0\n0\n")
+    return format_rows(n, fields)
+
+
+def header(meta: dict) -> bytes:
+    """The two FASTA paths (reference first; the genome names where the table has no paths) and NUCMER."""
+    reference = meta.get("reference_fasta") or meta.get("reference_genome", "reference")
+    query = meta.get("query_fasta") or meta.get("query_genome", "query")
+    return f"{reference} {query}\nNUCMER\n".encode()
+
+
+def rows(meta: dict):
+    """delta_text with the record tables of a table's metadata, their name tables made once."""
+    q, r = meta["query"], meta["reference"]
+    return partial(delta_text, qnames=name_table(q["names"]), qlens=q["lengths"], rnames=name_table(r["names"]),
+                   rlens=r["lengths"])

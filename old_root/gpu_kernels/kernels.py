@@ -1,0 +1,141 @@
+"""The CUDA kernel files (`*.cu`): the constants they are compiled with, and their build ahead of time.
+
+Every `.cu` file is compiled with the numbers below as `-D` macros, so Python and CUDA never copy a
+number by hand. `setup.py` builds each file with nvcc at install, where nvcc is on the PATH, into a
+fatbin (machine code for Ampere, Hopper and Blackwell, and PTX for later GPUs) in
+`gpu_kernels/cubins/`, named by a digest of the source and the options: an edited source never
+gets an old binary. `arrays.kernel` loads that fatbin when it is there, and otherwise compiles the
+source with NVRTC through CuPy (cached by CuPy on disk), so a node of a cluster whose install had
+nvcc compiles nothing per job.
+
+This file imports nothing from the package (nor NumPy): setup.py runs it on its own.
+"""
+from __future__ import annotations
+
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CUBINS = os.path.join(HERE, "cubins")
+
+# Sequence codes the kernels test for (encode.py builds its tables from these).
+N_CODE = 4            # any letter other than ACGT
+BORDER = 5            # between and around records; never inside one
+# Border codes around every record: >= k keeps seeds of two records from looking adjacent to the
+# diagonal filter, and >= one extension chunk (PER_LANE * 32) lets the GPU read a whole chunk past a
+# record end without leaving the array.
+GAP = 128
+
+BLOCK = 256           # threads a block of the one-thread-per-item kernels (words, groups, seeds, scan)
+SCAN_ITEMS = 4        # values a thread of scan.cu scans: a block covers BLOCK * SCAN_ITEMS values
+SELECT_ITEMS = 16     # rows a thread of select.cu tests: a block selects from BLOCK * SELECT_ITEMS rows
+EXTEND_THREADS = 128  # threads a block of extend.cu (4 warps)
+PER_LANE = 4          # bases a lane of extend.cu reads per chunk: a chunk is 32 * PER_LANE bases
+MEM_LIGHT = 64        # candidate pairs a query word's own thread walks in matches.cu; more, and blocks share them
+MEM_CHUNK = 4096      # candidate pairs of such a word one block of matches.cu walks
+DELTA_BLOCK = 128     # Parquet DELTA_BINARY_PACKED: deltas a block (pages.py and pages.cu)
+MINIBLOCKS = 4        # miniblocks a block
+TANDEM_UNIT = 6       # chains' blocks: the longest unit of a tandem run (README "What a chain is", 6)
+TANDEM_FLANK = 10     # and the columns at a piece's ends in which one is looked for
+
+assert 32 * PER_LANE <= GAP
+
+DEFINES = {"BORDER": BORDER, "N_CODE": N_CODE, "BLOCK": BLOCK, "SCAN_ITEMS": SCAN_ITEMS, "SELECT_ITEMS": SELECT_ITEMS,
+           "PER_LANE": PER_LANE, "MEM_LIGHT": MEM_LIGHT, "MEM_CHUNK": MEM_CHUNK, "DELTA_BLOCK": DELTA_BLOCK,
+           "MINIBLOCKS": MINIBLOCKS, "TANDEM_UNIT": TANDEM_UNIT, "TANDEM_FLANK": TANDEM_FLANK}
+# The ones the compiled CPU code (cpu.h) reads too: native.py passes them to the C compiler.
+C_DEFINES = {"BORDER": BORDER, "N_CODE": N_CODE, "TANDEM_UNIT": TANDEM_UNIT, "TANDEM_FLANK": TANDEM_FLANK}
+
+# Machine code for sm_80 (also runs on sm_86/89), sm_90, sm_100 and sm_120, those the nvcc at hand
+# knows, and PTX of the newest of them that the driver compiles for anything later. extend.cu needs
+# sm_80 (__reduce_max_sync).
+ARCHS = (80, 90, 100, 120)
+
+
+def gencode(nvcc: str) -> list[str]:
+    """nvcc's -gencode options for the ARCHS this nvcc supports (sm_80 and sm_90 where it cannot say)."""
+    import subprocess
+
+    try:
+        listed = subprocess.run([nvcc, "--list-gpu-arch"], capture_output=True, text=True, check=True).stdout.split()
+        archs = [a for a in ARCHS if f"compute_{a}" in listed] or [80]
+    except (OSError, subprocess.CalledProcessError):
+        archs = [80, 90]
+    options = []
+    for a in archs:
+        code = f"[sm_{a},compute_{a}]" if a == archs[-1] else f"sm_{a}"
+        options += ["-gencode", f"arch=compute_{a},code={code}"]
+    return options
+
+
+def nvcc_options() -> list[str]:
+    """The compiler options every kernel file is built with, by NVRTC or nvcc."""
+    return ["-std=c++17"] + [f"-D{name}={value}" for name, value in DEFINES.items()]
+
+
+def files() -> list[str]:
+    """The kernel files, by name."""
+    return sorted(f for f in os.listdir(HERE) if f.endswith(".cu"))
+
+
+def source(file: str) -> str:
+    """The text of gpu_kernels/<file>, each `#include "name.h"` of a header here replaced by its text
+    (scoring.h, shared with the C twin): NVRTC then needs no include path, and a fatbin's digest
+    changes with the headers it reads."""
+    import re
+
+    with open(os.path.join(HERE, file)) as handle:
+        text = handle.read()
+    return re.sub(r'^#include "([\w.]+\.h)"$', lambda m: source(m.group(1))
+                  if os.path.exists(os.path.join(HERE, m.group(1))) else m.group(0), text, flags=re.M)
+
+
+def fatbin_name(file: str) -> str:
+    """The prebuilt file of a kernel file as it is now: its stem and a digest of source and options."""
+    import hashlib  # here, not at the top: every start-up of the CPU path imports this file
+
+    digest = hashlib.sha256("\0".join([source(file), *nvcc_options()]).encode()).hexdigest()[:16]
+    return f"{file[:-3]}.{digest}.fatbin"
+
+
+def prebuilt(file: str) -> str | None:
+    """The path of the fatbin built at install for the file's current source, or None."""
+    path = os.path.join(CUBINS, fatbin_name(file))
+    return path if os.path.exists(path) else None
+
+
+def build_all(out: str = CUBINS, nvcc: str | None = None, threads: int = 0) -> list[str]:
+    """Every kernel file compiled by nvcc into `out` (on several threads); the paths written. Nothing
+    is built, and [] returned, where nvcc is not found. A failing compilation raises."""
+    import shutil
+    import subprocess
+    from concurrent.futures import ThreadPoolExecutor
+
+    nvcc = nvcc or shutil.which("nvcc")
+    if not nvcc:
+        return []
+    os.makedirs(out, exist_ok=True)
+    archs = gencode(nvcc)
+
+    def build(file: str) -> str:
+        target = os.path.join(out, fatbin_name(file))
+        partial = target + ".partial"  # renamed when complete: an interrupted build leaves no fatbin
+        done = subprocess.run([nvcc, *archs, *nvcc_options(), "-I", HERE, "-fatbin", "-o", partial,
+                               os.path.join(HERE, file)],
+                              capture_output=True, text=True)
+        if done.returncode:
+            if os.path.exists(partial):
+                os.remove(partial)
+            raise RuntimeError(f"nvcc could not build {file}:\n{done.stderr.strip()}")
+        os.replace(partial, target)
+        for old in os.listdir(out):  # builds of earlier sources of the file
+            if old.startswith(file[:-3] + ".") and old.endswith(".fatbin") and old != os.path.basename(target):
+                os.remove(os.path.join(out, old))
+        return target
+
+    with ThreadPoolExecutor(threads or min(8, os.cpu_count() or 1)) as pool:
+        return list(pool.map(build, files()))
+
+
+if __name__ == "__main__":
+    for path in build_all():
+        print(path)

@@ -1,0 +1,373 @@
+"""The homology pipeline: one part of a genome pair (a block of query records x a block of reference
+records; a record pair is never split) from words to gapped alignments in memory (`homology`), and
+the pair made whole again from its parts (`assemble`): the command line's `align` and the
+workflow's jobs both run it.
+
+A part keeps what the pair needs of it, never its HSPs: the chains of the backbone's first round
+(chosen within each record pair: README "What a chain is", 5; every chain where every chain's
+outputs are asked for) with their blocks, the alignments of its own backbone chains with their texts,
+and its count of chains by (score, record pair). The backbone's second round, across record pairs,
+is a choice over the whole pair, so `assemble` ranks every part's chains in the pair's chain order
+(numbered as the whole pair numbers them, from the parts' counts), chooses the second round over
+them, aligns the few backbone chains no part aligned (they lost in their own part to a chain that
+another part's chain beats), and chooses the one-to-one alignments over the whole pair. The result
+equals the pair compared whole, whatever the parts (tests/test_pipeline.py,
+tests/test_workflow_pipeline.py)."""
+from __future__ import annotations
+
+import gc
+import logging
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .align import TEXT_PARTS, align_chains, one_to_one, text_of
+from .arrays import stable_argsort, to_host
+from .backbone import backbone
+from .chains import _blocks_of
+from .diagonals import keys_fit
+from .encode import GAP
+from .errors import InputError
+from .formats.strings import take_strings
+from .params import Params
+from .placement import refine_blocks
+from .schema import ALIGNMENT, CHAIN
+from .seqset import SeqSet
+
+log = logging.getLogger(__name__)
+
+# the texts each alignment output is made of (align.text_of's kinds)
+OUTPUT_TEXTS = {"paf": ("cigar", "cs"), "table": ("cigar",), "sam": ("cigar",), "delta": ("delta",),
+                "snps": ("snps",)}
+# an alignment's columns a part keeps (ALIGNMENT's numbers; `chain` the part's own until assembled)
+ALIGNED = tuple(name for name in ALIGNMENT.names if name not in ("alignment", "cigar"))
+BLOCKS = ("chain", "x0", "xe", "y0", "ye", "trim")
+PIECES = ("chain", "x0", "xe", "y0", "ye")
+
+
+def texts_of(kinds) -> tuple:
+    """The text kinds the alignment outputs named (OUTPUT_TEXTS' keys) are made of, in a fixed order
+    (the CIGARs always: align.write_aligned logs them)."""
+    wanted = {"cigar"} | {text for kind in kinds for text in OUTPUT_TEXTS.get(kind, ())}
+    return tuple(text for text in ("cigar", "cs", "delta", "snps") if text in wanted)
+
+
+@dataclass
+class Part:
+    """What a part leaves for its pair, on the host, records numbered as in the whole genomes:
+    `chains` (the CHAIN record's columns, placed where the chain's blocks were; `head`: the part's
+    row of each chain's first HSP; `candidate`: 1 where its alignments are in `alignments`; `tie`:
+    chain_numbers'); `blocks` (chain_blocks' columns BLOCKS: the backbone is chosen on them);
+    `pieces` (the blocks as written, PIECES, of the chains placed); `alignments` (ALIGNED columns,
+    `chain` the part's chain); `texts` (kind: a string table, a string an alignment); `stats` (the
+    comparison's counts and times); `text_parts` (what the texts are made of, where asked for);
+    `ranks` (the part's count of chains, kept or not, by score, qrec and rrec)."""
+    chains: dict
+    blocks: dict
+    pieces: dict
+    alignments: dict
+    texts: dict
+    stats: dict = field(default_factory=dict)
+    text_parts: dict | None = None
+    ranks: dict | None = None
+
+
+def homology(query: SeqSet, reference: SeqSet, params: Params, backend, texts: tuple = (),
+             qindex=None, rindex=None, pieces: bool = True, result=None, text_parts: bool = False) -> Part:
+    """One part through the pipeline: compared (engine.compare, unless `result` holds the comparison),
+    chained, its candidate chains placed and aligned and their texts made (`texts`: align.text_of's
+    kinds). qindex, rindex: each local record's number in the whole genome (default: the same).
+    pieces: every chain's blocks placed and kept (the outputs of every chain need them), else the
+    candidates' alone (a chain's blocks and alignments are its own). text_parts: the alignments keep
+    what their texts are made of (align.TEXT_PARTS, for text_of on this part's SeqSets later)."""
+    from .engine import compare
+
+    if result is None:
+        result = compare(query, reference, params, backend=backend)
+    result.chain(placed=False)
+    table, members = result.chained
+    blocks = {name: np.asarray(to_host(members[name]), dtype=np.int64) for name in BLOCKS}
+    first = np.asarray(to_host(members["first"]), dtype=bool)
+    chains = {name: np.asarray(to_host(table[name])) for name in CHAIN.names}
+    chains["head"] = np.asarray(to_host(members["rows"]), dtype=np.int64)[first]
+    chains["candidate"] = (np.ones(first.sum(), dtype=np.int8) if params.aligning.secondary
+                           else chains["backbone"].astype(np.int8))
+    if pieces:
+        chains.update({name: np.asarray(to_host(v)) for name, v in result.chain().items() if name in CHAIN.names})
+        placed, al = result.chained[1], result.align()
+    else:
+        chosen = np.flatnonzero(chains["candidate"])
+        placed_table, placed, al = place_and_align(chains, blocks, chosen, query, reference, params, backend,
+                                                   result.codes)
+        for name in ("qstart", "qend", "rstart", "rend", "aligned", "identities"):
+            chains[name][chosen] = placed_table[name]
+    made = {kind: text_of(al, query, reference, kind) for kind in texts}
+    alignments = {name: np.asarray(al[name]) for name in ALIGNED}
+    for columns in (chains, alignments):
+        if qindex is not None:
+            columns["qrec"] = np.asarray(qindex, dtype=np.int32)[columns["qrec"]]
+        if rindex is not None:
+            columns["rrec"] = np.asarray(rindex, dtype=np.int32)[columns["rrec"]]
+    kept = {name: np.asarray(to_host(placed[name]), dtype=np.int64) for name in PIECES}
+    chains["tie"], ranks = _ranks(chains)
+    if not pieces and not params.aligning.secondary:
+        # the backbone's first round (within each record pair, whole in a part) holds every chain the
+        # pair's backbone can take (the second round, across record pairs, is the assembly's): the
+        # others, most of them repeat hits, are left here
+        chains, blocks, kept, alignments = _first_round(chains, blocks, kept, alignments,
+                                                        np.asarray(members["first_round"]) == 1)
+    part = Part(chains, blocks, kept, alignments, made, dict(result.stats), ranks=ranks)
+    if text_parts:
+        part.text_parts = {name: np.asarray(al[name]) for name in (*TEXT_PARTS, "qrec", "rrec")}  # records: the part's
+    return part
+
+
+def _ranks(chains: dict) -> tuple:
+    """What numbers a part's chains among the pair's (score descending, then the head HSP in the
+    canonical order: query record, reference record, its row): each chain's `tie` (the part's
+    chains before it of its score and record pair: a record pair is whole in one part) and the
+    part's count of chains of each (score, query record, reference record)."""
+    key = np.column_stack((-chains["score"].astype(np.int64), chains["qrec"].astype(np.int64),
+                           chains["rrec"].astype(np.int64)))
+    order = np.lexsort((chains["chain"], key[:, 2], key[:, 1], key[:, 0]))
+    new = np.ones(order.size, dtype=bool)
+    new[1:] = np.any(key[order][1:] != key[order][:-1], axis=1)
+    starts = np.flatnonzero(new)
+    group = np.cumsum(new) - 1
+    tie = np.empty(order.size, dtype=np.int64)
+    tie[order] = np.arange(order.size, dtype=np.int64) - starts[group]
+    top = key[order][starts]
+    return tie, {"score": -top[:, 0], "qrec": top[:, 1], "rrec": top[:, 2],
+                 "count": np.diff(np.append(starts, order.size)).astype(np.int64)}
+
+
+def chain_numbers(parts: list, chains: dict) -> np.ndarray:
+    """The pair's number of each of the parts' chains kept (concatenated, with `tie`): the chains of
+    every part (part.ranks' counts) before its (score, query record, reference record), then its tie."""
+    counted = {name: np.concatenate([p.ranks[name] for p in parts]) for name in ("score", "qrec", "rrec", "count")}
+    rows = np.concatenate((np.column_stack((-counted["score"], counted["qrec"], counted["rrec"])),
+                           np.column_stack((-chains["score"].astype(np.int64), chains["qrec"].astype(np.int64),
+                                            chains["rrec"].astype(np.int64)))))
+    _, group = np.unique(rows, axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    n = counted["count"].size
+    total = np.bincount(group[:n], weights=counted["count"], minlength=int(group.max(initial=-1)) + 1)
+    before = np.concatenate(([0], np.cumsum(total)[:-1])).astype(np.int64)
+    return before[group[n:]] + chains["tie"]
+
+
+def _first_round(chains: dict, blocks: dict, pieces: dict, alignments: dict, keep) -> tuple:
+    """A part's tables cut to the chains `keep` marks (the candidates among them), renumbered."""
+    stored = np.flatnonzero(keep | (chains["candidate"] == 1))
+    number = np.full(keep.size, -1, dtype=np.int64)
+    number[stored] = np.arange(stored.size, dtype=np.int64)
+
+    def cut(table: dict) -> dict:
+        rows = number[table["chain"]] >= 0
+        out = {name: column[rows] for name, column in table.items()}
+        out["chain"] = number[out["chain"]]
+        return out
+
+    chains = {name: column[stored] for name, column in chains.items()}
+    chains["chain"] = np.arange(stored.size, dtype=np.int64)
+    return chains, cut(blocks), cut(pieces), cut(alignments)
+
+
+def place_and_align(chains: dict, blocks: dict, chosen, query: SeqSet, reference: SeqSet, params: Params,
+                    backend=None, codes=None) -> tuple:
+    """Some chains of a table (rows `chosen`) placed (refine_blocks) and aligned, whatever their
+    backbone: (their CHAIN rows as placed, numbered from 0; their blocks as written, `chain` the
+    table's number; their alignments, `chain` the table's number)."""
+    refine = backend.refine_blocks if backend is not None else refine_blocks
+    align = backend.align_chains if backend is not None else align_chains
+    sub = {name: np.asarray(chains[name])[chosen] for name in CHAIN.names}
+    sub["chain"] = np.arange(chosen.size, dtype=np.int64)
+    sub["backbone"] = np.ones(chosen.size, dtype=np.int8)  # aligned whatever the backbone
+    inside = np.isin(blocks["chain"], chosen)
+    mine = _blocks_of(np.searchsorted(chosen, blocks["chain"][inside]), *(blocks[name][inside]
+                                                                        for name in ("x0", "xe", "y0", "ye")))
+    mine["trim"] = blocks["trim"][inside]
+    table, placed = refine(sub, mine, query, reference, params, codes=codes)
+    al = align(table, placed, query, reference, params, codes=codes)
+    al["chain"] = chosen[np.asarray(al["chain"])]
+    placed = {name: np.asarray(to_host(v)) for name, v in placed.items()}
+    placed["chain"] = chosen[placed["chain"]]
+    return table, placed, al
+
+
+def _cat(tables: list, names) -> dict:
+    return {name: np.concatenate([np.asarray(t[name]) for t in tables]) for name in names}
+
+
+@dataclass
+class Pair:
+    """A genome pair made whole: its chains (CHAIN columns in chain order, `backbone` chosen over the
+    pair), their blocks as written, the alignments (ALIGNED columns, `chain` the pair's, `backbone`
+    the one-to-one ones) and their texts."""
+    chains: dict
+    pieces: dict
+    alignments: dict
+    texts: dict
+
+
+def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: tuple = (),
+             all_chains: bool = True) -> Pair:
+    """The pair's chains, backbone and alignments from its parts (in any order). late(chains, blocks,
+    chosen): place_and_align's result and the texts of its alignments for the chosen rows of the
+    pair's chains (backbone chains no part aligned; `blocks` as chain_blocks gives them), needed only
+    where there are any. all_chains: the pair's chains are every chain (each part placed every
+    chain's blocks), else the backbone's (with `secondary`, the chains no part aligned are placed
+    here too)."""
+    start = time.perf_counter()
+    qlens, rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
+    sizes = [int(p.chains["chain"].size) for p in parts]
+    base = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    chains = _cat([p.chains for p in parts], (*CHAIN.names, "head", "candidate", "tie"))
+    # the pair's chain order: score descending, then the head HSP in the canonical order; the pair's
+    # numbers count the chains the parts left out too (as the pair compared whole numbers them)
+    number = chain_numbers(parts, chains)
+    rank_of = np.empty(int(base[-1]), dtype=np.int64)
+    order = stable_argsort(number)
+    rank_of[order] = np.arange(order.size, dtype=np.int64)
+    chains = {name: column[order] for name, column in chains.items()}
+    number = number[order]
+    chains["chain"] = np.arange(order.size, dtype=np.int64)
+
+    def ranked(tables: list[dict], columns) -> tuple[dict, np.ndarray]:
+        """The parts' rows in the pair's chain order (each chain's rows in their order) and the order."""
+        got = _cat(tables, columns)
+        owner = np.repeat(np.arange(len(tables)), [int(t["chain"].size) for t in tables])
+        got["chain"] = rank_of[base[owner] + got["chain"]]
+        moved = stable_argsort(got["chain"])
+        return {key: column[moved] for key, column in got.items()}, moved
+
+    blocks, _ = ranked([p.blocks for p in parts], BLOCKS)
+    # parts that kept their first round's chains alone: that round, run again on them, keeps them all,
+    # so the second round alone is left
+    first_only = not all_chains and not params.aligning.secondary
+    chains["backbone"] = backbone(chains, blocks, qlens, rlens, pairs=not first_only)
+    wanted = np.ones(order.size, dtype=bool) if params.aligning.secondary else chains["backbone"] == 1
+    missing = np.flatnonzero(wanted & (chains["candidate"] == 0))
+    al, index = ranked([p.alignments for p in parts], ALIGNED)  # the texts follow `index`
+    sources = {kind: [p.texts[kind] for p in parts] for kind in texts}
+    placed, _ = ranked([p.pieces for p in parts], PIECES)
+    keep = np.flatnonzero(wanted[al["chain"]])
+    rows = index[keep]
+    if missing.size:
+        log.info("%d backbone chains no part aligned: aligned here", missing.size)
+        table, extra_pieces, extra, extra_texts = late(chains, blocks, missing)
+        for name in ("qstart", "qend", "rstart", "rend", "aligned", "identities"):
+            chains[name][missing] = table[name]
+        extra = {name: np.asarray(extra[name]) for name in ALIGNED}
+        n = int(index.size)
+        al = {name: np.concatenate((al[name][keep], extra[name])) for name in ALIGNED}
+        rows = np.concatenate((rows, n + np.arange(extra["chain"].size)))
+        moved = stable_argsort(al["chain"])  # chain order; a chain's pieces stay in their order
+        al, rows = {name: column[moved] for name, column in al.items()}, rows[moved]
+        for kind in texts:
+            sources[kind].append(extra_texts[kind])
+        new = np.ones(order.size, dtype=bool)
+        new[placed["chain"]] = False  # every chain's blocks may be placed already (all_chains)
+        fresh = new[np.asarray(extra_pieces["chain"])]
+        placed = {name: np.concatenate((placed[name], np.asarray(extra_pieces[name])[fresh])) for name in PIECES}
+        moved = stable_argsort(placed["chain"])
+        placed = {name: column[moved] for name, column in placed.items()}
+    else:
+        al = {name: column[keep] for name, column in al.items()}
+    made = {kind: take_strings(sources[kind], rows) for kind in texts}
+    al["backbone"] = one_to_one(al, qlens, rlens)
+    written = chains["chain"] if all_chains else np.flatnonzero(chains["backbone"] == 1)
+    row_of = np.full(order.size, -1, dtype=np.int64)
+    row_of[written] = np.arange(written.size, dtype=np.int64)
+    placed = {name: column[row_of[placed["chain"]] >= 0] for name, column in placed.items()}
+    # the blocks name their chain's row of the table written (the chain formats read it so), the
+    # table and the alignments the pair's chain numbers
+    pieces = _blocks_of(row_of[placed["chain"]], placed["x0"], placed["xe"], placed["y0"], placed["ye"])
+    al["chain"] = number[al["chain"]]
+    chains["chain"] = number
+    log.info("pair assembled from %d parts: %d chains (%d in the backbone), %d alignments (%d one-to-one), "
+             "%.2f s", len(parts), order.size, int(chains["backbone"].sum()), al["chain"].size,
+             int(al["backbone"].sum()), time.perf_counter() - start)
+    return Pair({name: chains[name][written] for name in CHAIN.names}, pieces, al, made)
+
+
+def align_late(query: SeqSet, reference: SeqSet, params: Params, texts: tuple, backend=None):
+    """assemble's `late`: chains placed and aligned on both whole genomes (place_and_align, on the
+    host or the backend's twins), with their alignments' texts."""
+
+    def late(chains: dict, blocks: dict, chosen):
+        table, placed, al = place_and_align(chains, blocks, chosen, query, reference, params, backend)
+        return table, placed, al, {kind: text_of(al, query, reference, kind) for kind in texts}
+
+    return late
+
+
+def record_blocks(lengths, most: int) -> list[np.ndarray]:
+    """Records in file order grouped into blocks of at most `most` bases (a longer record alone)."""
+    out, size = [], 0
+    for index, length in enumerate(np.asarray(lengths, dtype=np.int64)):
+        if out and size > 0 and size + int(length) <= most:
+            out[-1].append(index)
+            size += int(length)
+        else:
+            out.append([index])
+            size = int(length)
+    return [np.asarray(b, dtype=np.int64) for b in out]
+
+
+def fits_whole(query: SeqSet, reference: SeqSet, params: Params) -> bool:
+    """Whether a pair is compared as one part: both sides within tiling.part_bases, and its diagonal
+    keys within 63 bits."""
+    k, most = params.seeding.k, params.tiling.part_bases
+    return query.total <= most and reference.total <= most and keys_fit(query.total, reference.total, k)
+
+
+def part_pairs(query: SeqSet, reference: SeqSet, params: Params) -> list[tuple]:
+    """(query records, reference records) of each part of a pair, in order; a part past 64-bit
+    diagonal keys (two records of billions of bases) is refused in one line."""
+    k, most = params.seeding.k, params.tiling.part_bases
+    out = []
+    for qb in record_blocks(query.lengths, most):
+        for rb in record_blocks(reference.lengths, most):
+            qt, rt = int(query.lengths[qb].sum()), int(reference.lengths[rb].sum())
+            if not keys_fit(qt + GAP * (qb.size + 1), rt + GAP * (rb.size + 1), k):  # as make_seqset lays them
+                raise InputError(f"records {query.names[qb[0]]} ({qt} bases) and {reference.names[rb[0]]} ({rt} "
+                                 "bases) are too long to compare as one part (64-bit diagonal keys)")
+            out.append((qb, rb))
+    return out
+
+
+def align_parts(query: SeqSet, reference: SeqSet, params: Params, backend, texts: tuple, pieces: bool) -> Pair:
+    """A pair too large to compare whole, part by part (part_pairs), then assembled; pieces: the chains'
+    outputs are asked for (every chain placed, every chain in the pair's chains)."""
+    pairs = part_pairs(query, reference, params)
+    parts = []
+    for number, (qb, rb) in enumerate(pairs, 1):
+        q, r = query.subset(qb), reference.subset(rb)
+        parts.append(homology(q, r, params, backend, texts, qb, rb, pieces))
+        # the part's device arrays (some in reference cycles) and the pool's cached blocks freed before
+        # the next part sizes its tiles: left held, they made the second of two 0.9 Gbp parts run out
+        gc.collect()
+        backend.release()
+        log.info("part %d of %d: %d x %d records, %d alignments", number, len(pairs), qb.size, rb.size,
+                 parts[-1].alignments["chain"].size)
+    return assemble(parts, query.lengths, reference.lengths, params,
+                    align_late(query, reference, params, texts, backend), texts, all_chains=pieces)
+
+
+def write_pair(pair: Pair, records: tuple, paths: dict, meta: dict, params: Params) -> None:
+    """An assembled pair's outputs where paths say: the alignments' kinds (align.write_aligned's) and
+    the chains' (chains_paf, chain_file, chains_table)."""
+    from .align import write_aligned
+    from .formats import HspWriter, write_chain_text
+
+    qnames, qlens, rnames, rlens = records
+    for kind in ("chains_paf", "chain_file"):
+        if paths.get(kind):
+            write_chain_text(kind, paths[kind], pair.chains, pair.pieces, qnames, qlens, rnames, rlens)
+    if paths.get("chains_table"):
+        extra = {key: value for key, value in meta.items() if key not in ("query", "reference", "params")}
+        with HspWriter(paths["chains_table"], qnames, qlens, rnames, rlens, params, extra, record=CHAIN) as writer:
+            writer.write(pair.chains)
+    write_aligned(pair.alignments, pair.texts.__getitem__, records, paths, meta)

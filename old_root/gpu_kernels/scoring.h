@@ -1,0 +1,93 @@
+/* Alignment scoring, defined once for the host (align.c) and the device (align.cu): a column's score,
+ * one cell of the affine-gap (Gotoh) recurrence with the traceback's choices, the band of a gap, and
+ * the microsatellite test of anchors. Both twins include this file, so that their columns stay the
+ * same (tests/test_gpu_stages.py); kernels.source puts its text in place of the include for NVRTC and
+ * for the fatbins' digests. The README's "What an alignment is" gives the rules; tests/oracle_align.py
+ * is the oracle. */
+#ifndef GPU_KERNELS_SCORING_H
+#define GPU_KERNELS_SCORING_H
+
+#ifdef __CUDACC__
+#define SCORING_FN __device__ __forceinline__
+typedef long long scoring_i64;
+#else
+#include <stdint.h>
+#define SCORING_FN static inline
+typedef int64_t scoring_i64;
+#endif
+
+/* off the band: far below any reachable score, with room to subtract costs */
+#define NEG (-(1 << 30))
+/* a cell's direction bits: where H came from (the diagonal is 0), whether E and F opened there */
+#define FROM_E 1
+#define FROM_F 2
+#define E_OPEN 4
+#define F_OPEN 8
+/* the longest unit a microsatellite repeats */
+#define MAX_PERIOD 6
+
+/* A column's score: match for equal ACGT bases, else -mismatch (N matches nothing). */
+SCORING_FN int column_score(unsigned char a, unsigned char c, int match, int mismatch) {
+    return a == c && a < 4 ? match : -mismatch;
+}
+
+/* One cell (tests/oracle_align.cell): E from the cell on the left (hleft, e; none at a row's first
+ * cell), F from the cell above (above_h, above_f; none off the row before), H the best of the
+ * diagonal (diag: the cell before plus the column's score, NEG where none), E and F, the diagonal
+ * first, then E. go: opening a gap with its first base; ge: each further base. Writes h and fv,
+ * updates e; returns the direction bits. */
+SCORING_FN unsigned char cell(int has_left, int has_above, int hleft, int *e, int above_h, int above_f, int diag,
+                              int go, int ge, int *h, int *fv) {
+    unsigned char bits = 0;
+    if (has_left) {
+        const int open = hleft - go, ext = *e - ge;
+        *e = open >= ext ? open : ext;
+        bits |= open >= ext ? E_OPEN : 0;
+    } else {
+        *e = NEG;
+        bits |= E_OPEN;
+    }
+    if (has_above) {
+        const int open = above_h - go, ext = above_f - ge;
+        *fv = open >= ext ? open : ext;
+        bits |= open >= ext ? F_OPEN : 0;
+    } else {
+        *fv = NEG;
+        bits |= F_OPEN;
+    }
+    if (diag >= *e && diag >= *fv) {
+        *h = diag;
+    } else if (*e >= *fv) {
+        *h = *e;
+        bits |= FROM_E;
+    } else {
+        *h = *fv;
+        bits |= FROM_F;
+    }
+    return bits;
+}
+
+/* The band of a gap of dx query and dy reference bases: the diagonals j - i in [lo, hi], band wider
+ * than the gap's own diagonal span on each side, within the gap. */
+SCORING_FN void band_of(scoring_i64 dx, scoring_i64 dy, scoring_i64 band, scoring_i64 *lo, scoring_i64 *hi) {
+    *lo = (dy - dx < 0 ? dy - dx : 0) - band;
+    *hi = (dy - dx > 0 ? dy - dx : 0) + band;
+    if (*lo < -dx)
+        *lo = -dx;
+    if (*hi > dy)
+        *hi = dy;
+}
+
+/* Whether a run of n bases repeats a unit of at most MAX_PERIOD bases throughout (a microsatellite). */
+SCORING_FN int periodic(const unsigned char *s, scoring_i64 n) {
+    for (scoring_i64 p = 1; p <= MAX_PERIOD && p < n; p++) {
+        scoring_i64 i = 0;
+        while (i + p < n && s[i] == s[i + p])
+            i++;
+        if (i + p >= n)
+            return 1;
+    }
+    return 0;
+}
+
+#endif

@@ -1,0 +1,93 @@
+"""A set of records laid end to end in one code array, BORDER codes between and around them.
+
+The engine compares two such sets at once, so a bin of many small contigs is one job and not
+thousands. The borders are encode.GAP codes wide.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from .arrays import array_module
+from .encode import BORDER, COMPLEMENT, GAP
+
+
+@dataclass
+class SeqSet:
+    """Records concatenated: codes, record names, lengths and start offsets into codes."""
+
+    names: list[str]
+    lengths: np.ndarray  # int64, one per record
+    starts: np.ndarray   # int64, offset of each record in codes
+    codes: np.ndarray    # uint8, GAP borders, record 0, GAP borders, record 1, ..., GAP borders
+
+    @cached_property
+    def reverse_codes(self) -> np.ndarray:
+        """The codes' reverse complement (host codes), made once: the alignments' stages and texts
+        all read the reference's reverse strand."""
+        return reverse_complement(self.codes)
+
+    @cached_property
+    def name_table(self) -> tuple:
+        """The names as a string table of format.c (bytes, int64 offsets): formats.rows.name_table's
+        form, made once (a probe set's millions of names are printed twice, a header a strand)."""
+        from .formats.rows import name_table
+
+        return name_table(self.names)
+
+    @cached_property
+    def has_acgt(self) -> np.ndarray:
+        """Whether each record holds an A, C, G or T (bool; host codes): fasta.encode_fasta sets it
+        from its counts."""
+        codes = np.asarray(self.codes)
+        if not self.starts.size:
+            return np.zeros(0, dtype=bool)
+        return np.minimum.reduceat(codes, np.asarray(self.starts, dtype=np.int64)) < 4  # borders between: 5
+
+    @property
+    def total(self) -> int:
+        """Length of the concatenated code array."""
+        return int(self.codes.size)
+
+    def subset(self, records) -> "SeqSet":
+        """The records of the given indices (in that order) as a SeqSet of their own, on the host."""
+        codes = np.asarray(self.codes)
+        records = np.asarray(records, dtype=np.int64)
+        return make_seqset([self.names[i] for i in records],
+                           [codes[self.starts[i]:self.starts[i] + self.lengths[i]] for i in records])
+
+    def record_of(self, pos: np.ndarray) -> np.ndarray:
+        """Index of the record holding each concatenated position."""
+        return np.searchsorted(self.starts, pos, side="right") - 1
+
+    def reverse_starts(self) -> np.ndarray:
+        """Where each record starts in the reverse complement of the concatenation (last record first)."""
+        return self.total - self.starts - self.lengths
+
+    def reverse_record_of(self, pos: np.ndarray) -> np.ndarray:
+        """Index of the record holding each position of the reverse-complemented concatenation."""
+        starts = self.reverse_starts()[::-1]  # ascending
+        return self.lengths.size - np.searchsorted(starts, pos, side="right")
+
+
+def make_seqset(names: list[str], arrays: list[np.ndarray]) -> SeqSet:
+    """Lay records end to end with borders."""
+    lengths = np.array([a.size for a in arrays], dtype=np.int64)
+    starts = GAP + np.concatenate(([0], np.cumsum(lengths + GAP)[:-1])).astype(np.int64)
+    codes = np.full(int(GAP + lengths.sum() + GAP * len(arrays)), BORDER, dtype=np.uint8)
+    for start, array in zip(starts, arrays):
+        codes[start:start + array.size] = array
+    return SeqSet(list(names), lengths, starts, codes)
+
+
+def seqset_of(records) -> SeqSet:
+    """A SeqSet of fasta.Records."""
+    return make_seqset([r.name for r in records], [r.codes for r in records])
+
+
+def reverse_complement(codes):
+    """Reverse complement of a code array (NumPy or CuPy); BORDER and N stay as they are."""
+    xp = array_module(codes)
+    return xp.asarray(COMPLEMENT)[codes[::-1]]

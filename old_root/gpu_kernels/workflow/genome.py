@@ -1,0 +1,169 @@
+"""Genomes in the workflow: a fast header scan, bins of records, and the encoded index on disk.
+
+The Snakefile scans every genome before any job runs, so duplicate names and empty records stop
+the run at once, and it knows every chromosome (and bin) when it builds the job graph: no
+checkpoint is needed. The scan is cached beside the results, keyed by the file's size and mtime.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..encode import N_CODE
+from ..errors import InputError
+from ..fasta import holds, layout, read_bytes, read_fasta, read_fastq
+from ..formats import atomic_path
+from ..seqset import SeqSet, make_seqset, seqset_of
+
+log = logging.getLogger(__name__)
+
+WHITESPACE_BYTES = (b"\n", b"\r", b" ", b"\t")
+
+
+@dataclass(frozen=True)
+class Chromosome:
+    """One record of a genome: name and length."""
+
+    name: str
+    length: int
+
+
+def scan_fastq(data: bytes, path: str) -> list[Chromosome]:
+    """Record names and lengths of FASTQ data (a read set used as a genome)."""
+    return [Chromosome(r.name, int(r.codes.size)) for r in read_fastq(data, path, reads=True)]
+
+
+def scan_fasta(path: str) -> list[Chromosome]:
+    """Record names and lengths from headers and line lengths, with the header checks of read_fasta
+    (FASTQ files, which start with '@', are read whole)."""
+    data = read_bytes(path)
+    if data.lstrip()[:1] == b"@":
+        return scan_fastq(data.lstrip(), path)
+    chromosomes = []
+    # only the kinds of white space the file holds are counted, in place (no copy of a body): a 3 GB
+    # genome's scan, at the start of every new workflow, took about 15 s with four counts of copies
+    present = [c for c in WHITESPACE_BYTES if holds(data, c)]
+    for name, start, end in layout(data, path):
+        length = end - start - sum(data.count(c, start, end) for c in present)
+        if length == 0:
+            raise InputError("empty record, no sequence", path, name)
+        chromosomes.append(Chromosome(name, length))
+    return chromosomes
+
+
+def scan_cached(path: str, cache: str) -> list[Chromosome]:
+    """scan_fasta, remembered in a JSON file keyed by the FASTA's size and mtime."""
+    if not os.path.exists(path):
+        raise InputError("no such file", path)
+    stat = os.stat(path)
+    key = [os.path.abspath(path), stat.st_size, stat.st_mtime_ns]
+    if os.path.exists(cache):
+        try:
+            with open(cache) as handle:
+                saved = json.load(handle)
+            if saved["key"] == key:
+                return [Chromosome(n, l) for n, l in saved["chromosomes"]]
+        except (OSError, ValueError, KeyError):
+            pass
+    chromosomes = scan_fasta(path)
+    with atomic_path(cache) as tmp:
+        with open(tmp, "w") as handle:
+            json.dump({"key": key, "chromosomes": [[c.name, c.length] for c in chromosomes]}, handle)
+    return chromosomes
+
+
+def make_bins(chromosomes: list[Chromosome], bin_size: int) -> list[list[int]]:
+    """Records grouped in file order into bins of at most bin_size bases (a longer record is a bin alone)."""
+    bins: list[list[int]] = []
+    size = 0
+    for index, chrom in enumerate(chromosomes):
+        if bins and size + chrom.length <= bin_size and size > 0:
+            bins[-1].append(index)
+            size += chrom.length
+        else:
+            bins.append([index])
+            size = chrom.length
+    return bins
+
+
+def bin_name(number: int) -> str:
+    """Name of the number-th bin (0-based)."""
+    return f"b{number + 1:05d}"
+
+
+def write_index(fasta: str, codes_path: str, table_path: str, bin_size: int) -> None:
+    """Encode a genome once: codes.npy (records laid end to end) and a chromosome table. A record of no
+    A, C, G or T (a read of a read set, a scaffold of gaps) is taken, said in the log, and aligned
+    nowhere, as nucmer, minimap2 and mummer take it; the command line's compare still refuses one."""
+    records = read_fasta(fasta, reads=True)
+    empty = [r.name for r in records if not np.any(r.codes < N_CODE)]
+    for name in empty[:10]:
+        log.info("%s: record '%s' has no A, C, G or T: nothing can match it", fasta, name)
+    if len(empty) > 10:
+        log.info("%s: %d records in all have no A, C, G or T", fasta, len(empty))
+    seqset = seqset_of(records)
+    bins = make_bins([Chromosome(r.name, r.codes.size) for r in records], bin_size)
+    bin_of = {index: bin_name(b) for b, members in enumerate(bins) for index in members}
+    with atomic_path(codes_path) as tmp:
+        with open(tmp, "wb") as handle:
+            np.save(handle, seqset.codes)
+    with atomic_path(table_path) as tmp:
+        with open(tmp, "w") as handle:
+            handle.write("name\tlength\tn_count\tstart\tbin\n")
+            for index, record in enumerate(records):
+                n_count = int(np.count_nonzero(record.codes == N_CODE))
+                handle.write(f"{record.name}\t{record.codes.size}\t{n_count}\t{seqset.starts[index]}\t{bin_of[index]}\n")
+
+
+def read_table(table_path: str) -> list[dict]:
+    """Rows of a chromosome table."""
+    with open(table_path) as handle:
+        header = handle.readline().rstrip("\n").split("\t")
+        rows = [dict(zip(header, line.rstrip("\n").split("\t"))) for line in handle if line.strip()]
+    for row in rows:
+        for key in ("length", "n_count", "start"):
+            row[key] = int(row[key])
+    return rows
+
+
+WHOLE = "whole"  # the bin name that stands for every record of a genome
+
+
+def load_bin(codes_path: str, rows: list[dict], bin_: str | list[str]) -> tuple[SeqSet, np.ndarray]:
+    """The records of one bin, of several (a list of names) or of the whole genome (WHOLE) as a
+    SeqSet, and their indices in the genome (rows: the genome's chromosome table, read once by the
+    caller)."""
+    codes = np.load(codes_path, mmap_mode="r")
+    bins = {bin_} if isinstance(bin_, str) else set(bin_)
+    members = [i for i, row in enumerate(rows) if row["bin"] in bins or WHOLE in bins]
+    arrays = [np.asarray(codes[rows[i]["start"]:rows[i]["start"] + rows[i]["length"]]) for i in members]
+    return make_seqset([rows[i]["name"] for i in members], arrays), np.array(members, dtype=np.int64)
+
+
+def load_records(genome: "Genome", indices) -> SeqSet:
+    """Some records of a genome (their indices, in that order) as a SeqSet, read from its codes."""
+    codes = np.load(genome.codes, mmap_mode="r")
+    rows = [genome.rows[int(i)] for i in indices]
+    return make_seqset([r["name"] for r in rows], [np.asarray(codes[r["start"]:r["start"] + r["length"]])
+                                                   for r in rows])
+
+
+class Genome:
+    """A genome's index files and chromosome table."""
+
+    def __init__(self, name: str, codes: str | None, table: str | None):
+        self.name, self.codes, self.table = name, codes, table
+        self.rows = read_table(table) if table else []
+        self.names = np.array([r["name"] for r in self.rows])
+        self.lengths = np.array([r["length"] for r in self.rows], dtype=np.int64)
+
+    @classmethod
+    def of(cls, name: str, names, lengths) -> "Genome":
+        """A genome known by its record table alone (an HSP table's metadata)."""
+        genome = cls(name, None, None)
+        genome.names, genome.lengths = np.array([str(n) for n in names]), np.asarray(lengths, dtype=np.int64)
+        return genome

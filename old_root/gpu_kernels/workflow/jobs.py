@@ -1,0 +1,116 @@
+"""The compare jobs: a query bin against a group of reference bins, one bin pair at a time in one
+process, into a Parquet HSP table and a stats table per bin pair; and the jobs' logging."""
+from __future__ import annotations
+
+import logging
+import os
+import time
+
+from ..backend import NumpyBackend, get_backend
+from ..engine import compare
+from ..result import write_table
+from ..formats import write_tsv
+from ..hsps import sort_rows
+from ..matches import find_matches, matches_to_hsps
+from ..params import Params
+from .genome import Genome, load_bin
+
+log = logging.getLogger(__name__)
+
+STAT_KEYS = ("backend", "tiles", "retries", "words", "seeds", "kept_seeds", "extended_seeds", "hsps_forward",
+             "hsps_reverse", "hsps")
+TIME_KEYS = ("load_s", "words_s", "seeds_s", "diagonals_s", "extend_s", "hsps_s", "total_s")
+
+
+def compare_group(query: Genome, reference: Genome, qbin: str, rbins: list[str], params: Params, backend: str,
+                  hsps_path: str, stats_path: str, labels: dict, pieces: bool = True, all_hsps: bool = True) -> None:
+    """One query bin against a group of reference bins through the homology pipeline, in one
+    comparison (the engine takes any number of records a side). It leaves its part (workflow.parts:
+    chains and alignments, what their texts are made of, every chain's blocks as written where `pieces`)
+    beside a Parquet HSP table with genome-wide record indices in the canonical order (every HSP
+    where all_hsps, else those in chains: what the coverage and the dotplots read), and a stats
+    table."""
+    start = time.perf_counter()
+    qset, qindex = load_bin(query.codes, query.rows, qbin)
+    compare_bins(query, reference, qbin, rbins, qset, qindex, params, get_backend(backend), hsps_path, stats_path,
+                 labels, pieces, all_hsps)
+    log.info("job done in %.1f s", time.perf_counter() - start)
+
+
+def part_prefix(hsps_path: str) -> str:
+    """Where a compare job's part is written (workflow.parts.part_files): `part` beside its HSP table."""
+    return os.path.join(os.path.dirname(hsps_path), "part")
+
+
+# bytes an HSP takes in a Parquet table (its columns delta-packed and compressed), for the log's estimate
+HSP_TABLE_BYTES = 12
+
+
+def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[str], qset, qindex, params: Params,
+                 backend,
+                 hsps_path: str, stats_path: str, labels: dict, pieces: bool = True, all_hsps: bool = True) -> None:
+    """A query bin (already loaded) against a reference bin or a list of them through the homology
+    pipeline: its part, and its HSP table (every HSP, or the chained ones) with genome-wide record
+    indices, in the canonical order."""
+    from ..result import Result
+    from ..pipeline import homology
+    from .parts import write_part
+
+    rset, rindex = load_bin(reference.codes, reference.rows, rbin)
+    log.info("comparing %s:%s (%d records, %d bp) with %s:%s (%d records, %d bp), %s",
+             query.name, qbin, len(qset.names), qset.lengths.sum(), reference.name,
+             rbin if isinstance(rbin, str) else ",".join(rbin),
+             len(rset.names), rset.lengths.sum(), params)
+    if params.matching.mode == "hsp":
+        result = compare(qset, rset, params, backend=backend)
+        home = backend
+    else:  # exact matches come back on the host: they stay there
+        table, stats = exact_matches(qset, rset, params, backend)
+        home = NumpyBackend()
+        result = Result(table, qset, rset, params, stats, home)
+    clock = time.perf_counter()
+    part = homology(qset, rset, params, home, (), qindex, rindex, pieces, result=result, text_parts=True)
+    log.info("homology pipeline after the comparison: %.2f s", time.perf_counter() - clock)
+    clock = time.perf_counter()
+    write_part(part, part_prefix(hsps_path))
+    log.info("part written: %d chains, %d blocks (%.2f s)", part.chains["chain"].size, part.blocks["chain"].size,
+             time.perf_counter() - clock)
+    table, stats = result.table, result.stats
+    rows = int(table["qstart"].size)
+    if not all_hsps:  # the chained HSPs only: the exhaustive table is the seed's output, asked for
+        chained = result.chain_of >= 0
+        table = {name: column[chained] for name, column in table.items()}
+    log.info("HSP table: %d of %d HSPs (%s), about %.1f MB", int(table["qstart"].size), rows,
+             "every HSP" if all_hsps else "those in chains", int(table["qstart"].size) * HSP_TABLE_BYTES / 1e6)
+    # bin-local record indices to genome-wide ones: an increasing map, so the row order holds
+    table = dict(table)
+    table["qrec"] = home.to_device(qindex)[table["qrec"]]
+    table["rrec"] = home.to_device(rindex)[table["rrec"]]
+    rbin = rbin if isinstance(rbin, str) else ",".join(rbin)
+    stats = {**labels, "qbin": qbin, "rbin": rbin, **{key: stats.get(key, 0) for key in STAT_KEYS + TIME_KEYS}}
+    extra = {"qbin": qbin, "rbin": rbin, "query_records": [int(i) for i in qindex], "stats": stats}
+    os.makedirs(os.path.dirname(hsps_path) or ".", exist_ok=True)
+    write_table(hsps_path, table, home, query.names, query.lengths, reference.names, reference.lengths, params, extra)
+    write_tsv(stats_path, [stats])
+    log.info("%d HSPs (%d forward, %d reverse), %d chains, %d candidate alignments in %.2f s", stats["hsps"],
+             stats["hsps_forward"], stats["hsps_reverse"], part.chains["chain"].size, part.alignments["chain"].size,
+             stats["total_s"])
+
+
+def exact_matches(qset, rset, params: Params, backend) -> tuple[dict, dict]:
+    """MEMs or MUMs of a bin pair as an HSP table in the canonical order, with the stats a compare job reports."""
+    start = time.perf_counter()
+    matching = params.matching
+    matches = find_matches(qset, rset, matching.min_match, matching.mode == "mum", backend)
+    hsps = sort_rows(matches_to_hsps(matches, qset), len(qset.names), len(rset.names))
+    strand = hsps["strand"]
+    stats = {"backend": backend.name, "hsps": int(strand.size), "hsps_forward": int((strand == 0).sum()),
+             "hsps_reverse": int((strand == 1).sum()), "total_s": round(time.perf_counter() - start, 6)}
+    return hsps, stats
+
+
+def setup_logging(log_path: str | None) -> None:
+    """Log to the job's log file (and stderr when there is none)."""
+    handlers = [logging.FileHandler(log_path)] if log_path else [logging.StreamHandler()]
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+                        handlers=handlers, force=True)

@@ -1,0 +1,57 @@
+"""Every path the workflow writes, named once: the Snakemake rules build them from TEMPLATES
+(common.smk's path()), and `filter` writes a genome pair's outputs under PAIR_OUTPUTS' names. A
+text format of formats.FORMATS is a pair output under its own file name, with an `outputs.<kind>`
+switch in config/schema.yaml."""
+from __future__ import annotations
+
+from ..formats import FORMATS
+
+PAIR = "{results}/{set}/{query}_vs_{reference}"
+BINS = PAIR + "/bins/{qbin}__{rgroup}"
+
+# A genome pair's outputs: kind -> name in its folder
+PAIR_OUTPUTS = {
+    "hsps": "hsps.parquet",
+    "chained_hsps": "chained_hsps.parquet",
+    **{kind: fmt.file for kind, fmt in FORMATS.items()},
+    "chains_paf": "chains.paf",
+    "chain_file": "chains.chain",
+    "chains_table": "chains.parquet",
+    "alignments_paf": "alignments.paf",
+    "alignments_table": "alignments.parquet",
+    "alignments_delta": "alignments.delta",
+    "alignments_sam": "alignments.sam",
+    "snps": "snps.tsv",
+    "coverage_pairs": "coverage_pairs.tsv",
+    "coverage_query": "coverage_query.tsv",
+    "coverage_reference": "coverage_reference.tsv",
+    "coverage_genomes": "coverage_genomes.tsv",
+    "grid_dotplot": "grid_dotplot.png",
+    "html_dotplot": "dotplot.html",
+    "coverage_heatmap": "coverage_heatmap.png",
+    "pair_dotplots": "pair_dotplots",
+}
+TEXT_KINDS = tuple(FORMATS)  # made by the merge from the HSP table
+CHAIN_KINDS = ("chains_paf", "chain_file", "chains_table")  # made by the chains rule
+# made by the chains rule too, from the chains it holds: kind -> align.write_alignments' kind
+ALIGN_KINDS = {"alignments_paf": "paf", "alignments_table": "table", "alignments_delta": "delta",
+               "alignments_sam": "sam", "snps": "snps"}
+PICTURE_KINDS = ("grid_dotplot", "html_dotplot", "coverage_heatmap", "pair_dotplots")
+
+TEMPLATES = {
+    "scan": "{results}/index/{genome}/scan.json",
+    "codes": "{results}/index/{genome}/codes.npy",
+    "chromosomes": "{results}/index/{genome}/chromosomes.tsv",
+    "bin_group": BINS,
+    "bin_hsps": BINS + "/hsps.parquet",
+    "bin_stats": BINS + "/stats.tsv",
+    "bin_texts": BINS + ".texts.parquet",
+    **{kind: f"{PAIR}/{name}" for kind, name in PAIR_OUTPUTS.items()},
+    "hsp_table": PAIR + "/{hsptable}.parquet",
+    "mummer": PAIR + "/matches.mummer.txt",
+    "stats": PAIR + "/stats.tsv",
+    "summary_tsv": "{results}/summary.tsv",
+    "summary_png": "{results}/summary.png",
+    "log": "{results}/logs/{name}.log",
+    "benchmark": "{results}/logs/benchmarks/{name}.tsv",
+}

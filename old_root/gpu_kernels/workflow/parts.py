@@ -1,0 +1,134 @@
+"""A genome pair's parts on disk: each compare job writes the homology pipeline's part of each of its
+bin pairs (pipeline.Part: chains, their blocks, the candidate alignments and their texts) as Parquet
+files in its folder, and the pair's alignments rule assembles them (pipeline.assemble) into the
+pair's chains and alignments. Nothing is read back from an HSP table to make them."""
+from __future__ import annotations
+
+import logging
+import os
+
+import numpy as np
+
+from ..formats.strings import arrow_strings
+from ..pipeline import ALIGNED, BLOCKS, PIECES, Part, align_late, assemble, write_pair
+from ..params import Params
+from ..schema import CHAIN
+
+log = logging.getLogger(__name__)
+
+# a part's tables: file suffix -> (Part's field, its columns)
+TABLES = {"chains": ("chains", (*CHAIN.names, "head", "candidate", "tie")), "blocks": ("blocks", BLOCKS),
+          "pieces": ("pieces", PIECES), "alignments": ("alignments", ALIGNED),
+          "ranks": ("ranks", ("score", "qrec", "rrec", "count"))}
+
+
+def part_files(prefix: str) -> dict:
+    """The files of a part written at prefix (the bin pair's path without its suffix)."""
+    return {name: f"{prefix}.{name}.parquet" for name in TABLES}
+
+
+def write_part(part: Part, prefix: str) -> None:
+    """A part's tables as Parquet files (the alignments' texts as binary columns beside their
+    numbers), each written atomically."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ..formats.files import atomic_path
+
+    for name, file in part_files(prefix).items():
+        field, columns = TABLES[name]
+        values = getattr(part, field)
+        arrays = {column: pa.array(np.ascontiguousarray(values[column])) for column in columns}
+        if name == "alignments":
+            for kind, text in part.texts.items():
+                arrays[f"text_{kind}"] = arrow_strings(text)
+        with atomic_path(file) as tmp:
+            pq.write_table(pa.table(arrays), tmp, compression="zstd")
+    if part.text_parts is not None:  # what the texts rule makes the alignments' texts of, uncompressed
+        with atomic_path(f"{prefix}.text_parts.npz") as tmp:
+            with open(tmp, "wb") as handle:
+                np.savez(handle, **part.text_parts)
+
+
+def write_part_texts(prefix: str, query, qbin: str, reference, rbins: list[str], kinds: tuple, path: str) -> None:
+    """The texts (align.text_of's kinds) of a compare job's alignments, from the parts of them it kept
+    (text_parts.npz) and its bins' codes laid out again as the job laid them: a Parquet table of
+    binary columns `text_<kind>`, a row an alignment. A CPU job: the GPU goes on to the next compare
+    job meanwhile."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ..align import text_of
+    from ..formats.files import atomic_path
+    from .genome import load_bin
+
+    qset, _ = load_bin(query.codes, query.rows, qbin)
+    rset, _ = load_bin(reference.codes, reference.rows, rbins)
+    with np.load(f"{prefix}.text_parts.npz") as saved:
+        al = {name: saved[name] for name in saved.files}
+    arrays = {f"text_{kind}": arrow_strings(text_of(al, qset, rset, kind)) for kind in kinds}
+    with atomic_path(path) as tmp:
+        pq.write_table(pa.table(arrays) if arrays else pa.table({"none": pa.array([], pa.int8())}), tmp,
+                       compression="zstd")
+    log.info("%s: texts of %d alignments (%s)", path, al["first"].size, ", ".join(kinds))
+
+
+def read_part(prefix: str, texts_path: str | None = None) -> Part:
+    """A part as write_part left it (its texts from texts_path where the texts rule made them)."""
+    import pyarrow.parquet as pq
+
+    fields = {}
+    texts = {}
+    for name, file in part_files(prefix).items():
+        table = pq.read_table(file)
+        field, columns = TABLES[name]
+        fields[field] = {column: table.column(column).to_numpy() for column in columns}
+        if name == "alignments":
+            texts = {column[len("text_"):]: table.column(column).combine_chunks()
+                     for column in table.column_names if column.startswith("text_")}
+    if texts_path:
+        table = pq.read_table(texts_path)
+        texts = {column[len("text_"):]: table.column(column).combine_chunks()
+                 for column in table.column_names if column.startswith("text_")}
+    return Part(fields["chains"], fields["blocks"], fields["pieces"], fields["alignments"], texts,
+                ranks=fields["ranks"])
+
+
+def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: dict, meta: dict,
+                  texts_paths: list | None = None, all_chains: bool = True) -> None:
+    """A genome pair's chains and alignments from its parts (read from prefixes, their texts from
+    texts_paths), written where paths say (pipeline.write_pair's kinds); all_chains: every chain in
+    the chains' outputs, else the backbone's. query, reference: the genomes (workflow.genome.Genome);
+    the records of backbone chains no part aligned are read from their codes (on the host)."""
+    from ..pipeline import texts_of
+    from .genome import load_records
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .. import native
+
+    texts = texts_of(kind for kind, path in paths.items() if path)
+    # side by side: Parquet's decoding releases the GIL (the 3 Gbp pair's 28 parts, texts of 2.5 GB:
+    # most of a minute read one after another)
+    with ThreadPoolExecutor(min(8, native.threads())) as pool:
+        parts = list(pool.map(read_part, prefixes, texts_paths or [None] * len(prefixes)))
+    log.info("%d parts read: %d chains, %d candidate alignments", len(parts),
+             sum(int(p.chains["chain"].size) for p in parts), sum(int(p.alignments["chain"].size) for p in parts))
+
+    def late(chains, blocks, chosen):
+        """The late chains aligned on the records they lie on alone, read from the genomes' codes
+        (numbered among them here, in the genomes again after)."""
+        needed = [np.unique(np.asarray(chains[side][chosen], dtype=np.int64)) for side in ("qrec", "rrec")]
+        sides = [load_records(g, rows) for g, rows in zip((query, reference), needed)]
+        local = dict(chains)
+        for side, rows in zip(("qrec", "rrec"), needed):
+            local[side] = np.searchsorted(rows, np.asarray(chains[side], dtype=np.int64)).astype(np.int32)
+        table, placed, al, made = align_late(*sides, params, texts)(local, blocks, chosen)
+        al = dict(al)
+        for side, rows in zip(("qrec", "rrec"), needed):
+            al[side] = rows[np.asarray(al[side], dtype=np.int64)].astype(np.int32)
+        return table, placed, al, made
+
+    pair = assemble(parts, query.lengths, reference.lengths, params, late, texts, all_chains)
+    os.makedirs(os.path.dirname(next(p for p in paths.values() if p)) or ".", exist_ok=True)
+    write_pair(pair, (query.names, query.lengths, reference.names, reference.lengths), paths, meta, params)

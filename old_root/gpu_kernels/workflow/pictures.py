@@ -1,0 +1,372 @@
+"""A genome pair's pictures: the HSP table gathered once into bounded Dots (dots.py), then the grid
+dotplot, the interactive dotplot, the coverage heatmap and the pair dotplots drawn side by side."""
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+
+import numpy as np
+
+from ..formats import iter_hsps, read_columns, read_meta
+from ..schema import HSP
+from .genome import Genome
+
+log = logging.getLogger(__name__)
+
+
+def gather_dots(hsps_path: str, columns, accumulator, add, threads: int) -> tuple:
+    """Row groups of an HSP table added into `threads` accumulators side by side (NumPy releases
+    the GIL in the big array operations), then merged into the first: (whole Dots or None,
+    {pair key: Dots})."""
+    import queue
+
+    free: queue.Queue = queue.Queue()
+    made = [accumulator() for _ in range(max(1, threads))]
+    for dots in made:
+        free.put(dots)
+
+    def task(chunk: dict) -> None:
+        dots = free.get()
+        try:
+            add(chunk, dots)
+        finally:
+            free.put(dots)
+
+    with ThreadPoolExecutor(max(1, threads)) as pool:
+        pending: deque = deque()
+        # two reading threads: eight gathered the 2.7 G HSP table no faster on an H200's host
+        # (13.2-13.5 s against 13.7-14.3 s) and held 1.4 GB more
+        for chunk in iter_hsps(hsps_path, columns, read_ahead=2):
+            pending.append(pool.submit(task, chunk))
+            while len(pending) > 2 * threads:  # row groups in memory stay bounded
+                pending.popleft().result()
+        for done in pending:
+            done.result()
+    whole, pair_dots = made[0]
+    for other_whole, other_pairs in made[1:]:
+        if whole is not None:
+            whole.merge(other_whole)
+        for key, dots in other_pairs.items():
+            pair_dots[key].merge(dots)
+    return whole, pair_dots
+
+
+def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, grid_path: str | None,
+                  heatmap_path: str | None, pairs_dir: str | None, max_pair_plots: int, html_path: str | None = None,
+                  order: str = "reference", threads: int = 1, chains_path: str | None = None,
+                  layers: tuple = ("backbone", "chains", "hsps"), alignments_path: str | None = None,
+                  formats: tuple = (), frame: str = "aligned", low: float | None = None) -> None:
+    """Grid dotplot, interactive HTML dotplot, coverage heatmap and per chromosome pair dotplots of
+    one genome pair, from the HSP table and the pair table the coverage rule wrote (its coverage
+    picks the pair dotplots and fills the heatmap, its alignment columns order the query).
+
+    order: "reference" orders and orients the query records along the reference by their best hits
+    (by the backbone chains where chains_path, the chains table, is given), "file" keeps file order.
+    The HSP table is read once, a row group at a time, into bounded Dots: `threads` accumulators take
+    row groups side by side and are merged at the end. With chains, the dotplots draw the layers
+    asked for (backbone chains on top, other chains, the HSPs faded under them); with alignments_path
+    (the alignment table), the one-to-one alignments over them (layer "alignments"; without it the
+    backbone chains in its place). formats: other formats of each PNG written beside it (svg, pdf);
+    frame: the pair dotplots' frame (plots.pair_dotplot); low: where the identity colour scale starts
+    (the run's min_identity; None: the lowest identity drawn). hsps_path: one HSP table or a list of
+    them (a genome pair's compare jobs' tables, read as one)."""
+    import pandas as pd
+
+    from .dots import HTML_LINES, MAX_LINES, Dots, Layout, file_stem, short_names
+    from .html import html_dotplot
+    from .plots import coverage_heatmap, grid_dotplot, pair_dotplot
+
+    nr = len(reference.names)
+    # record names are text, whatever they spell: NA, nan, null and None are names, not missing values
+    pairs = pd.read_csv(coverage_path, sep="\t", dtype={"query": str, "reference": str}, keep_default_na=False)
+    qindex = pd.Index(query.names).get_indexer(pairs["query"])
+    rindex = pd.Index(reference.names).get_indexer(pairs["reference"])
+    covered = pairs["query_covered_both"].to_numpy(np.int64)
+    chains = read_columns(chains_path) if chains_path else None
+    aligned = one_to_one_rows(read_columns(alignments_path, ALIGNED_COLUMNS)) \
+        if chains is not None and alignments_path and "alignments" in layers else None
+    if aligned is None and "alignments" in layers:  # no alignments made: the backbone chains stand for them
+        layers = tuple(dict.fromkeys("backbone" if name == "alignments" else name for name in layers))
+    layout = Layout(query.lengths, reference.lengths)
+    if order == "reference" and len(query.names) > 1:
+        layout = along_backbone(chains, query, reference) if chains is not None and chains["backbone"].any() else \
+            Layout.along_reference(query.lengths, reference.lengths, qindex, rindex, pairs["aligned_bases"],
+                                   pairs["aligned_reverse"], pairs["reference_centre"])
+    ranked = np.lexsort((qindex * nr + rindex, -covered))
+    best = [(int(qindex[i]), int(rindex[i])) for i in ranked[:max_pair_plots] if covered[i] > 0] if pairs_dir else []
+
+    def accumulator() -> tuple:
+        # one gathering serves both genome dotplots: the PNG takes the longest of the HTML one's lines
+        whole = Dots(layout.width, layout.height, layout, max_lines=HTML_LINES if html_path else MAX_LINES) \
+            if grid_path or html_path else None
+        return whole, {qi * nr + ri: Dots(reference.lengths[ri], query.lengths[qi]) for qi, ri in best}
+
+    def add(chunk: dict, dots: tuple) -> None:
+        whole, pair_dots = dots
+        if whole is not None:
+            whole.add(chunk)
+        if pair_dots and chunk["qrec"].size:
+            # rows are in (qrec, rrec) order: each chromosome pair is one run of a chunk, and a chunk
+            # that begins and ends in the same pair (most row groups of a big table) is one run
+            qrec, rrec = chunk["qrec"], chunk["rrec"]
+            bounds = [] if qrec[0] == qrec[-1] and rrec[0] == rrec[-1] else \
+                (np.flatnonzero(np.diff(qrec.astype(np.int64) * nr + rrec)) + 1).tolist()
+            for lo, hi in zip([0] + bounds, bounds + [qrec.size]):
+                key = int(qrec[lo]) * nr + int(rrec[lo])
+                if key in pair_dots:
+                    zeros = np.zeros(hi - lo, np.int64)
+                    pair_dots[key].add({**{c: v[lo:hi] for c, v in chunk.items()}, "qrec": zeros, "rrec": zeros})
+
+    count = len(best) + sum(1 for path in (grid_path, html_path, heatmap_path) if path)
+    with picture_pool(count, threads) as pool:
+        whole, pair_dots = gather_dots(hsps_path, HSP.view("dots"), accumulator, add, threads) \
+            if grid_path or html_path or best else (None, {})
+        grid_layers = chain_layers(chains, layers, lambda: Dots(layout.width, layout.height, layout),
+                                   alignments=aligned)
+        pictures = []  # (function, arguments): each picture drawn on its own, side by side
+        if grid_path:
+            pictures.append((grid_dotplot, (whole.reduced(MAX_LINES), query.names, reference.names, query.name,
+                                            reference.name, grid_path, low, grid_layers, formats)))
+        if html_path:
+            pictures.append((html_dotplot, (whole, query.names, reference.names, query.name, reference.name,
+                                            html_path, low, grid_layers)))
+        if heatmap_path:
+            pictures.append((coverage_heatmap, (*heatmap_matrices(pairs, qindex, rindex, query, reference, layout),
+                                                query.name, reference.name, heatmap_path, len(query.names), nr, formats)))
+        if pairs_dir:
+            os.makedirs(pairs_dir, exist_ok=True)
+            qshort, rshort = short_names(query.names), short_names(reference.names)
+            used: set[str] = set()
+            for qi, ri in best:
+                stem = f"{file_stem(qshort[qi])}__{file_stem(rshort[ri])}"
+                name = stem if stem not in used else f"{stem}_{qi}_{ri}"
+                used.add(name)
+                one, mine = (None if rows is None else {c: v[(rows["qrec"] == qi) & (rows["rrec"] == ri)]
+                                                        for c, v in rows.items()} for rows in (chains, aligned))
+                pair_layers = chain_layers(one, layers, lambda qi=qi, ri=ri: Dots(reference.lengths[ri], query.lengths[qi]),
+                                           single=True, alignments=mine)
+                pictures.append((pair_dotplot, (pair_dots[qi * nr + ri], qshort[qi], rshort[ri],
+                                                os.path.join(pairs_dir, name + ".png"), low, pair_layers, frame,
+                                                formats)))
+        draw_all(pictures, pool)
+
+
+def chain_layers(chains: dict | None, layers, dots, single: bool = False, alignments: dict | None = None) -> dict | None:
+    """The dotplot layers asked for (outputs.dotplot_layers): "backbone" and "chains" as Dots of the
+    chains table's rows (every chain a line, none rasterized), "hsps" (drawn from the HSPs' own
+    Dots) as None; None where there are no chains, so the HSPs are drawn as before. dots: a function
+    making an empty Dots of the picture; single: one record pair's picture (records as 0);
+    alignments: the one-to-one alignments' rows (one_to_one_rows), the "alignments" layer."""
+    if chains is None:
+        return None
+    out = {}
+    for name in layers:
+        if name == "hsps":
+            out[name] = None
+            continue
+        if name == "alignments":
+            if alignments is None:
+                continue
+            part = dict(alignments)
+            rows = np.ones(part["qrec"].size, dtype=bool)
+        else:
+            rows = chains["backbone"] == (1 if name == "backbone" else 0)
+            part = {c: v[rows] for c, v in chains.items()}
+        if single:
+            part["qrec"], part["rrec"] = np.zeros_like(part["qrec"]), np.zeros_like(part["rrec"])
+        layer = dots()
+        layer.max_lines = max(1, int(rows.sum()))
+        out[name] = layer.add(part)
+    return out
+
+
+ALIGNED_COLUMNS = ["qrec", "rrec", "strand", "qstart", "qend", "rstart", "rend", "backbone", "matches", "mismatches"]
+
+
+def one_to_one_rows(al: dict) -> dict:
+    """The one-to-one alignments of an alignment table as the rows a layer draws: spans, strand, and
+    identity as identical columns over columns of two bases (`identities` over `aligned`)."""
+    keep = al["backbone"] == 1
+    rows = {c: al[c][keep] for c in ("qrec", "rrec", "strand", "qstart", "qend", "rstart", "rend")}
+    rows["identities"] = al["matches"][keep]
+    rows["aligned"] = (al["matches"] + al["mismatches"])[keep]
+    return rows
+
+
+def along_backbone(chains: dict, query: Genome, reference: Genome):
+    """The query ordered and oriented along the reference by its backbone chains (Layout.along_reference's
+    rule, the backbone's aligned bases in place of the HSPs')."""
+    from .dots import Layout
+
+    keep = chains["backbone"] == 1
+    qrec, rrec = chains["qrec"][keep].astype(np.int64), chains["rrec"][keep].astype(np.int64)
+    aligned = chains["aligned"][keep].astype(np.float64)
+    centre = (chains["rstart"][keep] + chains["rend"][keep]) / 2.0
+    key = qrec * len(reference.names) + rrec
+    pairs, inverse = np.unique(key, return_inverse=True)
+    sums = np.bincount(inverse, aligned)
+    reverse = np.bincount(inverse, aligned * (chains["strand"][keep] == 1))
+    centres = np.bincount(inverse, aligned * centre) / np.maximum(sums, 1)
+    return Layout.along_reference(query.lengths, reference.lengths, pairs // len(reference.names),
+                                  pairs % len(reference.names), sums, reverse, centres)
+
+
+def heatmap_matrices(pairs, qindex: np.ndarray, rindex: np.ndarray, query: Genome, reference: Genome,
+                     layout=None) -> tuple:
+    """The coverage heatmap's query and reference fractions covered, one cell per pair of the
+    MAX_HEATMAP longest records a side, in the dotplot's order (layout: query records by their place
+    along the dotplot's y axis; reference records in file order), and those records' names (query
+    rows, reference columns)."""
+    qorder = np.argsort(-query.lengths, kind="stable")[:MAX_HEATMAP]
+    rorder = np.sort(np.argsort(-reference.lengths, kind="stable")[:MAX_HEATMAP])
+    qorder = qorder[np.argsort(layout.qoff[qorder], kind="stable")] if layout is not None else np.sort(qorder)
+    qat = np.full(len(query.names), -1)
+    qat[qorder] = np.arange(qorder.size)
+    rat = np.full(len(reference.names), -1)
+    rat[rorder] = np.arange(rorder.size)
+    shown = (qat[qindex] >= 0) & (rat[rindex] >= 0)
+    rows, cols = qat[qindex[shown]], rat[rindex[shown]]
+    matrices = []
+    for side, lengths in (("query", query.lengths[qorder][:, None]), ("reference", reference.lengths[rorder][None, :])):
+        matrix = np.zeros((qorder.size, rorder.size))
+        matrix[rows, cols] = pairs[f"{side}_covered_both"].to_numpy()[shown]
+        matrices.append(matrix / np.maximum(1, lengths))
+    return (*matrices, query.names[qorder], reference.names[rorder])
+
+
+@contextmanager
+def picture_pool(count: int, processes: int):
+    """Processes to draw `count` pictures on side by side (drawing is matplotlib's and bokeh's
+    Python, one picture at a time in a process: the 50 pair dotplots of a whole-genome run took
+    most of its plots rule's 40 s on one), or None where they are drawn here, one after another.
+
+    The processes are forked (on Linux; spawned ones would run the Snakemake script that called
+    this again, as their main module) when this is entered, before the HSP table is gathered:
+    a child forked later would carry the gathered Dots and count them again in the job's memory
+    (Snakemake's benchmark sums the processes' resident memory: 3 x 660 MB for 20,000-contig drafts).
+    The pictures' arguments go to the children pickled."""
+    import multiprocessing
+    import sys
+    import warnings
+    from concurrent.futures import ProcessPoolExecutor
+
+    processes = min(processes, count)
+    if processes <= 1 or count < MIN_PICTURES_APART or not sys.platform.startswith("linux"):
+        yield None
+        return
+    with warnings.catch_warnings():
+        # Python warns of fork in a process with threads (an idle pyarrow pool); the children only draw
+        warnings.filterwarnings("ignore", category=DeprecationWarning, message=".*fork.*")
+        pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
+        pool.submit(os.getpid).result()  # a fork pool starts all its processes at the first task
+    log.info("%d processes forked to draw %d pictures", processes, count)
+    with pool:
+        yield pool
+
+
+def draw_all(pictures: list[tuple], pool=None) -> None:
+    """Call each (function, arguments) of pictures: on the processes of a picture_pool, or here."""
+    if pool is None:
+        for function, arguments in pictures:
+            function(*arguments)
+        return
+    started = time.perf_counter()
+    for done in [pool.submit(function, *arguments) for function, arguments in pictures]:
+        done.result()
+    log.info("%d pictures drawn on the forked processes in %.1f s", len(pictures), time.perf_counter() - started)
+
+
+MIN_PICTURES_APART = 4  # fewer are drawn in this process
+
+
+MAX_HEATMAP = 400  # records a side in the heatmap: the longest (its axis titles say how many of how many)
+
+
+def table_layout(path: str, meta: dict, order: str):
+    """The Layout of an HSP table's genome pair: file order, or the query along the reference by its
+    best hits (Layout.along_reference), the per-pair sums gathered a row group at a time."""
+    from .dots import Layout
+
+    qlens = np.asarray(meta["query"]["lengths"], dtype=np.int64)
+    rlens = np.asarray(meta["reference"]["lengths"], dtype=np.int64)
+    if order == "file" or qlens.size == 1:
+        return Layout(qlens, rlens)
+    nr, size = rlens.size, qlens.size * rlens.size
+    aligned, reverse, centre = np.zeros(size), np.zeros(size), np.zeros(size)
+    for chunk in iter_hsps(path, ["qrec", "rrec", "strand", "qstart", "qend", "rstart"], read_ahead=2):
+        key = chunk["qrec"].astype(np.int64) * nr + chunk["rrec"]
+        length = (chunk["qend"] - chunk["qstart"]).astype(np.float64)
+        aligned += np.bincount(key, length, size)
+        reverse += np.bincount(key, length * (chunk["strand"] == 1), size)
+        centre += np.bincount(key, length * (chunk["rstart"] + length / 2), size)
+    pairs = np.flatnonzero(aligned)
+    return Layout.along_reference(qlens, rlens, pairs // nr, pairs % nr, aligned[pairs], reverse[pairs],
+                                  centre[pairs] / aligned[pairs])
+
+
+def table_dotplot(tables: list[str], path: str, query_record: str | None = None, reference_record: str | None = None,
+                  order: str = "reference", frame: str = "aligned") -> int:
+    """The `plot` command: a dotplot of HSP tables (compare --hsps, the workflow's hsps.parquet) to
+    path (PNG, SVG or PDF by its suffix). One table: its genome grid, or with both records named the
+    dotplot of that chromosome pair (framed as pair_dotplot frames it); several tables of one
+    reference: their query genomes stacked against it. Returns the HSPs drawn."""
+    from ..errors import InputError
+    from .dots import Dots, short_names
+    from .plots import grid_dotplot, pair_dotplot, stacked_dotplot
+
+    metas = [read_meta(table) for table in tables]
+    for table, meta in zip(tables, metas):
+        if "query" not in meta or "reference" not in meta:
+            raise InputError("is not an HSP table (no record tables in its metadata)", table)
+    genomes = [(meta.get("query_genome") or os.path.basename(table).rsplit(".", 1)[0],
+                meta.get("reference_genome") or "reference") for table, meta in zip(tables, metas)]
+    low = (metas[0].get("params") or {}).get("min_identity")
+    if (query_record is None) != (reference_record is None):
+        raise InputError("name both records (--query-record and --reference-record), or neither")
+    if query_record is not None:
+        if len(tables) > 1:
+            raise InputError("a chromosome pair is drawn from one table, not several")
+        meta = metas[0]
+        picked = []
+        for side, name in (("query", query_record), ("reference", reference_record)):
+            names = [str(n) for n in meta[side]["names"]]
+            short = [str(n) for n in short_names(names)]
+            if name in names:
+                picked.append(names.index(name))
+            elif short.count(name) == 1:  # the accession of an NCBI header, as the pictures name it
+                picked.append(short.index(name))
+            else:
+                raise InputError(f"no {side} record '{name}' (it has {len(names):,}: {', '.join(short[:5])}"
+                                 f"{', ...' if len(names) > 5 else ''})", tables[0])
+        qi, ri = picked
+        dots = Dots(meta["reference"]["lengths"][ri], meta["query"]["lengths"][qi])
+        for chunk in iter_hsps(tables[0], HSP.view("dots"), read_ahead=2):
+            keep = (chunk["qrec"] == qi) & (chunk["rrec"] == ri)
+            if keep.any():
+                zeros = np.zeros(int(keep.sum()), np.int64)
+                dots.add({**{c: v[keep] for c, v in chunk.items()}, "qrec": zeros, "rrec": zeros})
+        pair_dotplot(dots, short_names(meta["query"]["names"])[qi], short_names(meta["reference"]["names"])[ri], path,
+                     low, None, frame)
+        return dots.count
+    reference = metas[0]["reference"]
+    for table, meta in zip(tables[1:], metas[1:]):
+        if list(meta["reference"]["names"]) != list(reference["names"]) or \
+                list(meta["reference"]["lengths"]) != list(reference["lengths"]):
+            raise InputError(f"its reference is not {tables[0]}'s: stacked dotplots share one reference", table)
+    drawn = []
+    for table, meta in zip(tables, metas):
+        layout = table_layout(table, meta, order)
+        dots = Dots(layout.width, layout.height, layout)
+        for chunk in iter_hsps(table, HSP.view("dots"), read_ahead=2):
+            dots.add(chunk)
+        drawn.append(dots)
+    if len(tables) == 1:
+        meta = metas[0]
+        grid_dotplot(drawn[0], meta["query"]["names"], reference["names"], genomes[0][0], genomes[0][1], path, low)
+    else:
+        stacked_dotplot(drawn, [g for g, _ in genomes], reference["names"], genomes[0][1], path, low)
+    return sum(d.count for d in drawn)

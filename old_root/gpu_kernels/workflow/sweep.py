@@ -1,0 +1,63 @@
+"""Parameter sets of a run: the engine section alone, or named sets and a grid expanded to named sets."""
+from __future__ import annotations
+
+import re
+from itertools import product
+
+from ..errors import InputError
+from ..params import Params
+
+# a set's name is a directory under results: letters, digits, '_', '-' and '.', not starting with '.'
+SET_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
+# names the run's own files take beside the sets' directories
+RESERVED = {"summary.tsv", "summary.png", "index", "logs"}
+
+
+def _value_name(value) -> str:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return str(value)
+
+
+def param_sets(engine: dict, sweep: dict | None) -> dict[str, dict]:
+    """Name -> the engine section with the set's overrides; 'default' when no sweep is configured. Two
+    sets of one name (a named set and a grid point, or grid values 80 and 80.0) and a name that is not
+    a plain directory name, or is one of the run's own files, are refused (InputError)."""
+    sweep = sweep or {}
+    sets: dict[str, dict] = {}
+
+    def add(name: str, values: dict, what: str) -> None:
+        if name in sets:
+            raise InputError(f"sweep set {name!r} ({what}) has the name of another set; rename one")
+        if not SET_NAME.fullmatch(name) or name in RESERVED:
+            raise InputError(f"sweep set {name!r} ({what}): a set's name is a directory under results: use "
+                             f"letters, digits, '_', '-' and '.', not {', '.join(sorted(RESERVED))}")
+        sets[name] = values
+
+    for name, overrides in (sweep.get("sets") or {}).items():
+        add(str(name), {**engine, **overrides}, "a named set")
+    grid = sweep.get("grid") or {}
+    if grid:
+        keys = list(grid)
+        for combo in product(*(grid[key] for key in keys)):
+            name = "_".join(f"{key}{_value_name(value)}" for key, value in zip(keys, combo))
+            add(name, {**engine, **dict(zip(keys, combo))}, "of the grid")
+    return sets or {"default": dict(engine)}
+
+
+def override_set(engine: dict, overridden) -> tuple[str, dict]:
+    """(name, engine section) of the one set of a run whose engine keys `overridden` were given on the
+    command line (`--config 'engine={k: 20}'`): named from them as grid sets are (k20), so it never
+    writes over the `default` set's results."""
+    name = "_".join(f"{key}{_value_name(engine[key])}" for key in overridden if key in engine) or "default"
+    if not SET_NAME.fullmatch(name) or name in RESERVED:
+        raise InputError(f"engine override {name!r}: its set's name is a directory under results: use letters, "
+                         "digits, '_', '-' and '.'")
+    return name, dict(engine)
+
+
+def engine_params(engine: dict) -> Params:
+    """Params from one set's engine section (the config's `fast` turns `max_freq` on)."""
+    values = {key: value for key, value in engine.items() if value is not None}
+    values["max_freq"] = values.get("max_freq", 0) if values.pop("fast", False) else 0
+    return Params(**values)

@@ -1,0 +1,117 @@
+"""A genome pair's coverage tables: per chromosome pair, per chromosome of each genome, per genome."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..backend import get_backend
+from ..coverage import STRANDS, table_coverage, union_length
+from ..formats import read_columns, write_tsv
+from ..schema import HSP
+from .genome import Genome
+
+
+def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path: str, query_path: str,
+                    reference_path: str, genomes_path: str, backend: str = "numpy", threads: int = 2,
+                    chains_path: str | None = None, alignments_path: str | None = None) -> None:
+    """Coverage of both genomes (unions of intervals on the backend's device), forward, reverse and
+    both strands: per chromosome pair with HSPs (each side), per query chromosome, per reference
+    chromosome, and per genome; with chains_path (the chains table), the backbone's too (`backbone`:
+    the union of the backbone chains' spans); with alignments_path (the alignment table), the
+    one-to-one alignments' (`aligned`) and their identity (`identity_aligned`: identical columns over
+    all their columns, gaps included). threads: the table's reading threads (on the CuPy backend)."""
+    import pandas as pd
+
+    nq, nr = len(query.names), len(reference.names)
+    engine = get_backend(backend)
+    # a batch of row groups at a time: memory holds a batch and the covered segments, not the table
+    longest = max(int(query.lengths.max(initial=0)), int(reference.lengths.max(initial=0)))
+    chunks = engine.table_batches(hsps_path, HSP.view("coverage"), engine.batch_rows, longest < 2**31, threads)
+    coverage = table_coverage(chunks, nq, nr, engine.xp)
+    keys, counts, per_pair, alignment = coverage.pairs()
+    per_record = {side: coverage.records(side) for side in ("query", "reference")}
+    del coverage
+    strands = STRANDS
+    if chains_path:
+        backbone = backbone_coverage(read_columns(chains_path), nq, nr, keys.astype(np.int64))
+        for side in ("query", "reference"):
+            per_pair[side]["backbone"], per_record[side]["backbone"] = backbone[side]
+        strands = strands + ("backbone",)
+    identity = None
+    if alignments_path:
+        al = read_columns(alignments_path, ["qrec", "rrec", "qstart", "qend", "rstart", "rend", "backbone", "matches",
+                                            "mismatches", "insertions", "deletions"])
+        aligned = backbone_coverage(al, nq, nr, keys.astype(np.int64))
+        for side in ("query", "reference"):
+            per_pair[side]["aligned"], per_record[side]["aligned"] = aligned[side]
+        strands = strands + ("aligned",)
+        identity = alignment_identity(al, nq, nr, keys.astype(np.int64))
+    qi, ri = np.divmod(keys.astype(np.int64), nr)
+    pairs = pd.DataFrame({"query_genome": query.name, "query": query.names[qi], "query_length": query.lengths[qi],
+                          "reference_genome": reference.name, "reference": reference.names[ri],
+                          "reference_length": reference.lengths[ri], "hsps": counts.astype(np.int64)})
+    for side, lengths in (("query", query.lengths[qi]), ("reference", reference.lengths[ri])):
+        for strand in strands:
+            pairs[f"{side}_covered_{strand}"] = per_pair[side][strand].astype(np.int64)
+        for strand in strands:
+            pairs[f"{side}_coverage_{strand}"] = np.round(per_pair[side][strand] / np.maximum(1, lengths), 6)
+    if identity is not None:
+        pairs["identity_aligned"] = identity["pairs"]
+    for name, column in alignment.items():  # where the pair's HSPs lie: the dotplots order records by it
+        pairs[name] = column
+    write_tsv(pairs_path, pairs)
+    genomes = []
+    for side, this, other, path in (("query", query, reference, query_path),
+                                    ("reference", reference, query, reference_path)):
+        table = pd.DataFrame({f"{side}_genome": this.name, side: this.names, f"{side}_length": this.lengths,
+                              f"{'reference' if side == 'query' else 'query'}_genome": other.name})
+        for strand in strands:
+            table[f"covered_{strand}"] = per_record[side][strand].astype(np.int64)
+        for strand in strands:
+            table[f"coverage_{strand}"] = np.round(per_record[side][strand] / np.maximum(1, this.lengths), 6)
+        if identity is not None:
+            table["identity_aligned"] = identity[side]
+        write_tsv(path, table)
+        total = int(this.lengths.sum())
+        genomes.append({"side": side, "genome": this.name, "other_genome": other.name, "records": len(this.names),
+                        "length": total,
+                        **{f"covered_{s}": int(per_record[side][s].sum()) for s in strands},
+                        **{f"coverage_{s}": round(int(per_record[side][s].sum()) / max(1, total), 6) for s in strands},
+                        **({"identity_aligned": identity["genome"]} if identity is not None else {})})
+    write_tsv(genomes_path, pd.DataFrame(genomes))
+
+
+def backbone_coverage(chains: dict, nq: int, nr: int, pair_keys: np.ndarray) -> dict:
+    """{side: (bases covered by the backbone chains' spans per record pair of pair_keys (qrec * nr +
+    rrec), per record of the side)}, unions of intervals."""
+    keep = chains["backbone"] == 1
+    qrec, rrec = chains["qrec"][keep].astype(np.int64), chains["rrec"][keep].astype(np.int64)
+    out = {}
+    for side, rec, records, start, end in (("query", qrec, nq, "qstart", "qend"),
+                                           ("reference", rrec, nr, "rstart", "rend")):
+        starts, ends = chains[start][keep].astype(np.int64), chains[end][keep].astype(np.int64)
+        pair = qrec * nr + rrec
+        per_pair = np.zeros(pair_keys.size, dtype=np.int64)
+        if pair.size:
+            slot = np.searchsorted(pair_keys, pair)  # every backbone chain's pair has HSPs, so is a key
+            per_pair = union_length(slot, starts, ends, pair_keys.size).astype(np.int64)
+        out[side] = (per_pair, union_length(rec, starts, ends, records).astype(np.int64))
+    return out
+
+
+def alignment_identity(al: dict, nq: int, nr: int, pair_keys: np.ndarray) -> dict:
+    """Identity of the one-to-one alignments (identical columns over all columns, rounded to 6
+    places; 0 where none): per record pair of pair_keys, per query record, per reference record, and
+    over the genome pair (`genome`)."""
+    keep = al["backbone"] == 1
+    matches = al["matches"][keep].astype(np.float64)
+    columns = matches + (al["mismatches"] + al["insertions"] + al["deletions"])[keep].astype(np.float64)
+    qrec, rrec = al["qrec"][keep].astype(np.int64), al["rrec"][keep].astype(np.int64)
+
+    def ratio(slot, size):
+        same = np.bincount(slot, matches, minlength=size)[:size]
+        total = np.bincount(slot, columns, minlength=size)[:size]
+        return np.round(np.divide(same, total, out=np.zeros(size), where=total > 0), 6)
+
+    slot = np.searchsorted(pair_keys, qrec * nr + rrec) if qrec.size else qrec
+    return {"pairs": ratio(slot, pair_keys.size), "query": ratio(qrec, nq), "reference": ratio(rrec, nr),
+            "genome": round(float(matches.sum() / columns.sum()), 6) if columns.sum() else 0.0}
