@@ -26,11 +26,28 @@ from .pipeline import fits_whole
 log = logging.getLogger("gpu_kernels")
 
 
-def refuse_inputs_as_outputs(outputs, inputs) -> None:
-    """An output that names one of the command's inputs (`compare Q R -o Q`) is refused before
-    anything is read: writing it would replace the input."""
-    for output in outputs:
-        if not output or output == "-" or not os.path.exists(output):
+def refuse_outputs(outputs, inputs) -> None:
+    """A command's outputs checked before anything is read (None: not asked for; "-": standard
+    output): none names one of its inputs (`compare Q R -o Q`: writing it would replace the input), no
+    two name one file (`--sam X --delta X`: one would be lost), at most one goes to standard output,
+    and none to a closed one."""
+    named = [output for output in outputs if output]
+    streams = [output for output in named if output == "-"]
+    if streams and STDOUT_CLOSED:
+        raise InputError("standard output is closed: name an output file with -o" if named == [outputs[0]] else
+                         "standard output is closed: name a file for each output given as -")
+    if len(streams) > 1:
+        raise InputError(f"{len(streams)} outputs go to standard output (-): name a file for all but one")
+    seen = set()
+    for output in named:
+        if output == "-":
+            continue
+        where = os.path.realpath(output)
+        if where in seen:
+            raise InputError("is named by two outputs of this command: name another file for one", output)
+        seen.add(where)
+    for output in named:
+        if output == "-" or not os.path.exists(output):
             continue
         for given in inputs:
             try:
@@ -50,9 +67,9 @@ def run_filter(args: argparse.Namespace) -> int:
     # real paths: a symlinked folder (or table) must not lead the outputs over the table
     if os.path.realpath(args.outdir) == os.path.dirname(os.path.realpath(args.table)):
         raise InputError("the output directory holds the table being filtered: name another", args.outdir)
-    if not 0 <= args.min_identity <= 100 or args.min_len < 0:
+    if not 0 <= args.min_identity <= 100 or 0 < args.min_identity < 1 or args.min_len < 0:
         raise InputError(f"--min-identity {args.min_identity:g}, --min-len {args.min_len}: identity is a percent "
-                         "(0-100), the length at least 0")
+                         "(0-100, not a fraction: 90 for 90 %), the length at least 0")
     leave_out = ({"paf", "gecko_csv", "chains_paf", "chain_file", "chains_table"} if args.no_text else set()) | (set() if args.delta else {"delta"}) | \
         ({"grid_dotplot", "html_dotplot", "coverage_heatmap", "pair_dotplots"} if args.no_plots else set())
     start = time.perf_counter()
@@ -72,7 +89,7 @@ def run_plot(args: argparse.Namespace) -> int:
     suffix = args.output.rsplit(".", 1)[-1].lower() if "." in os.path.basename(args.output) else ""
     if suffix not in ("png", "svg", "pdf"):
         raise InputError("name a .png, .svg or .pdf picture", args.output)
-    refuse_inputs_as_outputs([args.output], args.tables)
+    refuse_outputs([args.output], args.tables)
     start = time.perf_counter()
     drawn = table_dotplot(args.tables, args.output, args.query_record, args.reference_record, args.order, args.frame)
     print(f"{drawn:,} HSPs drawn into {args.output} in {time.perf_counter() - start:.2f} s", file=sys.stderr)
@@ -83,8 +100,7 @@ def run_paf(args: argparse.Namespace) -> int:
     """The paf command."""
     if not os.path.isfile(args.table):
         raise InputError("no such file", args.table)
-    refuse_inputs_as_outputs([args.output], [args.table])
-    check_stdout(args.output)
+    refuse_outputs([args.output or "-"], [args.table])
     start = time.perf_counter()
     rows = paf_from_table(args.table, args.output, args.threads)
     print(f"{rows} PAF lines in {time.perf_counter() - start:.2f} s", file=sys.stderr)
@@ -105,10 +121,8 @@ def run_align(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     chain_paths = {"chains_paf": args.chains, "chain_file": args.chain_file, "chains_table": args.chains_table}
     named = [args.table, args.delta, args.sam, args.snps, args.hsps, *chain_paths.values()]
-    refuse_inputs_as_outputs([args.output, *named], [args.query, args.reference])
     output = args.output or (None if any(named) else "-")
-    if output is not None:
-        check_stdout(output)
+    refuse_outputs([output, *named], [args.query, args.reference])
     clearing = [clear_output(path, (args.query, args.reference)) for path in (output, *named)]
     loaded = load(args.query, args.reference, params, backend=args.backend)
     paths = {"paf": output, "delta": args.delta, "sam": args.sam, "snps": args.snps, "table": args.table}
@@ -172,10 +186,8 @@ def run_compare(args: argparse.Namespace) -> int:
         threading.Thread(target=importlib.import_module, args=("pyarrow.parquet",), daemon=True).start()
     # an earlier run's outputs removed while this one computes (the write would pay it after)
     chain_paths = {"chains_paf": args.chains, "chain_file": args.chain_file, "chains_table": args.chains_table}
-    refuse_inputs_as_outputs([args.hsps, args.output, args.delta, *chain_paths.values()], [args.query, args.reference])
     output = args.output or (None if args.hsps or args.delta or any(chain_paths.values()) else "-")  # as minimap2: PAF to standard output by default
-    if output is not None:
-        check_stdout(output)
+    refuse_outputs([args.hsps, output, args.delta, *chain_paths.values()], [args.query, args.reference])
     clearing = [clear_output(path, (args.query, args.reference))
                 for path in (args.hsps, args.output, args.delta, *chain_paths.values())]
     result = compare(args.query, args.reference, params, backend=args.backend)
@@ -217,8 +229,7 @@ def run_matches(args: argparse.Namespace) -> int:
         raise InputError(f"-l {args.min_match}: the shortest match must be at least 1")
     if args.reference_tile < 0:
         raise InputError(f"--reference-tile {args.reference_tile}: must be at least 1 (0: what fits)")
-    refuse_inputs_as_outputs([args.output, args.paf], [args.query, args.reference])
-    check_stdout(args.output)
+    refuse_outputs([args.output or "-", args.paf], [args.query, args.reference])
     # a read or probe set (all-N records skipped) encoded where the backend computes (a FASTQ one on the
     # host); find_matches moves the reference's codes there. The backend is made (CuPy imported, 0.2 s)
     # on a thread while the files are read.
@@ -260,10 +271,25 @@ def closed_streams() -> bool:
 STDOUT_CLOSED = False
 
 
-def check_stdout(path) -> None:
-    """Rows bound for a closed standard output are refused before anything is computed."""
-    if STDOUT_CLOSED and path in (None, "", "-"):
-        raise InputError("standard output is closed: name an output file with -o")
+def fasta_from_stdin(args: argparse.Namespace) -> str | None:
+    """A sequence argument given as - (as minimap2's and nucmer's users pipe one in): standard input
+    copied to a temporary file that stands in for it (the readers read files on many threads, and
+    take gzip too); that file's path, for main to remove, or None."""
+    import shutil
+    import tempfile
+
+    sides = [side for side in ("query", "reference") if getattr(args, side, None) == "-"]
+    if not sides:
+        return None
+    if len(sides) > 1:
+        raise InputError("both sequences are given as -: standard input holds one of them")
+    if sys.stdin is None or sys.stdin.closed:
+        raise InputError("standard input is closed", "-")
+    fd, path = tempfile.mkstemp(prefix="gpu-genome-compare-stdin-", suffix=".fa")
+    with os.fdopen(fd, "wb") as spool:
+        shutil.copyfileobj(sys.stdin.buffer, spool, 1 << 22)
+    setattr(args, sides[0], path)
+    return path
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -280,7 +306,9 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["GPU_GENOME_COMPARE_THREADS"] = str(args.threads)
     if getattr(args, "backend", None) in ("cupy", "auto"):  # compare, mems, mums
         early_context()
+    spooled = None
     try:
+        spooled = fasta_from_stdin(args)
         if args.command == "paf":
             return run_paf(args)
         if args.command == "plot":
@@ -307,6 +335,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as error:  # an output path that is a directory, unwritable, or a full disk
         print(f"error: {os_error_line(error)}", file=sys.stderr)
         return 2
+    finally:
+        if spooled:
+            os.unlink(spooled)
 
 
 def interrupted() -> None:

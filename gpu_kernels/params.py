@@ -51,6 +51,9 @@ class Extension:
             raise InputError(f"xdrop = {self.xdrop} is negative")
         if not 0 <= self.min_identity <= 100:
             raise InputError(f"min_identity = {self.min_identity} is outside 0..100")
+        if 0 < self.min_identity < 1:  # a fraction, as PAF's de:f and many tools give it, would keep nearly everything
+            raise InputError(f"min_identity = {self.min_identity:g} is a percent (0..100), not a fraction: for "
+                             f"{100 * self.min_identity:g} % give {100 * self.min_identity:g}")
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ import csv
 import glob
 import os
 
+import numpy as np
+
 from ..params import GROUP_OF
 
 # the parameters a mode does not read: the exact-match modes' own for seed and extend, every
@@ -62,7 +64,8 @@ def headline(pair_dir: str) -> dict | None:
     if os.path.exists(table):
         import pyarrow.parquet as pq
 
-        out["alignments"] = int(sum(pq.read_table(table, columns=["backbone"]).column("backbone").to_numpy()))
+        # counted, not summed: Python's sum over an int8 column wraps at 128 under NumPy 2
+        out["alignments"] = int(np.count_nonzero(pq.read_table(table, columns=["backbone"]).column("backbone").to_numpy()))
     kind = next((k for k in ("aligned", "backbone", "both") if rows["query"].get(f"coverage_{k}") not in (None, "")
                  and (k != "aligned" or out["alignments"])), "both")
     out["by"] = {"aligned": "one-to-one alignments", "backbone": "backbone chains", "both": "HSPs"}[kind]

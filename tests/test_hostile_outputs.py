@@ -1,0 +1,100 @@
+"""Hostile input, third round (the "Hostile input and faults" issue): a command's outputs on one path or
+on a closed standard output, a sequence on standard input, an identity given as a fraction."""
+import shlex
+import subprocess
+import sys
+
+import pytest
+
+from conftest import MYCO_232, MYCO_7422, ROOT
+from test_hostile_input import one_line_error
+
+CLI = [sys.executable, "-m", "gpu_kernels"]
+
+
+def run(*args, **kwargs):
+    return subprocess.run([*CLI, *args], cwd=ROOT, capture_output=True, text=True, **kwargs)
+
+
+def test_two_outputs_on_one_path_are_refused_and_nothing_is_written(tmp_path):
+    """Case 6: `--sam X --delta X`, `-o X --delta X`, `mems -o X --paf X` ran, exited 0 and lost one output."""
+    x = tmp_path / "x.out"
+    same = tmp_path / "sub" / ".." / "x.out"  # the same file by another name
+    (tmp_path / "sub").mkdir()
+    for command in (["align", MYCO_232, MYCO_7422, "--sam", str(x), "--delta", str(x)],
+                    ["align", MYCO_232, MYCO_7422, "-o", str(x), "--snps", str(same)],
+                    ["compare", MYCO_232, MYCO_7422, "-o", str(x), "--delta", str(x)],
+                    ["compare", MYCO_232, MYCO_7422, "--hsps", str(x), "--chains", str(x)],
+                    ["mems", MYCO_232, MYCO_7422, "-l", "100", "-o", str(x), "--paf", str(x)]):
+        one_line_error(run(*command), "is named by two outputs of this command", str(x.name))
+        assert not x.exists()
+
+
+def test_two_outputs_on_standard_output_are_refused():
+    for command in (["align", MYCO_232, MYCO_7422, "--sam", "-", "--delta", "-"],
+                    ["align", MYCO_232, MYCO_7422, "-o", "-", "--snps", "-"],
+                    ["mems", MYCO_232, MYCO_7422, "-l", "100", "--paf", "-"]):  # its matches go there by default
+        one_line_error(run(*command), "outputs go to standard output (-)")
+
+
+def test_outputs_to_a_closed_standard_output_are_refused():
+    """Case 10: with standard output closed only `-o -` was refused; `--sam -`, `--delta -`, `--snps -`,
+    `--chains -`, `--chain-file -` and `mems --paf -` sent their rows nowhere and exited 0."""
+    pair = f"{shlex.quote(MYCO_232)} {shlex.quote(MYCO_7422)}"
+    cli = " ".join(shlex.quote(part) for part in CLI)
+    for option in ("--sam", "--delta", "--snps", "--chains", "--chain-file"):
+        proc = subprocess.run(["sh", "-c", f"{cli} align {pair} {option} - >&-"], cwd=ROOT, stderr=subprocess.PIPE,
+                              text=True)
+        one_line_error(proc, "standard output is closed: name a file for each output given as -")
+    proc = subprocess.run(["sh", "-c", f"{cli} mems {pair} -l 100 -o /dev/null --paf - >&-"], cwd=ROOT,
+                          stderr=subprocess.PIPE, text=True)
+    one_line_error(proc, "standard output is closed")
+
+
+def test_a_sequence_on_standard_input(tmp_path):
+    """Case 16: `-` was "no such file"; as minimap2's and nucmer's users pipe, it is read (gzip too),
+    with the answer of the file itself, and no copy of it is left behind."""
+    import glob
+    import tempfile
+
+    plain = tmp_path / "plain.paf"
+    run("align", MYCO_232, MYCO_7422, "-o", str(plain), check=True)
+    left = set(glob.glob(f"{tempfile.gettempdir()}/gpu-genome-compare-stdin-*"))
+    with open(MYCO_232, "rb") as gz:  # gzip bytes on the pipe
+        piped = subprocess.run([*CLI, "align", "-", MYCO_7422], cwd=ROOT, stdin=gz, capture_output=True)
+    assert piped.returncode == 0 and piped.stdout.decode() == plain.read_text()
+    with open(MYCO_7422, "rb") as gz:
+        piped = subprocess.run([*CLI, "compare", MYCO_232, "-"], cwd=ROOT, stdin=gz, capture_output=True)
+    assert piped.returncode == 0 and piped.stdout.count(b"\n") > 100
+    assert set(glob.glob(f"{tempfile.gettempdir()}/gpu-genome-compare-stdin-*")) == left
+    one_line_error(run("align", "-", "-", stdin=subprocess.DEVNULL), "both sequences are given as -")
+
+
+@pytest.mark.parametrize("value", ["0.9", "0.5"])
+def test_an_identity_given_as_a_fraction_is_refused(value, tmp_path):
+    """Case 12: `--min-identity 0.9` was taken as 0.9 % (PAF's de:f and many tools give fractions)."""
+    one_line_error(run("compare", MYCO_232, MYCO_7422, "--min-identity", value, "-o", str(tmp_path / "o.paf")),
+                   "is a percent (0..100), not a fraction", f"give {float(value) * 100:g}")
+    assert not (tmp_path / "o.paf").exists()
+    assert run("compare", MYCO_232, MYCO_7422, "--min-identity", "0", "-o", str(tmp_path / "o.paf")).returncode == 0
+
+
+@pytest.mark.parametrize("count", [127, 128, 248, 256])
+def test_the_reports_one_to_one_count_does_not_wrap(count, tmp_path):
+    """Case 3: the report's headline summed an int8 column with Python's sum (-8 for 248, 0 for 256,
+    and then "covered by: backbone chains" with no identity)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from gpu_kernels.workflow.report import headline
+
+    backbone = np.zeros(count + 5, dtype=np.int8)
+    backbone[:count] = 1
+    pq.write_table(pa.table({"backbone": backbone}), tmp_path / "alignments.parquet")
+    (tmp_path / "coverage_genomes.tsv").write_text(
+        "side\tcoverage_aligned\tcoverage_backbone\tcoverage_both\tidentity_aligned\n"
+        "query\t0.9\t0.95\t0.97\t0.98\nreference\t0.8\t0.85\t0.9\t0.98\n")
+    numbers = headline(str(tmp_path))
+    assert numbers["alignments"] == count
+    assert numbers["by"] == "one-to-one alignments" and numbers["identity"] == pytest.approx(98)
