@@ -5,6 +5,7 @@ import argparse
 import importlib
 import logging
 import os
+import stat
 import sys
 import threading
 import time
@@ -29,8 +30,8 @@ log = logging.getLogger("gpu_kernels")
 def refuse_outputs(outputs, inputs) -> None:
     """A command's outputs checked before anything is read (None: not asked for; "-": standard
     output): none names one of its inputs (`compare Q R -o Q`: writing it would replace the input), no
-    two name one file (`--sam X --delta X`: one would be lost), at most one goes to standard output,
-    and none to a closed one."""
+    two name one file but a device (`--sam X --delta X`: one would be lost), at most one goes to
+    standard output, and none to a closed one."""
     named = [output for output in outputs if output]
     streams = [output for output in named if output == "-"]
     if streams and STDOUT_CLOSED:
@@ -40,8 +41,8 @@ def refuse_outputs(outputs, inputs) -> None:
         raise InputError(f"{len(streams)} outputs go to standard output (-): name a file for all but one")
     seen = set()
     for output in named:
-        if output == "-":
-            continue
+        if output == "-" or stat.S_ISCHR(os.stat(output).st_mode if os.path.exists(output) else 0):
+            continue  # a device (/dev/null) takes every output written into it
         where = os.path.realpath(output)
         if where in seen:
             raise InputError("is named by two outputs of this command: name another file for one", output)

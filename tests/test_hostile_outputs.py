@@ -98,3 +98,14 @@ def test_the_reports_one_to_one_count_does_not_wrap(count, tmp_path):
     numbers = headline(str(tmp_path))
     assert numbers["alignments"] == count
     assert numbers["by"] == "one-to-one alignments" and numbers["identity"] == pytest.approx(98)
+
+
+def test_the_install_brings_what_the_report_needs():
+    """Case 13: `snakemake --report` failed after the README's install (pygments missing: Snakemake
+    needs it for reports and does not install it; the test extras brought it through pytest)."""
+    import tomllib
+
+    with open(f"{ROOT}/pyproject.toml", "rb") as handle:
+        project = tomllib.load(handle)["project"]
+    names = {dep.split(">")[0].split("=")[0].split("<")[0].strip().lower() for dep in project["dependencies"]}
+    assert {"snakemake", "pygments"} <= names
