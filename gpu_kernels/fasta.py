@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .encode import BORDER, ENCODE, GAP, N_CODE
+from .encode import BORDER, ENCODE, GAP, N_CODE, check_nucleotides
 from .errors import InputError
 from .seqset import SeqSet, seqset_of
 
@@ -65,7 +65,9 @@ def read_bytes(path: str) -> bytes:
         data = data[3:]
     if not holds(data, b"\n") and holds(data, b"\r"):
         raise InputError("line breaks are CR only (old Mac text): convert them to LF", path)
+    check_nucleotides(data, path)
     return data
+
 
 
 def holds(data: bytes, byte: bytes) -> bool:

@@ -4,6 +4,7 @@ import shlex
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from conftest import MYCO_232, MYCO_7422, ROOT
@@ -109,3 +110,23 @@ def test_the_install_brings_what_the_report_needs():
         project = tomllib.load(handle)["project"]
     names = {dep.split(">")[0].split("=")[0].split("<")[0].strip().lower() for dep in project["dependencies"]}
     assert {"snakemake", "pygments"} <= names
+
+
+def test_a_protein_fasta_is_refused(tmp_path):
+    """Case 11: a protein FASTA was compared as all N in silence (exit 0, "0 HSPs"); DNA with IUPAC
+    codes, soft masking, X masking and U still reads."""
+    from gpu_kernels.errors import InputError
+    from gpu_kernels.fasta import read_bytes
+
+    rng = np.random.default_rng(3)
+    protein = "".join(rng.choice(list("ACDEFGHIKLMNPQRSTVWY"), 3000))
+    prot = tmp_path / "p.fa"
+    prot.write_text(">sp|P1|X\n" + "\n".join(protein[i:i + 60] for i in range(0, 3000, 60)) + "\n")
+    one_line_error(run("compare", str(prot), MYCO_7422, "-o", str(tmp_path / "o.paf")),
+                   "holds protein sequences, not nucleotides", "p.fa")
+    with pytest.raises(InputError, match="protein"):
+        read_bytes(str(prot))  # the workflow's genome scan reads through it too
+    dna = "".join(rng.choice(list("ACGTacgtRYKMNNNXXU"), 3000))
+    nucl = tmp_path / "n.fa"
+    nucl.write_text(">chr1 IUPAC and masks\n" + "\n".join(dna[i:i + 60] for i in range(0, 3000, 60)) + "\n")
+    assert read_bytes(str(nucl)).startswith(b">chr1")
