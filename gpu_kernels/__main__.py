@@ -5,6 +5,7 @@ import argparse
 import importlib
 import logging
 import os
+import signal
 import stat
 import sys
 import threading
@@ -322,9 +323,9 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as error:
         print(f"error: {error.line()}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # Ctrl-C: one line, the shell's status for SIGINT; no output left finished
-        print("error: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: one line, the shell's status for it; no output left finished
+        print(f"error: {STOPPED_BY[1]}", file=sys.stderr)
+        return STOPPED_BY[0]
     except MemoryError:
         advice = {"compare": "; lower --tile-bytes", "align": "; lower --part-bases or --tile-bytes"}.get(
             args.command, "; give the query in smaller files")
@@ -342,14 +343,24 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def interrupted() -> None:
-    """Ctrl-C while a compiled stage runs (native.cpu().on_interrupt): the outputs being written
-    removed, one line, the shell's status for SIGINT, at once; the stage's threads end with the
-    process instead of running to their end first."""
+    """Ctrl-C or SIGTERM while a compiled stage runs (native.cpu().on_interrupt): the outputs being
+    written removed, one line, the shell's status for the signal, at once; the stage's threads end
+    with the process instead of running to their end first."""
     from .formats.files import remove_pending
 
     remove_pending()
-    print("error: interrupted", file=sys.stderr, flush=True)
-    os._exit(130)
+    print(f"error: {STOPPED_BY[1]}", file=sys.stderr, flush=True)
+    os._exit(STOPPED_BY[0])
+
+
+STOPPED_BY = [130, "interrupted"]  # the exit status and line of a run stopped by a signal (Ctrl-C's by default)
+
+
+def terminated(signum, frame) -> None:
+    """SIGTERM (a SLURM time limit, `timeout`, `kill`) ends a run as Ctrl-C does, with its own status
+    (143) and line: the outputs being written removed, none left half-written."""
+    STOPPED_BY[:] = [143, "terminated"]
+    raise KeyboardInterrupt
 
 
 def cli() -> None:
@@ -359,6 +370,7 @@ def cli() -> None:
     system to take back at once anyway (1.3 to 2.2 s more, alternating runs on the 150 Mbp pair:
     bench/hsp_path.py --teardown)."""
     native.cpu().on_interrupt(interrupted)
+    signal.signal(signal.SIGTERM, terminated)
     status = main()
     log.info("exiting with status %d", status)  # -v: the time from here to the process's end is the exit's
     for stream in (sys.stdout, sys.stderr):

@@ -130,3 +130,49 @@ def test_a_protein_fasta_is_refused(tmp_path):
     nucl = tmp_path / "n.fa"
     nucl.write_text(">chr1 IUPAC and masks\n" + "\n".join(dna[i:i + 60] for i in range(0, 3000, 60)) + "\n")
     assert read_bytes(str(nucl)).startswith(b">chr1")
+
+
+def test_sigterm_ends_a_run_as_ctrl_c_does(tmp_path):
+    """Case 9: SIGTERM (a SLURM time limit, `timeout`) killed the run where it stood, leaving hidden
+    .part files of the outputs being written. Now, inside a compiled stage (k 8 on the bundled pair
+    spends a minute in seeds and extension) as outside: one line, status 143, no output, no .part."""
+    import re
+    import signal
+    import time
+
+    out = tmp_path / "o.paf"
+    proc = subprocess.Popen([*CLI, "compare", MYCO_232, MYCO_7422, "--k", "8", "--backend", "numpy", "-o", str(out),
+                             "-v"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    while True:  # until the seeds stage has begun (the log's words line)
+        line = proc.stderr.readline()
+        assert line, "the run ended before its words stage"
+        if " words: " in line:
+            break
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGTERM)
+    err = proc.communicate(timeout=120)[1]
+    said = [line for line in err.strip().splitlines() if not re.match(r"\d{4}-\d\d-\d\d ", line)]
+    assert proc.returncode == 143 and said == ["error: terminated"], err[-800:]
+    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+def test_a_complete_write_removes_what_a_killed_one_left(tmp_path):
+    """Case 9, the rest: a job killed with -9 (nothing can be handled) left its .part file, and a later
+    complete run never removed it. Now it does, and leaves a write still under way (touched since) be."""
+    import os
+    import time
+
+    out = tmp_path / "o.paf"
+    stale = tmp_path / ".o.paf.0123456789ab.part"
+    aside = tmp_path / ".o.paf.ba9876543210.old"
+    fresh = tmp_path / ".o.paf.a1b2c3d4e5f6.part"
+    other = tmp_path / ".other.paf.0123456789ab.part"
+    for path in (stale, aside, fresh, other):
+        path.write_bytes(b"half")
+    old = time.time() - 3600
+    for path in (stale, aside, other):
+        os.utime(path, (old, old))
+    os.utime(fresh, (time.time() + 600,) * 2)  # touched again while this run writes
+    run("compare", MYCO_232, MYCO_7422, "-o", str(out), check=True)
+    assert out.exists() and not stale.exists() and not aside.exists()
+    assert fresh.exists() and other.exists()  # another write of it, still under way; another file's

@@ -8,6 +8,7 @@ import os
 import stat
 import sys
 import threading
+import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -77,11 +78,13 @@ def atomic_path(path: str):
     # a hidden name that does not end like the target, so no glob for finished files matches it
     tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.urandom(6).hex()}.part")
     PENDING.add(tmp)
+    begun = time.time()
     try:
         try:
             yield tmp
         except OSError as error:
             raise named(error, path, tmp) from None
+        _remove_stale(path, begun)
         if os.path.lexists(path):
             # Renamed over an existing file, ext4 writes the new one to disk before rename returns
             # (its replace-by-rename safeguard: 1.3 to 2 s for a 2.6 GB table). The old file is moved
@@ -101,6 +104,21 @@ def atomic_path(path: str):
 # Temporary files of the outputs being written: what a process ended at once (Ctrl-C while a
 # compiled stage runs, __main__.interrupted) removes, as atomic_path's own cleanup would.
 PENDING: set[str] = set()
+
+
+def _remove_stale(path: str, begun: float) -> None:
+    """The temporary files an earlier write of path left (a process killed with -9 while it wrote)
+    removed once this one is complete: those untouched since before it began (a write still under
+    way elsewhere keeps touching its own)."""
+    import glob
+
+    base = glob.escape(os.path.join(os.path.dirname(os.path.abspath(path)), f".{os.path.basename(path)}."))
+    for stale in glob.glob(base + "[0-9a-f]*[0-9a-f].part") + glob.glob(base + "[0-9a-f]*[0-9a-f].old"):
+        try:
+            if os.stat(stale).st_mtime < begun - 1:
+                os.remove(stale)
+        except OSError:
+            pass
 
 
 def remove_pending() -> None:
