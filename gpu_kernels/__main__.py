@@ -17,7 +17,7 @@ from .device import early_context
 from .engine import compare, compare_loaded, load
 from .errors import InputError, os_error_line
 from .fasta import load_pair
-from .formats import clear_output, mummer_parts, paf_from_table, text_from_table, write_paf, write_parts
+from .formats import mummer_parts, paf_from_table, text_from_table, write_paf, write_parts
 from . import native
 from .formats.files import is_special
 from .matches import find_matches, matches_to_hsps
@@ -125,19 +125,14 @@ def run_align(args: argparse.Namespace) -> int:
     named = [args.table, args.delta, args.sam, args.snps, args.hsps, *chain_paths.values()]
     output = args.output or (None if any(named) else "-")
     refuse_outputs([output, *named], [args.query, args.reference])
-    clearing = [clear_output(path, (args.query, args.reference)) for path in (output, *named)]
     loaded = load(args.query, args.reference, params, backend=args.backend)
     paths = {"paf": output, "delta": args.delta, "sam": args.sam, "snps": args.snps, "table": args.table}
     if not fits_whole(loaded.query, loaded.reference, params):
         if args.hsps:
             raise InputError("--hsps: the pair is compared in parts (larger than --part-bases); write the HSP "
                              "tables with the workflow, or raise --part-bases")
-        for thread in filter(None, clearing):
-            thread.join()
         return align_in_parts(loaded, params, {**paths, **chain_paths}, start)
     result = compare_loaded(loaded, params)
-    for thread in filter(None, clearing):
-        thread.join()
     chains = result.chain()
     if any(chain_paths.values()):
         result.write_chains(chain_paths)
@@ -186,15 +181,12 @@ def run_compare(args: argparse.Namespace) -> int:
     if args.hsps:
         # pyarrow (0.1 s to import) loaded while the genomes are compared, not after (PAF alone needs none)
         threading.Thread(target=importlib.import_module, args=("pyarrow.parquet",), daemon=True).start()
-    # an earlier run's outputs removed while this one computes (the write would pay it after)
     chain_paths = {"chains_paf": args.chains, "chain_file": args.chain_file, "chains_table": args.chains_table}
     output = args.output or (None if args.hsps or args.delta or any(chain_paths.values()) else "-")  # as minimap2: PAF to standard output by default
     refuse_outputs([args.hsps, output, args.delta, *chain_paths.values()], [args.query, args.reference])
-    clearing = [clear_output(path, (args.query, args.reference))
-                for path in (args.hsps, args.output, args.delta, *chain_paths.values())]
+    # an earlier run's outputs stay until this one's are complete (atomic_path): a run that fails
+    # (a bad input, Ctrl-C) leaves them as they were
     result = compare(args.query, args.reference, params, backend=args.backend)
-    for thread in filter(None, clearing):
-        thread.join()
     q, r = result.query, result.reference
     with ThreadPoolExecutor(1) as side:
         writing = []

@@ -176,13 +176,6 @@ def test_outputs_of_an_earlier_run_are_replaced_and_inputs_never_removed(tmp_pat
             handle.write("new")
     assert target.read_text() == "new" and sorted(p.name for p in tmp_path.iterdir()) == ["out.paf", "out.parquet", "text"]
 
-    query = tmp_path / "q.fa"
-    query.write_text(">q\n" + "ACGT" * 40 + "\n")
-    assert F.clear_output(str(query), (str(query), MYCO_7422)) is None and query.exists()
-    assert F.clear_output(str(tmp_path)) is None and F.clear_output("-") is None
-    assert F.clear_output(str(target), (str(tmp_path / "mistyped.fa"), MYCO_7422)) is None and target.exists()
-    F.clear_output(str(target)).join()
-    assert not target.exists()
 
 
 def test_row_groups_copied_byte_for_byte_read_as_the_rows_written(tmp_path):

@@ -176,3 +176,21 @@ def test_a_complete_write_removes_what_a_killed_one_left(tmp_path):
     run("compare", MYCO_232, MYCO_7422, "-o", str(out), check=True)
     assert out.exists() and not stale.exists() and not aside.exists()
     assert fresh.exists() and other.exists()  # another write of it, still under way; another file's
+
+
+def test_a_failed_run_leaves_the_last_runs_outputs_as_they_were(tmp_path):
+    """Case 2: the same `align` with a FASTA holding one bad character (exit 2, one line) deleted every
+    output of the run before it: old outputs were removed before the input was read."""
+    import shutil
+
+    outputs = {"-o": "out.paf", "--sam": "out.sam", "--delta": "out.delta", "--table": "out.parquet"}
+    args = [a for option, name in outputs.items() for a in (option, str(tmp_path / name))]
+    run("align", MYCO_232, MYCO_7422, *args, check=True)
+    before = {name: (tmp_path / name).read_bytes() for name in outputs.values()}
+    bad = tmp_path / "bad.fa"
+    shutil.copy(MYCO_232, tmp_path / "q.fa.gz")
+    text = subprocess.run(["gzip", "-dc", str(tmp_path / "q.fa.gz")], capture_output=True, check=True).stdout
+    bad.write_bytes(text[:200] + b"!" + text[201:])
+    one_line_error(run("align", str(bad), MYCO_7422, *args), "unexpected character")
+    assert {name: (tmp_path / name).read_bytes() for name in outputs.values()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*outputs.values(), "bad.fa", "q.fa.gz"])

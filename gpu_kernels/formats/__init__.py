@@ -1,6 +1,6 @@
 """Every file format the project writes or reads.
 
-- files.py: file safety (atomic_path, clear_output) and the writers of ordered pieces;
+- files.py: file safety (atomic_path) and the writers of ordered pieces;
 - threads.py: the thread plumbing they share;
 - parquet.py: the table writer (pyarrow's encoders for host columns, a device's own pages spliced in);
 - tables.py: the table readers;
@@ -21,7 +21,7 @@ from typing import Callable, NamedTuple
 
 from . import delta, gecko, paf
 from .chains import write_chain_text  # noqa: F401
-from .files import atomic_path, clear_output, write_parts  # noqa: F401
+from .files import atomic_path, write_parts  # noqa: F401
 from .gecko import gecko_header, gecko_text  # noqa: F401
 from .mummer import mummer_parts  # noqa: F401
 from .paf import paf_text  # noqa: F401

@@ -7,7 +7,6 @@ import logging
 import os
 import stat
 import sys
-import threading
 import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
@@ -18,31 +17,6 @@ from .threads import default_threads, ordered_map
 log = logging.getLogger(__name__)
 
 WRITERS = 4  # threads writing a text file's pieces
-
-
-def clear_output(path: str, inputs: tuple = ()) -> threading.Thread | None:
-    """Start removing an output file left by an earlier run, on a thread, so that its pages and
-    blocks are freed while the new one is computed (minimap2 truncates its -o file when it parses the
-    option) rather than after it is written. Nothing is removed that is not
-    a regular file, or that is one of the inputs, or while an input is missing (a mistyped name
-    leaves the earlier output as it was)."""
-    if not path or path == "-" or not os.path.isfile(path) or os.path.islink(path):
-        return None
-    for other in inputs:
-        try:
-            if isinstance(other, (str, os.PathLike)) and os.path.samefile(path, other):
-                return None
-        except OSError:  # an input that is not there: the run will stop on it
-            return None
-
-    def remove() -> None:
-        try:
-            os.remove(path)
-        except OSError:  # gone already, or not ours to remove: the write replaces it as before
-            pass
-    thread = threading.Thread(target=remove, name="clear", daemon=True)
-    thread.start()
-    return thread
 
 
 def named(error: OSError, path: str, tmp: str | None = None) -> OSError:
