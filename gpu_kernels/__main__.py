@@ -291,6 +291,11 @@ def main(argv: list[str] | None = None) -> int:
     global STDOUT_CLOSED
     STDOUT_CLOSED = closed_streams()
     args = parser().parse_args(argv)
+    import shlex
+
+    from .formats import alignments
+
+    alignments.COMMAND_LINE[0] = shlex.join(["gpu-genome-compare", *(sys.argv[1:] if argv is None else argv)])
     logging.basicConfig(level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(getattr(args, "verbose", 0), 2)], stream=sys.stderr,
                         format="%(asctime)s %(name)s %(message)s")
     if getattr(args, "threads", 0) < 0:

@@ -194,3 +194,25 @@ def test_a_failed_run_leaves_the_last_runs_outputs_as_they_were(tmp_path):
     one_line_error(run("align", str(bad), MYCO_7422, *args), "unexpected character")
     assert {name: (tmp_path / name).read_bytes() for name in outputs.values()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*outputs.values(), "bad.fa", "q.fa.gz"])
+
+
+def test_sam_names_its_command_the_log_its_units_and_plot_its_genomes(tmp_path):
+    """Case 17: SAM's @PG CL was "align" alone; -v logged "x.snps: 5 rows written" for a file of
+    hundreds of thousands of lines (its rows are alignments); `plot` labelled genomes by the table's
+    file name ("c vs reference")."""
+    from gpu_kernels.formats.tables import read_meta
+    from gpu_kernels.workflow.pictures import genome_label
+
+    sam, snps, table = tmp_path / "a.sam", tmp_path / "a.snps", tmp_path / "c.parquet"
+    proc = run("align", MYCO_232, MYCO_7422, "--sam", str(sam), "--snps", str(snps), "-v", check=True)
+    pg = [line for line in sam.read_text().splitlines() if line.startswith("@PG")]
+    assert pg == [f"@PG\tID:gpu-genome-compare\tPN:gpu-genome-compare\tCL:gpu-genome-compare align {MYCO_232} "
+                  f"{MYCO_7422} --sam {sam} --snps {snps} -v"]
+    alignments = len([line for line in sam.read_text().splitlines() if not line.startswith("@")])
+    assert f"{snps}: {alignments} alignments' SNPs and indels written" in proc.stderr
+    assert len(snps.read_text().splitlines()) > 10 * alignments
+    run("compare", MYCO_232, MYCO_7422, "--hsps", str(table), check=True)
+    meta = read_meta(str(table))
+    assert (genome_label(meta, "query", "c"), genome_label(meta, "reference", "reference")) == \
+        ("Mhyopneumoniae_232", "Mhyopneumoniae_7422")
+    assert genome_label({}, "query", "c") == "c" and genome_label({"query_genome": "hg38"}, "query", "c") == "hg38"

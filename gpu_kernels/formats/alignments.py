@@ -94,11 +94,16 @@ def write_paf(path: str, al: dict, cigars: tuple, cs: tuple, qnames, qlens, rnam
     return write_pieces(path, b"", pieces())
 
 
+# the command that made the SAM file, for its @PG CL: the command line's own (__main__.main sets it)
+COMMAND_LINE = ["gpu-genome-compare (the workflow's alignments rule)"]
+
+
 def sam_header(qnames, rnames, rlens) -> bytes:
-    """@HD, an @SQ line a reference record, @PG."""
+    """@HD, an @SQ line a reference record, @PG with the command line (no tab or line break in it)."""
     lines = ["@HD\tVN:1.6\tSO:unsorted"]
     lines += [f"@SQ\tSN:{name}\tLN:{int(length)}" for name, length in zip(rnames, rlens)]
-    lines.append("@PG\tID:gpu-genome-compare\tPN:gpu-genome-compare\tCL:align")
+    command = " ".join(COMMAND_LINE[0].split())
+    lines.append(f"@PG\tID:gpu-genome-compare\tPN:gpu-genome-compare\tCL:{command}")
     return ("\n".join(lines) + "\n").encode()
 
 
@@ -150,7 +155,7 @@ def write_sam(path: str, al: dict, cigars: tuple, qnames, qlens, rnames, rlens) 
             part = {name: np.asarray(v)[lo:hi] for name, v in al.items() if np.ndim(v) and len(v) == n}
             yield hi - lo, sam_text(part, sub_table(cigars, lo, hi), qtable, qlens, rtable)
 
-    return write_pieces(path, sam_header(qnames, rnames, rlens), pieces())
+    return write_pieces(path, sam_header(qnames, rnames, rlens), pieces(), "alignments")
 
 
 def write_snps(path: str, al: dict, snps: tuple) -> int:
@@ -158,7 +163,8 @@ def write_snps(path: str, al: dict, snps: tuple) -> int:
     header line."""
     n = int(al["qstart"].size)
     header = b"#P1\tSUB1\tSUB2\tP2\tFRM1\tFRM2\tREFERENCE\tQUERY\n"
-    return write_pieces(path, header, ((hi - lo, sub_table(snps, lo, hi)[0]) for lo, hi in slices(n, snps)))
+    return write_pieces(path, header, ((hi - lo, sub_table(snps, lo, hi)[0]) for lo, hi in slices(n, snps)),
+                        "alignments' SNPs and indels")
 
 
 def write_delta(path: str, al: dict, indels: tuple, meta: dict) -> int:
@@ -179,7 +185,7 @@ def write_delta(path: str, al: dict, indels: tuple, meta: dict) -> int:
             yield hi - lo, delta_text(part, sub_table(moved, lo, hi), qnames, q["lengths"], rnames, r["lengths"],
                                       first_head=head)
 
-    return write_pieces(path, delta_header(meta), pieces())
+    return write_pieces(path, delta_header(meta), pieces(), "alignments")
 
 
 def arrow_table(al: dict, cigars: tuple):

@@ -118,4 +118,4 @@ def write_chain_text(kind: str, path: str, table: dict, blocks: dict, qnames, ql
     output ("-"); returns the chains written."""
     order = reference_order(blocks, table["strand"][blocks["chain"]] == 1)
     text = CHAIN_TEXTS[kind](table, order, qnames, qlens, rnames, rlens)
-    return write_pieces(path, b"", iter([(int(table["chain"].size), text)]))
+    return write_pieces(path, b"", iter([(int(table["chain"].size), text)]), "chains")

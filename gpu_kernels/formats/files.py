@@ -114,21 +114,22 @@ def is_special(path: str) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
-def write_pieces(path: str, header: bytes, pieces) -> int:
+def write_pieces(path: str, header: bytes, pieces, unit: str = "rows") -> int:
     """(rows, bytes) pieces written after header, atomically to path or to standard output ("-"), or
-    in order into a special file (a device or a FIFO has no offsets); returns the rows written."""
+    in order into a special file (a device or a FIFO has no offsets); returns the rows written. unit:
+    what a piece's rows are, for the log (a delta or SNPs file's rows are alignments of many lines)."""
     if path == "-":
-        return _write_stream(sys.stdout.buffer, header, pieces)
+        return _write_stream(sys.stdout.buffer, header, pieces, unit)
     try:
         if is_special(path):
             with open(path, "wb") as stream:
-                return _write_stream(stream, header, pieces)
-        return _write_file(path, header, pieces)
+                return _write_stream(stream, header, pieces, unit)
+        return _write_file(path, header, pieces, unit)
     except OSError as error:  # os.pwrite's errors (a full disk) name no file
         raise named(error, path) from error
 
 
-def _write_file(path: str, header: bytes, pieces) -> int:
+def _write_file(path: str, header: bytes, pieces, unit: str) -> int:
     """Pieces written at their places in a file, by WRITERS threads."""
     rows = 0
     with atomic_path(path) as tmp, open(tmp, "wb") as handle, ThreadPoolExecutor(WRITERS) as disk:
@@ -144,22 +145,23 @@ def _write_file(path: str, header: bytes, pieces) -> int:
                 writes.popleft().result()
             rows += n
             if count % 64 == 0:
-                log.info("%s: %d rows written", path, rows)
+                log.info("%s: %d %s written, %.1f MB", path, rows, unit, offset / 1e6)
         while writes:
             writes.popleft().result()
-    log.info("%s: %d rows written", path, rows)
+    log.info("%s: %d %s written, %.1f MB", path, rows, unit, offset / 1e6)
     return rows
 
 
-def _write_stream(stream, header: bytes, pieces) -> int:
+def _write_stream(stream, header: bytes, pieces, unit: str) -> int:
     """Pieces written one after another to a stream (a pipe has no offsets)."""
-    rows = 0
+    rows, size = 0, len(header)
     stream.write(header)
     for n, text in pieces:
         stream.write(text)
         rows += n
+        size += len(text)
     stream.flush()
-    log.info("standard output: %d rows written", rows)
+    log.info("standard output: %d %s written, %.1f MB", rows, unit, size / 1e6)
     return rows
 
 

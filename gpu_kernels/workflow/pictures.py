@@ -308,6 +308,18 @@ def table_layout(path: str, meta: dict, order: str):
                                   centre[pairs] / aligned[pairs])
 
 
+def genome_label(meta: dict, side: str, fallback: str) -> str:
+    """A side's genome as a table's metadata names it: the workflow's genome name, else its FASTA
+    file's name without .gz and .fa, .fasta or .fna (`compare`'s tables), else fallback."""
+    if meta.get(f"{side}_genome"):
+        return str(meta[f"{side}_genome"])
+    name = os.path.basename(str(meta.get(f"{side}_fasta") or ""))
+    for suffix in (".gz", ".fa", ".fasta", ".fna", ".fas"):
+        if name.lower().endswith(suffix):
+            name = name[:-len(suffix)]
+    return name or fallback
+
+
 def table_dotplot(tables: list[str], path: str, query_record: str | None = None, reference_record: str | None = None,
                   order: str = "reference", frame: str = "aligned") -> int:
     """The `plot` command: a dotplot of HSP tables (compare --hsps, the workflow's hsps.parquet) to
@@ -322,8 +334,8 @@ def table_dotplot(tables: list[str], path: str, query_record: str | None = None,
     for table, meta in zip(tables, metas):
         if "query" not in meta or "reference" not in meta:
             raise InputError("is not an HSP table (no record tables in its metadata)", table)
-    genomes = [(meta.get("query_genome") or os.path.basename(table).rsplit(".", 1)[0],
-                meta.get("reference_genome") or "reference") for table, meta in zip(tables, metas)]
+    genomes = [(genome_label(meta, "query", os.path.basename(table).rsplit(".", 1)[0]),
+                genome_label(meta, "reference", "reference")) for table, meta in zip(tables, metas)]
     low = (metas[0].get("params") or {}).get("min_identity")
     if (query_record is None) != (reference_record is None):
         raise InputError("name both records (--query-record and --reference-record), or neither")
