@@ -157,6 +157,9 @@ def test_names_with_underscores_and_an_engine_override_from_the_command_line(tmp
                                 "  delta: true\n")
     snakemake(cwd, "--cores", "2", "--configfile", "u.yaml", "--config", "engine={k: 20}")
     assert not (cwd / "results/default").exists()
+    # its summary is its own: a plain run's summary.tsv is neither written over nor made stale by it
+    assert not (cwd / "results/summary.tsv").exists()
+    assert [row["set"] for row in read_tsv(cwd / "results/summary_k20.tsv")] == ["k20"]
     table = cwd / "results/k20/M_hyo232_vs_M_hyo7422/hsps.parquet"
     params = json.loads(pq.read_schema(table).metadata[b"gpu_kernels"])["params"]
     assert params["k"] == 20 and params["min_len"] == 64 and params["min_identity"] == 80

@@ -50,8 +50,8 @@ TEMPLATES = {
     "hsp_table": PAIR + "/{hsptable}.parquet",
     "mummer": PAIR + "/matches.mummer.txt",
     "stats": PAIR + "/stats.tsv",
-    "summary_tsv": "{results}/summary.tsv",
-    "summary_png": "{results}/summary.png",
+    "summary_tsv": "{results}/{summary}.tsv",
+    "summary_png": "{results}/{summary}.png",
     "log": "{results}/logs/{name}.log",
     "benchmark": "{results}/logs/benchmarks/{name}.tsv",
 }

@@ -78,6 +78,7 @@ if (_problem := schema_error(config, SCHEMA)) is not None:
 validate(config, SCHEMA, set_default=True)
 
 RESULTS = config["results"]
+SUMMARY = "summary"  # the summary table's and plot's name (an engine override run names its own)
 if not str(RESULTS).strip():
     fail("results: empty; name the output directory (the default is results)")
 if "{" in str(RESULTS) or "}" in str(RESULTS):
@@ -98,7 +99,7 @@ class _Keep(dict):
 
 def path(kind, **values):
     """The path of an output kind; unfilled placeholders remain wildcards."""
-    return TEMPLATES[kind].format_map(_Keep(results=RESULTS, **values))
+    return TEMPLATES[kind].format_map(_Keep(results=RESULTS, summary=SUMMARY, **values))
 
 
 def log_path(rule, *wildcards, kind="log"):
@@ -173,6 +174,7 @@ try:
     _overridden = (workflow.config_settings.config or {}).get("engine")
     if isinstance(_overridden, dict) and _overridden and list(SETS) == ["default"]:
         SETS = dict([override_set(config["engine"], list(_overridden))])
+        SUMMARY = f"summary_{next(iter(SETS))}"  # its own summary too: the plain run's stays as it was
 except InputError as error:
     fail(error.line())
 for (

@@ -25,9 +25,9 @@ rule summary:
             labels={"output": "plot"},
         ),
     log:
-        log_path("summary"),
+        log_path(SUMMARY),
     benchmark:
-        log_path("summary", kind="benchmark")
+        log_path(SUMMARY, kind="benchmark")
     conda:
         "../envs/engine.yaml"
     params:
