@@ -329,9 +329,15 @@ __device__ bool tandem_span(const unsigned char* q, long long x, long long least
 }
 
 __device__ bool any_tandem(const unsigned char* q, long long lo, long long hi, long long least) {
+    long long first = lo, last = hi;
+    while (first > lo - least + 2 && q[first - 1] != BORDER)
+        first--;
+    while (last < hi + least - 1 && q[last] != BORDER)
+        last++;
     for (int unit = 1; unit <= TANDEM_UNIT; unit++) {
         const long long need = least - unit;
-        for (long long i = lo - need + 1; i < hi + unit + need - 1; i += need) {
+        const long long end = hi + unit + need - 1 < last ? hi + unit + need - 1 : last;
+        for (long long i = lo - need + 1 > first ? lo - need + 1 : first; i < end; i += need) {
             if (!repeats(q, i, unit))
                 continue;
             long long u, v;

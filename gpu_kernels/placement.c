@@ -66,11 +66,19 @@ static int tandem_span(const uint8_t *q, int64_t x, int64_t least, int64_t *star
 /* Whether a tandem run holds any query position in [lo, hi): a run of a unit holds one there when
  * least - unit (`need`) of its repeated bases in a row reach into [lo, hi - 1 + unit]. Such a row has
  * `need` of them within need - 1 of that stretch, so one base in every `need` is looked at there, and
- * the row found is followed only from a repeated one (most windows hold no run). */
+ * the row found is followed only from a repeated one (most windows hold no run). The stretch ends at
+ * the borders of the record of [lo, hi): no run holds a border, and a long `least` would reach past
+ * them, out of the codes. */
 static int any_tandem(const uint8_t *q, int64_t lo, int64_t hi, int64_t least) {
+    int64_t first = lo, last = hi;
+    while (first > lo - least + 2 && q[first - 1] != BORDER)
+        first--;
+    while (last < hi + least - 1 && q[last] != BORDER)
+        last++;
     for (int unit = 1; unit <= TANDEM_UNIT; unit++) {
         const int64_t need = least - unit;
-        for (int64_t i = lo - need + 1; i < hi + unit + need - 1; i += need) {
+        const int64_t end = hi + unit + need - 1 < last ? hi + unit + need - 1 : last;
+        for (int64_t i = lo - need + 1 > first ? lo - need + 1 : first; i < end; i += need) {
             if (!repeats(q, i, unit))
                 continue;
             int64_t u, v;

@@ -216,3 +216,59 @@ def test_sam_names_its_command_the_log_its_units_and_plot_its_genomes(tmp_path):
     assert (genome_label(meta, "query", "c"), genome_label(meta, "reference", "reference")) == \
         ("Mhyopneumoniae_232", "Mhyopneumoniae_7422")
     assert genome_label({}, "query", "c") == "c" and genome_label({"query_genome": "hg38"}, "query", "c") == "hg38"
+
+
+GUARDED_PIECES = r'''
+import ctypes
+import mmap
+import sys
+
+import numpy as np
+
+from gpu_kernels import native
+from gpu_kernels.encode import BORDER
+from gpu_kernels.kernels import GAP
+
+page, body = mmap.PAGESIZE, 400
+n = GAP + body + GAP
+libc = ctypes.CDLL(None)
+libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+
+
+def guarded(at_start: bool) -> np.ndarray:
+    """Codes (borders, a record, borders) with an unreadable page right before them or right after."""
+    mm = mmap.mmap(-1, 4 * page)
+    base = ctypes.addressof(ctypes.c_char.from_buffer(mm))
+    offset = page if at_start else 3 * page - n
+    libc.mprotect(base + (0 if at_start else 3 * page), page, 0)  # PROT_NONE
+    codes = np.frombuffer(mm, dtype=np.uint8, count=n, offset=offset)
+    codes[:] = BORDER
+    codes[GAP:GAP + body] = np.random.default_rng(1).integers(0, 4, body, dtype=np.uint8)
+    guarded.kept.append(mm)
+    return codes
+
+
+guarded.kept = []
+cpu = native.cpu()
+for at_start in (True, False):
+    q = guarded(at_start)
+    one = lambda v: np.array([v], dtype=np.int64)  # noqa: E731
+    none = np.empty(0, dtype=np.int64)
+    count = np.zeros(1, dtype=np.int64)
+    cpu.chain_pieces(q, q, q, one(GAP), one(GAP), one(0), one(0), one(0), one(body), np.zeros(1, np.int8),
+                     np.zeros(1, np.uint8), 1, -2, -1, 7, int(sys.argv[1]), count, 0, none, none, none, none, 1)
+    print(at_start, int(count[0]))
+'''
+
+
+@pytest.mark.parametrize("tandem", [16, 200, 5000])
+def test_a_long_block_tandem_reads_only_the_codes(tandem, tmp_path):
+    """Case 1: `--block-tandem` above about 140 (the records' borders are 128 codes wide) read before
+    the codes' start or past their end: SIGSEGV, no message. A block at its record's start and end,
+    its codes between unreadable pages: the tandem scan stays within them (chain_pieces, placement.c;
+    chains.cu's twin is the same loop)."""
+    script = tmp_path / "guarded.py"
+    script.write_text("import sys\nsys.path.insert(0, %r)\n" % ROOT + GUARDED_PIECES)
+    proc = subprocess.run([sys.executable, str(script), str(tandem)], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-500:])
+    assert proc.stdout.split() == ["True", "1", "False", "1"]
