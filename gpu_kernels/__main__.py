@@ -28,26 +28,29 @@ from .pipeline import fits_whole
 log = logging.getLogger("gpu_kernels")
 
 
-def refuse_outputs(outputs, inputs) -> None:
-    """A command's outputs checked before anything is read (None: not asked for; "-": standard
-    output): none names one of its inputs (`compare Q R -o Q`: writing it would replace the input), no
-    two name one file but a device (`--sam X --delta X`: one would be lost), at most one goes to
-    standard output, and none to a closed one."""
-    named = [output for output in outputs if output]
-    streams = [output for output in named if output == "-"]
+def refuse_outputs(outputs: dict, inputs) -> None:
+    """A command's outputs (option -> path; None: not asked for; "-": standard output) checked before
+    anything is read: none names one of its inputs (`compare Q R -o Q`: writing it would replace the
+    input), no two name one file but a device (`--sam X --delta X`: one would be lost), at most one
+    goes to standard output, and none to a closed one."""
+    named = [output for output in outputs.values() if output]
+    streams = [option for option, output in outputs.items() if output == "-"]
     if streams and STDOUT_CLOSED:
-        raise InputError("standard output is closed: name an output file with -o" if named == [outputs[0]] else
-                         "standard output is closed: name a file for each output given as -")
+        raise InputError("standard output is closed: name an output file with -o" if streams[0] == "-o" else
+                         f"standard output is closed: name a file for {streams[0]}, not -")
     if len(streams) > 1:
-        raise InputError(f"{len(streams)} outputs go to standard output (-): name a file for all but one")
-    seen = set()
-    for output in named:
-        if output == "-" or stat.S_ISCHR(os.stat(output).st_mode if os.path.exists(output) else 0):
+        raise InputError(f"{' and '.join(streams)} both go to standard output (-): name a file for one"
+                         if len(streams) == 2 else f"{', '.join(streams)} all go to standard output (-): name a "
+                         "file for all but one")
+    seen = {}
+    for option, output in outputs.items():
+        if not output or output == "-" or stat.S_ISCHR(os.stat(output).st_mode if os.path.exists(output) else 0):
             continue  # a device (/dev/null) takes every output written into it
         where = os.path.realpath(output)
         if where in seen:
-            raise InputError("is named by two outputs of this command: name another file for one", output)
-        seen.add(where)
+            raise InputError(f"is named by two outputs of this command ({seen[where]} and {option}): name another "
+                             "file for one", output)
+        seen[where] = option
     for output in named:
         if output == "-" or not os.path.exists(output):
             continue
@@ -91,7 +94,7 @@ def run_plot(args: argparse.Namespace) -> int:
     suffix = args.output.rsplit(".", 1)[-1].lower() if "." in os.path.basename(args.output) else ""
     if suffix not in ("png", "svg", "pdf"):
         raise InputError("name a .png, .svg or .pdf picture", args.output)
-    refuse_outputs([args.output], args.tables)
+    refuse_outputs({"-o": args.output}, args.tables)
     start = time.perf_counter()
     drawn = table_dotplot(args.tables, args.output, args.query_record, args.reference_record, args.order, args.frame)
     print(f"{drawn:,} HSPs drawn into {args.output} in {time.perf_counter() - start:.2f} s", file=sys.stderr)
@@ -102,7 +105,7 @@ def run_paf(args: argparse.Namespace) -> int:
     """The paf command."""
     if not os.path.isfile(args.table):
         raise InputError("no such file", args.table)
-    refuse_outputs([args.output or "-"], [args.table])
+    refuse_outputs({"-o": args.output or "-"}, [args.table])
     start = time.perf_counter()
     rows = paf_from_table(args.table, args.output, args.threads)
     print(f"{rows} PAF lines in {time.perf_counter() - start:.2f} s", file=sys.stderr)
@@ -124,7 +127,9 @@ def run_align(args: argparse.Namespace) -> int:
     chain_paths = {"chains_paf": args.chains, "chain_file": args.chain_file, "chains_table": args.chains_table}
     named = [args.table, args.delta, args.sam, args.snps, args.hsps, *chain_paths.values()]
     output = args.output or (None if any(named) else "-")
-    refuse_outputs([output, *named], [args.query, args.reference])
+    refuse_outputs({"-o": output, "--table": args.table, "--delta": args.delta, "--sam": args.sam,
+                    "--snps": args.snps, "--hsps": args.hsps, "--chains": args.chains, "--chain-file": args.chain_file,
+                    "--chains-table": args.chains_table}, [args.query, args.reference])
     loaded = load(args.query, args.reference, params, backend=args.backend)
     paths = {"paf": output, "delta": args.delta, "sam": args.sam, "snps": args.snps, "table": args.table}
     if not fits_whole(loaded.query, loaded.reference, params):
@@ -183,7 +188,8 @@ def run_compare(args: argparse.Namespace) -> int:
         threading.Thread(target=importlib.import_module, args=("pyarrow.parquet",), daemon=True).start()
     chain_paths = {"chains_paf": args.chains, "chain_file": args.chain_file, "chains_table": args.chains_table}
     output = args.output or (None if args.hsps or args.delta or any(chain_paths.values()) else "-")  # as minimap2: PAF to standard output by default
-    refuse_outputs([args.hsps, output, args.delta, *chain_paths.values()], [args.query, args.reference])
+    refuse_outputs({"-o": output, "--hsps": args.hsps, "--delta": args.delta, "--chains": args.chains,
+                    "--chain-file": args.chain_file, "--chains-table": args.chains_table}, [args.query, args.reference])
     # an earlier run's outputs stay until this one's are complete (atomic_path): a run that fails
     # (a bad input, Ctrl-C) leaves them as they were
     result = compare(args.query, args.reference, params, backend=args.backend)
@@ -223,7 +229,7 @@ def run_matches(args: argparse.Namespace) -> int:
         raise InputError(f"-l {args.min_match}: the shortest match must be at least 1")
     if args.reference_tile < 0:
         raise InputError(f"--reference-tile {args.reference_tile}: must be at least 1 (0: what fits)")
-    refuse_outputs([args.output or "-", args.paf], [args.query, args.reference])
+    refuse_outputs({"-o": args.output or "-", "--paf": args.paf}, [args.query, args.reference])
     # a read or probe set (all-N records skipped) encoded where the backend computes (a FASTQ one on the
     # host); find_matches moves the reference's codes there. The backend is made (CuPy imported, 0.2 s)
     # on a thread while the files are read.

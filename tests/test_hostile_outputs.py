@@ -27,15 +27,15 @@ def test_two_outputs_on_one_path_are_refused_and_nothing_is_written(tmp_path):
                     ["compare", MYCO_232, MYCO_7422, "-o", str(x), "--delta", str(x)],
                     ["compare", MYCO_232, MYCO_7422, "--hsps", str(x), "--chains", str(x)],
                     ["mems", MYCO_232, MYCO_7422, "-l", "100", "-o", str(x), "--paf", str(x)]):
-        one_line_error(run(*command), "is named by two outputs of this command", str(x.name))
+        one_line_error(run(*command), "is named by two outputs of this command (", str(x.name))
         assert not x.exists()
 
 
 def test_two_outputs_on_standard_output_are_refused():
-    for command in (["align", MYCO_232, MYCO_7422, "--sam", "-", "--delta", "-"],
-                    ["align", MYCO_232, MYCO_7422, "-o", "-", "--snps", "-"],
-                    ["mems", MYCO_232, MYCO_7422, "-l", "100", "--paf", "-"]):  # its matches go there by default
-        one_line_error(run(*command), "outputs go to standard output (-)")
+    for command, said in ((["align", MYCO_232, MYCO_7422, "--sam", "-", "--delta", "-"], "--delta and --sam both"),
+                          (["align", MYCO_232, MYCO_7422, "-o", "-", "--snps", "-"], "-o and --snps both"),
+                          (["mems", MYCO_232, MYCO_7422, "-l", "100", "--paf", "-"], "-o and --paf both")):
+        one_line_error(run(*command), said, "go to standard output (-): name a file for one")
 
 
 def test_outputs_to_a_closed_standard_output_are_refused():
@@ -46,7 +46,7 @@ def test_outputs_to_a_closed_standard_output_are_refused():
     for option in ("--sam", "--delta", "--snps", "--chains", "--chain-file"):
         proc = subprocess.run(["sh", "-c", f"{cli} align {pair} {option} - >&-"], cwd=ROOT, stderr=subprocess.PIPE,
                               text=True)
-        one_line_error(proc, "standard output is closed: name a file for each output given as -")
+        one_line_error(proc, f"standard output is closed: name a file for {option}, not -")
     proc = subprocess.run(["sh", "-c", f"{cli} mems {pair} -l 100 -o /dev/null --paf - >&-"], cwd=ROOT,
                           stderr=subprocess.PIPE, text=True)
     one_line_error(proc, "standard output is closed")
