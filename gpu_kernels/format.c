@@ -27,6 +27,7 @@ typedef struct {
     char small[16];            /* TEXT of at most 16 bytes, copied whole (rows have 16 bytes of slack) */
     const char *text;          /* TEXT: the text; NAME: the table's bytes */
     Py_ssize_t size;           /* TEXT: its length; NAME: the longest string */
+    Py_ssize_t total;          /* NAME: the lengths of the strings the rows name, summed */
     const int64_t *values;     /* INT, NAME: the column (NAME: indices) */
     const double *reals;       /* FIXED */
     const int64_t *offsets;    /* NAME */
@@ -81,7 +82,7 @@ static const double POW10[10] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
 static char *put_fixed(char *p, double v, int decimals) {
     uint64_t scale = (uint64_t)POW10[decimals];
     if (!isfinite(v) || fabs(v) * (double)scale >= 9.0e18) {
-        int written = snprintf(p, 64, "%.*f", decimals, v);  /* 64: the width row_width allows a field */
+        int written = snprintf(p, 64, "%.*f", decimals, v);  /* 64: the width rows_bound allows a field */
         return p + (written < 64 ? written : 63);
     }
     int e;
@@ -114,17 +115,19 @@ static char *put_fixed(char *p, double v, int decimals) {
 }
 
 /* Bytes one row of these fields can take at most. */
-static Py_ssize_t row_width(const field *fields, Py_ssize_t count) {
-    Py_ssize_t width = 0;
+/* The bytes n rows may take: a row's widest numbers and texts, and the strings the rows name as long
+ * as they are (not n times the longest: chains' CIGARs, a few of them long, would ask for tens of GB). */
+static Py_ssize_t rows_bound(const field *fields, Py_ssize_t count, Py_ssize_t n) {
+    Py_ssize_t width = 0, named = 0;
     for (Py_ssize_t f = 0; f < count; f++) {
         switch (fields[f].kind) {
         case TEXT: width += fields[f].size; break;
         case INT: width += fields[f].width > 20 ? fields[f].width : 20; break;
         case FIXED: width += 64; break;
-        case NAME: width += fields[f].size; break;
+        case NAME: named += fields[f].total; break;
         }
     }
-    return width;
+    return width * n + named;
 }
 
 /* Parse the fields tuple; buffers are kept in views (released by the caller). Returns -1 on error. */
@@ -201,6 +204,7 @@ static int parse_fields(PyObject *tuple, Py_ssize_t n, field *fields, Py_buffer 
                     return -1;
                 }
                 fd->size = size > fd->size ? size : fd->size;
+                fd->total += size;
             }
         } else {
             PyErr_Format(PyExc_ValueError, "field %zd: unknown kind '%s'", f, kind);
@@ -241,7 +245,7 @@ static PyObject *call(PyObject *args, int write) {
     }
     if (parse_fields(tuple, n, fields, views, &used) < 0)
         goto done;
-    Py_ssize_t width = row_width(fields, count), bound = width * n + 16;  /* 16: a short text's whole copy */
+    Py_ssize_t bound = rows_bound(fields, count, n) + 16;  /* 16: a short text's whole copy */
     if (!write) {
         result = PyLong_FromSsize_t(bound);
         goto done;

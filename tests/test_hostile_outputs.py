@@ -272,3 +272,18 @@ def test_a_long_block_tandem_reads_only_the_codes(tandem, tmp_path):
     proc = subprocess.run([sys.executable, str(script), str(tandem)], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-500:])
     assert proc.stdout.split() == ["True", "1", "False", "1"]
+
+
+def test_a_text_buffer_is_sized_by_the_strings_its_rows_name():
+    """Case 4: the chains PAF of a repeat-rich 20 Mbp pair asked for 40.4 GiB: format_rows sized its
+    buffer as rows x the longest string a column names (1.19 M chains x the longest CIGAR). The bound is
+    now the named strings' lengths summed, and the text is the same."""
+    from gpu_kernels import native
+    from gpu_kernels.formats.rows import format_rows, name_table
+
+    names = name_table(["x" * 100_000] + ["y"] * 99_999)
+    rows = np.concatenate(([0], np.ones(99_999, dtype=np.int64)))
+    bound = native.module("_format").row_bound(rows.size, (("n", rows, *names), ("i", rows), ("s", b"\n")))
+    assert bound <= 100_000 + 99_999 + 21 * rows.size + 16  # not 100_000 x 100_000
+    text = bytes(format_rows(rows.size, (("n", rows, names), ("i", rows), "\n")))
+    assert text == b"x" * 100_000 + b"0\n" + b"y1\n" * 99_999
