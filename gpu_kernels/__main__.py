@@ -20,6 +20,7 @@ from .fasta import load_pair
 from .formats import mummer_parts, paf_from_table, text_from_table, write_paf, write_parts
 from . import native
 from .formats.files import is_special
+from .formats.tables import require_kind
 from .matches import find_matches, matches_to_hsps
 from .params import Params
 from .options import parser
@@ -69,6 +70,7 @@ def run_filter(args: argparse.Namespace) -> int:
 
     if not os.path.isfile(args.table):
         raise InputError("no such file", args.table)
+    require_kind(args.table, "filter")
     # real paths: a symlinked folder (or table) must not lead the outputs over the table
     if os.path.realpath(args.outdir) == os.path.dirname(os.path.realpath(args.table)):
         raise InputError("the output directory holds the table being filtered: name another", args.outdir)
@@ -88,16 +90,19 @@ def run_plot(args: argparse.Namespace) -> int:
     """The plot command."""
     from .workflow.pictures import table_dotplot
 
+    kinds = set()
     for table in args.tables:
         if not os.path.isfile(table):
             raise InputError("no such file", table)
+        kinds.add(require_kind(table, "plot", ("hsps", "chains")))
     suffix = args.output.rsplit(".", 1)[-1].lower() if "." in os.path.basename(args.output) else ""
     if suffix not in ("png", "svg", "pdf"):
         raise InputError("name a .png, .svg or .pdf picture", args.output)
     refuse_outputs({"-o": args.output}, args.tables)
     start = time.perf_counter()
     drawn = table_dotplot(args.tables, args.output, args.query_record, args.reference_record, args.order, args.frame)
-    print(f"{drawn:,} HSPs drawn into {args.output} in {time.perf_counter() - start:.2f} s", file=sys.stderr)
+    rows = "chains" if kinds == {"chains"} else "HSPs"
+    print(f"{drawn:,} {rows} drawn into {args.output} in {time.perf_counter() - start:.2f} s", file=sys.stderr)
     return 0
 
 
@@ -105,6 +110,7 @@ def run_paf(args: argparse.Namespace) -> int:
     """The paf command."""
     if not os.path.isfile(args.table):
         raise InputError("no such file", args.table)
+    require_kind(args.table, "paf")
     refuse_outputs({"-o": args.output or "-"}, [args.table])
     start = time.perf_counter()
     rows = paf_from_table(args.table, args.output, args.threads)

@@ -287,3 +287,32 @@ def test_a_text_buffer_is_sized_by_the_strings_its_rows_name():
     assert bound <= 100_000 + 99_999 + 21 * rows.size + 16  # not 100_000 x 100_000
     text = bytes(format_rows(rows.size, (("n", rows, names), ("i", rows), "\n")))
     assert text == b"x" * 100_000 + b"0\n" + b"y1\n" * 99_999
+
+
+def test_commands_that_take_a_table_name_the_kind_they_got(tmp_path):
+    """Case 7: `plot` on an alignment table gave a traceback (KeyError), `paf` and `filter` called one
+    "rows ... outside its records ... do not belong together", which reads as corruption; `plot` on a
+    table with a bad record index gave a traceback. Each now names the kind of table it got and those
+    it takes, in one line; `plot` draws a chain table's chains."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    alignments, chains, hsps = (tmp_path / name for name in ("al.parquet", "ch.parquet", "hsps.parquet"))
+    run("align", MYCO_232, MYCO_7422, "--table", str(alignments), "--chains-table", str(chains), "--hsps", str(hsps),
+        check=True)
+    for command in (["plot", str(alignments), "-o", str(tmp_path / "a.png")], ["paf", str(alignments)],
+                    ["filter", str(alignments), "-o", str(tmp_path / "f")]):
+        one_line_error(run(*command), "is an alignment table (align --table", f"{command[0]} takes an HSP table")
+    for command in (["paf", str(chains)], ["filter", str(chains), "-o", str(tmp_path / "f")]):
+        one_line_error(run(*command), "is a chain table (--chains-table", f"{command[0]} takes an HSP table")
+    drawn = run("plot", str(chains), "-o", str(tmp_path / "c.png"))
+    assert drawn.returncode == 0 and " chains drawn into " in drawn.stderr and (tmp_path / "c.png").exists()
+    table = pq.read_table(hsps)
+    qrec = table.column("qrec").to_numpy().copy()
+    qrec[3] = 7
+    bad = tmp_path / "bad.parquet"
+    pq.write_table(table.set_column(table.schema.get_field_index("qrec"), "qrec",
+                                    pa.array(qrec, type=table.schema.field("qrec").type))
+                   .replace_schema_metadata(table.schema.metadata), bad)
+    one_line_error(run("plot", str(bad), "-o", str(tmp_path / "b.png")), "record index is outside the table's")
+    assert not (tmp_path / "b.png").exists()

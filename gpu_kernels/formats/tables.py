@@ -38,10 +38,40 @@ def read_meta(path: str) -> dict:
         raise InputError("its gpu_kernels metadata is not JSON: not a table of this program's", path) from None
 
 
-def check_rows(chunk: dict, meta: dict, path: str) -> None:
-    """HSP rows that contradict their table's metadata (a record index past its names, a span outside
-    its record, a strand not 0 or 1) are refused (InputError): they would print nonsense (coverage of
-    8,468,720 %) or index past the name tables."""
+# what each kind of table this program writes is, as a command that takes another kind names it
+TABLE_KINDS = {"hsps": "an HSP table (compare --hsps, align --hsps, the workflow's hsps.parquet)",
+               "alignments": "an alignment table (align --table, the workflow's alignments.parquet)",
+               "chains": "a chain table (--chains-table, the workflow's chains.parquet)"}
+
+
+def table_kind(path: str) -> str:
+    """Which kind of table (TABLE_KINDS) a Parquet file of this program's is, by its columns
+    (read_meta's checks first: an unreadable or foreign file is an InputError)."""
+    import pyarrow.parquet as pq
+
+    read_meta(path)
+    names = set(pq.read_schema(path).names)
+    if "alignment" in names:
+        return "alignments"
+    if "chain" in names and "hsps" in names:
+        return "chains"
+    if set(HSP.stored) <= names:
+        return "hsps"
+    raise InputError("holds none of this program's kinds of table (HSPs, chains, alignments)", path)
+
+
+def require_kind(path: str, command: str, kinds=("hsps",)) -> str:
+    """The table's kind where `command` takes it, else one line naming the kind it is and those taken."""
+    kind = table_kind(path)
+    if kind not in kinds:
+        raise InputError(f"is {TABLE_KINDS[kind]}: {command} takes " + " or ".join(TABLE_KINDS[k] for k in kinds),
+                         path)
+    return kind
+
+
+def check_records(chunk: dict, meta: dict, path: str) -> tuple:
+    """Rows whose record index is past their table's record tables are refused (InputError): they
+    would index past the name tables. (query lengths, reference lengths, qrec, rrec) of the rows."""
     qlens = np.asarray(meta["query"]["lengths"], dtype=np.int64)
     rlens = np.asarray(meta["reference"]["lengths"], dtype=np.int64)
     qrec, rrec = chunk["qrec"].astype(np.int64), chunk["rrec"].astype(np.int64)
@@ -49,6 +79,14 @@ def check_rows(chunk: dict, meta: dict, path: str) -> None:
     if bad.any():
         raise InputError(f"a row's record index is outside the table's {qlens.size} query and {rlens.size} "
                          "reference records: the rows and the metadata do not belong together", path)
+    return qlens, rlens, qrec, rrec
+
+
+def check_rows(chunk: dict, meta: dict, path: str) -> None:
+    """HSP rows that contradict their table's metadata (a record index past its names, a span outside
+    its record, a strand not 0 or 1) are refused (InputError): they would print nonsense (coverage of
+    8,468,720 %) or index past the name tables."""
+    qlens, rlens, qrec, rrec = check_records(chunk, meta, path)
     qstart, qend, rstart = (chunk[name].astype(np.int64) for name in ("qstart", "qend", "rstart"))
     rend = rstart + (qend - qstart)
     bad = (qstart < 0) | (qend <= qstart) | (qend > qlens[qrec]) | (rstart < 0) | (rend > rlens[rrec]) | \

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..formats import iter_hsps, read_columns, read_meta
+from ..formats.tables import check_records
 from ..schema import HSP
 from .genome import Genome
 
@@ -357,6 +358,7 @@ def table_dotplot(tables: list[str], path: str, query_record: str | None = None,
         qi, ri = picked
         dots = Dots(meta["reference"]["lengths"][ri], meta["query"]["lengths"][qi])
         for chunk in iter_hsps(tables[0], HSP.view("dots"), read_ahead=2):
+            check_records(chunk, meta, tables[0])
             keep = (chunk["qrec"] == qi) & (chunk["rrec"] == ri)
             if keep.any():
                 zeros = np.zeros(int(keep.sum()), np.int64)
@@ -374,6 +376,7 @@ def table_dotplot(tables: list[str], path: str, query_record: str | None = None,
         layout = table_layout(table, meta, order)
         dots = Dots(layout.width, layout.height, layout)
         for chunk in iter_hsps(table, HSP.view("dots"), read_ahead=2):
+            check_records(chunk, meta, table)
             dots.add(chunk)
         drawn.append(dots)
     if len(tables) == 1:
