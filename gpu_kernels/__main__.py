@@ -133,6 +133,7 @@ def run_align(args: argparse.Namespace) -> int:
     chain_paths = {"chains_paf": args.chains, "chain_file": args.chain_file, "chains_table": args.chains_table}
     named = [args.table, args.delta, args.sam, args.snps, args.hsps, *chain_paths.values()]
     output = args.output or (None if any(named) else "-")
+    check_fill_memory(params)
     refuse_outputs({"-o": output, "--table": args.table, "--delta": args.delta, "--sam": args.sam,
                     "--snps": args.snps, "--hsps": args.hsps, "--chains": args.chains, "--chain-file": args.chain_file,
                     "--chains-table": args.chains_table}, [args.query, args.reference])
@@ -155,6 +156,22 @@ def run_align(args: argparse.Namespace) -> int:
           f"chains of {result.stats['hsps']} HSPs, {aligned} query bases aligned, backend {result.stats['backend']}, "
           f"{time.perf_counter() - start:.2f} s", file=sys.stderr)
     return 0
+
+
+def check_fill_memory(params: Params) -> None:
+    """A gap's fill larger than half of this machine's memory is refused before anything is read, naming
+    the options that bound it (lowering --tile-bytes, the out-of-memory advice, would not)."""
+    from .align import fill_bytes
+
+    need = fill_bytes(params)
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return
+    if need > memory // 2:
+        raise InputError(f"--max-gap {params.chaining.max_gap}, --max-shift {params.chaining.max_shift} and --band "
+                         f"{params.aligning.band}: a gap's fill may hold {need / 1e9:.1f} GB, over half of this "
+                         "machine's memory: lower --band, --max-gap or --max-shift")
 
 
 def align_in_parts(loaded, params: Params, paths: dict, start: float) -> int:
@@ -336,7 +353,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {STOPPED_BY[1]}", file=sys.stderr)
         return STOPPED_BY[0]
     except MemoryError:
-        advice = {"compare": "; lower --tile-bytes", "align": "; lower --part-bases or --tile-bytes"}.get(
+        advice = {"compare": "; lower --tile-bytes", "align": "; lower --part-bases or --tile-bytes (or --band and "
+                  "--max-gap: a gap's fill holds up to --max-gap x (--max-shift + 2 --band) bytes)"}.get(
             args.command, "; give the query in smaller files")
         print(f"error: out of memory{advice}", file=sys.stderr)
         return 3

@@ -128,6 +128,12 @@ def align_chains(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, p
     return out
 
 
+def fill_bytes(params: Params) -> int:
+    """Direction bytes the largest gap's fill may hold: a row a base of the gap (max_gap), a column a
+    diagonal of its band (the ends' shift, at most max_shift, and band on either side)."""
+    return (params.chaining.max_gap + 1) * (params.chaining.max_shift + 2 * params.aligning.band + 1)
+
+
 # direction bytes of the gaps one align_fill launch holds (a gap larger than this alone is one launch)
 FILL_BYTES = 1 << 30
 
