@@ -136,24 +136,13 @@ def test_sigterm_ends_a_run_as_ctrl_c_does(tmp_path):
     """Case 9: SIGTERM (a SLURM time limit, `timeout`) killed the run where it stood, leaving hidden
     .part files of the outputs being written. Now, inside a compiled stage (k 8 on the bundled pair
     spends a minute in seeds and extension) as outside: one line, status 143, no output, no .part."""
-    import re
     import signal
-    import time
 
-    out = tmp_path / "o.paf"
-    proc = subprocess.Popen([*CLI, "compare", MYCO_232, MYCO_7422, "--k", "8", "--backend", "numpy", "-o", str(out),
-                             "-v"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
-    while True:  # until the seeds stage has begun (the log's words line)
-        line = proc.stderr.readline()
-        assert line, "the run ended before its words stage"
-        if " words: " in line:
-            break
-    time.sleep(1.0)
-    proc.send_signal(signal.SIGTERM)
-    err = proc.communicate(timeout=120)[1]
-    said = [line for line in err.strip().splitlines() if not re.match(r"\d{4}-\d\d-\d\d ", line)]
-    assert proc.returncode == 143 and said == ["error: terminated"], err[-800:]
-    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+    from test_hostile_runs import signal_inside_a_compiled_stage
+
+    status, said, err, _ = signal_inside_a_compiled_stage(tmp_path, signal.SIGTERM)
+    assert status == 143 and said == ["error: terminated"], err[-800:]
+    assert not (tmp_path / "o.paf").exists() and not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
 
 
 def test_a_complete_write_removes_what_a_killed_one_left(tmp_path):

@@ -209,12 +209,10 @@ def test_a_table_of_a_million_long_record_names_reads_back(tmp_path):
     assert proc.returncode == 0 and proc.stdout.splitlines()[1].startswith(names[n - 1]), proc.stderr[-500:]
 
 
-def test_ctrl_c_inside_a_compiled_stage_ends_the_run_at_once(tmp_path):
-    """Case 11: Ctrl-C waited until the running compiled stage returned (12.6 s late on a 1 Mbp pair).
-    The caller of a compiled stage now waits on its threads looking for the signal every 50 ms: k 8 on
-    the bundled pair spends over a minute in the seeds and extension stages, and the signal sent in
-    them ends the run within a second or two (one line, status 130, no output)."""
-    import signal
+def signal_inside_a_compiled_stage(tmp_path, signum) -> tuple:
+    """A compare run (k 8 on the bundled pair: over a minute in the seeds and extension stages) sent
+    signum a second into its seeds stage: (its exit status, the lines it said but -v's log, all its
+    stderr, the seconds from the signal to its end). Its output is tmp_path/o.paf."""
     import time
 
     out = tmp_path / "o.paf"
@@ -227,14 +225,24 @@ def test_ctrl_c_inside_a_compiled_stage_ends_the_run_at_once(tmp_path):
             break
     time.sleep(1.0)
     sent = time.perf_counter()
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     err = proc.communicate(timeout=120)[1]
-    late = time.perf_counter() - sent
-    said = [line for line in err.strip().splitlines() if not re.match(r"\d{4}-\d\d-\d\d ", line)]  # -v's log aside
-    assert proc.returncode == 130 and said == ["error: interrupted"], err[-800:]
+    said = [line for line in err.strip().splitlines() if not re.match(r"\d{4}-\d\d-\d\d ", line)]
+    return proc.returncode, said, err, time.perf_counter() - sent
+
+
+def test_ctrl_c_inside_a_compiled_stage_ends_the_run_at_once(tmp_path):
+    """Case 11: Ctrl-C waited until the running compiled stage returned (12.6 s late on a 1 Mbp pair).
+    The caller of a compiled stage now waits on its threads looking for the signal every 50 ms: k 8 on
+    the bundled pair spends over a minute in the seeds and extension stages, and the signal sent in
+    them ends the run within a second or two (one line, status 130, no output)."""
+    import signal
+
+    status, said, err, late = signal_inside_a_compiled_stage(tmp_path, signal.SIGINT)
+    assert status == 130 and said == ["error: interrupted"], err[-800:]
     assert "Traceback" not in err
     assert late < 3.0, f"the run ended {late:.1f} s after Ctrl-C"
-    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+    assert not (tmp_path / "o.paf").exists() and not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
 
 
 def test_a_cpu_batch_holds_at_most_its_budget_of_seeds(monkeypatch):
