@@ -12,6 +12,8 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
+
 from .backend import get_backend
 from .device import early_context
 from .engine import compare, compare_loaded, load
@@ -21,7 +23,7 @@ from .formats import mummer_parts, paf_from_table, text_from_table, write_paf, w
 from . import native
 from .formats.files import is_special
 from .formats.tables import require_kind
-from .matches import find_matches, matches_to_hsps
+from .matches import iter_matches, matches_to_hsps
 from .params import Params
 from .options import parser
 from .pipeline import fits_whole
@@ -254,7 +256,7 @@ def run_matches(args: argparse.Namespace) -> int:
         raise InputError(f"--reference-tile {args.reference_tile}: must be at least 1 (0: what fits)")
     refuse_outputs({"-o": args.output or "-", "--paf": args.paf}, [args.query, args.reference])
     # a read or probe set (all-N records skipped) encoded where the backend computes (a FASTQ one on the
-    # host); find_matches moves the reference's codes there. The backend is made (CuPy imported, 0.2 s)
+    # host); iter_matches moves the reference's codes there. The backend is made (CuPy imported, 0.2 s)
     # on a thread while the files are read.
     start = time.perf_counter()
     with ThreadPoolExecutor(1, thread_name_prefix="backend") as pool:
@@ -265,17 +267,26 @@ def run_matches(args: argparse.Namespace) -> int:
             backend = chosen.result()  # its error (no device) first, as before the files were read
     log.info("query and reference read in %.2f s", time.perf_counter() - start)
     start = time.perf_counter()
-    matches = find_matches(query, reference, args.min_match, args.command == "mums", backend,
+    batches = iter_matches(query, reference, args.min_match, args.command == "mums", backend,
                            tile_bases=args.reference_tile)
-    found = time.perf_counter()
-    write_parts(args.output or None, mummer_parts(matches, query.names, query.lengths, reference.names,
-                                                  qtable=query.name_table, ordered=True))
-    log.info("%d %s found in %.2f s, written in %.2f s", matches["length"].size, args.command, found - start,
-             time.perf_counter() - found)
+    kept, count = [], [0]
+
+    def parts():
+        """Each batch's text as soon as it is found: the matches held are a batch's (and --paf's)."""
+        for found, first, end in batches:
+            count[0] += int(found["length"].size)
+            if args.paf:  # its rows are written after the text, from every batch's
+                kept.append(found)
+            yield from mummer_parts(found, query.names, query.lengths, reference.names, records=range(first, end),
+                                    qtable=query.name_table, ordered=True)
+
+    write_parts(args.output or None, parts())
+    log.info("%d %s found and written in %.2f s", count[0], args.command, time.perf_counter() - start)
     if args.paf:
+        matches = {name: np.concatenate([found[name] for found in kept]) for name in kept[0]}
         write_paf(args.paf, matches_to_hsps(matches, query), query.names, query.lengths, reference.names,
                   reference.lengths)
-    log.info("%d %s in %.2f s", matches["length"].size, args.command, time.perf_counter() - start)
+    log.info("%d %s in %.2f s", count[0], args.command, time.perf_counter() - start)
     return 0
 
 

@@ -276,13 +276,31 @@ def find_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool,
     (reference_tiles), each matched so in turn; MUMs are then the MEMs of all tiles unique over all of
     them, as one pass finds them.
     """
+    return _columns([found for found, _, _ in iter_matches(query, reference, min_match, unique, backend, batch_bases,
+                                                           tile_bases)])
+
+
+def iter_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, backend,
+                 batch_bases: int = QUERY_BATCH, tile_bases: int = 0):
+    """find_matches a batch of query records at a time: (the matches of records first .. end - 1, in
+    find_matches' order, first, end) in turn, where the reference's words fit at once and no query
+    record is looked up whole (a read set's case); else one item of every record. A caller that writes
+    each batch as it comes holds a batch's matches, never the run's (long reads against a genome of
+    many close repeat copies find more MEMs than memory holds)."""
     query = skip_unmatchable(query, min_match)
     tiles = reference_tiles(reference, tile_bases or backend.match_tile_bases())
+    if len(tiles) == 1 and not whole_records(query, min_match).size:
+        rcodes = backend.to_device(reference.codes)
+        rwords = _reference_words(rcodes, min_match, backend)
+        for batch, first in query_batches(query, batch_bases):
+            found = batch_matches(batch, reference, rcodes, rwords, min_match, unique, backend)
+            found["qrec"] += first
+            yield _in_order(found), first, first + len(batch.names)
+        return
     if len(tiles) == 1:
-        matches = _columns(_matches(query, reference, min_match, unique, backend, batch_bases))
-        if len(query.names) == 1 and len(reference.names) == 1 and int(query.lengths[0]) != min_match:
-            return matches  # strand 0's rows, then strand 1's, each by qstart, then rstart: in order as they are
-        return _in_order(matches)
+        yield _in_order(_columns(_matches(query, reference, min_match, unique, backend, batch_bases))), 0, \
+            len(query.names)
+        return
     parts = []
     for number, (first, last) in enumerate(tiles):
         log.info("reference tile %d of %d: records %d to %d, %d bases", number + 1, len(tiles), first + 1, last,
@@ -295,7 +313,7 @@ def find_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool,
         rs = matches["rstart"] + np.asarray(reference.starts)[matches["rrec"]]
         keep = unique_mask(matches["qrec"] * 2 + matches["strand"], matches["qstart"], rs, matches["length"])
         matches = {name: column[keep] for name, column in matches.items()}
-    return matches
+    yield matches, 0, len(query.names)
 
 
 def record_runs(lengths, bases: int) -> list[tuple[int, int]]:
@@ -334,15 +352,21 @@ def _matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, bac
     if whole.size < len(query.names):
         if whole.size:  # the rest's words are looked up as usual; the whole records' become borders
             query = _blanked(query, whole)
-        start = time.perf_counter()
-        rwords = backend.reference_words(rcodes, min_match)
-        backend.synchronize()
-        log.info("reference words: %d (%.2f s)", rwords[0].size, time.perf_counter() - start)
+        rwords = _reference_words(rcodes, min_match, backend)
         for batch, first in query_batches(query, batch_bases):
             found = batch_matches(batch, reference, rcodes, rwords, min_match, unique, backend)
             found["qrec"] += first
             parts.append(found)
     return parts
+
+
+def _reference_words(rcodes, min_match: int, backend):
+    """The reference's words on the backend, timed in the log."""
+    start = time.perf_counter()
+    rwords = backend.reference_words(rcodes, min_match)
+    backend.synchronize()
+    log.info("reference words: %d (%.2f s)", rwords[0].size, time.perf_counter() - start)
+    return rwords
 
 
 def _columns(parts: list) -> dict:

@@ -318,3 +318,29 @@ def test_a_gap_fill_past_the_machines_memory_is_refused_naming_its_options(tmp_p
     one_line_error(run("align", MYCO_232, MYCO_7422, "--max-gap", "100000000", "--band", "10000", "-o",
                        str(tmp_path / "o.paf")), "a gap's fill may hold 2200.1 GB", "lower --band, --max-gap or --max-shift")
     assert not (tmp_path / "o.paf").exists()
+
+
+@pytest.mark.parametrize("command", ["mems", "mums"])
+def test_matches_are_written_a_batch_of_reads_at_a_time(command, tmp_path, monkeypatch):
+    """Case 5: `mems` held every match of the run before it wrote any (long reads against a genome of
+    many close repeat copies: killed at 130.8 GB). Each batch of reads is now written as it is found,
+    the output's growth logged: the same text, a batch's matches held at a time."""
+    from gpu_kernels import __main__ as cli
+    from gpu_kernels import matches
+    from gpu_kernels.fasta import read_fasta
+
+    genome = read_fasta(MYCO_232)[0].codes
+    letters = np.frombuffer(b"ACGTN", dtype=np.uint8)
+    reads = tmp_path / "reads.fa"
+    reads.write_text("".join(f">r{i}\n{letters[genome[at:at + 5000]].tobytes().decode()}\n"
+                             for i, at in enumerate(range(0, 400_000, 4000))))
+    whole, batched = tmp_path / "whole.txt", tmp_path / "batched.txt"
+    assert cli.main([command, str(reads), MYCO_7422, "-l", "20", "-o", str(whole)]) == 0
+    events = []
+    found, parts, split = matches.batch_matches, cli.mummer_parts, matches.query_batches
+    monkeypatch.setattr(matches, "query_batches", lambda query, bases: split(query, 50_000))
+    monkeypatch.setattr(matches, "batch_matches", lambda *a, **k: events.append("found") or found(*a, **k))
+    monkeypatch.setattr(cli, "mummer_parts", lambda *a, **k: events.append("text") or parts(*a, **k))
+    assert cli.main([command, str(reads), MYCO_7422, "-l", "20", "-o", str(batched)]) == 0
+    assert batched.read_bytes() == whole.read_bytes() and whole.read_bytes().count(b"\n") > 300
+    assert events.count("found") >= 8 and events.index("text") < len(events) - 1 - events[::-1].index("found")

@@ -186,5 +186,7 @@ def write_parts(path: str | None, parts, threads: int = 0) -> None:
         return
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as handle:
-            for piece in pieces:
+            for count, piece in enumerate(pieces, 1):
                 handle.write(piece)
+                if count % 256 == 0:  # an output of unforeseen size (MEMs in repeats): its growth in the log
+                    log.info("%s: %.1f MB written", path, handle.tell() / 1e6)
