@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, field, fields
 from .errors import InputError
 from .kernels import TANDEM_UNIT
 
+MAX_TANDEM = 10_000  # the longest block_tandem: a piece's ends are scanned as far on either side
+
 
 @dataclass(frozen=True)
 class Seeding:
@@ -121,6 +123,9 @@ class Chaining:
             raise InputError(f"block_mismatch = {self.block_mismatch} must be negative")
         if 0 < self.block_tandem < 2 * TANDEM_UNIT:
             raise InputError(f"block_tandem = {self.block_tandem} must be 0 or at least {2 * TANDEM_UNIT}")
+        if self.block_tandem > MAX_TANDEM:  # each piece's ends are scanned that far: a longer one would crawl
+            raise InputError(f"block_tandem = {self.block_tandem} is above {MAX_TANDEM} (a run that long is a "
+                             "satellite array: 0 keeps every piece's ends)")
         if self.max_shift < 1:
             raise InputError(f"max_shift = {self.max_shift} must be at least 1")
 

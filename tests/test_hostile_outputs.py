@@ -263,6 +263,15 @@ def test_a_long_block_tandem_reads_only_the_codes(tandem, tmp_path):
     assert proc.stdout.split() == ["True", "1", "False", "1"]
 
 
+def test_a_block_tandem_past_its_bound_is_refused(tmp_path):
+    """Case 1, its validation: a piece's ends are scanned block_tandem bases on either side, so a value
+    past 10,000 (a satellite array's length) is refused in one line rather than left to crawl."""
+    one_line_error(run("compare", MYCO_232, MYCO_7422, "--chains", str(tmp_path / "c.paf"), "--block-tandem", "20000",
+                       "-o", str(tmp_path / "o.paf")), "block_tandem = 20000 is above 10000")
+    assert run("compare", MYCO_232, MYCO_7422, "--chains", str(tmp_path / "c.paf"), "--block-tandem", "200", "-o",
+               str(tmp_path / "o.paf")).returncode == 0
+
+
 def test_a_text_buffer_is_sized_by_the_strings_its_rows_name():
     """Case 4: the chains PAF of a repeat-rich 20 Mbp pair asked for 40.4 GiB: format_rows sized its
     buffer as rows x the longest string a column names (1.19 M chains x the longest CIGAR). The bound is
