@@ -39,9 +39,10 @@ def check_nucleotides(data: bytes, path: str, sample: int = 1 << 22) -> None:
     """A FASTA file of protein sequences is refused in one line (it would be compared as all N, in
     silence): in the sequence lines of its first `sample` bytes, letters only amino acids use make up
     a tenth or more, and A, C, G, T, U and N under half."""
-    if data.lstrip()[:1] != b">":
+    head = data[:sample]  # a slice: a genome's bytes are never copied whole here
+    if head.lstrip()[:1] != b">":
         return
-    lines = data[:sample].split(b"\n")
+    lines = head.split(b"\n")
     letters = np.frombuffer(b"".join(line for line in lines if not line.startswith(b">")), dtype=np.uint8)
     counts = np.bincount(letters, minlength=256)
     total = int(counts[65:91].sum() + counts[97:123].sum())
