@@ -192,3 +192,18 @@ def test_alignment_scoring_is_defined_once_for_both_twins():
         assert not re.search(r"^[\w ]*\b(void|int|uint8_t|bool|char) \*?(cell|band_of|periodic|column_score)\(", text,
                              re.M), name  # defined here again
     assert "SCORING_FN unsigned char cell(" in kernels.source("align.cu")
+
+
+def test_the_citation_file_names_this_release():
+    """CITATION.cff (GitHub's "Cite this repository", Zenodo): the fields the format requires, and the
+    version and licence pyproject.toml gives."""
+    import tomllib
+
+    import yaml
+
+    citation = yaml.safe_load(open(os.path.join(ROOT, "CITATION.cff")))
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as handle:
+        project = tomllib.load(handle)["project"]
+    assert citation["cff-version"] == "1.2.0" and citation["message"] and citation["title"]
+    assert all(author.get("name") or author.get("family-names") for author in citation["authors"])
+    assert citation["version"] == project["version"] and citation["license"] == project["license"]
