@@ -5,6 +5,7 @@ import argparse
 import importlib
 import logging
 import os
+import shlex
 import signal
 import stat
 import sys
@@ -19,7 +20,7 @@ from .device import early_context
 from .engine import compare, compare_loaded, load
 from .errors import InputError, os_error_line
 from .fasta import load_pair
-from .formats import mummer_parts, paf_from_table, text_from_table, write_paf, write_parts
+from .formats import alignments, mummer_parts, paf_from_table, text_from_table, write_paf, write_parts
 from . import native
 from .formats.files import is_special
 from .formats.tables import require_kind
@@ -47,7 +48,7 @@ def refuse_outputs(outputs: dict, inputs) -> None:
                          "file for all but one")
     seen = {}
     for option, output in outputs.items():
-        if not output or output == "-" or stat.S_ISCHR(os.stat(output).st_mode if os.path.exists(output) else 0):
+        if not output or output == "-" or (os.path.exists(output) and stat.S_ISCHR(os.stat(output).st_mode)):
             continue  # a device (/dev/null) takes every output written into it
         where = os.path.realpath(output)
         if where in seen:
@@ -331,10 +332,6 @@ def main(argv: list[str] | None = None) -> int:
     global STDOUT_CLOSED
     STDOUT_CLOSED = closed_streams()
     args = parser().parse_args(argv)
-    import shlex
-
-    from .formats import alignments
-
     alignments.COMMAND_LINE[0] = shlex.join(["gpu-genome-compare", *(sys.argv[1:] if argv is None else argv)])
     logging.basicConfig(level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(getattr(args, "verbose", 0), 2)], stream=sys.stderr,
                         format="%(asctime)s %(name)s %(message)s")

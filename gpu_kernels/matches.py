@@ -289,23 +289,19 @@ def iter_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool,
     many close repeat copies find more MEMs than memory holds)."""
     query = skip_unmatchable(query, min_match)
     tiles = reference_tiles(reference, tile_bases or backend.match_tile_bases())
-    if len(tiles) == 1 and not whole_records(query, min_match).size:
-        rcodes = backend.to_device(reference.codes)
-        rwords = _reference_words(rcodes, min_match, backend)
-        for batch, first in query_batches(query, batch_bases):
-            found = batch_matches(batch, reference, rcodes, rwords, min_match, unique, backend)
-            found["qrec"] += first
-            yield _in_order(found), first, first + len(batch.names)
-        return
     if len(tiles) == 1:
-        yield _in_order(_columns(_matches(query, reference, min_match, unique, backend, batch_bases))), 0, \
-            len(query.names)
+        found = _matches(query, reference, min_match, unique, backend, batch_bases)
+        if not whole_records(query, min_match).size:  # batches of records in order: each written as it comes
+            yield from ((_in_order(table), first, end) for table, first, end in found)
+        else:
+            yield _in_order(_columns([table for table, _, _ in found])), 0, len(query.names)
         return
     parts = []
     for number, (first, last) in enumerate(tiles):
         log.info("reference tile %d of %d: records %d to %d, %d bases", number + 1, len(tiles), first + 1, last,
                  int(np.asarray(reference.lengths)[first:last].sum()))
-        for found in _matches(query, reference_slice(reference, first, last), min_match, False, backend, batch_bases):
+        for found, _, _ in _matches(query, reference_slice(reference, first, last), min_match, False, backend,
+                                    batch_bases):
             found["rrec"] += first
             parts.append(found)
     matches = _in_order(_columns(parts))
@@ -343,12 +339,15 @@ def reference_slice(reference: SeqSet, first: int, end: int) -> SeqSet:
     return SeqSet(reference.names[first:end], lengths[first:end], starts[first:end] - low, reference.codes[low:high])
 
 
-def _matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, backend, batch_bases: int) -> list:
-    """find_matches' tables (whole records' a strand each, then one a batch) of one reference, or one
-    reference tile."""
+def _matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, backend, batch_bases: int):
+    """find_matches' tables of one reference, or one reference tile, in turn: (table, first, end) each,
+    the query records first .. end - 1 its rows may be of (whole records' tables a strand each, of
+    every record; then a batch's)."""
     rcodes = backend.to_device(reference.codes)
     whole = whole_records(query, min_match)
-    parts = whole_matches(query, whole, reference, rcodes, min_match, unique, backend) if whole.size else []
+    if whole.size:
+        for found in whole_matches(query, whole, reference, rcodes, min_match, unique, backend):
+            yield found, 0, len(query.names)
     if whole.size < len(query.names):
         if whole.size:  # the rest's words are looked up as usual; the whole records' become borders
             query = _blanked(query, whole)
@@ -356,8 +355,7 @@ def _matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, bac
         for batch, first in query_batches(query, batch_bases):
             found = batch_matches(batch, reference, rcodes, rwords, min_match, unique, backend)
             found["qrec"] += first
-            parts.append(found)
-    return parts
+            yield found, first, first + len(batch.names)
 
 
 def _reference_words(rcodes, min_match: int, backend):

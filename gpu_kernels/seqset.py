@@ -82,7 +82,7 @@ def make_seqset(names: list[str], arrays: list[np.ndarray]) -> SeqSet:
     codes = np.full(int(GAP + lengths.sum() + GAP * len(arrays)), BORDER, dtype=np.uint8)
     for start, array in zip(starts, arrays):
         if array.size >= (1 << 22) and array.dtype == np.uint8 and array.flags.c_contiguous:
-            native.module("_cpu").copy_bytes(codes[start:start + array.size], array, native.threads())
+            native.cpu().copy_bytes(codes[start:start + array.size], array, native.threads())
         else:
             codes[start:start + array.size] = array
     return SeqSet(list(names), lengths, starts, codes)
@@ -104,5 +104,5 @@ def reverse_complement(codes):
     table = np.arange(256, dtype=np.uint8)
     table[:COMPLEMENT.size] = COMPLEMENT
     out = np.empty_like(codes)
-    native.module("_cpu").reverse_complement(out, np.ascontiguousarray(codes), table, native.threads())
+    native.cpu().reverse_complement(out, np.ascontiguousarray(codes), table, native.threads())
     return out
