@@ -6,6 +6,8 @@
 #   bash bench/device_whole.sh close    # bench/human_sized.py's close pair (2 x 3 Gbp): align on the two whole files
 #                                       # (ALIGN=0: not), then the workflow, every default output (WORKFLOW=0: not)
 #   bash bench/device_whole.sh distant  # the human-vs-mouse-like pair (3.0 and 2.7 Gbp), the same
+#   PART=1 bash bench/device_whole.sh close  # first, align (-vv, ROUNDS runs) on a compare job's size alone: the
+#                                       # close pair's records 7-9 against its records 7-12 (each stage's time)
 # ENGINE: config lines of the workflow (default: engine: {fast: true, max_freq: 20}, bins: {size: 500000000});
 # MAXFREQ: align's --max-freq;
 # GPUS: the workflow's GPUs (default: every GPU of the machine, through profiles/multi-gpu); SLOTS: its
@@ -49,6 +51,16 @@ mkdir -p /tmp/hs
 [ -f "/tmp/hs/${model}_b.fa" ] || peak "simulated" python3 bench/human_sized.py --model "$model" --out "/tmp/hs/$model" \
     2>&1 | tee -a "$OUT/${model}.log"
 df -h /tmp | tail -1
+if [ "${PART:-0}" = 1 ]; then
+    for side in a:7:9 b:7:12; do IFS=: read -r g lo hi <<< "$side"
+        awk -v lo="$lo" -v hi="$hi" '/^>/ {n++} n >= lo && n <= hi' "/tmp/hs/${model}_$g.fa" > "/tmp/hs/part_$g.fa"
+    done
+    for round in $(seq "${ROUNDS:-2}"); do
+        peak "align part round $round" python3 -m gpu_kernels align /tmp/hs/part_a.fa /tmp/hs/part_b.fa --backend cupy \
+            --max-freq "${MAXFREQ:-20}" -o /tmp/hs/part.paf -vv 2> "$OUT/part_$round.log"
+        grep -v "DEBUG gpu_kernels.\(kernels\|native\)" "$OUT/part_$round.log" | tail -22
+    done
+fi
 if [ "${ALIGN:-1}" = 1 ]; then
     peak "align whole ${model} genomes" timeout "${ALIGN_LIMIT:-400}" python3 -m gpu_kernels align "/tmp/hs/${model}_a.fa" \
         "/tmp/hs/${model}_b.fa" --backend cupy --max-freq "${MAXFREQ:-20}" -o "/tmp/hs/${model}.paf" -v 2> "$OUT/align_${model}.log"

@@ -1,14 +1,15 @@
 /* The one-to-one backbone of chains (chains.py's backbone; README "What a chain is", 5): chains taken
  * in order, a chain kept where under half of its aligned bases on the query and under half on the
- * reference are covered by the chains kept before it, its bases then covered. Bitsets of the bases,
- * one a genome. backbone: one round over the given chains (groups ending at `ends` each chosen on its
- * own); backbone_pairs: the first round, a record pair a group, groups on all cores, each thread
- * with bitsets of its own over a group's two records. */
+ * reference are covered by the chains kept before it, its bases then covered (a cover a genome).
+ * The first round takes record pairs on all cores, each thread with covers of its own over a pair's
+ * two records; the second takes the first round's chains on the genomes laid end to end. Blocks are
+ * read where they lie (their chain's rows), in record coordinates, and placed as they are counted. */
 #include "cpu.h"
 
 #include <stdlib.h>
+#include <string.h>
 
-static int64_t count_set(const uint64_t *bits, int64_t lo, int64_t hi) {
+static inline __attribute__((always_inline)) int64_t count_bits(const uint64_t *bits, int64_t lo, int64_t hi) {
     int64_t total = 0;
     for (int64_t at = lo; at < hi;) {
         const int64_t word = at >> 6, bit = at & 63;
@@ -18,6 +19,22 @@ static int64_t count_set(const uint64_t *bits, int64_t lo, int64_t hi) {
         at += take;
     }
     return total;
+}
+
+/* The set bits of [lo, hi): the popcnt instruction where the CPU has it (x86-64 without -mpopcnt
+ * calls a library routine a word, a seventh of the backbone's time). */
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("popcnt"))) static int64_t count_popcnt(const uint64_t *bits, int64_t lo, int64_t hi) {
+    return count_bits(bits, lo, hi);
+}
+#endif
+
+static int64_t count_set(const uint64_t *bits, int64_t lo, int64_t hi) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("popcnt"))
+        return count_popcnt(bits, lo, hi);
+#endif
+    return count_bits(bits, lo, hi);
 }
 
 static void mark_bits(uint64_t *bits, int64_t lo, int64_t hi, int set) {
@@ -30,169 +47,249 @@ static void mark_bits(uint64_t *bits, int64_t lo, int64_t hi, int set) {
     }
 }
 
+/* A genome's covered bases: a bit a base, and a bit a superblock of 64 words (4,096 bases) set where
+ * all of its bases are covered. Once the best chains are kept, most chains lie where every base is
+ * covered: their blocks are counted from the small summary, not from bits far apart in a bitset of
+ * hundreds of megabytes (a cache miss a block; 1.4-2.6 s a compare job on a 3 Gbp pair). */
+#define SUPER_SHIFT 12
+#define SUPER_WORDS 64
+
+typedef struct {
+    uint64_t *bits, *full;
+    int64_t words;
+} cover;
+
+static int cover_open(cover *c, int64_t bases) {
+    c->words = bases / 64 + 1;
+    c->bits = calloc((size_t)c->words, 8);
+    c->full = calloc((size_t)(c->words / SUPER_WORDS / 64 + 1), 8);
+    return c->bits && c->full;
+}
+
+static void cover_close(cover *c) {
+    free(c->bits);
+    free(c->full);
+}
+
+static int is_full(const cover *c, int64_t super) {
+    return (int)((c->full[super >> 6] >> (super & 63)) & 1);
+}
+
+static int64_t cover_count(const cover *c, int64_t lo, int64_t hi) {
+    int64_t total = 0;
+    for (int64_t at = lo; at < hi;) {
+        const int64_t super = at >> SUPER_SHIFT, next = (super + 1) << SUPER_SHIFT;
+        const int64_t end = next < hi ? next : hi;
+        total += is_full(c, super) ? end - at : count_set(c->bits, at, end);
+        at = end;
+    }
+    return total;
+}
+
+static void cover_mark(cover *c, int64_t lo, int64_t hi, int set) {
+    if (lo >= hi)
+        return;
+    mark_bits(c->bits, lo, hi, set);
+    for (int64_t super = lo >> SUPER_SHIFT; super <= (hi - 1) >> SUPER_SHIFT; super++) {
+        const uint64_t bit = 1ULL << (super & 63);
+        if (!set) {
+            c->full[super >> 6] &= ~bit;
+        } else if (!is_full(c, super) && (super + 1) * SUPER_WORDS <= c->words) {
+            const uint64_t *w = c->bits + super * SUPER_WORDS;
+            int all = 1;
+            for (int k = 0; k < SUPER_WORDS && all; k++)
+                all = w[k] == ~0ULL;
+            if (all)
+                c->full[super >> 6] |= bit;
+        }
+    }
+}
+
 #define BACKBONE_AHEAD 16
 
 typedef struct {
-    const int64_t *starts, *qlo, *qhi, *rlo, *rhi;
-    int64_t n;
-} spans;
+    const int64_t *starts, *x0, *xe, *y0, *ye;   /* chain c's blocks: [starts[c], starts[c + 1]) */
+    const int8_t *strand;
+    const int64_t *qrec, *rrec, *qlens, *rlens;  /* each chain's records; the records' lengths */
+    const int64_t *qoff, *roff;                  /* where the records lie on the genomes laid end to end */
+    int64_t chains, n, nq, nr;
+} chain_set;
 
-/* Chain c's choice (1: kept, its bits set) against the bitsets; covered bases only grow block by
+/* Block k of chain c: [qlo, qhi) on the query and [rlo, rhi) on the reference's forward strand, on
+ * its records (laid = 0) or on the genomes laid end to end (laid = 1). */
+static void block_at(const chain_set *s, int64_t c, int64_t k, int laid, int64_t *qlo, int64_t *qhi, int64_t *rlo,
+                     int64_t *rhi) {
+    const int64_t rlen = s->rlens[s->rrec[c]];
+    const int64_t qbase = laid ? s->qoff[s->qrec[c]] : 0, rbase = laid ? s->roff[s->rrec[c]] : 0;
+    *qlo = qbase + s->x0[k];
+    *qhi = qbase + s->xe[k];
+    *rlo = rbase + (s->strand[c] ? rlen - s->ye[k] : s->y0[k]);
+    *rhi = rbase + (s->strand[c] ? rlen - s->y0[k] : s->ye[k]);
+}
+
+/* Chain c's choice (1: kept, its bases covered) against the covers; covered bases only grow block by
  * block, so the count stops once half of either side is covered. */
-static uint8_t choose(const spans *s, int64_t c, uint64_t *qbits, uint64_t *rbits) {
-    int64_t qlen = 0, rlen = 0, qcov = 0, rcov = 0;
+static uint8_t choose(const chain_set *s, int64_t c, int laid, cover *q, cover *r) {
+    int64_t qlen = 0, rlen = 0, qcov = 0, rcov = 0, qlo, qhi, rlo, rhi;
     const int64_t first = s->starts[c], last = s->starts[c + 1];
     if (first == last)
         return 0;  /* no aligned base: nothing new on either genome */
     for (int64_t k = first; k < last; k++) {
-        qlen += s->qhi[k] - s->qlo[k];
-        rlen += s->rhi[k] - s->rlo[k];
+        qlen += s->xe[k] - s->x0[k];
+        rlen += s->ye[k] - s->y0[k];
     }
     for (int64_t k = first; k < last; k++) {
-        /* the blocks' bits lie anywhere in the genomes' bitsets: ask for those of blocks a little
-         * ahead while these are counted (twice as fast on 1.36 M blocks) */
-        if (k + BACKBONE_AHEAD < s->n) {
-            __builtin_prefetch(&qbits[s->qlo[k + BACKBONE_AHEAD] >> 6], 1);
-            __builtin_prefetch(&rbits[s->rlo[k + BACKBONE_AHEAD] >> 6], 1);
-        }
-        qcov += count_set(qbits, s->qlo[k], s->qhi[k]);
-        rcov += count_set(rbits, s->rlo[k], s->rhi[k]);
+        block_at(s, c, k, laid, &qlo, &qhi, &rlo, &rhi);
+        qcov += cover_count(q, qlo, qhi);
+        rcov += cover_count(r, rlo, rhi);
         if (2 * qcov >= qlen || 2 * rcov >= rlen)
             return 0;
     }
     for (int64_t k = first; k < last; k++) {
-        mark_bits(qbits, s->qlo[k], s->qhi[k], 1);
-        mark_bits(rbits, s->rlo[k], s->rhi[k], 1);
+        block_at(s, c, k, laid, &qlo, &qhi, &rlo, &rhi);
+        cover_mark(q, qlo, qhi, 1);
+        cover_mark(r, rlo, rhi, 1);
     }
     return 1;
 }
 
-/* The kept chains of [first, last) uncovered again. */
-static void uncover(const spans *s, const uint8_t *keep, int64_t first, int64_t last, uint64_t *qbits,
-                    uint64_t *rbits) {
+/* The kept chains of order[first, last) uncovered again. */
+static void uncover(const chain_set *s, const int64_t *order, const uint8_t *keep, int64_t first, int64_t last,
+                    cover *q, cover *r) {
+    int64_t qlo, qhi, rlo, rhi;
     for (int64_t d = first; d < last; d++)
-        if (keep[d])
-            for (int64_t k = s->starts[d]; k < s->starts[d + 1]; k++) {
-                mark_bits(qbits, s->qlo[k], s->qhi[k], 0);
-                mark_bits(rbits, s->rlo[k], s->rhi[k], 0);
+        if (keep[order[d]])
+            for (int64_t k = s->starts[order[d]]; k < s->starts[order[d] + 1]; k++) {
+                block_at(s, order[d], k, 0, &qlo, &qhi, &rlo, &rhi);
+                cover_mark(q, qlo, qhi, 0);
+                cover_mark(r, rlo, rhi, 0);
             }
 }
 
-static int spans_ok(const spans *s, int64_t chains, int64_t qcap, int64_t rcap) {
-    int ok = s->starts[0] == 0 && s->starts[chains] == s->n;
-    for (int64_t c = 0; c < chains && ok; c++)
-        ok = s->starts[c] <= s->starts[c + 1];
-    for (int64_t k = 0; k < s->n && ok; k++)
-        ok = s->qlo[k] >= 0 && s->qlo[k] <= s->qhi[k] && s->qhi[k] <= qcap && s->rlo[k] >= 0 &&
-             s->rlo[k] <= s->rhi[k] && s->rhi[k] <= rcap;
+/* Every block within its records, each chain's blocks in order of its rows. */
+static int chains_ok(const chain_set *s) {
+    int ok = s->starts[0] == 0 && s->starts[s->chains] == s->n;
+    for (int64_t c = 0; c < s->chains && ok; c++)
+        ok = s->starts[c] <= s->starts[c + 1] && s->qrec[c] >= 0 && s->qrec[c] < s->nq && s->rrec[c] >= 0 &&
+             s->rrec[c] < s->nr;
+    for (int64_t c = 0; c < s->chains && ok; c++) {
+        const int64_t qlen = s->qlens[s->qrec[c]], rlen = s->rlens[s->rrec[c]];
+        for (int64_t k = s->starts[c]; k < s->starts[c + 1] && ok; k++)
+            ok = s->x0[k] >= 0 && s->x0[k] <= s->xe[k] && s->xe[k] <= qlen && s->y0[k] >= 0 &&
+                 s->y0[k] <= s->ye[k] && s->ye[k] <= rlen;
+    }
     return ok;
 }
 
-/* backbone(starts, qlo, qhi, rlo, rhi, qbits, rbits, keep, ends): chains in order, each its blocks
- * [starts[c], starts[c + 1]) on the genomes laid end to end; keep[c] = 1 for a chain kept. ends: where
- * groups of chains end (chain indices, ascending; empty: one group): each group is chosen on its own,
- * its kept chains' bits cleared once it ends (the bitsets come back as they went in). */
-PyObject *py_backbone(PyObject *self, PyObject *args) {
-    Py_buffer b[9];
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*w*w*w*y*", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &b[7], &b[8]))
-        return NULL;
-    const int64_t chains = b[7].len, n = b[1].len / 8, groups = b[8].len / 8;
-    int ok = check_items(&b[0], "backbone", 8, chains + 1);
-    for (int k = 2; k < 5 && ok; k++)
-        ok = check_items(&b[k], "backbone", 8, n);
-    if (ok) {
-        spans s = {(const int64_t *)b[0].buf, (const int64_t *)b[1].buf, (const int64_t *)b[2].buf,
-                   (const int64_t *)b[3].buf, (const int64_t *)b[4].buf, n};
-        const int64_t *ends = (const int64_t *)b[8].buf;
-        uint64_t *qbits = (uint64_t *)b[5].buf, *rbits = (uint64_t *)b[6].buf;
-        uint8_t *keep = (uint8_t *)b[7].buf;
-        ok = spans_ok(&s, chains, b[5].len * 8, b[6].len * 8);
-        for (int64_t g = 0; g < groups && ok; g++)
-            ok = ends[g] >= (g ? ends[g - 1] : 0) && ends[g] <= chains;
-        if (ok) {
-            Py_BEGIN_ALLOW_THREADS
-            int64_t group = 0, first = 0;
-            for (int64_t c = 0; c <= chains; c++) {
-                for (; group < groups && ends[group] == c; group++) {  /* the group [first, c) ends */
-                    uncover(&s, keep, first, c, qbits, rbits);
-                    first = c;
-                }
-                if (c < chains)
-                    keep[c] = choose(&s, c, qbits, rbits);
-            }
-            Py_END_ALLOW_THREADS
-        } else {
-            PyErr_SetString(PyExc_ValueError, "backbone: blocks out of order or outside their genome's bits");
-        }
-    }
-    return release_buffers(b, 9, ok);
-}
-
 typedef struct {
-    spans s;
-    const int64_t *bounds;      /* group g: chains [bounds[g], bounds[g + 1]) */
-    int64_t groups, qwords, rwords;
-    uint8_t *keep;
-    int64_t next;               /* the next group a thread takes */
+    const chain_set *s;
+    const int64_t *order, *bounds;  /* group g: chains order[bounds[g], bounds[g + 1]) */
+    int64_t groups, qlongest, rlongest;
+    uint8_t *first;
+    int64_t next;                   /* the next group a thread takes */
     int failed;
-} pairs_job;
+} round_one;
 
-static void pairs_part(void *p, int t, int threads) {
-    pairs_job *j = (pairs_job *)p;
+static void round_one_part(void *p, int t, int threads) {
+    round_one *j = (round_one *)p;
     (void)t;
     (void)threads;
-    uint64_t *qbits = calloc((size_t)j->qwords, 8), *rbits = calloc((size_t)j->rwords, 8);
-    if (!qbits || !rbits) {
+    cover q = {0}, r = {0};
+    if (!(cover_open(&q, j->qlongest) && cover_open(&r, j->rlongest))) {
         __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
     } else {
         for (;;) {
             const int64_t g = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
             if (g >= j->groups)
                 break;
-            for (int64_t c = j->bounds[g]; c < j->bounds[g + 1]; c++)
-                j->keep[c] = choose(&j->s, c, qbits, rbits);
-            uncover(&j->s, j->keep, j->bounds[g], j->bounds[g + 1], qbits, rbits);
+            for (int64_t d = j->bounds[g]; d < j->bounds[g + 1]; d++)
+                j->first[j->order[d]] = choose(j->s, j->order[d], 0, &q, &r);
+            uncover(j->s, j->order, j->first, j->bounds[g], j->bounds[g + 1], &q, &r);
         }
     }
-    free(qbits);
-    free(rbits);
+    cover_close(&q);
+    cover_close(&r);
 }
 
-/* backbone_pairs(starts, qlo, qhi, rlo, rhi, keep, bounds, qlongest, rlongest, threads): the first
- * round: chains grouped by record pair (group g: chains [bounds[g], bounds[g + 1]), each in chain
- * order), blocks in record coordinates (qlo, qhi on the query record; rlo, rhi on the reference
- * record's forward strand), the longest records qlongest and rlongest bases; each group chosen on its
- * own, groups on `threads` threads. */
-PyObject *py_backbone_pairs(PyObject *self, PyObject *args) {
-    Py_buffer b[7];
-    long long qlongest, rlongest;
+static int64_t longest(const int64_t *lengths, int64_t n) {
+    int64_t most = 0;
+    for (int64_t i = 0; i < n; i++)
+        most = lengths[i] > most ? lengths[i] : most;
+    return most;
+}
+
+/* backbone(starts, x0, xe, y0, ye, strand, qrec, rrec, qlens, rlens, order, bounds, first, keep, threads):
+ * chain c's blocks [starts[c], starts[c + 1]), x0 xe on its query record and y0 ye on its reference
+ * strand (strand[c], int8), its records qrec[c] and rrec[c] of lengths qlens and rlens. The first
+ * round takes the chains by record pair (group g: chains order[bounds[g], bounds[g + 1]), each in
+ * chain order) and writes first[c] (int8; with no groups, every chain is taken as the first round's);
+ * the second takes the first round's chains in chain order over every record and writes keep[c]. */
+PyObject *py_backbone(PyObject *self, PyObject *args) {
+    Py_buffer b[14];
     int threads;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*w*y*LLi", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &qlongest,
-                          &rlongest, &threads))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*w*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6],
+                          &b[7], &b[8], &b[9], &b[10], &b[11], &b[12], &b[13], &threads))
         return NULL;
-    const int64_t chains = b[5].len, n = b[1].len / 8, groups = b[6].len / 8 - 1;
-    int ok = groups >= 0 && check_items(&b[0], "backbone_pairs", 8, chains + 1);
+    const int64_t chains = b[12].len, n = b[1].len / 8, groups = b[11].len / 8 - 1;
+    int ok = check_items(&b[0], "backbone", 8, chains + 1) && check_items(&b[5], "backbone", 1, chains) &&
+             check_items(&b[6], "backbone", 8, chains) && check_items(&b[7], "backbone", 8, chains) &&
+             check_items(&b[10], "backbone", 8, groups >= 0 ? b[10].len / 8 : 0) &&
+             check_items(&b[13], "backbone", 1, chains);
     for (int k = 2; k < 5 && ok; k++)
-        ok = check_items(&b[k], "backbone_pairs", 8, n);
+        ok = check_items(&b[k], "backbone", 8, n);
+    ok = ok && b[8].len % 8 == 0 && b[9].len % 8 == 0;
+    int64_t *qoff = NULL, *roff = NULL;
     if (ok) {
-        pairs_job j = {{(const int64_t *)b[0].buf, (const int64_t *)b[1].buf, (const int64_t *)b[2].buf,
-                        (const int64_t *)b[3].buf, (const int64_t *)b[4].buf, n},
-                       (const int64_t *)b[6].buf, groups, qlongest / 64 + 1, rlongest / 64 + 1,
-                       (uint8_t *)b[5].buf, 0, 0};
-        ok = spans_ok(&j.s, chains, j.qwords * 64, j.rwords * 64) && j.bounds[0] == 0 && j.bounds[groups] == chains;
+        const int64_t nq = b[8].len / 8, nr = b[9].len / 8;
+        qoff = calloc((size_t)nq + 1, 8);
+        roff = calloc((size_t)nr + 1, 8);
+        if (!qoff || !roff) {
+            free(qoff);
+            free(roff);
+            PyErr_NoMemory();
+            return release_buffers(b, 14, 0);
+        }
+        const int64_t *qlens = (const int64_t *)b[8].buf, *rlens = (const int64_t *)b[9].buf;
+        for (int64_t i = 0; i < nq && ok; i++)
+            ok = qlens[i] >= 0 && (qoff[i + 1] = qoff[i] + qlens[i]) >= 0;
+        for (int64_t i = 0; i < nr && ok; i++)
+            ok = rlens[i] >= 0 && (roff[i + 1] = roff[i] + rlens[i]) >= 0;
+        chain_set s = {(const int64_t *)b[0].buf, (const int64_t *)b[1].buf, (const int64_t *)b[2].buf,
+                       (const int64_t *)b[3].buf, (const int64_t *)b[4].buf, (const int8_t *)b[5].buf,
+                       (const int64_t *)b[6].buf, (const int64_t *)b[7].buf, qlens, rlens, qoff, roff,
+                       chains, n, nq, nr};
+        const int64_t *order = (const int64_t *)b[10].buf, *bounds = (const int64_t *)b[11].buf;
+        const int64_t ordered = b[10].len / 8;
+        ok = ok && groups >= 0 && chains_ok(&s) && (groups == 0 || (bounds[0] == 0 && bounds[groups] == ordered));
         for (int64_t g = 0; g < groups && ok; g++)
-            ok = j.bounds[g] <= j.bounds[g + 1];
-        if (ok) {
+            ok = bounds[g] <= bounds[g + 1];
+        for (int64_t d = 0; d < ordered && ok; d++)
+            ok = order[d] >= 0 && order[d] < chains;
+        if (!ok) {
+            PyErr_SetString(PyExc_ValueError, "backbone: blocks outside their records, or groups out of order");
+        } else {
+            uint8_t *first = (uint8_t *)b[12].buf, *keep = (uint8_t *)b[13].buf;
+            round_one j = {&s, order, bounds, groups, longest(qlens, nq), longest(rlens, nr), first, 0, 0};
+            int made;
+            cover q = {0}, r = {0};
             Py_BEGIN_ALLOW_THREADS
-            run_parallel(pairs_part, &j, threads < 1 ? 1 : (groups < threads ? (int)(groups ? groups : 1) : threads));
+            if (groups)
+                run_parallel(round_one_part, &j, threads < 1 ? 1 : (groups < threads ? (int)groups : threads));
+            else
+                memset(first, 1, (size_t)chains);
+            made = !j.failed && cover_open(&q, qoff[nq]) && cover_open(&r, roff[nr]);
+            for (int64_t c = 0; c < chains && made; c++)
+                keep[c] = first[c] ? choose(&s, c, 1, &q, &r) : 0;
+            cover_close(&q);
+            cover_close(&r);
             Py_END_ALLOW_THREADS
-            if (j.failed) {
+            if (!made) {
                 ok = 0;
                 PyErr_NoMemory();
             }
-        } else {
-            PyErr_SetString(PyExc_ValueError, "backbone_pairs: blocks out of order or outside their records");
         }
     }
-    return release_buffers(b, 7, ok);
+    free(qoff);
+    free(roff);
+    return release_buffers(b, 14, ok);
 }

@@ -207,10 +207,8 @@ static PyMethodDef methods[] = {
     {"take_chains", py_take_chains, METH_VARARGS,
      "take_chains(best, pred, visit, chain, scores, heads) -> chains: best-first extraction (chains.c)"},
     {"backbone", py_backbone, METH_VARARGS,
-     "backbone(starts, qlo, qhi, rlo, rhi, qbits, rbits, keep, ends): the one-to-one chains (backbone.c)"},
-    {"backbone_pairs", py_backbone_pairs, METH_VARARGS,
-     "backbone_pairs(starts, qlo, qhi, rlo, rhi, keep, bounds, qlongest, rlongest, threads): the backbone's "
-     "first round, a record pair at a time on all cores (backbone.c)"},
+     "backbone(starts, x0, xe, y0, ye, strand, qrec, rrec, qlens, rlens, order, bounds, first, keep, threads): "
+     "the one-to-one chains, the first round a record pair at a time on all cores (backbone.c)"},
     {"chain_seams", py_chain_seams, METH_VARARGS,
      "chain_seams(q, rf, rr, qpos, rpos, x0, xe, y0, trim, seam, strand, match, mismatch, n_score, start, end, "
      "threads): each chain block's start and end once the seams are placed (chains.c)"},

@@ -118,7 +118,6 @@ PyObject *py_chain_keys(PyObject *self, PyObject *args);
 PyObject *py_chain_dp(PyObject *self, PyObject *args);
 PyObject *py_take_chains(PyObject *self, PyObject *args);
 PyObject *py_backbone(PyObject *self, PyObject *args);
-PyObject *py_backbone_pairs(PyObject *self, PyObject *args);
 PyObject *py_chain_seams(PyObject *self, PyObject *args);
 PyObject *py_chain_pieces(PyObject *self, PyObject *args);
 PyObject *py_align_anchors(PyObject *self, PyObject *args);

@@ -20,8 +20,13 @@ def align_outputs(folder, query, reference, tag: str, *options) -> dict:
     for flag, suffix in OUTPUTS:
         args += [flag, str(folder / f"{tag}.{suffix}")]
     assert main(args) == 0
+    return read_outputs(folder, tag)
+
+
+def read_outputs(folder, tag: str) -> dict:
+    """{suffix: bytes} of one run's outputs; SAM's @PG line left out: it holds the command line, which
+    differs from run to run here (its options, its paths)."""
     out = {suffix: (folder / f"{tag}.{suffix}").read_bytes() for _, suffix in OUTPUTS}
-    # SAM's @PG line holds the command line, which differs from run to run here (its options, its paths)
     out["sam"] = b"".join(line for line in out["sam"].splitlines(keepends=True) if not line.startswith(b"@PG\t"))
     return out
 
@@ -87,8 +92,8 @@ def test_gpu_parts_give_the_cpu_whole_pairs_outputs(tmp_path, seed):
     for flag, suffix in OUTPUTS:
         cupy += [flag, str(tmp_path / f"cupy.{suffix}")]
     assert main(cupy) == 0
-    for _, suffix in OUTPUTS:
-        assert (tmp_path / f"cupy.{suffix}").read_bytes() == whole[suffix], suffix
+    for suffix, text in read_outputs(tmp_path, "cupy").items():
+        assert text == whole[suffix], suffix
 
 
 @pytest.mark.gpu

@@ -1,0 +1,80 @@
+"""The backbone's two rounds (gpu_kernels/backbone.py, backbone.c) against a plainly correct oracle: a
+boolean array a genome, chains taken in order. The chains here are long and overlap much, so that
+whole 4,096-base superblocks of the compiled covers fill, empty again between record pairs, and are
+counted from their summary."""
+import numpy as np
+import pytest
+
+from gpu_kernels.backbone import backbone
+
+
+def drawn_chains(seed: int, records: int, chains: int) -> tuple[dict, dict, list, list]:
+    """(table, blocks, qlens, rlens): chains of 1 to 6 blocks of up to 30 kbp, on both strands, in
+    chain order (their numbers), many of them over the same stretches (repeats, duplicates)."""
+    rng = np.random.default_rng(seed)
+    qlens = [int(rng.integers(20_000, 120_000)) for _ in range(records)]
+    rlens = [int(rng.integers(20_000, 120_000)) for _ in range(records)]
+    table = {"chain": np.arange(chains), "qrec": [], "rrec": [], "strand": []}
+    blocks = {"chain": [], "x0": [], "xe": [], "y0": [], "ye": []}
+    for c in range(chains):
+        qrec, rrec = int(rng.integers(records)), int(rng.integers(records))
+        table["qrec"].append(qrec)
+        table["rrec"].append(rrec)
+        table["strand"].append(int(rng.integers(2)))
+        x, y = int(rng.integers(0, qlens[qrec] // 2)), int(rng.integers(0, rlens[rrec] // 2))
+        for _ in range(int(rng.integers(1, 7))):
+            length = int(rng.choice([50, 900, 4_096, 9_000, 30_000]))
+            if x + length > qlens[qrec] or y + length > rlens[rrec]:
+                break
+            for name, value in zip(("chain", "x0", "xe", "y0", "ye"), (c, x, x + length, y, y + length)):
+                blocks[name].append(value)
+            x, y = x + length + int(rng.integers(0, 300)), y + length + int(rng.integers(0, 300))
+    table = {name: np.asarray(values, dtype=np.int8 if name == "strand" else np.int64)
+             for name, values in table.items()}
+    blocks = {name: np.asarray(values, dtype=np.int64) for name, values in blocks.items()}
+    return table, blocks, qlens, rlens
+
+
+def oracle(table: dict, blocks: dict, qlens: list, rlens: list) -> np.ndarray:
+    """The two rounds, base by base: within each record pair, then among the first round's chains."""
+    qoff, roff = np.concatenate(([0], np.cumsum(qlens))), np.concatenate(([0], np.cumsum(rlens)))
+    spans = {c: ([], []) for c in range(table["chain"].size)}
+    for c, x0, xe, y0, ye in zip(*(blocks[name].tolist() for name in ("chain", "x0", "xe", "y0", "ye"))):
+        qrec, rrec = int(table["qrec"][c]), int(table["rrec"][c])
+        rlen = rlens[rrec]
+        r0, r1 = (rlen - ye, rlen - y0) if table["strand"][c] == 1 else (y0, ye)
+        spans[c][0].append((qoff[qrec] + x0, qoff[qrec] + xe))
+        spans[c][1].append((roff[rrec] + r0, roff[rrec] + r1))
+
+    def greedy(chosen) -> set:
+        covered = (np.zeros(qoff[-1], dtype=bool), np.zeros(roff[-1], dtype=bool))
+        kept = set()
+        for c in chosen:
+            if not spans[c][0]:
+                continue
+            new = []
+            for side in (0, 1):
+                mask = np.zeros(covered[side].size, dtype=bool)
+                for lo, hi in spans[c][side]:
+                    mask[lo:hi] = True
+                new.append(mask)
+            if all(2 * int((new[s] & ~covered[s]).sum()) > int(new[s].sum()) for s in (0, 1)):
+                covered[0][new[0]] = covered[1][new[1]] = True
+                kept.add(c)
+        return kept
+
+    pairs = {}
+    for c in range(table["chain"].size):
+        pairs.setdefault((int(table["qrec"][c]), int(table["rrec"][c])), []).append(c)
+    first = set().union(*(greedy(members) for members in pairs.values()))
+    kept = greedy(sorted(first))
+    return np.array([int(c in kept) for c in range(table["chain"].size)], dtype=np.int8)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_backbone_equals_its_oracle_on_long_overlapping_chains(seed):
+    table, blocks, qlens, rlens = drawn_chains(seed, records=3, chains=120)
+    got = backbone(table, blocks, qlens, rlens)
+    want = oracle(table, blocks, qlens, rlens)
+    assert 0 < int(want.sum()) < want.size  # some chains kept, some not
+    assert np.array_equal(got, want)
