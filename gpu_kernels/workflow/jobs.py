@@ -24,17 +24,19 @@ TIME_KEYS = ("load_s", "words_s", "seeds_s", "diagonals_s", "extend_s", "hsps_s"
 
 
 def compare_group(query: Genome, reference: Genome, qbin: str, rbins: list[str], params: Params, backend: str,
-                  hsps_path: str, stats_path: str, labels: dict, pieces: bool = True, all_hsps: bool = True) -> None:
+                  hsps_path: str, stats_path: str, labels: dict, pieces: bool = True, all_hsps: bool = True,
+                  text_parts_path: str | None = None) -> None:
     """One query bin against a group of reference bins through the homology pipeline, in one
     comparison (the engine takes any number of records a side). It leaves its part (workflow.parts:
     chains and alignments, what their texts are made of, every chain's blocks as written where `pieces`)
     beside a Parquet HSP table with genome-wide record indices in the canonical order (every HSP
     where all_hsps, else those in chains: what the coverage and the dotplots read), and a stats
-    table."""
+    table. text_parts_path: where what the texts are made of goes (a file of its own, so that it is
+    removed once the texts' job has read it; default: beside the part)."""
     start = time.perf_counter()
     qset, qindex = load_bin(query.codes, query.rows, qbin)
     compare_bins(query, reference, qbin, rbins, qset, qindex, params, get_backend(backend), hsps_path, stats_path,
-                 labels, pieces, all_hsps)
+                 labels, pieces, all_hsps, text_parts_path)
     log.info("job done in %.1f s", time.perf_counter() - start)
 
 
@@ -49,7 +51,8 @@ HSP_TABLE_BYTES = 12
 
 def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[str], qset, qindex, params: Params,
                  backend,
-                 hsps_path: str, stats_path: str, labels: dict, pieces: bool = True, all_hsps: bool = True) -> None:
+                 hsps_path: str, stats_path: str, labels: dict, pieces: bool = True, all_hsps: bool = True,
+                 text_parts_path: str | None = None) -> None:
     """A query bin (already loaded) against a reference bin or a list of them through the homology
     pipeline: its part, and its HSP table (every HSP, or the chained ones) with genome-wide record
     indices, in the canonical order."""
@@ -100,7 +103,7 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[s
                     device_done=device_done)
     log.info("homology pipeline after the comparison: %.2f s", time.perf_counter() - clock)
     clock = time.perf_counter()
-    write_part(part, part_prefix(hsps_path))
+    write_part(part, part_prefix(hsps_path), text_parts_path)
     log.info("part written: %d chains, %d blocks (%.2f s)", part.chains["chain"].size, part.blocks["chain"].size,
              time.perf_counter() - clock)
     write_tsv(stats_path, [stats])

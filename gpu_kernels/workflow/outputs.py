@@ -46,6 +46,7 @@ TEMPLATES = {
     "bin_hsps": BINS + "/hsps.parquet",
     "bin_stats": BINS + "/stats.tsv",
     "bin_texts": BINS + ".texts.parquet",
+    "bin_text_parts": BINS + ".text_parts.npz",
     **{kind: f"{PAIR}/{name}" for kind, name in PAIR_OUTPUTS.items()},
     "hsp_table": PAIR + "/{hsptable}.parquet",
     "mummer": PAIR + "/matches.mummer.txt",

@@ -27,9 +27,10 @@ def part_files(prefix: str) -> dict:
     return {name: f"{prefix}.{name}.parquet" for name in TABLES}
 
 
-def write_part(part: Part, prefix: str) -> None:
+def write_part(part: Part, prefix: str, text_parts_path: str | None = None) -> None:
     """A part's tables as Parquet files (the alignments' texts as binary columns beside their
-    numbers), each written atomically."""
+    numbers), each written atomically; what the texts are made of (where the part kept it) at
+    text_parts_path (default: PREFIX.text_parts.npz)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -45,14 +46,14 @@ def write_part(part: Part, prefix: str) -> None:
         with atomic_path(file) as tmp:
             pq.write_table(pa.table(arrays), tmp, compression="zstd")
     if part.text_parts is not None:  # what the texts rule makes the alignments' texts of, uncompressed
-        with atomic_path(f"{prefix}.text_parts.npz") as tmp:
+        with atomic_path(text_parts_path or f"{prefix}.text_parts.npz") as tmp:
             with open(tmp, "wb") as handle:
                 np.savez(handle, **part.text_parts)
 
 
-def write_part_texts(prefix: str, query, qbin: str, reference, rbins: list[str], kinds: tuple, path: str) -> None:
+def write_part_texts(text_parts_path: str, query, qbin: str, reference, rbins: list[str], kinds: tuple, path: str) -> None:
     """The texts (align.text_of's kinds) of a compare job's alignments, from the parts of them it kept
-    (text_parts.npz) and its bins' codes laid out again as the job laid them: a Parquet table of
+    (text_parts_path, write_part's) and its bins' codes laid out again as the job laid them: a Parquet table of
     binary columns `text_<kind>`, a row an alignment. A CPU job: the GPU goes on to the next compare
     job meanwhile."""
     import pyarrow as pa
@@ -64,7 +65,7 @@ def write_part_texts(prefix: str, query, qbin: str, reference, rbins: list[str],
 
     qset, _ = load_bin(query.codes, query.rows, qbin)
     rset, _ = load_bin(reference.codes, reference.rows, rbins)
-    with np.load(f"{prefix}.text_parts.npz") as saved:
+    with np.load(text_parts_path) as saved:
         al = {name: saved[name] for name in saved.files}
     arrays = {f"text_{kind}": arrow_strings(text_of(al, qset, rset, kind)) for kind in kinds}
     with atomic_path(path) as tmp:

@@ -10,7 +10,10 @@ rule compare:
         rcodes=path("codes", genome="{reference}"),
         rtable=path("chromosomes", genome="{reference}"),
     output:
-        temp(directory(path("bin_group"))),  # a job's part: removed once the pair's rules have read it
+        part=temp(directory(path("bin_group"))),  # a job's part: removed once the pair's rules have read it
+        # what its texts are made of: removed once its texts' job has read it (GBs on human-sized
+        # genomes, which would otherwise all go at the run's end)
+        text_parts=temp(path("bin_text_parts")),
     log:
         log_path("compare", "set", "query", "reference", "qbin", "rgroup"),
     benchmark:
@@ -44,6 +47,7 @@ rule compare:
 rule part_texts:
     input:
         group=path("bin_group"),
+        text_parts=path("bin_text_parts"),
         qcodes=path("codes", genome="{query}"),
         qtable=path("chromosomes", genome="{query}"),
         rcodes=path("codes", genome="{reference}"),
@@ -68,6 +72,5 @@ rule part_texts:
     params:
         kinds=texts_of(ALIGN_KINDS[kind] for kind in ALIGN_KINDS if OUT[kind]),
         rbins=lambda wc: reference_groups(wc.set, wc.reference)[wc.rgroup],
-        part=lambda wc: part_prefix(path("bin_hsps", **wc)),
     script:
         "../scripts/part_texts.py"

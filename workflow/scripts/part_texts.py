@@ -13,7 +13,7 @@ w = sm.wildcards
 
 def step():
     query, reference = genomes(sm)
-    write_part_texts(sm.params.part, query, w.qbin, reference, list(sm.params.rbins), tuple(sm.params.kinds),
+    write_part_texts(sm.input.text_parts, query, w.qbin, reference, list(sm.params.rbins), tuple(sm.params.kinds),
                      sm.output[0])
 
 
