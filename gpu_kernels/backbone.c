@@ -9,103 +9,75 @@
 #include <stdlib.h>
 #include <string.h>
 
-static inline __attribute__((always_inline)) int64_t count_bits(const uint64_t *bits, int64_t lo, int64_t hi) {
+#define INLINE static inline __attribute__((always_inline))
+
+/* A genome's covered bases: a bit a base, and for each superblock of 64 words (4,096 bases) how many
+ * of its bases are covered. Once the best chains are kept, most chains lie where every base is
+ * covered (or none is): their blocks are counted from the small table of counts, not from bits far
+ * apart in a bitset of hundreds of megabytes (a cache miss a block: 1.4-2.6 s a compare job on a
+ * 3 Gbp pair). */
+#define SUPER_SHIFT 12
+#define SUPER_BASES (1 << SUPER_SHIFT)
+
+typedef struct {
+    uint64_t *bits;
+    uint16_t *filled;  /* covered bases a superblock, 0 to 4,096 */
+} cover;
+
+static int cover_open(cover *c, int64_t bases) {
+    c->bits = calloc((size_t)(bases / 64 + 1), 8);
+    c->filled = calloc((size_t)(bases / SUPER_BASES + 1), 2);
+    return c->bits && c->filled;
+}
+
+static void cover_close(cover *c) {
+    free(c->bits);
+    free(c->filled);
+}
+
+/* The covered bases of [lo, hi) within one superblock, from its count where it is full or empty. */
+INLINE int64_t count_in(const cover *c, int64_t lo, int64_t hi) {
+    const int filled = c->filled[lo >> SUPER_SHIFT];
+    if (filled == 0 || filled == SUPER_BASES)
+        return filled ? hi - lo : 0;
     int64_t total = 0;
     for (int64_t at = lo; at < hi;) {
         const int64_t word = at >> 6, bit = at & 63;
         const int64_t take = (hi - at < 64 - bit) ? hi - at : 64 - bit;
-        uint64_t mask = (take == 64 ? ~0ULL : ((1ULL << take) - 1)) << bit;
-        total += __builtin_popcountll(bits[word] & mask);
+        const uint64_t mask = (take == 64 ? ~0ULL : ((1ULL << take) - 1)) << bit;
+        total += __builtin_popcountll(c->bits[word] & mask);
         at += take;
     }
     return total;
 }
 
-/* The set bits of [lo, hi): the popcnt instruction where the CPU has it (x86-64 without -mpopcnt
- * calls a library routine a word, a seventh of the backbone's time). */
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("popcnt"))) static int64_t count_popcnt(const uint64_t *bits, int64_t lo, int64_t hi) {
-    return count_bits(bits, lo, hi);
-}
-#endif
-
-static int64_t count_set(const uint64_t *bits, int64_t lo, int64_t hi) {
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (__builtin_cpu_supports("popcnt"))
-        return count_popcnt(bits, lo, hi);
-#endif
-    return count_bits(bits, lo, hi);
-}
-
-static void mark_bits(uint64_t *bits, int64_t lo, int64_t hi, int set) {
-    for (int64_t at = lo; at < hi;) {
-        const int64_t word = at >> 6, bit = at & 63;
-        const int64_t take = (hi - at < 64 - bit) ? hi - at : 64 - bit;
-        const uint64_t mask = (take == 64 ? ~0ULL : ((1ULL << take) - 1)) << bit;
-        bits[word] = set ? bits[word] | mask : bits[word] & ~mask;
-        at += take;
-    }
-}
-
-/* A genome's covered bases: a bit a base, and a bit a superblock of 64 words (4,096 bases) set where
- * all of its bases are covered. Once the best chains are kept, most chains lie where every base is
- * covered: their blocks are counted from the small summary, not from bits far apart in a bitset of
- * hundreds of megabytes (a cache miss a block; 1.4-2.6 s a compare job on a 3 Gbp pair). */
-#define SUPER_SHIFT 12
-#define SUPER_WORDS 64
-
-typedef struct {
-    uint64_t *bits, *full;
-    int64_t words;
-} cover;
-
-static int cover_open(cover *c, int64_t bases) {
-    c->words = bases / 64 + 1;
-    c->bits = calloc((size_t)c->words, 8);
-    c->full = calloc((size_t)(c->words / SUPER_WORDS / 64 + 1), 8);
-    return c->bits && c->full;
-}
-
-static void cover_close(cover *c) {
-    free(c->bits);
-    free(c->full);
-}
-
-static int is_full(const cover *c, int64_t super) {
-    return (int)((c->full[super >> 6] >> (super & 63)) & 1);
-}
-
-static int64_t cover_count(const cover *c, int64_t lo, int64_t hi) {
+INLINE int64_t cover_count(const cover *c, int64_t lo, int64_t hi) {
     int64_t total = 0;
     for (int64_t at = lo; at < hi;) {
-        const int64_t super = at >> SUPER_SHIFT, next = (super + 1) << SUPER_SHIFT;
-        const int64_t end = next < hi ? next : hi;
-        total += is_full(c, super) ? end - at : count_set(c->bits, at, end);
+        const int64_t next = ((at >> SUPER_SHIFT) + 1) << SUPER_SHIFT, end = next < hi ? next : hi;
+        total += count_in(c, at, end);
         at = end;
     }
     return total;
 }
 
-static void cover_mark(cover *c, int64_t lo, int64_t hi, int set) {
-    if (lo >= hi)
-        return;
-    mark_bits(c->bits, lo, hi, set);
-    for (int64_t super = lo >> SUPER_SHIFT; super <= (hi - 1) >> SUPER_SHIFT; super++) {
-        const uint64_t bit = 1ULL << (super & 63);
-        if (!set) {
-            c->full[super >> 6] &= ~bit;
-        } else if (!is_full(c, super) && (super + 1) * SUPER_WORDS <= c->words) {
-            const uint64_t *w = c->bits + super * SUPER_WORDS;
-            int all = 1;
-            for (int k = 0; k < SUPER_WORDS && all; k++)
-                all = w[k] == ~0ULL;
-            if (all)
-                c->full[super >> 6] |= bit;
+/* [lo, hi) covered (set) or uncovered, the superblocks' counts kept. */
+INLINE void cover_mark(cover *c, int64_t lo, int64_t hi, int set) {
+    for (int64_t at = lo; at < hi;) {
+        const int64_t word = at >> 6, bit = at & 63;
+        const int64_t take = (hi - at < 64 - bit) ? hi - at : 64 - bit;
+        const uint64_t mask = (take == 64 ? ~0ULL : ((1ULL << take) - 1)) << bit;
+        const uint64_t old = c->bits[word];
+        if (set) {
+            c->filled[at >> SUPER_SHIFT] += (uint16_t)__builtin_popcountll(mask & ~old);
+            c->bits[word] = old | mask;
+        } else {
+            c->filled[at >> SUPER_SHIFT] -= (uint16_t)__builtin_popcountll(mask & old);
+            c->bits[word] = old & ~mask;
         }
+        at += take;
     }
 }
-
-#define BACKBONE_AHEAD 16
 
 typedef struct {
     const int64_t *starts, *x0, *xe, *y0, *ye;   /* chain c's blocks: [starts[c], starts[c + 1]) */
@@ -117,7 +89,7 @@ typedef struct {
 
 /* Block k of chain c: [qlo, qhi) on the query and [rlo, rhi) on the reference's forward strand, on
  * its records (laid = 0) or on the genomes laid end to end (laid = 1). */
-static void block_at(const chain_set *s, int64_t c, int64_t k, int laid, int64_t *qlo, int64_t *qhi, int64_t *rlo,
+INLINE void block_at(const chain_set *s, int64_t c, int64_t k, int laid, int64_t *qlo, int64_t *qhi, int64_t *rlo,
                      int64_t *rhi) {
     const int64_t rlen = s->rlens[s->rrec[c]];
     const int64_t qbase = laid ? s->qoff[s->qrec[c]] : 0, rbase = laid ? s->roff[s->rrec[c]] : 0;
@@ -129,7 +101,7 @@ static void block_at(const chain_set *s, int64_t c, int64_t k, int laid, int64_t
 
 /* Chain c's choice (1: kept, its bases covered) against the covers; covered bases only grow block by
  * block, so the count stops once half of either side is covered. */
-static uint8_t choose(const chain_set *s, int64_t c, int laid, cover *q, cover *r) {
+INLINE uint8_t choose(const chain_set *s, int64_t c, int laid, cover *q, cover *r) {
     int64_t qlen = 0, rlen = 0, qcov = 0, rcov = 0, qlo, qhi, rlo, rhi;
     const int64_t first = s->starts[c], last = s->starts[c + 1];
     if (first == last)
@@ -154,7 +126,7 @@ static uint8_t choose(const chain_set *s, int64_t c, int laid, cover *q, cover *
 }
 
 /* The kept chains of order[first, last) uncovered again. */
-static void uncover(const chain_set *s, const int64_t *order, const uint8_t *keep, int64_t first, int64_t last,
+INLINE void uncover(const chain_set *s, const int64_t *order, const uint8_t *keep, int64_t first, int64_t last,
                     cover *q, cover *r) {
     int64_t qlo, qhi, rlo, rhi;
     for (int64_t d = first; d < last; d++)
@@ -190,6 +162,42 @@ typedef struct {
     int failed;
 } round_one;
 
+/* One record pair's chains (the first round) and the second round, compiled twice: with the popcnt
+ * instruction where the CPU has it (x86-64 without -mpopcnt calls a library routine a word, a
+ * seventh of the backbone's time), else plainly. */
+INLINE void one_group(round_one *j, int64_t g, cover *q, cover *r) {
+    for (int64_t d = j->bounds[g]; d < j->bounds[g + 1]; d++)
+        j->first[j->order[d]] = choose(j->s, j->order[d], 0, q, r);
+    uncover(j->s, j->order, j->first, j->bounds[g], j->bounds[g + 1], q, r);
+}
+
+INLINE void second_round(const chain_set *s, const uint8_t *first, uint8_t *keep, cover *q, cover *r) {
+    for (int64_t c = 0; c < s->chains; c++)
+        keep[c] = first[c] ? choose(s, c, 1, q, r) : 0;
+}
+
+static void one_group_plain(round_one *j, int64_t g, cover *q, cover *r) { one_group(j, g, q, r); }
+
+static void second_round_plain(const chain_set *s, const uint8_t *first, uint8_t *keep, cover *q, cover *r) {
+    second_round(s, first, keep, q, r);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAS_POPCNT __builtin_cpu_supports("popcnt")
+__attribute__((target("popcnt"))) static void one_group_popcnt(round_one *j, int64_t g, cover *q, cover *r) {
+    one_group(j, g, q, r);
+}
+
+__attribute__((target("popcnt"))) static void second_round_popcnt(const chain_set *s, const uint8_t *first,
+                                                                   uint8_t *keep, cover *q, cover *r) {
+    second_round(s, first, keep, q, r);
+}
+#else
+#define HAS_POPCNT 0
+#define one_group_popcnt one_group_plain
+#define second_round_popcnt second_round_plain
+#endif
+
 static void round_one_part(void *p, int t, int threads) {
     round_one *j = (round_one *)p;
     (void)t;
@@ -198,13 +206,15 @@ static void round_one_part(void *p, int t, int threads) {
     if (!(cover_open(&q, j->qlongest) && cover_open(&r, j->rlongest))) {
         __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
     } else {
+        const int fast = HAS_POPCNT;
         for (;;) {
             const int64_t g = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
             if (g >= j->groups)
                 break;
-            for (int64_t d = j->bounds[g]; d < j->bounds[g + 1]; d++)
-                j->first[j->order[d]] = choose(j->s, j->order[d], 0, &q, &r);
-            uncover(j->s, j->order, j->first, j->bounds[g], j->bounds[g + 1], &q, &r);
+            if (fast)
+                one_group_popcnt(j, g, &q, &r);
+            else
+                one_group_plain(j, g, &q, &r);
         }
     }
     cover_close(&q);
@@ -278,8 +288,10 @@ PyObject *py_backbone(PyObject *self, PyObject *args) {
             else
                 memset(first, 1, (size_t)chains);
             made = !j.failed && cover_open(&q, qoff[nq]) && cover_open(&r, roff[nr]);
-            for (int64_t c = 0; c < chains && made; c++)
-                keep[c] = first[c] ? choose(&s, c, 1, &q, &r) : 0;
+            if (made && HAS_POPCNT)
+                second_round_popcnt(&s, first, keep, &q, &r);
+            else if (made)
+                second_round_plain(&s, first, keep, &q, &r);
             cover_close(&q);
             cover_close(&r);
             Py_END_ALLOW_THREADS
