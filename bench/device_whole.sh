@@ -11,7 +11,7 @@
 # ENGINE: config lines of the workflow (default: engine: {fast: true, max_freq: 20}, bins: {size: 500000000});
 # MAXFREQ: align's --max-freq;
 # GPUS: the workflow's GPUs (default: every GPU of the machine, through profiles/multi-gpu); SLOTS: its
-# jobs_per_gpu (default 1; the README's turns on the GPU: SLOTS=2)
+# jobs_per_gpu (default 1; docs/WORKFLOW.md's turns on the GPU: SLOTS=2)
 set -uo pipefail
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then  # usage: the comment above
     echo "usage: $(sed -n '2,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//')"; exit 0

@@ -1,4 +1,4 @@
-/* Gapped alignments of chains (align.py has the definition's steps; the README, "What an alignment
+/* Gapped alignments of chains (align.py has the definition's steps; docs/DEFINITIONS.md, "What an alignment
  * is", the rules; tests/oracle_align.py is the oracle; align.cu the device twin).
  *
  * align_anchors: the runs of identical ACGT columns of at least min_anchor inside each chain block but

@@ -1,4 +1,4 @@
-"""Gapped alignments of chains (README: "What an alignment is"; tests/oracle_align.py is the
+"""Gapped alignments of chains (docs/DEFINITIONS.md "What an alignment is"; tests/oracle_align.py is the
 definition written plainly).
 
 A chain's HSPs hold its anchors: the runs of at least min_anchor identical columns inside its

@@ -1,4 +1,4 @@
-/* The one-to-one backbone of chains (chains.py's backbone; README "What a chain is", 5): chains taken
+/* The one-to-one backbone of chains (chains.py's backbone; docs/DEFINITIONS.md "What a chain is", 5): chains taken
  * in order, a chain kept where under half of its aligned bases on the query and under half on the
  * reference are covered by the chains kept before it, its bases then covered (a cover a genome).
  * The first round takes record pairs on all cores, each thread with covers of its own over a pair's

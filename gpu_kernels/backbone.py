@@ -1,4 +1,4 @@
-"""The one-to-one backbone of chains (README "What a chain is", 5): chosen in two rounds by the
+"""The one-to-one backbone of chains (docs/DEFINITIONS.md "What a chain is", 5): chosen in two rounds by the
 compiled loops of backbone.c, within each record pair on all cores, then across record pairs."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ log = logging.getLogger(__name__)
 
 
 def backbone(table: dict, blocks: dict, qlens, rlens, pairs: bool = True, first: list | None = None) -> np.ndarray:
-    """The one-to-one chains (int8 1), chosen in two rounds (README "What a chain is", 5): within each
+    """The one-to-one chains (int8 1), chosen in two rounds (docs/DEFINITIONS.md "What a chain is", 5): within each
     record pair, then among the first round's chains of every record pair. Each round takes chains in
     chain order and keeps one where more than half of its aligned bases on the query and more than
     half on the reference (its blocks: chain_blocks) are not yet covered by a chain kept in that

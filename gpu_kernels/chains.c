@@ -1,4 +1,4 @@
-/* Chains of HSPs (chains.py has the definition's steps; the README, "What a chain is", the rules).
+/* Chains of HSPs (chains.py has the definition's steps; docs/DEFINITIONS.md, "What a chain is", the rules).
  *
  * chain_dp: every HSP's best chain score ending at it and its predecessor, record pair and strand
  * groups on threads. HSPs come in the DP order (group, x, y, xe, row); a predecessor j of i lies on

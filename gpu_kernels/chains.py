@@ -1,4 +1,4 @@
-"""Chains of HSPs and their one-to-one backbone (README: "What a chain is"; tests/oracle_chains.py
+"""Chains of HSPs and their one-to-one backbone (docs/DEFINITIONS.md "What a chain is"; tests/oracle_chains.py
 is the definition written plainly).
 
 A chain is an ordered list of HSPs of one record pair and strand, each starting after the one

@@ -34,7 +34,7 @@ MEM_LIGHT = 64        # candidate pairs a query word's own thread walks in match
 MEM_CHUNK = 4096      # candidate pairs of such a word one block of matches.cu walks
 DELTA_BLOCK = 128     # Parquet DELTA_BINARY_PACKED: deltas a block (pages.py and pages.cu)
 MINIBLOCKS = 4        # miniblocks a block
-TANDEM_UNIT = 6       # chains' blocks: the longest unit of a tandem run (README "What a chain is", 6)
+TANDEM_UNIT = 6       # chains' blocks: the longest unit of a tandem run (docs/DEFINITIONS.md "What a chain is", 6)
 TANDEM_FLANK = 10     # and the columns at a piece's ends in which one is looked for
 
 assert 32 * PER_LANE <= GAP

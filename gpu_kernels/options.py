@@ -56,7 +56,7 @@ def parser() -> argparse.ArgumentParser:
                          help="QUERY first, then REFERENCE: gapped alignments (the chains of HSPs filled and split), "
                               "PAF with cg:Z and cs:Z",
                          description="Arguments: QUERY first, then REFERENCE. Compares them as compare does, chains "
-                                     "the HSPs and aligns each chain with affine gaps (README: \"What an alignment "
+                                     "the HSPs and aligns each chain with affine gaps (docs/DEFINITIONS.md: \"What an alignment "
                                      "is\"). PAF (cg:Z =/X/I/D, cs:Z, NM:i, AS:i, tp:A:P for the one-to-one backbone) "
                                      "goes to standard output unless -o or another output is named.")
     pair_arguments(aln)

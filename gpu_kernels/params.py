@@ -102,7 +102,7 @@ class Matching:
 
 @dataclass(frozen=True)
 class Chaining:
-    """Chains of HSPs and their one-to-one backbone (README: "What a chain is")."""
+    """Chains of HSPs and their one-to-one backbone (docs/DEFINITIONS.md "What a chain is")."""
 
     max_gap: int = field(default=10_000, metadata={"help": "most bases between two consecutive HSPs of a chain, on either genome"})
     max_shift: int = field(default=2_000, metadata={"help": "most a chain's diagonal moves between two HSPs (the longest indel bridged)"})
@@ -132,7 +132,7 @@ class Chaining:
 
 @dataclass(frozen=True)
 class Aligning:
-    """Gapped alignments of chains (README: "What an alignment is")."""
+    """Gapped alignments of chains (docs/DEFINITIONS.md "What an alignment is")."""
 
     align_match: int = field(default=2, metadata={"help": "score of an identical ACGT column"})
     align_mismatch: int = field(default=3, metadata={"help": "cost of any other column of two bases"})

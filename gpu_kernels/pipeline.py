@@ -4,7 +4,7 @@ the pair made whole again from its parts (`assemble`): the command line's `align
 workflow's jobs both run it.
 
 A part keeps what the pair needs of it, never its HSPs: the chains of the backbone's first round
-(chosen within each record pair: README "What a chain is", 5; every chain where every chain's
+(chosen within each record pair: docs/DEFINITIONS.md "What a chain is", 5; every chain where every chain's
 outputs are asked for) with their blocks, the alignments of its own backbone chains with their texts,
 and its count of chains by (score, record pair). The backbone's second round, across record pairs,
 is a choice over the whole pair, so `assemble` ranks every part's chains in the pair's chain order

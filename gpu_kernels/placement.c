@@ -1,4 +1,4 @@
-/* The chains' blocks as written (placement.py, README "What a chain is", 6; tests/oracle_chains.refine):
+/* The chains' blocks as written (placement.py, docs/DEFINITIONS.md "What a chain is", 6; tests/oracle_chains.refine):
  * chain_seams puts each seam between two overlapping HSPs of a chain where their columns score best
  * (once a seam), chain_pieces then cuts each block at its drops and moves each piece's ends past
  * tandem runs; blocks on threads. */

@@ -1,4 +1,4 @@
-"""The chains' blocks as written (README "What a chain is", 6): each seam between two overlapping
+"""The chains' blocks as written (docs/DEFINITIONS.md "What a chain is", 6): each seam between two overlapping
 HSPs of a chain placed where their columns score best, each block cut at its drops, each piece's
 ends moved past tandem runs; the compiled loops and the kernels are chains.c's and chains.cu's
 (chain_seams, chain_pieces), a block a task or a thread."""
@@ -21,7 +21,7 @@ log = logging.getLogger(__name__)
 
 def refine_blocks(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, params: Params, threads: int = 0,
                   codes: tuple | None = None) -> tuple[dict, dict]:
-    """(the chains table, the blocks) as written (README "What a chain is", 6): each seam between two
+    """(the chains table, the blocks) as written (docs/DEFINITIONS.md "What a chain is", 6): each seam between two
     overlapping members of a chain put where their columns score best, each block cut at its drops,
     each piece's ends moved past tandem runs; the table's spans, `aligned` and `identities` are the
     pieces'. The chains and chain_blocks' blocks with their `trim`, on the host; codes: unused (the

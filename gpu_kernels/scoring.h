@@ -2,7 +2,7 @@
  * one cell of the affine-gap (Gotoh) recurrence with the traceback's choices, the band of a gap, and
  * the microsatellite test of anchors. Both twins include this file, so that their columns stay the
  * same (tests/test_gpu_stages.py); kernels.source puts its text in place of the include for NVRTC and
- * for the fatbins' digests. The README's "What an alignment is" gives the rules; tests/oracle_align.py
+ * for the fatbins' digests. docs/DEFINITIONS.md, "What an alignment is", gives the rules; tests/oracle_align.py
  * is the oracle. */
 #ifndef GPU_KERNELS_SCORING_H
 #define GPU_KERNELS_SCORING_H

@@ -61,7 +61,7 @@ def anonymous(n: int, dtype) -> np.ndarray:
     """A host array of n items in anonymous memory of its own. NumPy asks the kernel for huge pages
     for its large arrays; where the kernel then compacts memory to fault each one in (its default
     for such requests), the words' arrays, written once front to back and sorted, cost more system
-    time than their TLB saves (about 0.6 CPU s of 9 on the 20 Mbp pair: README, CPU)."""
+    time than their TLB saves (about 0.6 CPU s of 9 on the 20 Mbp pair: docs/BACKENDS.md, CPU)."""
     size = np.dtype(dtype).itemsize
     return np.frombuffer(mmap.mmap(-1, max(n, 1) * size, flags=mmap.MAP_PRIVATE), dtype=dtype)[:n]
 

@@ -1,4 +1,4 @@
-"""The gapped alignments' oracle: the README's definition ("What an alignment is"), written plainly:
+"""The gapped alignments' oracle: the definition (docs/DEFINITIONS.md, "What an alignment is"), written plainly:
 anchors found base by base, every gap between two anchors aligned by a full (dx + 1) x (dy + 1)
 Gotoh matrix whose cells off the band are -infinity, the traceback with the stated preferences, the
 chain split where a gap's fill scores under -zdrop less gap_extend a base of its shift. Shares no code with gpu_kernels.

@@ -1,4 +1,4 @@
-"""The chains' oracle: the README's definition ("What a chain is"), written plainly: a quadratic DP
+"""The chains' oracle: the definition (docs/DEFINITIONS.md, "What a chain is"), written plainly: a quadratic DP
 over every pair of HSPs of a record pair and strand, the chains taken best-first, the backbone
 kept chain by chain with a set of covered bases. Shares no code with gpu_kernels.
 
@@ -153,7 +153,7 @@ def block_score(a: int, b: int, p) -> int:
 
 
 def refine(blocks: list, q, r, p) -> list:
-    """A chain's blocks as written (README "What a chain is", 6). blocks: (x0, xe, y0, ye, trim) of its
+    """A chain's blocks as written (docs/DEFINITIONS.md "What a chain is", 6). blocks: (x0, xe, y0, ye, trim) of its
     members in chain order, trimmed at their starts; q: the query record's codes, r: the codes of the
     reference record's strand of the chain. Returns the pieces (x0, xe, y0, ye, identities)."""
     pieces = _refine(blocks, q, r, p, p.block_tandem)
