@@ -21,7 +21,7 @@ from .engine import compare, compare_loaded, load
 from .errors import InputError, os_error_line
 from .fasta import load_pair
 from .formats import alignments, mummer_parts, paf_from_table, text_from_table, write_paf, write_parts
-from . import native
+from . import native, progress
 from .formats.files import is_special
 from .formats.tables import require_kind
 from .matches import iter_matches, matches_to_hsps
@@ -343,6 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "backend", None) in ("cupy", "auto"):  # compare, mems, mums
         early_context()
     spooled = None
+    line = progress.start(getattr(args, "verbose", 0))
     try:
         spooled = fasta_from_stdin(args)
         if args.command == "paf":
@@ -373,6 +374,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {os_error_line(error)}", file=sys.stderr)
         return 2
     finally:
+        progress.stop(line)
         if spooled:
             os.unlink(spooled)
 
