@@ -134,14 +134,15 @@ def run_align(args: argparse.Namespace) -> int:
     params = params_of(args)
     start = time.perf_counter()
     chain_paths = {"chains_paf": args.chains, "chain_file": args.chain_file, "chains_table": args.chains_table}
-    named = [args.table, args.delta, args.sam, args.snps, args.hsps, *chain_paths.values()]
+    named = [args.table, args.delta, args.sam, args.snps, args.vcf, args.hsps, *chain_paths.values()]
     output = args.output or (None if any(named) else "-")
     check_fill_memory(params)
     refuse_outputs({"-o": output, "--table": args.table, "--delta": args.delta, "--sam": args.sam,
-                    "--snps": args.snps, "--hsps": args.hsps, "--chains": args.chains, "--chain-file": args.chain_file,
+                    "--snps": args.snps, "--vcf": args.vcf, "--hsps": args.hsps, "--chains": args.chains, "--chain-file": args.chain_file,
                     "--chains-table": args.chains_table}, [args.query, args.reference])
     loaded = load(args.query, args.reference, params, backend=args.backend)
-    paths = {"paf": output, "delta": args.delta, "sam": args.sam, "snps": args.snps, "table": args.table}
+    paths = {"paf": output, "delta": args.delta, "sam": args.sam, "snps": args.snps, "table": args.table,
+             "vcf": args.vcf}
     if not fits_whole(loaded.query, loaded.reference, params):
         if args.hsps:
             raise InputError("--hsps: the pair is compared in parts (larger than --part-bases); write the HSP "
@@ -189,7 +190,7 @@ def align_in_parts(loaded, params: Params, paths: dict, start: float) -> int:
     meta = {"query": {"names": list(q.names), "lengths": q.lengths.tolist()},
             "reference": {"names": list(r.names), "lengths": r.lengths.tolist()},
             "params": params.as_dict(), "stats": {}, **loaded.sources}
-    write_pair(pair, (q.names, q.lengths, r.names, r.lengths), paths, meta, params)
+    write_pair(pair, (q.names, q.lengths, r.names, r.lengths), paths, meta, params, r)
     al = pair.alignments
     aligned = int((al["qend"] - al["qstart"]).sum())
     print(f"{al['qstart'].size} alignments ({int(al['backbone'].sum())} in the backbone) of {pair.chains['chain'].size} "

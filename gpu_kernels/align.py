@@ -374,14 +374,15 @@ def write_alignments(al: dict, query: SeqSet, reference: SeqSet, paths: dict, me
     alignments' columns as they are needed (text_of)."""
     reference.reverse_codes  # made once, before threads read them
     write_aligned(al, lambda kind: text_of(al, query, reference, kind),
-                  (query.names, query.lengths, reference.names, reference.lengths), paths, meta)
+                  (query.names, query.lengths, reference.names, reference.lengths), paths, meta, reference)
 
 
-def write_aligned(al: dict, text, records: tuple, paths: dict, meta: dict) -> None:
+def write_aligned(al: dict, text, records: tuple, paths: dict, meta: dict, reference=None) -> None:
     """write_alignments of alignments whose texts text(kind) gives (align.text_of's kinds: a string
     table a kind, made by text_of or kept from a pipeline's parts); records: (query names, lengths,
     reference names, lengths). The table is compressed on a thread beside the texts (both release the
-    interpreter's lock)."""
+    interpreter's lock). reference: the reference's SeqSet, which the VCF (kind vcf: formats/vcf.py)
+    reads its anchor bases from."""
     from concurrent.futures import ThreadPoolExecutor
 
     from .formats import alignments as formats
@@ -404,6 +405,11 @@ def write_aligned(al: dict, text, records: tuple, paths: dict, meta: dict) -> No
             formats.write_delta(paths["delta"], al, text("delta"), meta)
         if paths.get("snps"):
             formats.write_snps(paths["snps"], al, text("snps"))
+        if paths.get("vcf"):
+            from .formats.vcf import write_vcf
+
+            count = write_vcf(paths["vcf"], al, text("snps"), reference, qnames, formats.COMMAND_LINE[0])
+            log.info("%s: %d VCF records (%.2f s)", paths["vcf"], count, time.perf_counter() - start)
         if paths.get("sam"):
             formats.write_sam(paths["sam"], al, cigars, qnames, qlens, rnames, rlens)
         if table is not None:

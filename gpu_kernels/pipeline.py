@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 
 # the texts each alignment output is made of (align.text_of's kinds)
 OUTPUT_TEXTS = {"paf": ("cigar", "cs"), "table": ("cigar",), "sam": ("cigar",), "delta": ("delta",),
-                "snps": ("snps",)}
+                "snps": ("snps",), "vcf": ("snps",)}
 # an alignment's columns a part keeps (ALIGNMENT's numbers; `chain` the part's own until assembled)
 ALIGNED = tuple(name for name in ALIGNMENT.names if name not in ("alignment", "cigar"))
 BLOCKS = ("chain", "x0", "xe", "y0", "ye", "trim")
@@ -395,7 +395,7 @@ def align_parts(query: SeqSet, reference: SeqSet, params: Params, backend, texts
                     align_late(query, reference, params, texts, backend), texts, all_chains=pieces)
 
 
-def write_pair(pair: Pair, records: tuple, paths: dict, meta: dict, params: Params) -> None:
+def write_pair(pair: Pair, records: tuple, paths: dict, meta: dict, params: Params, reference=None) -> None:
     """An assembled pair's outputs where paths say: the alignments' kinds (align.write_aligned's) and
     the chains' (chains_paf, chain_file, chains_table)."""
     from .align import write_aligned
@@ -409,4 +409,4 @@ def write_pair(pair: Pair, records: tuple, paths: dict, meta: dict, params: Para
         extra = {key: value for key, value in meta.items() if key not in ("query", "reference", "params")}
         with HspWriter(paths["chains_table"], qnames, qlens, rnames, rlens, params, extra, record=CHAIN) as writer:
             writer.write(pair.chains)
-    write_aligned(pair.alignments, pair.texts.__getitem__, records, paths, meta)
+    write_aligned(pair.alignments, pair.texts.__getitem__, records, paths, meta, reference)

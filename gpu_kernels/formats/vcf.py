@@ -1,0 +1,331 @@
+"""VCF 4.3 of the one-to-one alignments, on the reference: SNPs, indels left-aligned and with their
+anchor base (as `bcftools norm` leaves them), and structural events as typed records (`SVTYPE`):
+deletions and insertions of at least SV_BASES bases (sequence-resolved), inversions (`<INV>`: a
+one-to-one alignment on the other strand from the rest of its query record's alignments on that
+reference record) and breakends (`BND` pairs: two alignments next to each other on the query that lie
+on different reference records, or on one record out of order or far apart). Each record carries
+where it lies on the query (`QCHROM`, `QPOS`; `QEND` for the structural ones).
+
+The SNPs and indels are read from the alignments' SNP lines (align.text_of's "snps", show-snps -T's
+columns), a compiled text; every step here works on whole columns, so millions of variants take a
+few passes of NumPy, not a Python call each."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..encode import ENCODE
+from .rows import format_rows, name_table
+
+SV_BASES = 50        # an indel at least this long is a structural event (SVTYPE=DEL or INS), as in dbVar
+RELOCATION = 10_000  # query-adjacent alignments of one reference record this far apart (or out of order): a BND pair
+LETTERS = np.frombuffer(b"ACGTNN", dtype=np.uint8)  # codes to letters (N: any other letter, the border)
+DOT = ord(".")
+
+
+def _strings(parts: list, n: int) -> tuple:
+    """A string table of n strings, each the concatenation of its pieces: parts is a list of (bytes
+    source as a uint8 array, start a string, length a string) in order."""
+    lengths = sum(np.asarray(length, dtype=np.int64) for _, _, length in parts) if parts else np.zeros(n, np.int64)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    out = np.empty(int(offsets[-1]), dtype=np.uint8)
+    at = offsets[:-1].copy()
+    for source, start, length in parts:
+        length = np.asarray(length, dtype=np.int64)
+        total = int(length.sum())
+        if total:
+            within = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(length) - length, length)
+            out[np.repeat(at, length) + within] = source[np.repeat(np.asarray(start, dtype=np.int64), length) + within]
+        at += length
+    return out.tobytes(), offsets
+
+
+def _texts(count: int, fields: tuple) -> tuple:
+    """A string table of count rows printed by format_rows (no line breaks)."""
+    ends = np.empty(count, dtype=np.int64)
+    text = bytes(format_rows(count, fields, ends)) if count else b""
+    return text, np.concatenate(([0], ends)).astype(np.int64)
+
+
+def _joined(tables: list) -> tuple:
+    """String tables one after another, as one."""
+    text = b"".join(t for t, _ in tables)
+    offsets, base = [np.zeros(1, dtype=np.int64)], 0
+    for t, o in tables:
+        offsets.append(np.asarray(o[1:], dtype=np.int64) + base)
+        base += len(t)
+    return text, np.concatenate(offsets)
+
+
+def snp_lines(text: bytes, offsets) -> dict:
+    """The columns of SNP lines (show-snps -T's: P1, SUB1, SUB2, P2, then frames and names) and the
+    alignment each line belongs to (offsets: where each alignment's lines start)."""
+    buf = np.frombuffer(text, dtype=np.uint8)
+    ends = np.flatnonzero(buf == ord("\n"))
+    starts = np.concatenate(([0], ends[:-1] + 1)).astype(np.int64)
+    tabs = np.flatnonzero(buf == ord("\t")).reshape(-1, 7)
+
+    def number(lo, hi):
+        value = np.zeros(lo.size, dtype=np.int64)
+        for digit in range(int((hi - lo).max(initial=0))):
+            inside = lo + digit < hi
+            value = np.where(inside, value * 10 + (buf[np.minimum(lo + digit, buf.size - 1)].astype(np.int64) - 48),
+                             value)
+        return value
+
+    return {"p1": number(starts, tabs[:, 0]), "sub1": buf[tabs[:, 0] + 1], "sub2": buf[tabs[:, 1] + 1],
+            "p2": number(tabs[:, 2] + 1, tabs[:, 3]),
+            "alignment": np.searchsorted(np.asarray(offsets, dtype=np.int64), starts, side="right") - 1}
+
+
+class _Reference:
+    """Bases of the reference records (1-based positions), from its codes."""
+
+    def __init__(self, codes, starts, lengths):
+        self.codes, self.starts, self.lengths = codes, np.asarray(starts, np.int64), np.asarray(lengths, np.int64)
+
+    def at(self, rec, pos):
+        return LETTERS[np.asarray(self.codes)[self.starts[rec] + pos - 1]]
+
+    def piece(self, rec, first, length) -> tuple:
+        """(source, start, length) of the codes of bases [first, first + length), for _strings."""
+        return np.asarray(self.codes), self.starts[rec] + first - 1, length
+
+
+def small_variants(lines: dict, rrec, ref: _Reference) -> dict:
+    """SNPs and indels (one record each) from SNP lines: consecutive deleted reference bases of one
+    alignment are one deletion, inserted bases after one reference base one insertion; indels moved
+    to their leftmost equivalent place. Columns: kind (0 SNP, 1 deletion, 2 insertion), rec, pos
+    (VCF's), REF and ALT string tables, size (bases deleted or inserted), line (its first line)."""
+    p1, sub1, sub2, al = lines["p1"], lines["sub1"], lines["sub2"], lines["alignment"]
+    n = p1.size
+    kind = np.where(sub2 == DOT, 1, np.where(sub1 == DOT, 2, 0)).astype(np.int8)
+    same = np.zeros(n, dtype=bool)
+    if n > 1:
+        follows = (al[1:] == al[:-1]) & (kind[1:] == kind[:-1]) & (kind[1:] > 0)
+        step = np.where(kind[1:] == 1, 1, 0)
+        same[1:] = follows & (p1[1:] == p1[:-1] + step)
+    first = np.flatnonzero(~same)
+    size = np.diff(np.concatenate((first, [n])))
+    kind, rec = kind[first], np.asarray(rrec, dtype=np.int64)[al[first]]
+    pos = p1[first].copy()
+    # deletions [a, b]: left while the base before equals the last deleted one
+    dele = np.flatnonzero(kind == 1)
+    a, b = pos[dele].copy(), pos[dele] + size[dele] - 1
+    moving = np.arange(dele.size)
+    while moving.size:
+        moving = moving[(a[moving] >= 2) & (ref.at(rec[dele[moving]], a[moving] - 1) == ref.at(rec[dele[moving]], b[moving]))]
+        a[moving] -= 1
+        b[moving] -= 1
+    # insertions of S after p: left while the base at p equals S's last (S turns one to the right)
+    ins = np.flatnonzero(kind == 2)
+    p, turns, lengths, line_of = pos[ins].copy(), np.zeros(ins.size, dtype=np.int64), size[ins], first[ins]
+    moving = np.arange(ins.size)
+    while moving.size:
+        last = sub2[line_of[moving] + (lengths[moving] - 1 - turns[moving]) % lengths[moving]]
+        moving = moving[(p[moving] >= 2) & (ref.at(rec[ins[moving]], p[moving]) == last)]
+        p[moving] -= 1
+        turns[moving] += 1
+    # REF and ALT; a deletion at a record's start, or an insertion before it, takes the base after it
+    # as its anchor (VCF 4.3, 1.6.1)
+    out_pos = pos.copy()
+    lead, after = a >= 2, p >= 1
+    out_pos[dele] = np.where(lead, a - 1, 1)
+    out_pos[ins] = np.where(after, p, 1)
+    snp = np.flatnonzero(kind == 0)
+    single = np.arange(snp.size + 1, dtype=np.int64)
+    # the alleles are made of codes, turned into letters once they are whole
+    refs = [(ENCODE[sub1[first[snp]]].tobytes(), single),
+            _strings([ref.piece(rec[dele], np.where(lead, a - 1, 1), b - a + 2)], dele.size)]
+    alts = [(ENCODE[sub2[first[snp]]].tobytes(), single),
+            _strings([ref.piece(rec[dele], np.where(lead, a - 1, b + 1), np.ones(dele.size, np.int64))], dele.size)]
+    anchor = ref.piece(rec[ins], np.where(after, p, 1), np.ones(ins.size, np.int64))
+    refs.append(_strings([anchor], ins.size))
+    # base i of the turned S is S[(i - turns) mod len]
+    within = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    turned = ENCODE[sub2][np.repeat(line_of, lengths) + (within - np.repeat(turns, lengths)) % np.repeat(lengths, lengths)]
+    alts.append(_strings([(anchor[0], anchor[1], after.astype(np.int64)),
+                          (turned, np.cumsum(lengths) - lengths, lengths),
+                          (anchor[0], anchor[1], (~after).astype(np.int64))], ins.size))
+    order = np.concatenate((snp, dele, ins))
+    back = np.empty(order.size, dtype=np.int64)
+    back[order] = np.arange(order.size)
+    ref_table, alt_table = (_letters(_reordered(_joined(tables), back)) for tables in (refs, alts))
+    pos = out_pos
+    return {"kind": kind, "rec": rec, "pos": pos, "ref": ref_table, "alt": alt_table, "size": size,
+            "line": first}
+
+
+def _letters(table: tuple) -> tuple:
+    """A string table of codes as letters."""
+    return LETTERS[np.frombuffer(table[0], dtype=np.uint8)].tobytes(), table[1]
+
+
+def _reordered(table: tuple, index) -> tuple:
+    """The strings table[index[i]] as a table."""
+    text, offsets = table
+    source = np.frombuffer(text, dtype=np.uint8)
+    index = np.asarray(index, dtype=np.int64)
+    return _strings([(source, offsets[index], offsets[index + 1] - offsets[index])], index.size)
+
+
+def inversions(al: dict) -> np.ndarray:
+    """The one-to-one alignments (rows of al) on the strand that holds fewer of their query record's
+    aligned bases on that reference record: inversions."""
+    qrec, rrec = al["qrec"].astype(np.int64), al["rrec"].astype(np.int64)
+    pair = qrec * (int(rrec.max(initial=0)) + 1) + rrec
+    bases = (al["qend"] - al["qstart"]).astype(np.int64)
+    keys, where = np.unique(pair, return_inverse=True)
+    reverse = np.bincount(where, weights=bases * (al["strand"] == 1), minlength=keys.size)
+    total = np.bincount(where, weights=bases, minlength=keys.size)
+    major_reverse = 2 * reverse > total
+    return np.flatnonzero((al["strand"] == 1) != major_reverse[where])
+
+
+def junctions(al: dict) -> tuple:
+    """(B, A): rows of al next to each other on a query record (B before A) that lie on different
+    reference records (translocations), or on one record in the same orientation but out of order or
+    over RELOCATION bases apart (relocations): each a BND pair. A change of strand on one record is an
+    inversion's (inversions), not a breakend."""
+    order = np.lexsort((al["qstart"], al["qrec"]))
+    b, a = order[:-1], order[1:]
+    same_query = al["qrec"][b] == al["qrec"][a]
+    other_record = al["rrec"][b] != al["rrec"][a]
+    forward = (al["strand"][b] == 0) & (al["strand"][a] == 0)
+    backward = (al["strand"][b] == 1) & (al["strand"][a] == 1)
+    apart = np.where(forward, (al["rstart"][a] < al["rstart"][b]) | (al["rstart"][a] - al["rend"][b] > RELOCATION),
+                     (al["rstart"][a] > al["rstart"][b]) | (al["rstart"][b] - al["rend"][a] > RELOCATION))
+    keep = same_query & (other_record | ((forward | backward) & apart))
+    return b[keep], a[keep]
+
+
+def _bnd_alts(base, mate_rec, mate_pos, base_first, bracket, rnames) -> tuple:
+    """BND ALT strings (VCF 4.3, 5.4): the base and the mate's place between brackets, in one of the
+    four forms."""
+    tables, rows = [], []
+    letters = name_table([chr(c) for c in LETTERS])
+    names = name_table(rnames)
+    for first in (True, False):
+        for mark in "[]":
+            rows_here = np.flatnonzero((base_first == first) & (bracket == mark))
+            place = (mark, ("n", mate_rec[rows_here], names), ":", ("i", mate_pos[rows_here]), mark)
+            fields = ((("n", base[rows_here], letters),) + place) if first else (place + (("n", base[rows_here], letters),))
+            tables.append(_texts(rows_here.size, fields))
+            rows.append(rows_here)
+    back = np.empty(base.size, dtype=np.int64)
+    back[np.concatenate(rows)] = np.arange(base.size)
+    return _reordered(_joined(tables), back)
+
+
+def write_vcf(path: str, al: dict, snps: tuple, reference, qnames, command: str = "") -> int:
+    """The VCF of the one-to-one alignments (al's rows with backbone 1; snps: their SNP lines as
+    align.text_of makes them, a string table an alignment), on the reference (a SeqSet: its codes give
+    the indels' anchor bases and the structural events' REF). Returns the records written."""
+    from .files import write_pieces
+
+    one = np.flatnonzero(np.asarray(al["backbone"]) == 1)
+    al = {name: np.asarray(column)[one] for name, column in al.items() if np.ndim(column) and len(column) ==
+          len(al["backbone"])}
+    text, offsets = snps
+    buf = np.frombuffer(text, dtype=np.uint8)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    kept = _strings([(buf, offsets[one], offsets[one + 1] - offsets[one])], one.size)
+    lines = snp_lines(*kept)
+    ref = _Reference(reference.codes, reference.starts, reference.lengths)
+    small = small_variants(lines, al["rrec"], ref)
+    rnames, qnames = list(reference.names), list(qnames)
+    qname_table = name_table(qnames)
+    qrec_small = al["qrec"].astype(np.int64)[lines["alignment"][small["line"]]]
+    qpos_small = lines["p2"][small["line"]]
+    sv = (small["kind"] > 0) & (small["size"] >= SV_BASES)
+    ref_len = np.diff(small["ref"][1])
+    infos = []
+    kinds = ("SNP", "DEL", "INS")
+    for k in range(3):
+        for structural in (False, True):
+            rows = np.flatnonzero((small["kind"] == k) & (sv == structural))
+            fields = (("n", qrec_small[rows], qname_table), ";QPOS=", ("i", qpos_small[rows]))
+            if structural:
+                length = small["size"][rows] * (-1 if k == 1 else 1)
+                end = small["pos"][rows] + ref_len[rows] - 1
+                fields = (f"SVTYPE={kinds[k]};SVLEN=", ("i", length), ";END=", ("i", end), ";QCHROM=") + fields
+            else:
+                fields = ("QCHROM=",) + fields
+            infos.append((rows, _texts(rows.size, fields)))
+    small_info = _reordered(_joined([t for _, t in infos]), _back([r for r, _ in infos], small["kind"].size))
+    # inversions: symbolic, the base before as REF (VCF 4.3, 5.3)
+    inv = inversions(al)
+    inv_pos = np.maximum(al["rstart"][inv].astype(np.int64), 1)
+    inv_rec = al["rrec"][inv].astype(np.int64)
+    inv_ref = _letters(_strings([ref.piece(inv_rec, inv_pos, np.ones(inv.size, np.int64))], inv.size))
+    inv_alt = (b"<INV>" * inv.size, np.arange(inv.size + 1, dtype=np.int64) * 5)
+    inv_info = _texts(inv.size, ("SVTYPE=INV;SVLEN=", ("i", al["rend"][inv] - al["rstart"][inv]), ";END=",
+                                 ("i", al["rend"][inv]), ";QCHROM=", ("n", al["qrec"][inv], qname_table),
+                                 ";QPOS=", ("i", al["qstart"][inv] + 1), ";QEND=", ("i", al["qend"][inv])))
+    # breakends: a pair a junction, each end where its alignment meets the other
+    b, a = junctions(al)
+    b_rev, a_rev = al["strand"][b] == 1, al["strand"][a] == 1
+    b_pos = np.where(b_rev, al["rstart"][b] + 1, al["rend"][b]).astype(np.int64)
+    a_pos = np.where(a_rev, al["rend"][a], al["rstart"][a] + 1).astype(np.int64)
+    b_rec, a_rec = al["rrec"][b].astype(np.int64), al["rrec"][a].astype(np.int64)
+    b_base = np.asarray(reference.codes)[ref.starts[b_rec] + b_pos - 1].astype(np.int64)
+    a_base = np.asarray(reference.codes)[ref.starts[a_rec] + a_pos - 1].astype(np.int64)
+    j = b.size
+    bnd_rec = np.concatenate((b_rec, a_rec))
+    bnd_pos = np.concatenate((b_pos, a_pos))
+    bnd_ref = (LETTERS[np.concatenate((b_base, a_base))].tobytes(), np.arange(2 * j + 1, dtype=np.int64))
+    bnd_alt = _joined([_bnd_alts(b_base, a_rec, a_pos, ~b_rev, np.where(a_rev, "]", "["), rnames),
+                       _bnd_alts(a_base, b_rec, b_pos, a_rev, np.where(b_rev, "[", "]"), rnames)])
+    number = np.concatenate((np.arange(j), np.arange(j))) + 1
+    side = np.concatenate((np.ones(j, np.int64), np.full(j, 2, np.int64)))
+    bnd_id = _texts(2 * j, ("bnd", ("i", number), "_", ("i", side)))
+    q_side = np.concatenate((al["qend"][b], al["qstart"][a] + 1))
+    bnd_info = _texts(2 * j, ("SVTYPE=BND;MATEID=bnd", ("i", number), "_", ("i", 3 - side), ";QCHROM=",
+                              ("n", np.concatenate((al["qrec"][b], al["qrec"][a])), qname_table), ";QPOS=",
+                              ("i", q_side)))
+    # every record, by reference record and position
+    n_small, n_inv = small["kind"].size, inv.size
+    rec = np.concatenate((small["rec"], inv_rec, bnd_rec))
+    pos = np.concatenate((small["pos"], inv_pos, bnd_pos))
+    dots = (b"." * (n_small + n_inv), np.arange(n_small + n_inv + 1, dtype=np.int64))
+    tables = {"id": _joined([dots, bnd_id]), "ref": _joined([small["ref"], inv_ref, bnd_ref]),
+              "alt": _joined([small["alt"], inv_alt, bnd_alt]), "info": _joined([small_info, inv_info, bnd_info])}
+    order = np.lexsort((np.arange(rec.size), pos, rec))
+    tables = {name: _reordered(table, order) for name, table in tables.items()}
+    count = int(order.size)
+    body = bytes(format_rows(count, (
+        ("n", rec[order], name_table(rnames)), "\t", ("i", pos[order]), "\t", ("n", np.arange(count), tables["id"]),
+        "\t", ("n", np.arange(count), tables["ref"]), "\t", ("n", np.arange(count), tables["alt"]), "\t.\tPASS\t",
+        ("n", np.arange(count), tables["info"]), "\n"))) if count else b""
+    header = vcf_header(rnames, reference.lengths, command)
+    write_pieces(path, header, iter([(count, body)]), "variants")
+    return count
+
+
+def _back(rows: list, n: int) -> np.ndarray:
+    """Where each of n items is in the tables made of `rows` one after another."""
+    back = np.empty(n, dtype=np.int64)
+    back[np.concatenate(rows) if rows else np.zeros(0, np.int64)] = np.arange(n)
+    return back
+
+
+def vcf_header(rnames, rlens, command: str) -> bytes:
+    """The meta-information lines and the column line."""
+    from .. import __version__
+
+    lines = ["##fileformat=VCFv4.3", f"##source=gpu-genome-compare {__version__}"]
+    if command:
+        lines.append("##commandline=\"" + command.replace("\\", "\\\\").replace("\"", "\\\"") + "\"")
+    lines += [f"##contig=<ID={name},length={int(length)}>" for name, length in zip(rnames, rlens)]
+    lines += [
+        '##ALT=<ID=INV,Description="Inversion">',
+        '##INFO=<ID=SVTYPE,Number=1,Type=String,Description="Type of structural variant">',
+        '##INFO=<ID=SVLEN,Number=1,Type=Integer,Description="Length of the event: negative for deletions">',
+        '##INFO=<ID=END,Number=1,Type=Integer,Description="Last reference position of the event">',
+        '##INFO=<ID=MATEID,Number=1,Type=String,Description="ID of the breakend\'s mate">',
+        '##INFO=<ID=QCHROM,Number=1,Type=String,Description="Query record the alignment lies on">',
+        '##INFO=<ID=QPOS,Number=1,Type=Integer,Description="Position on the query record (1-based)">',
+        '##INFO=<ID=QEND,Number=1,Type=Integer,Description="Last position of the event on the query record">',
+        "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO",
+    ]
+    return ("\n".join(lines) + "\n").encode()

@@ -1,0 +1,135 @@
+"""align --vcf (gpu_kernels/formats/vcf.py): bcftools and pysam read it, its REF alleles are the
+reference's, its SNPs are the one-to-one alignments' substitutions, indels are left-aligned whichever
+strand aligned them, and a simulated inversion and translocation come out as INV and BND records."""
+import gzip
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from conftest import MYCO_232, MYCO_7422
+from gpu_kernels.__main__ import main
+
+COMPLEMENT = str.maketrans("ACGT", "TGCA")
+
+
+def revcomp(s: str) -> str:
+    return s.translate(COMPLEMENT)[::-1]
+
+
+def rearranged(tmp_path, seed: int = 5) -> tuple:
+    """A 3-record reference and a query made of it: SNPs and small indels, a 60-base deletion and a
+    70-base insertion, a 3 kb inversion in record a, and 4 kb of record b moved into record c (a
+    translocation). (query path, reference path, inversion span on a, moved span on b)."""
+    rng = np.random.default_rng(seed)
+    ref = {name: "".join(rng.choice(list("ACGT"), 40_000)) for name in "abc"}
+    q = {name: list(seq) for name, seq in ref.items()}
+    for name in "abc":  # SNPs every 997 bases
+        for at in range(500, 39_000, 997):
+            q[name][at] = {"A": "C", "C": "G", "G": "T", "T": "A"}[q[name][at]]
+    q = {name: "".join(seq) for name, seq in q.items()}
+    q["a"] = q["a"][:5_000] + q["a"][5_002:9_000] + q["a"][9_060:]  # 2-base and 60-base deletions
+    q["a"] = q["a"][:20_000] + revcomp(q["a"][20_000:23_000]) + q["a"][23_000:]  # ref a 20,062-23,062 inverted
+    q["b"] = q["b"][:11_000] + "".join(rng.choice(list("ACGT"), 70)) + q["b"][11_000:]  # a 70-base insertion
+    moved = q["b"][25_070:29_070]  # ref b 25,000-29,000
+    q["b"] = q["b"][:25_070] + q["b"][29_070:]
+    q["c"] = q["c"][:20_000] + moved + q["c"][20_000:]
+    paths = []
+    for tag, genome in (("query", q), ("reference", ref)):
+        path = tmp_path / f"{tag}.fa"
+        path.write_text("".join(f">{name}\n{seq}\n" for name, seq in genome.items()))
+        paths.append(str(path))
+    return paths[0], paths[1], (20_062, 23_062), (25_000, 29_000)
+
+
+def records(path) -> list:
+    return [line.rstrip("\n").split("\t") for line in open(path) if not line.startswith("#")]
+
+
+def info(record) -> dict:
+    return dict(field.split("=", 1) for field in record[7].split(";"))
+
+
+def cigar_substitutions(table_path) -> int:
+    """X columns of the one-to-one alignments' CIGARs (the alignment table)."""
+    import re
+
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(table_path, columns=["cigar", "backbone"]).to_pydict()
+    return sum(int(n) for cigar, one in zip(table["cigar"], table["backbone"]) if one
+               for n in re.findall(r"(\d+)X", cigar))
+
+
+def bcftools_accepts(vcf, fasta) -> None:
+    if shutil.which("bcftools") is None:
+        pytest.skip("bcftools not installed (CI installs it)")
+    for args in (["view", "-H", vcf], ["norm", "--check-ref", "e", "-f", fasta, "-o", "/dev/null", vcf]):
+        done = subprocess.run(["bcftools", *args], capture_output=True, text=True)
+        assert done.returncode == 0, (args, done.stderr)
+
+
+def test_a_rearranged_pair(tmp_path):
+    query, reference, inversion, moved = rearranged(tmp_path)
+    vcf, table = str(tmp_path / "out.vcf"), str(tmp_path / "al.parquet")
+    assert main(["align", query, reference, "--backend", "numpy", "--vcf", vcf, "--table", table,
+                 "-o", str(tmp_path / "al.paf")]) == 0
+    bcftools_accepts(vcf, reference)
+    rows = records(vcf)
+    snps = [r for r in rows if len(r[3]) == 1 and len(r[4]) == 1]
+    assert len(snps) == cigar_substitutions(table) > 100
+    types = [info(r).get("SVTYPE") for r in rows]
+    assert "DEL" in types and "INS" in types
+    invs = [r for r in rows if info(r).get("SVTYPE") == "INV"]
+    assert any(r[0] == "a" and int(r[1]) < inversion[1] and int(info(r)["END"]) > inversion[0] for r in invs), invs
+    bnds = [r for r in rows if info(r).get("SVTYPE") == "BND"]
+    assert {r[0] for r in bnds} == {"b", "c"}, bnds  # the moved piece's ends, on both records
+    assert any(r[0] == "b" and abs(int(r[1]) - moved[0]) < 50 for r in bnds), bnds
+    ids = {r[2] for r in bnds}
+    assert all(info(r)["MATEID"] in ids for r in bnds)
+    positions = [(r[0], int(r[1])) for r in rows]
+    order = {"a": 0, "b": 1, "c": 2}
+    assert positions == sorted(positions, key=lambda p: (order[p[0]], p[1]))
+
+
+def test_indels_are_left_aligned_on_either_strand(tmp_path):
+    rng = np.random.default_rng(3)
+    ref = "".join(rng.choice(list("ACGT"), 6_000))
+    query = ref[:2_000] + ref[2_004:2_996] + "GGGTT" + ref[2_996:]
+    (tmp_path / "r.fa").write_text(f">r\n{ref}\n")
+    out = []
+    for tag, seq in (("forward", query), ("reverse", revcomp(query))):
+        (tmp_path / f"{tag}.fa").write_text(f">{tag}\n{seq}\n")
+        vcf = tmp_path / f"{tag}.vcf"
+        assert main(["align", str(tmp_path / f"{tag}.fa"), str(tmp_path / "r.fa"), "--backend", "numpy",
+                     "--vcf", str(vcf), "-o", str(tmp_path / f"{tag}.paf")]) == 0
+        bcftools_accepts(str(vcf), str(tmp_path / "r.fa"))
+        out.append([r[1:5] for r in records(vcf)])
+    assert out[0] == out[1] and len(out[0]) == 2
+    # leftmost: no base before either indel could take its place
+    for pos, _, ref_allele, alt in out[0]:
+        assert ref_allele[0] == alt[0]
+        changed = ref_allele[1:] or alt[1:]
+        assert ref[int(pos) - 1] != changed[-1]
+
+
+def test_the_bundled_pair(tmp_path):
+    reference = tmp_path / "7422.fa"
+    with gzip.open(MYCO_7422, "rb") as source, open(reference, "wb") as target:
+        shutil.copyfileobj(source, target)
+    vcf, snps = str(tmp_path / "out.vcf"), tmp_path / "snps.tsv"
+    assert main(["align", MYCO_232, str(reference), "--backend", "numpy", "--vcf", vcf, "--snps", str(snps),
+                 "-o", str(tmp_path / "al.paf")]) == 0
+    bcftools_accepts(vcf, str(reference))
+    rows = records(vcf)
+    # every alignment of this pair is one-to-one, so the SNP output's substitutions are all the VCF's
+    # (neither lists a mismatch with the reference's 62 Ns, which the CIGARs count as X)
+    assert all(line.split("\t")[-1].startswith("tp:A:P") or "tp:A:P" in line
+               for line in open(tmp_path / "al.paf"))
+    substitutions = sum(1 for line in open(snps) if not line.startswith("#") and "\t.\t" not in line
+                        and not line.split("\t")[1] == ".")
+    assert sum(len(r[3]) == 1 and len(r[4]) == 1 for r in rows) == substitutions > 10_000
+    pysam = pytest.importorskip("pysam")
+    with pysam.VariantFile(vcf) as reader:
+        assert sum(1 for _ in reader) == len(rows)
