@@ -22,6 +22,7 @@ PAIR_OUTPUTS = {
     "alignments_delta": "alignments.delta",
     "alignments_sam": "alignments.sam",
     "snps": "snps.tsv",
+    "vcf": "variants.vcf",
     "coverage_pairs": "coverage_pairs.tsv",
     "coverage_query": "coverage_query.tsv",
     "coverage_reference": "coverage_reference.tsv",
@@ -35,7 +36,7 @@ TEXT_KINDS = tuple(FORMATS)  # made by the merge from the HSP table
 CHAIN_KINDS = ("chains_paf", "chain_file", "chains_table")  # made by the chains rule
 # made by the chains rule too, from the chains it holds: kind -> align.write_alignments' kind
 ALIGN_KINDS = {"alignments_paf": "paf", "alignments_table": "table", "alignments_delta": "delta",
-               "alignments_sam": "sam", "snps": "snps"}
+               "alignments_sam": "sam", "snps": "snps", "vcf": "vcf"}
 PICTURE_KINDS = ("grid_dotplot", "html_dotplot", "coverage_heatmap", "pair_dotplots")
 
 TEMPLATES = {

@@ -132,4 +132,6 @@ def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: 
 
     pair = assemble(parts, query.lengths, reference.lengths, params, late, texts, all_chains)
     os.makedirs(os.path.dirname(next(p for p in paths.values() if p)) or ".", exist_ok=True)
-    write_pair(pair, (query.names, query.lengths, reference.names, reference.lengths), paths, meta, params)
+    # the VCF's anchor bases and breakends' REF come from the whole reference
+    whole = load_records(reference, np.arange(len(reference.names))) if paths.get("vcf") else None
+    write_pair(pair, (query.names, query.lengths, reference.names, reference.lengths), paths, meta, params, whole)
