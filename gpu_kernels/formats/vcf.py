@@ -96,7 +96,8 @@ def small_variants(lines: dict, rrec, ref: _Reference) -> dict:
     """SNPs and indels (one record each) from SNP lines: consecutive deleted reference bases of one
     alignment are one deletion, inserted bases after one reference base one insertion; indels moved
     to their leftmost equivalent place. Columns: kind (0 SNP, 1 deletion, 2 insertion), rec, pos
-    (VCF's), REF and ALT string tables, size (bases deleted or inserted), line (its first line)."""
+    (VCF's), REF and ALT string tables and each event's row in them (row), size (bases deleted or
+    inserted), line (its first line)."""
     p1, sub1, sub2, al = lines["p1"], lines["sub1"], lines["sub2"], lines["alignment"]
     n = p1.size
     kind = np.where(sub2 == DOT, 1, np.where(sub1 == DOT, 2, 0)).astype(np.int8)
@@ -147,13 +148,8 @@ def small_variants(lines: dict, rrec, ref: _Reference) -> dict:
     alts.append(_strings([(anchor[0], anchor[1], after.astype(np.int64)),
                           (turned, np.cumsum(lengths) - lengths, lengths),
                           (anchor[0], anchor[1], (~after).astype(np.int64))], ins.size))
-    order = np.concatenate((snp, dele, ins))
-    back = np.empty(order.size, dtype=np.int64)
-    back[order] = np.arange(order.size)
-    ref_table, alt_table = (_letters(_reordered(_joined(tables), back)) for tables in (refs, alts))
-    pos = out_pos
-    return {"kind": kind, "rec": rec, "pos": pos, "ref": ref_table, "alt": alt_table, "size": size,
-            "line": first}
+    return {"kind": kind, "rec": rec, "pos": out_pos, "ref": _letters(_joined(refs)), "alt": _letters(_joined(alts)),
+            "row": _back([snp, dele, ins], kind.size), "size": size, "line": first}
 
 
 def _letters(table: tuple) -> tuple:
@@ -212,9 +208,7 @@ def _bnd_alts(base, mate_rec, mate_pos, base_first, bracket, rnames) -> tuple:
             fields = ((("n", base[rows_here], letters),) + place) if first else (place + (("n", base[rows_here], letters),))
             tables.append(_texts(rows_here.size, fields))
             rows.append(rows_here)
-    back = np.empty(base.size, dtype=np.int64)
-    back[np.concatenate(rows)] = np.arange(base.size)
-    return _reordered(_joined(tables), back)
+    return _reordered(_joined(tables), _back(rows, base.size))
 
 
 def write_vcf(path: str, al: dict, snps: tuple, reference, qnames, command: str = "") -> int:
@@ -223,14 +217,13 @@ def write_vcf(path: str, al: dict, snps: tuple, reference, qnames, command: str 
     the indels' anchor bases and the structural events' REF). Returns the records written."""
     from .files import write_pieces
 
-    one = np.flatnonzero(np.asarray(al["backbone"]) == 1)
+    one = np.asarray(al["backbone"]) == 1
     al = {name: np.asarray(column)[one] for name, column in al.items() if np.ndim(column) and len(column) ==
-          len(al["backbone"])}
-    text, offsets = snps
-    buf = np.frombuffer(text, dtype=np.uint8)
-    offsets = np.asarray(offsets, dtype=np.int64)
-    kept = _strings([(buf, offsets[one], offsets[one + 1] - offsets[one])], one.size)
-    lines = snp_lines(*kept)
+          one.size}
+    lines = snp_lines(*snps)  # every alignment's, then the one-to-one ones' alone, numbered among them
+    kept = one[lines["alignment"]]
+    lines = {name: column[kept] for name, column in lines.items()}
+    lines["alignment"] = (np.cumsum(one) - 1)[lines["alignment"]]
     ref = _Reference(reference.codes, reference.starts, reference.lengths)
     small = small_variants(lines, al["rrec"], ref)
     rnames, qnames = list(reference.names), list(qnames)
@@ -238,7 +231,7 @@ def write_vcf(path: str, al: dict, snps: tuple, reference, qnames, command: str 
     qrec_small = al["qrec"].astype(np.int64)[lines["alignment"][small["line"]]]
     qpos_small = lines["p2"][small["line"]]
     sv = (small["kind"] > 0) & (small["size"] >= SV_BASES)
-    ref_len = np.diff(small["ref"][1])
+    ref_len = np.diff(small["ref"][1])[small["row"]]
     infos = []
     kinds = ("SNP", "DEL", "INS")
     for k in range(3):
@@ -252,7 +245,7 @@ def write_vcf(path: str, al: dict, snps: tuple, reference, qnames, command: str 
             else:
                 fields = ("QCHROM=",) + fields
             infos.append((rows, _texts(rows.size, fields)))
-    small_info = _reordered(_joined([t for _, t in infos]), _back([r for r, _ in infos], small["kind"].size))
+    small_info, info_row = _joined([t for _, t in infos]), _back([r for r, _ in infos], small["kind"].size)
     # inversions: symbolic, the base before as REF (VCF 4.3, 5.3)
     inv = inversions(al)
     inv_pos = np.maximum(al["rstart"][inv].astype(np.int64), 1)
@@ -287,16 +280,20 @@ def write_vcf(path: str, al: dict, snps: tuple, reference, qnames, command: str 
     n_small, n_inv = small["kind"].size, inv.size
     rec = np.concatenate((small["rec"], inv_rec, bnd_rec))
     pos = np.concatenate((small["pos"], inv_pos, bnd_pos))
-    dots = (b"." * (n_small + n_inv), np.arange(n_small + n_inv + 1, dtype=np.int64))
-    tables = {"id": _joined([dots, bnd_id]), "ref": _joined([small["ref"], inv_ref, bnd_ref]),
-              "alt": _joined([small["alt"], inv_alt, bnd_alt]), "info": _joined([small_info, inv_info, bnd_info])}
+    rest = np.arange(n_inv + 2 * j, dtype=np.int64) + n_small  # the SVs' rows follow the small ones'
+    tables = {"ref": _joined([small["ref"], inv_ref, bnd_ref]), "alt": _joined([small["alt"], inv_alt, bnd_alt]),
+              "info": _joined([small_info, inv_info, bnd_info])}
+    rows = {"ref": np.concatenate((small["row"], rest)), "alt": np.concatenate((small["row"], rest)),
+            "info": np.concatenate((info_row, rest))}
+    ids = _joined([(b".", np.array([0, 1], dtype=np.int64)), bnd_id])
+    id_row = np.concatenate((np.zeros(n_small + n_inv, dtype=np.int64), np.arange(2 * j, dtype=np.int64) + 1))
+    # written in order by index columns into the tables (no copy of them in that order)
     order = np.lexsort((np.arange(rec.size), pos, rec))
-    tables = {name: _reordered(table, order) for name, table in tables.items()}
     count = int(order.size)
     body = bytes(format_rows(count, (
-        ("n", rec[order], name_table(rnames)), "\t", ("i", pos[order]), "\t", ("n", np.arange(count), tables["id"]),
-        "\t", ("n", np.arange(count), tables["ref"]), "\t", ("n", np.arange(count), tables["alt"]), "\t.\tPASS\t",
-        ("n", np.arange(count), tables["info"]), "\n"))) if count else b""
+        ("n", rec[order], name_table(rnames)), "\t", ("i", pos[order]), "\t", ("n", id_row[order], ids),
+        "\t", ("n", rows["ref"][order], tables["ref"]), "\t", ("n", rows["alt"][order], tables["alt"]),
+        "\t.\tPASS\t", ("n", rows["info"][order], tables["info"]), "\n"))) if count else b""
     header = vcf_header(rnames, reference.lengths, command)
     write_pieces(path, header, iter([(count, body)]), "variants")
     return count
