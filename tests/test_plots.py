@@ -175,6 +175,15 @@ def test_html_dotplot_carries_every_hsp_and_opens_in_chromium(tmp_path):
     got = sorted(zip(*(np.concatenate([s[c] for s in sources]).tolist() for c in ("qstart", "qend", "rstart"))))
     want = sorted(zip((hsps["qstart"] + 1).tolist(), hsps["qend"].tolist(), (hsps["rstart"] + 1).tolist()))
     assert got == want and len(got) == 3000  # every HSP, 1-based starts as the hover shows them
+    # the legend beside the plot (its "right" panel), not over the data's top left
+    import json
+    import re
+
+    html = path.read_text()
+    docs = json.loads(re.search(r'<script type="application/json" id="[^"]+">\s*(\{.*?\})\s*</script>', html, re.S)[1])
+    plot = next(iter(docs.values()))["roots"][0]["attributes"]["children"][0]["attributes"]
+    assert [panel["name"] for panel in plot["right"]] == ["Legend"]
+    assert "Legend" not in json.dumps(plot.get("center", []))
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     if browser is None:
         if os.environ.get("REQUIRE_CHROMIUM"):

@@ -77,7 +77,7 @@ def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
     layers (plots.draw_layers), the chains over them, each layer shown or hidden from the legend."""
     from bokeh.embed import file_html
     from bokeh.layouts import row
-    from bokeh.models import AllLabels, FixedTicker, HoverTool, LinearColorMapper, NumeralTickFormatter
+    from bokeh.models import AllLabels, FixedTicker, HoverTool, Legend, LinearColorMapper, NumeralTickFormatter
     from bokeh.plotting import figure
     from bokeh.resources import INLINE
 
@@ -102,7 +102,9 @@ def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
     for drawn in (0, 1):
         colours = [matplotlib.colors.to_hex(c) for c in RAMPS[drawn](np.linspace(0, 1, 256))]
         mappers[drawn] = LinearColorMapper(palette=colours, low=low, high=high)
-    # each layer a glyph per drawn orientation, its legend entry a toggle (click_policy hide)
+    # each layer a glyph per drawn orientation, its legend entry a toggle (click_policy hide); the
+    # legend beside the plot, not over its top left, where a genome's first records are drawn
+    fig.add_layout(Legend(location="top_left", click_policy="hide", label_text_font_size="9pt"), "right")
     for name in LAYERS:
         if layers and name not in layers:
             continue
@@ -144,9 +146,6 @@ def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
         fig.yaxis.major_label_overrides = {float(centres[i]): str(qshort[i]) + (" (-)" if layout.flip[i] else "")
                                            for i in shown}
         fig.yaxis.major_label_policy = AllLabels()
-    if fig.legend:
-        fig.legend.location = "top_left"
-        fig.legend.click_policy = "hide"
     page = row(fig, colour_key(low, high), sizing_mode="stretch_both")
     html = _stable_ids(file_html(page, INLINE, title=f"{qgenome} vs {rgenome}"),
                        [qgenome, rgenome, *qnames, *rnames])
