@@ -353,3 +353,27 @@ def test_matches_are_written_a_batch_of_reads_at_a_time(command, tmp_path, monke
     assert cli.main([command, str(reads), MYCO_7422, "-l", "20", "-o", str(batched)]) == 0
     assert batched.read_bytes() == whole.read_bytes() and whole.read_bytes().count(b"\n") > 300
     assert events.count("found") >= 8 and events.index("text") < len(events) - 1 - events[::-1].index("found")
+
+
+def test_the_reports_front_tables_stay_narrow(tmp_path):
+    """The report's rule graph is drawn beside its front text: a seven-column headline table and full
+    FASTA paths in the genomes table ran under it. Six short columns, file names in the table, the
+    paths in a sentence that wraps."""
+    from types import SimpleNamespace
+
+    from gpu_kernels.workflow.report import run_description
+
+    (tmp_path / "coverage_genomes.tsv").write_text(
+        "side\tcoverage_aligned\tcoverage_backbone\tcoverage_both\tidentity_aligned\n"
+        "query\t0.9\t0.95\t0.97\t0.98\nreference\t0.8\t0.85\t0.9\t0.98\n")
+    long = "/a/very/long/path/to/the/assemblies/of/this/study/GCA_000001405.29_GRCh38.p14_genomic.fna.gz"
+    text = run_description({"genomes": {"A": long, "B": "/b.fa"}},
+                           {"A": [SimpleNamespace(length=10)], "B": [SimpleNamespace(length=12)]},
+                           [("A", "B")], {}, "numpy", str(tmp_path / "none"), [("A vs B", str(tmp_path))])
+    tables = text.split(".. list-table::")[1:]
+    assert len(tables) == 2
+    for table in tables:
+        header = table.split("   * - ", 2)[1]
+        assert header.count("\n     - ") <= 5  # at most six columns
+    assert "GCA_000001405.29_GRCh38.p14_genomic.fna.gz``" in tables[1] and long not in tables[1].split("\n\n")[0]
+    assert f"``{long}``" in text and "covered and identity: by the backbone chains" in text

@@ -76,21 +76,26 @@ def headline(pair_dir: str) -> dict | None:
 
 
 def headline_table(pair_dirs: list[tuple[str, str]]) -> list[str]:
-    """The front page's table of headline numbers, a row per (label, pair folder) that has run."""
+    """The front page's table of headline numbers, a row per (label, pair folder) that has run. Its
+    columns are few and short: Snakemake's report draws the rule graph beside the text, over anything
+    wider (what the coverage is of goes in a sentence under it)."""
     rows = [(label, headline(folder)) for label, folder in pair_dirs]
     rows = [(label, h) for label, h in rows if h]
     if not rows:
         return []
     lines = ["Headline numbers", "", "", ".. list-table::", "   :header-rows: 1", "",
-             "   * - pair (query vs reference)", "     - HSPs", "     - one-to-one alignments",
-             "     - query covered", "     - reference covered", "     - identity", "     - covered by"]
+             "   * - pair", "     - HSPs", "     - one-to-one", "     - query covered", "     - reference covered",
+             "     - identity"]
     for label, h in rows:
         lines += [f"   * - {label}", f"     - {h['hsps']:,}" if h["hsps"] is not None else "     - ",
                   f"     - {h['alignments']:,}" if h["alignments"] is not None else "     - ",
                   f"     - {h['query']:.2f} %", f"     - {h['reference']:.2f} %",
-                  f"     - {h['identity']:.2f} %" if h["identity"] is not None else "     - ",
-                  f"     - {h['by']}"]
-    return lines + [""]
+                  f"     - {h['identity']:.2f} %" if h["identity"] is not None else "     - "]
+    by = sorted({h["by"] for _, h in rows})
+    covered = (f"the {by[0]}" if len(by) == 1 else
+               "; ".join(f"{label}: the {h['by']}" for label, h in rows))
+    return lines + ["", f"Pairs are query vs reference; one-to-one: the one-to-one alignments; covered and "
+                        f"identity: by {covered}.", ""]
 
 
 def run_description(config: dict, chromosomes: dict, pairs: list, params: dict, backend: str, bench_dir: str,
@@ -106,7 +111,9 @@ def run_description(config: dict, chromosomes: dict, pairs: list, params: dict, 
     lines += [".. list-table::", "   :header-rows: 1", "", "   * - genome", "     - records", "     - bp", "     - file"]
     for name, chroms in chromosomes.items():
         lines += [f"   * - {name}", f"     - {len(chroms):,}", f"     - {sum(c.length for c in chroms):,}",
-                  f"     - ``{config['genomes'][name]}``"]
+                  f"     - ``{os.path.basename(str(config['genomes'][name]))}``"]
+    # the paths in full as text, which wraps (a table of long paths runs under the rule graph)
+    lines += ["", "Files: " + "; ".join(f"{name} ``{config['genomes'][name]}``" for name in chromosomes) + "."]
     lines += ["", "Pairs (query vs reference): " + ", ".join(f"{q} vs {r}" for q, r in pairs) + ".", ""]
     for name, p in params.items():
         values = ", ".join(f"{key} {value}" for key, value in mode_params(p.as_dict()).items())
