@@ -355,6 +355,11 @@ def main(argv: list[str] | None = None) -> int:
             return run_filter(args)
         if args.command == "align":
             return run_align(args)
+        if args.command == "report":
+            from .report import run_report
+            from .workflow.pictures import table_dotplot
+
+            return run_report(args, run_align, table_dotplot)
         return run_compare(args) if args.command == "compare" else run_matches(args)
     except InputError as error:
         print(f"error: {error.line()}", file=sys.stderr)

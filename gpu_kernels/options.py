@@ -73,6 +73,17 @@ def parser() -> argparse.ArgumentParser:
     aln.add_argument("--chain-file", metavar="CHAIN", help="chains in UCSC chain format (as compare --chain-file)")
     aln.add_argument("--chains-table", metavar="PARQUET", help="chains as an Apache Parquet table")
     engine_options(aln, d, {**OPTION_GROUPS, "aligning": "aligning"})
+    rep = sub.add_parser("report", usage=f"%(prog)s [options] -o DIR {order}",
+                         help="QUERY first, then REFERENCE: align, then a dnadiff-like report, a dotplot and the "
+                              "files the standard tools read, in one folder",
+                         description="Arguments: QUERY first, then REFERENCE. Aligns them as align does and writes into "
+                                     "DIR: report.txt (dnadiff's sections and fields), records.tsv (aligned bases a "
+                                     "record), dotplot.png, alignments.paf, alignments.delta, variants.vcf, "
+                                     "alignments.parquet and chains.parquet.")
+    rep.add_argument("query", help="query FASTA (plain or gzip)")
+    rep.add_argument("reference", help="reference FASTA (plain or gzip)")
+    rep.add_argument("-o", "--output-dir", required=True, metavar="DIR", help="the folder the report and files go to")
+    engine_options(rep, d, {**OPTION_GROUPS, "aligning": "aligning"})
     for mode, text in (("mems", "maximal exact matches (like mummer -maxmatch -b -c)"),
                        ("mums", "maximal unique matches (like mummer -mum -b -c)")):
         m = sub.add_parser(mode, help=text, usage=f"%(prog)s [options] {order}")
