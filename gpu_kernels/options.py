@@ -65,7 +65,7 @@ def parser() -> argparse.ArgumentParser:
     aln.add_argument("--snps", help="SNPs and indels output path (show-snps -T's columns P1 SUB1 SUB2 P2 FRM1 FRM2 "
                      "and the two names)")
     aln.add_argument("--vcf", help="VCF 4.3 output path of the one-to-one alignments on the reference: SNPs, "
-                     "left-aligned indels, and SVTYPE DEL and INS (50 bases or more), INV and BND records "
+                     "left-aligned indels, and SVTYPE DEL and INS (50 bases or more), INV, DUP and BND records "
                      "(bcftools, pysam)")
     aln.add_argument("--sam", help="SAM output path (=/X CIGARs, the query's unaligned ends hard-clipped, no sequence)")
     aln.add_argument("--hsps", help="HSP table output path (Apache Parquet), each HSP's chain its last column")

@@ -133,3 +133,20 @@ def test_the_bundled_pair(tmp_path):
     pysam = pytest.importorskip("pysam")
     with pysam.VariantFile(vcf) as reader:
         assert sum(1 for _ in reader) == len(rows)
+
+
+def test_a_tandem_duplication_is_a_dup_record(tmp_path):
+    rng = np.random.default_rng(8)
+    ref = "".join(rng.choice(list("ACGT"), 40_000))
+    query = ref[:22_000] + ref[19_000:22_000] + ref[22_000:]  # ref 19,000-22,000 twice in a row
+    (tmp_path / "r.fa").write_text(f">r\n{ref}\n")
+    (tmp_path / "q.fa").write_text(f">q\n{query}\n")
+    vcf = str(tmp_path / "out.vcf")
+    assert main(["align", str(tmp_path / "q.fa"), str(tmp_path / "r.fa"), "--backend", "numpy", "--vcf", vcf,
+                 "-o", str(tmp_path / "al.paf")]) == 0
+    bcftools_accepts(vcf, str(tmp_path / "r.fa"))
+    dups = [r for r in records(vcf) if info(r).get("SVTYPE") == "DUP"]
+    assert len(dups) == 1, records(vcf)
+    start, end = int(dups[0][1]), int(info(dups[0])["END"])
+    assert abs(start - 19_000) <= 50 and abs(end - 22_000) <= 50 and dups[0][4] == "<DUP>"
+    assert not [r for r in records(vcf) if info(r).get("SVTYPE") == "BND"]

@@ -2,7 +2,8 @@
 anchor base (as `bcftools norm` leaves them), and structural events as typed records (`SVTYPE`):
 deletions and insertions of at least SV_BASES bases (sequence-resolved), inversions (`<INV>`: a
 one-to-one alignment on the other strand from the rest of its query record's alignments on that
-reference record) and breakends (`BND` pairs: two alignments next to each other on the query that lie
+reference record), tandem duplications (`<DUP>`: two query-adjacent alignments overlapping on the
+reference) and breakends (`BND` pairs: two alignments next to each other on the query that lie
 on different reference records, or on one record out of order or far apart). Each record carries
 where it lies on the query (`QCHROM`, `QPOS`; `QEND` for the structural ones).
 
@@ -178,6 +179,22 @@ def inversions(al: dict) -> np.ndarray:
     return np.flatnonzero((al["strand"] == 1) != major_reverse[where])
 
 
+def duplications(al: dict) -> tuple:
+    """(B, A, start, end): rows of al next to each other on a query record (B before A), on one
+    reference record in one orientation, the second starting at least SV_BASES before the first ends
+    on the reference: the reference's [start, end) is there twice in the query (a tandem duplication)."""
+    order = np.lexsort((al["qstart"], al["qrec"]))
+    b, a = order[:-1], order[1:]
+    rs, re_ = al["rstart"].astype(np.int64), al["rend"].astype(np.int64)
+    same = (al["qrec"][b] == al["qrec"][a]) & (al["rrec"][b] == al["rrec"][a]) & (al["strand"][b] == al["strand"][a])
+    forward = al["strand"][b] == 0
+    start = np.where(forward, rs[a], rs[b])
+    end = np.where(forward, re_[b], re_[a])
+    inside = np.where(forward, rs[a] >= rs[b], re_[a] <= re_[b])  # not out of order: a relocation's
+    keep = same & inside & (end - start >= SV_BASES)
+    return b[keep], a[keep], start[keep], end[keep]
+
+
 def junctions(al: dict) -> tuple:
     """(B, A): rows of al next to each other on a query record (B before A) that lie on different
     reference records (translocations), or on one record in the same orientation but out of order or
@@ -255,6 +272,16 @@ def write_vcf(path: str, al: dict, snps: tuple, reference, qnames, command: str 
     inv_info = _texts(inv.size, ("SVTYPE=INV;SVLEN=", ("i", al["rend"][inv] - al["rstart"][inv]), ";END=",
                                  ("i", al["rend"][inv]), ";QCHROM=", ("n", al["qrec"][inv], qname_table),
                                  ";QPOS=", ("i", al["qstart"][inv] + 1), ";QEND=", ("i", al["qend"][inv])))
+    # tandem duplications: symbolic too, the second copy's place on the query
+    dup_b, dup_a, dup_start, dup_end = duplications(al)
+    dup_rec, dup_pos = al["rrec"][dup_b].astype(np.int64), np.maximum(dup_start, 1)
+    dup_ref = _letters(_strings([ref.piece(dup_rec, dup_pos, np.ones(dup_b.size, np.int64))], dup_b.size))
+    dup_alt = (b"<DUP>" * dup_b.size, np.arange(dup_b.size + 1, dtype=np.int64) * 5)
+    dup_info = _texts(dup_b.size, ("SVTYPE=DUP;SVLEN=", ("i", dup_end - dup_start), ";END=", ("i", dup_end),
+                                   ";QCHROM=", ("n", al["qrec"][dup_a], qname_table), ";QPOS=",
+                                   ("i", al["qstart"][dup_a] + 1)))
+    inv_rec, inv_pos = np.concatenate((inv_rec, dup_rec)), np.concatenate((inv_pos, dup_pos))
+    inv_ref, inv_alt, inv_info = _joined([inv_ref, dup_ref]), _joined([inv_alt, dup_alt]), _joined([inv_info, dup_info])
     # breakends: a pair a junction, each end where its alignment meets the other
     b, a = junctions(al)
     b_rev, a_rev = al["strand"][b] == 1, al["strand"][a] == 1
@@ -277,7 +304,7 @@ def write_vcf(path: str, al: dict, snps: tuple, reference, qnames, command: str 
                               ("n", np.concatenate((al["qrec"][b], al["qrec"][a])), qname_table), ";QPOS=",
                               ("i", q_side)))
     # every record, by reference record and position
-    n_small, n_inv = small["kind"].size, inv.size
+    n_small, n_inv = small["kind"].size, inv_rec.size  # the inversions and duplications
     rec = np.concatenate((small["rec"], inv_rec, bnd_rec))
     pos = np.concatenate((small["pos"], inv_pos, bnd_pos))
     rest = np.arange(n_inv + 2 * j, dtype=np.int64) + n_small  # the SVs' rows follow the small ones'
@@ -316,6 +343,7 @@ def vcf_header(rnames, rlens, command: str) -> bytes:
     lines += [f"##contig=<ID={name},length={int(length)}>" for name, length in zip(rnames, rlens)]
     lines += [
         '##ALT=<ID=INV,Description="Inversion">',
+        '##ALT=<ID=DUP,Description="Duplication">',
         '##INFO=<ID=SVTYPE,Number=1,Type=String,Description="Type of structural variant">',
         '##INFO=<ID=SVLEN,Number=1,Type=Integer,Description="Length of the event: negative for deletions">',
         '##INFO=<ID=END,Number=1,Type=Integer,Description="Last reference position of the event">',
