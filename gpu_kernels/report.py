@@ -105,8 +105,18 @@ def _variants(vcf_path: str) -> dict:
     import pandas as pd
 
     counts = {"TotalSNPs": 0, "TotalIndels": 0}
-    for chunk in pd.read_csv(vcf_path, sep="\t", comment="#", header=None, usecols=[3, 4, 7], dtype=str,
-                             chunksize=1 << 20, keep_default_na=False):
+    header = 0  # the header's lines (a record's names may hold a '#': no comment character)
+    with open(vcf_path) as handle:
+        for line in handle:
+            if not line.startswith("#"):
+                break
+            header += 1
+    try:
+        chunks = pd.read_csv(vcf_path, sep="\t", skiprows=header, header=None, usecols=[3, 4, 7], dtype=str,
+                             chunksize=1 << 20, keep_default_na=False, quoting=3)
+    except pd.errors.EmptyDataError:  # no record: no alignment, or none with a difference
+        return counts
+    for chunk in chunks:
         ref, alt, info = chunk[3].str.len().to_numpy(), chunk[4].str.len().to_numpy(), chunk[7]
         small = ~info.str.contains("SVTYPE=").to_numpy()
         counts["TotalSNPs"] += int(((ref == 1) & (alt == 1)).sum())

@@ -98,3 +98,14 @@ def test_a_folder_that_is_a_file_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert re.fullmatch(r"error: .*taken.*not a folder\n", err), err
     assert target.read_text() == "x"
+
+
+def test_a_pair_with_nothing_in_common_reports_zeros(tmp_path):
+    rng = np.random.default_rng(6)
+    for name in "ab":
+        (tmp_path / f"{name}.fa").write_text(f">{name}\n{''.join(rng.choice(list('ACGT'), 5_000))}\n")
+    out = tmp_path / "out"
+    assert main(["report", str(tmp_path / "a.fa"), str(tmp_path / "b.fa"), "-o", str(out), "--backend", "numpy"]) == 0
+    got = fields((out / "report.txt").read_text())
+    assert count(got["AlignedBases"][0]) == count(got["TotalSNPs"][1]) == count(got["1-to-1"][0]) == 0
+    assert got["UnalignedSeqs"] == ("1(100.00%)", "1(100.00%)")

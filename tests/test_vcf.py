@@ -150,3 +150,14 @@ def test_a_tandem_duplication_is_a_dup_record(tmp_path):
     start, end = int(dups[0][1]), int(info(dups[0])["END"])
     assert abs(start - 19_000) <= 50 and abs(end - 22_000) <= 50 and dups[0][4] == "<DUP>"
     assert not [r for r in records(vcf) if info(r).get("SVTYPE") == "BND"]
+
+
+def test_no_alignment_is_a_header_alone(tmp_path):
+    rng = np.random.default_rng(4)
+    for name in "ab":
+        (tmp_path / f"{name}.fa").write_text(f">{name}\n{''.join(rng.choice(list('ACGT'), 5_000))}\n")
+    vcf = str(tmp_path / "out.vcf")
+    assert main(["align", str(tmp_path / "a.fa"), str(tmp_path / "b.fa"), "--backend", "numpy", "--vcf", vcf,
+                 "-o", str(tmp_path / "al.paf")]) == 0
+    assert records(vcf) == [] and open(vcf).read().startswith("##fileformat=VCFv4.3\n")
+    bcftools_accepts(vcf, str(tmp_path / "b.fa"))

@@ -63,7 +63,7 @@ def snp_lines(text: bytes, offsets) -> dict:
     alignment each line belongs to (offsets: where each alignment's lines start)."""
     buf = np.frombuffer(text, dtype=np.uint8)
     ends = np.flatnonzero(buf == ord("\n"))
-    starts = np.concatenate(([0], ends[:-1] + 1)).astype(np.int64)
+    starts = np.concatenate(([0], ends + 1))[:ends.size].astype(np.int64)  # none where there is no line
     tabs = np.flatnonzero(buf == ord("\t")).reshape(-1, 7)
 
     def number(lo, hi):
