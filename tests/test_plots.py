@@ -418,3 +418,17 @@ def test_the_plot_command_draws_a_grid_a_pair_and_assemblies_against_one_referen
         proc = cli(*bad)
         assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and says in proc.stderr, proc.stderr
     assert not [p for p in tmp_path.iterdir() if p.suffix in (".gif",) or p.stem in ("x", "y", "w")]
+
+
+def test_a_chains_tables_dotplot_counts_chains_in_its_title(tmp_path, monkeypatch):
+    """plot (and report's dotplot) of a chains table said "49 HSPs" of its 49 chains."""
+    from conftest import MYCO_232, MYCO_7422
+    from gpu_kernels.__main__ import main
+
+    titles = []
+    monkeypatch.setattr(plots, "grid_dotplot", lambda drawn, *a, **k: titles.append(plots._layers_title(drawn, None)))
+    table = tmp_path / "chains.parquet"
+    assert main(["align", MYCO_232, MYCO_7422, "--backend", "numpy", "--chains-table", str(table)]) == 0
+    assert main(["plot", str(table), "-o", str(tmp_path / "grid.png")]) == 0
+    assert titles == ["49 chains"]
+    assert plots.Dots(10, 10).reduced(5).unit == "HSPs"

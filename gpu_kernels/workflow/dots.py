@@ -129,7 +129,9 @@ class Dots:
     with its identity (the highest wins), so 10^8 HSPs draw as fast as 10^5.
 
     layout: a Layout (records end to end, for the grid), or None for one chromosome pair (then
-    width is the reference length, height the query length)."""
+    width is the reference length, height the query length). unit: what its rows are, in titles."""
+
+    unit = "HSPs"
 
     def __init__(self, width: float, height: float, layout: Layout | None = None, max_lines: int | None = None):
         self.width, self.height = max(1.0, float(width)), max(1.0, float(height))
@@ -224,7 +226,7 @@ class Dots:
         gathered with that limit, so the PNG dotplot (20,000 lines) and the HTML one (50,000) are
         gathered in one pass."""
         out = Dots(self.width, self.height, self.layout, max_lines)
-        out._cells, out.count, out._rastered = self.cells.copy(), self.count, self.rastered
+        out._cells, out.count, out._rastered, out.unit = self.cells.copy(), self.count, self.rastered, self.unit
         out._lines = out._keep_longest(self.lines)
         return out
 

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..formats import iter_hsps, read_columns, read_meta
-from ..formats.tables import check_records
+from ..formats.tables import check_records, table_kind
 from ..schema import HSP
 from .genome import Genome
 
@@ -357,6 +357,7 @@ def table_dotplot(tables: list[str], path: str, query_record: str | None = None,
                                  f"{', ...' if len(names) > 5 else ''})", tables[0])
         qi, ri = picked
         dots = Dots(meta["reference"]["lengths"][ri], meta["query"]["lengths"][qi])
+        dots.unit = "chains" if table_kind(tables[0]) == "chains" else "HSPs"
         for chunk in iter_hsps(tables[0], HSP.view("dots"), read_ahead=2):
             check_records(chunk, meta, tables[0])
             keep = (chunk["qrec"] == qi) & (chunk["rrec"] == ri)
@@ -375,6 +376,7 @@ def table_dotplot(tables: list[str], path: str, query_record: str | None = None,
     for table, meta in zip(tables, metas):
         layout = table_layout(table, meta, order)
         dots = Dots(layout.width, layout.height, layout)
+        dots.unit = "chains" if table_kind(table) == "chains" else "HSPs"
         for chunk in iter_hsps(table, HSP.view("dots"), read_ahead=2):
             check_records(chunk, meta, table)
             dots.add(chunk)

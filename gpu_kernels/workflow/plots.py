@@ -70,7 +70,7 @@ def draw_layers(dots: Dots, layers: dict, ax, norm: Normalize) -> None:
 
 
 def _layers_title(dots: Dots, layers: dict) -> str:
-    text = f"{dots.count:,} HSPs"
+    text = f"{dots.count:,} {dots.unit}"
     if layers and layers.get("backbone") is not None:
         text += f", {layers['backbone'].count:,} backbone chains"
     if layers and layers.get("alignments") is not None:
@@ -360,7 +360,7 @@ def stacked_dotplot(dots_list: list, qgenomes: list, rnames, rgenome: str, path:
         ax.yaxis.set_major_formatter(bp_formatter(dots.layout.height))
         ax.set_ylabel(f"{genome}\n({bp_unit(dots.layout.height)[1]})", fontsize=8)
         ax.tick_params(labelsize=7)
-        ax.set_title(f"{genome}: {dots.count:,} HSPs", fontsize=8, loc="left")
+        ax.set_title(f"{genome}: {dots.count:,} {dots.unit}", fontsize=8, loc="left")
     if len(rnames) > 1:
         _label_records(axes[-1].xaxis, layout.roff, layout.rlens, short_names(rnames), 8.5 * 72, 7)
         axes[-1].tick_params(axis="x", labelrotation=90)
