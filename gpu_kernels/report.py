@@ -19,6 +19,8 @@ def run_report(args, run_align, table_dotplot) -> int:
     run_align and table_dotplot: the align command's and the plot command's (the command line holds
     both; the engine never imports the workflow's pictures)."""
     from .errors import InputError
+    from .formats import write_tsv
+    from .formats.files import write_pieces
 
     folder = args.output_dir
     if os.path.exists(folder) and not os.path.isdir(folder):
@@ -37,17 +39,9 @@ def run_report(args, run_align, table_dotplot) -> int:
         return status
     table_dotplot([args.chains_table], os.path.join(folder, "dotplot.png"), None, None, "reference", "aligned")
     text, records = dnadiff_report(args.table, args.vcf, args.query, args.reference)
-    write_atomic(os.path.join(folder, "report.txt"), text)
-    write_atomic(os.path.join(folder, "records.tsv"), records)
+    write_pieces(os.path.join(folder, "report.txt"), text.encode(), iter(()), "lines")
+    write_tsv(os.path.join(folder, "records.tsv"), records)
     return 0
-
-
-def write_atomic(path: str, text: str) -> None:
-    from .formats.files import atomic_path
-
-    with atomic_path(path) as tmp:
-        with open(tmp, "w") as handle:
-            handle.write(text)
 
 
 def _alignments(table_path: str) -> tuple:
@@ -125,8 +119,10 @@ def _variants(vcf_path: str) -> dict:
 
 
 def dnadiff_report(table_path: str, vcf_path: str, query_path: str, reference_path: str) -> tuple[str, str]:
-    """(report.txt, records.tsv): dnadiff's sections and fields, [REF] then [QRY], from the alignment
-    table and the VCF."""
+    """(report.txt's text, records.tsv's table): dnadiff's sections and fields, [REF] then [QRY], from
+    the alignment table and the VCF; each record's aligned bases."""
+    import pandas as pd
+
     al, query, reference = _alignments(table_path)
     sides = {"r": reference, "q": query}
     one = al["backbone"] == 1
@@ -177,8 +173,8 @@ def dnadiff_report(table_path: str, vcf_path: str, query_path: str, reference_pa
     lines += ["", "[SNPs]"]
     row("TotalSNPs", counts["TotalSNPs"], counts["TotalSNPs"])
     row("TotalIndels", counts["TotalIndels"], counts["TotalIndels"])
-    records = ["side\trecord\tlength\taligned_bases\taligned_fraction"]
-    for side, label in (("r", "reference"), ("q", "query")):
-        for name, length, bases in zip(sides[side]["names"], lengths[side], per_record[side]):
-            records.append(f"{label}\t{name}\t{int(length)}\t{int(bases)}\t{bases / max(1, length):.6f}")
-    return "\n".join(lines) + "\n", "\n".join(records) + "\n"
+    records = pd.concat([pd.DataFrame({"side": label, "record": [str(n) for n in sides[side]["names"]],
+                                       "length": lengths[side], "aligned_bases": per_record[side],
+                                       "aligned_fraction": np.round(per_record[side] / np.maximum(1, lengths[side]), 6)})
+                         for side, label in (("r", "reference"), ("q", "query"))])
+    return "\n".join(lines) + "\n", records

@@ -18,6 +18,7 @@ from ..encode import ENCODE
 from .rows import format_rows, name_table
 
 SV_BASES = 50        # an indel at least this long is a structural event (SVTYPE=DEL or INS), as in dbVar
+PIECE_ROWS = 1 << 20  # VCF rows printed at a time
 RELOCATION = 10_000  # query-adjacent alignments of one reference record this far apart (or out of order): a BND pair
 LETTERS = np.frombuffer(b"ACGTNN", dtype=np.uint8)  # codes to letters (N: any other letter, the border)
 DOT = ord(".")
@@ -85,8 +86,17 @@ class _Reference:
     def __init__(self, codes, starts, lengths):
         self.codes, self.starts, self.lengths = codes, np.asarray(starts, np.int64), np.asarray(lengths, np.int64)
 
+    def code(self, rec, pos):
+        return np.asarray(self.codes[self.starts[rec] + pos - 1]).astype(np.int64)
+
     def at(self, rec, pos):
-        return LETTERS[np.asarray(self.codes)[self.starts[rec] + pos - 1]]
+        return LETTERS[self.code(rec, pos)]
+
+    def symbolic(self, rec, pos, tag: bytes) -> tuple:
+        """REF and ALT string tables of symbolic records (`<INV>`, `<DUP>`) at pos: the base there, the tag."""
+        n = np.asarray(pos).size
+        return (LETTERS[self.code(rec, pos)].tobytes(), np.arange(n + 1, dtype=np.int64)), \
+            (tag * n, np.arange(n + 1, dtype=np.int64) * len(tag))
 
     def piece(self, rec, first, length) -> tuple:
         """(source, start, length) of the codes of bases [first, first + length), for _strings."""
@@ -267,16 +277,14 @@ def write_vcf(path: str, al: dict, snps: tuple, reference, qnames, command: str 
     inv = inversions(al)
     inv_pos = np.maximum(al["rstart"][inv].astype(np.int64), 1)
     inv_rec = al["rrec"][inv].astype(np.int64)
-    inv_ref = _letters(_strings([ref.piece(inv_rec, inv_pos, np.ones(inv.size, np.int64))], inv.size))
-    inv_alt = (b"<INV>" * inv.size, np.arange(inv.size + 1, dtype=np.int64) * 5)
+    inv_ref, inv_alt = ref.symbolic(inv_rec, inv_pos, b"<INV>")
     inv_info = _texts(inv.size, ("SVTYPE=INV;SVLEN=", ("i", al["rend"][inv] - al["rstart"][inv]), ";END=",
                                  ("i", al["rend"][inv]), ";QCHROM=", ("n", al["qrec"][inv], qname_table),
                                  ";QPOS=", ("i", al["qstart"][inv] + 1), ";QEND=", ("i", al["qend"][inv])))
     # tandem duplications: symbolic too, the second copy's place on the query
     dup_b, dup_a, dup_start, dup_end = duplications(al)
     dup_rec, dup_pos = al["rrec"][dup_b].astype(np.int64), np.maximum(dup_start, 1)
-    dup_ref = _letters(_strings([ref.piece(dup_rec, dup_pos, np.ones(dup_b.size, np.int64))], dup_b.size))
-    dup_alt = (b"<DUP>" * dup_b.size, np.arange(dup_b.size + 1, dtype=np.int64) * 5)
+    dup_ref, dup_alt = ref.symbolic(dup_rec, dup_pos, b"<DUP>")
     dup_info = _texts(dup_b.size, ("SVTYPE=DUP;SVLEN=", ("i", dup_end - dup_start), ";END=", ("i", dup_end),
                                    ";QCHROM=", ("n", al["qrec"][dup_a], qname_table), ";QPOS=",
                                    ("i", al["qstart"][dup_a] + 1)))
@@ -288,8 +296,7 @@ def write_vcf(path: str, al: dict, snps: tuple, reference, qnames, command: str 
     b_pos = np.where(b_rev, al["rstart"][b] + 1, al["rend"][b]).astype(np.int64)
     a_pos = np.where(a_rev, al["rend"][a], al["rstart"][a] + 1).astype(np.int64)
     b_rec, a_rec = al["rrec"][b].astype(np.int64), al["rrec"][a].astype(np.int64)
-    b_base = np.asarray(reference.codes)[ref.starts[b_rec] + b_pos - 1].astype(np.int64)
-    a_base = np.asarray(reference.codes)[ref.starts[a_rec] + a_pos - 1].astype(np.int64)
+    b_base, a_base = ref.code(b_rec, b_pos), ref.code(a_rec, a_pos)
     j = b.size
     bnd_rec = np.concatenate((b_rec, a_rec))
     bnd_pos = np.concatenate((b_pos, a_pos))
@@ -314,16 +321,20 @@ def write_vcf(path: str, al: dict, snps: tuple, reference, qnames, command: str 
             "info": np.concatenate((info_row, rest))}
     ids = _joined([(b".", np.array([0, 1], dtype=np.int64)), bnd_id])
     id_row = np.concatenate((np.zeros(n_small + n_inv, dtype=np.int64), np.arange(2 * j, dtype=np.int64) + 1))
-    # written in order by index columns into the tables (no copy of them in that order)
+    # written in order by index columns into the tables (no copy of them in that order), a slice of
+    # rows at a time: the text is never whole in memory
     order = np.lexsort((np.arange(rec.size), pos, rec))
-    count = int(order.size)
-    body = bytes(format_rows(count, (
-        ("n", rec[order], name_table(rnames)), "\t", ("i", pos[order]), "\t", ("n", id_row[order], ids),
-        "\t", ("n", rows["ref"][order], tables["ref"]), "\t", ("n", rows["alt"][order], tables["alt"]),
-        "\t.\tPASS\t", ("n", rows["info"][order], tables["info"]), "\n"))) if count else b""
-    header = vcf_header(rnames, reference.lengths, command)
-    write_pieces(path, header, iter([(count, body)]), "variants")
-    return count
+    names = name_table(rnames)
+
+    def pieces():
+        for lo in range(0, order.size, PIECE_ROWS):
+            at = order[lo:lo + PIECE_ROWS]
+            yield at.size, format_rows(at.size, (
+                ("n", rec[at], names), "\t", ("i", pos[at]), "\t", ("n", id_row[at], ids), "\t",
+                ("n", rows["ref"][at], tables["ref"]), "\t", ("n", rows["alt"][at], tables["alt"]), "\t.\tPASS\t",
+                ("n", rows["info"][at], tables["info"]), "\n"))
+
+    return write_pieces(path, vcf_header(rnames, reference.lengths, command), pieces(), "variants")
 
 
 def _back(rows: list, n: int) -> np.ndarray:

@@ -102,7 +102,7 @@ def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: 
     the chains' outputs, else the backbone's. query, reference: the genomes (workflow.genome.Genome);
     the records of backbone chains no part aligned are read from their codes (on the host)."""
     from ..pipeline import texts_of
-    from .genome import load_records
+    from .genome import load_records, mapped_genome
 
     from concurrent.futures import ThreadPoolExecutor
 
@@ -132,6 +132,7 @@ def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: 
 
     pair = assemble(parts, query.lengths, reference.lengths, params, late, texts, all_chains)
     os.makedirs(os.path.dirname(next(p for p in paths.values() if p)) or ".", exist_ok=True)
-    # the VCF's anchor bases and breakends' REF come from the whole reference
-    whole = load_records(reference, np.arange(len(reference.names))) if paths.get("vcf") else None
+    # the VCF's anchor bases and breakends' REF come from the whole reference, read where they are
+    # needed from its memory-mapped codes (a human-sized genome is not copied)
+    whole = mapped_genome(reference) if paths.get("vcf") else None
     write_pair(pair, (query.names, query.lengths, reference.names, reference.lengths), paths, meta, params, whole)
