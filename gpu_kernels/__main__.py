@@ -355,6 +355,10 @@ def main(argv: list[str] | None = None) -> int:
             return run_filter(args)
         if args.command == "align":
             return run_align(args)
+        if args.command == "warm":
+            from .warm import run_warm
+
+            return run_warm(args, main)
         if args.command == "report":
             from .report import run_report
             from .workflow.pictures import table_dotplot

@@ -58,33 +58,36 @@ def gaps_between(achain, ax, ay, alen) -> tuple:
 
 
 def pieces(achain, alen, g, gscore, gcounts, shift, params: Params) -> dict:
-    """The alignments (the chains cut at every gap scoring under -zdrop) as `first` and `last` anchors,
-    `score` and the columns by kind (`matches`, `mismatches`, `insertions`, `deletions`), before their
-    ends are extended and those under min_align_score dropped (finish). On the anchors' device."""
+    """The alignments (the chains cut at every gap scoring under -zdrop, and where the drop scores'
+    running score falls zdrop below its best: pieces.c) as `first` and `last` anchors, `score` and
+    the columns by kind (`matches`, `mismatches`, `insertions`, `deletions`), before their ends are
+    extended and those under min_align_score dropped (finish). On the anchors' device; the cut is
+    made on the host, the same for both."""
     xp = array_module(alen)
     a = params.aligning
     n = int(alen.size)
-    bad = xp.zeros(n, dtype=bool)
-    bad[g] = gscore < -a.zdrop - a.gap_extend * shift
-    good = xp.zeros(n, dtype=bool)
-    good[g] = ~bad[g]
-    starts = xp.ones(n, dtype=bool)
-    starts[1:] = ~good[:-1]  # a new chain, or the gap before it split
-    piece = xp.cumsum(starts, dtype=xp.int64) - 1
-    count = int(piece[-1]) + 1 if n else 0
-    first = xp.flatnonzero(starts)
-    last = xp.concatenate((first[1:] - 1, xp.asarray([n - 1], dtype=xp.int64)))[:count]
+    cut = xp.ones(n, dtype=xp.uint8)  # a chain's last anchor, or a gap filled under -zdrop
+    cut[g] = gscore < -a.zdrop - a.gap_extend * shift
+    drift = xp.zeros(n, dtype=xp.int64)  # what a gap adds to the drop scores' running score
+    drift[g] = gcounts[:, 0] - a.drop_mismatch * gcounts[:, 1] - a.drop_gap * (gcounts[:, 2] + gcounts[:, 3])
+    moved = xp.zeros(n, dtype=xp.int64)  # how far a gap moves the diagonal
+    moved[g] = gcounts[:, 3] - gcounts[:, 2]
+    piece, first, last = (np.empty(n, dtype=np.int64) for _ in range(3))
+    host = [np.ascontiguousarray(to_host(v)) for v in (alen, cut, drift, moved)]
+    count = native.module("_cpu").split_pieces(*host, a.zdrop, a.drop_gap, piece, first, last) if n else 0
+    piece, first, last = (xp.asarray(v) for v in (piece, first[:count], last[:count]))
+    inside = (piece[g] >= 0) & (piece[g] == piece[g + 1])  # the gaps a piece holds
+    kept = g[inside]
     per_anchor = xp.zeros((n, 4), dtype=xp.int64)  # the gap after each anchor, where it is kept
-    kept = g[good[g]]
-    per_anchor[kept] = gcounts[good[g]]
+    per_anchor[kept] = gcounts[inside]
     score = alen * a.align_match
-    score[kept] += gscore[good[g]]
+    score[kept] += gscore[inside]
 
     def total(values):
         sums = xp.cumsum(values)
         return sums[last] - sums[first] + values[first]
 
-    # a piece's last anchor's gap is not its own: it was bad, or the chain ended there
+    # a piece's last anchor's gap is not its own: cut, dropped, or the chain ended there
     columns = {"score": total(score), "matches": total(alen + per_anchor[:, 0])}
     for k, name in enumerate(("mismatches", "insertions", "deletions"), start=1):
         columns[name] = total(per_anchor[:, k])

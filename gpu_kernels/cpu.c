@@ -224,6 +224,9 @@ static PyMethodDef methods[] = {
     {"align_extend", py_align_extend, METH_VARARGS,
      "align_extend(q, rf, rr, qpos, rpos, step, lq, lr, strand, at, match, mismatch, gap_open, gap_extend, band, "
      "xdrop, score, dq, dr, counts, ops, threads): the X-drop extension of alignment ends (align.c)"},
+    {"split_pieces", py_split_pieces, METH_VARARGS,
+     "split_pieces(alen, cut, drift, shift, zdrop, drop_gap, piece, first, last) -> pieces: a chain's anchors "
+     "cut where the drop scores' running score falls zdrop below its best (pieces.c)"},
     {"align_text", py_align_text, METH_VARARGS,
      "align_text(q, rf, rr, ax, ay, alen, gat, gcols, ops, first, last, strand, cs, size, out, threads): the "
      "alignments' CIGARs or cs strings, sized (out empty) or written (align.c)"},

@@ -84,6 +84,11 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("reference", help="reference FASTA (plain or gzip)")
     rep.add_argument("-o", "--output-dir", required=True, metavar="DIR", help="the folder the report and files go to")
     engine_options(rep, d, {**OPTION_GROUPS, "aligning": "aligning"})
+    sub.add_parser("warm", help="compile every GPU kernel once into CuPy's kernel cache (after install, or in a "
+                   "fresh container), so that the first comparison runs as fast as the next",
+                   description="Runs align (every output), compare, mems and mums once on the GPU on a small "
+                               "simulated pair, so that CuPy compiles the kernels of every stage into its kernel cache "
+                               "(~/.cupy/kernel_cache, or CUPY_CACHE_DIR). Takes a minute or so on a fresh machine.")
     for mode, text in (("mems", "maximal exact matches (like mummer -maxmatch -b -c)"),
                        ("mums", "maximal unique matches (like mummer -mum -b -c)")):
         m = sub.add_parser(mode, help=text, usage=f"%(prog)s [options] {order}")

@@ -1,7 +1,8 @@
 """The gapped alignments' oracle: the definition (docs/DEFINITIONS.md, "What an alignment is"), written plainly:
 anchors found base by base, every gap between two anchors aligned by a full (dx + 1) x (dy + 1)
 Gotoh matrix whose cells off the band are -infinity, the traceback with the stated preferences, the
-chain split where a gap's fill scores under -zdrop less gap_extend a base of its shift. Shares no code with gpu_kernels.
+chain split where a gap's fill scores under -zdrop less gap_extend a base of its shift, and cut where the
+running score with the drop scores falls zdrop below its best (drop_cuts). Shares no code with gpu_kernels.
 
 A chain comes in as its blocks, [(x0, xe, y0, ye), ...] on the query and on the reference strand of
 the chain, and the two sequences as strings of codes (0-3 ACGT, 4 anything else), the reference
@@ -120,31 +121,62 @@ def traceback(H, E, F, qs, rs, i, j, p) -> tuple[int, str]:
     return int(score), "".join(reversed(ops))
 
 
+def drop_cuts(lengths, drifts, moves, p, restart: bool = False) -> list[tuple[int, int]]:
+    """A run of anchors (their lengths; the drop scores and diagonal moves of the gaps between them)
+    cut where the drop scores' running score falls more than zdrop (plus drop_gap a base the diagonal
+    moved since) below its best: [(first, last)] anchors of each piece. A piece's best is its
+    best-scoring stretch over all lowest starts, the earliest of equals; after a cut the next run
+    starts at the anchor where the drop was seen and begins after its lowest point."""
+    out, s, n = [], 0, len(lengths)
+    while True:
+        before, after, diagonal = [0], [], [0]  # running scores before and after each anchor from s
+        for t in range(s, n):
+            if t > s:
+                before.append(after[-1] + drifts[t - 1])
+                diagonal.append(diagonal[-1] + moves[t - 1])
+            after.append(before[-1] + lengths[t])
+            scores = [after[e] - min(before[:e + 1]) for e in range(len(after))]
+            best = scores.index(max(scores))
+            if best != t - s and after[best] - after[-1] > p.zdrop + p.drop_gap * abs(diagonal[-1] - diagonal[best]):
+                low = before[:best + 1]
+                out.append((s + (low.index(min(low)) if restart else 0), s + best))
+                s, restart = t, True
+                break
+        else:
+            out.append((s + (before.index(min(before)) if restart else 0), n - 1))
+            return out
+
+
 def align_chain(blocks, q, r, p) -> list[tuple[int, int, int, int, int, str]]:
     """The alignments of one chain, in chain order. The chain's first alignment is extended at its
     start, its last at its end (extend), each up to max_gap bases and the record's end, before the
     alignments under min_align_score are dropped."""
     found = anchors(blocks, q, r, p.min_anchor)
-    pieces, current = [], None
-    for k, (x, y, length) in enumerate(found):
-        if current is not None:
-            px, py, plen = found[k - 1]
-            score, ops = fill(q[px + plen:x], r[py + plen:y], p)
-            shift = abs((x - px - plen) - (y - py - plen))  # the indel the gap must hold at least
-            if score < -p.zdrop - p.gap_extend * shift:  # split: the gap's columns belong to neither side
-                pieces.append(current)
-                current = None
-            else:
-                current[1], current[3] = x, y
-                current[4] += score
-                current[5] += ops
-        if current is None:
-            current = [x, x, y, y, 0, ""]
-        current[1], current[3] = x + length, y + length
-        current[4] += length * p.align_match
-        current[5] += "=" * length
-    if current is not None:
-        pieces.append(current)
+    gaps, runs = [], [[0]] if found else []  # gaps[k]: the fill between anchors k and k + 1
+    for k in range(1, len(found)):
+        px, py, plen = found[k - 1]
+        x, y, _ = found[k]
+        score, ops = fill(q[px + plen:x], r[py + plen:y], p)
+        gaps.append((score, ops))
+        shift = abs((x - px - plen) - (y - py - plen))  # the indel the gap must hold at least
+        if score < -p.zdrop - p.gap_extend * shift:  # split: the gap's columns belong to neither side
+            runs.append([])
+        runs[-1].append(k)
+    pieces = []
+    for run in runs:
+        drifts = [ops.count("=") - p.drop_mismatch * ops.count("X") - p.drop_gap * (ops.count("I") + ops.count("D"))
+                  for _, ops in (gaps[k] for k in run[:-1])]
+        moves = [ops.count("D") - ops.count("I") for _, ops in (gaps[k] for k in run[:-1])]
+        for first, last in drop_cuts([found[k][2] for k in run], drifts, moves, p):
+            x, y, length = found[run[first]]
+            current = [x, x + length, y, y + length, length * p.align_match, "=" * length]
+            for k in run[first + 1:last + 1]:
+                score, ops = gaps[k - 1]
+                x, y, length = found[k]
+                current[1], current[3] = x + length, y + length
+                current[4] += score + length * p.align_match
+                current[5] += ops + "=" * length
+            pieces.append(current)
     if pieces and p.end_xdrop:
         first, last = pieces[0], pieces[-1]
         x, y = last[1], last[3]

@@ -354,3 +354,20 @@ def test_generated_cases_same_as_numpy_and_oracle(case):
     assert gpu == hsp_set(compare(records(query), records(reference), params, backend="numpy"))
     if length < 400:
         assert gpu == oracle.compare(query, reference, params)
+
+
+def test_warm_command_leaves_nothing_for_a_first_align_to_compile(tmp_path):
+    """After `warm` on an empty kernel cache, an align of the bundled pair with every output adds no
+    kernel to the cache (each compilation leaves a file there)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "CUPY_CACHE_DIR": str(tmp_path / "cache")}
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "warm"], env=env, check=True, capture_output=True)
+    cached = sorted(os.listdir(tmp_path / "cache"))
+    assert len(cached) > 20
+    outputs = [x for kind in ("sam", "delta", "snps", "vcf", "table", "chains") for x in (f"--{kind}", str(tmp_path / kind))]
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "align", MYCO_232, MYCO_7422, "--backend", "cupy", "-o",
+                    str(tmp_path / "a.paf"), *outputs], env=env, check=True, capture_output=True)
+    assert sorted(os.listdir(tmp_path / "cache")) == cached
