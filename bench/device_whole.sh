@@ -7,7 +7,8 @@
 #                                       # (ALIGN=0: not), then the workflow, every default output (WORKFLOW=0: not)
 #   bash bench/device_whole.sh distant  # the human-vs-mouse-like pair (3.0 and 2.7 Gbp), the same
 #   bash bench/device_whole.sh first    # the warm command on a fresh kernel cache, then align on the 150 Mbp pair
-#                                       # three times (the first after install against the warm ones)
+#                                       # ROUNDS times (default 3: the first after install against the warm ones);
+#                                       # STUDY=1: first, what align still compiles (bench/studies/after_warm.py)
 #   PART=1 bash bench/device_whole.sh close  # first, align (-vv, ROUNDS runs) on a compare job's size alone: the
 #                                       # close pair's records 7-9 against its records 7-12 (each stage's time)
 # ENGINE: config lines of the workflow (default: engine: {fast: true, max_freq: 20}, bins: {size: 500000000});
@@ -52,7 +53,9 @@ if not os.path.exists('/tmp/hp/heavy_150_b.fa'):
     write_fasta('/tmp/hp/heavy_150_b.fa', ['chr1'], b, bm)"
     CUPY_CACHE_DIR=$(mktemp -d /tmp/cupy-fresh-XXXX); export CUPY_CACHE_DIR
     peak "warm command" python3 -m gpu_kernels warm 2>&1 | tail -2 | tee "$OUT/first.log"
-    for round in 1 2 3; do
+    [ "${STUDY:-0}" = 1 ] && python3 bench/studies/after_warm.py resources/Mhyopneumoniae_232.fa.gz \
+        resources/Mhyopneumoniae_7422.fa.gz /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/after_warm.txt"
+    for round in $(seq "${ROUNDS:-3}"); do
         peak "align 150 Mbp after warm, run $round" python3 -m gpu_kernels align /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa \
             --backend cupy -o /tmp/hp/al.paf -v 2> "$OUT/first_$round.log"
         tail -2 "$OUT/first_$round.log" | tee -a "$OUT/first.log"

@@ -164,7 +164,7 @@ def rehearse(backend, params: Params | None = None, device: int | None = None) -
 # The warm command: every kernel a GPU run compiles, compiled once into CuPy's kernel cache
 
 
-def warm_pair(directory: str, length: int = 1 << 21) -> tuple[str, str]:
+def warm_pair(directory: str, length: int = 1 << 21, prefix: str = "") -> tuple[str, str]:
     """Two FASTA files in directory: a random reference of two records and a query descended from it
     (substitutions, small indels, an inverted stretch and a stretch moved to the other record), so
     that every stage of align has work: chains on both strands, fills, splits, ends, variants."""
@@ -192,12 +192,41 @@ def warm_pair(directory: str, length: int = 1 << 21) -> tuple[str, str]:
     query[1] = np.concatenate((query[1][:50_000], moved, query[1][50_000:]))
     paths = []
     for name, seqs in (("query", query), ("reference", records)):
-        path = f"{directory}/{name}.fa"
+        path = f"{directory}/{prefix}{name}.fa"
         with open(path, "w") as handle:
             for k, seq in enumerate(seqs):
                 handle.write(f">{name}{k + 1}\n{np.frombuffer(b'ACGT', dtype=np.uint8)[seq].tobytes().decode()}\n")
         paths.append(path)
     return paths[0], paths[1]
+
+
+def rehearse_large_chains(backend, params: Params | None = None, least_rows: int = 1 << 28) -> int:
+    """The chains' device stage on a table whose int64 columns pass 2 GB, as a chromosome pair's do
+    (the 150 Mbp pair's 363 M HSPs): CuPy compiles its array operations again for arrays that large
+    (64-bit indexing), about 30 kernels and 2 s on a fresh machine. The rehearsal table (_records,
+    sorted), then least_rows HSPs on a second query record, each too far from the next to link and
+    scoring too little to chain alone: every row passes the stages that read the whole table, and
+    the chains are the rehearsal table's. About 20 GB of device memory for a moment. Returns the
+    chains made."""
+    cp = backend.xp
+    params = params or Params()
+    seqs, table = _records(backend)
+    table = H.sort_rows(table, 1, 1)
+    spread = 2 * params.chaining.max_gap + 100
+    at = cp.arange(least_rows, dtype=cp.int64) * spread
+    lone = {"qrec": 1, "rrec": 0, "qstart": at, "qend": at + 50, "rstart": at, "strand": 0, "score": 1,
+            "identities": 50}
+    big = {}
+    for name, column in table.items():
+        extra = cp.empty(least_rows, dtype=column.dtype)
+        extra[...] = lone[name]
+        big[name] = cp.concatenate((column, extra))
+        del extra
+    del table, at
+    span = least_rows * spread + spread
+    chains, _, _ = backend.chain_hsps(big, np.array([seqs.lengths[0], span]), np.array([span]), params, ordered=True)
+    backend.synchronize()
+    return int(np.asarray(chains["qrec"]).size)
 
 
 def run_warm(args, main) -> int:
@@ -225,10 +254,23 @@ def run_warm(args, main) -> int:
                 ["compare", query, reference, "--backend", "cupy", "-o", f"{tmp}/h.paf"],
                 ["mems", query, reference, "--backend", "cupy", "-o", f"{tmp}/m.txt"],
                 ["mums", query, reference, "--backend", "cupy", "-o", f"{tmp}/u.txt"]]
+        small = warm_pair(tmp, 1 << 18, "small")  # reductions over few rows compile kernels of their own
+        runs += [["align", *small, "--backend", "cupy", *[x for option, name in outputs.items()
+                                                           for x in (option, f"{tmp}/small_{name}")]]]
         for argv in runs:
             status = main(argv)
             if status:
                 print(f"error: warm: {argv[0]} on the warm-up pair exited with status {status}", file=sys.stderr)
                 return status
+    from .backend import get_backend
+
+    backend = get_backend("cupy")
+    try:
+        rehearse_large_chains(backend)
+    except backend.xp.cuda.memory.OutOfMemoryError:  # a smaller GPU: a first whole-genome run compiles these
+        print("warm: too little device memory to rehearse the chains of a chromosome-sized HSP table",
+              file=sys.stderr)
+    finally:
+        backend.xp.get_default_memory_pool().free_all_blocks()
     print(f"kernels compiled and cached in {time.perf_counter() - start:.1f} s", file=sys.stderr)
     return 0

@@ -369,25 +369,3 @@ def test_filter_finds_the_genomes_for_the_chains_or_says_it_cannot(tmp_path):
     one_line_error(run("--query", str(b), "--reference", str(b)), str(b), "not those of the HSP table's query")
     assert not (out / "hsps.parquet").exists()
 
-
-def test_warm_without_a_gpu_says_so_in_one_line():
-    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "warm"], cwd=ROOT, capture_output=True, text=True,
-                          env={**os.environ, "CUDA_VISIBLE_DEVICES": ""})
-    assert proc.returncode == 2
-    assert proc.stderr.strip().splitlines() == ["error: warm: CuPy finds no CUDA device (the CPU backend compiles "
-                                                "nothing when it runs)"]
-
-
-def test_the_warm_pair_gives_every_stage_work(tmp_path):
-    """warm_pair (the warm command's input): chains on both strands and on both record pairs, split
-    alignments, variants."""
-    from gpu_kernels.warm import warm_pair
-
-    query, reference = warm_pair(str(tmp_path))
-    paf = tmp_path / "a.paf"
-    subprocess.run([sys.executable, "-m", "gpu_kernels", "align", query, reference, "-o", str(paf), "--backend",
-                    "numpy"], check=True, capture_output=True)
-    rows = [line.split("\t") for line in paf.read_text().splitlines()]
-    assert {(r[4], r[5]) for r in rows} == {(s, f"reference{k}") for s in "+-" for k in (1, 2)}
-    assert len({(r[0], r[5]) for r in rows}) == 3  # the moved stretch aligns to the other record
-    assert any(int(r[9]) < int(r[10]) for r in rows)  # mismatches and gaps to fill
