@@ -10,6 +10,7 @@ Prints a table; not a test.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
@@ -23,7 +24,9 @@ from kernel_compile import record_callers  # noqa: E402
 
 
 def main() -> None:
-    pairs = sys.argv[1:]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("pairs", nargs="+", help="FASTA files, QUERY then REFERENCE, pair after pair")
+    pairs = parser.parse_args().pairs
     calls = record_callers()
     from gpu_kernels.__main__ import main as command
 

@@ -13,6 +13,7 @@ rule index:
         log_path("index", "genome", kind="benchmark")
     conda:
         "../envs/engine.yaml"
+    threads: 4  # the FASTA read and encoded on threads (fasta.c); both genomes of a pair at once on 8 cores
     params:
         bin_size=config["bins"]["size"],
     script:
