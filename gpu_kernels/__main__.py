@@ -356,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "align":
             return run_align(args)
         if args.command == "warm":
-            from .warm import run_warm
+            from .warm_command import run_warm
 
             return run_warm(args, main)
         if args.command == "report":

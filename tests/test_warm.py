@@ -9,6 +9,7 @@ from gpu_kernels.backend import NumpyBackend
 from gpu_kernels.chains import chain_hsps
 from gpu_kernels.hsps import sort_rows
 from gpu_kernels.warm import _records, rehearse_large_chains
+from gpu_kernels.warm_command import warm_pair
 
 
 def test_warm_without_a_gpu_says_so_in_one_line():
@@ -22,8 +23,6 @@ def test_warm_without_a_gpu_says_so_in_one_line():
 def test_the_warm_pair_gives_every_stage_work(tmp_path):
     """warm_pair (the warm command's input): chains on both strands and on both record pairs, split
     alignments, variants."""
-    from gpu_kernels.warm import warm_pair
-
     query, reference = warm_pair(str(tmp_path))
     paf = tmp_path / "a.paf"
     subprocess.run([sys.executable, "-m", "gpu_kernels", "align", query, reference, "-o", str(paf), "--backend",
