@@ -300,7 +300,7 @@ def finish(found: dict, chains: dict, achain, astrand, ax, ay, alen, g, gat, gco
            "rstart": np.where(reverse, rlen - ye, y0), "rend": np.where(reverse, rlen - y0, ye),
            **{name: column[keep] for name, column in columns.items()},
            "backbone": np.zeros(chain.size, dtype=np.int8)}
-    out["backbone"] = one_to_one(out, query.lengths, reference.lengths)
+    out["backbone"] = one_to_one(out, query.lengths, reference.lengths, np.asarray(chains["backbone"])[chain] == 1)
     out.update({"ax": ax, "ay": ay, "alen": alen, "gat": per_gat, "gcols": per_cols, "ops": ops, "first": first,
                 "last": last, "ext": np.ascontiguousarray(ext), "eops": eops})
     return out
@@ -309,12 +309,19 @@ def finish(found: dict, chains: dict, achain, astrand, ax, ay, alen, g, gat, gco
 TEXTS = {"cigar": 0, "cs": 1, "delta": 2, "snps": 3}
 
 
-def one_to_one(al: dict, qlens, rlens) -> np.ndarray:
+def one_to_one(al: dict, qlens, rlens, eligible=None) -> np.ndarray:
     """The one-to-one alignments (int8 1), taken by score descending (ties: table order): one joins
     where more than half of its span on the query and more than half on the reference are not yet
     covered by one that joined (chains.backbone's rule, on the gapped spans). A chain of the backbone
     can hold a repeat hit where its HSPs left the true alignment's bases uncovered; once the true
-    chain's gaps are filled, that hit overlaps it and is secondary."""
+    chain's gaps are filled, that hit overlaps it and is secondary. eligible: the rows that may join
+    (the backbone chains' alignments: with `secondary` the others are only added, never chosen)."""
+    if eligible is not None:
+        rows = np.flatnonzero(np.asarray(eligible))
+        keep = np.zeros(int(al["qstart"].size), dtype=np.int8)
+        keep[rows] = one_to_one({name: al[name][rows] for name in ("qrec", "rrec", "strand", "score", "qstart",
+                                                                    "qend", "rstart", "rend")}, qlens, rlens)
+        return keep
     n = int(al["qstart"].size)
     order = np.lexsort((np.arange(n), -al["score"]))
     rlen = np.asarray(rlens, dtype=np.int64)[al["rrec"][order].astype(np.int64)]

@@ -62,7 +62,7 @@ def parser() -> argparse.ArgumentParser:
     pair_arguments(aln)
     aln.add_argument("--table", metavar="PARQUET", help="alignment table output path (Apache Parquet, CIGAR as a column)")
     aln.add_argument("--delta", help="MUMmer delta output path of the alignments (show-coords, show-snps, dnadiff read it)")
-    aln.add_argument("--snps", help="SNPs and indels output path (show-snps -T's columns P1 SUB1 SUB2 P2 FRM1 FRM2 "
+    aln.add_argument("--snps", help="SNPs and indels of the one-to-one alignments, output path (show-snps -T's columns P1 SUB1 SUB2 P2 FRM1 FRM2 "
                      "and the two names)")
     aln.add_argument("--vcf", help="VCF 4.3 output path of the one-to-one alignments on the reference: SNPs, "
                      "left-aligned indels, and SVTYPE DEL and INS (50 bases or more), INV, DUP and BND records "

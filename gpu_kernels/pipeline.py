@@ -313,7 +313,7 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
     with ThreadPoolExecutor(max(1, len(texts))) as pool:  # Arrow's take copies a kind's texts without the GIL
         made = dict(zip(texts, pool.map(lambda kind: take_strings(sources[kind], rows), texts)))
     marks.append(("texts", time.perf_counter()))
-    al["backbone"] = one_to_one(al, qlens, rlens)
+    al["backbone"] = one_to_one(al, qlens, rlens, chains["backbone"][al["chain"]] == 1)
     written = chains["chain"] if all_chains else np.flatnonzero(chains["backbone"] == 1)
     row_of = np.full(order.size, -1, dtype=np.int64)
     row_of[written] = np.arange(written.size, dtype=np.int64)

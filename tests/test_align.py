@@ -266,10 +266,17 @@ def test_mummer_reads_the_delta_and_show_snps_lists_our_snps(bundled_alignments)
     rows = [line.split("\t") for line in open(paths["paf"])]
     assert sorted((int(c.split()[0]) - 1, int(c.split()[1])) for c in coords) == \
         sorted((int(r[7]), int(r[8])) for r in rows)
-    listed = subprocess.run(["show-snps", "-THr", paths["delta"]], capture_output=True, text=True,
+    # --snps lists the one-to-one alignments' SNPs: show-snps reads a delta of those alone (no --secondary)
+    folder, (query, reference), _ = bundled_alignments
+    one = {kind: str(folder / f"one.{kind}") for kind in ("delta", "snps")}
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "align", query, reference, "--delta", one["delta"], "--snps",
+                    one["snps"], "-o", str(folder / "one.paf")], check=True, capture_output=True)
+    listed = subprocess.run(["show-snps", "-THr", one["delta"]], capture_output=True, text=True,
                             check=True).stdout.splitlines()
-    ours = [line.split("\t")[:4] for line in open(paths["snps"]) if not line.startswith("#")]
+    ours = [line.split("\t")[:4] for line in open(one["snps"]) if not line.startswith("#")]
     assert len(ours) > 1000 and sorted(ours) == sorted(line.split("\t")[:4] for line in listed)
+    with_secondary = [line.split("\t")[:4] for line in open(paths["snps"]) if not line.startswith("#")]
+    assert sorted(with_secondary) == sorted(ours)  # secondary alignments add rows, never SNPs
 
 
 @pytest.mark.skipif(not shutil.which("dnadiff"), reason="MUMmer's dnadiff not installed")
@@ -310,3 +317,19 @@ def test_snps_agree_with_dnadiff_where_both_align(bundled_alignments):
     theirs = calls(open(folder / "dd.snps"))
     assert len(ours) > 5000 and both.sum() > 800_000
     assert 1 - len(ours ^ theirs) / both.sum() >= 0.99
+
+
+def test_secondary_only_adds_rows(bundled_alignments):
+    """With --secondary the one-to-one rows (tp:A:P) are those of the run without it; the rest are
+    tp:A:S rows added beside them."""
+    import subprocess
+
+    folder, (query, reference), paths = bundled_alignments
+    plain = str(folder / "plain.paf")
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "align", query, reference, "-o", plain], check=True,
+                   capture_output=True)
+    without = [line for line in open(plain)]
+    both = [line for line in open(paths["paf"])]
+    assert all("tp:A:P" in line for line in without)
+    assert sorted(line for line in both if "tp:A:P" in line) == sorted(without)
+    assert len(both) > len(without)

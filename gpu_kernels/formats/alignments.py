@@ -159,12 +159,15 @@ def write_sam(path: str, al: dict, cigars: tuple, qnames, qlens, rnames, rlens) 
 
 
 def write_snps(path: str, al: dict, snps: tuple) -> int:
-    """The SNPs and indels of the alignments (text_of's "snps" lines), alignment by alignment, after a
-    header line."""
-    n = int(al["qstart"].size)
+    """The SNPs and indels of the one-to-one alignments (text_of's "snps" lines of the rows with
+    backbone 1: a secondary alignment's differences are a repeat copy's, not the two genomes'),
+    alignment by alignment, after a header line."""
+    one = np.flatnonzero(np.asarray(al["backbone"]) == 1)
+    if one.size < int(al["qstart"].size):
+        snps = reordered(snps, one)
     header = b"#P1\tSUB1\tSUB2\tP2\tFRM1\tFRM2\tREFERENCE\tQUERY\n"
-    return write_pieces(path, header, ((hi - lo, sub_table(snps, lo, hi)[0]) for lo, hi in slices(n, snps)),
-                        "alignments' SNPs and indels")
+    return write_pieces(path, header, ((hi - lo, sub_table(snps, lo, hi)[0]) for lo, hi in slices(one.size, snps)),
+                        "one-to-one alignments' SNPs and indels")
 
 
 def write_delta(path: str, al: dict, indels: tuple, meta: dict) -> int:
