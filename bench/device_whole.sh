@@ -88,9 +88,13 @@ if [ "${ALIGN:-1}" = 1 ]; then
 fi
 if [ "${WORKFLOW:-1}" = 1 ]; then
     rm -rf "/tmp/wf_${model}/results"
+    nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 500 > "$OUT/busy_${model}.csv" &
+    sampler=$!
     timeout "${WORKFLOW_LIMIT:-550}" python3 bench/workflow_heavy.py --fasta "/tmp/hs/${model}_a.fa" "/tmp/hs/${model}_b.fa" \
         --backend cupy --cores "$(nproc)" --workdir "/tmp/wf_${model}" --config "$engine" -- \
         --workflow-profile profiles/multi-gpu --resources gpu="$((gpus * slots))" 2>&1 | tee "$OUT/workflow_${model}.log" | tail -14
+    kill "$sampler" 2>/dev/null
+    python3 bench/gpu_busy.py "$OUT/busy_${model}.csv" "/tmp/wf_${model}/results/logs/compare" | tee -a "$OUT/workflow_${model}.log"
     tar czf "$OUT/logs_${model}.tgz" -C "/tmp/wf_${model}/results" logs 2>/dev/null
     cp "$(ls -t /tmp/wf_${model}/.snakemake/log/*.log | head -1)" "$OUT/snakemake_${model}.log" 2>/dev/null
     du -sh "/tmp/wf_${model}/results"/*/*/* "/tmp/wf_${model}/results/index" 2>/dev/null | sort -h | tail -12 | \
