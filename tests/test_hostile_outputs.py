@@ -198,7 +198,7 @@ def test_sam_names_its_command_the_log_its_units_and_plot_its_genomes(tmp_path):
     assert pg == [f"@PG\tID:gpu-genome-compare\tPN:gpu-genome-compare\tCL:gpu-genome-compare align {MYCO_232} "
                   f"{MYCO_7422} --sam {sam} --snps {snps} -v"]
     alignments = len([line for line in sam.read_text().splitlines() if not line.startswith("@")])
-    assert f"{snps}: {alignments} alignments' SNPs and indels written" in proc.stderr
+    assert f"{snps}: {alignments} one-to-one alignments' SNPs and indels written" in proc.stderr
     assert len(snps.read_text().splitlines()) > 10 * alignments
     run("compare", MYCO_232, MYCO_7422, "--hsps", str(table), check=True)
     meta = read_meta(str(table))
