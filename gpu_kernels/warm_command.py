@@ -9,7 +9,10 @@ import time
 import numpy as np
 
 from .backend import get_backend
+from .encode import COMPLEMENT
 from .warm import rehearse_large_chains
+
+BASES = np.frombuffer(b"ACGT", dtype=np.uint8)  # a code's letter
 
 
 def warm_pair(directory: str, length: int = 1 << 21, prefix: str = "") -> tuple[str, str]:
@@ -33,7 +36,7 @@ def warm_pair(directory: str, length: int = 1 << 21, prefix: str = "") -> tuple[
         keep = rng.random(seq.size) > 0.002
         seq = seq[keep]
         mid = seq.size // 2
-        seq[mid:mid + 20_000] = (3 - seq[mid:mid + 20_000])[::-1]  # an inversion
+        seq[mid:mid + 20_000] = COMPLEMENT[seq[mid:mid + 20_000][::-1]]  # an inversion
         query.append(seq)
     moved = query[0][100_000:130_000].copy()
     query[0] = np.concatenate((query[0][:100_000], query[0][130_000:]))
@@ -41,9 +44,9 @@ def warm_pair(directory: str, length: int = 1 << 21, prefix: str = "") -> tuple[
     paths = []
     for name, seqs in (("query", query), ("reference", records)):
         path = f"{directory}/{prefix}{name}.fa"
-        with open(path, "w") as handle:
+        with open(path, "wb") as handle:
             for k, seq in enumerate(seqs):
-                handle.write(f">{name}{k + 1}\n{np.frombuffer(b'ACGT', dtype=np.uint8)[seq].tobytes().decode()}\n")
+                handle.write(b">%s%d\n%s\n" % (name.encode(), k + 1, BASES[seq].tobytes()))
         paths.append(path)
     return paths[0], paths[1]
 
