@@ -14,7 +14,9 @@
 # ENGINE: config lines of the workflow (default: engine: {fast: true, max_freq: 20}, bins: {size: 500000000});
 # MAXFREQ: align's --max-freq;
 # GPUS: the workflow's GPUs (default: every GPU of the machine, through profiles/multi-gpu); SLOTS: its
-# jobs_per_gpu (default 1; docs/WORKFLOW.md's turns on the GPU: SLOTS=2)
+# jobs_per_gpu (default 1; docs/WORKFLOW.md's turns on the GPU: SLOTS=2); WARM=1: the warm command first;
+# DRY=0: no dry run first (Snakemake's start alone). Each workflow run prints its rules' spans
+# (bench/rule_spans.py) and compares its outputs' digests with the earlier runs' of other GPU counts.
 set -uo pipefail
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then  # usage: the comment above
     echo "usage: $(sed -n '2,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//')"; exit 0
@@ -68,6 +70,8 @@ if [ "$what" = w650 ]; then
 fi
 model=$what
 mkdir -p /tmp/hs
+# the kernels CuPy compiles itself, compiled once before any timed run (as the README's install does)
+[ "${WARM:-0}" = 1 ] && peak "warm command" python3 -m gpu_kernels warm 2>&1 | tail -1
 [ -f "/tmp/hs/${model}_b.fa" ] || peak "simulated" python3 bench/human_sized.py --model "$model" --out "/tmp/hs/$model" \
     2>&1 | tee -a "$OUT/${model}.log"
 df -h /tmp | tail -1
@@ -87,14 +91,34 @@ if [ "${ALIGN:-1}" = 1 ]; then
     grep -v DEBUG "$OUT/align_${model}.log" | grep -i "part \|alignments (\|assembled\|peak\|error" | tail -40
 fi
 if [ "${WORKFLOW:-1}" = 1 ]; then
-    rm -rf "/tmp/wf_${model}/results"
+    rm -rf "/tmp/wf_${model}/results" "/tmp/wf_${model}/.snakemake/log"
+    if [ "${DRY:-1}" = 1 ]; then  # Snakemake's start alone (the genome scan and the job graph), results elsewhere
+        rm -rf /tmp/dry_results
+        printf 'genomes:\n  A: %s\n  B: %s\nresults: /tmp/dry_results\n%s\n' "/tmp/hs/${model}_a.fa" "/tmp/hs/${model}_b.fa" \
+            "$engine" > /tmp/dry.yaml
+        peak "snakemake --dry-run (scan and job graph)" python3 -m snakemake -n -q --cores "$(nproc)" --configfile /tmp/dry.yaml \
+            > /dev/null 2> "$OUT/dry.log"; tail -1 "$OUT/dry.log"
+    fi
+    began=$(date +%s.%N)
     nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 500 > "$OUT/busy_${model}.csv" &
     sampler=$!
     timeout "${WORKFLOW_LIMIT:-550}" python3 bench/workflow_heavy.py --fasta "/tmp/hs/${model}_a.fa" "/tmp/hs/${model}_b.fa" \
         --backend cupy --cores "$(nproc)" --workdir "/tmp/wf_${model}" --config "$engine" -- \
         --workflow-profile profiles/multi-gpu --resources gpu="$((gpus * slots))" 2>&1 | tee "$OUT/workflow_${model}.log" | tail -14
+    ended=$(date +%s.%N)
     kill "$sampler" 2>/dev/null
     python3 bench/gpu_busy.py "$OUT/busy_${model}.csv" "/tmp/wf_${model}/results/logs/compare" | tee -a "$OUT/workflow_${model}.log"
+    awk -v a="$began" -v b="$ended" 'BEGIN {printf "snakemake: %.1f s from its command to its exit\n", b - a}' | \
+        tee -a "$OUT/workflow_${model}.log"
+    python3 bench/rule_spans.py "/tmp/wf_${model}/results/logs/benchmarks" --since "$began" | tee -a "$OUT/workflow_${model}.log"
+    # the outputs' digests, kept beside the genomes for the next run's comparison (GPUS=1, 2, 4 in turn)
+    (cd "/tmp/wf_${model}/results" && find . -type f -not -path './logs/*' | sort | xargs md5sum) > "/tmp/hs/md5_${model}_${gpus}.txt"
+    cp "/tmp/hs/md5_${model}_${gpus}.txt" "$OUT/"
+    for other in /tmp/hs/md5_"${model}"_*.txt; do
+        [ "$other" = "/tmp/hs/md5_${model}_${gpus}.txt" ] && continue
+        echo "outputs differing from $(basename "$other"): $(diff "$other" "/tmp/hs/md5_${model}_${gpus}.txt" | grep -c '^>') files:" \
+            "$(diff "$other" "/tmp/hs/md5_${model}_${gpus}.txt" | grep '^>' | awk '{print $3}' | tr '\n' ' ')"
+    done | tee -a "$OUT/workflow_${model}.log"
     tar czf "$OUT/logs_${model}.tgz" -C "/tmp/wf_${model}/results" logs 2>/dev/null
     cp "$(ls -t /tmp/wf_${model}/.snakemake/log/*.log | head -1)" "$OUT/snakemake_${model}.log" 2>/dev/null
     du -sh "/tmp/wf_${model}/results"/*/*/* "/tmp/wf_${model}/results/index" 2>/dev/null | sort -h | tail -12 | \

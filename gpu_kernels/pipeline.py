@@ -234,11 +234,24 @@ def _cat(tables: list, names) -> dict:
 class Pair:
     """A genome pair made whole: its chains (CHAIN columns in chain order, `backbone` chosen over the
     pair), their blocks as written, the alignments (ALIGNED columns, `chain` the pair's, `backbone`
-    the one-to-one ones) and their texts."""
+    the one-to-one ones) and their texts. Where the parts came without their texts (the workflow's
+    texts are made beside the GPU and read by another job), `texts` is empty and `rows` says where
+    each alignment's texts are among the parts' laid end to end, then `late_texts` (take_texts)."""
     chains: dict
     pieces: dict
     alignments: dict
     texts: dict
+    rows: np.ndarray | None = None
+    late_texts: dict | None = None
+
+
+def take_texts(sources: dict, rows) -> dict:
+    """Each kind's strings at `rows` of its string tables laid end to end (kind: a list of tables,
+    the parts' in order, then the late chains'): Arrow's take copies a kind's texts without the
+    interpreter's lock, so the kinds go side by side."""
+    kinds = list(sources)
+    with ThreadPoolExecutor(max(1, len(kinds))) as pool:
+        return dict(zip(kinds, pool.map(lambda kind: take_strings(sources[kind], rows), kinds)))
 
 
 def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: tuple = (),
@@ -283,7 +296,7 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
     wanted = np.ones(order.size, dtype=bool) if params.aligning.secondary else chains["backbone"] == 1
     missing = np.flatnonzero(wanted & (chains["candidate"] == 0))
     al, index = ranked([p.alignments for p in parts], ALIGNED)  # the texts follow `index`
-    sources = {kind: [p.texts[kind] for p in parts] for kind in texts}
+    late_texts = {kind: (b"", np.zeros(1, dtype=np.int64)) for kind in texts}
     placed, _ = ranked([p.pieces for p in parts], PIECES)
     keep = np.flatnonzero(wanted[al["chain"]])
     rows = index[keep]
@@ -299,8 +312,7 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
         rows = np.concatenate((rows, n + np.arange(extra["chain"].size)))
         moved = stable_argsort(al["chain"])  # chain order; a chain's pieces stay in their order
         al, rows = {name: column[moved] for name, column in al.items()}, rows[moved]
-        for kind in texts:
-            sources[kind].append(extra_texts[kind])
+        late_texts = {kind: extra_texts[kind] for kind in texts}
         new = np.ones(order.size, dtype=bool)
         new[placed["chain"]] = False  # every chain's blocks may be placed already (all_chains)
         fresh = new[np.asarray(extra_pieces["chain"])]
@@ -310,8 +322,9 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
     else:
         al = {name: column[keep] for name, column in al.items()}
     marks.append(("alignments kept", time.perf_counter()))
-    with ThreadPoolExecutor(max(1, len(texts))) as pool:  # Arrow's take copies a kind's texts without the GIL
-        made = dict(zip(texts, pool.map(lambda kind: take_strings(sources[kind], rows), texts)))
+    carried = all(kind in p.texts for p in parts for kind in texts)
+    made = take_texts({kind: [p.texts[kind] for p in parts] + [late_texts[kind]] for kind in texts}, rows) \
+        if carried else {}
     marks.append(("texts", time.perf_counter()))
     al["backbone"] = one_to_one(al, qlens, rlens, chains["backbone"][al["chain"]] == 1)
     written = chains["chain"] if all_chains else np.flatnonzero(chains["backbone"] == 1)
@@ -328,7 +341,8 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
     log.info("pair assembled from %d parts: %d chains (%d in the backbone), %d alignments (%d one-to-one), "
              "%.2f s (%s)", len(parts), order.size, int(chains["backbone"].sum()), al["chain"].size,
              int(al["backbone"].sum()), time.perf_counter() - start, steps)
-    return Pair({name: chains[name][written] for name in CHAIN.names}, pieces, al, made)
+    return Pair({name: chains[name][written] for name in CHAIN.names}, pieces, al, made,
+                None if carried else rows, None if carried else late_texts)
 
 
 def align_late(query: SeqSet, reference: SeqSet, params: Params, texts: tuple, backend=None):
@@ -397,8 +411,15 @@ def align_parts(query: SeqSet, reference: SeqSet, params: Params, backend, texts
 
 def write_pair(pair: Pair, records: tuple, paths: dict, meta: dict, params: Params, reference=None) -> None:
     """An assembled pair's outputs where paths say: the alignments' kinds (align.write_aligned's) and
-    the chains' (chains_paf, chain_file, chains_table)."""
+    the chains' (write_chains)."""
     from .align import write_aligned
+
+    write_chains(pair, records, paths, meta, params)
+    write_aligned(pair.alignments, pair.texts.__getitem__, records, paths, meta, reference)
+
+
+def write_chains(pair: Pair, records: tuple, paths: dict, meta: dict, params: Params) -> None:
+    """An assembled pair's chains where paths say (chains_paf, chain_file, chains_table)."""
     from .formats import HspWriter, write_chain_text
 
     qnames, qlens, rnames, rlens = records
@@ -409,4 +430,3 @@ def write_pair(pair: Pair, records: tuple, paths: dict, meta: dict, params: Para
         extra = {key: value for key, value in meta.items() if key not in ("query", "reference", "params")}
         with HspWriter(paths["chains_table"], qnames, qlens, rnames, rlens, params, extra, record=CHAIN) as writer:
             writer.write(pair.chains)
-    write_aligned(pair.alignments, pair.texts.__getitem__, records, paths, meta, reference)

@@ -33,8 +33,8 @@ def test_slurm_profile_run_equals_local_run(tmp_path):
     before = set(subprocess.run(["squeue", "-h", "-t", "all", "-o", "%i"], capture_output=True, text=True).stdout.split())
     snakemake(cluster, "--profile", os.path.join(ROOT, "profiles", "slurm"), "--config", "backend=numpy",
               "--jobs", "4", "--default-resources", "slurm_partition=debug", "mem_mb=1000", "runtime=30",
-              "--set-resources", "compare:mem_mb=2000", "alignments:mem_mb=2000", "--set-threads", "plots=2",
-              "coverage=2", "alignments=2", "part_texts=2", "texts=2", "index=2",  # the CI node has 2 CPUs
+              "--set-resources", "compare:mem_mb=2000", "assemble:mem_mb=2000", "--set-threads", "plots=2",
+              "coverage=2", "assemble=2", "alignments=2", "part_texts=2", "texts=2", "index=2",  # the CI node has 2 CPUs
               "--slurm-status-command", "squeue", "--slurm-no-account",
               "--slurm-init-seconds-before-status-checks", "1", timeout=900)
     after = set(subprocess.run(["squeue", "-h", "-t", "all", "-o", "%i"], capture_output=True, text=True).stdout.split())

@@ -113,11 +113,12 @@ def test_the_exhaustive_hsp_table_and_secondary_chains_are_opt_in_past_the_size(
 def test_backbone_chains_no_job_aligned_are_aligned_as_align_aligns_them(tmp_path):
     """Genomes (seed 109) whose jobs, a query record each against the whole reference, leave backbone
     chains unaligned (each lost in its own job to a chain that another job's chain beats): the
-    alignments rule aligns them on the records they lie on, and the PAF is align's."""
+    assemble rule aligns them on the records they lie on, and the PAF (the late chains' texts among
+    the parts') is align's."""
     query, reference = duplicated_genomes(tmp_path, 109)
     snakemake(tmp_path, "--cores", "2", "--configfile", config(tmp_path, query, reference,
                                                                outputs=", hsps_auto_bases: 1000"))
-    log = (tmp_path / "results/logs/alignments/default/q/r.log").read_text()
+    log = (tmp_path / "results/logs/assemble/default/q/r.log").read_text()
     assert "no part aligned: aligned here" in log
     expected = align_files(tmp_path, query, reference)
     assert (tmp_path / PAIR / "alignments.paf").read_bytes() == expected["alignments.paf"]

@@ -33,8 +33,8 @@ PAIR_OUTPUTS = {
     "pair_dotplots": "pair_dotplots",
 }
 TEXT_KINDS = tuple(FORMATS)  # made by the merge from the HSP table
-CHAIN_KINDS = ("chains_paf", "chain_file", "chains_table")  # made by the chains rule
-# made by the chains rule too, from the chains it holds: kind -> align.write_alignments' kind
+CHAIN_KINDS = ("chains_paf", "chain_file", "chains_table")  # made by the assemble rule
+# made by the alignments rule: kind -> align.write_aligned's kind
 ALIGN_KINDS = {"alignments_paf": "paf", "alignments_table": "table", "alignments_delta": "delta",
                "alignments_sam": "sam", "snps": "snps", "vcf": "vcf"}
 PICTURE_KINDS = ("grid_dotplot", "html_dotplot", "coverage_heatmap", "pair_dotplots")
@@ -48,6 +48,7 @@ TEMPLATES = {
     "bin_stats": BINS + "/stats.tsv",
     "bin_texts": BINS + ".texts.parquet",
     "bin_text_parts": BINS + ".text_parts.npz",
+    "assembled": PAIR + "/assembled",
     **{kind: f"{PAIR}/{name}" for kind, name in PAIR_OUTPUTS.items()},
     "hsp_table": PAIR + "/{hsptable}.parquet",
     "mummer": PAIR + "/matches.mummer.txt",

@@ -1,16 +1,18 @@
 """A genome pair's parts on disk: each compare job writes the homology pipeline's part of each of its
 bin pairs (pipeline.Part: chains, their blocks, the candidate alignments and their texts) as Parquet
-files in its folder, and the pair's alignments rule assembles them (pipeline.assemble) into the
-pair's chains and alignments. Nothing is read back from an HSP table to make them."""
+files in its folder; the pair's assemble rule assembles them (pipeline.assemble) into the pair's
+chains and the numbers of its alignments, and its alignments rule writes the alignments with the
+texts the compare jobs' part_texts jobs made. Nothing is read back from an HSP table to make them."""
 from __future__ import annotations
 
+import json
 import logging
 import os
 
 import numpy as np
 
 from ..formats.strings import arrow_strings
-from ..pipeline import ALIGNED, BLOCKS, PIECES, Part, align_late, assemble, write_pair
+from ..pipeline import ALIGNED, BLOCKS, PIECES, Part, align_late, assemble, write_chains
 from ..params import Params
 from ..schema import CHAIN
 
@@ -95,24 +97,29 @@ def read_part(prefix: str, texts_path: str | None = None) -> Part:
                 ranks=fields["ranks"])
 
 
-def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: dict, meta: dict,
-                  texts_paths: list | None = None, all_chains: bool = True) -> None:
-    """A genome pair's chains and alignments from its parts (read from prefixes, their texts from
-    texts_paths), written where paths say (pipeline.write_pair's kinds); all_chains: every chain in
-    the chains' outputs, else the backbone's. query, reference: the genomes (workflow.genome.Genome);
-    the records of backbone chains no part aligned are read from their codes (on the host)."""
-    from ..pipeline import texts_of
-    from .genome import load_records, mapped_genome
+def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: dict, meta: dict, texts: tuple,
+                  assembled_path: str, all_chains: bool = True) -> None:
+    """A genome pair's chains and alignments from its parts (read from prefixes, without their texts),
+    the chains written where paths say (pipeline.write_chains' kinds), the alignments' numbers, where
+    their texts are (`source`) and the late chains' texts (`texts`: align.text_of's kinds) to
+    assembled_path, for write_pair_alignments. all_chains: every chain in the chains' outputs, else
+    the backbone's. query, reference: the genomes (workflow.genome.Genome); the records of backbone
+    chains no part aligned are read from their codes (on the host). The alignments' texts are left
+    to another job, so that the coverage tables and dotplots, which read the numbers alone, run
+    beside it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ..formats.files import atomic_path
+    from .genome import load_records
 
     from concurrent.futures import ThreadPoolExecutor
 
     from .. import native
 
-    texts = texts_of(kind for kind, path in paths.items() if path)
-    # side by side: Parquet's decoding releases the GIL (the 3 Gbp pair's 28 parts, texts of 2.5 GB:
-    # most of a minute read one after another)
+    # side by side: Parquet's decoding releases the GIL
     with ThreadPoolExecutor(min(8, native.threads())) as pool:
-        parts = list(pool.map(read_part, prefixes, texts_paths or [None] * len(prefixes)))
+        parts = list(pool.map(read_part, prefixes))
     log.info("%d parts read: %d chains, %d candidate alignments", len(parts),
              sum(int(p.chains["chain"].size) for p in parts), sum(int(p.alignments["chain"].size) for p in parts))
 
@@ -131,8 +138,57 @@ def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: 
         return table, placed, al, made
 
     pair = assemble(parts, query.lengths, reference.lengths, params, late, texts, all_chains)
+    write_chains(pair, (query.names, query.lengths, reference.names, reference.lengths), paths, meta, params)
+    numbers = {name: pa.array(np.ascontiguousarray(pair.alignments[name])) for name in ALIGNED}
+    numbers["source"] = pa.array(np.asarray(pair.rows, dtype=np.int64))
+    late_texts = {f"text_{kind}": arrow_strings(pair.late_texts[kind]) for kind in texts}
+    os.makedirs(assembled_path, exist_ok=True)
+    with atomic_path(os.path.join(assembled_path, "meta.json")) as tmp:  # the alignments' tables say it too
+        with open(tmp, "w") as handle:
+            json.dump(meta, handle)
+    for name, columns in (("alignments", numbers), ("late_texts", late_texts)):
+        with atomic_path(os.path.join(assembled_path, f"{name}.parquet")) as tmp:
+            pq.write_table(pa.table(columns) if columns else pa.table({"none": pa.array([], pa.int8())}), tmp,
+                           compression="zstd")
+
+
+def assembled_alignments(assembled_path: str) -> str:
+    """The Parquet table of an assembled pair's alignments (ALIGNED columns and `source`): what the
+    coverage tables and dotplots read of them."""
+    return os.path.join(assembled_path, "alignments.parquet")
+
+
+def write_pair_alignments(assembled_path: str, texts_paths: list, query, reference, paths: dict) -> None:
+    """An assembled pair's alignments (assemble_pair's) with their texts, taken from the compare jobs'
+    texts (texts_paths, in the parts' order) and the late chains', written where paths say
+    (align.write_aligned's kinds), their tables' metadata assemble_pair's. The VCF reads its anchor
+    bases from the reference's memory-mapped codes (a human-sized genome is not copied)."""
+    import pyarrow.parquet as pq
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .. import native
+    from ..align import write_aligned
+    from ..pipeline import take_texts
+    from .genome import mapped_genome
+
+    with open(os.path.join(assembled_path, "meta.json")) as handle:
+        meta = json.load(handle)
+    table = pq.read_table(assembled_alignments(assembled_path))
+    al = {name: table.column(name).to_numpy() for name in table.column_names}
+    rows = al.pop("source")
+
+    def texts_of_file(path: str) -> dict:
+        table = pq.read_table(path)
+        return {column[len("text_"):]: table.column(column).combine_chunks()
+                for column in table.column_names if column.startswith("text_")}
+
+    with ThreadPoolExecutor(min(8, native.threads())) as pool:  # Parquet's decoding releases the GIL
+        sources = list(pool.map(texts_of_file, [*texts_paths, os.path.join(assembled_path, "late_texts.parquet")]))
+    kinds = list(sources[-1])
+    made = take_texts({kind: [s[kind] for s in sources] for kind in kinds}, rows)
+    log.info("texts of %d alignments taken from %d parts (%s)", rows.size, len(texts_paths), ", ".join(kinds))
     os.makedirs(os.path.dirname(next(p for p in paths.values() if p)) or ".", exist_ok=True)
-    # the VCF's anchor bases and breakends' REF come from the whole reference, read where they are
-    # needed from its memory-mapped codes (a human-sized genome is not copied)
     whole = mapped_genome(reference) if paths.get("vcf") else None
-    write_pair(pair, (query.names, query.lengths, reference.names, reference.lengths), paths, meta, params, whole)
+    write_aligned(al, made.__getitem__, (query.names, query.lengths, reference.names, reference.lengths), paths,
+                  meta, whole)

@@ -1,25 +1,28 @@
 # Alignments: a genome pair's chains and gapped alignments assembled from its compare jobs' parts
 # (the homology pipeline's: gpu_kernels/pipeline.py); the one-to-one backbone is chosen over the whole
-# pair here. Both genomes' codes are read only where a backbone chain was aligned by no part.
+# pair here. Both genomes' codes are read only where a backbone chain was aligned by no part. The
+# alignments' texts are written by a job of their own, beside the coverage tables and dotplots, which
+# read the alignments' numbers alone.
 
 
-rule alignments:
+rule assemble:
     input:
         groups=compare_outputs,
-        texts=lambda wc: group_paths("bin_texts", wc),
         qcodes=path("codes", genome="{query}"),
         qtable=path("chromosomes", genome="{query}"),
         rcodes=path("codes", genome="{reference}"),
         rtable=path("chromosomes", genome="{reference}"),
     output:
-        **{kind: path(kind) for kind in (*CHAIN_KINDS, *ALIGN_KINDS) if OUT[kind]},
+        **{kind: path(kind) for kind in CHAIN_KINDS if OUT[kind]},
+        # the alignments' numbers and where their texts are: removed once its readers are done
+        assembled=temp(directory(path("assembled"))),
     log:
-        log_path("alignments", "set", "query", "reference"),
+        log_path("assemble", "set", "query", "reference"),
     benchmark:
-        log_path("alignments", "set", "query", "reference", kind="benchmark")
+        log_path("assemble", "set", "query", "reference", kind="benchmark")
     conda:
         "../envs/engine.yaml"
-    threads: 8  # the texts are printed on threads
+    threads: 8  # the parts read on threads
     params:
         engine=lambda wc: PARAMS[wc.set].as_dict(),
         fasta=lambda wc: {
@@ -29,5 +32,33 @@ rule alignments:
         stats=lambda wc: group_paths("bin_stats", wc),
         all_chains=lambda wc: all_hsps(wc.set, wc.query, wc.reference),
         parts=lambda wc: [part_prefix(p) for p in group_paths("bin_hsps", wc)],
+        texts=texts_of(ALIGN_KINDS[kind] for kind in ALIGN_KINDS if OUT[kind]),
+    script:
+        "../scripts/assemble.py"
+
+
+rule alignments:
+    input:
+        assembled=path("assembled"),
+        texts=lambda wc: group_paths("bin_texts", wc),
+        qcodes=path("codes", genome="{query}"),
+        qtable=path("chromosomes", genome="{query}"),
+        rcodes=path("codes", genome="{reference}"),
+        rtable=path("chromosomes", genome="{reference}"),
+    output:
+        **{kind: path(kind) for kind in ALIGN_KINDS if OUT[kind]},
+    log:
+        log_path("alignments", "set", "query", "reference"),
+    benchmark:
+        log_path("alignments", "set", "query", "reference", kind="benchmark")
+    conda:
+        "../envs/engine.yaml"
+    threads: 8  # the texts are read and printed on threads
+    params:  # what the tables' metadata and the delta's header say: the assembled pair's (assemble's)
+        engine=lambda wc: PARAMS[wc.set].as_dict(),
+        fasta=lambda wc: {
+            "query_fasta": config["genomes"][wc.query],
+            "reference_fasta": config["genomes"][wc.reference],
+        },
     script:
         "../scripts/alignments.py"

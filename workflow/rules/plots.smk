@@ -7,7 +7,8 @@ rule plots:
         hsps=dots_table,
         coverage=path("coverage_pairs"),
         chains=path("chains_table") if OUT["chains_table"] else [],
-        alignments=path("alignments_table") if OUT["alignments_table"] else [],
+        # the one-to-one alignments' numbers (the assembled pair's), not their texts
+        alignments=path("assembled") if OUT["alignments_table"] else [],
         qtable=path("chromosomes", genome="{query}"),
         rtable=path("chromosomes", genome="{reference}"),
     output:

@@ -17,6 +17,21 @@ def genomes(snakemake) -> tuple:
     return Genome(w.query, i.qcodes, i.qtable), Genome(w.reference, i.rcodes, i.rtable)
 
 
+def pair_meta(snakemake, query, reference, params) -> dict:
+    """What a genome pair's tables say of the run (their metadata; the delta's header names the FASTA
+    files): both genomes' records, the parameters, the compare jobs' seed counts (params.stats: their
+    tables), the genomes' names and FASTA files (params.fasta)."""
+    from gpu_kernels.formats import read_tsv
+
+    stats = [row for p in snakemake.params.stats for row in read_tsv(p)]
+    w = snakemake.wildcards
+    return {"query": {"names": list(query.names), "lengths": query.lengths.tolist()},
+            "reference": {"names": list(reference.names), "lengths": reference.lengths.tolist()},
+            "params": params.as_dict(), "seeds": sum(int(r["seeds"]) for r in stats),
+            "kept_seeds": sum(int(r["kept_seeds"]) for r in stats), "query_genome": w.query,
+            "reference_genome": w.reference, **snakemake.params.fasta}
+
+
 def start(snakemake) -> None:
     """Log to the job's log file; the compiled CPU stages use the job's threads, not every core."""
     os.environ["GPU_GENOME_COMPARE_THREADS"] = str(max(1, int(snakemake.threads)))

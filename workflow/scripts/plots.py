@@ -6,6 +6,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _setup import run  # noqa: E402
 
 from gpu_kernels.workflow.genome import Genome  # noqa: E402
+from gpu_kernels.workflow.parts import assembled_alignments  # noqa: E402
 from gpu_kernels.workflow.pictures import pair_pictures  # noqa: E402
 
 sm = snakemake  # noqa: F821
@@ -14,5 +15,5 @@ w = sm.wildcards
 run(sm, lambda: pair_pictures(sm.params.hsps, sm.input.coverage, Genome(w.query, None, sm.input.qtable), Genome(w.reference, None, sm.input.rtable),
                       sm.output.grid or None, sm.output.heatmap or None, sm.output.pairs or None,
                       sm.params.max_pair_dotplots, sm.output.html or None, sm.params.order, sm.threads,
-                      sm.input.chains or None, tuple(sm.params.layers), sm.input.alignments or None,
+                      sm.input.chains or None, tuple(sm.params.layers), assembled_alignments(sm.input.alignments) if sm.input.alignments else None,
                       tuple(sm.params.formats), sm.params.frame, sm.params.low))
