@@ -1,7 +1,8 @@
 /* Large byte operations on threads, each part of the work its own thread's: a file read
  * (fasta.py's read_bytes), whether a file holds a byte (fasta.py's holds), a copy into pinned buffers
  * (arrays.py's to_device), spans of codes set to one value (matches_runs.py's _blanked), codes' reverse complement (seqset.py's
- * reverse_complement). */
+ * reverse_complement), strings gathered into one table (formats/strings.py's take_strings), bytes of a
+ * set counted in spans (workflow/genome.py's scan_fasta). */
 #include "cpu.h"
 
 #include <errno.h>
@@ -222,4 +223,120 @@ PyObject *py_reverse_complement(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "reverse_complement: out and codes differ in length, or the table is not 256 bytes");
     }
     return release_buffers(b, 3, ok);
+}
+
+/* ---- Strings gathered into one table (formats/strings.py's gather_strings: the alignments' texts taken
+ * from the compare jobs' tables in the pair's order), the output cut into parts of equal bytes, a part a
+ * thread: a few alignments' texts are most of the bytes. */
+
+typedef struct {
+    uint8_t *out;
+    const uint8_t *data;
+    const int64_t *starts, *lengths, *at;
+    int64_t n, total;
+} gather_job;
+
+static void gather_part(void *p, int t, int threads) {
+    gather_job *j = (gather_job *)p;
+    size_t lo, hi;
+    part_range((size_t)j->total, t, threads, &lo, &hi);
+    int64_t first = 0, last = j->n;  /* the first string ending past lo (`at` ascends, spans disjoint) */
+    while (first < last) {
+        const int64_t mid = first + (last - first) / 2;
+        if ((size_t)(j->at[mid] + j->lengths[mid]) <= lo)
+            first = mid + 1;
+        else
+            last = mid;
+    }
+    for (int64_t i = first; i < j->n && (size_t)j->at[i] < hi; i++) {  /* each one's overlap with [lo, hi) */
+        const size_t a = (size_t)j->at[i], b = a + (size_t)j->lengths[i];
+        const size_t from = a > lo ? a : lo, to = b < hi ? b : hi;
+        if (to > from)
+            memcpy(j->out + from, j->data + j->starts[i] + (from - a), to - from);
+    }
+}
+
+/* gather_spans(out, data, starts, lengths, at, threads): data[starts[i] .. + lengths[i]) copied to
+ * out[at[i] ..] for every i (int64 arrays of one length; every span inside data and out, the output
+ * spans in ascending order, none overlapping the next). */
+PyObject *py_gather_spans(PyObject *self, PyObject *args) {
+    Py_buffer b[5];
+    int threads;
+    if (!PyArg_ParseTuple(args, "w*y*y*y*y*i", &b[0], &b[1], &b[2], &b[3], &b[4], &threads))
+        return NULL;
+    gather_job j = {b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, (int64_t)b[2].len / 8, (int64_t)b[0].len};
+    int ok = b[2].len == b[3].len && b[2].len == b[4].len;
+    for (int64_t i = 0; ok && i < j.n; i++)
+        ok = j.starts[i] >= 0 && j.lengths[i] >= 0 && j.at[i] >= 0 && j.starts[i] + j.lengths[i] <= b[1].len &&
+             j.at[i] + j.lengths[i] <= b[0].len && (i == 0 || j.at[i - 1] + j.lengths[i - 1] <= j.at[i]);
+    if (ok) {
+        /* parts of at least 4 MiB: a thread's start costs more than copying less */
+        int parts = (int)(j.total >> 22) + 1;
+        Py_BEGIN_ALLOW_THREADS
+        run_parallel(gather_part, &j, threads < 1 ? 1 : threads < parts ? threads : parts);
+        Py_END_ALLOW_THREADS
+    } else {
+        PyErr_SetString(PyExc_ValueError, "gather_spans: a span outside its buffer");
+    }
+    return release_buffers(b, 5, ok);
+}
+
+/* ---- Bytes of a set counted in spans of a buffer (workflow/genome.py's scan_fasta: a record's line
+ * breaks and blanks, its length the rest), the buffer cut into parts of equal bytes, a part a thread. */
+
+typedef struct {
+    const uint8_t *data;
+    const int64_t *starts, *ends;
+    const uint8_t *table;
+    int64_t *counts;
+    int64_t n, size;
+} count_job;
+
+static void count_part(void *p, int t, int threads) {
+    count_job *j = (count_job *)p;
+    size_t lo, hi;
+    part_range((size_t)j->size, t, threads, &lo, &hi);
+    int64_t first = 0, last = j->n;  /* the first span ending past lo (spans ascend, none overlapping) */
+    while (first < last) {
+        const int64_t mid = first + (last - first) / 2;
+        if ((size_t)j->ends[mid] <= lo)
+            first = mid + 1;
+        else
+            last = mid;
+    }
+    for (int64_t i = first; i < j->n && (size_t)j->starts[i] < hi; i++) {
+        const size_t a = (size_t)j->starts[i] > lo ? (size_t)j->starts[i] : lo;
+        const size_t b = (size_t)j->ends[i] < hi ? (size_t)j->ends[i] : hi;
+        int64_t count = 0;
+        for (size_t k = a; k < b; k++)
+            count += j->table[j->data[k]];
+        if (count)
+            __atomic_fetch_add(&j->counts[i], count, __ATOMIC_RELAXED);
+    }
+}
+
+/* count_in_spans(data, starts, ends, table, counts, threads): counts[i] += the bytes b of
+ * data[starts[i] .. ends[i]) with table[b] == 1 (int64 spans, ascending and not overlapping; a table
+ * of 256 bytes, each 0 or 1). */
+PyObject *py_count_in_spans(PyObject *self, PyObject *args) {
+    Py_buffer b[5];
+    int threads;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &threads))
+        return NULL;
+    count_job j = {b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, (int64_t)b[1].len / 8, (int64_t)b[0].len};
+    int ok = b[1].len == b[2].len && b[1].len == b[4].len && b[3].len == 256;
+    for (int64_t i = 0; ok && i < j.n; i++)
+        ok = j.starts[i] >= 0 && j.starts[i] <= j.ends[i] && j.ends[i] <= j.size &&
+             (i == 0 || j.ends[i - 1] <= j.starts[i]);
+    for (int k = 0; ok && k < 256; k++)
+        ok = j.table[k] <= 1;
+    if (ok) {
+        int parts = (int)(j.size >> 22) + 1;
+        Py_BEGIN_ALLOW_THREADS
+        run_parallel(count_part, &j, threads < 1 ? 1 : threads < parts ? threads : parts);
+        Py_END_ALLOW_THREADS
+    } else {
+        PyErr_SetString(PyExc_ValueError, "count_in_spans: spans outside the data, out of order, or a bad table");
+    }
+    return release_buffers(b, 5, ok);
 }

@@ -368,3 +368,30 @@ def test_other_readers_read_the_table(tmp_path):
             assert np.array_equal(frame[name].to_numpy(), hsps[name]), name
     if not tried:
         pytest.skip("neither duckdb nor polars is installed")
+
+
+def test_take_strings_gathers_any_rows_of_several_tables(tmp_path):
+    """take_strings (bytes.c's gather on threads) against Python slicing: drawn tables, one empty, an Arrow
+    array among them, rows repeated and in any order; save_tables and load_tables give the tables back."""
+    from gpu_kernels.formats.strings import arrow_strings, load_tables, save_tables, take_strings
+
+    rng = np.random.default_rng(5)
+    for round_ in range(20):
+        tables = []
+        for n in rng.integers(0, 30, size=rng.integers(1, 5)):
+            offsets = np.concatenate(([0], np.cumsum(rng.integers(0, 3000 if round_ % 2 else 40, n)))).astype(np.int64)
+            tables.append((rng.integers(33, 127, int(offsets[-1]), dtype=np.uint8).tobytes(), offsets))
+        strings = [data[o[i]:o[i + 1]] for data, o in tables for i in range(o.size - 1)]
+        rows = rng.integers(0, len(strings), rng.integers(0, 60)) if strings else np.zeros(0, np.int64)
+        given = [arrow_strings(t) if k == 1 else t for k, t in enumerate(tables)]
+        data, offsets = take_strings(given, rows, threads=3)
+        assert [bytes(data[offsets[i]:offsets[i + 1]]) for i in range(rows.size)] == [strings[r] for r in rows]
+        save_tables(tmp_path / "t.bin", {f"kind{k}": t for k, t in enumerate(tables)})
+        loaded = load_tables(tmp_path / "t.bin")
+        assert [(bytes(d), o.tolist()) for d, o in loaded.values()] == [(d, o.tolist()) for d, o in tables]
+    # past 4 MiB a thread: the output cut into parts of equal bytes, strings split across the parts
+    offsets = np.concatenate(([0], np.cumsum(rng.integers(0, 1 << 20, 40)))).astype(np.int64)
+    big = (rng.integers(33, 127, int(offsets[-1]), dtype=np.uint8).tobytes(), offsets)
+    rows = rng.permutation(40)
+    data, got = take_strings([big], rows, threads=4)
+    assert bytes(data) == b"".join(big[0][offsets[r]:offsets[r + 1]] for r in rows)

@@ -1,7 +1,9 @@
 """String tables (a string a row: the bytes of all of them and int64 offsets, as format.c reads them)
 and Arrow's large_binary arrays, one as the other without copying the strings; rows taken in any
-order by Arrow's take, a string copied once."""
+order, a string copied once (bytes.c); tables saved in one file and mapped back."""
 from __future__ import annotations
+
+import json
 
 import numpy as np
 
@@ -34,14 +36,71 @@ def string_table(array) -> tuple:
     return body, offsets - offsets[0]
 
 
-def take_strings(texts: list, rows) -> tuple:
-    """The strings of several string tables (laid end to end) at the given rows, in that order: one
-    Arrow take, a string copied once (never an index a byte)."""
-    import pyarrow as pa
+def take_strings(texts: list, rows, threads: int = 0) -> tuple:
+    """The strings of several string tables (laid end to end; Arrow binary arrays too) at the given
+    rows, in that order, as one string table (a uint8 array, int64 offsets): each string copied once,
+    on threads (bytes.c's gather_spans), never an index a byte."""
+    from .. import native
 
-    chunks = pa.chunked_array([arrow_strings(t) for t in texts], type=pa.large_binary())
-    taken = chunks.take(pa.array(np.asarray(rows, dtype=np.int64)))
-    return string_table(taken.combine_chunks() if taken.num_chunks != 1 else taken.chunk(0))
+    tables = [t if isinstance(t, tuple) else string_table(t) for t in texts]
+    offsets = [np.asarray(o, dtype=np.int64) for _, o in tables]
+    rows = np.asarray(rows, dtype=np.int64)
+    bounds = np.concatenate(([0], np.cumsum([o.size - 1 for o in offsets]))).astype(np.int64)
+    source = np.searchsorted(bounds, rows, side="right") - 1
+    order = np.argsort(source, kind="stable")  # each table's rows, in output order
+    cuts = np.searchsorted(source[order], np.arange(len(tables) + 1))
+    starts = np.empty(rows.size, dtype=np.int64)
+    lengths = np.empty(rows.size, dtype=np.int64)
+    for number, table_offsets in enumerate(offsets):
+        mine = order[cuts[number]:cuts[number + 1]]
+        local = rows[mine] - bounds[number]
+        starts[mine] = table_offsets[local]
+        lengths[mine] = table_offsets[local + 1] - starts[mine]
+    at = np.zeros(rows.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=at[1:])
+    out = np.empty(int(at[-1]), dtype=np.uint8)
+    cpu, threads = native.cpu(), threads or native.threads()
+    for number, (data, _) in enumerate(tables):
+        mine = order[cuts[number]:cuts[number + 1]]
+        if mine.size:
+            cpu.gather_spans(out, data, starts[mine], lengths[mine], at[:-1][mine], threads)
+    return out, at
+
+
+HEADER = 4096  # save_tables' header: a JSON line padded to this many bytes
+
+
+def save_tables(path: str, tables: dict) -> None:
+    """String tables (name: (data, offsets from 0)) in one file, atomically: a JSON line naming each
+    table's byte ranges, padded to HEADER bytes, then the tables' bytes (offsets at multiples of 8),
+    which load_tables maps back without copying them."""
+    from .files import atomic_path
+
+    ranges, at = {}, HEADER
+    for name, (data, offsets) in tables.items():
+        size = memoryview(data).nbytes
+        at_offsets = (at + size + 7) // 8 * 8
+        ranges[name] = [at, size, at_offsets, int(np.asarray(offsets).size)]
+        at = at_offsets + 8 * int(np.asarray(offsets).size)
+    header = json.dumps(ranges).encode()
+    if len(header) >= HEADER:
+        raise ValueError(f"save_tables: {len(tables)} tables are too many for the header")
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as handle:
+            handle.write(header.ljust(HEADER - 1) + b"\n")
+            for name, (data, offsets) in tables.items():
+                start, size, at_offsets, _ = ranges[name]
+                handle.write(data)
+                handle.write(b"\0" * (at_offsets - start - size))
+                handle.write(np.ascontiguousarray(offsets, dtype=np.int64).tobytes())
+
+
+def load_tables(path: str) -> dict:
+    """save_tables' string tables (name: (data, offsets)), memory-mapped: read where they are used."""
+    mapped = np.memmap(path, dtype=np.uint8, mode="r")
+    ranges = json.loads(bytes(mapped[:HEADER]))
+    return {name: (mapped[start:start + size], mapped[at:at + 8 * n].view(np.int64))
+            for name, (start, size, at, n) in ranges.items()}
 
 
 def reordered(text: tuple, order) -> tuple:

@@ -46,7 +46,7 @@ TEMPLATES = {
     "bin_group": BINS,
     "bin_hsps": BINS + "/hsps.parquet",
     "bin_stats": BINS + "/stats.tsv",
-    "bin_texts": BINS + ".texts.parquet",
+    "bin_texts": BINS + ".texts.bin",
     "bin_text_parts": BINS + ".text_parts.npz",
     "assembled": PAIR + "/assembled",
     **{kind: f"{PAIR}/{name}" for kind, name in PAIR_OUTPUTS.items()},

@@ -55,29 +55,23 @@ def write_part(part: Part, prefix: str, text_parts_path: str | None = None) -> N
 
 def write_part_texts(text_parts_path: str, query, qbin: str, reference, rbins: list[str], kinds: tuple, path: str) -> None:
     """The texts (align.text_of's kinds) of a compare job's alignments, from the parts of them it kept
-    (text_parts_path, write_part's) and its bins' codes laid out again as the job laid them: a Parquet table of
-    binary columns `text_<kind>`, a row an alignment. A CPU job: the GPU goes on to the next compare
-    job meanwhile."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
+    (text_parts_path, write_part's) and its bins' codes laid out again as the job laid them: string
+    tables in one file (formats.strings.save_tables), a string an alignment. A CPU job: the GPU goes on
+    to the next compare job meanwhile."""
     from ..align import text_of
-    from ..formats.files import atomic_path
+    from ..formats.strings import save_tables
     from .genome import load_bin
 
     qset, _ = load_bin(query.codes, query.rows, qbin)
     rset, _ = load_bin(reference.codes, reference.rows, rbins)
     with np.load(text_parts_path) as saved:
         al = {name: saved[name] for name in saved.files}
-    arrays = {f"text_{kind}": arrow_strings(text_of(al, qset, rset, kind)) for kind in kinds}
-    with atomic_path(path) as tmp:
-        pq.write_table(pa.table(arrays) if arrays else pa.table({"none": pa.array([], pa.int8())}), tmp,
-                       compression="zstd")
+    save_tables(path, {kind: text_of(al, qset, rset, kind) for kind in kinds})
     log.info("%s: texts of %d alignments (%s)", path, al["first"].size, ", ".join(kinds))
 
 
-def read_part(prefix: str, texts_path: str | None = None) -> Part:
-    """A part as write_part left it (its texts from texts_path where the texts rule made them)."""
+def read_part(prefix: str) -> Part:
+    """A part as write_part left it."""
     import pyarrow.parquet as pq
 
     fields = {}
@@ -89,10 +83,6 @@ def read_part(prefix: str, texts_path: str | None = None) -> Part:
         if name == "alignments":
             texts = {column[len("text_"):]: table.column(column).combine_chunks()
                      for column in table.column_names if column.startswith("text_")}
-    if texts_path:
-        table = pq.read_table(texts_path)
-        texts = {column[len("text_"):]: table.column(column).combine_chunks()
-                 for column in table.column_names if column.startswith("text_")}
     return Part(fields["chains"], fields["blocks"], fields["pieces"], fields["alignments"], texts,
                 ranks=fields["ranks"])
 
@@ -111,6 +101,7 @@ def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: 
     import pyarrow.parquet as pq
 
     from ..formats.files import atomic_path
+    from ..formats.strings import save_tables
     from .genome import load_records
 
     from concurrent.futures import ThreadPoolExecutor
@@ -141,15 +132,13 @@ def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: 
     write_chains(pair, (query.names, query.lengths, reference.names, reference.lengths), paths, meta, params)
     numbers = {name: pa.array(np.ascontiguousarray(pair.alignments[name])) for name in ALIGNED}
     numbers["source"] = pa.array(np.asarray(pair.rows, dtype=np.int64))
-    late_texts = {f"text_{kind}": arrow_strings(pair.late_texts[kind]) for kind in texts}
     os.makedirs(assembled_path, exist_ok=True)
+    save_tables(os.path.join(assembled_path, "late_texts.bin"), {kind: pair.late_texts[kind] for kind in texts})
     with atomic_path(os.path.join(assembled_path, "meta.json")) as tmp:  # the alignments' tables say it too
         with open(tmp, "w") as handle:
             json.dump(meta, handle)
-    for name, columns in (("alignments", numbers), ("late_texts", late_texts)):
-        with atomic_path(os.path.join(assembled_path, f"{name}.parquet")) as tmp:
-            pq.write_table(pa.table(columns) if columns else pa.table({"none": pa.array([], pa.int8())}), tmp,
-                           compression="zstd")
+    with atomic_path(assembled_alignments(assembled_path)) as tmp:
+        pq.write_table(pa.table(numbers), tmp, compression="zstd")
 
 
 def assembled_alignments(assembled_path: str) -> str:
@@ -165,10 +154,8 @@ def write_pair_alignments(assembled_path: str, texts_paths: list, query, referen
     bases from the reference's memory-mapped codes (a human-sized genome is not copied)."""
     import pyarrow.parquet as pq
 
-    from concurrent.futures import ThreadPoolExecutor
-
-    from .. import native
     from ..align import write_aligned
+    from ..formats.strings import load_tables
     from ..pipeline import take_texts
     from .genome import mapped_genome
 
@@ -178,13 +165,8 @@ def write_pair_alignments(assembled_path: str, texts_paths: list, query, referen
     al = {name: table.column(name).to_numpy() for name in table.column_names}
     rows = al.pop("source")
 
-    def texts_of_file(path: str) -> dict:
-        table = pq.read_table(path)
-        return {column[len("text_"):]: table.column(column).combine_chunks()
-                for column in table.column_names if column.startswith("text_")}
-
-    with ThreadPoolExecutor(min(8, native.threads())) as pool:  # Parquet's decoding releases the GIL
-        sources = list(pool.map(texts_of_file, [*texts_paths, os.path.join(assembled_path, "late_texts.parquet")]))
+    # memory-mapped: each alignment's texts read once, where the take copies them
+    sources = [load_tables(path) for path in (*texts_paths, os.path.join(assembled_path, "late_texts.bin"))]
     kinds = list(sources[-1])
     made = take_texts({kind: [s[kind] for s in sources] for kind in kinds}, rows)
     log.info("texts of %d alignments taken from %d parts (%s)", rows.size, len(texts_paths), ", ".join(kinds))

@@ -2,6 +2,7 @@
 import os
 import sys
 
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 # workflow.basedir is workflow/ where workflow/Snakefile is run, the repository root where the top-level
@@ -351,6 +352,14 @@ def final_outputs():
         if PARAMS[s].matching.mode != "hsp"
     ]
     return targets + [path("summary_tsv"), path("summary_png")]
+
+
+def host_cores():
+    """--cores where it is given (0 where it is not: a report, a cluster's submit host)."""
+    try:
+        return int(workflow.cores)
+    except (WorkflowError, TypeError, ValueError):
+        return 0
 
 
 def pair_category(kind, what):

@@ -62,7 +62,9 @@ rule plots:
         log_path("plots", "set", "query", "reference", kind="benchmark")
     conda:
         "../envs/engine.yaml"
-    threads: 8  # accumulators side by side (the raster pass releases the GIL); Snakemake lowers it to --cores
+    # accumulators and drawing processes side by side (the raster pass releases the GIL): a quarter of
+    # the cores, 8 to 16, so that it runs beside the alignments' texts; Snakemake lowers it to --cores
+    threads: min(16, max(8, host_cores() // 4))
     params:
         hsps=dots_tables,
         low=lowest_identity,
