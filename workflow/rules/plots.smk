@@ -62,9 +62,9 @@ rule plots:
         log_path("plots", "set", "query", "reference", kind="benchmark")
     conda:
         "../envs/engine.yaml"
-    # accumulators and drawing processes side by side (the raster pass releases the GIL): a quarter of
-    # the cores, 8 to 16, so that it runs beside the alignments' texts; Snakemake lowers it to --cores
-    threads: min(16, max(8, host_cores() // 4))
+    # accumulators and drawing processes side by side (the raster pass releases the GIL): half the
+    # cores, 8 to 16, so that it runs beside the alignments' texts; Snakemake lowers it to --cores
+    threads: min(16, max(8, host_cores() // 2))
     params:
         hsps=dots_tables,
         low=lowest_identity,
