@@ -141,20 +141,26 @@ def run_align(args: argparse.Namespace) -> int:
                     "--snps": args.snps, "--vcf": args.vcf, "--hsps": args.hsps, "--chains": args.chains, "--chain-file": args.chain_file,
                     "--chains-table": args.chains_table}, [args.query, args.reference])
     loaded = load(args.query, args.reference, params, backend=args.backend)
+    if args.sam:  # before any output is written
+        from .formats.alignments import sam_name_problem
+
+        problem = sam_name_problem(loaded.query.names, loaded.reference.names)
+        if problem:
+            raise InputError(f"--sam: {problem}")
     paths = {"paf": output, "delta": args.delta, "sam": args.sam, "snps": args.snps, "table": args.table,
              "vcf": args.vcf}
     if not fits_whole(loaded.query, loaded.reference, params):
         if args.hsps:
             raise InputError("--hsps: the pair is compared in parts (larger than --part-bases); write the HSP "
                              "tables with the workflow, or raise --part-bases")
-        return align_in_parts(loaded, params, {**paths, **chain_paths}, start)
+        return align_in_parts(loaded, params, {**paths, **chain_paths}, start, not args.sam_no_seq)
     result = compare_loaded(loaded, params)
     chains = result.chain()
     if any(chain_paths.values()):
         result.write_chains(chain_paths)
     if args.hsps:
         result.write_parquet(args.hsps, last=True)
-    al = result.write_alignments(paths)
+    al = result.write_alignments(paths, not args.sam_no_seq)
     aligned = int((al["qend"] - al["qstart"]).sum())
     print(f"{al['qstart'].size} alignments ({int(al['backbone'].sum())} in the backbone) of {chains['chain'].size} "
           f"chains of {result.stats['hsps']} HSPs, {aligned} query bases aligned, backend {result.stats['backend']}, "
@@ -178,8 +184,8 @@ def check_fill_memory(params: Params) -> None:
                          "machine's memory: lower --band, --max-gap or --max-shift")
 
 
-def align_in_parts(loaded, params: Params, paths: dict, start: float) -> int:
-    """align's pair in parts (pipeline.align_parts), written where paths say."""
+def align_in_parts(loaded, params: Params, paths: dict, start: float, sam_seq: bool = True) -> int:
+    """align's pair in parts (pipeline.align_parts), written where paths say (sam_seq: the SAM lines' SEQ)."""
     from .pipeline import align_parts, texts_of, write_pair
 
     q, r = loaded.query, loaded.reference
@@ -190,7 +196,7 @@ def align_in_parts(loaded, params: Params, paths: dict, start: float) -> int:
     meta = {"query": {"names": list(q.names), "lengths": q.lengths.tolist()},
             "reference": {"names": list(r.names), "lengths": r.lengths.tolist()},
             "params": params.as_dict(), "stats": {}, **loaded.sources}
-    write_pair(pair, (q.names, q.lengths, r.names, r.lengths), paths, meta, params, r)
+    write_pair(pair, (q.names, q.lengths, r.names, r.lengths), paths, meta, params, r, q if sam_seq else None)
     al = pair.alignments
     aligned = int((al["qend"] - al["qstart"]).sum())
     print(f"{al['qstart'].size} alignments ({int(al['backbone'].sum())} in the backbone) of {pair.chains['chain'].size} "

@@ -377,22 +377,23 @@ def _snp_parts(al: dict, query: SeqSet, reference: SeqSet) -> list:
             np.concatenate(([0], ends)).astype(np.int64)]
 
 
-def write_alignments(al: dict, query: SeqSet, reference: SeqSet, paths: dict, meta: dict) -> None:
+def write_alignments(al: dict, query: SeqSet, reference: SeqSet, paths: dict, meta: dict, sam_seq: bool = True) -> None:
     """The alignments written where paths say (by kind: paf with cg:Z and cs:Z, delta (MUMmer), snps
     (SNPs and indels), sam, table (Parquet, the ALIGNMENT record)); meta: the run's metadata (record
     tables, parameters, FASTA paths), as the HSP table holds it. The texts are made from the
-    alignments' columns as they are needed (text_of)."""
+    alignments' columns as they are needed (text_of). sam_seq: the SAM lines' SEQ written (else `*`)."""
     reference.reverse_codes  # made once, before threads read them
     write_aligned(al, lambda kind: text_of(al, query, reference, kind),
-                  (query.names, query.lengths, reference.names, reference.lengths), paths, meta, reference)
+                  (query.names, query.lengths, reference.names, reference.lengths), paths, meta, reference,
+                  query if sam_seq else None)
 
 
-def write_aligned(al: dict, text, records: tuple, paths: dict, meta: dict, reference=None) -> None:
+def write_aligned(al: dict, text, records: tuple, paths: dict, meta: dict, reference=None, query=None) -> None:
     """write_alignments of alignments whose texts text(kind) gives (align.text_of's kinds: a string
     table a kind, made by text_of or kept from a pipeline's parts); records: (query names, lengths,
     reference names, lengths). The table is compressed on a thread beside the texts (both release the
     interpreter's lock). reference: the reference's SeqSet, which the VCF (kind vcf: formats/vcf.py)
-    reads its anchor bases from."""
+    reads its anchor bases from; query: the query's, whose bases are the SAM lines' SEQ (None: `*`)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from .formats import alignments as formats
@@ -421,7 +422,7 @@ def write_aligned(al: dict, text, records: tuple, paths: dict, meta: dict, refer
             count = write_vcf(paths["vcf"], al, text("snps"), reference, qnames, formats.COMMAND_LINE[0])
             log.info("%s: %d VCF records (%.2f s)", paths["vcf"], count, time.perf_counter() - start)
         if paths.get("sam"):
-            formats.write_sam(paths["sam"], al, cigars, qnames, qlens, rnames, rlens)
+            formats.write_sam(paths["sam"], al, cigars, qnames, qlens, rnames, rlens, query)
         if table is not None:
             table.result()
             log.info("%s: alignment table written (%.2f s)", paths["table"], time.perf_counter() - start)

@@ -2,7 +2,7 @@
  * (fasta.py's read_bytes), whether a file holds a byte (fasta.py's holds), a copy into pinned buffers
  * (arrays.py's to_device), spans of codes set to one value (matches_runs.py's _blanked), codes' reverse complement (seqset.py's
  * reverse_complement), strings gathered into one table (formats/strings.py's take_strings), bytes of a
- * set counted in spans (workflow/genome.py's scan_fasta). */
+ * set counted in spans (workflow/genome.py's scan_fasta), codes written as letters (a SAM line's SEQ). */
 #include "cpu.h"
 
 #include <errno.h>
@@ -339,4 +339,67 @@ PyObject *py_count_in_spans(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "count_in_spans: spans outside the data, out of order, or a bad table");
     }
     return release_buffers(b, 5, ok);
+}
+
+/* ---- Stretches of codes written as letters (formats/alignments.py's sam_seq: a SAM line's SEQ, the
+ * query's bases, reverse-complemented on the reverse strand), the output cut into parts of equal bytes. */
+
+typedef struct {
+    uint8_t *out;
+    const uint8_t *codes, *reverse, *forward_letters, *reverse_letters;
+    const int64_t *starts, *lengths, *at;
+    int64_t n, total;
+} letters_job;
+
+static void letters_part(void *p, int t, int threads) {
+    letters_job *j = (letters_job *)p;
+    size_t lo, hi;
+    part_range((size_t)j->total, t, threads, &lo, &hi);
+    int64_t first = 0, last = j->n;
+    while (first < last) {
+        const int64_t mid = first + (last - first) / 2;
+        if ((size_t)(j->at[mid] + j->lengths[mid]) <= lo)
+            first = mid + 1;
+        else
+            last = mid;
+    }
+    for (int64_t i = first; i < j->n && (size_t)j->at[i] < hi; i++) {
+        const size_t a = (size_t)j->at[i], b = a + (size_t)j->lengths[i];
+        const size_t from = a > lo ? a : lo, to = b < hi ? b : hi;
+        const uint8_t *codes = j->codes + j->starts[i];
+        if (j->reverse[i]) {  /* output k is the complement of code length - 1 - k */
+            const int64_t end = j->lengths[i] - 1;
+            for (size_t k = from; k < to; k++)
+                j->out[k] = j->reverse_letters[codes[end - (int64_t)(k - a)]];
+        } else {
+            for (size_t k = from; k < to; k++)
+                j->out[k] = j->forward_letters[codes[k - a]];
+        }
+    }
+}
+
+/* codes_letters(out, codes, starts, lengths, at, reverse, forward_letters, reverse_letters, threads):
+ * codes[starts[i] .. + lengths[i]) written to out[at[i] ..] as forward_letters[code], or where reverse[i]
+ * (int8) backwards as reverse_letters[code] (tables of 256 bytes; spans as gather_spans takes them). */
+PyObject *py_codes_letters(PyObject *self, PyObject *args) {
+    Py_buffer b[8];
+    int threads;
+    if (!PyArg_ParseTuple(args, "w*y*y*y*y*y*y*y*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &b[7], &threads))
+        return NULL;
+    letters_job j = {b[0].buf, b[1].buf, b[5].buf, b[6].buf, b[7].buf, b[2].buf, b[3].buf, b[4].buf,
+                     (int64_t)b[2].len / 8, (int64_t)b[0].len};
+    int ok = b[2].len == b[3].len && b[2].len == b[4].len && b[5].len == b[2].len / 8 && b[6].len == 256 &&
+             b[7].len == 256;
+    for (int64_t i = 0; ok && i < j.n; i++)
+        ok = j.starts[i] >= 0 && j.lengths[i] >= 0 && j.at[i] >= 0 && j.starts[i] + j.lengths[i] <= b[1].len &&
+             j.at[i] + j.lengths[i] <= b[0].len && (i == 0 || j.at[i - 1] + j.lengths[i - 1] <= j.at[i]);
+    if (ok) {
+        int parts = (int)(j.total >> 22) + 1;
+        Py_BEGIN_ALLOW_THREADS
+        run_parallel(letters_part, &j, threads < 1 ? 1 : threads < parts ? threads : parts);
+        Py_END_ALLOW_THREADS
+    } else {
+        PyErr_SetString(PyExc_ValueError, "codes_letters: a span outside its buffer or out of order, or a bad table");
+    }
+    return release_buffers(b, 8, ok);
 }

@@ -67,7 +67,10 @@ def parser() -> argparse.ArgumentParser:
     aln.add_argument("--vcf", help="VCF 4.3 output path of the one-to-one alignments on the reference: SNPs, "
                      "left-aligned indels, and SVTYPE DEL and INS (50 bases or more), INV, DUP and BND records "
                      "(bcftools, pysam)")
-    aln.add_argument("--sam", help="SAM output path (=/X CIGARs, the query's unaligned ends hard-clipped, no sequence)")
+    aln.add_argument("--sam", help="SAM output path, as minimap2 writes an assembly's: a primary line on each aligned query "
+                     "record (its ends soft-clipped, SEQ the whole record), its other one-to-one alignments "
+                     "supplementary (2048), the rest secondary (256); =/X CIGARs")
+    aln.add_argument("--sam-no-seq", action="store_true", help="SEQ left out (*) on every SAM line")
     aln.add_argument("--hsps", help="HSP table output path (Apache Parquet), each HSP's chain its last column")
     aln.add_argument("--chains", metavar="PAF", help="chains as PAF (as compare --chains)")
     aln.add_argument("--chain-file", metavar="CHAIN", help="chains in UCSC chain format (as compare --chain-file)")

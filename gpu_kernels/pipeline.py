@@ -409,13 +409,14 @@ def align_parts(query: SeqSet, reference: SeqSet, params: Params, backend, texts
                     align_late(query, reference, params, texts, backend), texts, all_chains=pieces)
 
 
-def write_pair(pair: Pair, records: tuple, paths: dict, meta: dict, params: Params, reference=None) -> None:
+def write_pair(pair: Pair, records: tuple, paths: dict, meta: dict, params: Params, reference=None,
+               query=None) -> None:
     """An assembled pair's outputs where paths say: the alignments' kinds (align.write_aligned's) and
-    the chains' (write_chains)."""
+    the chains' (write_chains); reference, query: align.write_aligned's."""
     from .align import write_aligned
 
     write_chains(pair, records, paths, meta, params)
-    write_aligned(pair.alignments, pair.texts.__getitem__, records, paths, meta, reference)
+    write_aligned(pair.alignments, pair.texts.__getitem__, records, paths, meta, reference, query)
 
 
 def write_chains(pair: Pair, records: tuple, paths: dict, meta: dict, params: Params) -> None:

@@ -162,14 +162,14 @@ class Result:
                                                          codes=self.codes)
         return self._alignments
 
-    def write_alignments(self, paths: dict) -> dict:
+    def write_alignments(self, paths: dict, sam_seq: bool = True) -> dict:
         """The alignments written (aligned first where they are not yet): paths by kind, paf (with cg:Z
         and cs:Z), delta (MUMmer), snps (SNPs and indels), sam and table (Parquet, the ALIGNMENT record);
-        returns them."""
+        returns them. sam_seq: the SAM lines' SEQ written (else `*`)."""
         from .align import write_alignments
 
         al = self.align()
-        write_alignments(al, self.query, self.reference, paths, {**self.meta(), "stats": self.counts()})
+        write_alignments(al, self.query, self.reference, paths, {**self.meta(), "stats": self.counts()}, sam_seq)
         return al
 
     def write_paf(self, path: str, threads: int = 0) -> int:

@@ -10,7 +10,7 @@
 
 FORMATS is the registry of the text formats of an HSP table: kind -> (file name in a genome pair's
 results folder, header, rows). The command line, the workflow's merge, `filter` and the Snakemake
-path templates all read it: a new text format is a module with `header(meta)` and `rows(meta)` and a
+path templates all read it: a new text format is a module with `header(meta, path)` and `rows(meta)` and a
 line here. `meta` is a table's `gpu_kernels` metadata (record tables, parameters, genome names, seed
 counts, FASTA paths) with `rows`, the table's row count.
 """
@@ -54,7 +54,7 @@ def text_from_parts(kind: str, path: str, meta: dict, parts, threads: int = 0, w
     """A text format of HSP columns given as loaders of slices (tables.table_parts, memory_parts, or
     a backend's host slices), written to path ("-": standard output); returns the rows written."""
     fmt = FORMATS[kind]
-    return write_text(path, parts, fmt.rows(meta), fmt.header(meta), threads, window)
+    return write_text(path, parts, fmt.rows(meta), fmt.header(meta, path), threads, window)
 
 
 def text_from_table(kind: str, table_path: str, path: str, threads: int = 0, **meta) -> int:

@@ -4,6 +4,8 @@ ALIGNMENT record, its CIGAR a string column). The texts of each alignment (CIGAR
 lines) come from align.text_of as string tables; here they are laid into rows."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .delta import header as delta_header, pair_headers
@@ -123,10 +125,79 @@ def clips(counts, letter: str) -> tuple:
     return data[pieces].tobytes(), offsets
 
 
-def sam_text(al: dict, cigars: tuple, qnames, qlens, rnames) -> memoryview:
-    """SAM records: the query record as the read, flag 16 on the reverse strand and 256 where not
-    one-to-one (secondary), 1-based position, mapq 255, the CIGAR (=/X/I/D) with the query's
-    unaligned ends hard-clipped, no sequence nor qualities (*), NM:i and AS:i."""
+SECONDARY, SUPPLEMENTARY = 256, 2048
+SAM_QNAME = re.compile(r"[!-?A-~]{1,254}")  # the SAM specification's patterns (v1.6, 1.4 and 1.2.1)
+SAM_RNAME = re.compile(r"[0-9A-Za-z!#$%&+./:;?@^_|~-][0-9A-Za-z!#$%&*+./:;=?@^_|~-]*")
+
+
+def sam_name_problem(qnames, rnames) -> str | None:
+    """Why SAM cannot hold these record names (a query name of 255 characters or more, a blank or '@'
+    one, a reference name `*` or one starting with '=' or holding a character the specification
+    leaves out), or None."""
+    for names, pattern, role in ((qnames, SAM_QNAME, "query"), (rnames, SAM_RNAME, "reference")):
+        for name in names:
+            if not pattern.fullmatch(str(name)) or (role == "query" and str(name) == "*"):
+                shown = str(name) if len(str(name)) <= 60 else f"{str(name)[:40]}... ({len(str(name))} characters)"
+                return (f"{role} record name '{shown}' cannot be written in SAM (QNAME: 1 to 254 characters of ! to ~ "
+                        "but @; RNAME: no '*' or '=' first); rename it, or leave --sam out")
+    return None
+
+
+def sam_flags(al: dict, qlens) -> np.ndarray:
+    """Each row's FLAG as minimap2 writes an assembly's: on each aligned query record one primary line (of
+    its one-to-one alignments the best-scoring, the first of equals; of its others where it has none),
+    its other one-to-one alignments supplementary (2048), the rest secondary (256); 16 on the reverse
+    strand."""
+    n = int(al["qstart"].size)
+    one = np.asarray(al["backbone"]) == 1
+    qrec = np.asarray(al["qrec"], dtype=np.int64)
+    order = np.lexsort((np.arange(n), -np.asarray(al["score"], dtype=np.int64), ~one, qrec))
+    primary = np.zeros(n, dtype=bool)
+    first = np.ones(n, dtype=bool)
+    first[1:] = qrec[order][1:] != qrec[order][:-1]
+    primary[order[first]] = True
+    kind = np.where(primary, 0, np.where(one, SUPPLEMENTARY, SECONDARY))
+    return kind + np.where(np.asarray(al["strand"]) == 1, 16, 0)
+
+
+LETTERS = np.full(256, ord("N"), dtype=np.uint8)
+LETTERS[:4] = np.frombuffer(b"ACGT", dtype=np.uint8)
+COMPLEMENT_LETTERS = np.full(256, ord("N"), dtype=np.uint8)
+COMPLEMENT_LETTERS[:4] = np.frombuffer(b"TGCA", dtype=np.uint8)
+
+
+def sam_seq(al: dict, flags, query) -> tuple:
+    """Each row's SEQ as a string table: the whole query record on a primary line (its ends soft-clipped),
+    the aligned stretch on a supplementary one (hard-clipped), `*` on a secondary one or where query (its
+    SeqSet: codes and record starts) is None; reverse-complemented on the reverse strand, bases other than
+    A, C, G and T as N."""
+    from .. import native
+
+    n = int(al["qstart"].size)
+    qrec = np.asarray(al["qrec"], dtype=np.int64)
+    written = (flags & SECONDARY) == 0 if query is not None else np.zeros(n, dtype=bool)
+    primary = written & ((flags & SUPPLEMENTARY) == 0)
+    begin = np.where(primary, 0, np.asarray(al["qstart"], dtype=np.int64))
+    end = np.where(primary, np.asarray(query.lengths, dtype=np.int64)[qrec] if query is not None else 0,
+                   np.asarray(al["qend"], dtype=np.int64))
+    lengths = np.where(written, end - begin, 1)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    out = np.empty(int(offsets[-1]), dtype=np.uint8)
+    out[offsets[:-1][~written]] = ord("*")
+    rows = np.flatnonzero(written)
+    if rows.size:
+        starts = np.asarray(query.starts, dtype=np.int64)[qrec[rows]] + begin[rows]
+        native.cpu().codes_letters(out, np.asarray(query.codes), starts, lengths[rows], offsets[:-1][rows],
+                                   ((flags[rows] & 16) != 0).astype(np.int8), LETTERS, COMPLEMENT_LETTERS,
+                                   native.threads())
+    return out, offsets
+
+
+def sam_text(al: dict, cigars: tuple, flags, seq: tuple, qnames, qlens, rnames) -> memoryview:
+    """SAM records: the query record as the read, FLAG (sam_flags), 1-based position, mapq 255, the CIGAR
+    (=/X/I/D) with the query's unaligned ends soft-clipped on a primary line and hard-clipped on the
+    others, SEQ (sam_seq), no qualities (*), NM:i and AS:i."""
     n = int(al["qstart"].size)
     if n == 0:
         return memoryview(b"")
@@ -135,25 +206,33 @@ def sam_text(al: dict, cigars: tuple, qnames, qlens, rnames) -> memoryview:
     qlen = np.asarray(qlens, dtype=np.int64)[qrec]
     lead = np.where(reverse, qlen - al["qend"], al["qstart"])
     trail = np.where(reverse, al["qstart"], qlen - al["qend"])
-    flag = np.where(reverse, 16, 0) + np.where(al["backbone"] == 1, 0, 256)
+    soft = (flags & (SECONDARY | SUPPLEMENTARY)) == 0
     index = np.arange(n, dtype=np.int64)
     nm = al["mismatches"] + al["insertions"] + al["deletions"]
-    fields = (("n", qrec, name_table(qnames)), "\t", ("i", flag), "\t", ("n", rrec, name_table(rnames)), "\t",
-              ("i", al["rstart"] + 1), "\t255\t", ("n", index, clips(lead, "H")), ("n", index, cigars),
-              ("n", index, clips(trail, "H")), "\t*\t0\t0\t*\t*\tNM:i:", ("i", nm), "\tAS:i:", ("i", al["score"]),
-              "\n")
+    fields = (("n", qrec, name_table(qnames)), "\t", ("i", flags), "\t", ("n", rrec, name_table(rnames)), "\t",
+              ("i", al["rstart"] + 1), "\t255\t", ("n", index, clips(np.where(soft, 0, lead), "H")),
+              ("n", index, clips(np.where(soft, lead, 0), "S")), ("n", index, cigars),
+              ("n", index, clips(np.where(soft, trail, 0), "S")), ("n", index, clips(np.where(soft, 0, trail), "H")),
+              "\t*\t0\t0\t", ("n", index, seq), "\t*\tNM:i:", ("i", nm), "\tAS:i:", ("i", al["score"]), "\n")
     return format_rows(n, fields)
 
 
-def write_sam(path: str, al: dict, cigars: tuple, qnames, qlens, rnames, rlens) -> int:
-    """The alignments as SAM (pysam and SyRI read it), a slice of rows at a time."""
+def write_sam(path: str, al: dict, cigars: tuple, qnames, qlens, rnames, rlens, query=None) -> int:
+    """The alignments as SAM (samtools, pysam and SyRI read it), a slice of rows at a time; query: the
+    query's SeqSet, whose bases are the lines' SEQ (None: `*`)."""
     n = int(al["qstart"].size)
     qtable, rtable = name_table(qnames), name_table(rnames)
+    flags = sam_flags(al, qlens)
+    written = (flags & SECONDARY) == 0 if query is not None else np.zeros(n, dtype=bool)
+    seq_bytes = np.where(written, np.where((flags & SUPPLEMENTARY) == 0, np.asarray(qlens, dtype=np.int64)[
+        np.asarray(al["qrec"], dtype=np.int64)], al["qend"] - al["qstart"]), 1) if n else np.zeros(0, np.int64)
+    sizes = (None, np.concatenate(([0], np.cumsum(seq_bytes))).astype(np.int64))
 
     def pieces():
-        for lo, hi in slices(n, cigars):
+        for lo, hi in slices(n, cigars, sizes):
             part = {name: np.asarray(v)[lo:hi] for name, v in al.items() if np.ndim(v) and len(v) == n}
-            yield hi - lo, sam_text(part, sub_table(cigars, lo, hi), qtable, qlens, rtable)
+            yield hi - lo, sam_text(part, sub_table(cigars, lo, hi), flags[lo:hi], sam_seq(part, flags[lo:hi], query),
+                                    qtable, qlens, rtable)
 
     return write_pieces(path, sam_header(qnames, rnames, rlens), pieces(), "alignments")
 
@@ -188,7 +267,7 @@ def write_delta(path: str, al: dict, indels: tuple, meta: dict) -> int:
             yield hi - lo, delta_text(part, sub_table(moved, lo, hi), qnames, q["lengths"], rnames, r["lengths"],
                                       first_head=head)
 
-    return write_pieces(path, delta_header(meta), pieces(), "alignments")
+    return write_pieces(path, delta_header(meta, path), pieces(), "alignments")
 
 
 def arrow_table(al: dict, cigars: tuple):

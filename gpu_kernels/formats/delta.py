@@ -56,11 +56,36 @@ def delta_text(hsps: dict, qnames, qlens, rnames, rlens) -> memoryview:
     return format_rows(n, fields)
 
 
-def header(meta: dict) -> bytes:
-    """The two FASTA paths (reference first; the genome names where the table has no paths) and NUCMER."""
-    reference = meta.get("reference_fasta") or meta.get("reference_genome", "reference")
-    query = meta.get("query_fasta") or meta.get("query_genome", "query")
+def header(meta: dict, path: str | None = None) -> bytes:
+    """The two FASTA paths (reference first; the genome names where the table has no paths) and NUCMER;
+    path: the delta file's, beside which a gzipped FASTA is written plain (readable_fasta)."""
+    reference = readable_fasta(meta.get("reference_fasta"), path, "reference") or \
+        meta.get("reference_genome", "reference")
+    query = readable_fasta(meta.get("query_fasta"), path, "query") or meta.get("query_genome", "query")
     return f"{reference} {query}\nNUCMER\n".encode()
+
+
+def readable_fasta(fasta: str | None, path: str | None, role: str) -> str | None:
+    """A FASTA path as MUMmer's tools open it from any folder (show-snps, show-aligns and dnadiff read the
+    sequences through it): absolute; a gzipped file, which they read as binary, is decompressed beside
+    the delta (PATH.ROLE.fa) where the delta is a file, and that file named. A name, not a file (a table
+    made from sequences given in memory), is kept as it is."""
+    import gzip
+    import os
+    import shutil
+
+    from .files import atomic_path, is_special
+
+    if not fasta or not os.path.isfile(fasta):
+        return fasta
+    with open(fasta, "rb") as handle:
+        zipped = handle.read(2) == b"\x1f\x8b"
+    if not zipped or not path or is_special(path):
+        return os.path.abspath(fasta)
+    plain = f"{path}.{role}.fa"
+    with gzip.open(fasta, "rb") as source, atomic_path(plain) as tmp, open(tmp, "wb") as out:
+        shutil.copyfileobj(source, out, 1 << 22)
+    return os.path.abspath(plain)
 
 
 def rows(meta: dict):

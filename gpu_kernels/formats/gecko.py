@@ -67,7 +67,7 @@ def _params(meta: dict) -> Params:
     return Params(**meta["params"]) if meta.get("params") else Params()
 
 
-def header(meta: dict) -> bytes:
+def header(meta: dict, path: str | None = None) -> bytes:
     """The header of a table's metadata (genome names, seed counts and rows as the merge records them)."""
     return gecko_header(meta.get("query_genome", "query"), meta["query"]["lengths"],
                         meta.get("reference_genome", "reference"), meta["reference"]["lengths"], _params(meta),

@@ -28,7 +28,7 @@ def paf_text(hsps: dict, qnames, qlens, rnames, rlens) -> memoryview:
     return format_rows(int(length.size), row_fields(columns, "\t"))
 
 
-def header(meta: dict) -> bytes:
+def header(meta: dict, path: str | None = None) -> bytes:
     return b""
 
 

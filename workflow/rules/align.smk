@@ -60,5 +60,6 @@ rule alignments:
             "query_fasta": config["genomes"][wc.query],
             "reference_fasta": config["genomes"][wc.reference],
         },
+        sam_seq=OUT["sam_seq"],
     script:
         "../scripts/alignments.py"

@@ -169,6 +169,15 @@ def comparison_pairs():
 
 
 PAIRS = comparison_pairs()
+if OUT["alignments_sam"]:  # names SAM cannot hold, refused before any job runs
+    from gpu_kernels.formats.alignments import sam_name_problem
+
+    for _q, _r in PAIRS:
+        _problem = sam_name_problem(
+            [c.name for c in CHROMOSOMES[_q]], [c.name for c in CHROMOSOMES[_r]]
+        )
+        if _problem:
+            fail(f"outputs.alignments_sam: {_q} vs {_r}: {_problem}")
 try:
     SETS = param_sets(config["engine"], config.get("sweep"))
     # engine keys given with --config make a set of their own (k20), never written over `default`'s results

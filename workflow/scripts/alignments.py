@@ -15,7 +15,7 @@ sm = snakemake  # noqa: F821
 def step():
     query, reference = genomes(sm)
     paths = {ALIGN_KINDS[kind]: sm.output.get(kind) for kind in ALIGN_KINDS}
-    write_pair_alignments(sm.input.assembled, list(sm.input.texts), query, reference, paths)
+    write_pair_alignments(sm.input.assembled, list(sm.input.texts), query, reference, paths, bool(sm.params.sam_seq))
 
 
 run(sm, step)
