@@ -153,14 +153,14 @@ def run_align(args: argparse.Namespace) -> int:
         if args.hsps:
             raise InputError("--hsps: the pair is compared in parts (larger than --part-bases); write the HSP "
                              "tables with the workflow, or raise --part-bases")
-        return align_in_parts(loaded, params, {**paths, **chain_paths}, start, not args.sam_no_seq)
+        return align_in_parts(loaded, params, {**paths, **chain_paths}, start, not getattr(args, "sam_no_seq", False))
     result = compare_loaded(loaded, params)
     chains = result.chain()
     if any(chain_paths.values()):
         result.write_chains(chain_paths)
     if args.hsps:
         result.write_parquet(args.hsps, last=True)
-    al = result.write_alignments(paths, not args.sam_no_seq)
+    al = result.write_alignments(paths, not getattr(args, "sam_no_seq", False))
     aligned = int((al["qend"] - al["qstart"]).sum())
     print(f"{al['qstart'].size} alignments ({int(al['backbone'].sum())} in the backbone) of {chains['chain'].size} "
           f"chains of {result.stats['hsps']} HSPs, {aligned} query bases aligned, backend {result.stats['backend']}, "
