@@ -1,4 +1,5 @@
 """The Snakemake workflow end to end: default run, lint, sweeps, bad configs, fragmented assemblies, resume."""
+import gzip
 import os
 import re
 import shutil
@@ -164,9 +165,13 @@ def test_names_with_underscores_and_an_engine_override_from_the_command_line(tmp
     params = json.loads(pq.read_schema(table).metadata[b"gpu_kernels"])["params"]
     assert params["k"] == 20 and params["min_len"] == 64 and params["min_identity"] == 80
     assert read_tsv(cwd / "results/k20/M_hyo232_vs_M_hyo7422/coverage_query.tsv")[0]["query_genome"] == "M_hyo232"
-    # outputs.delta: the MUMmer delta file beside the PAF, naming the two FASTA files, a record a row
-    delta = (cwd / "results/k20/M_hyo232_vs_M_hyo7422/hsps.delta").read_text().splitlines()
-    assert delta[:2] == ["resources/Mhyopneumoniae_7422.fa.gz resources/Mhyopneumoniae_232.fa.gz", "NUCMER"]
+    # outputs.delta: the MUMmer delta file beside the PAF, naming the two FASTA files (plain copies of the
+    # gzipped ones beside it, by absolute paths), a record a row
+    pair = cwd / "results/k20/M_hyo232_vs_M_hyo7422"
+    delta = (pair / "hsps.delta").read_text().splitlines()
+    assert delta[:2] == [f"{pair / 'hsps.delta.reference.fa'} {pair / 'hsps.delta.query.fa'}", "NUCMER"]
+    assert (pair / "hsps.delta.query.fa").read_bytes() == \
+        gzip.decompress((cwd / "resources/Mhyopneumoniae_232.fa.gz").read_bytes())
     assert sum(len(line.split()) == 7 for line in delta) == pq.ParquetFile(table).metadata.num_rows > 500
 
 
