@@ -225,7 +225,35 @@ PyObject *py_reverse_complement(PyObject *self, PyObject *args) {
     return release_buffers(b, 3, ok);
 }
 
-/* ---- Strings gathered into one table (formats/strings.py's gather_strings: the alignments' texts taken
+/* ---- Spans laid in order along a buffer (the output of a gather, the records of a scan), each thread
+ * taking the spans that cross its part of the buffer. */
+
+/* The first of n spans that ends past lo: span i ends at ends[i], or at starts[i] + lengths[i] where
+ * ends is NULL (the spans ascend and do not overlap). */
+static int64_t first_past(const int64_t *starts, const int64_t *lengths, const int64_t *ends, int64_t n, size_t lo) {
+    int64_t first = 0, last = n;
+    while (first < last) {
+        const int64_t mid = first + (last - first) / 2;
+        if ((size_t)(ends ? ends[mid] : starts[mid] + lengths[mid]) <= lo)
+            first = mid + 1;
+        else
+            last = mid;
+    }
+    return first;
+}
+
+/* Whether n spans read at starts[i] (in data_len bytes) and written at at[i] (in out_len bytes), lengths[i]
+ * long, lie inside both buffers, the written ones ascending and not overlapping. */
+static int spans_fit(const int64_t *starts, const int64_t *lengths, const int64_t *at, int64_t n, int64_t data_len,
+                     int64_t out_len) {
+    for (int64_t i = 0; i < n; i++)
+        if (starts[i] < 0 || lengths[i] < 0 || at[i] < 0 || starts[i] + lengths[i] > data_len ||
+            at[i] + lengths[i] > out_len || (i > 0 && at[i - 1] + lengths[i - 1] > at[i]))
+            return 0;
+    return 1;
+}
+
+/* ---- Strings gathered into one table (formats/strings.py's take_strings: the alignments' texts taken
  * from the compare jobs' tables in the pair's order), the output cut into parts of equal bytes, a part a
  * thread: a few alignments' texts are most of the bytes. */
 
@@ -240,15 +268,8 @@ static void gather_part(void *p, int t, int threads) {
     gather_job *j = (gather_job *)p;
     size_t lo, hi;
     part_range((size_t)j->total, t, threads, &lo, &hi);
-    int64_t first = 0, last = j->n;  /* the first string ending past lo (`at` ascends, spans disjoint) */
-    while (first < last) {
-        const int64_t mid = first + (last - first) / 2;
-        if ((size_t)(j->at[mid] + j->lengths[mid]) <= lo)
-            first = mid + 1;
-        else
-            last = mid;
-    }
-    for (int64_t i = first; i < j->n && (size_t)j->at[i] < hi; i++) {  /* each one's overlap with [lo, hi) */
+    for (int64_t i = first_past(j->at, j->lengths, NULL, j->n, lo); i < j->n && (size_t)j->at[i] < hi; i++) {
+        /* each string's overlap with [lo, hi) */
         const size_t a = (size_t)j->at[i], b = a + (size_t)j->lengths[i];
         const size_t from = a > lo ? a : lo, to = b < hi ? b : hi;
         if (to > from)
@@ -265,10 +286,8 @@ PyObject *py_gather_spans(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "w*y*y*y*y*i", &b[0], &b[1], &b[2], &b[3], &b[4], &threads))
         return NULL;
     gather_job j = {b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, (int64_t)b[2].len / 8, (int64_t)b[0].len};
-    int ok = b[2].len == b[3].len && b[2].len == b[4].len;
-    for (int64_t i = 0; ok && i < j.n; i++)
-        ok = j.starts[i] >= 0 && j.lengths[i] >= 0 && j.at[i] >= 0 && j.starts[i] + j.lengths[i] <= b[1].len &&
-             j.at[i] + j.lengths[i] <= b[0].len && (i == 0 || j.at[i - 1] + j.lengths[i - 1] <= j.at[i]);
+    int ok = b[2].len == b[3].len && b[2].len == b[4].len &&
+             spans_fit(j.starts, j.lengths, j.at, j.n, (int64_t)b[1].len, (int64_t)b[0].len);
     if (ok) {
         /* parts of at least 4 MiB: a thread's start costs more than copying less */
         int parts = (int)(j.total >> 22) + 1;
@@ -296,15 +315,7 @@ static void count_part(void *p, int t, int threads) {
     count_job *j = (count_job *)p;
     size_t lo, hi;
     part_range((size_t)j->size, t, threads, &lo, &hi);
-    int64_t first = 0, last = j->n;  /* the first span ending past lo (spans ascend, none overlapping) */
-    while (first < last) {
-        const int64_t mid = first + (last - first) / 2;
-        if ((size_t)j->ends[mid] <= lo)
-            first = mid + 1;
-        else
-            last = mid;
-    }
-    for (int64_t i = first; i < j->n && (size_t)j->starts[i] < hi; i++) {
+    for (int64_t i = first_past(j->starts, NULL, j->ends, j->n, lo); i < j->n && (size_t)j->starts[i] < hi; i++) {
         const size_t a = (size_t)j->starts[i] > lo ? (size_t)j->starts[i] : lo;
         const size_t b = (size_t)j->ends[i] < hi ? (size_t)j->ends[i] : hi;
         int64_t count = 0;
@@ -355,15 +366,7 @@ static void letters_part(void *p, int t, int threads) {
     letters_job *j = (letters_job *)p;
     size_t lo, hi;
     part_range((size_t)j->total, t, threads, &lo, &hi);
-    int64_t first = 0, last = j->n;
-    while (first < last) {
-        const int64_t mid = first + (last - first) / 2;
-        if ((size_t)(j->at[mid] + j->lengths[mid]) <= lo)
-            first = mid + 1;
-        else
-            last = mid;
-    }
-    for (int64_t i = first; i < j->n && (size_t)j->at[i] < hi; i++) {
+    for (int64_t i = first_past(j->at, j->lengths, NULL, j->n, lo); i < j->n && (size_t)j->at[i] < hi; i++) {
         const size_t a = (size_t)j->at[i], b = a + (size_t)j->lengths[i];
         const size_t from = a > lo ? a : lo, to = b < hi ? b : hi;
         const uint8_t *codes = j->codes + j->starts[i];
@@ -389,10 +392,7 @@ PyObject *py_codes_letters(PyObject *self, PyObject *args) {
     letters_job j = {b[0].buf, b[1].buf, b[5].buf, b[6].buf, b[7].buf, b[2].buf, b[3].buf, b[4].buf,
                      (int64_t)b[2].len / 8, (int64_t)b[0].len};
     int ok = b[2].len == b[3].len && b[2].len == b[4].len && b[5].len == b[2].len / 8 && b[6].len == 256 &&
-             b[7].len == 256;
-    for (int64_t i = 0; ok && i < j.n; i++)
-        ok = j.starts[i] >= 0 && j.lengths[i] >= 0 && j.at[i] >= 0 && j.starts[i] + j.lengths[i] <= b[1].len &&
-             j.at[i] + j.lengths[i] <= b[0].len && (i == 0 || j.at[i - 1] + j.lengths[i - 1] <= j.at[i]);
+             b[7].len == 256 && spans_fit(j.starts, j.lengths, j.at, j.n, (int64_t)b[1].len, (int64_t)b[0].len);
     if (ok) {
         int parts = (int)(j.total >> 22) + 1;
         Py_BEGIN_ALLOW_THREADS
