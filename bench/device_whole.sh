@@ -25,6 +25,10 @@ what=${1:-check}
 . bench/common/device_setup.sh
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
 gpus=${GPUS:-$(nvidia-smi -L | wc -l)}
+# fewer GPUs than the machine has: only those are visible (a job binds to any free visible GPU)
+if [ -z "${CUDA_VISIBLE_DEVICES:-}" ] && [ "$gpus" -lt "$(nvidia-smi -L | wc -l)" ]; then
+    CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((gpus - 1))); export CUDA_VISIBLE_DEVICES
+fi
 engine=${ENGINE:-$'engine: {fast: true, max_freq: 20}\nbins: {size: 500000000}'}
 slots=${SLOTS:-1}; engine="$engine"$'\n'"jobs_per_gpu: $slots"
 peak() { /usr/bin/time -f "$1: %e s wall, %U user s, %M KB peak" "${@:2}"; }
