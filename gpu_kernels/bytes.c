@@ -1,8 +1,8 @@
 /* Large byte operations on threads, each part of the work its own thread's: a file read
  * (fasta.py's read_bytes), whether a file holds a byte (fasta.py's holds), a copy into pinned buffers
  * (arrays.py's to_device), spans of codes set to one value (matches_runs.py's _blanked), codes' reverse complement (seqset.py's
- * reverse_complement), strings gathered into one table (formats/strings.py's take_strings), bytes of a
- * set counted in spans (workflow/genome.py's scan_fasta), codes written as letters (a SAM line's SEQ). */
+ * reverse_complement), spans gathered into one buffer (formats/strings.py's take_strings; a SAM line's
+ * SEQ, codes written as letters), bytes of a set counted in spans (workflow/genome.py's scan_fasta). */
 #include "cpu.h"
 
 #include <errno.h>
@@ -12,6 +12,12 @@
 #include <unistd.h>
 
 #define HUGE_PAGE ((size_t)1 << 21)
+
+/* Threads for a pass over `bytes` bytes: parts of at least 4 MiB, a thread's start costing more than less. */
+static int threads_for(int64_t bytes, int threads) {
+    const int parts = (int)(bytes >> 22) + 1;
+    return threads < 1 ? 1 : threads < parts ? threads : parts;
+}
 
 /* ---- A large file read on threads (fasta.py's read_bytes): each part's pages touched and copied by
  * its own thread. */
@@ -136,10 +142,8 @@ PyObject *py_copy_bytes(PyObject *self, PyObject *args) {
     int ok = b[0].len >= b[1].len;
     if (ok) {
         copy_job j = {b[0].buf, b[1].buf, (int64_t)b[1].len};
-        /* parts of at least 4 MiB: a thread's start costs more than copying less */
-        int parts = (int)(b[1].len >> 22) + 1;
         Py_BEGIN_ALLOW_THREADS
-        run_parallel(copy_part, &j, threads < 1 ? 1 : threads < parts ? threads : parts);
+        run_parallel(copy_part, &j, threads_for((int64_t)b[1].len, threads));
         Py_END_ALLOW_THREADS
     } else {
         PyErr_SetString(PyExc_ValueError, "copy_bytes: the output is shorter than the data");
@@ -215,9 +219,8 @@ PyObject *py_reverse_complement(PyObject *self, PyObject *args) {
     if (ok && b[1].len) {
         reverse_job j = {b[0].buf, b[1].buf, (int64_t)b[1].len, {0}};
         memcpy(j.complement, b[2].buf, 256);
-        int parts = (int)(b[1].len >> 22) + 1;
         Py_BEGIN_ALLOW_THREADS
-        run_parallel(reverse_part, &j, threads < 1 ? 1 : threads < parts ? threads : parts);
+        run_parallel(reverse_part, &j, threads_for((int64_t)b[1].len, threads));
         Py_END_ALLOW_THREADS
     } else if (!ok) {
         PyErr_SetString(PyExc_ValueError, "reverse_complement: out and codes differ in length, or the table is not 256 bytes");
@@ -253,13 +256,14 @@ static int spans_fit(const int64_t *starts, const int64_t *lengths, const int64_
     return 1;
 }
 
-/* ---- Strings gathered into one table (formats/strings.py's take_strings: the alignments' texts taken
- * from the compare jobs' tables in the pair's order), the output cut into parts of equal bytes, a part a
- * thread: a few alignments' texts are most of the bytes. */
+/* ---- Spans gathered into one buffer (formats/strings.py's take_strings: the alignments' texts taken from
+ * the compare jobs' tables in the pair's order; formats/alignments.py's sam_seq: a SAM line's SEQ, the
+ * query's codes written as letters, reverse-complemented on the reverse strand), the output cut into parts
+ * of equal bytes, a part a thread: a few spans are most of the bytes. */
 
 typedef struct {
     uint8_t *out;
-    const uint8_t *data;
+    const uint8_t *data, *reverse, *forward_table, *reverse_table;  /* no tables: the bytes copied */
     const int64_t *starts, *lengths, *at;
     int64_t n, total;
 } gather_job;
@@ -269,35 +273,49 @@ static void gather_part(void *p, int t, int threads) {
     size_t lo, hi;
     part_range((size_t)j->total, t, threads, &lo, &hi);
     for (int64_t i = first_past(j->at, j->lengths, NULL, j->n, lo); i < j->n && (size_t)j->at[i] < hi; i++) {
-        /* each string's overlap with [lo, hi) */
+        /* each span's overlap with [lo, hi) */
         const size_t a = (size_t)j->at[i], b = a + (size_t)j->lengths[i];
         const size_t from = a > lo ? a : lo, to = b < hi ? b : hi;
-        if (to > from)
-            memcpy(j->out + from, j->data + j->starts[i] + (from - a), to - from);
+        const uint8_t *data = j->data + j->starts[i];
+        if (to <= from)
+            continue;
+        if (!j->forward_table) {
+            memcpy(j->out + from, data + (from - a), to - from);
+        } else if (j->reverse[i]) {  /* output k is the table's value of data[length - 1 - k] */
+            const int64_t end = j->lengths[i] - 1;
+            for (size_t k = from; k < to; k++)
+                j->out[k] = j->reverse_table[data[end - (int64_t)(k - a)]];
+        } else {
+            for (size_t k = from; k < to; k++)
+                j->out[k] = j->forward_table[data[k - a]];
+        }
     }
 }
 
-/* gather_spans(out, data, starts, lengths, at, threads): data[starts[i] .. + lengths[i]) copied to
- * out[at[i] ..] for every i (int64 arrays of one length; every span inside data and out, the output
- * spans in ascending order, none overlapping the next). */
+/* gather_spans(out, data, starts, lengths, at, reverse, forward_table, reverse_table, threads):
+ * data[starts[i] .. + lengths[i]) written to out[at[i] ..] for every i (int64 arrays of one length; every
+ * span inside data and out, the output spans ascending, none overlapping the next): copied where the
+ * tables are empty, else each byte as forward_table[byte], or where reverse[i] (int8) backwards as
+ * reverse_table[byte] (tables of 256 bytes). */
 PyObject *py_gather_spans(PyObject *self, PyObject *args) {
-    Py_buffer b[5];
+    Py_buffer b[8];
     int threads;
-    if (!PyArg_ParseTuple(args, "w*y*y*y*y*i", &b[0], &b[1], &b[2], &b[3], &b[4], &threads))
+    if (!PyArg_ParseTuple(args, "w*y*y*y*y*y*y*y*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &b[7], &threads))
         return NULL;
-    gather_job j = {b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, (int64_t)b[2].len / 8, (int64_t)b[0].len};
+    const int tables = b[6].len > 0;
+    gather_job j = {b[0].buf, b[1].buf, b[5].buf, tables ? b[6].buf : NULL, tables ? b[7].buf : NULL, b[2].buf,
+                    b[3].buf, b[4].buf, (int64_t)b[2].len / 8, (int64_t)b[0].len};
     int ok = b[2].len == b[3].len && b[2].len == b[4].len &&
+             (tables ? b[5].len == b[2].len / 8 && b[6].len == 256 && b[7].len == 256 : b[7].len == 0) &&
              spans_fit(j.starts, j.lengths, j.at, j.n, (int64_t)b[1].len, (int64_t)b[0].len);
     if (ok) {
-        /* parts of at least 4 MiB: a thread's start costs more than copying less */
-        int parts = (int)(j.total >> 22) + 1;
         Py_BEGIN_ALLOW_THREADS
-        run_parallel(gather_part, &j, threads < 1 ? 1 : threads < parts ? threads : parts);
+        run_parallel(gather_part, &j, threads_for(j.total, threads));
         Py_END_ALLOW_THREADS
     } else {
-        PyErr_SetString(PyExc_ValueError, "gather_spans: a span outside its buffer");
+        PyErr_SetString(PyExc_ValueError, "gather_spans: a span outside its buffer or out of order, or a bad table");
     }
-    return release_buffers(b, 5, ok);
+    return release_buffers(b, 8, ok);
 }
 
 /* ---- Bytes of a set counted in spans of a buffer (workflow/genome.py's scan_fasta: a record's line
@@ -342,64 +360,11 @@ PyObject *py_count_in_spans(PyObject *self, PyObject *args) {
     for (int k = 0; ok && k < 256; k++)
         ok = j.table[k] <= 1;
     if (ok) {
-        int parts = (int)(j.size >> 22) + 1;
         Py_BEGIN_ALLOW_THREADS
-        run_parallel(count_part, &j, threads < 1 ? 1 : threads < parts ? threads : parts);
+        run_parallel(count_part, &j, threads_for(j.size, threads));
         Py_END_ALLOW_THREADS
     } else {
         PyErr_SetString(PyExc_ValueError, "count_in_spans: spans outside the data, out of order, or a bad table");
     }
     return release_buffers(b, 5, ok);
-}
-
-/* ---- Stretches of codes written as letters (formats/alignments.py's sam_seq: a SAM line's SEQ, the
- * query's bases, reverse-complemented on the reverse strand), the output cut into parts of equal bytes. */
-
-typedef struct {
-    uint8_t *out;
-    const uint8_t *codes, *reverse, *forward_letters, *reverse_letters;
-    const int64_t *starts, *lengths, *at;
-    int64_t n, total;
-} letters_job;
-
-static void letters_part(void *p, int t, int threads) {
-    letters_job *j = (letters_job *)p;
-    size_t lo, hi;
-    part_range((size_t)j->total, t, threads, &lo, &hi);
-    for (int64_t i = first_past(j->at, j->lengths, NULL, j->n, lo); i < j->n && (size_t)j->at[i] < hi; i++) {
-        const size_t a = (size_t)j->at[i], b = a + (size_t)j->lengths[i];
-        const size_t from = a > lo ? a : lo, to = b < hi ? b : hi;
-        const uint8_t *codes = j->codes + j->starts[i];
-        if (j->reverse[i]) {  /* output k is the complement of code length - 1 - k */
-            const int64_t end = j->lengths[i] - 1;
-            for (size_t k = from; k < to; k++)
-                j->out[k] = j->reverse_letters[codes[end - (int64_t)(k - a)]];
-        } else {
-            for (size_t k = from; k < to; k++)
-                j->out[k] = j->forward_letters[codes[k - a]];
-        }
-    }
-}
-
-/* codes_letters(out, codes, starts, lengths, at, reverse, forward_letters, reverse_letters, threads):
- * codes[starts[i] .. + lengths[i]) written to out[at[i] ..] as forward_letters[code], or where reverse[i]
- * (int8) backwards as reverse_letters[code] (tables of 256 bytes; spans as gather_spans takes them). */
-PyObject *py_codes_letters(PyObject *self, PyObject *args) {
-    Py_buffer b[8];
-    int threads;
-    if (!PyArg_ParseTuple(args, "w*y*y*y*y*y*y*y*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &b[7], &threads))
-        return NULL;
-    letters_job j = {b[0].buf, b[1].buf, b[5].buf, b[6].buf, b[7].buf, b[2].buf, b[3].buf, b[4].buf,
-                     (int64_t)b[2].len / 8, (int64_t)b[0].len};
-    int ok = b[2].len == b[3].len && b[2].len == b[4].len && b[5].len == b[2].len / 8 && b[6].len == 256 &&
-             b[7].len == 256 && spans_fit(j.starts, j.lengths, j.at, j.n, (int64_t)b[1].len, (int64_t)b[0].len);
-    if (ok) {
-        int parts = (int)(j.total >> 22) + 1;
-        Py_BEGIN_ALLOW_THREADS
-        run_parallel(letters_part, &j, threads < 1 ? 1 : threads < parts ? threads : parts);
-        Py_END_ALLOW_THREADS
-    } else {
-        PyErr_SetString(PyExc_ValueError, "codes_letters: a span outside its buffer or out of order, or a bad table");
-    }
-    return release_buffers(b, 8, ok);
 }

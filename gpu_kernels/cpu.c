@@ -189,11 +189,10 @@ static PyMethodDef methods[] = {
     {"reverse_complement", py_reverse_complement, METH_VARARGS,
      "reverse_complement(out, codes, complement, threads): out = complement[codes[::-1]] (bytes.c)"},
     {"gather_spans", py_gather_spans, METH_VARARGS,
-     "gather_spans(out, data, starts, lengths, at, threads): spans of data copied to out at `at`, on threads (bytes.c)"},
+     "gather_spans(out, data, starts, lengths, at, reverse, forward_table, reverse_table, threads): spans of data "
+     "copied (or mapped through the tables) to out at `at`, on threads (bytes.c)"},
     {"count_in_spans", py_count_in_spans, METH_VARARGS,
      "count_in_spans(data, starts, ends, table, counts, threads): bytes of a set counted in spans, on threads (bytes.c)"},
-    {"codes_letters", py_codes_letters, METH_VARARGS,
-     "codes_letters(out, codes, starts, lengths, at, reverse, forward, reverse_letters, threads): codes as letters (bytes.c)"},
     {"holds_byte", py_holds_byte, METH_VARARGS,
      "holds_byte(data, byte, threads) -> bool: whether the byte occurs in data, searched on threads (fasta.c)"},
     {"fasta_heads", py_fasta_heads, METH_VARARGS,

@@ -143,7 +143,7 @@ def sam_name_problem(qnames, rnames) -> str | None:
     return None
 
 
-def sam_flags(al: dict, qlens) -> np.ndarray:
+def sam_flags(al: dict) -> np.ndarray:
     """Each row's FLAG as minimap2 writes an assembly's: on each aligned query record one primary line (of
     its one-to-one alignments the best-scoring, the first of equals; of its others where it has none),
     its other one-to-one alignments supplementary (2048), the rest secondary (256); 16 on the reverse
@@ -166,31 +166,37 @@ COMPLEMENT_LETTERS = np.full(256, ord("N"), dtype=np.uint8)
 COMPLEMENT_LETTERS[:4] = np.frombuffer(b"TGCA", dtype=np.uint8)
 
 
-def sam_seq(al: dict, flags, query) -> tuple:
-    """Each row's SEQ as a string table: the whole query record on a primary line (its ends soft-clipped),
-    the aligned stretch on a supplementary one (hard-clipped), `*` on a secondary one or where query (its
-    SeqSet: codes and record starts) is None; reverse-complemented on the reverse strand, bases other than
-    A, C, G and T as N."""
-    from .. import native
-
+def seq_spans(al: dict, flags, query) -> tuple:
+    """Where each row's SEQ comes from: (written: rows with bases, their first base in the query record,
+    each row's SEQ length: the whole record on a primary line, the aligned stretch on a supplementary
+    one, 1 for the `*` of a secondary one or of every line where query is None)."""
     n = int(al["qstart"].size)
-    qrec = np.asarray(al["qrec"], dtype=np.int64)
     written = (flags & SECONDARY) == 0 if query is not None else np.zeros(n, dtype=bool)
     primary = written & ((flags & SUPPLEMENTARY) == 0)
     begin = np.where(primary, 0, np.asarray(al["qstart"], dtype=np.int64))
-    end = np.where(primary, np.asarray(query.lengths, dtype=np.int64)[qrec] if query is not None else 0,
-                   np.asarray(al["qend"], dtype=np.int64))
-    lengths = np.where(written, end - begin, 1)
-    offsets = np.zeros(n + 1, dtype=np.int64)
+    end = np.where(primary, np.asarray(query.lengths, dtype=np.int64)[np.asarray(al["qrec"], dtype=np.int64)]
+                   if query is not None else 0, np.asarray(al["qend"], dtype=np.int64))
+    return written, begin, np.where(written, end - begin, 1)
+
+
+def sam_seq(al: dict, flags, query) -> tuple:
+    """Each row's SEQ as a string table (seq_spans' stretches): the whole query record on a primary line
+    (its ends soft-clipped), the aligned stretch on a supplementary one (hard-clipped), `*` on a secondary
+    one or where query (its SeqSet: codes and record starts) is None; reverse-complemented on the reverse
+    strand, bases other than A, C, G and T as N."""
+    from .. import native
+
+    written, begin, lengths = seq_spans(al, flags, query)
+    offsets = np.zeros(lengths.size + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     out = np.empty(int(offsets[-1]), dtype=np.uint8)
     out[offsets[:-1][~written]] = ord("*")
     rows = np.flatnonzero(written)
     if rows.size:
-        starts = np.asarray(query.starts, dtype=np.int64)[qrec[rows]] + begin[rows]
-        native.cpu().codes_letters(out, np.asarray(query.codes), starts, lengths[rows], offsets[:-1][rows],
-                                   ((flags[rows] & 16) != 0).astype(np.int8), LETTERS, COMPLEMENT_LETTERS,
-                                   native.threads())
+        starts = np.asarray(query.starts, dtype=np.int64)[np.asarray(al["qrec"], dtype=np.int64)[rows]] + begin[rows]
+        native.cpu().gather_spans(out, np.asarray(query.codes), starts, lengths[rows], offsets[:-1][rows],
+                                  ((flags[rows] & 16) != 0).astype(np.int8), LETTERS, COMPLEMENT_LETTERS,
+                                  native.threads())
     return out, offsets
 
 
@@ -222,11 +228,8 @@ def write_sam(path: str, al: dict, cigars: tuple, qnames, qlens, rnames, rlens, 
     query's SeqSet, whose bases are the lines' SEQ (None: `*`)."""
     n = int(al["qstart"].size)
     qtable, rtable = name_table(qnames), name_table(rnames)
-    flags = sam_flags(al, qlens)
-    written = (flags & SECONDARY) == 0 if query is not None else np.zeros(n, dtype=bool)
-    seq_bytes = np.where(written, np.where((flags & SUPPLEMENTARY) == 0, np.asarray(qlens, dtype=np.int64)[
-        np.asarray(al["qrec"], dtype=np.int64)], al["qend"] - al["qstart"]), 1) if n else np.zeros(0, np.int64)
-    sizes = (None, np.concatenate(([0], np.cumsum(seq_bytes))).astype(np.int64))
+    flags = sam_flags(al)
+    sizes = (None, np.concatenate(([0], np.cumsum(seq_spans(al, flags, query)[2]))).astype(np.int64))  # SEQ bytes
 
     def pieces():
         for lo, hi in slices(n, cigars, sizes):

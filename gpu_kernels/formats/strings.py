@@ -63,7 +63,7 @@ def take_strings(texts: list, rows, threads: int = 0) -> tuple:
     for number, (data, _) in enumerate(tables):
         mine = order[cuts[number]:cuts[number + 1]]
         if mine.size:
-            cpu.gather_spans(out, data, starts[mine], lengths[mine], at[:-1][mine], threads)
+            cpu.gather_spans(out, data, starts[mine], lengths[mine], at[:-1][mine], b"", b"", b"", threads)
     return out, at
 
 
