@@ -190,6 +190,8 @@ def test_compiled_fasta_encoding_is_translate(seed, threads, bad):
     text = b""
     for r in range(int(rng.integers(1, 4))):
         seq = letters[rng.integers(0, letters.size, int(rng.choice([5, 70_000, 2_500_000])))].tobytes()
+        if not any(base in seq for base in b"ACGTUacgtu"):  # a record of N alone is refused, whatever the encoder
+            seq = b"A" + seq[1:]
         width = int(rng.integers(50, 100))
         text += f">r{r} x\n".encode() + newline.join(seq[i:i + width] for i in range(0, len(seq), width)) + b"\n"
     spans = layout(text, "x.fa")
