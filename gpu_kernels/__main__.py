@@ -17,7 +17,7 @@ import numpy as np
 
 from .backend import get_backend
 from .device import early_context
-from .engine import compare, compare_loaded, load
+from .engine import compare, load
 from .errors import InputError, os_error_line
 from .fasta import load_pair
 from .formats import alignments, mummer_parts, paf_from_table, text_from_table, write_paf, write_parts
@@ -27,7 +27,7 @@ from .formats.tables import require_kind
 from .matches import iter_matches, matches_to_hsps
 from .params import Params
 from .options import parser
-from .pipeline import fits_whole
+from .pairs import align_loaded
 
 log = logging.getLogger("gpu_kernels")
 
@@ -132,7 +132,6 @@ def run_align(args: argparse.Namespace) -> int:
     """The align command: the pair compared whole where it fits (engine.compare), else part by part
     through the homology pipeline (pipeline.py) and assembled; the same outputs either way."""
     params = params_of(args)
-    start = time.perf_counter()
     chain_paths = {"chains_paf": args.chains, "chain_file": args.chain_file, "chains_table": args.chains_table}
     named = [args.table, args.delta, args.sam, args.snps, args.vcf, args.hsps, *chain_paths.values()]
     output = args.output or (None if any(named) else "-")
@@ -148,23 +147,9 @@ def run_align(args: argparse.Namespace) -> int:
         if problem:
             raise InputError(f"--sam: {problem}")
     paths = {"paf": output, "delta": args.delta, "sam": args.sam, "snps": args.snps, "table": args.table,
-             "vcf": args.vcf}
-    if not fits_whole(loaded.query, loaded.reference, params):
-        if args.hsps:
-            raise InputError("--hsps: the pair is compared in parts (larger than --part-bases); write the HSP "
-                             "tables with the workflow, or raise --part-bases")
-        return align_in_parts(loaded, params, {**paths, **chain_paths}, start, not getattr(args, "sam_no_seq", False))
-    result = compare_loaded(loaded, params)
-    chains = result.chain()
-    if any(chain_paths.values()):
-        result.write_chains(chain_paths)
-    if args.hsps:
-        result.write_parquet(args.hsps, last=True)
-    al = result.write_alignments(paths, not getattr(args, "sam_no_seq", False))
-    aligned = int((al["qend"] - al["qstart"]).sum())
-    print(f"{al['qstart'].size} alignments ({int(al['backbone'].sum())} in the backbone) of {chains['chain'].size} "
-          f"chains of {result.stats['hsps']} HSPs, {aligned} query bases aligned, backend {result.stats['backend']}, "
-          f"{time.perf_counter() - start:.2f} s", file=sys.stderr)
+             "vcf": args.vcf, **chain_paths}
+    _, line = align_loaded(loaded, params, paths, args.hsps, not getattr(args, "sam_no_seq", False))
+    print(line, file=sys.stderr)
     return 0
 
 
@@ -182,27 +167,6 @@ def check_fill_memory(params: Params) -> None:
         raise InputError(f"--max-gap {params.chaining.max_gap}, --max-shift {params.chaining.max_shift} and --band "
                          f"{params.aligning.band}: a gap's fill may hold {need / 1e9:.1f} GB, over half of this "
                          "machine's memory: lower --band, --max-gap or --max-shift")
-
-
-def align_in_parts(loaded, params: Params, paths: dict, start: float, sam_seq: bool = True) -> int:
-    """align's pair in parts (pipeline.align_parts), written where paths say (sam_seq: the SAM lines' SEQ)."""
-    from .pipeline import align_parts, texts_of, write_pair
-
-    q, r = loaded.query, loaded.reference
-    loaded.wait()
-    wants_chains = any(paths.get(kind) for kind in ("chains_paf", "chain_file", "chains_table"))
-    pair = align_parts(q, r, params, loaded.backend, texts_of(kind for kind, path in paths.items() if path),
-                       wants_chains)
-    meta = {"query": {"names": list(q.names), "lengths": q.lengths.tolist()},
-            "reference": {"names": list(r.names), "lengths": r.lengths.tolist()},
-            "params": params.as_dict(), "stats": {}, **loaded.sources}
-    write_pair(pair, (q.names, q.lengths, r.names, r.lengths), paths, meta, params, r, q if sam_seq else None)
-    al = pair.alignments
-    aligned = int((al["qend"] - al["qstart"]).sum())
-    print(f"{al['qstart'].size} alignments ({int(al['backbone'].sum())} in the backbone) of {pair.chains['chain'].size} "
-          f"chains, {aligned} query bases aligned, in parts, backend {loaded.backend.name}, "
-          f"{time.perf_counter() - start:.2f} s", file=sys.stderr)
-    return 0
 
 
 def chained_outputs(result, chaining, paths: dict) -> None:

@@ -50,14 +50,16 @@ def _settle() -> int:
     return int(pool.used_bytes())
 
 
-def end_turn() -> None:
+def end_turn(last: bool = True) -> None:
     """This job's device work is done and its arrays there dropped: the turn goes to the next job
-    (this one's files are written meanwhile)."""
+    (this one's files are written meanwhile). last=False: the job takes another turn later (a
+    many-genomes job, a turn a genome pair)."""
     if _turn["held"]:
         held = _settle()
         fcntl.flock(_turn["handle"].fileno(), fcntl.LOCK_UN)
         _turn["held"] = False
-        log.info("the device handed on (%.2f GB of it still held)", held / 1e9)
-    if _turn["handle"] is not None:
+        if last:
+            log.info("the device handed on (%.2f GB of it still held)", held / 1e9)
+    if last and _turn["handle"] is not None:
         _turn["handle"].close()
         _turn["handle"] = None

@@ -31,6 +31,8 @@ from gpu_kernels.workflow.outputs import (
     TEXT_KINDS,
 )
 from gpu_kernels.pipeline import texts_of
+from gpu_kernels.ani import MATRICES
+from gpu_kernels.workflow.many import rows_of
 from gpu_kernels.workflow.jobs import part_prefix
 from gpu_kernels.workflow.report import run_description
 from gpu_kernels.workflow.sweep import engine_params, override_set, param_sets
@@ -332,8 +334,24 @@ def lowest_identity(wc):
     return params.extension.min_identity if params.matching.mode == "hsp" else 99.0
 
 
+MANY = config["comparisons"]["many"]
+# many-genomes mode's pair outputs: workflow kind -> align.write_aligned's kind (chains: pairs.CHAIN_PATHS')
+MANY_KINDS = {**ALIGN_KINDS, **{kind: kind for kind in CHAIN_KINDS}}
+
+
 def final_outputs():
     """Everything rule all asks for."""
+    if MANY:
+        pairs = [
+            path(kind, set=s, query=q, reference=r)
+            for s in SETS
+            for q, r in PAIRS
+            for kind in MANY_KINDS
+            if OUT[kind]
+        ]
+        sets = [path(kind, set=s) for s in SETS for kind in ("ani", "ani_heatmap")]
+        matrices = [path("ani_matrix", set=s, matrix=m) for s in SETS for m in MATRICES]
+        return pairs + sets + matrices
     kinds = [
         "stats",
         "coverage_pairs",

@@ -1,0 +1,56 @@
+"""A genome pair aligned and its outputs written, from both genomes loaded: compared whole where it
+fits (engine.compare_loaded), else part by part through the homology pipeline and assembled
+(pipeline.align_parts); the same outputs either way. The command line's `align` and the
+many-genomes jobs (workflow/many.py) both call align_loaded."""
+from __future__ import annotations
+
+import time
+
+from .engine import compare_loaded
+from .errors import InputError
+from .params import Params
+from .pipeline import align_parts, fits_whole, texts_of, write_pair
+
+CHAIN_PATHS = ("chains_paf", "chain_file", "chains_table")
+
+
+def align_loaded(loaded, params: Params, paths: dict, hsps: str | None = None, sam_seq: bool = True,
+                 device_done=None) -> tuple[dict, str]:
+    """A loaded pair (engine.load's) aligned and written where paths say (align.write_aligned's
+    kinds, and CHAIN_PATHS); hsps: the HSP table's path (a pair compared whole only); sam_seq: the
+    SAM lines' SEQ; device_done(): called once the device's work is done, before the files are
+    written. Returns the alignments and a line that sums them up."""
+    start = loaded.start
+    q, r = loaded.query, loaded.reference
+    if not fits_whole(q, r, params):
+        if hsps:
+            raise InputError("--hsps: the pair is compared in parts (larger than --part-bases); write the HSP "
+                             "tables with the workflow, or raise --part-bases")
+        loaded.wait()
+        wants_chains = any(paths.get(kind) for kind in CHAIN_PATHS)
+        pair = align_parts(q, r, params, loaded.backend, texts_of(kind for kind, path in paths.items() if path),
+                           wants_chains)
+        if device_done is not None:
+            device_done()
+        meta = {"query": {"names": list(q.names), "lengths": q.lengths.tolist()},
+                "reference": {"names": list(r.names), "lengths": r.lengths.tolist()},
+                "params": params.as_dict(), "stats": {}, **loaded.sources}
+        write_pair(pair, (q.names, q.lengths, r.names, r.lengths), paths, meta, params, r, q if sam_seq else None)
+        al, chains, how = pair.alignments, pair.chains, "in parts"
+    else:
+        result = compare_loaded(loaded, params)
+        chains = result.chain()
+        al = result.align()
+        if hsps:  # streamed off the device
+            result.write_parquet(hsps, last=True)
+        if device_done is not None:
+            device_done()
+        if any(paths.get(kind) for kind in CHAIN_PATHS):
+            result.write_chains(paths)
+        result.write_alignments(paths, sam_seq)
+        how = f"of {result.stats['hsps']} HSPs"
+    aligned = int((al["qend"] - al["qstart"]).sum())
+    line = (f"{al['qstart'].size} alignments ({int(al['backbone'].sum())} in the backbone) of {chains['chain'].size} "
+            f"chains {how}, {aligned} query bases aligned, backend {loaded.backend.name}, "
+            f"{time.perf_counter() - start:.2f} s")
+    return al, line

@@ -1,0 +1,104 @@
+"""A genome set's ANI outputs, from its rows' ANI tables (workflow/many.py): `ani.tsv` (a pair a
+line, in the genomes' order), pyANI's matrices, and a clustered heatmap with its dendrogram."""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from ..ani import read_rows, write_matrices, write_rows
+
+log = logging.getLogger(__name__)
+
+# where a pair with nothing aligned sits in the clustering: below any ANI an alignment gives
+UNRELATED_ANI = 70.0
+
+
+def write_set(rows_paths: list[str], genomes: list[str], ani_path: str, matrix_folder: str, heatmap_path: str,
+              formats: tuple = ()) -> None:
+    """The set's tables and heatmap (heatmap_path: PNG, and each of `formats` beside it)."""
+    table = read_rows(rows_paths)
+    at = {g: i for i, g in enumerate(genomes)}
+    table = table.assign(_q=table["query"].map(at), _r=table["reference"].map(at)).sort_values(["_q", "_r"])
+    table = table.drop(columns=["_q", "_r"]).reset_index(drop=True)
+    write_rows(ani_path, table.to_dict("records"))
+    write_matrices(table, genomes, matrix_folder)
+    draw_heatmap(table, genomes, heatmap_path, formats)
+    log.info("%d genomes, %d pairs: ANI %s", len(genomes), len(table),
+             f"{table['ani'].min():.2f} to {table['ani'].max():.2f} %" if len(table) else "none")
+
+
+def ani_square(table, genomes: list[str]) -> np.ndarray:
+    """The pairs' ANI as a symmetric matrix (100 on the diagonal; UNRELATED_ANI where nothing aligned
+    or the pair was not compared)."""
+    n, at = len(genomes), {g: i for i, g in enumerate(genomes)}
+    square = np.full((n, n), UNRELATED_ANI)
+    np.fill_diagonal(square, 100.0)
+    q = table["query"].map(at).to_numpy(dtype=np.int64)
+    r = table["reference"].map(at).to_numpy(dtype=np.int64)
+    ani = np.nan_to_num(table["ani"].to_numpy(dtype=float), nan=UNRELATED_ANI)
+    off = q != r
+    square[q[off], r[off]] = ani[off]
+    square[r[off], q[off]] = ani[off]
+    return square
+
+
+def cluster_order(square: np.ndarray):
+    """The genomes' order and the linkage of average-linkage (UPGMA) clustering on 100 - ANI."""
+    from scipy.cluster.hierarchy import leaves_list, linkage
+    from scipy.spatial.distance import squareform
+
+    if square.shape[0] < 2:
+        return np.arange(square.shape[0]), None
+    distance = np.clip(100.0 - square, 0.0, None)
+    np.fill_diagonal(distance, 0.0)
+    tree = linkage(squareform(distance, checks=False), method="average")
+    return leaves_list(tree), tree
+
+
+def draw_heatmap(table, genomes: list[str], path: str, formats: tuple = ()) -> None:
+    """The ANI heatmap, genomes in the clustering's order, its dendrogram above and beside it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from scipy.cluster.hierarchy import dendrogram
+
+    from .plots import save_png
+
+    square = ani_square(table, genomes)
+    order, tree = cluster_order(square)
+    n = len(genomes)
+    side = min(30.0, max(5.0, 0.16 * n + 3.0))
+    fig = plt.figure(figsize=(side + 1.5, side + 1.0))
+    grid = fig.add_gridspec(2, 2, width_ratios=(1.2, side), height_ratios=(1.2, side), wspace=0.02, hspace=0.02)
+    heat = fig.add_subplot(grid[1, 1])
+    if tree is not None:
+        for cell, orientation in ((grid[0, 1], "top"), (grid[1, 0], "left")):
+            ax = fig.add_subplot(cell)
+            dendrogram(tree, orientation=orientation, no_labels=True, color_threshold=0, above_threshold_color="0.3",
+                       ax=ax)
+            ax.set_axis_off()
+    values = square[np.ix_(order, order)]
+    finite = table["ani"].dropna()
+    low = float(np.floor(min(finite.min(), 95.0))) if len(finite) else UNRELATED_ANI
+    image = heat.imshow(np.where(values > UNRELATED_ANI, values, np.nan), cmap="viridis", vmin=low, vmax=100,
+                        interpolation="nearest", aspect="auto")
+    heat.set_facecolor("0.85")  # pairs with nothing aligned
+    names = [genomes[i] for i in order]
+    if n <= 150:
+        size = max(3.0, min(9.0, 600.0 / max(n, 1)))
+        heat.set_xticks(range(n), names, rotation=90, fontsize=size)
+        heat.set_yticks(range(n), names, fontsize=size)
+        heat.yaxis.tick_right()
+    else:
+        heat.set_xticks([])
+        heat.set_yticks([])
+    corner = fig.add_subplot(grid[0, 0])  # the colour key in the corner the dendrograms leave
+    corner.set_axis_off()
+    bar = fig.colorbar(image, ax=corner, fraction=0.5, aspect=8)
+    bar.set_label("ANI (%)")
+    if low < 95.0:
+        bar.ax.axhline(95.0, color="white", linewidth=1.0)
+    fig.suptitle(f"ANI of {n} genomes, average-linkage clustering", y=0.995)
+    save_png(fig, path, formats=tuple(formats))

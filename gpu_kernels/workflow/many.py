@@ -1,0 +1,73 @@
+"""Many genomes in one run: the set's genome pairs in rows, a row a job. A genome's row holds its
+pairs with the genomes listed before it, so adding a genome at the end of the list makes one new
+row (its pairs with every genome before it) and leaves the finished rows as they were. A row's job
+reads each genome's index once and aligns its pairs one after another in one process (pairs.
+align_loaded: compared whole, chained, the one-to-one alignments chosen), writing each pair's
+outputs and the row's ANI rows (ani.py). Where jobs share a GPU, each takes a turn on it a pair
+(turns.py): one job's files are written while another's kernels run."""
+from __future__ import annotations
+
+import logging
+import time
+
+from ..ani import pair_ani, write_rows
+from ..backend import get_backend
+from ..engine import Loaded
+from ..params import Params
+from ..turns import end_turn, take_turn
+from .genome import WHOLE, Genome, load_bin
+
+log = logging.getLogger(__name__)
+
+
+def rows_of(genomes: list[str], pairs: list[tuple]) -> dict[str, list[tuple]]:
+    """Each (query, reference) pair in the row of whichever of its genomes comes later in `genomes`;
+    every genome has a row (empty for the first one, without self pairs); pairs keep their order."""
+    at = {g: i for i, g in enumerate(genomes)}
+    rows = {g: [] for g in genomes}
+    for q, r in pairs:
+        rows[genomes[max(at[q], at[r])]].append((q, r))
+    return rows
+
+
+def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, backend: str, paths_of,
+              rows_path: str, sam_seq: bool = True) -> list[dict]:
+    """A row's pairs aligned in turn and written: genomes, name -> workflow.genome.Genome (its index);
+    fasta, name -> its FASTA (the delta's header names it); paths_of(query, reference): the pair's
+    output paths by align.write_aligned's kinds (and pairs.CHAIN_PATHS); rows_path: the row's ANI rows
+    (ani.tsv's layout). Returns the rows."""
+    from ..pairs import align_loaded
+
+    start = time.perf_counter()
+    device = get_backend(backend)
+    ready = device.warm_up(params)
+    sets, rows = {}, []
+
+    def seqset(name: str):
+        if name not in sets:
+            genome = genomes[name]
+            sets[name] = load_bin(genome.codes, genome.rows, WHOLE)[0]
+        return sets[name]
+
+    for number, (q, r) in enumerate(pairs, 1):
+        clock = time.perf_counter()
+        qset, rset = seqset(q), seqset(r)
+        loaded = Loaded(qset, rset, device, ready, {"query_fasta": fasta[q], "reference_fasta": fasta[r]}, clock)
+        ready = None
+        take_turn()
+        al, line = align_loaded(loaded, params, paths_of(q, r), sam_seq=sam_seq, device_done=lambda: end_turn(False))
+        row = {"query": q, "reference": r, **pair_ani(al, qset.lengths, rset.lengths)}
+        rows.append(row)
+        log.info("pair %d of %d, %s vs %s: ANI %.3f %%, aligned fractions %.4f and %.4f; %s", number, len(pairs), q, r,
+                 row["ani"], row["aligned_fraction_query"], row["aligned_fraction_reference"], line)
+        for name in [g for g in sets if all(g not in pair for pair in pairs[number:])]:
+            del sets[name]  # a genome no later pair of the row holds
+    end_turn()
+    write_rows(rows_path, rows)
+    log.info("%d pairs in %.1f s", len(pairs), time.perf_counter() - start)
+    return rows
+
+
+def genomes_of(names, codes, tables) -> dict:
+    """name -> Genome of the index files given in the same order."""
+    return {name: Genome(name, c, t) for name, c, t in zip(names, codes, tables)}

@@ -1,0 +1,171 @@
+"""Many genomes (comparisons.many; gpu_kernels/workflow/many.py, ani.py, workflow/ani_set.py): ANI
+against a plain oracle, the workflow's pairs equal to `align`'s, pyANI's matrices, and a genome
+added to a finished run computing only its pairs."""
+import math
+import os
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import MYCO_232, MYCO_7422
+from gpu_kernels.__main__ import main
+from gpu_kernels.ani import pair_ani
+from simulate_set import write_set  # bench/: the benchmarks' generator
+from wfhelpers import read_tsv, snakemake, workdir
+
+
+def oracle_ani(table: pd.DataFrame, qlens: dict, rlens: dict) -> dict:
+    """ANI and aligned fractions the slow way: each one-to-one alignment's CIGAR walked column by
+    column, each genome's covered bases marked one by one."""
+    one = table[table["backbone"] == 1]
+    matches = mismatches = 0
+    marks = {"q": {n: np.zeros(v, bool) for n, v in qlens.items()}, "r": {n: np.zeros(v, bool) for n, v in rlens.items()}}
+    for row in one.itertuples():
+        for count, op in re.findall(r"(\d+)([=XID])", row.cigar):
+            matches += int(count) if op == "=" else 0
+            mismatches += int(count) if op == "X" else 0
+        marks["q"][row.qname][row.qstart:row.qend] = True
+        marks["r"][row.rname][row.rstart:row.rend] = True
+    q = sum(int(m.sum()) for m in marks["q"].values())
+    r = sum(int(m.sum()) for m in marks["r"].values())
+    return {"ani": 100 * matches / (matches + mismatches), "aligned_fraction_query": q / sum(qlens.values()),
+            "aligned_fraction_reference": r / sum(rlens.values()), "matches": matches, "mismatches": mismatches}
+
+
+def aligned_table(tmp_path, query, reference, name):
+    import pyarrow.parquet as pq
+
+    from gpu_kernels.formats import read_meta
+
+    table = tmp_path / f"{name}.parquet"
+    assert main(["align", query, reference, "--table", str(table), "--backend", "numpy"]) == 0
+    meta = read_meta(str(table))
+    frame = pq.read_table(table).to_pandas()
+    return frame, meta["query"], meta["reference"]
+
+
+@pytest.mark.parametrize("pair", [(MYCO_232, MYCO_7422), "set"])
+def test_pair_ani_equals_the_oracle(tmp_path, pair):
+    if pair == "set":  # a draft (contigs, plasmids) against a genome about 10 % away
+        write_set(3, str(tmp_path / "set"), 300_000, (200_000, 400_000), height=0.05, draft=1.0, seed=4)
+        pair = (str(tmp_path / "set" / "g0001.fa"), str(tmp_path / "set" / "g0003.fa"))
+    frame, q, r = aligned_table(tmp_path, *pair, "al")
+    qlens, rlens = dict(zip(q["names"], q["lengths"])), dict(zip(r["names"], r["lengths"]))
+    frame["qname"] = [q["names"][i] for i in frame["qrec"]]
+    frame["rname"] = [r["names"][i] for i in frame["rrec"]]
+    got = pair_ani({c: frame[c].to_numpy() for c in frame.columns if c not in ("cigar", "qname", "rname")},
+                   q["lengths"], r["lengths"])
+    want = oracle_ani(frame, qlens, rlens)
+    assert got["matches"] == want["matches"] and got["mismatches"] == want["mismatches"]
+    for key in ("ani", "aligned_fraction_query", "aligned_fraction_reference"):
+        assert math.isclose(got[key], want[key], rel_tol=1e-12), key
+    assert 50 < got["ani"] < 100 and got["aligned_fraction_query"] > 0.1
+
+
+def test_a_pair_with_nothing_aligned_has_no_ani():
+    empty = {name: np.zeros(0, np.int64) for name in ("backbone", "matches", "mismatches", "qstart", "qend", "qrec",
+                                                     "rstart", "rend", "rrec")}
+    row = pair_ani(empty, [100], [200])
+    assert math.isnan(row["ani"]) and row["aligned_fraction_query"] == 0 and row["alignments"] == 0
+
+
+@pytest.fixture(scope="module")
+def many_run(tmp_path_factory):
+    """Six small related genomes (two drafts) through the many-genomes setting, then a seventh added."""
+    cwd = workdir(tmp_path_factory.mktemp("many"))
+    write_set(7, str(cwd / "set"), 150_000, (100_000, 200_000), height=0.06, draft=0.4, seed=2)
+    lines = (cwd / "set" / "genomes.yaml").read_text().splitlines()
+    (cwd / "six.yaml").write_text("\n".join(lines[:7]) + "\nresults: results\n")
+    (cwd / "seven.yaml").write_text("\n".join(lines) + "\nresults: results\n")
+    first = snakemake(cwd, "--cores", "2", "--configfile", "config/many_genomes.yaml", "six.yaml")
+    return cwd, first
+
+
+def test_many_genomes_write_each_pairs_alignments_as_align_does(many_run, tmp_path):
+    cwd, _ = many_run
+    set_dir = cwd / "results" / "default"
+    table = read_tsv(set_dir / "ani.tsv")
+    names = [f"g{i:04d}" for i in range(1, 7)]
+    assert [(r["query"], r["reference"]) for r in table] == [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    for row in table:
+        q, r = row["query"], row["reference"]
+        pair = set_dir / f"{q}_vs_{r}"
+        assert sorted(p.name for p in pair.iterdir()) == ["alignments.paf", "snps.tsv"]
+        paf, snps = tmp_path / "cli.paf", tmp_path / "cli.snps"
+        fasta = [str(cwd / "set" / f"{g}.fa") for g in (q, r)]
+        assert main(["align", *fasta, "-o", str(paf), "--snps", str(snps), "--backend", "numpy"]) == 0
+        assert (pair / "alignments.paf").read_bytes() == paf.read_bytes()
+        assert (pair / "snps.tsv").read_bytes() == snps.read_bytes()
+        frame, qm, rm = aligned_table(tmp_path, *fasta, "t")
+        want = pair_ani({c: frame[c].to_numpy() for c in frame.columns if c != "cigar"}, qm["lengths"], rm["lengths"])
+        assert math.isclose(float(row["ani"]), want["ani"], abs_tol=5e-5)
+        assert int(row["matches"]) == want["matches"] and int(row["aligned_query"]) == want["aligned_query"]
+    close = [float(r["ani"]) for r in table]
+    assert max(close) > 99 and min(close) < 97  # the tree spreads them (its six genomes: 96.6 to 99.9 %)
+
+
+def test_many_genomes_matrices_are_pyanis(many_run):
+    cwd, _ = many_run
+    set_dir = cwd / "results" / "default"
+    table = pd.read_csv(set_dir / "ani.tsv", sep="\t")
+    identity = pd.read_csv(set_dir / "ANIm_percentage_identity.tab", sep="\t", index_col=0)
+    coverage = pd.read_csv(set_dir / "ANIm_alignment_coverage.tab", sep="\t", index_col=0)
+    names = [f"g{i:04d}" for i in range(1, 7)]
+    assert list(identity.index) == list(identity.columns) == names
+    assert np.allclose(np.diag(identity.to_numpy()), 1) and np.allclose(identity.to_numpy(), identity.to_numpy().T)
+    for row in table.itertuples():
+        assert identity.loc[row.query, row.reference] == pytest.approx(row.ani / 100, abs=1e-6)
+        assert coverage.loc[row.query, row.reference] == pytest.approx(row.aligned_fraction_query, abs=1e-6)
+        assert coverage.loc[row.reference, row.query] == pytest.approx(row.aligned_fraction_reference, abs=1e-6)
+    import matplotlib.image as mpimg
+
+    image = mpimg.imread(set_dir / "ani_heatmap.png")
+    assert image.shape[0] > 300 and float(image[..., :3].std()) > 0.05
+
+
+def test_a_genome_added_to_a_finished_run_computes_only_its_pairs(many_run):
+    cwd, _ = many_run
+    set_dir = cwd / "results" / "default"
+    before = {p: p.stat().st_mtime_ns for p in set_dir.glob("*_vs_*/*")}
+    proc = snakemake(cwd, "--cores", "2", "--configfile", "config/many_genomes.yaml", "seven.yaml")
+    ran = re.findall(r"^(?:local)?rule (\w+):", proc.stdout + proc.stderr, re.M)
+    assert sorted(ran) == ["all", "ani", "index", "row_default_7"], ran
+    log = (cwd / "results" / "logs" / "row" / "default" / "g0007.log").read_text()
+    assert "6 pairs in" in log and "pair 6 of 6" in log
+    assert {p: p.stat().st_mtime_ns for p in before} == before  # the finished pairs untouched
+    table = read_tsv(set_dir / "ani.tsv")
+    assert len(table) == 21 and sum(r["reference"] == "g0007" for r in table) == 6
+    again = snakemake(cwd, "--cores", "2", "--configfile", "config/many_genomes.yaml", "seven.yaml", "-n")
+    assert "Nothing to be done" in again.stdout + again.stderr
+
+
+@pytest.mark.gpu
+def test_gpu_rows_equal_cpu_rows(tmp_path):
+    """CPU == GPU: a row of pairs aligned on each backend writes the same files and ANI rows."""
+    from gpu_kernels.params import Params
+    from gpu_kernels.workflow.genome import Genome, write_index
+    from gpu_kernels.workflow.many import align_row
+
+    write_set(4, str(tmp_path / "set"), 300_000, (200_000, 400_000), height=0.05, draft=0.5, seed=3)
+    genomes, fasta = {}, {}
+    for i in range(1, 5):
+        name = f"g{i:04d}"
+        fasta[name] = str(tmp_path / "set" / f"{name}.fa")
+        codes, rows = str(tmp_path / f"{name}.npy"), str(tmp_path / f"{name}.tsv")
+        write_index(fasta[name], codes, rows, 50_000_000)
+        genomes[name] = Genome(name, codes, rows)
+    pairs = [("g0001", "g0004"), ("g0002", "g0004"), ("g0003", "g0004")]
+    out = {}
+    for backend in ("numpy", "cupy"):
+        folder = tmp_path / backend
+        folder.mkdir()
+
+        def paths(q, r, folder=folder):
+            return {kind: str(folder / f"{q}_{r}.{kind}") for kind in ("paf", "snps", "delta", "table")}
+
+        align_row(pairs, genomes, fasta, Params(), backend, paths, str(folder / "rows.tsv"))
+        out[backend] = {p.name: p.read_bytes() for p in folder.iterdir() if not p.name.endswith(".table")}
+    assert out["numpy"] == out["cupy"]
+    assert os.path.getsize(tmp_path / "numpy" / "g0003_g0004.paf") > 0
