@@ -15,11 +15,13 @@ CHAIN_PATHS = ("chains_paf", "chain_file", "chains_table")
 
 
 def align_loaded(loaded, params: Params, paths: dict, hsps: str | None = None, sam_seq: bool = True,
-                 device_done=None) -> tuple[dict, str]:
+                 device_done=None, host_after_chains: bool = False) -> tuple[dict, str]:
     """A loaded pair (engine.load's) aligned and written where paths say (align.write_aligned's
     kinds, and CHAIN_PATHS); hsps: the HSP table's path (a pair compared whole only); sam_seq: the
     SAM lines' SEQ; device_done(): called once the device's work is done, before the files are
-    written. Returns the alignments and a line that sums them up."""
+    written; host_after_chains: a pair compared whole is placed and aligned on the host once chained
+    (Result.hand_to_host: small pairs, many at a time). Returns the alignments and a line that sums
+    them up."""
     start = loaded.start
     q, r = loaded.query, loaded.reference
     if not fits_whole(q, r, params):
@@ -39,11 +41,15 @@ def align_loaded(loaded, params: Params, paths: dict, hsps: str | None = None, s
         al, chains, how = pair.alignments, pair.chains, "in parts"
     else:
         result = compare_loaded(loaded, params)
+        if host_after_chains and not hsps:
+            result.hand_to_host()
+            if device_done is not None:
+                device_done()
         chains = result.chain()
         al = result.align()
         if hsps:  # streamed off the device
             result.write_parquet(hsps, last=True)
-        if device_done is not None:
+        if device_done is not None and not host_after_chains:
             device_done()
         if any(paths.get(kind) for kind in CHAIN_PATHS):
             result.write_chains(paths)

@@ -37,6 +37,7 @@ class Result:
         self._chaining = None  # the future of chain_soon
         self._alignments = None  # the chains' alignments (align.py), once aligned
         self.codes = None  # both sides' codes on the backend's device, where compare left them
+        self._rows = None  # the HSPs' count, once the table is let go
 
     @property
     def hsps(self) -> dict:
@@ -49,8 +50,21 @@ class Result:
     def drop_device(self) -> None:
         """Let go of every array this result holds on the device (the HSP table, each HSP's chain, the
         codes): a workflow job that is done with its device (turns.end_turn) hands its memory on."""
+        if self.table.get("qstart") is not None:
+            self._rows = int(self.table["qstart"].size)
         self.table = {name: None for name in self.table}
         self.chain_of = self.codes = self._hsps = None
+
+    def hand_to_host(self) -> None:
+        """Chained on the device, the rest on the host: the blocks' placement and the alignments run
+        in NumPy and C on the SeqSets' codes, and the device is let go (drop_device). For many small
+        pairs, whose placement and alignments are milliseconds of work that a device's launches and
+        copies outlast, while the device takes the next pair. The same outputs (CPU == GPU)."""
+        from .backend import get_backend
+
+        self.chain(placed=False)
+        self.drop_device()
+        self.backend = get_backend("numpy")
 
     def coverage(self) -> float:
         """Fraction of query bases inside at least one HSP (either strand)."""
@@ -67,7 +81,12 @@ class Result:
         return {"query": {"names": list(q.names), "lengths": q.lengths.tolist()},
                 "reference": {"names": list(r.names), "lengths": r.lengths.tolist()},
                 "params": self.params.as_dict(), "stats": self.stats, "seeds": self.stats.get("seeds", 0),
-                "kept_seeds": self.stats.get("kept_seeds", 0), "rows": int(self.table["qstart"].size), **self.sources}
+                "kept_seeds": self.stats.get("kept_seeds", 0), "rows": self.rows, **self.sources}
+
+    @property
+    def rows(self) -> int:
+        """The HSPs' count (kept once the table is let go)."""
+        return self._rows if self.table.get("qstart") is None else int(self.table["qstart"].size)
 
     def write_parquet(self, path: str, row_group_rows: int = ROW_GROUP_ROWS, last: bool = False,
                       chained=None) -> None:

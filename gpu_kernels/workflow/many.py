@@ -55,7 +55,8 @@ def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, ba
         loaded = Loaded(qset, rset, device, ready, {"query_fasta": fasta[q], "reference_fasta": fasta[r]}, clock)
         ready = None
         take_turn()
-        al, line = align_loaded(loaded, params, paths_of(q, r), sam_seq=sam_seq, device_done=lambda: end_turn(False))
+        al, line = align_loaded(loaded, params, paths_of(q, r), sam_seq=sam_seq, device_done=lambda: end_turn(False),
+                                 host_after_chains=True)
         row = {"query": q, "reference": r, **pair_ani(al, qset.lengths, rset.lengths)}
         rows.append(row)
         log.info("pair %d of %d, %s vs %s: ANI %.3f %%, aligned fractions %.4f and %.4f; %s", number, len(pairs), q, r,

@@ -136,6 +136,11 @@ BIN_BASES = {
 }
 
 
+def genome_bases(genome):
+    """A genome's bases, from its scan."""
+    return sum(c.length for c in CHROMOSOMES[genome])
+
+
 def comparison_pairs():
     """(query genome, reference genome) pairs to compare."""
     names = list(config["genomes"])
@@ -305,10 +310,7 @@ def all_hsps(set_name, query, reference):
     coverage tables and dotplots read."""
     if OUT["hsps"] != "auto":
         return bool(OUT["hsps"])
-    bases = sum(c.length for c in CHROMOSOMES[query]) + sum(
-        c.length for c in CHROMOSOMES[reference]
-    )
-    return bases <= OUT["hsps_auto_bases"]
+    return genome_bases(query) + genome_bases(reference) <= OUT["hsps_auto_bases"]
 
 
 def dots_table(wc):

@@ -13,7 +13,9 @@ rule index:
         log_path("index", "genome", kind="benchmark")
     conda:
         "../envs/engine.yaml"
-    threads: 4  # the FASTA read and encoded on threads (fasta.c); both genomes of a pair at once on 8 cores
+    # the FASTA read and encoded on threads (fasta.c): both genomes of a pair at once on 8 cores; a
+    # small genome (a bacterium's) takes one, so that many are encoded at once
+    threads: lambda wc: 4 if genome_bases(wc.genome) > 100_000_000 else 1
     params:
         bin_size=config["bins"]["size"],
     script:

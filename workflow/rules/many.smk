@@ -49,7 +49,7 @@ for _set in SETS:
                 path("benchmark", name=f"row/{_set}/{_genome}")
             conda:
                 "../envs/engine.yaml"
-            threads: 4  # the texts and the host stages of each pair; the device takes one pair at a time
+            threads: 2  # each pair's placement, alignments and texts (the device takes a pair at a time, turns.py)
             resources:
                 gpu=1 if BACKEND == "cupy" else 0,
             params:
