@@ -42,6 +42,8 @@ for n in "${@:-100}"; do
     python3 bench/gpu_busy.py "$OUT/busy$n.csv" 2>&1 | tail -4 | tee -a "$OUT/many$n.log"
     python3 bench/rule_spans.py "/tmp/many$n/logs/benchmarks" --since "$began" 2>&1 | tail -8 | tee -a "$OUT/many$n.log"
     grep -h "pairs in" /tmp/many"$n"/logs/row/default/*.log | awk '{p += $5; s += $8} END {printf "rows: %d pairs in %.1f s of jobs (%.3f s a pair)\n", p, s, s / p}' | tee -a "$OUT/many$n.log"
+    grep -h "INFO gpu_kernels.workflow.many: pair " /tmp/many"$n"/logs/row/default/*.log | wc -l | \
+        awk -v a="$began" -v b="$ended" '{printf "pairs done: %d, %.1f a second of the run\n", $1, $1 / (b - a)}' | tee -a "$OUT/many$n.log"
     du -sh "/tmp/many$n/default" | tee -a "$OUT/many$n.log"
     cp "/tmp/many$n/default/ani.tsv" "$OUT/ani$n.tsv" 2>/dev/null
     cp "/tmp/many$n/default/ani_heatmap.png" "$OUT/ani_heatmap$n.png" 2>/dev/null

@@ -38,24 +38,27 @@ def take_turn() -> None:
     log.info("the device's turn after %.2f s", time.monotonic() - clock)
 
 
-def _settle() -> int:
-    """This job's queued kernels done (every stream's) and its pool's free blocks back to the device,
-    for the next job's budgets (they read the device's free memory): the bytes it still holds."""
+def _settle(free: bool = True) -> int:
+    """This job's queued kernels done (every stream's) and, where `free`, its pool's free blocks back
+    to the device, for the next job's budgets (they read the device's free memory): the bytes it
+    still holds."""
     from .arrays import cupy
 
     cp = cupy()
     cp.cuda.Device().synchronize()
     pool = cp.get_default_memory_pool()
-    pool.free_all_blocks()
+    if free:
+        pool.free_all_blocks()
     return int(pool.used_bytes())
 
 
 def end_turn(last: bool = True) -> None:
     """This job's device work is done and its arrays there dropped: the turn goes to the next job
     (this one's files are written meanwhile). last=False: the job takes another turn later (a
-    many-genomes job, a turn a genome pair)."""
+    many-genomes job, a turn a genome pair: its pool keeps its blocks, for its next pair, since freeing
+    and allocating them again each pair made the turns' hand-overs most of a small pair's time)."""
     if _turn["held"]:
-        held = _settle()
+        held = _settle(free=last)
         fcntl.flock(_turn["handle"].fileno(), fcntl.LOCK_UN)
         _turn["held"] = False
         if last:
