@@ -3,10 +3,8 @@ pairs with the genomes listed before it, so adding a genome at the end of the li
 row (its pairs with every genome before it) and leaves the finished rows as they were. A row's job
 reads each genome's index once and aligns its pairs one after another in one process (pairs.
 align_loaded: compared whole, chained, the one-to-one alignments chosen), writing each pair's
-outputs and the row's ANI rows (ani.py). The device compares and chains a pair; its placement,
-alignments and texts run on the host (Result.hand_to_host) while the device takes the next pair, of
-this job or of another sharing the GPU (jobs_per_gpu). Small pairs share the device freely; a pair
-over TURN_BASES takes a turn on it (turns.py)."""
+outputs and the row's ANI rows (ani.py). Where jobs share a GPU, each takes a turn on it a pair
+(turns.py): one job's files are written while another's kernels run."""
 from __future__ import annotations
 
 import logging
@@ -20,9 +18,6 @@ from ..turns import end_turn, take_turn
 from .genome import WHOLE, Genome, load_bin
 
 log = logging.getLogger(__name__)
-
-# a pair of more bases than this takes the device's turn (turns.py); a smaller one shares the device
-TURN_BASES = 100_000_000
 
 
 def rows_of(genomes: list[str], pairs: list[tuple]) -> dict[str, list[tuple]]:
@@ -59,14 +54,9 @@ def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, ba
         qset, rset = seqset(q), seqset(r)
         loaded = Loaded(qset, rset, device, ready, {"query_fasta": fasta[q], "reference_fasta": fasta[r]}, clock)
         ready = None
-        # a pair's device work is a few tens of milliseconds, most of it launches and copies: the row
-        # jobs sharing a GPU run theirs at once (a third of the wall time with turns, on 100 genomes
-        # of 2-6 Mbp); a large pair takes its turn, so that the jobs' tiles never share its memory
-        turn = qset.total + rset.total > TURN_BASES
-        if turn:
-            take_turn()
-        al, line = align_loaded(loaded, params, paths_of(q, r), sam_seq=sam_seq,
-                                device_done=(lambda: end_turn(False)) if turn else None, host_after_chains=True)
+        take_turn()
+        al, line = align_loaded(loaded, params, paths_of(q, r), sam_seq=sam_seq, device_done=lambda: end_turn(False),
+                                 host_after_chains=True)
         row = {"query": q, "reference": r, **pair_ani(al, qset.lengths, rset.lengths)}
         rows.append(row)
         log.info("pair %d of %d, %s vs %s: ANI %.3f %%, aligned fractions %.4f and %.4f; %s", number, len(pairs), q, r,
