@@ -49,7 +49,7 @@ def evolve(rng: np.random.Generator, seq: np.ndarray, branch: float, sizes: tupl
     for _ in range(int(rng.poisson(30 * branch))):
         a, b = segment(rng, seq, 5000, 100000)
         piece, rest = seq[a:b], np.concatenate((seq[:a], seq[b:]))
-        at = int(rng.integers(0, rest.size))
+        at = int(rng.integers(0, rest.size + 1))
         seq = np.concatenate((rest[:at], piece, rest[at:]))
     target = int(np.clip(seq.size * (1 + rng.normal(0, 3 * branch)), *sizes))
     while seq.size > target + 5000:

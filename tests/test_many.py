@@ -73,13 +73,13 @@ def test_a_pair_with_nothing_aligned_has_no_ani():
 
 @pytest.fixture(scope="module")
 def many_run(tmp_path_factory):
-    """Six small related genomes (two drafts) through the many-genomes setting, then a seventh added."""
+    """Ten small related genomes (some drafts) through the many-genomes setting (an eleventh added later)."""
     cwd = workdir(tmp_path_factory.mktemp("many"))
-    write_set(7, str(cwd / "set"), 150_000, (100_000, 200_000), height=0.06, draft=0.4, seed=2)
+    write_set(11, str(cwd / "set"), 150_000, (100_000, 200_000), height=0.06, draft=0.4, seed=2)
     lines = (cwd / "set" / "genomes.yaml").read_text().splitlines()
-    (cwd / "six.yaml").write_text("\n".join(lines[:7]) + "\nresults: results\n")
-    (cwd / "seven.yaml").write_text("\n".join(lines) + "\nresults: results\n")
-    first = snakemake(cwd, "--cores", "2", "--configfile", "config/many_genomes.yaml", "six.yaml")
+    (cwd / "ten.yaml").write_text("\n".join(lines[:11]) + "\nresults: results\n")
+    (cwd / "eleven.yaml").write_text("\n".join(lines) + "\nresults: results\n")
+    first = snakemake(cwd, "--cores", "2", "--configfile", "config/many_genomes.yaml", "ten.yaml")
     return cwd, first
 
 
@@ -87,11 +87,11 @@ def test_many_genomes_write_each_pairs_alignments_as_align_does(many_run, tmp_pa
     cwd, _ = many_run
     set_dir = cwd / "results" / "default"
     table = read_tsv(set_dir / "ani.tsv")
-    names = [f"g{i:04d}" for i in range(1, 7)]
+    names = [f"g{i:04d}" for i in range(1, 11)]
     assert [(r["query"], r["reference"]) for r in table] == [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
     for row in table:
         q, r = row["query"], row["reference"]
-        pair = set_dir / f"{q}_vs_{r}"
+        pair = set_dir / "rows" / r / f"{q}_vs_{r}"  # the row of the later genome
         assert sorted(p.name for p in pair.iterdir()) == ["alignments.paf", "snps.tsv"]
         paf, snps = tmp_path / "cli.paf", tmp_path / "cli.snps"
         fasta = [str(cwd / "set" / f"{g}.fa") for g in (q, r)]
@@ -112,7 +112,7 @@ def test_many_genomes_matrices_are_pyanis(many_run):
     table = pd.read_csv(set_dir / "ani.tsv", sep="\t")
     identity = pd.read_csv(set_dir / "ANIm_percentage_identity.tab", sep="\t", index_col=0)
     coverage = pd.read_csv(set_dir / "ANIm_alignment_coverage.tab", sep="\t", index_col=0)
-    names = [f"g{i:04d}" for i in range(1, 7)]
+    names = [f"g{i:04d}" for i in range(1, 11)]
     assert list(identity.index) == list(identity.columns) == names
     assert np.allclose(np.diag(identity.to_numpy()), 1) and np.allclose(identity.to_numpy(), identity.to_numpy().T)
     for row in table.itertuples():
@@ -128,16 +128,17 @@ def test_many_genomes_matrices_are_pyanis(many_run):
 def test_a_genome_added_to_a_finished_run_computes_only_its_pairs(many_run):
     cwd, _ = many_run
     set_dir = cwd / "results" / "default"
-    before = {p: p.stat().st_mtime_ns for p in set_dir.glob("*_vs_*/*")}
-    proc = snakemake(cwd, "--cores", "2", "--configfile", "config/many_genomes.yaml", "seven.yaml")
+    before = {p: p.stat().st_mtime_ns for p in set_dir.glob("rows/*/*_vs_*/*")}
+    assert len(before) == 90  # 45 pairs, two files each
+    proc = snakemake(cwd, "--cores", "2", "--configfile", "config/many_genomes.yaml", "eleven.yaml")
     ran = re.findall(r"^(?:local)?rule (\w+):", proc.stdout + proc.stderr, re.M)
-    assert sorted(ran) == ["all", "ani", "index", "row_default_7"], ran
-    log = (cwd / "results" / "logs" / "row" / "default" / "g0007.log").read_text()
-    assert "6 pairs in" in log and "pair 6 of 6" in log
+    assert sorted(ran) == ["all", "ani", "index", "index_list", "row"], ran  # one row: the new genome's
+    log = (cwd / "results" / "logs" / "row" / "default" / "g0011.log").read_text()
+    assert "10 pairs in" in log and "pair 10 of 10" in log  # 10 pairs, not 55
     assert {p: p.stat().st_mtime_ns for p in before} == before  # the finished pairs untouched
     table = read_tsv(set_dir / "ani.tsv")
-    assert len(table) == 21 and sum(r["reference"] == "g0007" for r in table) == 6
-    again = snakemake(cwd, "--cores", "2", "--configfile", "config/many_genomes.yaml", "seven.yaml", "-n")
+    assert len(table) == 55 and sum(r["reference"] == "g0011" for r in table) == 10
+    again = snakemake(cwd, "--cores", "2", "--configfile", "config/many_genomes.yaml", "eleven.yaml", "-n")
     assert "Nothing to be done" in again.stdout + again.stderr
 
 

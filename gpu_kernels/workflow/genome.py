@@ -184,3 +184,18 @@ class Genome:
         genome = cls(name, None, None)
         genome.names, genome.lengths = np.array([str(n) for n in names]), np.asarray(lengths, dtype=np.int64)
         return genome
+
+
+def write_index_list(path: str, names: list, codes: list, tables: list) -> None:
+    """The genomes' index files listed (name, codes, table), a genome a line."""
+    from ..formats import write_tsv
+
+    write_tsv(path, [{"genome": n, "codes": c, "table": t} for n, c, t in zip(names, codes, tables)])
+
+
+def read_index_list(path: str, names) -> dict:
+    """name -> Genome of some genomes of an index list (write_index_list's)."""
+    from ..formats import read_tsv
+
+    rows = {row["genome"]: row for row in read_tsv(path)}
+    return {name: Genome(name, rows[name]["codes"], rows[name]["table"]) for name in names}

@@ -1,4 +1,4 @@
-"""Many genomes in one run: the set's genome pairs in rows, a row a job. A genome's row holds its
+"""Many genomes in one run: the set's genome pairs in rows, a row a job (its outputs in one folder). A genome's row holds its
 pairs with the genomes listed before it, so adding a genome at the end of the list makes one new
 row (its pairs with every genome before it) and leaves the finished rows as they were. A row's job
 reads each genome's index once and aligns its pairs one after another in one process (pairs.
@@ -15,9 +15,24 @@ from ..backend import get_backend
 from ..engine import Loaded
 from ..params import Params
 from ..turns import end_turn, take_turn
-from .genome import WHOLE, Genome, load_bin
+from .genome import WHOLE, load_bin
 
 log = logging.getLogger(__name__)
+
+ROW_ANI = "ani.tsv"  # a row's ANI rows, in its folder
+
+
+def pair_paths(folder: str, kinds: dict):
+    """paths_of for align_row: a pair's outputs (kinds: write kind -> file name) in QUERY_vs_REFERENCE/
+    of a row's folder, the folder made."""
+    import os
+
+    def paths(query: str, reference: str) -> dict:
+        pair = os.path.join(folder, f"{query}_vs_{reference}")
+        os.makedirs(pair, exist_ok=True)
+        return {kind: os.path.join(pair, name) for kind, name in kinds.items()}
+
+    return paths
 
 
 def rows_of(genomes: list[str], pairs: list[tuple]) -> dict[str, list[tuple]]:
@@ -67,8 +82,3 @@ def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, ba
     write_rows(rows_path, rows)
     log.info("%d pairs in %.1f s", len(pairs), time.perf_counter() - start)
     return rows
-
-
-def genomes_of(names, codes, tables) -> dict:
-    """name -> Genome of the index files given in the same order."""
-    return {name: Genome(name, c, t) for name, c, t in zip(names, codes, tables)}

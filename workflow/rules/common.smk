@@ -22,9 +22,16 @@ from gpu_kernels.workflow.config import (
     schema_error,
 )
 from gpu_kernels.errors import InputError
-from gpu_kernels.workflow.genome import Chromosome, bin_name, make_bins, scan_cached
+from gpu_kernels.workflow.genome import (
+    Chromosome,
+    bin_name,
+    make_bins,
+    scan_cached,
+    write_index_list,
+)
 from gpu_kernels.workflow.outputs import (
     ALIGN_KINDS,
+    PAIR_OUTPUTS,
     CHAIN_KINDS,
     PICTURE_KINDS,
     TEMPLATES,
@@ -344,16 +351,9 @@ MANY_KINDS = {**ALIGN_KINDS, **{kind: kind for kind in CHAIN_KINDS}}
 def final_outputs():
     """Everything rule all asks for."""
     if MANY:
-        pairs = [
-            path(kind, set=s, query=q, reference=r)
-            for s in SETS
-            for q, r in PAIRS
-            for kind in MANY_KINDS
-            if OUT[kind]
-        ]
         sets = [path(kind, set=s) for s in SETS for kind in ("ani", "ani_heatmap")]
         matrices = [path("ani_matrix", set=s, matrix=m) for s in SETS for m in MATRICES]
-        return pairs + sets + matrices
+        return sets + matrices
     kinds = [
         "stats",
         "coverage_pairs",

@@ -1,73 +1,75 @@
 # Many genomes (comparisons.many): a job a genome, aligning its pairs with the genomes listed before
-# it (its row) one after another in one process (gpu_kernels/workflow/many.py); then the set's ANI
+# it (its row) one after another in one process (gpu_kernels/workflow/many.py), into the row's
+# folder (a pair's outputs in QUERY_vs_REFERENCE/ there, and the row's ANI rows); then the set's ANI
 # table, pyANI's matrices and the clustered heatmap. Adding a genome at the end of the list adds one
-# row and leaves the finished rows as they were.
+# row and leaves the finished rows as they were. A row is one output (its folder), so that Snakemake
+# plans 1,000 genomes' half a million pairs as 1,000 jobs.
 
-ROWS = rows_of(list(config["genomes"]), PAIRS)
-
-
-def row_outputs(set_name, pairs):
-    """[query, reference, {write kind: path}] of each pair of a row: the outputs it asks for."""
-    return [
-        [
-            q,
-            r,
-            {
-                MANY_KINDS[kind]: path(kind, set=set_name, query=q, reference=r)
-                for kind in MANY_KINDS
-                if OUT[kind]
-            },
-        ]
-        for q, r in pairs
-    ]
+ROWS = {
+    g: pairs for g, pairs in rows_of(list(config["genomes"]), PAIRS).items() if pairs
+}
 
 
-for _set in SETS:
-    for _number, (_genome, _pairs) in enumerate(ROWS.items()):
-        if not _pairs:
-            continue
-        _members = sorted(
-            {g for pair in _pairs for g in pair}, key=list(config["genomes"]).index
-        )
+_ORDER = {g: i for i, g in enumerate(config["genomes"])}
+# the genomes of each row's pairs, in the list's order
+MEMBERS = {
+    row: sorted({g for pair in pairs for g in pair}, key=_ORDER.__getitem__)
+    for row, pairs in ROWS.items()
+}
 
-        rule:
-            name:
-                f"row_{_set}_{_number + 1}"
-            input:
-                codes=[path("codes", genome=g) for g in _members],
-                tables=[path("chromosomes", genome=g) for g in _members],
-            output:
-                rows=path("ani_row", set=_set, genome=_genome),
-                pairs=[
-                    p
-                    for _, _, paths in row_outputs(_set, _pairs)
-                    for p in paths.values()
-                ],
-            log:
-                path("log", name=f"row/{_set}/{_genome}"),
-            benchmark:
-                path("benchmark", name=f"row/{_set}/{_genome}")
-            conda:
-                "../envs/engine.yaml"
-            threads: 2  # each pair's placement, alignments and texts (the device takes a pair at a time, turns.py)
-            resources:
-                gpu=1 if BACKEND == "cupy" else 0,
-            params:
-                engine=PARAMS[_set].as_dict(),
-                backend=BACKEND,
-                genomes=_members,
-                pairs=row_outputs(_set, _pairs),
-                fasta={g: os.path.abspath(config["genomes"][g]) for g in _members},
-                sam_seq=OUT["sam_seq"],
-            script:
-                "../scripts/many.py"
+
+def row_members(wc):
+    return MEMBERS[wc.genome]
+
+
+# Every genome's index files listed once: a row reads its genomes' files through this list, so that
+# it names two inputs rather than two a genome (a million at 1,000 genomes, which took Snakemake
+# minutes to plan). The list is rewritten when a genome is added: ancient(), so that this leaves the
+# finished rows as they were (a row's own genome's files still rerun it when they change).
+rule index_list:
+    input:
+        codes=[path("codes", genome=g) for g in config["genomes"]],
+        tables=[path("chromosomes", genome=g) for g in config["genomes"]],
+    output:
+        path("index_list"),
+    localrule: True
+    run:
+        write_index_list(output[0], list(config["genomes"]), input.codes, input.tables)
+
+
+rule row:
+    input:
+        codes=path("codes"),
+        table=path("chromosomes"),
+        index_list=ancient(path("index_list")),
+    output:
+        directory(path("row")),
+    log:
+        log_path("row", "set", "genome"),
+    benchmark:
+        log_path("row", "set", "genome", kind="benchmark")
+    conda:
+        "../envs/engine.yaml"
+    threads: 2  # each pair's placement, alignments and texts (the device takes a pair at a time, turns.py)
+    resources:
+        gpu=1 if BACKEND == "cupy" else 0,
+    params:
+        engine=lambda wc: PARAMS[wc.set].as_dict(),
+        backend=BACKEND,
+        genomes=row_members,
+        pairs=lambda wc: ROWS[wc.genome],
+        kinds={MANY_KINDS[kind]: PAIR_OUTPUTS[kind] for kind in MANY_KINDS if OUT[kind]},
+        fasta=lambda wc: {
+            g: os.path.abspath(config["genomes"][g]) for g in row_members(wc)
+        },
+        sam_seq=OUT["sam_seq"],
+    script:
+        "../scripts/many.py"
 
 
 rule ani:
     input:
-        rows=lambda wc: [
-            path("ani_row", set=wc.set, genome=g) for g, pairs in ROWS.items() if pairs
-        ],
+        rows=lambda wc: [path("row", set=wc.set, genome=g) for g in ROWS],
     output:
         ani=path("ani"),
         matrices=[path("ani_matrix", matrix=m) for m in MATRICES],

@@ -1,4 +1,5 @@
-"""Snakemake script: a genome's row of the set's pairs, aligned in one process (workflow/many.py)."""
+"""Snakemake script: a genome's row of the set's pairs, aligned in one process into the row's folder
+(workflow/many.py)."""
 import os
 import sys
 
@@ -6,7 +7,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _setup import run  # noqa: E402
 
 from gpu_kernels.params import Params  # noqa: E402
-from gpu_kernels.workflow.many import align_row, genomes_of  # noqa: E402
+from gpu_kernels.workflow.genome import read_index_list  # noqa: E402
+from gpu_kernels.workflow.many import ROW_ANI, align_row, pair_paths  # noqa: E402
 
 sm = snakemake  # noqa: F821
 
@@ -16,10 +18,12 @@ def step():
         from gpu_kernels.device import claim_device
 
         claim_device(jobs_per_gpu=sm.config.get("jobs_per_gpu", 1))  # not a rerun trigger: no output depends on it
-    genomes = genomes_of(sm.params.genomes, sm.input.codes, sm.input.tables)
-    paths = {(q, r): dict(kinds) for q, r, kinds in sm.params.pairs}
-    align_row(list(paths), genomes, dict(sm.params.fasta), Params(**sm.params.engine), sm.params.backend,
-              lambda q, r: paths[(q, r)], sm.output.rows, bool(sm.params.sam_seq))
+    genomes = read_index_list(sm.input.index_list, sm.params.genomes)
+    folder = sm.output[0]
+    os.makedirs(folder, exist_ok=True)
+    align_row([tuple(p) for p in sm.params.pairs], genomes, dict(sm.params.fasta), Params(**sm.params.engine),
+              sm.params.backend, pair_paths(folder, dict(sm.params.kinds)), os.path.join(folder, ROW_ANI),
+              bool(sm.params.sam_seq))
 
 
 run(sm, step)
