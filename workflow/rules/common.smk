@@ -22,13 +22,7 @@ from gpu_kernels.workflow.config import (
     schema_error,
 )
 from gpu_kernels.errors import InputError
-from gpu_kernels.workflow.genome import (
-    Chromosome,
-    bin_name,
-    make_bins,
-    scan_cached,
-    write_index_list,
-)
+from gpu_kernels.workflow.genome import Chromosome, bin_name, make_bins, scan_cached
 from gpu_kernels.workflow.outputs import (
     ALIGN_KINDS,
     PAIR_OUTPUTS,
