@@ -1,6 +1,7 @@
 """Average nucleotide identity of genome pairs, as ANIm computes it (pyANI's nucmer-based method):
 the identities over the aligned columns of the pair's one-to-one alignments, gap columns excluded,
-in percent; and each genome's aligned fraction (the bases its one-to-one alignments cover, their
+in percent (`ani`); beside it `anim`, pyANI's and pyani-plus's own formula, which counts each gap
+column as an error of the side it is in; and each genome's aligned fraction (the bases its one-to-one alignments cover, their
 union, over its length). The set's tables: `ani.tsv` (a row a pair) and the matrices in pyANI's
 layout (a genome a row and a column, tab-separated, fractions of 1, the diagonal 1)."""
 from __future__ import annotations
@@ -13,9 +14,9 @@ import numpy as np
 from .report import covered
 
 # ani.tsv's columns: the issue's five, then what they are made of
-ANI_COLUMNS = ("query", "reference", "ani", "aligned_fraction_query", "aligned_fraction_reference",
-               "matches", "mismatches", "aligned_query", "aligned_reference", "query_length", "reference_length",
-               "alignments")
+ANI_COLUMNS = ("query", "reference", "ani", "aligned_fraction_query", "aligned_fraction_reference", "anim",
+               "matches", "mismatches", "insertions", "deletions", "aligned_query", "aligned_reference",
+               "query_length", "reference_length", "alignments")
 # pyANI's file names (ANIm_<matrix>.tab) and what each holds
 MATRICES = {"percentage_identity": "ani", "alignment_coverage": "aligned_fraction", "alignment_lengths": "aligned",
             "similarity_errors": "mismatches"}
@@ -27,17 +28,22 @@ def pair_ani(al: dict, qlens, rlens) -> dict:
     fractions 0."""
     one = np.asarray(al["backbone"]) == 1
     qlens, rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
-    matches = int(np.asarray(al["matches"], dtype=np.int64)[one].sum())
-    mismatches = int(np.asarray(al["mismatches"], dtype=np.int64)[one].sum())
+    matches, mismatches, insertions, deletions = (int(np.asarray(al[name], dtype=np.int64)[one].sum())
+                                                  for name in ("matches", "mismatches", "insertions", "deletions"))
     sides = {}
     for side, lens in (("q", qlens), ("r", rlens)):
         starts, ends, recs = (np.asarray(al[f"{side}{name}"])[one] for name in ("start", "end", "rec"))
         sides[side] = int(covered(starts, ends, recs, lens.size).sum())
     qtotal, rtotal = int(qlens.sum()), int(rlens.sum())
+    # pyANI's and pyani-plus's ANIm: both sides' aligned bases less twice the delta's errors
+    # (mismatches and gap columns), over both sides' aligned bases
+    both = 2 * (matches + mismatches) + insertions + deletions
     return {"ani": 100.0 * matches / (matches + mismatches) if matches + mismatches else math.nan,
             "aligned_fraction_query": sides["q"] / qtotal if qtotal else 0.0,
             "aligned_fraction_reference": sides["r"] / rtotal if rtotal else 0.0,
-            "matches": matches, "mismatches": mismatches, "aligned_query": sides["q"], "aligned_reference": sides["r"],
+            "anim": 100.0 * (2 * matches - insertions - deletions) / both if both else math.nan,
+            "matches": matches, "mismatches": mismatches, "insertions": insertions, "deletions": deletions,
+            "aligned_query": sides["q"], "aligned_reference": sides["r"],
             "query_length": qtotal, "reference_length": rtotal, "alignments": int(one.sum())}
 
 
@@ -56,7 +62,7 @@ def write_rows(path: str, rows: list[dict]) -> None:
     import pandas as pd
 
     table = pd.DataFrame(rows, columns=list(ANI_COLUMNS))
-    write_tsv(path, table.round({"ani": 4, "aligned_fraction_query": 6, "aligned_fraction_reference": 6})
+    write_tsv(path, table.round({"ani": 4, "anim": 4, "aligned_fraction_query": 6, "aligned_fraction_reference": 6})
               .astype(object).where(table.notna(), "NA"))
 
 
