@@ -70,7 +70,7 @@ def matrices(table, genomes: list[str]) -> dict:
     """pyANI's matrices of a set's rows (MATRICES' names -> a DataFrame a genome a row and a
     column): the row genome's value against the column genome. ANI is the pair's (either way round),
     as a fraction; the coverage, the row genome's aligned fraction; the lengths, the row genome's
-    aligned bases; the errors, the pair's mismatched columns. The diagonal is 1 (identity and
+    aligned bases; the errors, the pair's mismatches and gap columns (a delta's similarity errors). The diagonal is 1 (identity and
     coverage), the genome's length (lengths) and 0 (errors) where the set has no self pair; a pair
     the set did not compare is empty."""
     import pandas as pd
@@ -85,11 +85,12 @@ def matrices(table, genomes: list[str]) -> dict:
     keep = ~(pd.isna(q) | pd.isna(r))
     q, r, rows = q[keep].astype(np.int64), r[keep].astype(np.int64), table[keep]
     ani = pd.to_numeric(rows["ani"], errors="coerce").to_numpy() / 100.0
+    errors = rows[["mismatches", "insertions", "deletions"]].to_numpy(dtype=float).sum(axis=1)
     for (a, b), (fa, la) in (((q, r), ("query", "query")), ((r, q), ("reference", "reference"))):
         out["percentage_identity"][a, b] = ani
         out["alignment_coverage"][a, b] = rows[f"aligned_fraction_{fa}"].to_numpy(dtype=float)
         out["alignment_lengths"][a, b] = rows[f"aligned_{la}"].to_numpy(dtype=float)
-        out["similarity_errors"][a, b] = rows["mismatches"].to_numpy(dtype=float)
+        out["similarity_errors"][a, b] = errors
     lengths = {}
     for side in ("query", "reference"):
         lengths.update(zip(rows[side], rows[f"{side}_length"]))

@@ -116,6 +116,7 @@ def test_many_genomes_matrices_are_pyanis(many_run):
     table = pd.read_csv(set_dir / "ani.tsv", sep="\t")
     identity = pd.read_csv(set_dir / "ANIm_percentage_identity.tab", sep="\t", index_col=0)
     coverage = pd.read_csv(set_dir / "ANIm_alignment_coverage.tab", sep="\t", index_col=0)
+    errors = pd.read_csv(set_dir / "ANIm_similarity_errors.tab", sep="\t", index_col=0)
     names = [f"g{i:04d}" for i in range(1, 11)]
     assert list(identity.index) == list(identity.columns) == names
     assert np.allclose(np.diag(identity.to_numpy()), 1) and np.allclose(identity.to_numpy(), identity.to_numpy().T)
@@ -123,6 +124,7 @@ def test_many_genomes_matrices_are_pyanis(many_run):
         assert identity.loc[row.query, row.reference] == pytest.approx(row.ani / 100, abs=1e-6)
         assert coverage.loc[row.query, row.reference] == pytest.approx(row.aligned_fraction_query, abs=1e-6)
         assert coverage.loc[row.reference, row.query] == pytest.approx(row.aligned_fraction_reference, abs=1e-6)
+        assert errors.loc[row.query, row.reference] == row.mismatches + row.insertions + row.deletions
     import matplotlib.image as mpimg
 
     image = mpimg.imread(set_dir / "ani_heatmap.png")

@@ -1,13 +1,15 @@
-"""Many genomes in one run: the set's genome pairs in rows, a row a job (its outputs in one folder). A genome's row holds its
-pairs with the genomes listed before it, so adding a genome at the end of the list makes one new
-row (its pairs with every genome before it) and leaves the finished rows as they were. A row's job
-reads each genome's index once and aligns its pairs one after another in one process (pairs.
-align_loaded: compared whole, chained, the one-to-one alignments chosen), writing each pair's
-outputs and the row's ANI rows (ani.py). Where jobs share a GPU, each takes a turn on it a pair
-(turns.py): one job's files are written while another's kernels run."""
+"""Many genomes in one run: the set's genome pairs in rows, a row a job (its outputs in one folder).
+A genome's row holds its pairs with the genomes listed before it, so adding a genome at the end of
+the list makes one new row (its pairs with every genome before it) and leaves the finished rows as
+they were. A row's job reads each genome's index once and aligns its pairs one after another in one
+process (pairs.align_loaded: compared whole, chained, the one-to-one alignments chosen), writing
+each pair's outputs and the row's ANI rows (ani.py). On a GPU a pair is compared and chained on the
+device in the job's turn (turns.py), then placed, aligned and written on the host
+(Result.hand_to_host) while the next job takes the device."""
 from __future__ import annotations
 
 import logging
+import os
 import time
 
 from ..ani import pair_ani, write_rows
@@ -25,7 +27,6 @@ ROW_ANI = "ani.tsv"  # a row's ANI rows, in its folder
 def pair_paths(folder: str, kinds: dict):
     """paths_of for align_row: a pair's outputs (kinds: write kind -> file name) in QUERY_vs_REFERENCE/
     of a row's folder, the folder made."""
-    import os
 
     def paths(query: str, reference: str) -> dict:
         pair = os.path.join(folder, f"{query}_vs_{reference}")
