@@ -71,13 +71,19 @@ def draw_heatmap(table, genomes: list[str], path: str, formats: tuple = ()) -> N
     n = len(genomes)
     side = min(30.0, max(5.0, 0.16 * n + 3.0))
     fig = plt.figure(figsize=(side + 1.5, side + 1.0))
-    grid = fig.add_gridspec(2, 2, width_ratios=(1.2, side), height_ratios=(1.2, side), wspace=0.02, hspace=0.02)
+    grid = fig.add_gridspec(2, 2, width_ratios=(1.2, side), height_ratios=(1.2, side), wspace=0.02, hspace=0.02,
+                            left=0.04, right=0.9, bottom=0.1, top=0.95)
     heat = fig.add_subplot(grid[1, 1])
     if tree is not None:
         for cell, orientation in ((grid[0, 1], "top"), (grid[1, 0], "left")):
             ax = fig.add_subplot(cell)
             dendrogram(tree, orientation=orientation, no_labels=True, color_threshold=0, above_threshold_color="0.3",
                        ax=ax)
+            # scipy puts leaf i at 10 i + 5: the span of the heatmap's columns (rows top down)
+            if orientation == "top":
+                ax.set_xlim(0, 10 * n)
+            else:
+                ax.set_ylim(10 * n, 0)
             ax.set_axis_off()
     values = square[np.ix_(order, order)]
     finite = table["ani"].dropna()
@@ -100,5 +106,5 @@ def draw_heatmap(table, genomes: list[str], path: str, formats: tuple = ()) -> N
     bar.set_label("ANI (%)")
     if low < 95.0:
         bar.ax.axhline(95.0, color="white", linewidth=1.0)
-    fig.suptitle(f"ANI of {n} genomes, average-linkage clustering", y=0.995)
+    fig.suptitle(f"ANI of {n} genomes, average-linkage clustering", y=0.985)
     save_png(fig, path, formats=tuple(formats))
