@@ -176,3 +176,12 @@ def test_gpu_rows_equal_cpu_rows(tmp_path):
         out[backend] = {p.name: p.read_bytes() for p in folder.iterdir() if not p.name.endswith(".table")}
     assert out["numpy"] == out["cupy"]
     assert os.path.getsize(tmp_path / "numpy" / "g0003_g0004.paf") > 0
+
+
+def test_many_genomes_refuse_the_exact_match_modes(tmp_path):
+    cwd = workdir(tmp_path)
+    (cwd / "g.yaml").write_text("genomes:\n  a: resources/Mhyopneumoniae_232.fa.gz\n"
+                                "  b: resources/Mhyopneumoniae_7422.fa.gz\nengine: {mode: mum}\n")
+    proc = snakemake(cwd, "-n", "--cores", "1", "--configfile", "config/many_genomes.yaml", "g.yaml", check=False)
+    assert proc.returncode != 0 and "comparisons.many aligns genome pairs" in proc.stderr
+    assert "Traceback" not in proc.stderr

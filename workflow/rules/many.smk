@@ -5,6 +5,13 @@
 # row and leaves the finished rows as they were. A row is one output (its folder), so that Snakemake
 # plans 1,000 genomes' half a million pairs as 1,000 jobs.
 
+for _set, _params in PARAMS.items():
+    if _params.matching.mode != "hsp":
+        fail(
+            f"comparisons.many aligns genome pairs (engine.mode hsp); set {_set} asks for "
+            f"engine.mode {_params.matching.mode}: compare exact matches without comparisons.many"
+        )
+
 ROWS = {
     g: pairs for g, pairs in rows_of(list(config["genomes"]), PAIRS).items() if pairs
 }
