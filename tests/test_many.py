@@ -178,10 +178,14 @@ def test_gpu_rows_equal_cpu_rows(tmp_path):
     assert os.path.getsize(tmp_path / "numpy" / "g0003_g0004.paf") > 0
 
 
-def test_many_genomes_refuse_the_exact_match_modes(tmp_path):
+def test_many_genomes_refuse_the_exact_match_modes_and_pass_the_lint(tmp_path):
     cwd = workdir(tmp_path)
     (cwd / "g.yaml").write_text("genomes:\n  a: resources/Mhyopneumoniae_232.fa.gz\n"
                                 "  b: resources/Mhyopneumoniae_7422.fa.gz\nengine: {mode: mum}\n")
     proc = snakemake(cwd, "-n", "--cores", "1", "--configfile", "config/many_genomes.yaml", "g.yaml", check=False)
     assert proc.returncode != 0 and "comparisons.many aligns genome pairs" in proc.stderr
     assert "Traceback" not in proc.stderr
+    (cwd / "g.yaml").write_text("genomes:\n  a: resources/Mhyopneumoniae_232.fa.gz\n"
+                                "  b: resources/Mhyopneumoniae_7422.fa.gz\n")
+    lint = snakemake(cwd, "--lint", "--configfile", "config/many_genomes.yaml", "g.yaml")
+    assert "Congratulations" in lint.stdout + lint.stderr  # the many-genomes rules pass the catalog's lint

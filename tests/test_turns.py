@@ -12,7 +12,7 @@ from gpu_kernels.device import open_lock, try_lock
 
 @pytest.fixture
 def turn_file(tmp_path, monkeypatch):
-    monkeypatch.setattr(turns, "_settle", lambda: 0)
+    monkeypatch.setattr(turns, "_settle", lambda free=True: 0)
     monkeypatch.setattr(turns, "_turn", {"handle": None, "held": False})
     return str(tmp_path / "gpu_kernels-0000_00_00_0.turn.lock")
 
@@ -54,3 +54,16 @@ def test_a_job_alone_on_its_device_takes_no_turn(turn_file):
     turns.take_turn()
     assert free(turn_file)
     turns.end_turn()
+
+
+def test_a_many_genomes_job_takes_a_turn_a_pair(turn_file):
+    """end_turn(last=False) hands the device on and keeps the job's lock file, so it takes it again
+    for its next pair; the last end_turn closes it."""
+    turns.share_device(open_lock(turn_file))
+    for _ in range(3):
+        turns.take_turn()
+        assert not free(turn_file)
+        turns.end_turn(last=False)
+        assert free(turn_file) and turns._turn["handle"] is not None
+    turns.end_turn()
+    assert turns._turn["handle"] is None

@@ -25,10 +25,6 @@ MEMBERS = {
 }
 
 
-def row_members(wc):
-    return MEMBERS[wc.genome]
-
-
 # Every genome's index files listed once: a row reads its genomes' files through this list, so that
 # it names two inputs rather than two a genome (a million at 1,000 genomes, which took Snakemake
 # minutes to plan). The list is rewritten when a genome is added: ancient(), so that this leaves the
@@ -41,6 +37,8 @@ rule index_list:
         path("index_list"),
     log:
         log_path("index_list"),
+    conda:
+        "../envs/engine.yaml"
     params:
         genomes=list(config["genomes"]),
     # a script, not a run: block, which Snakemake runs by parsing the whole workflow again (12 s of a
@@ -68,11 +66,11 @@ rule row:
     params:
         engine=lambda wc: PARAMS[wc.set].as_dict(),
         backend=BACKEND,
-        genomes=row_members,
+        genomes=lambda wc: MEMBERS[wc.genome],
         pairs=lambda wc: ROWS[wc.genome],
         kinds={MANY_KINDS[kind]: PAIR_OUTPUTS[kind] for kind in MANY_KINDS if OUT[kind]},
         fasta=lambda wc: {
-            g: os.path.abspath(config["genomes"][g]) for g in row_members(wc)
+            g: os.path.abspath(config["genomes"][g]) for g in MEMBERS[wc.genome]
         },
         sam_seq=OUT["sam_seq"],
     script:
