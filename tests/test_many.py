@@ -148,6 +148,13 @@ def test_a_genome_added_to_a_finished_run_computes_only_its_pairs(many_run):
     assert "Nothing to be done" in again.stdout + again.stderr
 
 
+def test_many_genomes_report_shows_the_set(many_run):
+    cwd, _ = many_run
+    snakemake(cwd, "--configfile", "config/many_genomes.yaml", "ten.yaml", "--report", "report.html")
+    html = (cwd / "report.html").read_text()
+    assert "ani_heatmap.png" in html and "ani.tsv" in html
+
+
 @pytest.mark.gpu
 def test_gpu_rows_equal_cpu_rows(tmp_path):
     """CPU == GPU: a row of pairs aligned on each backend writes the same files and ANI rows."""

@@ -81,9 +81,19 @@ rule ani:
     input:
         rows=lambda wc: [path("row", set=wc.set, genome=g) for g in ROWS],
     output:
-        ani=path("ani"),
+        ani=report(
+            path("ani"),
+            category="ANI",
+            caption="../report/ani.rst",
+            labels={"output": "table"},
+        ),
         matrices=[path("ani_matrix", matrix=m) for m in MATRICES],
-        heatmap=path("ani_heatmap"),
+        heatmap=report(
+            path("ani_heatmap"),
+            category="ANI",
+            caption="../report/ani.rst",
+            labels={"output": "heatmap"},
+        ),
     log:
         log_path("ani", "set"),
     benchmark:
