@@ -41,15 +41,16 @@ def align_loaded(loaded, params: Params, paths: dict, hsps: str | None = None, s
         al, chains, how = pair.alignments, pair.chains, "in parts"
     else:
         result = compare_loaded(loaded, params)
-        if host_after_chains and not hsps:
+        handed = host_after_chains and not hsps  # the HSP table is streamed off the device: kept there
+        if handed:
             result.hand_to_host()
             if device_done is not None:
                 device_done()
         chains = result.chain()
         al = result.align()
-        if hsps:  # streamed off the device
+        if hsps:
             result.write_parquet(hsps, last=True)
-        if device_done is not None and not host_after_chains:
+        if device_done is not None and not handed:
             device_done()
         if any(paths.get(kind) for kind in CHAIN_PATHS):
             result.write_chains(paths)
