@@ -56,8 +56,9 @@ def read_rows(paths: list[str]):
             else pd.DataFrame(columns=list(ANI_COLUMNS)))
 
 
-def write_rows(path: str, rows: list[dict]) -> None:
-    """Rows of ani.tsv written (NaN as NA, as pandas and R read it), atomically."""
+def write_rows(path: str, rows) -> None:
+    """Rows of ani.tsv (a list of dicts or a DataFrame) written (NaN as NA, as pandas and R read it),
+    atomically."""
     from .formats import write_tsv
     import pandas as pd
 
@@ -100,13 +101,13 @@ def matrices(table, genomes: list[str]) -> dict:
     return {name: pd.DataFrame(values, index=genomes, columns=genomes) for name, values in out.items()}
 
 
-def write_matrices(table, genomes: list[str], folder: str) -> list[str]:
-    """The matrices written into folder as pyANI names them (ANIm_<name>.tab); returns their paths."""
+def write_matrices(frames: dict, folder: str) -> list[str]:
+    """matrices' frames written into folder as pyANI names them (ANIm_<name>.tab); returns their paths."""
     from .formats.files import atomic_path
 
     os.makedirs(folder, exist_ok=True)
     paths = []
-    for name, frame in matrices(table, genomes).items():
+    for name, frame in frames.items():
         target = os.path.join(folder, f"ANIm_{name}.tab")
         with atomic_path(target) as tmp:
             frame.to_csv(tmp, sep="\t", na_rep="", lineterminator="\n",

@@ -6,7 +6,7 @@ import logging
 
 import numpy as np
 
-from ..ani import read_rows, write_matrices, write_rows
+from ..ani import matrices, read_rows, write_matrices, write_rows
 
 log = logging.getLogger(__name__)
 
@@ -21,26 +21,18 @@ def write_set(rows_paths: list[str], genomes: list[str], ani_path: str, matrix_f
     at = {g: i for i, g in enumerate(genomes)}
     table = table.assign(_q=table["query"].map(at), _r=table["reference"].map(at)).sort_values(["_q", "_r"])
     table = table.drop(columns=["_q", "_r"]).reset_index(drop=True)
-    write_rows(ani_path, table.to_dict("records"))
-    write_matrices(table, genomes, matrix_folder)
-    draw_heatmap(table, genomes, heatmap_path, formats)
+    write_rows(ani_path, table)
+    frames = matrices(table, genomes)
+    write_matrices(frames, matrix_folder)
+    draw_heatmap(ani_square(frames["percentage_identity"]), table, genomes, heatmap_path, formats)
     log.info("%d genomes, %d pairs: ANI %s", len(genomes), len(table),
              f"{table['ani'].min():.2f} to {table['ani'].max():.2f} %" if len(table) else "none")
 
 
-def ani_square(table, genomes: list[str]) -> np.ndarray:
-    """The pairs' ANI as a symmetric matrix (100 on the diagonal; UNRELATED_ANI where nothing aligned
-    or the pair was not compared)."""
-    n, at = len(genomes), {g: i for i, g in enumerate(genomes)}
-    square = np.full((n, n), UNRELATED_ANI)
-    np.fill_diagonal(square, 100.0)
-    q = table["query"].map(at).to_numpy(dtype=np.int64)
-    r = table["reference"].map(at).to_numpy(dtype=np.int64)
-    ani = np.nan_to_num(table["ani"].to_numpy(dtype=float), nan=UNRELATED_ANI)
-    off = q != r
-    square[q[off], r[off]] = ani[off]
-    square[r[off], q[off]] = ani[off]
-    return square
+def ani_square(identity) -> np.ndarray:
+    """The identity matrix (matrices': fractions, NaN where nothing aligned or the pair was not
+    compared) in percent, UNRELATED_ANI in the NaN cells."""
+    return np.nan_to_num(identity.to_numpy(dtype=float) * 100.0, nan=UNRELATED_ANI)
 
 
 def cluster_order(square: np.ndarray):
@@ -56,8 +48,9 @@ def cluster_order(square: np.ndarray):
     return leaves_list(tree), tree
 
 
-def draw_heatmap(table, genomes: list[str], path: str, formats: tuple = ()) -> None:
-    """The ANI heatmap, genomes in the clustering's order, its dendrogram above and beside it."""
+def draw_heatmap(square: np.ndarray, table, genomes: list[str], path: str, formats: tuple = ()) -> None:
+    """The ANI heatmap (square: ani_square's, the genomes' order), genomes in the clustering's order,
+    its dendrogram above and beside it; table: the rows (their ANI range sets the colour scale)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -66,7 +59,6 @@ def draw_heatmap(table, genomes: list[str], path: str, formats: tuple = ()) -> N
 
     from .plots import save_png
 
-    square = ani_square(table, genomes)
     order, tree = cluster_order(square)
     n = len(genomes)
     side = min(30.0, max(5.0, 0.16 * n + 3.0))

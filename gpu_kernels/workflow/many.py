@@ -58,6 +58,7 @@ def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, ba
     device = get_backend(backend)
     ready = device.warm_up(params)
     sets, rows = {}, []
+    last = {g: number for number, pair in enumerate(pairs, 1) for g in pair}  # the last pair holding each genome
 
     def seqset(name: str):
         if name not in sets:
@@ -77,8 +78,9 @@ def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, ba
         rows.append(row)
         log.info("pair %d of %d, %s vs %s: ANI %.3f %%, aligned fractions %.4f and %.4f; %s", number, len(pairs), q, r,
                  row["ani"], row["aligned_fraction_query"], row["aligned_fraction_reference"], line)
-        for name in [g for g in sets if all(g not in pair for pair in pairs[number:])]:
-            del sets[name]  # a genome no later pair of the row holds
+        for name in {q, r}:
+            if last[name] == number:
+                del sets[name]  # no later pair of the row holds it
     end_turn()
     write_rows(rows_path, rows)
     log.info("%d pairs in %.1f s", len(pairs), time.perf_counter() - start)
