@@ -5,7 +5,9 @@
 #                                       # on every GPU, SLOTS jobs a GPU (default 4): wall time, the host's memory
 #                                       # peak, the GPUs' busy fraction, where the time went (bench/rule_spans.py)
 # TESTS=1: first the many-genomes GPU test; WARM=0: no warm command first; DRYRUN=N: a dry run of N genomes
-# too (the job graph Snakemake plans, and its start's time; the genomes are simulated for it).
+# too (the job graph Snakemake plans, and its start's time; the genomes are simulated for it);
+# TURNS=K: turns_per_gpu (jobs holding a GPU at once); SNPS=0: alignments alone a pair (no snps.tsv);
+# PROFILE=N: first bench/many_profile.py on the first set's first N genomes (a small pair's turn).
 set -uo pipefail
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then  # usage: the comment above
     echo "usage: $(sed -n '2,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//')"; exit 0
@@ -25,8 +27,15 @@ for n in "${@:-100}"; do
     set_dir=/tmp/set$n
     [ -f "$set_dir/genomes.yaml" ] || /usr/bin/time -f "simulated $n genomes: %e s" python3 bench/simulate_set.py \
         --genomes "$n" --out "$set_dir" 2>&1 | tee -a "$OUT/many$n.log"
+    if [ -n "${PROFILE:-}" ]; then
+        python3 bench/many_profile.py "$set_dir" --genomes "$PROFILE" > "$OUT/profile.txt" 2>&1; head -1 "$OUT/profile.txt"
+        PROFILE=
+    fi
     du -sh "$set_dir" | tee -a "$OUT/many$n.log"
-    printf 'results: /tmp/many%s\njobs_per_gpu: %s\nbackend: cupy\n' "$n" "$slots" > "/tmp/many$n.yaml"
+    printf 'results: /tmp/many%s\njobs_per_gpu: %s\nturns_per_gpu: %s\nbackend: cupy\n' "$n" "$slots" "${TURNS:-1}" \
+        > "/tmp/many$n.yaml"
+    [ "${SNPS:-1}" = 0 ] && printf 'outputs:\n  snps: false\n' >> "/tmp/many$n.yaml"
+    echo "jobs a GPU: $slots, turns a GPU: ${TURNS:-1}, SNPs: ${SNPS:-1}" | tee -a "$OUT/many$n.log"
     rm -rf "/tmp/many$n" .snakemake/locks
     base=$(free -b | awk '/^Mem:/ {print $3}')
     memory_sampler "$OUT/memory$n.txt" & msampler=$!

@@ -103,11 +103,14 @@ def try_lock(path: str):
     return handle
 
 
-def claim_device(wait_s: float = 600.0, poll_s: float = 0.5, jobs_per_gpu: int = 1) -> int:
+def claim_device(wait_s: float = 600.0, poll_s: float = 0.5, jobs_per_gpu: int = 1, turns_per_gpu: int = 1) -> int:
     """Lock a free CUDA device slot, make its device CuPy's current device, and return its index.
     jobs_per_gpu: processes that may share a device (slots a device; the first slot of every device
     is taken before a second). Jobs sharing a device take turns on it (turns.py): a job takes its
-    turn once its inputs are read and hands it on before its part's files are written."""
+    turn once its inputs are read and hands it on before its part's files are written.
+    turns_per_gpu: turns held at once on a device (slot s takes turn s mod turns_per_gpu), for jobs
+    whose device work is small beside its launches (many genomes: a small pair's kernels leave the
+    device idle between them, which another job's kernels fill)."""
     cp = cupy()
     count = cp.cuda.runtime.getDeviceCount()
     deadline = time.monotonic() + wait_s
@@ -123,7 +126,9 @@ def claim_device(wait_s: float = 600.0, poll_s: float = 0.5, jobs_per_gpu: int =
                 _held.append(handle)
                 cp.cuda.Device(index).use()
                 if slots > 1:
-                    share_device(open_lock(os.path.join(lock_dir(), f"gpu_kernels-{bus}.turn.lock")))
+                    turn = slot % max(1, int(turns_per_gpu))
+                    share_device(open_lock(os.path.join(
+                        lock_dir(), f"gpu_kernels-{bus}.turn.lock" if turn == 0 else f"gpu_kernels-{bus}.turn{turn}.lock")))
                 log.info("bound to GPU %d (%s) of %d, slot %d of %d", index, bus, count, slot + 1, slots)
                 return index
         if time.monotonic() > deadline:

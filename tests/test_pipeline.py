@@ -138,6 +138,34 @@ def test_jobs_sharing_a_gpu_take_its_slots_and_turns_on_its_kernels(tmp_path, mo
         del _held[-1:]
 
 
+@pytest.mark.gpu
+def test_turns_per_gpu_gives_a_second_slot_a_second_turn(tmp_path, monkeypatch):
+    """turns_per_gpu=2: the second slot's job takes the device's second turn, so that the first
+    turn stays free for the first slot's job."""
+    import cupy as cp
+
+    from gpu_kernels import turns
+    from gpu_kernels.device import _held, claim_device, try_lock
+
+    monkeypatch.setenv("GPU_KERNELS_LOCK_DIR", str(tmp_path))
+    monkeypatch.setattr(turns, "_turn", {"handle": None, "held": False})
+    buses = [cp.cuda.runtime.deviceGetPCIBusId(i).replace(":", "_").replace(".", "_")
+             for i in range(cp.cuda.runtime.getDeviceCount())]
+    others = [try_lock(str(tmp_path / f"gpu_kernels-{bus}.lock")) for bus in buses]
+    try:
+        assert claim_device(jobs_per_gpu=2, turns_per_gpu=2) == 0
+        turns.take_turn()
+        assert try_lock(str(tmp_path / f"gpu_kernels-{buses[0]}.turn1.lock")) is None
+        first = try_lock(str(tmp_path / f"gpu_kernels-{buses[0]}.turn.lock"))
+        assert first is not None
+        first.close()
+    finally:
+        turns.end_turn()
+        for handle in others + _held[-1:]:
+            handle.close()
+        del _held[-1:]
+
+
 @pytest.mark.parametrize("wide", [False, True])
 def test_row_groups_number_rows_as_unique_does(wide):
     """pipeline._row_groups (the pair's chain numbers: which (score, query record, reference record)

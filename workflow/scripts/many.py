@@ -17,7 +17,8 @@ def step():
     if sm.params.backend == "cupy":
         from gpu_kernels.device import claim_device
 
-        claim_device(jobs_per_gpu=sm.config.get("jobs_per_gpu", 1))  # not a rerun trigger: no output depends on it
+        # not rerun triggers: no output depends on them
+        claim_device(jobs_per_gpu=sm.config.get("jobs_per_gpu", 1), turns_per_gpu=sm.config.get("turns_per_gpu", 1))
     genomes = read_index_list(sm.input.index_list, sm.params.genomes)
     folder = sm.output[0]
     os.makedirs(folder, exist_ok=True)
