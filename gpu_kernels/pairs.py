@@ -15,12 +15,12 @@ CHAIN_PATHS = ("chains_paf", "chain_file", "chains_table")
 
 
 def align_loaded(loaded, params: Params, paths: dict, hsps: str | None = None, sam_seq: bool = True,
-                 device_done=None, host_after_chains: bool = False) -> tuple[dict, str]:
+                 device_done=None, host_after_hsps: bool = False) -> tuple[dict, str]:
     """A loaded pair (engine.load's) aligned and written where paths say (align.write_aligned's
     kinds, and CHAIN_PATHS); hsps: the HSP table's path (a pair compared whole only); sam_seq: the
     SAM lines' SEQ; device_done(): called once the device's work is done, before the files are
-    written; host_after_chains: a pair compared whole is placed and aligned on the host once chained
-    (Result.hand_to_host: small pairs, many at a time). Returns the alignments and a line that sums
+    written; host_after_hsps: a pair compared whole is chained, placed and aligned on the host once its
+    HSPs are found (Result.hand_to_host: small pairs, many at a time). Returns the alignments and a line that sums
     them up."""
     start = loaded.start
     q, r = loaded.query, loaded.reference
@@ -41,7 +41,7 @@ def align_loaded(loaded, params: Params, paths: dict, hsps: str | None = None, s
         al, chains, how = pair.alignments, pair.chains, "in parts"
     else:
         result = compare_loaded(loaded, params)
-        handed = host_after_chains and not hsps  # the HSP table is streamed off the device: kept there
+        handed = host_after_hsps and not hsps  # the HSP table is streamed off the device: kept there
         if handed:
             result.hand_to_host()
             if device_done is not None:

@@ -3,8 +3,8 @@ A genome's row holds its pairs with the genomes listed before it, so adding a ge
 the list makes one new row (its pairs with every genome before it) and leaves the finished rows as
 they were. A row's job reads each genome's index once and aligns its pairs one after another in one
 process (pairs.align_loaded: compared whole, chained, the one-to-one alignments chosen), writing
-each pair's outputs and the row's ANI rows (ani.py). On a GPU a pair is compared and chained on the
-device in the job's turn (turns.py), then placed, aligned and written on the host
+each pair's outputs and the row's ANI rows (ani.py). On a GPU a pair's HSPs are found on the device
+in the job's turn (turns.py), then chained, placed, aligned and written on the host
 (Result.hand_to_host) while the next job takes the device."""
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, ba
         ready = None
         take_turn()
         al, line = align_loaded(loaded, params, paths_of(q, r), sam_seq=sam_seq, device_done=lambda: end_turn(False),
-                                 host_after_chains=True)
+                                 host_after_hsps=True)
         row = {"query": q, "reference": r, **pair_ani(al, qset.lengths, rset.lengths)}
         rows.append(row)
         log.info("pair %d of %d, %s vs %s: ANI %.3f %%, aligned fractions %.4f and %.4f; %s", number, len(pairs), q, r,
