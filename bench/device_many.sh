@@ -2,11 +2,11 @@
 # Device calls for many genomes (comparisons.many; logs go to $OUT, so that a run cut off still returns them):
 #   bash bench/device_many.sh [N ...]   # for each N (default 100): N simulated genomes (bench/simulate_set.py,
 #                                       # 2-6 Mbp chromosomes, drafts, plasmids) all-vs-all with config/many_genomes.yaml
-#                                       # on every GPU, SLOTS jobs a GPU (default 4): wall time, the host's memory
+#                                       # on every GPU, SLOTS jobs a GPU (default 8, as the setting): wall time, the host's memory
 #                                       # peak, the GPUs' busy fraction, where the time went (bench/rule_spans.py)
 # TESTS=1: first the many-genomes GPU test; WARM=0: no warm command first; DRYRUN=N: a dry run of N genomes
 # too (the job graph Snakemake plans, and its start's time; the genomes are simulated for it);
-# TURNS=K: turns_per_gpu (jobs holding a GPU at once); SNPS=0: alignments alone a pair (no snps.tsv);
+# TURNS=K: turns_per_gpu (jobs holding a GPU at once; default 2, as the setting); SNPS=0: alignments alone a pair (no snps.tsv);
 # PROFILE=N: first bench/many_profile.py on the first set's first N genomes (a small pair's turn).
 set -uo pipefail
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then  # usage: the comment above
@@ -17,7 +17,7 @@ fi
 python3 -c "import scipy" 2>/dev/null || python3 -m pip install -q --no-index --no-deps --target /tmp/site \
     --find-links .whl/extra scipy 2>&1 | tail -1
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
-gpus=$(nvidia-smi -L | wc -l); slots=${SLOTS:-4}
+gpus=$(nvidia-smi -L | wc -l); slots=${SLOTS:-8}
 [ "${WARM:-1}" = 1 ] && /usr/bin/time -f "warm command: %e s" python3 -m gpu_kernels warm 2>&1 | tail -1
 [ "${TESTS:-0}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_many.py -k gpu 2>&1 | tee "$OUT/tests.log" | tail -2
 memory_sampler() {  # the host's used memory every half second, over the run
@@ -32,10 +32,10 @@ for n in "${@:-100}"; do
         PROFILE=
     fi
     du -sh "$set_dir" | tee -a "$OUT/many$n.log"
-    printf 'results: /tmp/many%s\njobs_per_gpu: %s\nturns_per_gpu: %s\nbackend: cupy\n' "$n" "$slots" "${TURNS:-1}" \
+    printf 'results: /tmp/many%s\njobs_per_gpu: %s\nturns_per_gpu: %s\nbackend: cupy\n' "$n" "$slots" "${TURNS:-2}" \
         > "/tmp/many$n.yaml"
     [ "${SNPS:-1}" = 0 ] && printf 'outputs:\n  snps: false\n' >> "/tmp/many$n.yaml"
-    echo "jobs a GPU: $slots, turns a GPU: ${TURNS:-1}, SNPs: ${SNPS:-1}" | tee -a "$OUT/many$n.log"
+    echo "jobs a GPU: $slots, turns a GPU: ${TURNS:-2}, SNPs: ${SNPS:-1}" | tee -a "$OUT/many$n.log"
     rm -rf "/tmp/many$n" .snakemake/locks
     base=$(free -b | awk '/^Mem:/ {print $3}')
     memory_sampler "$OUT/memory$n.txt" & msampler=$!
