@@ -6,7 +6,8 @@
 #                                       # peak, the GPUs' busy fraction, where the time went (bench/rule_spans.py)
 # TESTS=1: first the many-genomes GPU test; WARM=0: no warm command first; DRYRUN=N: a dry run of N genomes
 # too (the job graph Snakemake plans, and its start's time; the genomes are simulated for it);
-# TURNS=K: turns_per_gpu (jobs holding a GPU at once; default 2, as the setting); SNPS=0: alignments alone a pair (no snps.tsv);
+# TURNS=K: turns_per_gpu (jobs holding a GPU at once; default 2, as the setting); SNPS=0: alignments
+# alone a pair (no snps.tsv), SNPS=all: every pair's SNPs (snps_min_ani 0; the setting: 99 % ANI or more);
 # PROFILE=N: first bench/many_profile.py on the first set's first N genomes (a small pair's turn).
 set -uo pipefail
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then  # usage: the comment above
@@ -35,6 +36,7 @@ for n in "${@:-100}"; do
     printf 'results: /tmp/many%s\njobs_per_gpu: %s\nturns_per_gpu: %s\nbackend: cupy\n' "$n" "$slots" "${TURNS:-2}" \
         > "/tmp/many$n.yaml"
     [ "${SNPS:-1}" = 0 ] && printf 'outputs:\n  snps: false\n' >> "/tmp/many$n.yaml"
+    [ "${SNPS:-1}" = all ] && printf 'outputs:\n  snps_min_ani: 0\n' >> "/tmp/many$n.yaml"
     echo "jobs a GPU: $slots, turns a GPU: ${TURNS:-2}, SNPs: ${SNPS:-1}" | tee -a "$OUT/many$n.log"
     rm -rf "/tmp/many$n" .snakemake/locks
     base=$(free -b | awk '/^Mem:/ {print $3}')

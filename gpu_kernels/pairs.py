@@ -15,7 +15,7 @@ CHAIN_PATHS = ("chains_paf", "chain_file", "chains_table")
 
 
 def align_loaded(loaded, params: Params, paths: dict, hsps: str | None = None, sam_seq: bool = True,
-                 device_done=None, host_after_hsps: bool = False) -> tuple[dict, str]:
+                 device_done=None, host_after_hsps: bool = False, variants_if=None) -> tuple[dict, str]:
     """A loaded pair (engine.load's) aligned and written where paths say (align.write_aligned's
     kinds, and CHAIN_PATHS); hsps: the HSP table's path (a pair compared whole only); sam_seq: the
     SAM lines' SEQ; device_done(): called once the device's work is done, before the files are
@@ -34,6 +34,7 @@ def align_loaded(loaded, params: Params, paths: dict, hsps: str | None = None, s
                            wants_chains)
         if device_done is not None:
             device_done()
+        paths = _variants_kept(paths, pair.alignments, variants_if)
         meta = {"query": {"names": list(q.names), "lengths": q.lengths.tolist()},
                 "reference": {"names": list(r.names), "lengths": r.lengths.tolist()},
                 "params": params.as_dict(), "stats": {}, **loaded.sources}
@@ -54,10 +55,17 @@ def align_loaded(loaded, params: Params, paths: dict, hsps: str | None = None, s
             device_done()
         if any(paths.get(kind) for kind in CHAIN_PATHS):
             result.write_chains(paths)
-        result.write_alignments(paths, sam_seq)
+        result.write_alignments(_variants_kept(paths, al, variants_if), sam_seq)
         how = f"of {result.stats['hsps']} HSPs"
     aligned = int((al["qend"] - al["qstart"]).sum())
     line = (f"{al['qstart'].size} alignments ({int(al['backbone'].sum())} in the backbone) of {chains['chain'].size} "
             f"chains {how}, {aligned} query bases aligned, backend {loaded.backend.name}, "
             f"{time.perf_counter() - start:.2f} s")
     return al, line
+
+
+def _variants_kept(paths: dict, al: dict, variants_if) -> dict:
+    """paths without the SNP and VCF files where variants_if(al) says no."""
+    if variants_if is None or variants_if(al):
+        return paths
+    return {kind: path for kind, path in paths.items() if kind not in ("snps", "vcf")}

@@ -47,11 +47,12 @@ def rows_of(genomes: list[str], pairs: list[tuple]) -> dict[str, list[tuple]]:
 
 
 def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, backend: str, paths_of,
-              rows_path: str, sam_seq: bool = True) -> list[dict]:
+              rows_path: str, sam_seq: bool = True, snps_min_ani: float = 0.0) -> list[dict]:
     """A row's pairs aligned in turn and written: genomes, name -> workflow.genome.Genome (its index);
     fasta, name -> its FASTA (the delta's header names it); paths_of(query, reference): the pair's
     output paths by align.write_aligned's kinds (and pairs.CHAIN_PATHS); rows_path: the row's ANI rows
-    (ani.tsv's layout). Returns the rows."""
+    (ani.tsv's layout); snps_min_ani: the SNP and VCF files of pairs of this ANI or more only (a
+    distant pair's SNP table is most of its outputs and seldom read). Returns the rows."""
     from ..pairs import align_loaded
 
     start = time.perf_counter()
@@ -71,10 +72,17 @@ def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, ba
         qset, rset = seqset(q), seqset(r)
         loaded = Loaded(qset, rset, device, ready, {"query_fasta": fasta[q], "reference_fasta": fasta[r]}, clock)
         ready = None
+        row = {"query": q, "reference": r}
+
+        def close(al, row=row, qset=qset, rset=rset) -> bool:  # the pair's ANI row made here, once
+            row.update(pair_ani(al, qset.lengths, rset.lengths))
+            return row["ani"] >= snps_min_ani or snps_min_ani <= 0  # NaN (nothing aligned): only for 0
+
         take_turn()
         al, line = align_loaded(loaded, params, paths_of(q, r), sam_seq=sam_seq, device_done=lambda: end_turn(False),
-                                 host_after_hsps=True)
-        row = {"query": q, "reference": r, **pair_ani(al, qset.lengths, rset.lengths)}
+                                 host_after_hsps=True, variants_if=close)
+        if "ani" not in row:
+            close(al)
         rows.append(row)
         log.info("pair %d of %d, %s vs %s: ANI %.3f %%, aligned fractions %.4f and %.4f; %s", number, len(pairs), q, r,
                  row["ani"], row["aligned_fraction_query"], row["aligned_fraction_reference"], line)

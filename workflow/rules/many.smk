@@ -73,6 +73,7 @@ rule row:
             g: os.path.abspath(config["genomes"][g]) for g in MEMBERS[wc.genome]
         },
         sam_seq=OUT["sam_seq"],
+        snps_min_ani=OUT["snps_min_ani"],
     script:
         "../scripts/many.py"
 
