@@ -22,6 +22,7 @@ from . import native
 from .arrays import BLOCK, array_module, blocks as grid, cupy, kernel, to_host
 from .backbone import backbone
 from .chains import _Clock, block_positions
+from .letters import NONE
 from .params import Params
 from .schema import ALIGNMENT
 from .seqset import SeqSet, reverse_complement
@@ -339,7 +340,7 @@ def one_to_one(al: dict, qlens, rlens, eligible=None) -> np.ndarray:
 def text_of(alignments: dict, query: SeqSet, reference: SeqSet, kind: str, threads: int = 0) -> tuple:
     """The alignments' CIGARs (kind "cigar"), cs strings ("cs"), MUMmer delta indel lines, ended by
     0 ("delta"), or SNP and indel lines ("snps": show-snps -T's P1, SUB1, SUB2, P2, then the frames and
-    both names) as a string table (bytes, int64 offsets), each in PAF's direction (on the reverse
+    both names; IUPAC letters as the FASTA held them, letters.py) as a string table (bytes, int64 offsets), each in PAF's direction (on the reverse
     strand along the reference's forward strand)."""
     cpu = native.module("_cpu")
     threads = threads or native.threads()
@@ -352,10 +353,12 @@ def text_of(alignments: dict, query: SeqSet, reference: SeqSet, kind: str, threa
         [np.zeros(0, dtype=np.int64)] * 3 + [b"", np.zeros(1, dtype=np.int64)]
     size = np.empty(n, dtype=np.int64)
     ext = (np.ascontiguousarray(alignments["ext"], dtype=np.int64), np.ascontiguousarray(alignments["eops"]))
-    cpu.align_text(q, rf, rr, *parts, strand, TEXTS[kind], size, np.empty(0, dtype=np.uint8), *snp, *ext, threads)
+    letters = [np.ascontiguousarray(a) for side in (query, reference) for a in (side.letters or NONE)]
+    cpu.align_text(q, rf, rr, *parts, strand, TEXTS[kind], size, np.empty(0, dtype=np.uint8), *snp, *ext, *letters,
+                   threads)
     offsets = _exclusive_sum(size)
     out = np.empty(int(offsets[-1]), dtype=np.uint8)
-    cpu.align_text(q, rf, rr, *parts, strand, TEXTS[kind], offsets[:-1].copy(), out, *snp, *ext, threads)
+    cpu.align_text(q, rf, rr, *parts, strand, TEXTS[kind], offsets[:-1].copy(), out, *snp, *ext, *letters, threads)
     return out.tobytes(), offsets
 
 

@@ -21,6 +21,9 @@ typedef struct {
     const int64_t *qbase, *rbase, *rlen; /* 3: each alignment's record starts in the codes, reference length */
     const char *tails;              /* 3: each alignment's line end (string table) */
     const int64_t *tail_at;
+    const int64_t *qpos, *rpos;     /* 3: the IUPAC letters' places in q and rf (sorted; align.py's letters) */
+    const uint8_t *qlet, *rlet;     /* and the letters (upper case) */
+    int64_t nq, nr, rtotal;         /* their counts; rf's length (a reverse strand's place back on rf) */
     const int64_t *ext;             /* 8 an alignment: align.py's EXTENSION */
     const uint8_t *eops;            /* the extensions' columns, outwards from each end */
     int64_t *size;                  /* size mode: each alignment's text length */
@@ -32,6 +35,38 @@ typedef struct {
 static const char BASE[6] = {'a', 'c', 'g', 't', 'n', 'n'};
 static const char UPPER[6] = {'A', 'C', 'G', 'T', 'N', 'N'};
 static const uint8_t COMP[6] = {3, 2, 1, 0, 4, 5};
+
+/* The bases a letter stands for (IUPAC), as bits A 1, C 2, G 4, T 8: show-snps lists a column whose
+ * two letters share none (R against C, not R against A; N never), and prints the letters. */
+static uint8_t letter_bases(uint8_t c) {
+    switch (c) {
+    case 'A': return 1; case 'C': return 2; case 'G': return 4; case 'T': return 8;
+    case 'R': return 5; case 'Y': return 10; case 'S': return 6; case 'W': return 9; case 'K': return 12;
+    case 'M': return 3; case 'B': return 14; case 'D': return 13; case 'H': return 11; case 'V': return 7;
+    default: return 15;
+    }
+}
+
+static uint8_t complement_letter(uint8_t c) {
+    static const char from[] = "ACGTRYSWKMBDHVN", to[] = "TGCAYRSWMKVHDBN";
+    for (int k = 0; from[k]; k++)
+        if (from[k] == c)
+            return (uint8_t)to[k];
+    return 'N';
+}
+
+/* The letter of code index x of a sequence of n letters at places pos (sorted): N where none is listed. */
+static uint8_t letter_at(const int64_t *pos, const uint8_t *let, int64_t n, int64_t x) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (pos[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && pos[lo] == x ? let[lo] : 'N';
+}
 
 static char *put_count(char *p, int64_t v, int64_t *size) {
     char digits[24];
@@ -100,8 +135,16 @@ static void put_columns(writer *w, int op, int64_t count) {
         const uint8_t qb = op == 3 ? 4 : w->reverse ? COMP[t->q[w->i]] : t->q[w->i];
         const uint8_t rb = op == 2 ? 4 : w->reverse ? COMP[w->r[w->j]] : w->r[w->j];
         w->column++;
-        if (t->cs == 3 && op == 1 && (qb > 3 || rb > 3)) {
-            /* an N against a base is no SNP (show-snps lists none) */
+        uint8_t ql = 0, rl = 0; /* SNP lines: the letters, IUPAC codes where the FASTA held them */
+        if (t->cs == 3) {
+            ql = op == 3 ? '.' : qb < 4 ? (uint8_t)UPPER[qb] : letter_at(t->qpos, t->qlet, t->nq, w->i);
+            if (op != 3 && qb > 3 && w->reverse)
+                ql = complement_letter(ql);
+            rl = op == 2 ? '.' : rb < 4 ? (uint8_t)UPPER[rb]
+                                      : letter_at(t->rpos, t->rlet, t->nr, w->reverse ? t->rtotal - 1 - w->j : w->j);
+        }
+        if (t->cs == 3 && op == 1 && (letter_bases(ql) & letter_bases(rl))) {
+            /* letters that may stand for the same base are no SNP (show-snps lists none: N, R against A) */
         } else if (t->cs == 3) { /* P1 SUB1 SUB2 P2, 1-based; at an indel the other side's neighbour of lower
                            * forward coordinate (show-snps: on a reverse alignment the query's next base) */
             const int64_t jj = (op == 2 ? w->j - w->step : w->j) - t->rbase[w->a];
@@ -109,9 +152,9 @@ static void put_columns(writer *w, int op, int64_t count) {
             const int64_t p2 = (op == 3 && !w->reverse ? w->i - 1 : w->i) - t->qbase[w->a] + 1;
             w->p = put_count(w->p, p1, &w->size);
             w->p = put_char(w->p, '\t', &w->size);
-            w->p = put_char(w->p, op == 2 ? '.' : UPPER[rb], &w->size);
+            w->p = put_char(w->p, (char)rl, &w->size);
             w->p = put_char(w->p, '\t', &w->size);
-            w->p = put_char(w->p, op == 3 ? '.' : UPPER[qb], &w->size);
+            w->p = put_char(w->p, (char)ql, &w->size);
             w->p = put_char(w->p, '\t', &w->size);
             w->p = put_count(w->p, p2, &w->size);
             for (int64_t c = t->tail_at[w->a]; c < t->tail_at[w->a + 1]; c++)
@@ -204,12 +247,13 @@ static void text_part(void *arg, int t, int threads) {
 }
 
 PyObject *py_align_text(PyObject *self, PyObject *args) {
-    Py_buffer b[21];
+    Py_buffer b[25];
     int cs, threads;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*iw*w*y*y*y*y*y*y*y*i", &b[0], &b[1], &b[2], &b[3], &b[4],
-                          &b[5], &b[6], &b[7], &b[8], &b[9], &b[10], &b[11], &cs, &b[12], &b[13], &b[14], &b[15],
-                          &b[16], &b[17], &b[18], &b[19], &b[20], &threads))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*iw*w*y*y*y*y*y*y*y*y*y*y*y*i", &b[0], &b[1], &b[2], &b[3],
+                          &b[4], &b[5], &b[6], &b[7], &b[8], &b[9], &b[10], &b[11], &cs, &b[12], &b[13], &b[14],
+                          &b[15], &b[16], &b[17], &b[18], &b[19], &b[20], &b[21], &b[22], &b[23], &b[24], &threads))
         return NULL;
+    /* b[21..24]: the IUPAC letters' places (int64) and letters of q, then of rf: read in mode 3 only */
     /* b[19], b[20]: the extensions (8 int64 an alignment) and their ops */
     /* b[14..18]: qbase, rbase, rlen (int64 n), tails and their offsets (n + 1): read in mode 3 only */
     /* b: q, rf, rr, ax, ay, alen, gat, gcols, ops, first, last, strand; then size (int64 n) and out: with an
@@ -222,7 +266,8 @@ PyObject *py_align_text(PyObject *self, PyObject *args) {
     const int64_t *first = b[9].buf, *last = b[10].buf;
     for (int64_t a = 0; a < n && ok; a++)
         ok = first[a] >= 0 && first[a] <= last[a] && last[a] < anchors;
-    ok = ok && check_items(&b[19], "align_text", 64, n);
+    ok = ok && check_items(&b[19], "align_text", 64, n) && check_items(&b[21], "align_text", 8, b[22].len) &&
+         check_items(&b[23], "align_text", 8, b[24].len);
     if (ok) {
         const int64_t *x = b[19].buf;
         for (int64_t a = 0; a < n && ok; a++)
@@ -236,13 +281,14 @@ PyObject *py_align_text(PyObject *self, PyObject *args) {
     if (!ok) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "align_text");
-        return release_buffers(b, 21, 0);
+        return release_buffers(b, 25, 0);
     }
     text_job j = {b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[5].buf, b[6].buf, b[7].buf, first, last,
-                  b[8].buf, b[11].buf, n, cs, b[14].buf, b[15].buf, b[16].buf, b[17].buf, b[18].buf, b[19].buf,
-                  b[20].buf, b[12].buf, b[12].buf, b[13].len ? b[13].buf : NULL, 0};
+                  b[8].buf, b[11].buf, n, cs, b[14].buf, b[15].buf, b[16].buf, b[17].buf, b[18].buf,
+                  b[21].buf, b[23].buf, b[22].buf, b[24].buf, b[21].len / 8, b[23].len / 8, b[1].len,
+                  b[19].buf, b[20].buf, b[12].buf, b[12].buf, b[13].len ? b[13].buf : NULL, 0};
     Py_BEGIN_ALLOW_THREADS
     run_parallel(text_part, &j, threads < 1 ? 1 : threads);
     Py_END_ALLOW_THREADS
-    return release_buffers(b, 21, 1);
+    return release_buffers(b, 25, 1);
 }

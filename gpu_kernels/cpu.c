@@ -180,6 +180,9 @@ static PyMethodDef methods[] = {
     {"encode_records", py_encode_records, METH_VARARGS,
      "encode_records(data, spans, table, codes, starts, stats, threads): each record body's codes written at its start "
      "(fasta.c)"},
+    {"iupac_letters", py_iupac_letters, METH_VARARGS,
+     "iupac_letters(data, spans, table, starts, counts, pos, let, threads): each record body's IUPAC letters counted, "
+     "or their places in the codes and the letters written (fasta.c)"},
     {"read_file", py_read_file, METH_VARARGS,
      "read_file(path, size, threads) -> bytes: the file's first size bytes, read in parts on threads (fasta.c)"},
     {"copy_bytes", py_copy_bytes, METH_VARARGS,

@@ -106,6 +106,7 @@ PyObject *py_window_hashes(PyObject *self, PyObject *args);
 PyObject *py_whole_hits(PyObject *self, PyObject *args);
 PyObject *py_encode_counts(PyObject *self, PyObject *args);
 PyObject *py_encode_records(PyObject *self, PyObject *args);
+PyObject *py_iupac_letters(PyObject *self, PyObject *args);
 PyObject *py_fasta_heads(PyObject *self, PyObject *args);
 PyObject *py_read_file(PyObject *self, PyObject *args);
 PyObject *py_holds_byte(PyObject *self, PyObject *args);

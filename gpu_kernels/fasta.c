@@ -270,3 +270,97 @@ PyObject *py_encode_records(PyObject *self, PyObject *args) {
         return NULL;
     Py_RETURN_NONE;
 }
+
+/* IUPAC letters (B D H K M R S V W Y, either case; fasta.py's iupac_letters): the codes call them N, the
+ * SNP lines print them. A record a thread. */
+typedef struct {
+    const uint8_t *data, *table;
+    const int64_t *spans, *starts, *at;  /* at: where each record's letters go (write mode) */
+    int64_t *count;                      /* count mode: each record's letters */
+    int64_t *pos;
+    uint8_t *let;
+    int64_t total, n, next;              /* total: the letters of every record (write mode) */
+} letters_job;
+
+/* The IUPAC letters of bytes [lo, hi), 16 at a time (most records hold none: only those that do are
+ * walked byte by byte, to place them). */
+static int64_t count_letters(const uint8_t *data, int64_t lo, int64_t hi) {
+    int64_t found = 0, x = lo;
+    while (hi - x >= 16) {
+        bytes16 f = {0};
+        for (int i = 0; i < 255 && hi - x >= 16; i++, x += 16) {
+            bytes16 v;
+            memcpy(&v, data + x, 16);
+            const bytes16 u = v & 0xdf;
+            f -= (bytes16)((u == 'B') | (u == 'D') | (u == 'H') | (u == 'K') | (u == 'M') | (u == 'R') | (u == 'S') |
+                           (u == 'V') | (u == 'W') | (u == 'Y'));
+        }
+        for (int i = 0; i < 16; i++)
+            found += f[i];
+    }
+    for (; x < hi; x++) {
+        const uint8_t u = data[x] & 0xdf;
+        found += u == 'B' || u == 'D' || u == 'H' || u == 'K' || u == 'M' || u == 'R' || u == 'S' || u == 'V' ||
+                 u == 'W' || u == 'Y';
+    }
+    return found;
+}
+
+static void letters_part(void *p, int t, int threads) {
+    letters_job *j = (letters_job *)p;
+    (void)t, (void)threads;
+    uint8_t iupac[256] = {0};
+    for (const char *c = "BDHKMRSVWY"; *c; c++)
+        iupac[(uint8_t)*c] = iupac[(uint8_t)(*c | 0x20)] = 1;
+    for (;;) {
+        const int64_t r = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+        if (r >= j->n)
+            return;
+        if (!j->pos) {
+            j->count[r] = count_letters(j->data, j->spans[2 * r], j->spans[2 * r + 1]);
+            continue;
+        }
+        if ((r + 1 < j->n ? j->at[r + 1] : j->total) == j->at[r])
+            continue; /* none in this record */
+        int64_t symbols = 0, found = 0;
+        for (int64_t x = j->spans[2 * r]; x < j->spans[2 * r + 1]; x++) {
+            const uint8_t b = j->data[x];
+            if (iupac[b]) {
+                j->pos[j->at[r] + found] = j->starts[r] + symbols;
+                j->let[j->at[r] + found] = b & 0xdf;
+            }
+            found += iupac[b];
+            symbols += j->table[b] != SKIP;
+        }
+    }
+}
+
+/* iupac_letters(data, spans, table, starts, counts, pos, let, threads): with pos empty, each record's
+ * IUPAC letters counted into counts; else counts holds where each record's go (a prefix sum of the
+ * counts), and pos (int64) gets their places in the codes (starts: each record's) and let the letters. */
+PyObject *py_iupac_letters(PyObject *self, PyObject *args) {
+    Py_buffer b[7];
+    int threads;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &threads))
+        return NULL;
+    const int64_t n = b[1].len / 16;
+    int ok = b[2].len == 256 && check_items(&b[3], "iupac_letters", 8, n) && check_items(&b[4], "iupac_letters", 8, n) &&
+             check_items(&b[5], "iupac_letters", 8, b[6].len);
+    const int64_t *spans = b[1].buf;
+    for (int64_t r = 0; r < n && ok; r++)
+        ok = spans[2 * r] >= 0 && spans[2 * r] <= spans[2 * r + 1] && spans[2 * r + 1] <= b[0].len;
+    const int64_t *at = b[4].buf;
+    for (int64_t r = 0; r < n && ok && b[6].len; r++)
+        ok = at[r] >= 0 && at[r] <= b[6].len;
+    if (!ok) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "iupac_letters");
+        return release_buffers(b, 7, 0);
+    }
+    letters_job j = {b[0].buf, b[2].buf, spans, b[3].buf, at, b[4].buf, b[6].len ? b[5].buf : NULL, b[6].buf,
+                     b[6].len, n, 0};
+    Py_BEGIN_ALLOW_THREADS
+    run_parallel(letters_part, &j, threads < 1 ? 1 : threads);
+    Py_END_ALLOW_THREADS
+    return release_buffers(b, 7, 1);
+}

@@ -23,6 +23,7 @@ import numpy as np
 
 from .encode import BORDER, ENCODE, GAP, N_CODE, check_nucleotides
 from .errors import InputError
+from .letters import iupac_letters
 from .seqset import SeqSet, seqset_of
 
 N_BYTE = bytes([N_CODE])
@@ -400,6 +401,7 @@ def load_fasta(path: str, reads: bool = False, backend=None) -> SeqSet:
     if isinstance(backend, Future):
         backend = backend.result()
     seqset = (backend.encode_fasta if backend is not None else encode_fasta)(data, spans, path, reads, on_device)
+    seqset.letters = iupac_letters(data, names_and_bodies(spans)[1], seqset.starts, COMPILED_TABLE)
     log.debug("%s: %d bytes read in %.2f s, laid out in %.2f s, encoded in %.2f s", path, len(data), read - start,
               laid - read, time.perf_counter() - laid)
     return seqset

@@ -22,6 +22,7 @@ class SeqSet:
     lengths: np.ndarray  # int64, one per record
     starts: np.ndarray   # int64, offset of each record in codes
     codes: np.ndarray    # uint8, GAP borders, record 0, GAP borders, record 1, ..., GAP borders
+    letters: tuple | None = None  # (places in codes, letters) of its IUPAC codes (letters.py), where known
 
     @cached_property
     def reverse_codes(self) -> np.ndarray:
@@ -53,10 +54,14 @@ class SeqSet:
 
     def subset(self, records) -> "SeqSet":
         """The records of the given indices (in that order) as a SeqSet of their own, on the host."""
+        from .letters import subset_letters
+
         codes = np.asarray(self.codes)
         records = np.asarray(records, dtype=np.int64)
-        return make_seqset([self.names[i] for i in records],
-                           [codes[self.starts[i]:self.starts[i] + self.lengths[i]] for i in records])
+        out = make_seqset([self.names[i] for i in records],
+                          [codes[self.starts[i]:self.starts[i] + self.lengths[i]] for i in records])
+        out.letters = subset_letters(self.letters, self.starts, self.lengths, records, out.starts)
+        return out
 
     def record_of(self, pos: np.ndarray) -> np.ndarray:
         """Index of the record holding each concatenated position."""

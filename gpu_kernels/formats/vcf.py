@@ -249,6 +249,11 @@ def write_vcf(path: str, al: dict, snps: tuple, reference, qnames, command: str 
           one.size}
     lines = snp_lines(*snps)  # every alignment's, then the one-to-one ones' alone, numbered among them
     kept = one[lines["alignment"]]
+    # an IUPAC letter's SNP line (show-snps') has no VCF record: VCF's REF and ALT hold A, C, G, T and N only
+    # (an indel's REF and ALT come from the codes: N there)
+    letters = np.frombuffer(b"ACGT", np.uint8)
+    indel = (lines["sub1"] == ord(".")) | (lines["sub2"] == ord("."))
+    kept &= indel | (np.isin(lines["sub1"], letters) & np.isin(lines["sub2"], letters))
     lines = {name: column[kept] for name, column in lines.items()}
     lines["alignment"] = (np.cumsum(one) - 1)[lines["alignment"]]
     ref = _Reference(reference.codes, reference.starts, reference.lengths)

@@ -9,14 +9,16 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..encode import N_CODE
 from ..errors import InputError
-from ..fasta import fast_layout, layout, read_bytes, read_fasta, read_fastq
+from ..fasta import Record, fast_layout, layout, load_fasta, read_bytes, read_fastq
 from ..formats import atomic_path
+from ..letters import NONE
 from ..seqset import SeqSet, make_seqset, seqset_of
 
 log = logging.getLogger(__name__)
@@ -109,7 +111,9 @@ def write_index(fasta: str, codes_path: str, table_path: str, bin_size: int) -> 
     """Encode a genome once: codes.npy (records laid end to end) and a chromosome table. A record of no
     A, C, G or T (a read of a read set, a scaffold of gaps) is taken, said in the log, and aligned
     nowhere, as nucmer, minimap2 and mummer take it; the command line's compare still refuses one."""
-    records = read_fasta(fasta, reads=True)
+    loaded = load_fasta(fasta, reads=True)
+    records = [Record(name, loaded.codes[start:start + length])
+               for name, start, length in zip(loaded.names, loaded.starts.tolist(), loaded.lengths.tolist())]
     empty = [r.name for r in records if not np.any(r.codes < N_CODE)]
     for name in empty[:10]:
         log.info("%s: record '%s' has no A, C, G or T: nothing can match it", fasta, name)
@@ -123,10 +127,15 @@ def write_index(fasta: str, codes_path: str, table_path: str, bin_size: int) -> 
             np.save(handle, seqset.codes)
     with atomic_path(table_path) as tmp:
         with open(tmp, "w") as handle:
-            handle.write("name\tlength\tn_count\tstart\tbin\n")
+            handle.write("name\tlength\tn_count\tstart\tbin\tiupac\n")
+            pos, let = loaded.letters or NONE
             for index, record in enumerate(records):
                 n_count = int(np.count_nonzero(record.codes == N_CODE))
-                handle.write(f"{record.name}\t{record.codes.size}\t{n_count}\t{seqset.starts[index]}\t{bin_of[index]}\n")
+                lo, hi = np.searchsorted(pos, [loaded.starts[index], loaded.starts[index] + record.codes.size])
+                iupac = "".join(f"{p}{chr(c)}" for p, c in zip((pos[lo:hi] - loaded.starts[index]).tolist(),
+                                                             let[lo:hi].tolist()))
+                handle.write(f"{record.name}\t{record.codes.size}\t{n_count}\t{seqset.starts[index]}\t{bin_of[index]}\t"
+                             f"{iupac}\n")
 
 
 def read_table(table_path: str) -> list[dict]:
@@ -151,14 +160,29 @@ def load_bin(codes_path: str, rows: list[dict], bin_: str | list[str]) -> tuple[
     bins = {bin_} if isinstance(bin_, str) else set(bin_)
     members = [i for i, row in enumerate(rows) if row["bin"] in bins or WHOLE in bins]
     arrays = [codes[rows[i]["start"]:rows[i]["start"] + rows[i]["length"]] for i in members]  # copied once, there
-    return make_seqset([rows[i]["name"] for i in members], arrays), np.array(members, dtype=np.int64)
+    return with_letters(make_seqset([rows[i]["name"] for i in members], arrays), [rows[i] for i in members]), \
+        np.array(members, dtype=np.int64)
+
+
+def with_letters(seqset: SeqSet, rows: list[dict]) -> SeqSet:
+    """The SeqSet of these chromosome table rows given their IUPAC letters (the table's iupac column:
+    each letter's place in its record, then the letter; letters.py)."""
+    places, letters = [], []
+    for row, start in zip(rows, seqset.starts.tolist()):
+        for place, letter in re.findall(r"(\d+)([A-Z])", row.get("iupac", "")):
+            places.append(start + int(place))
+            letters.append(ord(letter))
+    if places:
+        seqset.letters = (np.array(places, dtype=np.int64), np.array(letters, dtype=np.uint8))
+    return seqset
 
 
 def load_records(genome: "Genome", indices) -> SeqSet:
     """Some records of a genome (their indices, in that order) as a SeqSet, read from its codes."""
     codes = np.load(genome.codes, mmap_mode="r")
     rows = [genome.rows[int(i)] for i in indices]
-    return make_seqset([r["name"] for r in rows], [codes[r["start"]:r["start"] + r["length"]] for r in rows])
+    return with_letters(make_seqset([r["name"] for r in rows], [codes[r["start"]:r["start"] + r["length"]] for r in rows]),
+                        rows)
 
 
 def mapped_genome(genome: "Genome") -> SeqSet:
