@@ -71,8 +71,8 @@ def main() -> None:
                 paths.append(os.path.join(args.workdir, f"{side}.fa"))
                 write(paths[-1], seq)
             ani, fast = ours(*paths, args.workdir), fastani(*paths, args.workdir)
-            rows.append([f"{d:.2f}", "yes" if with_indels else "no", f"{truth:.2f}", f"{ani:.2f}", f"{ani - truth:+.2f}",
-                         f"{fast:.2f}", f"{fast - truth:+.2f}"])
+            rows.append([f"{d:.2f}", "yes" if with_indels else "no", f"{truth:.2f}", f"{ani:.2f}",
+                         f"{ani - truth:+.2f}", f"{fast:.2f}", f"{fast - truth:+.2f}"])
     print(table(["distance", "indels", "truth", "ours", "ours - truth", "FastANI", "FastANI - truth"], rows))
 
 

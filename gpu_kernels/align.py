@@ -340,8 +340,8 @@ def one_to_one(al: dict, qlens, rlens, eligible=None) -> np.ndarray:
 def text_of(alignments: dict, query: SeqSet, reference: SeqSet, kind: str, threads: int = 0) -> tuple:
     """The alignments' CIGARs (kind "cigar"), cs strings ("cs"), MUMmer delta indel lines, ended by
     0 ("delta"), or SNP and indel lines ("snps": show-snps -T's P1, SUB1, SUB2, P2, then the frames and
-    both names; IUPAC letters as the FASTA held them, letters.py) as a string table (bytes, int64 offsets), each in PAF's direction (on the reverse
-    strand along the reference's forward strand)."""
+    both names; IUPAC letters as the FASTA held them, letters.py) as a string table (bytes, int64
+    offsets), each in PAF's direction (on the reverse strand along the reference's forward strand)."""
     cpu = native.module("_cpu")
     threads = threads or native.threads()
     q, rf, rr = query.codes, reference.codes, reference.reverse_codes

@@ -19,9 +19,9 @@ def align_loaded(loaded, params: Params, paths: dict, hsps: str | None = None, s
     """A loaded pair (engine.load's) aligned and written where paths say (align.write_aligned's
     kinds, and CHAIN_PATHS); hsps: the HSP table's path (a pair compared whole only); sam_seq: the
     SAM lines' SEQ; device_done(): called once the device's work is done, before the files are
-    written; host_after_hsps: a pair compared whole is chained, placed and aligned on the host once its
-    HSPs are found (Result.hand_to_host: small pairs, many at a time). Returns the alignments and a line that sums
-    them up."""
+    written; host_after_hsps: a pair compared whole is chained, placed and aligned on the host once
+    its HSPs are found (Result.hand_to_host: small pairs, many at a time). Returns the alignments and
+    a line that sums them up."""
     start = loaded.start
     q, r = loaded.query, loaded.reference
     if not fits_whole(q, r, params):

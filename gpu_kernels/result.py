@@ -58,9 +58,8 @@ class Result:
     def hand_to_host(self) -> None:
         """The HSP table copied to the host (one copy), the device let go (drop_device), and the rest
         (chains, their placement, the alignments) run in NumPy and C on the SeqSets' codes. For many
-        small pairs, whose chains and alignments are milliseconds of work that a device's launches
-        outlast (chaining a pair of 6 Mbp genomes on the device took 18 ms of a 49 ms turn), while the
-        device takes the next pair. The same outputs (CPU == GPU)."""
+        small pairs, whose chains and alignments are milliseconds of work that a device's many small
+        launches outlast, while the device takes the next pair. The same outputs (CPU == GPU)."""
         from .arrays import columns_to_host
         from .backend import get_backend
 
