@@ -59,16 +59,17 @@ def gaps_between(achain, ax, ay, alen) -> tuple:
 
 
 def pieces(achain, alen, g, gscore, gcounts, shift, params: Params) -> dict:
-    """The alignments (the chains cut at every gap scoring under -zdrop, and where the drop scores'
-    running score falls zdrop below its best: pieces.c) as `first` and `last` anchors, `score` and
+    """The alignments (the chains cut at every gap scoring under -zdrop or moving the diagonal
+    split_indel bases or more, and where the drop scores' running score falls zdrop below its best:
+    pieces.c) as `first` and `last` anchors, `score` and
     the columns by kind (`matches`, `mismatches`, `insertions`, `deletions`), before their ends are
     extended and those under min_align_score dropped (finish). On the anchors' device; the cut is
     made on the host, the same for both."""
     xp = array_module(alen)
     a = params.aligning
     n = int(alen.size)
-    cut = xp.ones(n, dtype=xp.uint8)  # a chain's last anchor, or a gap filled under -zdrop
-    cut[g] = gscore < -a.zdrop - a.gap_extend * shift
+    cut = xp.ones(n, dtype=xp.uint8)  # a chain's last anchor, a gap filled under -zdrop or a long indel
+    cut[g] = (gscore < -a.zdrop - a.gap_extend * shift) | ((shift >= a.split_indel) if a.split_indel else False)
     drift = xp.zeros(n, dtype=xp.int64)  # what a gap adds to the drop scores' running score
     drift[g] = gcounts[:, 0] - a.drop_mismatch * gcounts[:, 1] - a.drop_gap * (gcounts[:, 2] + gcounts[:, 3])
     moved = xp.zeros(n, dtype=xp.int64)  # how far a gap moves the diagonal

@@ -159,7 +159,8 @@ def align_chain(blocks, q, r, p) -> list[tuple[int, int, int, int, int, str]]:
         score, ops = fill(q[px + plen:x], r[py + plen:y], p)
         gaps.append((score, ops))
         shift = abs((x - px - plen) - (y - py - plen))  # the indel the gap must hold at least
-        if score < -p.zdrop - p.gap_extend * shift:  # split: the gap's columns belong to neither side
+        # split (the gap's columns belong to neither side): a fill under -zdrop, or a long indel
+        if score < -p.zdrop - p.gap_extend * shift or 0 < p.split_indel <= shift:
             runs.append([])
         runs[-1].append(k)
     pieces = []

@@ -150,13 +150,14 @@ def found(query, reference, chains, blocks, params: Params, threads: int = 3) ->
 @given(seed=st.integers(0, 10**6), records=st.integers(1, 3), band=st.sampled_from([0, 3, 16]),
        min_anchor=st.sampled_from([4, 12]), zdrop=st.sampled_from([0, 30, 10_000]),
        gap_open=st.sampled_from([0, 5, 6]), gap_extend=st.sampled_from([1, 2]), match=st.sampled_from([1, 2]),
-       mismatch=st.sampled_from([1, 3, 4]), secondary=st.booleans(), drop=st.sampled_from([(0, 0), (5, 6), (2, 1)]))
+       mismatch=st.sampled_from([1, 3, 4]), secondary=st.booleans(), drop=st.sampled_from([(0, 0), (5, 6), (2, 1)]),
+       split_indel=st.sampled_from([0, 1, 3, 50]))
 def test_alignments_equal_the_oracle_on_drawn_chains(seed, records, band, min_anchor, zdrop, gap_open, gap_extend,
-                                                     match, mismatch, secondary, drop):
+                                                     match, mismatch, secondary, drop, split_indel):
     query, reference, chains, blocks = drawn_case(seed, records)
     params = Params(band=band, min_anchor=min_anchor, zdrop=zdrop, gap_open=gap_open, gap_extend=gap_extend,
                     align_match=match, align_mismatch=mismatch, min_align_score=10, secondary=secondary,
-                    drop_mismatch=drop[0], drop_gap=drop[1])
+                    drop_mismatch=drop[0], drop_gap=drop[1], split_indel=split_indel)
     assert found(query, reference, chains, blocks, params) == expected(query, reference, chains, blocks, params)
 
 
