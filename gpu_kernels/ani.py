@@ -1,8 +1,8 @@
 """Average nucleotide identity of genome pairs, as ANIm computes it (pyANI's nucmer-based method):
 the identities over the aligned columns of the pair's one-to-one alignments, gap columns excluded,
 in percent (`ani`); beside it `anim`, pyANI's and pyani-plus's own formula, which counts each gap
-column as an error of the side it is in; and each genome's aligned fraction (the bases its one-to-one alignments cover, their
-union, over its length). The set's tables: `ani.tsv` (a row a pair) and the matrices in pyANI's
+column as an error of the side it is in; and each genome's aligned fraction (the bases its
+one-to-one alignments cover, their union, over its length). The set's tables: `ani.tsv` (a row a pair) and the matrices in pyANI's
 layout (a genome a row and a column, tab-separated, fractions of 1, the diagonal 1)."""
 from __future__ import annotations
 
@@ -71,8 +71,8 @@ def matrices(table, genomes: list[str]) -> dict:
     """pyANI's matrices of a set's rows (MATRICES' names -> a DataFrame a genome a row and a
     column): the row genome's value against the column genome. ANI is the pair's (either way round),
     as a fraction; the coverage, the row genome's aligned fraction; the lengths, the row genome's
-    aligned bases; the errors, the pair's mismatches and gap columns (a delta's similarity errors). The diagonal is 1 (identity and
-    coverage), the genome's length (lengths) and 0 (errors) where the set has no self pair; a pair
+    aligned bases; the errors, the pair's mismatches and gap columns (a delta's similarity errors).
+    The diagonal is 1 (identity and coverage), the genome's length (lengths) and 0 (errors) where the set has no self pair; a pair
     the set did not compare is empty."""
     import pandas as pd
 

@@ -127,8 +127,8 @@ def claim_device(wait_s: float = 600.0, poll_s: float = 0.5, jobs_per_gpu: int =
                 cp.cuda.Device(index).use()
                 if slots > 1:
                     turn = slot % max(1, int(turns_per_gpu))
-                    share_device(open_lock(os.path.join(
-                        lock_dir(), f"gpu_kernels-{bus}.turn.lock" if turn == 0 else f"gpu_kernels-{bus}.turn{turn}.lock")))
+                    name = f"gpu_kernels-{bus}.turn.lock" if turn == 0 else f"gpu_kernels-{bus}.turn{turn}.lock"
+                    share_device(open_lock(os.path.join(lock_dir(), name)))
                 log.info("bound to GPU %d (%s) of %d, slot %d of %d", index, bus, count, slot + 1, slots)
                 return index
         if time.monotonic() > deadline:

@@ -344,8 +344,8 @@ PyObject *py_iupac_letters(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &threads))
         return NULL;
     const int64_t n = b[1].len / 16;
-    int ok = b[2].len == 256 && check_items(&b[3], "iupac_letters", 8, n) && check_items(&b[4], "iupac_letters", 8, n) &&
-             check_items(&b[5], "iupac_letters", 8, b[6].len);
+    int ok = b[2].len == 256 && check_items(&b[3], "iupac_letters", 8, n) &&
+             check_items(&b[4], "iupac_letters", 8, n) && check_items(&b[5], "iupac_letters", 8, b[6].len);
     const int64_t *spans = b[1].buf;
     for (int64_t r = 0; r < n && ok; r++)
         ok = spans[2 * r] >= 0 && spans[2 * r] <= spans[2 * r + 1] && spans[2 * r + 1] <= b[0].len;

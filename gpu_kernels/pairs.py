@@ -20,8 +20,9 @@ def align_loaded(loaded, params: Params, paths: dict, hsps: str | None = None, s
     kinds, and CHAIN_PATHS); hsps: the HSP table's path (a pair compared whole only); sam_seq: the
     SAM lines' SEQ; device_done(): called once the device's work is done, before the files are
     written; host_after_hsps: a pair compared whole is chained, placed and aligned on the host once
-    its HSPs are found (Result.hand_to_host: small pairs, many at a time). Returns the alignments and
-    a line that sums them up."""
+    its HSPs are found (Result.hand_to_host: small pairs, many at a time); variants_if(alignments):
+    called once, before the files are written: whether the SNP and VCF files are (many genomes: close
+    pairs only). Returns the alignments and a line that sums them up."""
     start = loaded.start
     q, r = loaded.query, loaded.reference
     if not fits_whole(q, r, params):

@@ -181,8 +181,8 @@ def load_records(genome: "Genome", indices) -> SeqSet:
     """Some records of a genome (their indices, in that order) as a SeqSet, read from its codes."""
     codes = np.load(genome.codes, mmap_mode="r")
     rows = [genome.rows[int(i)] for i in indices]
-    return with_letters(make_seqset([r["name"] for r in rows], [codes[r["start"]:r["start"] + r["length"]] for r in rows]),
-                        rows)
+    arrays = [codes[r["start"]:r["start"] + r["length"]] for r in rows]
+    return with_letters(make_seqset([r["name"] for r in rows], arrays), rows)
 
 
 def mapped_genome(genome: "Genome") -> SeqSet:

@@ -72,14 +72,15 @@ def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, ba
         qset, rset = seqset(q), seqset(r)
         loaded = Loaded(qset, rset, device, ready, {"query_fasta": fasta[q], "reference_fasta": fasta[r]}, clock)
         ready = None
+        row = {"query": q, "reference": r}
 
-        def close(al, qset=qset, rset=rset) -> bool:  # NaN (nothing aligned) is close only for 0
-            return snps_min_ani <= 0 or pair_ani(al, qset.lengths, rset.lengths)["ani"] >= snps_min_ani
+        def close(al, row=row, qset=qset, rset=rset) -> bool:  # align_loaded asks once a pair, before its files
+            row.update(pair_ani(al, qset.lengths, rset.lengths))  # the pair's ANI row, made here once
+            return snps_min_ani <= 0 or row["ani"] >= snps_min_ani  # NaN (nothing aligned): close only for 0
 
         take_turn()
         al, line = align_loaded(loaded, params, paths_of(q, r), sam_seq=sam_seq, device_done=lambda: end_turn(False),
                                  host_after_hsps=True, variants_if=close)
-        row = {"query": q, "reference": r, **pair_ani(al, qset.lengths, rset.lengths)}
         rows.append(row)
         log.info("pair %d of %d, %s vs %s: ANI %.3f %%, aligned fractions %.4f and %.4f; %s", number, len(pairs), q, r,
                  row["ani"], row["aligned_fraction_query"], row["aligned_fraction_reference"], line)
