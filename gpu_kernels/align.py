@@ -389,15 +389,16 @@ def write_alignments(al: dict, query: SeqSet, reference: SeqSet, paths: dict, me
     reference.reverse_codes  # made once, before threads read them
     write_aligned(al, lambda kind: text_of(al, query, reference, kind),
                   (query.names, query.lengths, reference.names, reference.lengths), paths, meta, reference,
-                  query if sam_seq else None)
+                  query, sam_seq)
 
 
-def write_aligned(al: dict, text, records: tuple, paths: dict, meta: dict, reference=None, query=None) -> None:
+def write_aligned(al: dict, text, records: tuple, paths: dict, meta: dict, reference=None, query=None,
+                  sam_seq: bool = True) -> None:
     """write_alignments of alignments whose texts text(kind) gives (align.text_of's kinds: a string
     table a kind, made by text_of or kept from a pipeline's parts); records: (query names, lengths,
     reference names, lengths). The table is compressed on a thread beside the texts (both release the
-    interpreter's lock). reference: the reference's SeqSet, which the VCF (kind vcf: formats/vcf.py)
-    reads its anchor bases from; query: the query's, whose bases are the SAM lines' SEQ (None: `*`)."""
+    interpreter's lock). reference and query: the SeqSets the VCF (kind vcf: formats/vcf.py) reads its
+    bases from; the query's bases are also the SAM lines' SEQ where sam_seq (else `*`)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from .formats import alignments as formats
@@ -423,10 +424,10 @@ def write_aligned(al: dict, text, records: tuple, paths: dict, meta: dict, refer
         if paths.get("vcf"):
             from .formats.vcf import write_vcf
 
-            count = write_vcf(paths["vcf"], al, text("snps"), reference, qnames, formats.COMMAND_LINE[0])
+            count = write_vcf(paths["vcf"], al, text("snps"), reference, query, formats.COMMAND_LINE[0])
             log.info("%s: %d VCF records (%.2f s)", paths["vcf"], count, time.perf_counter() - start)
         if paths.get("sam"):
-            formats.write_sam(paths["sam"], al, cigars, qnames, qlens, rnames, rlens, query)
+            formats.write_sam(paths["sam"], al, cigars, qnames, qlens, rnames, rlens, query if sam_seq else None)
         if table is not None:
             table.result()
             log.info("%s: alignment table written (%.2f s)", paths["table"], time.perf_counter() - start)

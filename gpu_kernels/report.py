@@ -73,7 +73,7 @@ def features(al: dict, side: str) -> dict:
     relocation (the same record, same orientation, out of order or over 10 kb apart), an inversion
     (the strand changes); the unaligned bases between them on this side over INSERTION bases
     are an insertion; every join is a breakpoint."""
-    from .formats.vcf import RELOCATION
+    from .formats.vcf_events import RELOCATION
 
     this, other = (("q", "r") if side == "q" else ("r", "q"))
     rec, start, end = al[f"{this}rec"], al[f"{this}start"], al[f"{this}end"]

@@ -183,3 +183,16 @@ def test_vcf_lists_no_iupac_letter(tmp_path):
     subs = our_snps(str(snps))[0]
     assert {(f[1], f[3], f[4]) for f in records if len(f[3]) == len(f[4]) == 1} == \
         {(s[0], s[1], s[2]) for s in subs if s[1] in "ACGT" and s[2] in "ACGT"}
+
+
+@pytest.mark.gpu
+def test_iupac_snps_and_vcf_are_the_same_on_the_gpu(tmp_path):
+    query, reference = iupac_pair(tmp_path, True)
+    out = {}
+    for backend in ("numpy", "cupy"):
+        paths = {kind: str(tmp_path / f"{backend}.{kind}") for kind in ("paf", "snps", "vcf")}
+        assert main(["align", query, reference, "--backend", backend, "-o", paths["paf"], "--snps", paths["snps"],
+                     "--vcf", paths["vcf"]]) == 0
+        out[backend] = [[line for line in open(path) if not line.startswith("##commandline")]
+                        for path in paths.values()]
+    assert out["numpy"] == out["cupy"]

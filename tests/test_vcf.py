@@ -114,6 +114,39 @@ def test_indels_are_left_aligned_on_either_strand(tmp_path):
         assert ref[int(pos) - 1] != changed[-1]
 
 
+@pytest.mark.parametrize("strand,backend", [("forward", "numpy"), ("reverse", "numpy"),
+                                            pytest.param("reverse", "cupy", marks=pytest.mark.gpu)])
+def test_the_variants_remake_the_query(tmp_path, strand, backend):
+    """bcftools consensus applies the VCF to the reference and gets the query back: SNPs, small
+    indels, and indels long enough (split_indel's 50 by default) to end an alignment, whose record
+    is made from the bases between the two alignments, one with SNPs beside it (not a pure indel)."""
+    if shutil.which("bcftools") is None:
+        pytest.skip("bcftools not installed (CI installs it)")
+    rng = np.random.default_rng(11)
+    ref = "".join(rng.choice(list("ACGT"), 30_000))
+    q = list(ref)
+    for at in range(300, 29_700, 611):
+        q[at] = {"A": "C", "C": "G", "G": "T", "T": "A"}[q[at]]
+    q = "".join(q)
+    novel = "".join(rng.choice(list("ACGT"), 400))
+    q = (q[:3_000] + q[3_003:8_000] + novel[:80] + q[8_000:12_000] + q[12_200:17_000] + novel[100:400]
+         + q[17_000:21_000] + "T" + q[21_001:21_004] + "A" + q[21_005:21_120] + q[21_200:])  # SNPs by a deletion
+    (tmp_path / "r.fa").write_text(f">r\n{ref}\n")
+    (tmp_path / "q.fa").write_text(f">q\n{q if strand == 'forward' else revcomp(q)}\n")
+    vcf = tmp_path / "out.vcf"
+    assert main(["align", str(tmp_path / "q.fa"), str(tmp_path / "r.fa"), "--backend", backend,
+                 "--vcf", str(vcf), "-o", str(tmp_path / "al.paf")]) == 0
+    assert len(open(tmp_path / "al.paf").readlines()) > 3  # the long indels split it
+    bcftools_accepts(str(vcf), str(tmp_path / "r.fa"))
+    sizes = sorted(int(info(r)["SVLEN"]) for r in records(vcf) if "SVLEN" in info(r))
+    assert sizes == [-200, -80, 80, 300], sizes
+    subprocess.run(["bcftools", "view", "-Oz", "-o", str(vcf) + ".gz", str(vcf)], check=True)
+    subprocess.run(["bcftools", "index", str(vcf) + ".gz"], check=True)
+    done = subprocess.run(["bcftools", "consensus", "-f", str(tmp_path / "r.fa"), str(vcf) + ".gz"],
+                          capture_output=True, text=True, check=True)
+    assert "".join(done.stdout.split("\n")[1:]) == q
+
+
 def test_the_bundled_pair(tmp_path):
     reference = tmp_path / "7422.fa"
     with gzip.open(MYCO_7422, "rb") as source, open(reference, "wb") as target:

@@ -16,10 +16,9 @@ import numpy as np
 
 from ..encode import ENCODE
 from .rows import format_rows, name_table
+from .vcf_events import SV_BASES, collinear_gaps, duplications, flat_codes, inversions, junctions
 
-SV_BASES = 50        # an indel at least this long is a structural event (SVTYPE=DEL or INS), as in dbVar
 PIECE_ROWS = 1 << 20  # VCF rows printed at a time
-RELOCATION = 10_000  # query-adjacent alignments of one reference record this far apart (or out of order): a BND pair
 LETTERS = np.frombuffer(b"ACGTNN", dtype=np.uint8)  # codes to letters (N: any other letter, the border)
 DOT = ord(".")
 
@@ -176,50 +175,54 @@ def _reordered(table: tuple, index) -> tuple:
     return _strings([(source, offsets[index], offsets[index + 1] - offsets[index])], index.size)
 
 
-def inversions(al: dict) -> np.ndarray:
-    """The one-to-one alignments (rows of al) on the strand that holds fewer of their query record's
-    aligned bases on that reference record: inversions."""
-    qrec, rrec = al["qrec"].astype(np.int64), al["rrec"].astype(np.int64)
-    pair = qrec * (int(rrec.max(initial=0)) + 1) + rrec
-    bases = (al["qend"] - al["qstart"]).astype(np.int64)
-    keys, where = np.unique(pair, return_inverse=True)
-    reverse = np.bincount(where, weights=bases * (al["strand"] == 1), minlength=keys.size)
-    total = np.bincount(where, weights=bases, minlength=keys.size)
-    major_reverse = 2 * reverse > total
-    return np.flatnonzero((al["strand"] == 1) != major_reverse[where])
-
-
-def duplications(al: dict) -> tuple:
-    """(B, A, start, end): rows of al next to each other on a query record (B before A), on one
-    reference record in one orientation, the second starting at least SV_BASES before the first ends
-    on the reference: the reference's [start, end) is there twice in the query (a tandem duplication)."""
-    order = np.lexsort((al["qstart"], al["qrec"]))
-    b, a = order[:-1], order[1:]
-    rs, re_ = al["rstart"].astype(np.int64), al["rend"].astype(np.int64)
-    same = (al["qrec"][b] == al["qrec"][a]) & (al["rrec"][b] == al["rrec"][a]) & (al["strand"][b] == al["strand"][a])
-    forward = al["strand"][b] == 0
-    start = np.where(forward, rs[a], rs[b])
-    end = np.where(forward, re_[b], re_[a])
-    inside = np.where(forward, rs[a] >= rs[b], re_[a] <= re_[b])  # not out of order: a relocation's
-    keep = same & inside & (end - start >= SV_BASES)
-    return b[keep], a[keep], start[keep], end[keep]
-
-
-def junctions(al: dict) -> tuple:
-    """(B, A): rows of al next to each other on a query record (B before A) that lie on different
-    reference records (translocations), or on one record in the same orientation but out of order or
-    over RELOCATION bases apart (relocations): each a BND pair. A change of strand on one record is an
-    inversion's (inversions), not a breakend."""
-    order = np.lexsort((al["qstart"], al["qrec"]))
-    b, a = order[:-1], order[1:]
-    same_query = al["qrec"][b] == al["qrec"][a]
-    other_record = al["rrec"][b] != al["rrec"][a]
-    forward = (al["strand"][b] == 0) & (al["strand"][a] == 0)
-    backward = (al["strand"][b] == 1) & (al["strand"][a] == 1)
-    apart = np.where(forward, (al["rstart"][a] < al["rstart"][b]) | (al["rstart"][a] - al["rend"][b] > RELOCATION),
-                     (al["rstart"][a] > al["rstart"][b]) | (al["rstart"][b] - al["rend"][a] > RELOCATION))
-    keep = same_query & (other_record | ((forward | backward) & apart))
-    return b[keep], a[keep]
+def gap_events(al: dict, ref: _Reference, query) -> tuple:
+    """The variants between collinear alignments (collinear_gaps' stretches), the bases both sides of
+    a stretch share at either end left out: (lines, complex). lines: SNP lines (snp_lines' columns,
+    alignment: al's row count plus the stretch) of the stretches that are a pure deletion or
+    insertion, for small_variants to make and left-align; complex: the others' rows (rec, pos, REF and
+    ALT string tables as letters, size: the query's bases less the reference's, qrec, qpos)."""
+    gaps = collinear_gaps(al)
+    n = gaps["b"].size
+    rrec, qrec = al["rrec"].astype(np.int64)[gaps["b"]], al["qrec"].astype(np.int64)[gaps["b"]]
+    r_codes, r_at = flat_codes(ref.codes, ref.starts[rrec], gaps["r0"], gaps["r1"])
+    q_codes, q_at = flat_codes(query.codes, np.asarray(query.starts, np.int64)[qrec], gaps["q0"], gaps["q1"],
+                          gaps["reverse"])
+    gr, gq = np.diff(r_at), np.diff(q_at)
+    # the shared ends: a base a step, all stretches at once
+    head, tail = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    for shared, at_r, at_q in ((head, lambda k: r_at[:-1][k] + head[k], lambda k: q_at[:-1][k] + head[k]),
+                               (tail, lambda k: r_at[1:][k] - 1 - tail[k], lambda k: q_at[1:][k] - 1 - tail[k])):
+        moving = np.arange(n)
+        while moving.size:
+            moving = moving[head[moving] + tail[moving] < np.minimum(gr, gq)[moving]]
+            moving = moving[r_codes[at_r(moving)] == q_codes[at_q(moving)]]
+            shared[moving] += 1
+    r0, r1 = gaps["r0"] + head, gaps["r1"] - tail  # what is left, on the reference
+    dr, dq = gr - head - tail, gq - head - tail
+    q_lo = q_at[:-1] + head  # in q_codes
+    # the query's place (1-based) as show-snps gives it: a deletion's the base before it on the
+    # reference's strand, an insertion's its first base
+    deletion = (dr > 0) & (dq == 0)
+    qpos = np.where(gaps["reverse"], gaps["q1"] - head + deletion, gaps["q0"] + head + 1 - deletion)
+    fits = r0 >= 1  # an anchor base before it
+    pure = fits & ((dr == 0) != (dq == 0))
+    rows = np.flatnonzero(pure)
+    count = np.where(dr[rows] > 0, dr[rows], dq[rows])
+    line_of = np.repeat(rows, count)
+    within = np.arange(int(count.sum()), dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
+    deletion = dr[line_of] > 0
+    sub1, sub2 = np.full(line_of.size, DOT, np.uint8), np.full(line_of.size, DOT, np.uint8)
+    sub1[deletion] = LETTERS[r_codes[(r_at[:-1] + head)[line_of[deletion]] + within[deletion]]]
+    sub2[~deletion] = LETTERS[q_codes[q_lo[line_of[~deletion]] + within[~deletion]]]
+    lines = {"p1": np.where(deletion, r0[line_of] + 1 + within, r0[line_of]), "sub1": sub1, "sub2": sub2,
+             "p2": qpos[line_of], "alignment": al["qrec"].size + line_of}
+    rows = np.flatnonzero(fits & (dr > 0) & (dq > 0))
+    anchor = ref.piece(rrec[rows], r0[rows], np.ones(rows.size, np.int64))
+    refs = _strings([ref.piece(rrec[rows], r0[rows], dr[rows] + 1)], rows.size)
+    alts = _strings([anchor, (q_codes, q_lo[rows], dq[rows])], rows.size)
+    complex_rows = {"rec": rrec[rows], "pos": r0[rows], "ref": _letters(refs), "alt": _letters(alts),
+                    "size": dq[rows] - dr[rows], "qrec": qrec[rows], "qpos": qpos[rows]}
+    return lines, complex_rows, rrec, qrec
 
 
 def _bnd_alts(base, mate_rec, mate_pos, base_first, bracket, rnames) -> tuple:
@@ -238,10 +241,11 @@ def _bnd_alts(base, mate_rec, mate_pos, base_first, bracket, rnames) -> tuple:
     return _reordered(_joined(tables), _back(rows, base.size))
 
 
-def write_vcf(path: str, al: dict, snps: tuple, reference, qnames, command: str = "") -> int:
+def write_vcf(path: str, al: dict, snps: tuple, reference, query, command: str = "") -> int:
     """The VCF of the one-to-one alignments (al's rows with backbone 1; snps: their SNP lines as
     align.text_of makes them, a string table an alignment), on the reference (a SeqSet: its codes give
-    the indels' anchor bases and the structural events' REF). Returns the records written."""
+    the indels' anchor bases and the structural events' REF); the query's SeqSet gives its names and
+    the bases between collinear alignments. Returns the records written."""
     from .files import write_pieces
 
     one = np.asarray(al["backbone"]) == 1
@@ -257,10 +261,13 @@ def write_vcf(path: str, al: dict, snps: tuple, reference, qnames, command: str 
     lines = {name: column[kept] for name, column in lines.items()}
     lines["alignment"] = (np.cumsum(one) - 1)[lines["alignment"]]
     ref = _Reference(reference.codes, reference.starts, reference.lengths)
-    small = small_variants(lines, al["rrec"], ref)
-    rnames, qnames = list(reference.names), list(qnames)
+    # an alignment ended at a long indel (split_indel): the indel lies between it and the next one
+    gap_lines, joined, gap_rrec, gap_qrec = gap_events(al, ref, query)
+    lines = {name: np.concatenate((column, gap_lines[name])) for name, column in lines.items()}
+    small = small_variants(lines, np.concatenate((al["rrec"].astype(np.int64), gap_rrec)), ref)
+    rnames, qnames = list(reference.names), list(query.names)
     qname_table = name_table(qnames)
-    qrec_small = al["qrec"].astype(np.int64)[lines["alignment"][small["line"]]]
+    qrec_small = np.concatenate((al["qrec"].astype(np.int64), gap_qrec))[lines["alignment"][small["line"]]]
     qpos_small = lines["p2"][small["line"]]
     sv = (small["kind"] > 0) & (small["size"] >= SV_BASES)
     ref_len = np.diff(small["ref"][1])[small["row"]]
@@ -293,8 +300,23 @@ def write_vcf(path: str, al: dict, snps: tuple, reference, qnames, command: str 
     dup_info = _texts(dup_b.size, ("SVTYPE=DUP;SVLEN=", ("i", dup_end - dup_start), ";END=", ("i", dup_end),
                                    ";QCHROM=", ("n", al["qrec"][dup_a], qname_table), ";QPOS=",
                                    ("i", al["qstart"][dup_a] + 1)))
-    inv_rec, inv_pos = np.concatenate((inv_rec, dup_rec)), np.concatenate((inv_pos, dup_pos))
-    inv_ref, inv_alt, inv_info = _joined([inv_ref, dup_ref]), _joined([inv_alt, dup_alt]), _joined([inv_info, dup_info])
+    # a stretch between collinear alignments that is neither a deletion nor an insertion alone: one record
+    joined_info = []
+    for structural in (False, True):
+        rows = np.flatnonzero((np.abs(joined["size"]) >= SV_BASES) == structural)
+        fields = ("QCHROM=", ("n", joined["qrec"][rows], qname_table), ";QPOS=", ("i", joined["qpos"][rows]))
+        if structural:
+            end = joined["pos"][rows] + np.diff(joined["ref"][1])[rows] - 1
+            fields = (("n", (joined["size"][rows] > 0).astype(np.int64), name_table(["DEL", "INS"])), ";SVLEN=",
+                      ("i", joined["size"][rows]), ";END=", ("i", end), ";") + fields
+            fields = ("SVTYPE=",) + fields
+        joined_info.append((rows, _texts(rows.size, fields)))
+    joined_info = _reordered(_joined([t for _, t in joined_info]), _back([r for r, _ in joined_info],
+                                                                        joined["size"].size))
+    inv_rec = np.concatenate((inv_rec, dup_rec, joined["rec"]))
+    inv_pos = np.concatenate((inv_pos, dup_pos, joined["pos"]))
+    inv_ref, inv_alt = _joined([inv_ref, dup_ref, joined["ref"]]), _joined([inv_alt, dup_alt, joined["alt"]])
+    inv_info = _joined([inv_info, dup_info, joined_info])
     # breakends: a pair a junction, each end where its alignment meets the other
     b, a = junctions(al)
     b_rev, a_rev = al["strand"][b] == 1, al["strand"][a] == 1

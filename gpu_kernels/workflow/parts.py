@@ -152,8 +152,8 @@ def write_pair_alignments(assembled_path: str, texts_paths: list, query, referen
     """An assembled pair's alignments (assemble_pair's) with their texts, taken from the compare jobs'
     texts (texts_paths, in the parts' order) and the late chains', written where paths say
     (align.write_aligned's kinds), their tables' metadata assemble_pair's. The VCF reads its anchor
-    bases from the reference's memory-mapped codes (a human-sized genome is not copied), the SAM lines'
-    SEQ (sam_seq) from the query's."""
+    bases from both genomes' memory-mapped codes (a human-sized genome is not copied), as the SAM lines'
+    SEQ (sam_seq) the query's."""
     import pyarrow.parquet as pq
 
     from ..align import write_aligned
@@ -174,6 +174,6 @@ def write_pair_alignments(assembled_path: str, texts_paths: list, query, referen
     log.info("texts of %d alignments taken from %d parts (%s)", rows.size, len(texts_paths), ", ".join(kinds))
     os.makedirs(os.path.dirname(next(p for p in paths.values() if p)) or ".", exist_ok=True)
     whole = mapped_genome(reference) if paths.get("vcf") else None
-    reads = mapped_genome(query) if paths.get("sam") and sam_seq else None
+    reads = mapped_genome(query) if paths.get("vcf") or (paths.get("sam") and sam_seq) else None
     write_aligned(al, made.__getitem__, (query.names, query.lengths, reference.names, reference.lengths), paths,
-                  meta, whole, reads)
+                  meta, whole, reads, sam_seq)
