@@ -233,9 +233,9 @@ EXTENSION = ("dq_start", "dr_start", "dq_end", "dr_end", "at_start", "cols_start
 
 def extend_ends(found: dict, achain, ax, ay, alen, qoff, qlen, roff, rlen, strand, query: SeqSet,
                 reference: SeqSet, params: Params, threads: int = 0) -> tuple:
-    """The X-drop extensions of each chain's first alignment at its start and of its last at its end
-    (align.c's align_extend, on the host for both backends: two ends a chain), up to max_gap bases
-    and the records' ends: (the extension columns (n, 8) as EXTENSION names them, their ops; the
+    """The X-drop extensions of each alignment at its start and its end (align.c's align_extend, on
+    the host for both backends), up to max_gap bases, the records' ends and, where the chain was cut,
+    the next piece's anchors: (the extension columns (n, 8) as EXTENSION names them, their ops; the
     score and columns by kind they add)."""
     a = params.aligning
     first, last = found["first"], found["last"]
@@ -244,19 +244,24 @@ def extend_ends(found: dict, achain, ax, ay, alen, qoff, qlen, roff, rlen, stran
     added = np.zeros((n, 5), dtype=np.int64)  # score, then =, X, I, D columns
     if n == 0 or not a.end_xdrop:
         return ext, np.zeros(0, dtype=np.uint8), added
-    opens = np.ones(n, dtype=bool)  # the piece starts its chain
-    opens[1:] = achain[first[1:]] != achain[first[1:] - 1]
-    closes = np.ones(n, dtype=bool)  # the piece ends its chain
-    closes[:-1] = achain[last[:-1]] != achain[last[:-1] + 1]
-    left, right = np.flatnonzero(opens), np.flatnonzero(closes)
+    # every piece's two ends: a chain's own ends up to the records' ends, the ends where it was cut
+    # (a long indel, a fill or a drop under zdrop) up to the next piece's anchors
+    left = right = np.arange(n)
     max_gap = params.chaining.max_gap
-    xs, ys = ax[first[left]], ay[first[left]]
-    xe, ye = ax[last[right]] + alen[last[right]], ay[last[right]] + alen[last[right]]
+    xs, ys = ax[first], ay[first]
+    xe, ye = ax[last] + alen[last], ay[last] + alen[last]
+    before = np.zeros(n, dtype=bool)  # a piece of the chain comes before it
+    before[1:] = achain[first[1:]] == achain[last[:-1]]
+    after = np.zeros(n, dtype=bool)
+    after[:-1] = before[1:]
+    lq = np.concatenate((xs - qoff, qoff + qlen - xe))
+    lr = np.concatenate((ys - roff, roff + rlen - ye))
+    lq[:n][before], lr[:n][before] = (xs - np.roll(xe, 1))[before], (ys - np.roll(ye, 1))[before]
+    lq[n:][after], lr[n:][after] = (np.roll(xs, -1) - xe)[after], (np.roll(ys, -1) - ye)[after]
+    lq, lr = np.clip(lq, 0, max_gap), np.clip(lr, 0, max_gap)
     qpos = np.concatenate((xs - 1, xe))
     rpos = np.concatenate((ys - 1, ye))
     step = np.concatenate((np.full(left.size, -1), np.ones(right.size))).astype(np.int8)
-    lq = np.minimum(max_gap, np.concatenate((xs - qoff[left], qoff[right] + qlen[right] - xe)))
-    lr = np.minimum(max_gap, np.concatenate((ys - roff[left], roff[right] + rlen[right] - ye)))
     ends = np.concatenate((left, right))
     at = _exclusive_sum(lq + lr)
     ops = np.zeros(int(at[-1]), dtype=np.uint8)

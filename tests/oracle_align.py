@@ -148,9 +148,9 @@ def drop_cuts(lengths, drifts, moves, p, restart: bool = False) -> list[tuple[in
 
 
 def align_chain(blocks, q, r, p) -> list[tuple[int, int, int, int, int, str]]:
-    """The alignments of one chain, in chain order. The chain's first alignment is extended at its
-    start, its last at its end (extend), each up to max_gap bases and the record's end, before the
-    alignments under min_align_score are dropped."""
+    """The alignments of one chain, in chain order. Each is extended at its start and its end
+    (extend), up to max_gap bases and the record's ends or, where the chain was cut, the next piece's
+    anchors, before the alignments under min_align_score are dropped."""
     found = anchors(blocks, q, r, p.min_anchor)
     gaps, runs = [], [[0]] if found else []  # gaps[k]: the fill between anchors k and k + 1
     for k in range(1, len(found)):
@@ -178,12 +178,16 @@ def align_chain(blocks, q, r, p) -> list[tuple[int, int, int, int, int, str]]:
                 current[4] += score + length * p.align_match
                 current[5] += ops + "=" * length
             pieces.append(current)
-    if pieces and p.end_xdrop:
-        first, last = pieces[0], pieces[-1]
-        x, y = last[1], last[3]
-        score, dq, dr, ops = extend(q[x:x + p.max_gap], r[y:y + p.max_gap], p)
-        last[1], last[3], last[4], last[5] = x + dq, y + dr, last[4] + score, last[5] + ops
-        x, y = first[0], first[2]
-        score, dq, dr, ops = extend(q[max(0, x - p.max_gap):x][::-1], r[max(0, y - p.max_gap):y][::-1], p)
-        first[0], first[2], first[4], first[5] = x - dq, y - dr, first[4] + score, ops[::-1] + first[5]
+    if p.end_xdrop:
+        spans = [piece[:4] for piece in pieces]  # the anchors' spans, before any piece is extended
+        for i, piece in enumerate(pieces):
+            # each end up to max_gap bases and the record's end or, where the chain was cut, the
+            # neighbouring piece's anchors
+            x0, x1, y0, y1 = spans[i]
+            qe, re_ = (spans[i + 1][0], spans[i + 1][2]) if i + 1 < len(pieces) else (len(q), len(r))
+            score, dq, dr, ops = extend(q[x1:min(qe, x1 + p.max_gap)], r[y1:min(re_, y1 + p.max_gap)], p)
+            piece[1], piece[3], piece[4], piece[5] = x1 + dq, y1 + dr, piece[4] + score, piece[5] + ops
+            qs, rs = (spans[i - 1][1], spans[i - 1][3]) if i else (0, 0)
+            score, dq, dr, ops = extend(q[max(qs, x0 - p.max_gap):x0][::-1], r[max(rs, y0 - p.max_gap):y0][::-1], p)
+            piece[0], piece[2], piece[4], piece[5] = x0 - dq, y0 - dr, piece[4] + score, ops[::-1] + piece[5]
     return [tuple(piece) for piece in pieces if piece[4] >= p.min_align_score]
