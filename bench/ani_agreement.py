@@ -4,7 +4,7 @@ our `ani` beside FastANI; our `ani` and `anim` (pyani-plus's own formula) beside
 
     fastANI --ql list --rl list -t 2 -o fastani.txt
     pyani-plus anim --database db.sqlite --create-db --name run genomes/ && pyani-plus export-run --database db.sqlite --outdir pp
-    python bench/ani_agreement.py results/default/ani.tsv --fastani fastani.txt [--pyani-plus pp/matrix_identity_1.tsv]
+    python bench/ani_agreement.py results/default/ani.tsv --fastani fastani.txt [--pyani-plus pp/ANIm_identity.tsv ...]
 
 FastANI is asymmetric: a pair's value is the mean of its two directions (one where only one is
 reported); pairs FastANI leaves out (under about 80 %) are listed as such. Genomes are named by their
@@ -60,11 +60,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("ani", help="our ani.tsv")
     parser.add_argument("--fastani", required=True)
-    parser.add_argument("--pyani-plus", help="pyani-plus export-run's identity matrix")
+    parser.add_argument("--pyani-plus", nargs="+", help="pyani-plus export-run's identity matrices (one a run)")
     args = parser.parse_args()
     ours = pd.read_csv(args.ani, sep="\t")
     fast = fastani_values(args.fastani)
-    pyani = pyani_values(args.pyani_plus) if args.pyani_plus else {}
+    pyani = {pair: value for path in args.pyani_plus or [] for pair, value in pyani_values(path).items()}
     rows, bands = [], {}
     for row in ours.itertuples():
         pair = frozenset((str(row.query), str(row.reference)))
