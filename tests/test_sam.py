@@ -1,7 +1,8 @@
 """align --sam as minimap2 writes an assembly's alignments, and --delta as MUMmer's tools read it from any
 folder: samtools quickcheck, view, sort, index, stats, coverage and calmd on the bundled pair and on a
 draft of many contigs; one primary line a query record; names SAM cannot hold refused before any output;
-show-coords, show-snps, show-aligns and dnadiff on the delta of gzipped inputs, run from another folder."""
+show-coords, show-snps, show-aligns, dnadiff and mummerplot on the delta of gzipped inputs, run from another
+folder, the bundled pair's and a draft's."""
 import gzip
 import os
 import shutil
@@ -116,26 +117,38 @@ def test_sam_without_seq_and_names_sam_cannot_hold(tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("show-snps") is None, reason="MUMmer not installed")
-def test_delta_of_gzipped_inputs_is_read_from_any_folder(tmp_path):
+@pytest.mark.parametrize("which", ["bundled", "draft"])
+def test_delta_of_gzipped_inputs_is_read_from_any_folder(tmp_path, which):
     """The bundled pair is gzipped, which show-snps reads as binary: the delta names plain copies beside
-    it, by absolute paths, and MUMmer's tools read it from another folder."""
+    it, by absolute paths, and MUMmer's tools read it from another folder; a draft's too."""
     work, elsewhere = tmp_path / "work", tmp_path / "elsewhere"
     work.mkdir()
     elsewhere.mkdir()
-    shutil.copy(MYCO_7422, work / "q.fa.gz")
+    if which == "bundled":
+        shutil.copy(MYCO_7422, work / "q.fa.gz")
+    else:
+        with open(draft(tmp_path), "rb") as source, gzip.open(work / "q.fa.gz", "wb") as target:
+            shutil.copyfileobj(source, target)
     shutil.copy(MYCO_232, work / "r.fa.gz")
     assert align("q.fa.gz", "r.fa.gz", "--delta", "a.delta", "-o", "a.paf", cwd=work).returncode == 0
     reference_path, query_path = (work / "a.delta").read_text().splitlines()[0].split()
     assert os.path.isabs(reference_path) and os.path.isabs(query_path)
-    assert records(reference_path) == records(MYCO_232) and records(query_path) == records(MYCO_7422)
+    assert records(reference_path) == records(MYCO_232)
+    assert records(query_path) == records(work / "q.fa.gz")
     delta = str(work / "a.delta")
     run = lambda *a: subprocess.run(list(a), capture_output=True, text=True, cwd=elsewhere)  # noqa: E731
     coords = run("show-coords", "-THr", delta)
     snps = run("show-snps", "-THr", delta)
     assert coords.returncode == 0 and snps.returncode == 0 and len(snps.stdout.splitlines()) > 1000
-    (rname, _), (qname, _) = list(records(MYCO_232).items())[0], list(records(MYCO_7422).items())[0]
+    rname, qname = coords.stdout.splitlines()[0].split("\t")[-2:]  # a pair that aligns
     aligns = run("show-aligns", delta, rname, qname)
     assert aligns.returncode == 0 and "BEGIN alignment" in aligns.stdout
     dnadiff = run("dnadiff", "-d", delta, "-p", "dd")
     assert dnadiff.returncode == 0, dnadiff.stderr
     assert "TotalSNPs" in (elsewhere / "dd.report").read_text()
+    if shutil.which("gnuplot"):  # mummerplot draws with it (CI installs gnuplot-nox)
+        plot = run("mummerplot", "--png", "-p", "mp", delta)
+        assert plot.returncode == 0, plot.stderr
+        assert (elsewhere / "mp.png").stat().st_size > 1000
+        forward = (elsewhere / "mp.fplot").read_text().split()
+        assert len(forward) > 10  # the forward alignments' segments, as mummerplot read them
