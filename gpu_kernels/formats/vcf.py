@@ -177,10 +177,11 @@ def _reordered(table: tuple, index) -> tuple:
 
 def gap_events(al: dict, ref: _Reference, query) -> tuple:
     """The variants between collinear alignments (collinear_gaps' stretches), the bases both sides of
-    a stretch share at either end left out: (lines, complex). lines: SNP lines (snp_lines' columns,
-    alignment: al's row count plus the stretch) of the stretches that are a pure deletion or
+    a stretch share at either end left out: (lines, complex, rrec, qrec). lines: SNP lines (snp_lines'
+    columns; alignment: al's row count plus the stretch) of the stretches that are a pure deletion or
     insertion, for small_variants to make and left-align; complex: the others' rows (rec, pos, REF and
-    ALT string tables as letters, size: the query's bases less the reference's, qrec, qpos)."""
+    ALT string tables as letters, size: the query's bases less the reference's, qrec, qpos); rrec and
+    qrec: each stretch's records, which the lines' alignment numbers past al's rows index."""
     gaps = collinear_gaps(al)
     n = gaps["b"].size
     rrec, qrec = al["rrec"].astype(np.int64)[gaps["b"]], al["qrec"].astype(np.int64)[gaps["b"]]
