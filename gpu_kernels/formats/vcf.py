@@ -217,11 +217,11 @@ def gap_events(al: dict, ref: _Reference, query) -> tuple:
     sub2[~deletion] = LETTERS[q_codes[q_lo[line_of[~deletion]] + within[~deletion]]]
     lines = {"p1": np.where(deletion, r0[line_of] + 1 + within, r0[line_of]), "sub1": sub1, "sub2": sub2,
              "p2": qpos[line_of], "alignment": al["qrec"].size + line_of}
-    rows = np.flatnonzero(fits & (dr > 0) & (dq > 0))
-    anchor = ref.piece(rrec[rows], r0[rows], np.ones(rows.size, np.int64))
-    refs = _strings([ref.piece(rrec[rows], r0[rows], dr[rows] + 1)], rows.size)
-    alts = _strings([anchor, (q_codes, q_lo[rows], dq[rows])], rows.size)
-    complex_rows = {"rec": rrec[rows], "pos": r0[rows], "ref": _letters(refs), "alt": _letters(alts),
+    # neither side empty: no anchor base (as bcftools norm leaves such a record)
+    rows = np.flatnonzero((dr > 0) & (dq > 0))
+    refs = _strings([ref.piece(rrec[rows], r0[rows] + 1, dr[rows])], rows.size)
+    alts = _strings([(q_codes, q_lo[rows], dq[rows])], rows.size)
+    complex_rows = {"rec": rrec[rows], "pos": r0[rows] + 1, "ref": _letters(refs), "alt": _letters(alts),
                     "size": dq[rows] - dr[rows], "qrec": qrec[rows], "qpos": qpos[rows]}
     return lines, complex_rows, rrec, qrec
 
