@@ -55,14 +55,14 @@ def offsets(names) -> dict:
 
 
 def substitutions(path: str) -> dict:
-    """(reference name, 0-based position) -> (reference base, query base) of a show-snps table."""
-    out = {}
+    """reference name -> {0-based position: (reference base, query base)} of a show-snps table."""
+    out = defaultdict(dict)
     with open(path) as handle:
         for line in handle:
             f = line.rstrip("\n").split("\t")
             if len(f) < 6 or not f[0].isdigit() or "." in (f[1], f[2]):
                 continue
-            out[(f[-2], int(f[0]) - 1)] = (f[1], f[2])
+            out[f[-2]][int(f[0]) - 1] = (f[1], f[2])
     return out
 
 
@@ -88,8 +88,8 @@ def main() -> None:
         n = min(r_ours[name].size, r_theirs[name].size)
         inside = set(np.flatnonzero(r_ours[name][:n] & r_theirs[name][:n]).tolist())
         both += len(inside)
-        mine = {p: v for (rec, p), v in snps_ours.items() if rec == name and p in inside}
-        theirs = {p: v for (rec, p), v in snps_theirs.items() if rec == name and p in inside}
+        mine = {p: v for p, v in snps_ours.get(name, {}).items() if p in inside}
+        theirs = {p: v for p, v in snps_theirs.get(name, {}).items() if p in inside}
         same += sum(1 for p, v in mine.items() if theirs.get(p) == v)
         other += sum(1 for p, v in mine.items() if p in theirs and theirs[p] != v)
         only_ours += len(mine.keys() - theirs.keys())

@@ -241,12 +241,10 @@ def extend_ends(found: dict, achain, ax, ay, alen, qoff, qlen, roff, rlen, stran
     first, last = found["first"], found["last"]
     n = int(first.size)
     ext = np.zeros((n, len(EXTENSION)), dtype=np.int64)
-    added = np.zeros((n, 5), dtype=np.int64)  # score, then =, X, I, D columns
-    if n == 0 or not a.end_xdrop:
-        return ext, np.zeros(0, dtype=np.uint8), added
-    # every piece's two ends: a chain's own ends up to the records' ends, the ends where it was cut
-    # (a long indel, a fill or a drop under zdrop) up to the next piece's anchors
-    left = right = np.arange(n)
+    if n == 0 or not a.end_xdrop:  # added: score, then =, X, I, D columns
+        return ext, np.zeros(0, dtype=np.uint8), np.zeros((n, 5), dtype=np.int64)
+    # every piece's two ends (its start's n rows, then its end's): a chain's own ends up to the records'
+    # ends, the ends where it was cut (a long indel, a fill or a drop under zdrop) up to the next piece's anchors
     max_gap = params.chaining.max_gap
     xs, ys = ax[first], ay[first]
     xe, ye = ax[last] + alen[last], ay[last] + alen[last]
@@ -261,21 +259,20 @@ def extend_ends(found: dict, achain, ax, ay, alen, qoff, qlen, roff, rlen, stran
     lq, lr = np.clip(lq, 0, max_gap), np.clip(lr, 0, max_gap)
     qpos = np.concatenate((xs - 1, xe))
     rpos = np.concatenate((ys - 1, ye))
-    step = np.concatenate((np.full(left.size, -1), np.ones(right.size))).astype(np.int8)
-    ends = np.concatenate((left, right))
+    step = np.repeat(np.array([-1, 1], dtype=np.int8), n)
     at = _exclusive_sum(lq + lr)
     ops = np.zeros(int(at[-1]), dtype=np.uint8)
-    score, dq, dr = (np.empty(ends.size, dtype=np.int64) for _ in range(3))
-    counts = np.empty((ends.size, 4), dtype=np.int64)
+    score, dq, dr = (np.empty(2 * n, dtype=np.int64) for _ in range(3))
+    counts = np.empty((2 * n, 4), dtype=np.int64)
     native.module("_cpu").align_extend(
-        query.codes, reference.codes, reference.reverse_codes, qpos, rpos, step, lq, lr, np.ascontiguousarray(strand[ends]),
-        at[:-1].copy(), a.align_match, a.align_mismatch, a.gap_open, a.gap_extend, a.band, a.end_xdrop, score, dq,
-        dr, counts, ops, threads or native.threads())
-    k = left.size
+        query.codes, reference.codes, reference.reverse_codes, qpos, rpos, step, lq, lr,
+        np.ascontiguousarray(np.concatenate((strand, strand))), at[:-1].copy(), a.align_match, a.align_mismatch,
+        a.gap_open, a.gap_extend, a.band, a.end_xdrop, score, dq, dr, counts, ops, threads or native.threads())
     cols = counts.sum(axis=1)
-    ext[left, 0], ext[left, 1], ext[left, 4], ext[left, 5] = dq[:k], dr[:k], at[:k], cols[:k]
-    ext[right, 2], ext[right, 3], ext[right, 6], ext[right, 7] = dq[k:], dr[k:], at[k:-1], cols[k:]
-    np.add.at(added, ends, np.column_stack((score, counts)))
+    ext[:, 0], ext[:, 1], ext[:, 4], ext[:, 5] = dq[:n], dr[:n], at[:n], cols[:n]
+    ext[:, 2], ext[:, 3], ext[:, 6], ext[:, 7] = dq[n:], dr[n:], at[n:-1], cols[n:]
+    both = np.column_stack((score, counts))
+    added = both[:n] + both[n:]
     return ext, ops, added
 
 

@@ -144,7 +144,7 @@ class Aligning:
     drop_mismatch: int = field(default=5, metadata={"help": "the drop scores' cost of a mismatch (a match scores 1): with drop_gap, where homology ends (0 and 0: never)"})
     drop_gap: int = field(default=6, metadata={"help": "the drop scores' cost of a gap column"})
     split_indel: int = field(default=50, metadata={"help": "an alignment is also split at a gap between anchors that moves the diagonal this many bases or more, as nucmer ends its alignments at long indels (0: never)"})
-    end_xdrop: int = field(default=200, metadata={"help": "a chain's ends extended until a row scores this far below the best (0: off)"})
+    end_xdrop: int = field(default=200, metadata={"help": "each alignment's ends extended (a cut's up to the next piece) until a row scores this far below the best (0: off)"})
     min_align_score: int = field(default=100, metadata={"help": "alignments scoring less are dropped"})
     secondary: bool = field(default=False, metadata={"help": "align the chains outside the one-to-one backbone too (tp:A:S rows; default: the backbone only, as minimap2's asm presets report mostly primary alignments)"})
 

@@ -203,11 +203,10 @@ def gap_events(al: dict, ref: _Reference, query) -> tuple:
     q_lo = q_at[:-1] + head  # in q_codes
     # the query's place (1-based) as show-snps gives it: a deletion's the base before it on the
     # reference's strand, an insertion's its first base
-    deletion = (dr > 0) & (dq == 0)
-    qpos = np.where(gaps["reverse"], gaps["q1"] - head + deletion, gaps["q0"] + head + 1 - deletion)
+    deleted = (dr > 0) & (dq == 0)
+    qpos = np.where(gaps["reverse"], gaps["q1"] - head + deleted, gaps["q0"] + head + 1 - deleted)
     fits = r0 >= 1  # an anchor base before it
-    pure = fits & ((dr == 0) != (dq == 0))
-    rows = np.flatnonzero(pure)
+    rows = np.flatnonzero(fits & ((dr == 0) != (dq == 0)))  # a pure deletion or insertion
     count = np.where(dr[rows] > 0, dr[rows], dq[rows])
     line_of = np.repeat(rows, count)
     within = np.arange(int(count.sum()), dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
