@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from . import align, arrays, chains, coverage, device, diagonals, extend, fasta, hsps, matches, matches_runs, pages, placement, seeds, words
+from . import align, arrays, chains, coverage, device, diagonals, extend, fasta, hsps, matches, matches_runs, pages, placement, seeds, spaced, words
 from .device import PinnedRing, early_context, gpu_available  # noqa: F401  (the command line and the workflow take them from here)
 from .errors import InputError
 
@@ -54,6 +54,10 @@ class NumpyBackend:
     seed_keys = staticmethod(seeds.seed_keys)
     kept_seeds = staticmethod(diagonals.kept_seeds)
     extend = staticmethod(extend.extend)
+    spaced_words = staticmethod(spaced.spaced_words)
+    spaced_counts = staticmethod(spaced.spaced_counts)
+    spaced_fill = staticmethod(spaced.spaced_fill)
+    spaced_extend = staticmethod(spaced.spaced_extend)
     passing = staticmethod(hsps.passing)
     drop_contained = staticmethod(hsps.drop_contained)
     to_records = staticmethod(hsps.to_records)
@@ -160,6 +164,10 @@ class CupyBackend(NumpyBackend):
     seed_keys = staticmethod(seeds.seed_keys_cupy)
     kept_seeds = staticmethod(diagonals.kept_seeds_cupy)
     extend = staticmethod(extend.extend_cupy)
+    spaced_words = staticmethod(spaced.spaced_words_cupy)
+    spaced_counts = staticmethod(spaced.spaced_counts_cupy)
+    spaced_fill = staticmethod(spaced.spaced_fill_cupy)
+    spaced_extend = staticmethod(spaced.spaced_extend_cupy)
     passing = staticmethod(hsps.passing_cupy)
     drop_contained = staticmethod(hsps.drop_contained_cupy)
     to_records = staticmethod(hsps.to_records_cupy)

@@ -135,6 +135,14 @@ int check_items(const Py_buffer *view, const char *name, Py_ssize_t item_size, P
 static PyMethodDef methods[] = {
     {"on_interrupt", py_on_interrupt, METH_O,
      "on_interrupt(fn or None): fn() ends the process when Ctrl-C comes while a compiled stage runs"},
+    {"spaced_words", py_spaced_words, METH_VARARGS,
+     "spaced_words(codes, care, span, keys, positions, threads) -> windows: a spaced seed's keys (spaced.c)"},
+    {"spaced_counts", py_spaced_counts, METH_VARARGS,
+     "spaced_counts(qcodes, q0, q1, care, span, transition, rkeys, counts, threads): seeds a window (spaced.c)"},
+    {"spaced_fill", py_spaced_fill, METH_VARARGS,
+     "spaced_fill(qcodes, q0, q1, care, span, transition, rkeys, rpos, offsets, sq, sr, threads): the seeds (spaced.c)"},
+    {"spaced_extend", py_spaced_extend, METH_VARARGS,
+     "spaced_extend(qcodes, rcodes, sq, sr, span, xdrop, entropy, qstart, qend, score, ids, threads): HSPs (spaced.c)"},
     {"extend", py_extend, METH_VARARGS,
      "extend(qcodes, rcodes, sq, sr, k, match, mismatch, n_score, xdrop, min_identity, qstart, qend, score, "
      "identities, threads) -> bases read: the HSP of every seed (extend.c)"},

@@ -90,6 +90,10 @@ PyObject *release_buffers(Py_buffer *b, int n, int ok);
 int check_items(const Py_buffer *view, const char *name, Py_ssize_t item_size, Py_ssize_t n);
 
 PyObject *py_extend(PyObject *self, PyObject *args);
+PyObject *py_spaced_words(PyObject *self, PyObject *args);
+PyObject *py_spaced_counts(PyObject *self, PyObject *args);
+PyObject *py_spaced_fill(PyObject *self, PyObject *args);
+PyObject *py_spaced_extend(PyObject *self, PyObject *args);
 PyObject *py_count_words(PyObject *self, PyObject *args);
 PyObject *py_word_keys(PyObject *self, PyObject *args);
 PyObject *py_words_in(PyObject *self, PyObject *args);

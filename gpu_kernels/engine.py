@@ -11,6 +11,8 @@ from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
+import numpy as np
+
 from . import hsps as H
 from .backend import NumpyBackend, get_backend
 from .diagonals import decode_keys, key_width, keys_fit
@@ -22,6 +24,7 @@ from .result import Result, slice_rows
 from .params import Params
 from .seeds import KeptSeeds, count_seeds
 from .seqset import SeqSet, reverse_complement, seqset_of
+from .spaced import seed_pattern, spaced_raw
 from .tiles import Tile, grid, split, splittable, tile_words
 from .words import drop_frequent
 
@@ -98,6 +101,8 @@ def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats
     spare: a list that holds the host arrays of the strand's words after it, for the other strand's
     (as many words; backend.words' out), or holds them already; scratch: backend.words' scratch, let go
     once the last strand's (last) words are made."""
+    if params.seeding.seed != "exact":
+        return search_spaced(qcodes, rcodes, rstarts, params, stats, backend)
     k = params.seeding.k
     with stats.timed("words"):
         made = backend.words(rcodes, k, out=spare.pop() if spare else None, scratch=scratch)
@@ -157,6 +162,50 @@ def extend_seeds(qcodes, rcodes, sq, sr, params: Params, stats: Stats, backend: 
     with stats.timed("hsps"):
         return backend.passing(qstart, qend, score, ids, sq, sr, params.reporting.min_len,
                                params.extension.min_identity)
+
+
+# Query windows whose seeds a batch of the spaced search counts at once
+SPACED_BATCH_WINDOWS = 1 << 22
+
+
+def search_spaced(qcodes, rcodes, rstarts, params: Params, stats: Stats, backend: NumpyBackend) -> dict:
+    """Raw HSPs of one strand from spaced seeds (spaced.py): the reference's keys sorted once, then
+    batches of query windows whose seeds fit the seed budget, each seed extended, the HSPs scoring
+    hsp_threshold kept, copies and contained HSPs dropped."""
+    seeding, ext = params.seeding, params.extension
+    care, span = seed_pattern(seeding.seed)
+    with stats.timed("words"):
+        rkeys, rpos = drop_frequent(*backend.spaced_words(rcodes, care, span), rstarts, seeding.max_freq)
+    stats.counts["words"] += int(rkeys.size)
+    budget = backend.seed_budget(params.tiling.tile_bytes)
+    xp, parts, nq = backend.xp, [], int(qcodes.size)
+    for b0 in range(0, nq, SPACED_BATCH_WINDOWS):
+        b1 = min(nq, b0 + SPACED_BATCH_WINDOWS)
+        with stats.timed("seeds"):
+            counts = backend.spaced_counts(qcodes, b0, b1, care, span, bool(seeding.transitions), rkeys)
+            ends = backend.to_host(xp.cumsum(counts))
+        del counts
+        at = 0
+        while at < b1 - b0:  # windows [at, stop) of the batch: at least one, their seeds within budget
+            base = int(ends[at - 1]) if at else 0
+            stop = max(at + 1, int(np.searchsorted(ends, base + budget, side="right")))
+            stop = min(stop, b1 - b0)
+            offsets = backend.to_device(np.concatenate(([0], ends[at:stop] - base)).astype(np.int64))
+            with stats.timed("seeds"):
+                sq, sr = backend.spaced_fill(qcodes, b0 + at, b0 + stop, care, span, bool(seeding.transitions),
+                                             rkeys, rpos, offsets)
+            stats.counts["seeds"] += int(sq.size)
+            stats.counts["extended_seeds"] += int(sq.size)
+            with stats.timed("extend"):
+                hsp = backend.spaced_extend(qcodes, rcodes, sq, sr, span, ext.hsp_xdrop, bool(ext.entropy))
+            with stats.timed("hsps"):
+                parts.append(backend.drop_contained(spaced_raw(*hsp, sq, sr, ext.hsp_threshold)))
+            del sq, sr, hsp, offsets
+            at = stop
+    with stats.timed("hsps"):
+        if not parts:
+            return H.HSP.empty(H.HSP.view("raw"), xp)
+        return parts[0] if len(parts) == 1 else backend.drop_contained(H.concat(parts, H.HSP.view("raw")))
 
 
 def search_tiles(qcodes, words_q, rcodes, words_r, params: Params, stats: Stats, backend: NumpyBackend) -> dict:
@@ -284,10 +333,15 @@ def compare_loaded(loaded: Loaded, params: Params) -> Result:
     # on the host, the words' sort buffer (and below the forward strand's word arrays) serve the next
     # word set too: memory that size faulted in afresh costs more than the sort's own passes there
     scratch = [] if backend.on_host else None
-    with stats.timed("words"):
-        words_q = drop_frequent(*backend.words(qcodes, k, scratch=scratch), query.starts, params.seeding.max_freq)
-    stats.counts["words"] += int(words_q[0].size)
-    log.info("words: %d query words of k = %d", stats.counts["words"], k)
+    if params.seeding.seed == "exact":
+        with stats.timed("words"):
+            words_q = drop_frequent(*backend.words(qcodes, k, scratch=scratch), query.starts, params.seeding.max_freq)
+        stats.counts["words"] += int(words_q[0].size)
+        log.info("words: %d query words of k = %d", stats.counts["words"], k)
+    else:
+        words_q = None  # spaced seeds read each query window's key as they look it up
+        log.info("words: spaced seed %s, %s", params.seeding.seed,
+                 "a transition held" if params.seeding.transitions else "no transition")
     tables = []
     spare = [] if backend.on_host else None
     for strand, name in ((0, "forward"), (1, "reverse")):

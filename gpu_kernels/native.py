@@ -15,9 +15,9 @@ import runpy
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SOURCES = {"_format": ["format.c"], "_cpu": ["cpu.c", "sort.c", "fasta.c", "fasta_layout.c", "bytes.c", "extend.c", "sweep.c", "words.c", "seeds.c", "matches.c", "chains.c", "placement.c", "backbone.c", "align.c", "align_text.c", "pieces.c"],
+SOURCES = {"_format": ["format.c"], "_cpu": ["cpu.c", "sort.c", "fasta.c", "fasta_layout.c", "bytes.c", "extend.c", "sweep.c", "spaced.c", "words.c", "seeds.c", "matches.c", "chains.c", "placement.c", "backbone.c", "align.c", "align_text.c", "pieces.c"],
            "_dots": ["workflow/dots.c"]}
-HEADERS = ["cpu.h", "scoring.h", "extend.h"]
+HEADERS = ["cpu.h", "scoring.h", "extend.h", "spaced.h"]
 # the sequence codes the C loops test for, from kernels.py (read as a file: setup.py runs this one alone)
 _SHARED = runpy.run_path(os.path.join(HERE, "kernels.py"))
 COMPILE_ARGS = ["-O3"] + [f"-D{name}={value}" for name, value in _SHARED["C_DEFINES"].items()]

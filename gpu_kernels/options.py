@@ -159,7 +159,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 # the stage groups of compare's and align's options, in --help's order, and their titles
-OPTION_GROUPS = {"seeding": "seeding", "extension": "extension", "reporting": "reporting",
+OPTION_GROUPS = {"preset": "preset", "seeding": "seeding", "extension": "extension", "reporting": "reporting",
                  "chaining": "chaining (with --chains, --chain-file or --chains-table)", "tiling": "tiling"}
 
 
@@ -168,7 +168,7 @@ def engine_options(cmd: argparse.ArgumentParser, d: dict, groups: dict = OPTION_
     help: params.py), then the backend, threads and verbosity."""
     from dataclasses import fields
 
-    from .params import GROUPS, HIDDEN
+    from .params import GROUPS, HIDDEN, PRESETS
 
     for group, title in groups.items():
         options = cmd.add_argument_group(title)
@@ -180,6 +180,10 @@ def engine_options(cmd: argparse.ArgumentParser, d: dict, groups: dict = OPTION_
                 options.add_argument(flag, action="store_true", help=text)
             elif f.name == "strands":
                 options.add_argument(flag, choices=("both", "forward", "reverse"), default=d[f.name], help=text)
+            elif f.name == "preset":
+                options.add_argument(flag, choices=tuple(PRESETS), default=d[f.name], help=text)
+            elif f.type == "str":
+                options.add_argument(flag, default=d[f.name], help=text)
             else:
                 options.add_argument(flag, type=float if f.type == "float" else int, default=d[f.name], help=text)
     cmd.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="auto",

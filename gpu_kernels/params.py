@@ -22,8 +22,15 @@ class Seeding:
     k: int = field(default=32, metadata={"help": "word length, 8..32"})
     max_freq: int = field(default=0, metadata={"help": "fast mode: skip words more frequent than this in their record (0: exhaustive)"})
     strands: str = field(default="both", metadata={"help": "forward, reverse or both"})
+    seed: str = field(default="exact", metadata={"help": "exact (k-mers), 12of19 or 14of22 (LASTZ's spaced seeds: distant genomes) or a 0/1 pattern"})
+    transitions: int = field(default=1, metadata={"help": "spaced seeds: transitions (A-G, C-T) a seed holds, 0 or 1"})
 
     def __post_init__(self) -> None:
+        if self.seed != "exact":
+            from .spaced import seed_pattern
+            seed_pattern(self.seed)
+        if self.transitions not in (0, 1):
+            raise InputError(f"transitions = {self.transitions} is not 0 or 1")
         if not 8 <= self.k <= 32:
             raise InputError(f"k = {self.k} is outside 8..32")
         if self.max_freq < 0:
@@ -41,6 +48,9 @@ class Extension:
     n_score: int = field(default=-1, metadata={"help": "score of any position holding a non-ACGT code"})
     xdrop: int = field(default=50, metadata={"help": "stop a side's walk this far below the side's best score (0: off)"})
     min_identity: float = field(default=80.0, metadata={"help": "identity a side's end must keep (half the seed counted), percent"})
+    hsp_xdrop: int = field(default=910, metadata={"help": "spaced seeds: stop a side's walk this far below its best HOXD70 score"})
+    hsp_threshold: int = field(default=3000, metadata={"help": "spaced seeds: HSPs scoring less (HOXD70) are dropped"})
+    entropy: int = field(default=1, metadata={"help": "spaced seeds: 1 scales an HSP's score down on low-complexity bases, 0 does not"})
 
     def __post_init__(self) -> None:
         if self.match <= 0:
@@ -51,6 +61,10 @@ class Extension:
             raise InputError("scores must lie within -255..255")
         if self.xdrop < 0:
             raise InputError(f"xdrop = {self.xdrop} is negative")
+        if self.hsp_xdrop < 1 or self.hsp_threshold < 0:
+            raise InputError("hsp_xdrop must be positive and hsp_threshold not negative")
+        if self.entropy not in (0, 1):
+            raise InputError(f"entropy = {self.entropy} is not 0 or 1")
         if not 0 <= self.min_identity <= 100:
             raise InputError(f"min_identity = {self.min_identity} is outside 0..100")
         if 0 < self.min_identity < 1:  # a fraction, as PAF's de:f and many tools give it, would keep nearly everything
@@ -162,13 +176,34 @@ class Aligning:
             raise InputError(f"band = {self.band} is above 10000")
 
 
+@dataclass(frozen=True)
+class Preset:
+    """A set of defaults for a kind of comparison (PRESETS)."""
+
+    preset: str = field(default="close", metadata={"help": "close (the defaults: genomes 90 percent identical or more) or distant (spaced seeds and scores for 70 to 90 percent; a parameter left at its default takes the preset's value)"})
+
+    def __post_init__(self) -> None:
+        if self.preset not in PRESETS:
+            raise InputError(f"preset = {self.preset!r} is not one of {', '.join(PRESETS)}")
+
+
+# A preset's values replace the defaults of the parameters left at them (given or not): chosen by
+# measurement on simulated pairs of 82, 77 and 73 % identity beside LASTZ (README, Distant genomes).
+PRESETS: dict[str, dict] = {
+    "close": {},
+    "distant": {"seed": "12of19", "max_freq": 200, "min_chain_score": 40, "drop_mismatch": 0, "drop_gap": 0,
+                "align_mismatch": 2},
+}
+
+
 # parameters the command line does not take (tests set them; the exact-match modes have commands of their own)
 HIDDEN = {"tile_len", "mode", "min_match"}
 
-GROUPS = {"seeding": Seeding, "extension": Extension, "reporting": Reporting, "tiling": Tiling, "matching": Matching,
+GROUPS = {"preset": Preset, "seeding": Seeding, "extension": Extension, "reporting": Reporting, "tiling": Tiling, "matching": Matching,
           "chaining": Chaining, "aligning": Aligning}
 # flat name -> group name
 GROUP_OF = {f.name: group for group, cls in GROUPS.items() for f in fields(cls)}
+DEFAULTS = {f.name: f.default for cls in GROUPS.values() for f in fields(cls)}
 
 
 INT_LIMIT = 2**31 - 1  # the compiled stages and kernels take the integer parameters as 32-bit ints
@@ -199,12 +234,17 @@ class Params:
         if unknown:
             raise InputError(f"unknown engine parameter {unknown[0]!r}")
         values = {name: _as_declared(name, value) for name, value in values.items()}
+        preset = PRESETS.get(values.get("preset", "close"), {})
+        for name, value in preset.items():
+            if name not in values or values[name] == DEFAULTS[name]:
+                values[name] = value
         for group, cls in GROUPS.items():
             own = {name: value for name, value in values.items() if GROUP_OF[name] == group}
             object.__setattr__(self, group, cls(**own))
         if self.tiling.tile_len and self.tiling.tile_len < self.seeding.k:
             raise InputError(f"tile_len = {self.tiling.tile_len} is shorter than k")
 
+    preset: Preset
     seeding: Seeding
     extension: Extension
     reporting: Reporting

@@ -94,12 +94,16 @@ def lastz_blocks(path: str, query_lengths: dict, reference_names, numbered: bool
 
 def score(truth: Truth, path: str, only: str | None = None) -> dict:
     """Aligned pairs, true among them, and the query bases whose true pair is aligned (a boolean array
-    per chromosome) of a PAF file (only: of its rows with that tag), or of a MUMmer delta file (a name
-    ending in .delta)."""
+    per chromosome) of a PAF file (only: of its rows with that tag), of a MUMmer delta file (a name
+    ending in .delta) or of LASTZ's general format with cigarx (a name ending in .general)."""
     aligned = correct = 0
     held = {name: np.zeros(p.size, dtype=bool) for name, p in truth.partner.items()}
     off = dict.fromkeys(OFFSETS, 0)
-    blocks = delta_blocks(path) if path.endswith(".delta") else paf_blocks(path, only)
+    if path.endswith(".general"):  # LASTZ's, with cigarx; a simulated pair's records share their names
+        lengths = {name: p.size for name, p in truth.partner.items()}
+        blocks = lastz_blocks(path, lengths, list(lengths))
+    else:
+        blocks = delta_blocks(path) if path.endswith(".delta") else paf_blocks(path, only)
     for qname, rname, reverse, q, r, n in blocks:
         aligned += n
         if qname not in truth.partner or qname != rname:  # chromosome i descends from ancestor i only

@@ -1,0 +1,49 @@
+// Spaced seeds on the device (spaced.py): a thread a window or a seed; the rules are spaced.h's,
+// which spaced.c includes too.
+#include "spaced.h"
+
+// The key of every window start 0..n-span and whether it is valid.
+extern "C" __global__ void spaced_keys(const unsigned char *codes, long long size, unsigned long long care, int span,
+                                       unsigned long long *keys, unsigned char *valid) {
+    const long long n = size - span + 1;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+        unsigned long long key = 0;
+        valid[i] = (unsigned char)window_key(codes, size, i, care, span, &key);
+        keys[i] = key;
+    }
+}
+
+// The seeds of query windows [q0, q1): counted into counts[i - q0] (counts given), or written from
+// offsets[i - q0] on into sq and sr (counts NULL).
+extern "C" __global__ void spaced_hits(const unsigned char *qcodes, long long qsize, long long q0, long long q1,
+                                       unsigned long long care, int span, int transition,
+                                       const unsigned long long *rkeys, long long nr, long long *counts,
+                                       const long long *rpos, const long long *offsets, long long *sq, long long *sr) {
+    const int variants = transition ? __popcll(care) + 1 : 1;
+    for (long long i = q0 + blockIdx.x * (long long)blockDim.x + threadIdx.x; i < q1;
+         i += (long long)gridDim.x * blockDim.x) {
+        unsigned long long key;
+        long long n = 0, at = counts ? 0 : offsets[i - q0];
+        if (window_key(qcodes, qsize, i, care, span, &key))
+            for (int v = 0; v < variants; v++) {
+                const unsigned long long want = variant_key(key, v);
+                const long long a = key_bound(rkeys, nr, want, 0), b = key_bound(rkeys, nr, want, 1);
+                if (!counts)
+                    for (long long j = a; j < b; j++, at++)
+                        sq[at] = i, sr[at] = rpos[j];
+                n += b - a;
+            }
+        if (counts)
+            counts[i - q0] = n;
+    }
+}
+
+// Each seed's HSP (spaced_hsp).
+extern "C" __global__ void spaced_extend(const unsigned char *qcodes, long long qsize, const unsigned char *rcodes,
+                                         long long rsize, const long long *sq, const long long *sr, long long n,
+                                         int span, int xdrop, int entropy, long long *qstart, long long *qend,
+                                         long long *score, long long *ids) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        score[i] = spaced_hsp(qcodes, qsize, rcodes, rsize, sq[i], sr[i], span, xdrop, entropy, &qstart[i], &qend[i],
+                              &ids[i]);
+}

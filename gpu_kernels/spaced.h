@@ -1,0 +1,145 @@
+/* Spaced seeds and their HSPs (spaced.py), written once for the host (spaced.c) and the device
+ * (spaced.cu): a window's key, the lookup of its hits among the reference's sorted keys, and one
+ * seed's ungapped extension under HOXD70 with its X-drop, score threshold and low-complexity
+ * adjustment. tests/oracle_spaced.py is the same rule written plainly. */
+#ifndef GPU_KERNELS_SPACED_H
+#define GPU_KERNELS_SPACED_H
+
+#ifdef __CUDACC__
+#define SPACED_FN __device__ __forceinline__
+typedef long long spaced_i64;
+typedef unsigned long long spaced_u64;
+#else
+#include <stdint.h>
+#define SPACED_FN static inline
+typedef int64_t spaced_i64;
+typedef uint64_t spaced_u64;
+#endif
+
+#if !defined(N_CODE) || !defined(BORDER)
+#error "N_CODE and BORDER come from kernels.py as -D options"
+#endif
+
+/* A non-ACGT base against anything (LASTZ's fill score for N) */
+#define SPACED_N_SCORE (-100)
+
+/* HOXD70 (Chiaromonte, Yap and Miller 2002), LASTZ's default substitution scores, rows and columns
+ * A C G T; transitions (A-G, C-T) cost far less than transversions. */
+SPACED_FN int hoxd70(unsigned char a, unsigned char b) {
+    if (a > 3 || b > 3)
+        return SPACED_N_SCORE;
+    const int table[16] = {91, -114, -31, -123, -114, 100, -125, -31, -31, -125, 100, -114, -123, -31, -114, 91};
+    return table[a * 4 + b];
+}
+
+/* The key of the window starting at i: the codes at its care positions (bit j of care: position j),
+ * 2 bits each, the first highest. 0 where the window leaves the codes, crosses a border, or holds a
+ * non-ACGT base at a care position; 1 with *key set otherwise. */
+SPACED_FN int window_key(const unsigned char *codes, spaced_i64 size, spaced_i64 i, spaced_u64 care, int span,
+                         spaced_u64 *key) {
+    if (i < 0 || i + span > size)
+        return 0;
+    spaced_u64 k = 0;
+    for (int j = 0; j < span; j++) {
+        const unsigned char c = codes[i + j];
+        if (c == BORDER)
+            return 0;
+        if ((care >> j) & 1) {
+            if (c > 3)
+                return 0;
+            k = (k << 2) | c;
+        }
+    }
+    *key = k;
+    return 1;
+}
+
+/* The key a lookup asks for: variant 0 the window's own, variant v >= 1 the window's with a transition
+ * at its v-th care position from the last (A<->G and C<->T flip a code's high bit). */
+SPACED_FN spaced_u64 variant_key(spaced_u64 key, int v) {
+    return v ? key ^ ((spaced_u64)2 << (2 * (v - 1))) : key;
+}
+
+/* The first index of keys[0..n) (sorted) not below key (upper: not at or below key). */
+SPACED_FN spaced_i64 key_bound(const spaced_u64 *keys, spaced_i64 n, spaced_u64 key, int upper) {
+    spaced_i64 lo = 0, hi = n;
+    while (lo < hi) {
+        const spaced_i64 mid = lo + (hi - lo) / 2;
+        if (keys[mid] < key || (upper && keys[mid] == key))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* One side of a seed walked from (q, r) on by step (1 or -1) with X-drop: the best running score and
+ * the bases that reach it (the first of a tie). The walk stops at a border or either side's end. */
+SPACED_FN spaced_i64 walk_side(const unsigned char *qc, spaced_i64 qn, const unsigned char *rc, spaced_i64 rn,
+                               spaced_i64 q, spaced_i64 r, int step, int xdrop, spaced_i64 *bases) {
+    spaced_i64 s = 0, best = 0, at = 0;
+    for (spaced_i64 n = 1;; n++, q += step, r += step) {
+        if (q < 0 || r < 0 || q >= qn || r >= rn || qc[q] == BORDER || rc[r] == BORDER)
+            break;
+        s += hoxd70(qc[q], rc[r]);
+        if (s > best) {
+            best = s;
+            at = n;
+        } else if (s < best - xdrop) {
+            break;
+        }
+    }
+    *bases = at;
+    return best;
+}
+
+/* A score scaled down where the HSP's query bases are low in diversity: with c the counts of A, C, G,
+ * T (scaled down alike past 2^20 bases) and m their sum, the Gini-Simpson index 1 - sum(c^2)/m^2 is
+ * 0.75 for even bases, 0.5 for a dinucleotide repeat, 0 for one base; the score is kept whole at 0.7
+ * and above and falls linearly to nothing at 0.4 (integers only, so that both twins agree). */
+SPACED_FN spaced_i64 diversity_scaled(spaced_i64 score, const spaced_i64 *count) {
+    int shift = 0;
+    while (((count[0] + count[1] + count[2] + count[3]) >> shift) >= ((spaced_i64)1 << 20))
+        shift++;
+    spaced_i64 m = 0, squares = 0;
+    for (int b = 0; b < 4; b++) {
+        const spaced_i64 c = count[b] >> shift;
+        m += c;
+        squares += c * c;
+    }
+    if (score <= 0 || m == 0)
+        return score;
+    const spaced_i64 num = 10 * (m * m - squares) - 4 * m * m, den = 3 * m * m;
+    if (num >= den)
+        return score;
+    if (num <= 0)
+        return 0;
+    return score * (num * 1024 / den) / 1024;
+}
+
+/* The HSP of the seed at (q, r): the seed's window scored, both sides walked on (walk_side); its query
+ * span [*qs, *qe), its identical ACGT columns *ids, and its score returned (diversity_scaled where
+ * entropy is set). */
+SPACED_FN spaced_i64 spaced_hsp(const unsigned char *qc, spaced_i64 qn, const unsigned char *rc, spaced_i64 rn,
+                                spaced_i64 q, spaced_i64 r, int span, int xdrop, int entropy, spaced_i64 *qs,
+                                spaced_i64 *qe, spaced_i64 *ids) {
+    spaced_i64 score = 0, right, left;
+    for (int j = 0; j < span; j++)
+        score += hoxd70(qc[q + j], rc[r + j]);
+    score += walk_side(qc, qn, rc, rn, q + span, r + span, 1, xdrop, &right);
+    score += walk_side(qc, qn, rc, rn, q - 1, r - 1, -1, xdrop, &left);
+    *qs = q - left;
+    *qe = q + span + right;
+    spaced_i64 count[4] = {0, 0, 0, 0}, same = 0;
+    for (spaced_i64 i = *qs; i < *qe; i++) {
+        const unsigned char a = qc[i], b = rc[r - q + i];
+        if (a < 4) {
+            count[a]++;
+            same += a == b;
+        }
+    }
+    *ids = same;
+    return entropy ? diversity_scaled(score, count) : score;
+}
+
+#endif

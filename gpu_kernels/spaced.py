@@ -1,0 +1,147 @@
+"""Spaced seeds for distant genomes: LASTZ's way of finding homology that exact 32-mers miss.
+
+A seed pattern (`12of19`: 1110100110010101111, `14of22`: 1110101100110010101111, or any 0/1 string)
+reads a window's bases at its 1 positions only, so that a substitution at a 0 position keeps the
+seed; with `transition` a seed also holds with one transition (A<->G, C<->T) at a 1 position. Every
+valid reference window's key is sorted once (`spaced_words`); each query window looks its key and
+its transition variants up (`spaced_counts`, then `spaced_fill`), and each seed is extended without
+gaps under HOXD70 scores with an X-drop (`spaced_extend`). An HSP is kept where its score, scaled
+down on low-complexity bases (`entropy`), reaches `hsp_threshold`; the table's `score` column holds
+that score in hundredths (a match about 1, as the exact seeds' scores). Every seed is extended, and
+the copies one HSP's seeds make are dropped with the contained HSPs (hsps.drop_contained), so the
+HSPs depend on nothing but the two strands, whatever the batches.
+
+The rules are spaced.h's, compiled for the host (spaced.c) and the device (spaced.cu);
+tests/oracle_spaced.py writes them plainly.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import native
+from .arrays import BLOCK, blocks, cupy, kernel, select
+from .errors import InputError
+
+NULL = np.uint64(0)  # a kernel's pointer argument left out
+PATTERNS = {"12of19": "1110100110010101111", "14of22": "1110101100110010101111"}
+
+
+def seed_pattern(seed: str) -> tuple[int, int]:
+    """(care, span) of a seed pattern name or 0/1 string: bit j of care set where position j is read."""
+    text = PATTERNS.get(seed, seed)
+    if not text or set(text) - {"0", "1"} or text[0] != "1" or text[-1] != "1":
+        raise InputError(f"seed = {seed!r} is not exact, {', '.join(PATTERNS)} or a 0/1 pattern that starts and "
+                         "ends with 1")
+    if len(text) > 64 or text.count("1") > 32 or text.count("1") < 8:
+        raise InputError(f"seed = {seed!r}: a pattern spans at most 64 bases and reads 8 to 32 of them")
+    return sum(1 << j for j, c in enumerate(text) if c == "1"), len(text)
+
+
+def spaced_words(codes, care: int, span: int):
+    """(keys uint64, positions int64) of every valid window (spaced.h window_key), sorted by key, ties
+    in position order."""
+    cpu, threads = native.cpu(), native.threads()
+    codes = np.ascontiguousarray(codes)
+    n = cpu.spaced_words(codes, care, span, None, None, threads)
+    keys, pos = np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.int64)
+    if n:
+        cpu.spaced_words(codes, care, span, keys, pos, threads)
+        cpu.sort_pairs(keys, pos, 2 * bin(care).count("1"), threads)
+    return keys, pos
+
+
+def spaced_words_cupy(codes, care: int, span: int):
+    """spaced_words on the device: a thread a window (spaced.cu), the valid ones kept in order
+    (select.cu), CuPy's stable sort."""
+    cp = cupy()
+    n = max(int(codes.size) - span + 1, 0)
+    keys, valid = cp.empty(n, dtype=cp.uint64), cp.empty(n, dtype=cp.uint8)
+    if n:
+        kernel("spaced.cu", "spaced_keys")((blocks(n, cap=2**31 - 1),), (BLOCK,),
+                                            (codes, cp.int64(codes.size), cp.uint64(care), cp.int32(span), keys, valid))
+    valid = valid.view(cp.bool_)
+    kept = select("words_count", "words_write", n, (valid, cp.int64(n)), (valid, cp.int64(n), keys, cp.int64(0)),
+                  [cp.uint64, cp.int64])
+    order = cp.argsort(kept[0], kind="stable")
+    return kept[0][order], kept[1][order]
+
+
+def spaced_counts(qcodes, q0: int, q1: int, care: int, span: int, transition: bool, rkeys):
+    """The seeds of each query window in [q0, q1): int64, one a window."""
+    counts = np.empty(max(q1 - q0, 0), dtype=np.int64)
+    if counts.size:
+        native.cpu().spaced_counts(np.ascontiguousarray(qcodes), q0, q1, care, span, int(transition),
+                                   np.ascontiguousarray(rkeys), counts, native.threads())
+    return counts
+
+
+def spaced_counts_cupy(qcodes, q0: int, q1: int, care: int, span: int, transition: bool, rkeys):
+    """spaced_counts on the device: a thread a window (spaced.cu)."""
+    cp = cupy()
+    n = max(q1 - q0, 0)
+    counts = cp.empty(n, dtype=cp.int64)
+    if n:
+        kernel("spaced.cu", "spaced_hits")((blocks(n, cap=2**31 - 1),), (BLOCK,),
+                                            (qcodes, cp.int64(qcodes.size), cp.int64(q0), cp.int64(q1), cp.uint64(care),
+                                             cp.int32(span), cp.int32(int(transition)), rkeys, cp.int64(rkeys.size),
+                                             counts, NULL, NULL, NULL, NULL))
+    return counts
+
+
+def spaced_fill(qcodes, q0: int, q1: int, care: int, span: int, transition: bool, rkeys, rpos, offsets):
+    """The seeds of the windows [q0, q1) as (query starts, reference starts), int64, window i's from
+    offsets[i - q0] on (offsets: spaced_counts' exclusive sums, then their total)."""
+    total = int(offsets[-1])
+    sq, sr = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
+    if total:
+        native.cpu().spaced_fill(np.ascontiguousarray(qcodes), q0, q1, care, span, int(transition),
+                                 np.ascontiguousarray(rkeys), np.ascontiguousarray(rpos),
+                                 np.ascontiguousarray(offsets[:-1]), sq, sr, native.threads())
+    return sq, sr
+
+
+def spaced_fill_cupy(qcodes, q0: int, q1: int, care: int, span: int, transition: bool, rkeys, rpos, offsets):
+    """spaced_fill on the device: a thread a window (spaced.cu)."""
+    cp = cupy()
+    total = int(offsets[-1])
+    sq, sr = cp.empty(total, dtype=cp.int64), cp.empty(total, dtype=cp.int64)
+    n = q1 - q0
+    if total:
+        kernel("spaced.cu", "spaced_hits")((blocks(n, cap=2**31 - 1),), (BLOCK,),
+                                            (qcodes, cp.int64(qcodes.size), cp.int64(q0), cp.int64(q1), cp.uint64(care),
+                                             cp.int32(span), cp.int32(int(transition)), rkeys, cp.int64(rkeys.size),
+                                             NULL, rpos, offsets, sq, sr))
+    return sq, sr
+
+
+def spaced_extend(qcodes, rcodes, sq, sr, span: int, xdrop: int, entropy: bool):
+    """Each seed's HSP (spaced.h spaced_hsp): (qstart, qend, score, identities), int64, a row a seed, on
+    the query axis; score is HOXD70's, scaled down where entropy is set."""
+    n = int(sq.size)
+    out = [np.empty(n, dtype=np.int64) for _ in range(4)]
+    if n:
+        native.cpu().spaced_extend(np.ascontiguousarray(qcodes), np.ascontiguousarray(rcodes),
+                                   np.ascontiguousarray(sq), np.ascontiguousarray(sr), span, xdrop, int(entropy),
+                                   *out, native.threads())
+    return tuple(out)
+
+
+def spaced_extend_cupy(qcodes, rcodes, sq, sr, span: int, xdrop: int, entropy: bool):
+    """spaced_extend on the device: a thread a seed (spaced.cu)."""
+    cp = cupy()
+    n = int(sq.size)
+    out = [cp.empty(n, dtype=cp.int64) for _ in range(4)]
+    if n:
+        kernel("spaced.cu", "spaced_extend")((blocks(n, cap=2**31 - 1),), (BLOCK,),
+                                              (qcodes, cp.int64(qcodes.size), rcodes, cp.int64(rcodes.size), sq, sr,
+                                               cp.int64(n), cp.int32(span), cp.int32(xdrop), cp.int32(int(entropy)), *out))
+    return tuple(out)
+
+
+def spaced_raw(qstart, qend, score, ids, sq, sr, threshold: int) -> dict:
+    """The raw table (HSP.view("raw")) of the extended seeds scoring threshold or more, score in
+    hundredths (generic: either backend's arrays)."""
+    keep = score >= threshold
+    qstart, qend, score, ids, sq, sr = (a[keep] for a in (qstart, qend, score, ids, sq, sr))
+    return {"qstart": qstart, "qend": qend, "rstart": sr - (sq - qstart), "rend": sr + (qend - sq),
+            "score": score // 100, "identities": ids}

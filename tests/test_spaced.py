@@ -1,0 +1,64 @@
+"""Spaced seeds (spaced.py): the engine against the plain oracle on drawn distant pairs, the seed
+patterns and the distant preset."""
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import oracle_spaced
+from generate import related_pair
+from gpu_kernels import Params, compare
+from gpu_kernels.errors import InputError
+from gpu_kernels.spaced import seed_pattern
+from hspsets import hsp_set, records
+
+cases = st.tuples(
+    st.integers(0, 2**31),                             # generator seed
+    st.integers(40, 260),                              # ancestor length
+    st.integers(1, 2),                                 # records per side
+    st.sampled_from(["12of19", "14of22", "11011011011"]),
+    st.sampled_from([0, 1]),                           # transitions
+    st.sampled_from([0, 2]),                           # max_freq
+    st.sampled_from([100, 400, 910]),                  # hsp_xdrop
+    st.sampled_from([0, 600, 1500, 3000]),             # hsp_threshold
+    st.sampled_from([0, 1]),                           # entropy
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(cases)
+def test_spaced_hsps_equal_the_oracle(case):
+    seed, length, nrec, pattern, transitions, max_freq, xdrop, threshold, entropy = case
+    query, reference = related_pair(seed, length, nrec, 22)
+    params = Params(seed=pattern, transitions=transitions, max_freq=max_freq, hsp_xdrop=xdrop,
+                    hsp_threshold=threshold, entropy=entropy)
+    expected = oracle_spaced.compare(query, reference, params)
+    got = hsp_set(compare(records(query), records(reference), params))
+    assert got == expected
+
+
+def test_batches_do_not_change_the_hsps(monkeypatch):
+    """The seeds cut into many batches (a tiny seed budget, small window batches) give the same HSPs."""
+    import gpu_kernels.engine as engine
+
+    query, reference = related_pair(11, 900, 2, 22)
+    params = Params(preset="distant", hsp_threshold=800)
+    whole = hsp_set(compare(records(query), records(reference), params))
+    monkeypatch.setattr(engine, "SPACED_BATCH_WINDOWS", 97)
+    cut = hsp_set(compare(records(query), records(reference), params.replace(tile_bytes=1 << 16)))
+    assert whole and cut == whole
+
+
+def test_seed_patterns():
+    assert seed_pattern("12of19") == (int("1110100110010101111"[::-1], 2), 19)
+    assert bin(seed_pattern("14of22")[0]).count("1") == 14
+    for bad in ("0110", "1102", "1" * 33, "1001", ""):
+        with pytest.raises(InputError):
+            Params(seed=bad)
+
+
+def test_distant_preset_fills_the_defaults_only():
+    p = Params(preset="distant")
+    assert p.seeding.seed == "12of19" and p.chaining.min_chain_score < Params().chaining.min_chain_score
+    assert Params(preset="distant", seed="14of22").seeding.seed == "14of22"
+    assert Params().seeding.seed == "exact"
+    with pytest.raises(InputError):
+        Params(preset="far")
