@@ -24,7 +24,7 @@ from .result import Result, slice_rows
 from .params import Params
 from .seeds import KeptSeeds, count_seeds
 from .seqset import SeqSet, reverse_complement, seqset_of
-from .spaced import seed_pattern, spaced_raw
+from .spaced import seed_pattern, spaced_index, spaced_raw
 from .tiles import Tile, grid, split, splittable, tile_words
 from .words import drop_frequent
 
@@ -175,14 +175,15 @@ def search_spaced(qcodes, rcodes, rstarts, params: Params, stats: Stats, backend
     seeding, ext = params.seeding, params.extension
     care, span = seed_pattern(seeding.seed)
     with stats.timed("words"):
-        rkeys, rpos = drop_frequent(*backend.spaced_words(rcodes, care, span), rstarts, seeding.max_freq)
-    stats.counts["words"] += int(rkeys.size)
+        index = spaced_index(*drop_frequent(*backend.spaced_words(rcodes, care, span), rstarts, seeding.max_freq),
+                             care)
+    stats.counts["words"] += int(index[0].size)
     budget = backend.seed_budget(params.tiling.tile_bytes)
     xp, parts, nq = backend.xp, [], int(qcodes.size)
     for b0 in range(0, nq, SPACED_BATCH_WINDOWS):
         b1 = min(nq, b0 + SPACED_BATCH_WINDOWS)
         with stats.timed("seeds"):
-            counts = backend.spaced_counts(qcodes, b0, b1, care, span, bool(seeding.transitions), rkeys)
+            counts = backend.spaced_counts(qcodes, b0, b1, care, span, bool(seeding.transitions), index)
             ends = backend.to_host(xp.cumsum(counts))
         del counts
         at = 0
@@ -193,7 +194,7 @@ def search_spaced(qcodes, rcodes, rstarts, params: Params, stats: Stats, backend
             offsets = backend.to_device(np.concatenate(([0], ends[at:stop] - base)).astype(np.int64))
             with stats.timed("seeds"):
                 sq, sr = backend.spaced_fill(qcodes, b0 + at, b0 + stop, care, span, bool(seeding.transitions),
-                                             rkeys, rpos, offsets)
+                                             index, offsets)
             stats.counts["seeds"] += int(sq.size)
             stats.counts["extended_seeds"] += int(sq.size)
             with stats.timed("extend"):

@@ -192,7 +192,7 @@ class Preset:
 PRESETS: dict[str, dict] = {
     "close": {},
     "distant": {"seed": "12of19", "max_freq": 200, "min_chain_score": 40, "drop_mismatch": 0, "drop_gap": 0,
-                "align_mismatch": 2},
+                "align_mismatch": 2, "gap_open": 6},
 }
 
 

@@ -10,8 +10,9 @@ typedef struct {
     uint64_t care;
     int span, variants;
     const uint64_t *rkeys;
-    const int64_t *rpos;
+    const int64_t *rpos, *buckets;
     int64_t nr;
+    int shift;
     uint64_t *keys;         /* spaced_words */
     int64_t *positions;
     int64_t *counts;        /* per thread (spaced_words) or per window (spaced_counts) */
@@ -100,7 +101,8 @@ static void hits_part(void *p, int t, int threads) {
         if (window_key(w->codes, w->size, i, w->care, w->span, &key))
             for (int v = 0; v < w->variants; v++) {
                 const uint64_t want = variant_key(key, v);
-                const int64_t a = key_bound(w->rkeys, w->nr, want, 0), b = key_bound(w->rkeys, w->nr, want, 1);
+                int64_t a, b;
+                key_range(w->rkeys, w->buckets, w->shift, want, &a, &b);
                 if (w->fill)
                     for (int64_t j = a; j < b; j++, at++)
                         w->sq[at] = i, w->sr[at] = w->rpos[j];
@@ -115,12 +117,17 @@ static int parse_hits(PyObject *args, int fill, windows *w, Py_buffer *b, int *t
     long long q0, q1;
     unsigned long long care;
     int transition;
-    int ok = fill ? PyArg_ParseTuple(args, "y*LLKiiy*y*y*w*w*i", &b[0], &q0, &q1, &care, &w->span, &transition,
-                                     &b[1], &b[2], &b[3], &b[4], &b[5], threads)
-                  : PyArg_ParseTuple(args, "y*LLKiiy*w*i", &b[0], &q0, &q1, &care, &w->span, &transition, &b[1],
-                                     &b[3], threads);
+    int ok = fill ? PyArg_ParseTuple(args, "y*LLKiiy*y*iy*y*w*w*i", &b[0], &q0, &q1, &care, &w->span, &transition,
+                                     &b[1], &b[6], &w->shift, &b[2], &b[3], &b[4], &b[5], threads)
+                  : PyArg_ParseTuple(args, "y*LLKiiy*y*iw*i", &b[0], &q0, &q1, &care, &w->span, &transition, &b[1],
+                                     &b[6], &w->shift, &b[3], threads);
     if (!ok)
         return 0;
+    w->buckets = b[6].buf;
+    if (w->shift < 0 || w->shift > 63 || b[6].len != (int64_t)(((uint64_t)1 << (2 * __builtin_popcountll(care) - w->shift)) + 1) * 8) {
+        PyErr_SetString(PyExc_ValueError, "spaced seeds: buckets of 2^(2 * weight - shift) + 1 offsets expected");
+        return 0;
+    }
     w->codes = b[0].buf, w->size = b[0].len, w->lo = q0, w->hi = q1, w->care = care;
     w->variants = transition ? __builtin_popcountll(care) + 1 : 1;
     w->rkeys = b[1].buf, w->nr = b[1].len / 8, w->fill = fill;
@@ -133,10 +140,10 @@ static int parse_hits(PyObject *args, int fill, windows *w, Py_buffer *b, int *t
     return check_items(&b[3], "counts", 8, q1 - q0);
 }
 
-/* spaced_counts(qcodes, q0, q1, care, span, transition, rkeys, counts, threads): counts[i - q0] the
- * seeds of query window i, for i in [q0, q1). */
+/* spaced_counts(qcodes, q0, q1, care, span, transition, rkeys, buckets, shift, counts, threads):
+ * counts[i - q0] the seeds of query window i, for i in [q0, q1). */
 PyObject *py_spaced_counts(PyObject *self, PyObject *args) {
-    Py_buffer b[4] = {{0}};
+    Py_buffer b[7] = {{0}};
     windows w = {0};
     int threads;
     int ok = parse_hits(args, 0, &w, b, &threads);
@@ -146,16 +153,17 @@ PyObject *py_spaced_counts(PyObject *self, PyObject *args) {
         run_parallel(hits_part, &w, threads);
         Py_END_ALLOW_THREADS
     }
-    PyBuffer_Release(&b[0]), PyBuffer_Release(&b[1]), PyBuffer_Release(&b[3]);
+    PyBuffer_Release(&b[0]), PyBuffer_Release(&b[1]), PyBuffer_Release(&b[3]), PyBuffer_Release(&b[6]);
     if (!ok)
         return NULL;
     Py_RETURN_NONE;
 }
 
-/* spaced_fill(qcodes, q0, q1, care, span, transition, rkeys, rpos, offsets, sq, sr, threads): the seeds
- * of windows [q0, q1), window i's from offsets[i - q0] on, as (query start, reference start). */
+/* spaced_fill(qcodes, q0, q1, care, span, transition, rkeys, buckets, shift, rpos, offsets, sq, sr,
+ * threads): the seeds of windows [q0, q1), window i's from offsets[i - q0] on, as (query start,
+ * reference start). */
 PyObject *py_spaced_fill(PyObject *self, PyObject *args) {
-    Py_buffer b[6] = {{0}};
+    Py_buffer b[7] = {{0}};
     windows w = {0};
     int threads;
     int ok = parse_hits(args, 1, &w, b, &threads);
@@ -165,7 +173,7 @@ PyObject *py_spaced_fill(PyObject *self, PyObject *args) {
         run_parallel(hits_part, &w, threads);
         Py_END_ALLOW_THREADS
     }
-    for (int k = 0; k < 6; k++)
+    for (int k = 0; k < 7; k++)
         PyBuffer_Release(&b[k]);
     if (!ok)
         return NULL;

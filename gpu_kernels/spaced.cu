@@ -17,7 +17,8 @@ extern "C" __global__ void spaced_keys(const unsigned char *codes, long long siz
 // offsets[i - q0] on into sq and sr (counts NULL).
 extern "C" __global__ void spaced_hits(const unsigned char *qcodes, long long qsize, long long q0, long long q1,
                                        unsigned long long care, int span, int transition,
-                                       const unsigned long long *rkeys, long long nr, long long *counts,
+                                       const unsigned long long *rkeys, const long long *buckets, int shift,
+                                       long long *counts,
                                        const long long *rpos, const long long *offsets, long long *sq, long long *sr) {
     const int variants = transition ? __popcll(care) + 1 : 1;
     for (long long i = q0 + blockIdx.x * (long long)blockDim.x + threadIdx.x; i < q1;
@@ -27,7 +28,8 @@ extern "C" __global__ void spaced_hits(const unsigned char *qcodes, long long qs
         if (window_key(qcodes, qsize, i, care, span, &key))
             for (int v = 0; v < variants; v++) {
                 const unsigned long long want = variant_key(key, v);
-                const long long a = key_bound(rkeys, nr, want, 0), b = key_bound(rkeys, nr, want, 1);
+                long long a, b;
+                key_range(rkeys, buckets, shift, want, &a, &b);
                 if (!counts)
                     for (long long j = a; j < b; j++, at++)
                         sq[at] = i, sr[at] = rpos[j];

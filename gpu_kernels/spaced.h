@@ -73,6 +73,16 @@ SPACED_FN spaced_i64 key_bound(const spaced_u64 *keys, spaced_i64 n, spaced_u64 
     return lo;
 }
 
+/* [*a, *b): the indexes of keys[0..n) (sorted) equal to key, searched within the bucket of key's top
+ * bits: buckets[t] is the first index whose key >> shift is t or more. */
+SPACED_FN void key_range(const spaced_u64 *keys, const spaced_i64 *buckets, int shift, spaced_u64 key, spaced_i64 *a,
+                         spaced_i64 *b) {
+    const spaced_u64 top = key >> shift;
+    const spaced_i64 lo = buckets[top], n = buckets[top + 1] - lo;
+    *a = lo + key_bound(keys + lo, n, key, 0);
+    *b = lo + key_bound(keys + lo, n, key, 1);
+}
+
 /* One side of a seed walked from (q, r) on by step (1 or -1) with X-drop: the best running score and
  * the bases that reach it (the first of a tie). The walk stops at a border or either side's end. */
 SPACED_FN spaced_i64 walk_side(const unsigned char *qc, spaced_i64 qn, const unsigned char *rc, spaced_i64 rn,

@@ -66,51 +66,73 @@ def spaced_words_cupy(codes, care: int, span: int):
     return kept[0][order], kept[1][order]
 
 
-def spaced_counts(qcodes, q0: int, q1: int, care: int, span: int, transition: bool, rkeys):
-    """The seeds of each query window in [q0, q1): int64, one a window."""
+# the most top-bit buckets of a reference index: 2^20 offsets, 8 MiB
+BUCKET_BITS = 20
+
+
+def spaced_index(keys, pos, care: int) -> tuple:
+    """(keys, positions, buckets, shift): the sorted reference words of spaced_words with the offsets of
+    their keys' top bits (buckets[t]: the first word whose key >> shift is t or more), so that a
+    lookup searches one bucket (generic: either backend's arrays)."""
+    from .arrays import array_module
+
+    xp, bits = array_module(keys), 2 * bin(care).count("1")
+    shift = max(0, bits - BUCKET_BITS)
+    tops = xp.arange((1 << (bits - shift)) + 1, dtype=xp.uint64)
+    buckets = xp.searchsorted(keys >> xp.uint64(shift), tops).astype(xp.int64)
+    return keys, pos, buckets, shift
+
+
+def spaced_counts(qcodes, q0: int, q1: int, care: int, span: int, transition: bool, index: tuple):
+    """The seeds of each query window in [q0, q1) against a reference index (spaced_index): int64, one a
+    window."""
     counts = np.empty(max(q1 - q0, 0), dtype=np.int64)
+    keys, _, buckets, shift = index
     if counts.size:
         native.cpu().spaced_counts(np.ascontiguousarray(qcodes), q0, q1, care, span, int(transition),
-                                   np.ascontiguousarray(rkeys), counts, native.threads())
+                                   np.ascontiguousarray(keys), buckets, shift, counts, native.threads())
     return counts
 
 
-def spaced_counts_cupy(qcodes, q0: int, q1: int, care: int, span: int, transition: bool, rkeys):
+def spaced_counts_cupy(qcodes, q0: int, q1: int, care: int, span: int, transition: bool, index: tuple):
     """spaced_counts on the device: a thread a window (spaced.cu)."""
     cp = cupy()
     n = max(q1 - q0, 0)
     counts = cp.empty(n, dtype=cp.int64)
+    keys, _, buckets, shift = index
     if n:
         kernel("spaced.cu", "spaced_hits")((blocks(n, cap=2**31 - 1),), (BLOCK,),
                                             (qcodes, cp.int64(qcodes.size), cp.int64(q0), cp.int64(q1), cp.uint64(care),
-                                             cp.int32(span), cp.int32(int(transition)), rkeys, cp.int64(rkeys.size),
+                                             cp.int32(span), cp.int32(int(transition)), keys, buckets, cp.int32(shift),
                                              counts, NULL, NULL, NULL, NULL))
     return counts
 
 
-def spaced_fill(qcodes, q0: int, q1: int, care: int, span: int, transition: bool, rkeys, rpos, offsets):
+def spaced_fill(qcodes, q0: int, q1: int, care: int, span: int, transition: bool, index: tuple, offsets):
     """The seeds of the windows [q0, q1) as (query starts, reference starts), int64, window i's from
     offsets[i - q0] on (offsets: spaced_counts' exclusive sums, then their total)."""
     total = int(offsets[-1])
     sq, sr = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
+    keys, pos, buckets, shift = index
     if total:
         native.cpu().spaced_fill(np.ascontiguousarray(qcodes), q0, q1, care, span, int(transition),
-                                 np.ascontiguousarray(rkeys), np.ascontiguousarray(rpos),
+                                 np.ascontiguousarray(keys), buckets, shift, np.ascontiguousarray(pos),
                                  np.ascontiguousarray(offsets[:-1]), sq, sr, native.threads())
     return sq, sr
 
 
-def spaced_fill_cupy(qcodes, q0: int, q1: int, care: int, span: int, transition: bool, rkeys, rpos, offsets):
+def spaced_fill_cupy(qcodes, q0: int, q1: int, care: int, span: int, transition: bool, index: tuple, offsets):
     """spaced_fill on the device: a thread a window (spaced.cu)."""
     cp = cupy()
     total = int(offsets[-1])
     sq, sr = cp.empty(total, dtype=cp.int64), cp.empty(total, dtype=cp.int64)
+    keys, pos, buckets, shift = index
     n = q1 - q0
     if total:
         kernel("spaced.cu", "spaced_hits")((blocks(n, cap=2**31 - 1),), (BLOCK,),
                                             (qcodes, cp.int64(qcodes.size), cp.int64(q0), cp.int64(q1), cp.uint64(care),
-                                             cp.int32(span), cp.int32(int(transition)), rkeys, cp.int64(rkeys.size),
-                                             NULL, rpos, offsets, sq, sr))
+                                             cp.int32(span), cp.int32(int(transition)), keys, buckets, cp.int32(shift),
+                                             NULL, pos, offsets, sq, sr))
     return sq, sr
 
 
