@@ -194,6 +194,23 @@ def test_alignment_scoring_is_defined_once_for_both_twins():
     assert "SCORING_FN unsigned char cell(" in kernels.source("align.cu")
 
 
+def test_spaced_seeds_are_defined_once_for_both_twins():
+    """spaced.c and spaced.cu take the window key, the lookup, HOXD70 and the extension from spaced.h;
+    neither writes them again, and the device's source holds the header's text."""
+    import re
+
+    from gpu_kernels import kernels
+
+    for name in ("spaced.c", "spaced.cu"):
+        with open(os.path.join(ROOT, "gpu_kernels", name)) as handle:
+            text = handle.read()
+        assert '#include "spaced.h"' in text, name
+        assert not re.search(r"\b(91|-114|-125)\b", text), name  # HOXD70 written out again
+        assert not re.search(r"^[\w ]*\b(void|int|int64_t|long long|spaced_i64) \*?(window_key|key_range|walk_side|"
+                             r"spaced_hsp|hoxd70)\(", text, re.M), name  # defined here again
+    assert "SPACED_FN int hoxd70(" in kernels.source("spaced.cu")
+
+
 def test_the_citation_file_names_this_release():
     """CITATION.cff (GitHub's "Cite this repository", Zenodo): the fields the format requires, and the
     version and licence pyproject.toml gives."""
