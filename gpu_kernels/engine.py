@@ -16,6 +16,7 @@ import numpy as np
 from . import hsps as H
 from .backend import NumpyBackend, get_backend
 from .diagonals import decode_keys, key_width, keys_fit
+from .encode import BORDER
 from .errors import InputError
 from .fasta import Record, check_lengths, load_fasta, load_pair
 from .formats import default_threads
@@ -63,19 +64,20 @@ def is_path(side) -> bool:
     return isinstance(side, (str, bytes)) or hasattr(side, "__fspath__")
 
 
-def as_seqsets(query, reference, k: int) -> tuple[SeqSet, SeqSet]:
-    """SeqSets (on the host) from SeqSets, lists of Records or FASTA paths; two paths are read at once."""
+def as_seqsets(query, reference, k: int, soft: bool = False) -> tuple[SeqSet, SeqSet]:
+    """SeqSets (on the host) from SeqSets, lists of Records or FASTA paths; two paths are read at once
+    (soft: a file's soft-masked bases too, fasta.load_fasta)."""
 
     def check(seqset: SeqSet, path: str) -> None:
         check_lengths(seqset.names, seqset.lengths, k, path)
 
     if is_path(query) and is_path(reference):
-        return load_pair(str(query), str(reference), check)
+        return load_pair(str(query), str(reference), check, soft=soft)
     out = []
     for side in (query, reference):
         if is_path(side):
             path = str(side)
-            side = load_fasta(path)
+            side = load_fasta(path, soft=soft)
             check(side, path)
         if isinstance(side, SeqSet):
             out.append(side)
@@ -96,13 +98,15 @@ def check_width(query: SeqSet, reference: SeqSet, k: int) -> None:
 
 
 def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats, backend: NumpyBackend,
-                  spare: list | None = None, scratch: list | None = None, last: bool = True) -> dict:
+                  spare: list | None = None, scratch: list | None = None, last: bool = True,
+                  seed_codes: tuple | None = None) -> dict:
     """Raw HSPs of the query against one strand of the reference concatenation (on the backend's device).
     spare: a list that holds the host arrays of the strand's words after it, for the other strand's
     (as many words; backend.words' out), or holds them already; scratch: backend.words' scratch, let go
-    once the last strand's (last) words are made."""
+    once the last strand's (last) words are made. seed_codes: spaced seeds' (query, reference strand)
+    codes to take windows from (soft-masked bases as borders: seed_windows), else the codes."""
     if params.seeding.seed != "exact":
-        return search_spaced(qcodes, rcodes, rstarts, params, stats, backend)
+        return search_spaced(qcodes, rcodes, rstarts, params, stats, backend, *(seed_codes or (qcodes, rcodes)))
     k = params.seeding.k
     with stats.timed("words"):
         made = backend.words(rcodes, k, out=spare.pop() if spare else None, scratch=scratch)
@@ -168,14 +172,18 @@ def extend_seeds(qcodes, rcodes, sq, sr, params: Params, stats: Stats, backend: 
 SPACED_BATCH_WINDOWS = 1 << 22
 
 
-def search_spaced(qcodes, rcodes, rstarts, params: Params, stats: Stats, backend: NumpyBackend) -> dict:
+def search_spaced(qcodes, rcodes, rstarts, params: Params, stats: Stats, backend: NumpyBackend, qseed=None,
+                  rseed=None) -> dict:
     """Raw HSPs of one strand from spaced seeds (spaced.py): the reference's keys sorted once, then
     batches of query windows whose seeds fit the seed budget, each seed extended, the HSPs scoring
-    hsp_threshold kept, copies and contained HSPs dropped."""
+    hsp_threshold kept, copies and contained HSPs dropped. qseed, rseed: the codes windows are read
+    from (seed_windows; the codes by default); the extension reads the codes."""
+    qseed = qcodes if qseed is None else qseed
+    rseed = rcodes if rseed is None else rseed
     seeding, ext = params.seeding, params.extension
     care, span = seed_pattern(seeding.seed)
     with stats.timed("words"):
-        index = spaced_index(*drop_frequent(*backend.spaced_words(rcodes, care, span), rstarts, seeding.max_freq),
+        index = spaced_index(*drop_frequent(*backend.spaced_words(rseed, care, span), rstarts, seeding.max_freq),
                              care)
     stats.counts["words"] += int(index[0].size)
     budget = backend.seed_budget(params.tiling.tile_bytes)
@@ -183,7 +191,7 @@ def search_spaced(qcodes, rcodes, rstarts, params: Params, stats: Stats, backend
     for b0 in range(0, nq, SPACED_BATCH_WINDOWS):
         b1 = min(nq, b0 + SPACED_BATCH_WINDOWS)
         with stats.timed("seeds"):
-            counts = backend.spaced_counts(qcodes, b0, b1, care, span, bool(seeding.transitions), index)
+            counts = backend.spaced_counts(qseed, b0, b1, care, span, bool(seeding.transitions), index)
             ends = backend.to_host(xp.cumsum(counts))
         del counts
         at = 0
@@ -193,7 +201,7 @@ def search_spaced(qcodes, rcodes, rstarts, params: Params, stats: Stats, backend
             stop = min(stop, b1 - b0)
             offsets = backend.to_device(np.concatenate(([0], ends[at:stop] - base)).astype(np.int64))
             with stats.timed("seeds"):
-                sq, sr = backend.spaced_fill(qcodes, b0 + at, b0 + stop, care, span, bool(seeding.transitions),
+                sq, sr = backend.spaced_fill(qseed, b0 + at, b0 + stop, care, span, bool(seeding.transitions),
                                              index, offsets)
             stats.counts["seeds"] += int(sq.size)
             stats.counts["extended_seeds"] += int(sq.size)
@@ -271,6 +279,15 @@ def search_tile(qcodes, rcodes, tile: Tile, groups, qp, rp, width: int, params: 
         return backend.drop_contained(raw)
 
 
+def seed_windows(seqset: SeqSet, codes, backend: NumpyBackend):
+    """The codes spaced seeds take windows from where the side's soft-masked bases are known
+    (fasta.soft_masked, with soft_mask): those bases as borders, which no window holds; else None."""
+    soft = getattr(seqset, "soft", None)
+    if soft is None or not soft.any():
+        return None
+    return backend.to_device(np.where(soft == 1, np.uint8(BORDER), seqset.codes))
+
+
 class Loaded:
     """A pair read (both SeqSets on the host), its backend made and the device being readied: what
     load gives and compare_loaded takes."""
@@ -294,7 +311,7 @@ def load(query, reference, params: Params, backend: str | NumpyBackend = "numpy"
     # imported, about 0.4 s) and the device readied on another (not in stats.timed: its synchronize
     # would make the CUDA context first, on this thread).
     with ThreadPoolExecutor(1, thread_name_prefix="read") as pool:
-        reading = pool.submit(as_seqsets, query, reference, params.seeding.k)
+        reading = pool.submit(as_seqsets, query, reference, params.seeding.k, params.seeding.soft_mask)
         backend = get_backend(backend) if isinstance(backend, str) else backend
         log.debug("backend %s made (%.2f s)", backend.name, time.perf_counter() - start)
         ready = backend.warm_up(params)
@@ -345,13 +362,17 @@ def compare_loaded(loaded: Loaded, params: Params) -> Result:
                  "a transition held" if params.seeding.transitions else "no transition")
     tables = []
     spare = [] if backend.on_host else None
+    qseed, rseed = seed_windows(query, qcodes, backend), seed_windows(reference, rcodes, backend)
     for strand, name in ((0, "forward"), (1, "reverse")):
         if params.seeding.strands not in (name, "both"):
             continue
         codes = rcodes if strand == 0 else reverse_complement(rcodes)
         starts = reference.starts if strand == 0 else reference.reverse_starts()[::-1]
+        seeds_from = None if qseed is None and rseed is None else (
+            qcodes if qseed is None else qseed,
+            codes if rseed is None else rseed if strand == 0 else reverse_complement(rseed))
         raw = search_strand(qcodes, words_q, codes, starts, params, stats, backend, spare, scratch,
-                            last=strand == 1 or params.seeding.strands == "forward")
+                            last=strand == 1 or params.seeding.strands == "forward", seed_codes=seeds_from)
         with stats.timed("hsps"):
             tables.append(backend.to_records(raw, strand, query, reference))
         stats.counts[f"hsps_{name}"] = int(raw["qstart"].size)
@@ -361,7 +382,7 @@ def compare_loaded(loaded: Loaded, params: Params) -> Result:
                  stats.counts[f"hsps_{name}"], stats.times["words"], stats.times["seeds"], stats.times["diagonals"],
                  stats.times["extend"])
     # the query words, the reverse strand and the reused buffers are not held while the table is put in order
-    words_q = codes = spare = scratch = None
+    words_q = codes = spare = scratch = qseed = rseed = seeds_from = None
     # the host buffers a write of this table will copy its pages into, readied while it is put in order
     backend.reserve_pages(min(sum(int(t["qstart"].size) for t in tables), slice_rows(default_threads())))
     with stats.timed("hsps"):

@@ -230,6 +230,28 @@ COMPILED_TABLE[list(WHITESPACE)] = SKIP
 COMPILED_TABLE = COMPILED_TABLE.tobytes()
 
 
+# byte -> 1 for a lowercase (soft-masked) sequence letter, 0 for another; whitespace and bad bytes as above
+SOFT_TABLE = np.frombuffer(COMPILED_TABLE, dtype=np.uint8).copy()
+_letters = SOFT_TABLE < 6
+SOFT_TABLE[_letters] = 0
+SOFT_TABLE[[b for b in range(ord("a"), ord("z") + 1) if _letters[b]]] = 1
+SOFT_TABLE = SOFT_TABLE.tobytes()
+
+
+def soft_masked(data: bytes, spans, seqset: SeqSet) -> np.ndarray:
+    """1 where a record's letter is lowercase (soft-masked), 0 at its other letters, the border code
+    between records: an array beside seqset.codes, written by fasta.c as the codes are."""
+    from . import native
+
+    cpu, threads = native.cpu(), native.threads()
+    bodies = names_and_bodies(spans)[1]
+    stats = np.empty((len(seqset.names), 4), dtype=np.int64)
+    cpu.encode_counts(data, bodies, SOFT_TABLE, stats, threads)
+    soft = np.empty(seqset.codes.size, dtype=np.uint8)
+    cpu.encode_records(data, bodies, SOFT_TABLE, soft, seqset.starts, stats, threads)
+    return soft
+
+
 def names_and_bodies(spans) -> tuple[list, np.ndarray]:
     """The names and bodies (int64 (start, end) a record) of layout's records or fast_layout's tuple."""
     if isinstance(spans, tuple):  # (names, bodies, name table) of fast_layout
@@ -385,11 +407,12 @@ def check_lengths(names: list[str], lengths, k: int, path: str) -> int:
 
 
 
-def load_fasta(path: str, reads: bool = False, backend=None) -> SeqSet:
+def load_fasta(path: str, reads: bool = False, backend=None, soft: bool = False) -> SeqSet:
     """A FASTA (or FASTQ) file's records, checked, encoded and laid end to end (reads: records of no
     ACGT taken, check_record). backend: a FASTA file's codes made where it computes (its
     encode_fasta twin; the bytes' copy there started before the layout), or a future of the backend
-    (the file read while it is made); the host's by default."""
+    (the file read while it is made); the host's by default. soft: also `seqset.soft`, the
+    soft-masked (lowercase) bases (soft_masked; a FASTQ file's none)."""
     start = time.perf_counter()
     data = read_bytes(path)
     read = time.perf_counter()
@@ -402,6 +425,8 @@ def load_fasta(path: str, reads: bool = False, backend=None) -> SeqSet:
         backend = backend.result()
     seqset = (backend.encode_fasta if backend is not None else encode_fasta)(data, spans, path, reads, on_device)
     seqset.letters = iupac_letters(data, names_and_bodies(spans)[1], seqset.starts, COMPILED_TABLE)
+    if soft:
+        seqset.soft = soft_masked(data, spans, seqset)
     log.debug("%s: %d bytes read in %.2f s, laid out in %.2f s, encoded in %.2f s", path, len(data), read - start,
               laid - read, time.perf_counter() - laid)
     return seqset
@@ -424,15 +449,17 @@ def _copy_soon(backend, data: bytes):
     return chained
 
 
-def load_pair(first: str, second: str, check=None, reads: bool = False, backend=None) -> tuple[SeqSet, SeqSet]:
+def load_pair(first: str, second: str, check=None, reads: bool = False, backend=None,
+              soft: bool = False) -> tuple[SeqSet, SeqSet]:
     """Two files loaded at once on two threads (file reads and fasta.c run without the GIL). check(seqset,
     path), if given, runs on each in turn: every problem of the first file is raised before any of the
     second's, as when they are read one after the other. reads: the first is a read or probe set
-    (records of no ACGT taken). backend: the first's codes made where it computes (load_fasta)."""
+    (records of no ACGT taken). backend: the first's codes made where it computes (load_fasta). soft:
+    each one's soft-masked bases too (load_fasta)."""
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(2) as pool:
-        futures = [pool.submit(load_fasta, path, reads and n == 0, backend if n == 0 else None)
+        futures = [pool.submit(load_fasta, path, reads and n == 0, backend if n == 0 else None, soft)
                    for n, path in enumerate((first, second))]
         out = []
         for future, path in zip(futures, (first, second)):

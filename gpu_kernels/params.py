@@ -24,11 +24,14 @@ class Seeding:
     strands: str = field(default="both", metadata={"help": "forward, reverse or both"})
     seed: str = field(default="exact", metadata={"help": "exact (k-mers), 12of19 or 14of22 (LASTZ's spaced seeds: distant genomes) or a 0/1 pattern"})
     transitions: int = field(default=1, metadata={"help": "spaced seeds: transitions (A-G, C-T) a seed holds, 0 or 1"})
+    soft_mask: bool = field(default=False, metadata={"help": "spaced seeds: no seed holds a lowercase (soft-masked) base of the FASTA files; alignments still run through them"})
 
     def __post_init__(self) -> None:
         if self.seed != "exact":
             from .spaced import seed_pattern
             seed_pattern(self.seed)
+        if self.soft_mask and self.seed == "exact":
+            raise InputError("soft_mask applies to spaced seeds: give --seed 12of19 (or --preset distant) with it")
         if self.transitions not in (0, 1):
             raise InputError(f"transitions = {self.transitions} is not 0 or 1")
         if not 8 <= self.k <= 32:

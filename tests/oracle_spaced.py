@@ -4,7 +4,7 @@ One record pair and one strand at a time, strings in, HSP tuples out as oracle.c
 (qrec, rrec, qstart, qend, rstart, rend, strand, score, identities, length), the score in hundredths.
 A seed is every pair of windows whose bases at the pattern's 1 positions are ACGT and equal, or with
 `transitions` one of them a transition apart; reference windows whose key occurs more than max_freq
-times in their record are left out.
+times in their record are left out, and with soft_mask every window holding a lowercase base.
 """
 from __future__ import annotations
 
@@ -67,10 +67,15 @@ def scaled(score: int, bases: str) -> int:
     return score * (num * 1024 // den) // 1024
 
 
-def hsps_one_strand(q: str, r: str, p) -> set:
+def unmasked(seq: str, i: int, span: int, masked: str | None) -> bool:
+    """Whether the window holds no soft-masked base (masked: the record as written, lowercase kept)."""
+    return masked is None or not any(c.islower() for c in masked[i:i + span])
+
+
+def hsps_one_strand(q: str, r: str, p, qmask: str | None = None, rmask: str | None = None) -> set:
     pattern = PATTERNS.get(p.seed, p.seed)
     span = len(pattern)
-    rwins = {j: care_bases(r, j, pattern) for j in range(len(r) - span + 1)}
+    rwins = {j: care_bases(r, j, pattern) for j in range(len(r) - span + 1) if unmasked(r, j, span, rmask)}
     rwins = {j: w for j, w in rwins.items() if w is not None}
     if p.max_freq:
         freq: dict = {}
@@ -80,7 +85,7 @@ def hsps_one_strand(q: str, r: str, p) -> set:
     found = set()
     for i in range(len(q) - span + 1):
         a = care_bases(q, i, pattern)
-        if a is None:
+        if a is None or not unmasked(q, i, span, qmask):
             continue
         for j, b in rwins.items():
             if not is_seed(a, b, p.transitions):
@@ -102,15 +107,16 @@ def compare(queries: list[str], references: list[str], p) -> set:
     """The HSP set of spaced seeds, every record pair, both strands as asked (p: Params or names)."""
     if hasattr(p, "as_dict"):
         p = SimpleNamespace(**p.as_dict())
+    soft = getattr(p, "soft_mask", False)
     out = set()
-    for qi, q in enumerate(queries):
-        q = clean(q)
-        for ri, r in enumerate(references):
-            r = clean(r)
+    for qi, written_q in enumerate(queries):
+        q, qmask = clean(written_q), written_q if soft else None
+        for ri, written_r in enumerate(references):
+            r, rmask = clean(written_r), written_r if soft else None
             if p.strands in ("forward", "both"):
-                for qs, qe, rs, re_, sc, ids in hsps_one_strand(q, r, p):
+                for qs, qe, rs, re_, sc, ids in hsps_one_strand(q, r, p, qmask, rmask):
                     out.add((qi, ri, qs, qe, rs, re_, 0, sc, ids, qe - qs))
             if p.strands in ("reverse", "both"):
-                for qs, qe, rs, re_, sc, ids in hsps_one_strand(q, revcomp(r), p):
+                for qs, qe, rs, re_, sc, ids in hsps_one_strand(q, revcomp(r), p, qmask, rmask and rmask[::-1]):
                     out.add((qi, ri, qs, qe, len(r) - re_, len(r) - rs, 1, sc, ids, qe - qs))
     return out

@@ -35,6 +35,30 @@ def test_spaced_hsps_equal_the_oracle(case):
     assert got == expected
 
 
+def write_fasta(path, seqs) -> str:
+    path.write_text("".join(f">r{i}\n{s}\n" for i, s in enumerate(seqs)))
+    return str(path)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31), st.integers(60, 260), st.sampled_from(["12of19", "11011011011"]))
+def test_soft_masked_bases_hold_no_seed(tmp_path_factory, seed, length, pattern):
+    """With soft_mask no seed window holds a lowercase base of the FASTA files (the oracle reads the
+    letters as written); the extension still runs through them."""
+    tmp = tmp_path_factory.mktemp("soft")
+    query, reference = related_pair(seed, length, 2, 22)
+    query = [s[: len(s) // 3] + s[len(s) // 3: len(s) // 2].lower() + s[len(s) // 2:] for s in query]
+    params = Params(seed=pattern, soft_mask=True, hsp_threshold=600)
+    expected = oracle_spaced.compare(query, reference, params)
+    got = hsp_set(compare(write_fasta(tmp / "q.fa", query), write_fasta(tmp / "r.fa", reference), params))
+    assert got == expected
+
+
+def test_soft_mask_needs_a_spaced_seed():
+    with pytest.raises(InputError, match="spaced seeds"):
+        Params(soft_mask=True)
+
+
 def test_batches_do_not_change_the_hsps(monkeypatch):
     """The seeds cut into many batches (a tiny seed budget, small window batches) give the same HSPs."""
     import gpu_kernels.engine as engine
@@ -90,8 +114,8 @@ def test_distant_alignments_on_the_gpu_equal_the_cpu(tmp_path):
     import sys
 
     query, reference = related_pair(5, 20_000, 2, 22)
-    for name, seqs in (("q.fa", query), ("r.fa", reference)):
-        (tmp_path / name).write_text("".join(f">r{i}\n{s}\n" for i, s in enumerate(seqs)))
+    write_fasta(tmp_path / "q.fa", query)
+    write_fasta(tmp_path / "r.fa", reference)
     out = {}
     for backend in ("numpy", "cupy"):
         path = tmp_path / f"{backend}.paf"

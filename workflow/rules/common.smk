@@ -208,6 +208,11 @@ try:
 except InputError as error:
     fail(f"engine parameters: {error.line()}")
 for _set, _params in PARAMS.items():
+    if _params.seeding.soft_mask:
+        fail(
+            "engine.soft_mask: the workflow's genome index keeps no lowercase; run align or compare on the "
+            "FASTA files with --soft-mask"
+        )
     for _genome, _chroms in CHROMOSOMES.items():
         _short = [c for c in _chroms if c.length < _params.seeding.k]
         if (
