@@ -133,12 +133,13 @@ def run_align(args: argparse.Namespace) -> int:
     through the homology pipeline (pipeline.py) and assembled; the same outputs either way."""
     params = params_of(args)
     chain_paths = {"chains_paf": args.chains, "chain_file": args.chain_file, "chains_table": args.chains_table}
-    named = [args.table, args.delta, args.sam, args.snps, args.vcf, args.hsps, *chain_paths.values()]
+    named = [args.table, args.delta, args.sam, args.snps, args.vcf, args.liftover, args.hsps, *chain_paths.values()]
     output = args.output or (None if any(named) else "-")
     check_fill_memory(params)
     refuse_outputs({"-o": output, "--table": args.table, "--delta": args.delta, "--sam": args.sam,
-                    "--snps": args.snps, "--vcf": args.vcf, "--hsps": args.hsps, "--chains": args.chains, "--chain-file": args.chain_file,
-                    "--chains-table": args.chains_table}, [args.query, args.reference])
+                    "--snps": args.snps, "--vcf": args.vcf, "--liftover": args.liftover, "--hsps": args.hsps,
+                    "--chains": args.chains, "--chain-file": args.chain_file, "--chains-table": args.chains_table},
+                   [args.query, args.reference])
     loaded = load(args.query, args.reference, params, backend=args.backend)
     if args.sam:  # before any output is written
         from .formats.alignments import sam_name_problem
@@ -147,7 +148,7 @@ def run_align(args: argparse.Namespace) -> int:
         if problem:
             raise InputError(f"--sam: {problem}")
     paths = {"paf": output, "delta": args.delta, "sam": args.sam, "snps": args.snps, "table": args.table,
-             "vcf": args.vcf, **chain_paths}
+             "vcf": args.vcf, "liftover": args.liftover, **chain_paths}
     _, line = align_loaded(loaded, params, paths, args.hsps, not getattr(args, "sam_no_seq", False))
     print(line, file=sys.stderr)
     return 0

@@ -428,6 +428,10 @@ def write_aligned(al: dict, text, records: tuple, paths: dict, meta: dict, refer
 
             count = write_vcf(paths["vcf"], al, text("snps"), reference, query, formats.COMMAND_LINE[0])
             log.info("%s: %d VCF records (%.2f s)", paths["vcf"], count, time.perf_counter() - start)
+        if paths.get("liftover"):
+            from .formats.chains import write_alignment_chains
+
+            write_alignment_chains(paths["liftover"], al, cigars, qnames, qlens, rnames, rlens)
         if paths.get("sam"):
             formats.write_sam(paths["sam"], al, cigars, qnames, qlens, rnames, rlens, query if sam_seq else None)
         if table is not None:

@@ -71,6 +71,8 @@ def parser() -> argparse.ArgumentParser:
                      "record (its ends soft-clipped, SEQ the whole record), its other one-to-one alignments "
                      "supplementary (2048), the rest secondary (256); =/X CIGARs")
     aln.add_argument("--sam-no-seq", action="store_true", help="SEQ left out (*) on every SAM line")
+    aln.add_argument("--liftover", metavar="CHAIN", help="the one-to-one alignments in UCSC chain format, a chain an "
+                     "alignment, its gapless runs as blocks (liftOver and CrossMap lift coordinates through it)")
     aln.add_argument("--hsps", help="HSP table output path (Apache Parquet), each HSP's chain its last column")
     aln.add_argument("--chains", metavar="PAF", help="chains as PAF (as compare --chains)")
     aln.add_argument("--chain-file", metavar="CHAIN", help="chains in UCSC chain format (as compare --chain-file)")

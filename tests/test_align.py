@@ -217,9 +217,10 @@ def bundled_alignments(tmp_path_factory):
     for source, name in ((MYCO_232, "q.fa"), (MYCO_7422, "r.fa")):
         (folder / name).write_bytes(gzip.open(source).read())
         fasta.append(str(folder / name))
-    paths = {kind: str(folder / f"al.{kind}") for kind in ("paf", "delta", "sam", "snps", "parquet")}
+    paths = {kind: str(folder / f"al.{kind}") for kind in ("paf", "delta", "sam", "snps", "parquet", "chain")}
     subprocess.run([sys.executable, "-m", "gpu_kernels", "align", *fasta, "-o", paths["paf"], "--delta", paths["delta"],
-                    "--sam", paths["sam"], "--snps", paths["snps"], "--table", paths["parquet"], "--secondary"],
+                    "--sam", paths["sam"], "--snps", paths["snps"], "--table", paths["parquet"], "--secondary",
+                    "--liftover", paths["chain"]],
                    check=True, cwd=ROOT, capture_output=True)
     return folder, fasta, paths
 
@@ -334,3 +335,59 @@ def test_secondary_only_adds_rows(bundled_alignments):
     assert all("tp:A:P" in line for line in without)
     assert sorted(line for line in both if "tp:A:P" in line) == sorted(without)
     assert len(both) > len(without)
+
+
+def aligned_pairs(paf: str) -> set:
+    """(query, reference position, query position) of every = and X column of the PAF's tp:A:P rows."""
+    out = set()
+    for line in open(paf):
+        f = line.rstrip("\n").split("\t")
+        if "tp:A:P" not in f:
+            continue
+        qlen, qs, qe, reverse, r = int(f[1]), int(f[2]), int(f[3]), f[4] == "-", int(f[7])
+        q = qe - 1 if reverse else qs
+        for count, op in re.findall(r"(\d+)([=XID])", next(x for x in f if x.startswith("cg:Z:"))[5:]):
+            for _ in range(int(count)):
+                if op in "=X":
+                    out.add((f[0], r, q))
+                if op in "=XD":
+                    r += 1
+                if op in "=XI":
+                    q += -1 if reverse else 1
+    return out
+
+
+def chain_pairs(path: str) -> set:
+    """The same from a UCSC chain file: each block's columns, a reverse chain's query counted back from
+    the record's end."""
+    out, lines = set(), open(path).read().split("\n")
+    for line in lines:
+        f = line.split()
+        if not f:
+            continue
+        if f[0] == "chain":
+            qname, qsize, reverse, r, q = f[7], int(f[8]), f[9] == "-", int(f[5]), int(f[10])
+            continue
+        for k in range(int(f[0])):
+            out.add((qname, r + k, qsize - 1 - (q + k) if reverse else q + k))
+        r, q = r + int(f[0]), q + int(f[0])
+        if len(f) == 3:
+            r, q = r + int(f[1]), q + int(f[2])
+    return out
+
+
+def test_liftover_chains_hold_the_one_to_one_alignments_columns(bundled_alignments):
+    """--liftover: a chain a one-to-one alignment, whose blocks hold exactly that alignment's columns and
+    whose header spans add up to its blocks and gaps."""
+    _, _, paths = bundled_alignments
+    rows = sum("tp:A:P" in line for line in open(paths["paf"]))
+    text = open(paths["chain"]).read()
+    assert text.count("chain ") == rows > 0
+    for chunk in text.strip().split("\n\n"):
+        head, *blocks = chunk.split("\n")
+        h = head.split()
+        sizes = [list(map(int, b.split())) + [0, 0] for b in blocks]
+        assert sum(b[0] + b[1] for b in sizes) == int(h[6]) - int(h[5])
+        assert sum(b[0] + b[2] for b in sizes) == int(h[11]) - int(h[10])
+    pairs = aligned_pairs(paths["paf"])
+    assert pairs and chain_pairs(paths["chain"]) == pairs
