@@ -23,7 +23,7 @@ import numpy as np
 
 from .encode import BORDER, ENCODE, GAP, N_CODE, check_nucleotides
 from .errors import InputError
-from .letters import iupac_letters
+from .letters import iupac_letters, soft_masked
 from .seqset import SeqSet, seqset_of
 
 N_BYTE = bytes([N_CODE])
@@ -230,28 +230,6 @@ COMPILED_TABLE[list(WHITESPACE)] = SKIP
 COMPILED_TABLE = COMPILED_TABLE.tobytes()
 
 
-# byte -> 1 for a lowercase (soft-masked) sequence letter, 0 for another; whitespace and bad bytes as above
-SOFT_TABLE = np.frombuffer(COMPILED_TABLE, dtype=np.uint8).copy()
-_letters = SOFT_TABLE < 6
-SOFT_TABLE[_letters] = 0
-SOFT_TABLE[[b for b in range(ord("a"), ord("z") + 1) if _letters[b]]] = 1
-SOFT_TABLE = SOFT_TABLE.tobytes()
-
-
-def soft_masked(data: bytes, spans, seqset: SeqSet) -> np.ndarray:
-    """1 where a record's letter is lowercase (soft-masked), 0 at its other letters, the border code
-    between records: an array beside seqset.codes, written by fasta.c as the codes are."""
-    from . import native
-
-    cpu, threads = native.cpu(), native.threads()
-    bodies = names_and_bodies(spans)[1]
-    stats = np.empty((len(seqset.names), 4), dtype=np.int64)
-    cpu.encode_counts(data, bodies, SOFT_TABLE, stats, threads)
-    soft = np.empty(seqset.codes.size, dtype=np.uint8)
-    cpu.encode_records(data, bodies, SOFT_TABLE, soft, seqset.starts, stats, threads)
-    return soft
-
-
 def names_and_bodies(spans) -> tuple[list, np.ndarray]:
     """The names and bodies (int64 (start, end) a record) of layout's records or fast_layout's tuple."""
     if isinstance(spans, tuple):  # (names, bodies, name table) of fast_layout
@@ -426,7 +404,7 @@ def load_fasta(path: str, reads: bool = False, backend=None, soft: bool = False)
     seqset = (backend.encode_fasta if backend is not None else encode_fasta)(data, spans, path, reads, on_device)
     seqset.letters = iupac_letters(data, names_and_bodies(spans)[1], seqset.starts, COMPILED_TABLE)
     if soft:
-        seqset.soft = soft_masked(data, spans, seqset)
+        seqset.soft = soft_masked(data, names_and_bodies(spans)[1], seqset, COMPILED_TABLE)
     log.debug("%s: %d bytes read in %.2f s, laid out in %.2f s, encoded in %.2f s", path, len(data), read - start,
               laid - read, time.perf_counter() - laid)
     return seqset

@@ -2,7 +2,8 @@
 is what seeds, HSPs and alignments need; SNP lines print the letter the file held, as show-snps does,
 and list a column only where its two letters share no base (R against C, never R against A or N). So a
 SeqSet keeps the places and letters of its IUPAC codes (B, D, H, K, M, R, S, V, W and Y) beside its
-codes: none in most assemblies, a few in some. align_text.c reads them."""
+codes: none in most assemblies, a few in some. align_text.c reads them. A FASTA's case is kept the same
+way where spaced seeds ask for it (soft_masked)."""
 from __future__ import annotations
 
 import numpy as np
@@ -43,3 +44,21 @@ def subset_letters(letters, starts: np.ndarray, lengths: np.ndarray, records, ne
     if not parts:
         return NONE
     return (np.concatenate([p for p, _ in parts]).astype(np.int64), np.concatenate([lt for _, lt in parts]))
+
+
+def soft_masked(data: bytes, bodies: np.ndarray, seqset, table: bytes) -> np.ndarray:
+    """1 where a record's letter is lowercase (soft-masked), 0 at its other letters, the border code
+    between records: an array beside seqset.codes, written by fasta.c as the codes are, with a table of
+    its own made from the codes' (table: fasta.COMPILED_TABLE; bodies: int64 (start, end) a record)."""
+    from . import native
+
+    soft_table = np.frombuffer(table, dtype=np.uint8).copy()
+    letters = soft_table < 6
+    soft_table[letters] = 0
+    soft_table[[b for b in range(ord("a"), ord("z") + 1) if letters[b]]] = 1
+    cpu, threads = native.cpu(), native.threads()
+    stats = np.empty((len(seqset.names), 4), dtype=np.int64)
+    cpu.encode_counts(data, bodies, soft_table.tobytes(), stats, threads)
+    soft = np.empty(seqset.codes.size, dtype=np.uint8)
+    cpu.encode_records(data, bodies, soft_table.tobytes(), soft, seqset.starts, stats, threads)
+    return soft
