@@ -191,7 +191,7 @@ def search_spaced(qcodes, rcodes, rstarts, params: Params, stats: Stats, backend
     for b0 in range(0, nq, SPACED_BATCH_WINDOWS):
         b1 = min(nq, b0 + SPACED_BATCH_WINDOWS)
         with stats.timed("seeds"):
-            counts = backend.spaced_counts(qseed, b0, b1, care, span, bool(seeding.transitions), index)
+            counts = backend.spaced_counts(qseed, rseed, b0, b1, care, span, bool(seeding.transitions), index)
             ends = backend.to_host(xp.cumsum(counts))
         del counts
         at = 0
@@ -201,7 +201,7 @@ def search_spaced(qcodes, rcodes, rstarts, params: Params, stats: Stats, backend
             stop = min(stop, b1 - b0)
             offsets = backend.to_device(np.concatenate(([0], ends[at:stop] - base)).astype(np.int64))
             with stats.timed("seeds"):
-                sq, sr = backend.spaced_fill(qseed, b0 + at, b0 + stop, care, span, bool(seeding.transitions),
+                sq, sr = backend.spaced_fill(qseed, rseed, b0 + at, b0 + stop, care, span, bool(seeding.transitions),
                                              index, offsets)
             stats.counts["seeds"] += int(sq.size)
             stats.counts["extended_seeds"] += int(sq.size)

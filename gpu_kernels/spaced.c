@@ -5,8 +5,8 @@
 #include "spaced.h"
 
 typedef struct {
-    const uint8_t *codes;
-    int64_t size, lo, hi;  /* windows [lo, hi) */
+    const uint8_t *codes, *rcodes;  /* rcodes: the reference strand's (spaced_counts, spaced_fill) */
+    int64_t size, rsize, lo, hi;  /* windows [lo, hi) */
     uint64_t care;
     int span, variants;
     const uint64_t *rkeys;
@@ -56,7 +56,8 @@ PyObject *py_spaced_words(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*KiOOi", &codes, &care, &span, &keys_obj, &positions_obj, &threads))
         return NULL;
     int64_t counts[64];
-    windows w = {codes.buf, codes.len, 0, codes.len - span + 1 > 0 ? codes.len - span + 1 : 0, care, span};
+    windows w = {.codes = codes.buf, .size = codes.len, .lo = 0, .hi = codes.len - span + 1 > 0 ? codes.len - span + 1 : 0,
+                 .care = care, .span = span};
     w.counts = counts;
     int fill = keys_obj != Py_None, ok = 1;
     if (fill) {
@@ -90,7 +91,7 @@ PyObject *py_spaced_words(PyObject *self, PyObject *args) {
 }
 
 /* Count (fill 0) or write (fill 1) the seeds of the windows of part t: every reference word whose key
- * is a variant of the window's. */
+ * is a variant of the window's, unless a seed shadows it (spaced.h shadowed). */
 static void hits_part(void *p, int t, int threads) {
     windows *w = (windows *)p;
     size_t lo, hi;
@@ -103,10 +104,14 @@ static void hits_part(void *p, int t, int threads) {
                 const uint64_t want = variant_key(key, v);
                 int64_t a, b;
                 key_range(w->rkeys, w->buckets, w->shift, want, &a, &b);
-                if (w->fill)
-                    for (int64_t j = a; j < b; j++, at++)
-                        w->sq[at] = i, w->sr[at] = w->rpos[j];
-                n += b - a;
+                for (int64_t j = a; j < b; j++) {
+                    if (shadowed(w->codes, w->size, w->rcodes, w->rsize, i, w->rpos[j], w->care, w->span,
+                                 w->variants > 1, w->rkeys, w->rpos, w->buckets, w->shift))
+                        continue;
+                    if (w->fill)
+                        w->sq[at] = i, w->sr[at] = w->rpos[j], at++;
+                    n++;
+                }
             }
         if (!w->fill)
             w->counts[i - w->lo] = n;
@@ -117,13 +122,13 @@ static int parse_hits(PyObject *args, int fill, windows *w, Py_buffer *b, int *t
     long long q0, q1;
     unsigned long long care;
     int transition;
-    int ok = fill ? PyArg_ParseTuple(args, "y*LLKiiy*y*iy*y*w*w*i", &b[0], &q0, &q1, &care, &w->span, &transition,
-                                     &b[1], &b[6], &w->shift, &b[2], &b[3], &b[4], &b[5], threads)
-                  : PyArg_ParseTuple(args, "y*LLKiiy*y*iw*i", &b[0], &q0, &q1, &care, &w->span, &transition, &b[1],
-                                     &b[6], &w->shift, &b[3], threads);
+    int ok = fill ? PyArg_ParseTuple(args, "y*y*LLKiiy*y*iy*y*w*w*i", &b[0], &b[7], &q0, &q1, &care, &w->span,
+                                     &transition, &b[1], &b[6], &w->shift, &b[2], &b[3], &b[4], &b[5], threads)
+                  : PyArg_ParseTuple(args, "y*y*LLKiiy*y*iy*w*i", &b[0], &b[7], &q0, &q1, &care, &w->span,
+                                     &transition, &b[1], &b[6], &w->shift, &b[2], &b[3], threads);
     if (!ok)
         return 0;
-    w->buckets = b[6].buf;
+    w->buckets = b[6].buf, w->rcodes = b[7].buf, w->rsize = b[7].len, w->rpos = b[2].buf;
     if (w->shift < 0 || w->shift > 63 || b[6].len != (int64_t)(((uint64_t)1 << (2 * __builtin_popcountll(care) - w->shift)) + 1) * 8) {
         PyErr_SetString(PyExc_ValueError, "spaced seeds: buckets of 2^(2 * weight - shift) + 1 offsets expected");
         return 0;
@@ -131,19 +136,21 @@ static int parse_hits(PyObject *args, int fill, windows *w, Py_buffer *b, int *t
     w->codes = b[0].buf, w->size = b[0].len, w->lo = q0, w->hi = q1, w->care = care;
     w->variants = transition ? __builtin_popcountll(care) + 1 : 1;
     w->rkeys = b[1].buf, w->nr = b[1].len / 8, w->fill = fill;
+    if (!check_items(&b[2], "positions", 8, w->nr))
+        return 0;
     if (fill) {
-        w->rpos = b[2].buf, w->offsets = b[3].buf, w->sq = b[4].buf, w->sr = b[5].buf;
-        return check_items(&b[2], "positions", 8, w->nr) && check_items(&b[3], "offsets", 8, q1 - q0)
-               && b[4].len == b[5].len;
+        w->offsets = b[3].buf, w->sq = b[4].buf, w->sr = b[5].buf;
+        return check_items(&b[3], "offsets", 8, q1 - q0) && b[4].len == b[5].len;
     }
     w->counts = b[3].buf;
     return check_items(&b[3], "counts", 8, q1 - q0);
 }
 
-/* spaced_counts(qcodes, q0, q1, care, span, transition, rkeys, buckets, shift, counts, threads):
- * counts[i - q0] the seeds of query window i, for i in [q0, q1). */
+/* spaced_counts(qcodes, rcodes, q0, q1, care, span, transition, rkeys, buckets, shift, rpos, counts,
+ * threads): counts[i - q0] the seeds of query window i that no seed shadows (spaced.h), for i in
+ * [q0, q1). */
 PyObject *py_spaced_counts(PyObject *self, PyObject *args) {
-    Py_buffer b[7] = {{0}};
+    Py_buffer b[8] = {{0}};
     windows w = {0};
     int threads;
     int ok = parse_hits(args, 0, &w, b, &threads);
@@ -153,17 +160,19 @@ PyObject *py_spaced_counts(PyObject *self, PyObject *args) {
         run_parallel(hits_part, &w, threads);
         Py_END_ALLOW_THREADS
     }
-    PyBuffer_Release(&b[0]), PyBuffer_Release(&b[1]), PyBuffer_Release(&b[3]), PyBuffer_Release(&b[6]);
+    for (int k = 0; k < 8; k++)
+        if (k != 4 && k != 5)
+            PyBuffer_Release(&b[k]);
     if (!ok)
         return NULL;
     Py_RETURN_NONE;
 }
 
-/* spaced_fill(qcodes, q0, q1, care, span, transition, rkeys, buckets, shift, rpos, offsets, sq, sr,
- * threads): the seeds of windows [q0, q1), window i's from offsets[i - q0] on, as (query start,
- * reference start). */
+/* spaced_fill(qcodes, rcodes, q0, q1, care, span, transition, rkeys, buckets, shift, rpos, offsets, sq,
+ * sr, threads): the seeds spaced_counts counts of windows [q0, q1), window i's from offsets[i - q0] on,
+ * as (query start, reference start). */
 PyObject *py_spaced_fill(PyObject *self, PyObject *args) {
-    Py_buffer b[7] = {{0}};
+    Py_buffer b[8] = {{0}};
     windows w = {0};
     int threads;
     int ok = parse_hits(args, 1, &w, b, &threads);
@@ -173,7 +182,7 @@ PyObject *py_spaced_fill(PyObject *self, PyObject *args) {
         run_parallel(hits_part, &w, threads);
         Py_END_ALLOW_THREADS
     }
-    for (int k = 0; k < 7; k++)
+    for (int k = 0; k < 8; k++)
         PyBuffer_Release(&b[k]);
     if (!ok)
         return NULL;

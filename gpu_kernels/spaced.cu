@@ -13,13 +13,13 @@ extern "C" __global__ void spaced_keys(const unsigned char *codes, long long siz
     }
 }
 
-// The seeds of query windows [q0, q1): counted into counts[i - q0] (counts given), or written from
-// offsets[i - q0] on into sq and sr (counts NULL).
-extern "C" __global__ void spaced_hits(const unsigned char *qcodes, long long qsize, long long q0, long long q1,
-                                       unsigned long long care, int span, int transition,
-                                       const unsigned long long *rkeys, const long long *buckets, int shift,
-                                       long long *counts,
-                                       const long long *rpos, const long long *offsets, long long *sq, long long *sr) {
+// The seeds of query windows [q0, q1) that no seed shadows: counted into counts[i - q0] (counts
+// given), or written from offsets[i - q0] on into sq and sr (counts NULL).
+extern "C" __global__ void spaced_hits(const unsigned char *qcodes, long long qsize, const unsigned char *rcodes,
+                                       long long rsize, long long q0, long long q1, unsigned long long care, int span,
+                                       int transition, const unsigned long long *rkeys, const long long *buckets,
+                                       int shift, const long long *rpos, long long *counts, const long long *offsets,
+                                       long long *sq, long long *sr) {
     const int variants = transition ? __popcll(care) + 1 : 1;
     for (long long i = q0 + blockIdx.x * (long long)blockDim.x + threadIdx.x; i < q1;
          i += (long long)gridDim.x * blockDim.x) {
@@ -30,10 +30,14 @@ extern "C" __global__ void spaced_hits(const unsigned char *qcodes, long long qs
                 const unsigned long long want = variant_key(key, v);
                 long long a, b;
                 key_range(rkeys, buckets, shift, want, &a, &b);
-                if (!counts)
-                    for (long long j = a; j < b; j++, at++)
-                        sq[at] = i, sr[at] = rpos[j];
-                n += b - a;
+                for (long long j = a; j < b; j++) {
+                    if (shadowed(qcodes, qsize, rcodes, rsize, i, rpos[j], care, span, transition, rkeys, rpos, buckets,
+                                 shift))
+                        continue;
+                    if (!counts)
+                        sq[at] = i, sr[at] = rpos[j], at++;
+                    n++;
+                }
             }
         if (counts)
             counts[i - q0] = n;

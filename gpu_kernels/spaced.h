@@ -83,6 +83,58 @@ SPACED_FN void key_range(const spaced_u64 *keys, const spaced_i64 *buckets, int 
     *b = lo + key_bound(keys + lo, n, key, 1);
 }
 
+/* Whether the windows at q and r make a seed: inside their codes, no border, and at every care position
+ * two ACGT bases that are equal or (transition set, once) a transition apart. The positions are read
+ * in order, so that most pairs are refused at their first care positions. */
+SPACED_FN int pair_is_seed(const unsigned char *qc, spaced_i64 qn, const unsigned char *rc, spaced_i64 rn,
+                           spaced_i64 q, spaced_i64 r, spaced_u64 care, int span, int transition) {
+    if (q < 0 || r < 0 || q + span > qn || r + span > rn)
+        return 0;
+    int used = 0;
+    for (int j = 0; j < span; j++) {
+        const unsigned char a = qc[q + j], b = rc[r + j];
+        if (a == BORDER || b == BORDER)
+            return 0;
+        if (!((care >> j) & 1) || a == b) {
+            if (((care >> j) & 1) && a > 3)
+                return 0;
+            continue;
+        }
+        if (a > 3 || b > 3 || !transition || used || (a ^ b) != 2)
+            return 0;
+        used = 1;
+    }
+    return 1;
+}
+
+/* Whether the seed (q, r) is shadowed: 1 to span bases before it on its diagonal the windows make a seed
+ * too, its reference word kept in the index (keys with positions in order within a key, buckets and
+ * shift as key_range reads them). That seed's extension runs through this one's, as an exact k-mer's
+ * look-back (docs/DEFINITIONS.md). */
+SPACED_FN int shadowed(const unsigned char *qc, spaced_i64 qn, const unsigned char *rc, spaced_i64 rn, spaced_i64 q,
+                       spaced_i64 r, spaced_u64 care, int span, int transition, const spaced_u64 *keys,
+                       const spaced_i64 *pos, const spaced_i64 *buckets, int shift) {
+    for (int d = 1; d <= span; d++) {
+        if (!pair_is_seed(qc, qn, rc, rn, q - d, r - d, care, span, transition))
+            continue;
+        spaced_u64 key;
+        window_key(rc, rn, r - d, care, span, &key);
+        spaced_i64 lo, end;
+        key_range(keys, buckets, shift, key, &lo, &end);
+        spaced_i64 hi = end;
+        while (lo < hi) {  /* the positions of one key are in order */
+            const spaced_i64 mid = lo + (hi - lo) / 2;
+            if (pos[mid] < r - d)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < end && pos[lo] == r - d)
+            return 1;
+    }
+    return 0;
+}
+
 /* One side of a seed walked from (q, r) on by step (1 or -1) with X-drop: the best running score and
  * the bases that reach it (the first of a tie). The walk stops at a border or either side's end. */
 SPACED_FN spaced_i64 walk_side(const unsigned char *qc, spaced_i64 qn, const unsigned char *rc, spaced_i64 rn,

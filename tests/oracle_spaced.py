@@ -4,7 +4,8 @@ One record pair and one strand at a time, strings in, HSP tuples out as oracle.c
 (qrec, rrec, qstart, qend, rstart, rend, strand, score, identities, length), the score in hundredths.
 A seed is every pair of windows whose bases at the pattern's 1 positions are ACGT and equal, or with
 `transitions` one of them a transition apart; reference windows whose key occurs more than max_freq
-times in their record are left out, and with soft_mask every window holding a lowercase base.
+times in their record are left out, and with soft_mask every window holding a lowercase base. A seed
+with another seed 1 to span bases before it on its diagonal is not extended.
 """
 from __future__ import annotations
 
@@ -82,23 +83,25 @@ def hsps_one_strand(q: str, r: str, p, qmask: str | None = None, rmask: str | No
         for w in rwins.values():
             freq[tuple(w)] = freq.get(tuple(w), 0) + 1
         rwins = {j: w for j, w in rwins.items() if freq[tuple(w)] <= p.max_freq}
-    found = set()
+    seeds = set()
     for i in range(len(q) - span + 1):
         a = care_bases(q, i, pattern)
         if a is None or not unmasked(q, i, span, qmask):
             continue
-        for j, b in rwins.items():
-            if not is_seed(a, b, p.transitions):
-                continue
-            right, rn = side(q, r, i + span, j + span, 1, p.hsp_xdrop)
-            left, ln = side(q, r, i - 1, j - 1, -1, p.hsp_xdrop)
-            score = sum(column(q[i + t], r[j + t]) for t in range(span)) + right + left
-            qs, qe, rs = i - ln, i + span + rn, j - ln
-            if p.entropy:
-                score = scaled(score, q[qs:qe])
-            if score >= p.hsp_threshold:
-                ids = sum(x == y != "N" for x, y in zip(q[qs:qe], r[rs:rs + qe - qs]))
-                found.add((qs, qe, rs, rs + qe - qs, score // 100, ids))
+        seeds |= {(i, j) for j, b in rwins.items() if is_seed(a, b, p.transitions)}
+    found = set()
+    for i, j in seeds:
+        if any((i - d, j - d) in seeds for d in range(1, span + 1)):
+            continue  # shadowed: a seed 1 to span bases before it on its diagonal
+        right, rn = side(q, r, i + span, j + span, 1, p.hsp_xdrop)
+        left, ln = side(q, r, i - 1, j - 1, -1, p.hsp_xdrop)
+        score = sum(column(q[i + t], r[j + t]) for t in range(span)) + right + left
+        qs, qe, rs = i - ln, i + span + rn, j - ln
+        if p.entropy:
+            score = scaled(score, q[qs:qe])
+        if score >= p.hsp_threshold:
+            ids = sum(x == y != "N" for x, y in zip(q[qs:qe], r[rs:rs + qe - qs]))
+            found.add((qs, qe, rs, rs + qe - qs, score // 100, ids))
     return {h for h in found
             if not any(o != h and o[0] - o[2] == h[0] - h[2] and o[0] <= h[0] and h[1] <= o[1] for o in found)}
 
