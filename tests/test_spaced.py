@@ -107,6 +107,23 @@ def test_spaced_hsps_on_the_gpu_equal_the_cpu(case):
 
 
 @pytest.mark.gpu
+def test_soft_masked_spaced_hsps_on_the_gpu_equal_the_cpu(tmp_path):
+    """CPU == GPU with soft-masked bases (the windows read from codes with those bases as borders)."""
+    cp = pytest.importorskip("cupy")
+    from gpu_kernels.backend import get_backend
+
+    query, reference = related_pair(3, 3000, 2, 22)
+    query = [s[: len(s) // 3] + s[len(s) // 3: len(s) // 2].lower() + s[len(s) // 2:] for s in query]
+    paths = write_fasta(tmp_path / "q.fa", query), write_fasta(tmp_path / "r.fa", reference)
+    params = Params(preset="distant", soft_mask=True, hsp_threshold=800)
+    cpu = compare(*paths, params)
+    gpu = compare(*paths, params, backend=get_backend("cupy"))
+    assert cpu.hsps["qstart"].size
+    for name, column in cpu.hsps.items():
+        assert column.tolist() == cp.asnumpy(gpu.hsps[name]).tolist(), name
+
+
+@pytest.mark.gpu
 def test_distant_alignments_on_the_gpu_equal_the_cpu(tmp_path):
     """The distant preset's alignments of a simulated pair (about 77 % identity) are byte for byte the CPU's."""
     pytest.importorskip("cupy")
