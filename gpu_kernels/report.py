@@ -26,7 +26,7 @@ def run_report(args, run_align, table_dotplot) -> int:
     if os.path.exists(folder) and not os.path.isdir(folder):
         raise InputError("not a folder", folder)
     os.makedirs(folder, exist_ok=True)
-    for name in ("sam", "snps", "hsps", "chains", "chain_file"):
+    for name in ("sam", "snps", "hsps", "chains", "chain_file", "liftover"):
         setattr(args, name, None)
     for name, file in FILES.items():
         setattr(args, name, os.path.join(folder, file))
