@@ -192,7 +192,7 @@ def search_spaced(qcodes, rcodes, rstarts, params: Params, stats: Stats, backend
         b1 = min(nq, b0 + SPACED_BATCH_WINDOWS)
         with stats.timed("seeds"):
             counts = backend.spaced_counts(qseed, rseed, b0, b1, care, span, bool(seeding.transitions), index)
-            ends = backend.to_host(xp.cumsum(counts))
+            ends = np.cumsum(backend.to_host(counts))  # on the host: a batch's counts are a few MB
         del counts
         at = 0
         while at < b1 - b0:  # windows [at, stop) of the batch: at least one, their seeds within budget

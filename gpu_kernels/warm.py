@@ -32,6 +32,7 @@ from .pages import table_pages
 from .params import Params
 from .seeds import count_seeds
 from .seqset import make_seqset, reverse_complement
+from .spaced import seed_pattern, spaced_index, spaced_raw
 from .words import drop_frequent, words
 
 log = logging.getLogger(__name__)
@@ -111,6 +112,24 @@ def rehearse_extend(backend, params: Params) -> None:
     backend.passing(qstart, qend, score, ids, seeds, seeds, params.reporting.min_len, params.extension.min_identity)
 
 
+def rehearse_spaced(backend, params: Params) -> None:
+    """Spaced seeds (where the parameters take them: the distant preset): the reference index, the
+    windows' seeds counted and written, extended, the HSPs kept, as engine.search_spaced calls them."""
+    seeding, extension = params.seeding, params.extension
+    if seeding.seed == "exact":
+        return
+    care, span = seed_pattern(seeding.seed)
+    codes = backend.to_device(_seqset().codes)
+    made = backend.spaced_words(codes, care, span)
+    index = spaced_index(*drop_frequent(*made, np.zeros(1, dtype=np.int64), seeding.max_freq), care)
+    n, transition = int(codes.size), bool(seeding.transitions)
+    ends = np.cumsum(backend.to_host(backend.spaced_counts(codes, codes, 0, n, care, span, transition, index)))
+    offsets = backend.to_device(np.concatenate(([0], ends)).astype(np.int64))
+    sq, sr = backend.spaced_fill(codes, codes, 0, n, care, span, transition, index, offsets)
+    hsp = backend.spaced_extend(codes, codes, sq, sr, span, extension.hsp_xdrop, bool(extension.entropy))
+    backend.drop_contained(spaced_raw(*hsp, sq, sr, extension.hsp_threshold))
+
+
 def rehearse_deduplicate(backend, params: Params) -> None:
     """Raw tables of two tiles joined and deduplicated."""
     backend.drop_contained(H.concat([_raw(backend.xp), _raw(backend.xp)], H.HSP.view("raw")))
@@ -142,7 +161,7 @@ def _on_device(device: int | None, run, backend, params: Params) -> None:
         run(backend, params)
 
 
-REHEARSALS = (rehearse_words, rehearse_seeds, rehearse_extend, rehearse_deduplicate, rehearse_order,
+REHEARSALS = (rehearse_words, rehearse_seeds, rehearse_extend, rehearse_spaced, rehearse_deduplicate, rehearse_order,
               rehearse_summary, rehearse_write)
 
 
