@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
 SIZE = 1 << 19
 ROWS = 1 << 18
 EXTEND_SIZE = 4096  # the extension's own sequence: identical copies are walked to their ends
+SPACED_SIZE = 1 << 16  # the spaced seeds' own: its random seeds against itself, a few thousand, kept few
 
 
 @functools.lru_cache(maxsize=None)
@@ -119,7 +120,7 @@ def rehearse_spaced(backend, params: Params) -> None:
     if seeding.seed == "exact":
         return
     care, span = seed_pattern(seeding.seed)
-    codes = backend.to_device(_seqset().codes)
+    codes = backend.to_device(_seqset(SPACED_SIZE).codes)
     made = backend.spaced_words(codes, care, span)
     index = spaced_index(*drop_frequent(*made, np.zeros(1, dtype=np.int64), seeding.max_freq), care)
     n, transition = int(codes.size), bool(seeding.transitions)
