@@ -203,8 +203,8 @@ def search_spaced(qcodes, rcodes, rstarts, params: Params, stats: Stats, backend
             with stats.timed("seeds"):
                 sq, sr = backend.spaced_fill(qseed, rseed, b0 + at, b0 + stop, care, span, bool(seeding.transitions),
                                              index, offsets)
-            stats.counts["seeds"] += int(sq.size)
-            stats.counts["extended_seeds"] += int(sq.size)
+            for name in ("seeds", "kept_seeds", "extended_seeds"):  # the shadowed ones never counted
+                stats.counts[name] += int(sq.size)
             with stats.timed("extend"):
                 hsp = backend.spaced_extend(qcodes, rcodes, sq, sr, span, ext.hsp_xdrop, bool(ext.entropy))
             with stats.timed("hsps"):
