@@ -104,9 +104,9 @@ def search_strand(qcodes, words_q, rcodes, rstarts, params: Params, stats: Stats
     spare: a list that holds the host arrays of the strand's words after it, for the other strand's
     (as many words; backend.words' out), or holds them already; scratch: backend.words' scratch, let go
     once the last strand's (last) words are made. seed_codes: spaced seeds' (query, reference strand)
-    codes to take windows from (soft-masked bases as borders: seed_windows), else the codes."""
+    codes to take windows from (soft-masked bases as borders: seed_windows; None: the codes)."""
     if params.seeding.seed != "exact":
-        return search_spaced(qcodes, rcodes, rstarts, params, stats, backend, *(seed_codes or (qcodes, rcodes)))
+        return search_spaced(qcodes, rcodes, rstarts, params, stats, backend, *(seed_codes or (None, None)))
     k = params.seeding.k
     with stats.timed("words"):
         made = backend.words(rcodes, k, out=spare.pop() if spare else None, scratch=scratch)
@@ -279,7 +279,7 @@ def search_tile(qcodes, rcodes, tile: Tile, groups, qp, rp, width: int, params: 
         return backend.drop_contained(raw)
 
 
-def seed_windows(seqset: SeqSet, codes, backend: NumpyBackend):
+def seed_windows(seqset: SeqSet, backend: NumpyBackend):
     """The codes spaced seeds take windows from where the side's soft-masked bases are known
     (fasta.soft_masked, with soft_mask): those bases as borders, which no window holds; else None."""
     soft = getattr(seqset, "soft", None)
@@ -362,17 +362,16 @@ def compare_loaded(loaded: Loaded, params: Params) -> Result:
                  "a transition held" if params.seeding.transitions else "no transition")
     tables = []
     spare = [] if backend.on_host else None
-    qseed, rseed = seed_windows(query, qcodes, backend), seed_windows(reference, rcodes, backend)
+    qseed, rseed = seed_windows(query, backend), seed_windows(reference, backend)
     for strand, name in ((0, "forward"), (1, "reverse")):
         if params.seeding.strands not in (name, "both"):
             continue
         codes = rcodes if strand == 0 else reverse_complement(rcodes)
         starts = reference.starts if strand == 0 else reference.reverse_starts()[::-1]
-        seeds_from = None if qseed is None and rseed is None else (
-            qcodes if qseed is None else qseed,
-            codes if rseed is None else rseed if strand == 0 else reverse_complement(rseed))
+        rseed_strand = rseed if strand == 0 or rseed is None else reverse_complement(rseed)
         raw = search_strand(qcodes, words_q, codes, starts, params, stats, backend, spare, scratch,
-                            last=strand == 1 or params.seeding.strands == "forward", seed_codes=seeds_from)
+                            last=strand == 1 or params.seeding.strands == "forward",
+                            seed_codes=(qseed, rseed_strand))
         with stats.timed("hsps"):
             tables.append(backend.to_records(raw, strand, query, reference))
         stats.counts[f"hsps_{name}"] = int(raw["qstart"].size)
@@ -382,7 +381,7 @@ def compare_loaded(loaded: Loaded, params: Params) -> Result:
                  stats.counts[f"hsps_{name}"], stats.times["words"], stats.times["seeds"], stats.times["diagonals"],
                  stats.times["extend"])
     # the query words, the reverse strand and the reused buffers are not held while the table is put in order
-    words_q = codes = spare = scratch = qseed = rseed = seeds_from = None
+    words_q = codes = spare = scratch = qseed = rseed = rseed_strand = None
     # the host buffers a write of this table will copy its pages into, readied while it is put in order
     backend.reserve_pages(min(sum(int(t["qstart"].size) for t in tables), slice_rows(default_threads())))
     with stats.timed("hsps"):

@@ -56,9 +56,11 @@ def soft_masked(data: bytes, bodies: np.ndarray, seqset, table: bytes) -> np.nda
     letters = soft_table < 6
     soft_table[letters] = 0
     soft_table[[b for b in range(ord("a"), ord("z") + 1) if letters[b]]] = 1
+    # what encode_records reads of encode_counts' stats, known from the codes already: each record's
+    # symbols (its length) and that it is not clean (write_clean's arithmetic reads no case)
+    stats = np.zeros((len(seqset.names), 4), dtype=np.int64)
+    stats[:, 0] = seqset.lengths
     cpu, threads = native.cpu(), native.threads()
-    stats = np.empty((len(seqset.names), 4), dtype=np.int64)
-    cpu.encode_counts(data, bodies, soft_table.tobytes(), stats, threads)
     soft = np.empty(seqset.codes.size, dtype=np.uint8)
     cpu.encode_records(data, bodies, soft_table.tobytes(), soft, seqset.starts, stats, threads)
     return soft

@@ -146,48 +146,30 @@ static int parse_hits(PyObject *args, int fill, windows *w, Py_buffer *b, int *t
     return check_items(&b[3], "counts", 8, q1 - q0);
 }
 
-/* spaced_counts(qcodes, rcodes, q0, q1, care, span, transition, rkeys, buckets, shift, rpos, counts,
- * threads): counts[i - q0] the seeds of query window i that no seed shadows (spaced.h), for i in
- * [q0, q1). */
-PyObject *py_spaced_counts(PyObject *self, PyObject *args) {
+/* The seeds of windows [q0, q1) counted (fill 0) or written (fill 1), on threads. */
+static PyObject *hits(PyObject *args, int fill) {
     Py_buffer b[8] = {{0}};
     windows w = {0};
     int threads;
-    int ok = parse_hits(args, 0, &w, b, &threads);
+    int ok = parse_hits(args, fill, &w, b, &threads);
     if (ok) {
         threads = threads_for(w.hi - w.lo, threads);
         Py_BEGIN_ALLOW_THREADS
         run_parallel(hits_part, &w, threads);
         Py_END_ALLOW_THREADS
     }
-    for (int k = 0; k < 8; k++)
-        if (k != 4 && k != 5)
-            PyBuffer_Release(&b[k]);
-    if (!ok)
-        return NULL;
-    Py_RETURN_NONE;
+    return release_buffers(b, 8, ok);
 }
+
+/* spaced_counts(qcodes, rcodes, q0, q1, care, span, transition, rkeys, buckets, shift, rpos, counts,
+ * threads): counts[i - q0] the seeds of query window i that no seed shadows (spaced.h), for i in
+ * [q0, q1). */
+PyObject *py_spaced_counts(PyObject *self, PyObject *args) { return hits(args, 0); }
 
 /* spaced_fill(qcodes, rcodes, q0, q1, care, span, transition, rkeys, buckets, shift, rpos, offsets, sq,
  * sr, threads): the seeds spaced_counts counts of windows [q0, q1), window i's from offsets[i - q0] on,
  * as (query start, reference start). */
-PyObject *py_spaced_fill(PyObject *self, PyObject *args) {
-    Py_buffer b[8] = {{0}};
-    windows w = {0};
-    int threads;
-    int ok = parse_hits(args, 1, &w, b, &threads);
-    if (ok) {
-        threads = threads_for(w.hi - w.lo, threads);
-        Py_BEGIN_ALLOW_THREADS
-        run_parallel(hits_part, &w, threads);
-        Py_END_ALLOW_THREADS
-    }
-    for (int k = 0; k < 8; k++)
-        PyBuffer_Release(&b[k]);
-    if (!ok)
-        return NULL;
-    Py_RETURN_NONE;
-}
+PyObject *py_spaced_fill(PyObject *self, PyObject *args) { return hits(args, 1); }
 
 typedef struct {
     const uint8_t *qc, *rc;

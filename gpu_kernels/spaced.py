@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import native
-from .arrays import BLOCK, blocks, cupy, kernel, select
+from .arrays import BLOCK, array_module, blocks, cupy, kernel, select
 from .errors import InputError
 
 NULL = np.uint64(0)  # a kernel's pointer argument left out
@@ -76,8 +76,6 @@ def spaced_index(keys, pos, care: int) -> tuple:
     """(keys, positions, buckets, shift): the sorted reference words of spaced_words with the offsets of
     their keys' top bits (buckets[t]: the first word whose key >> shift is t or more), so that a
     lookup searches one bucket (generic: either backend's arrays)."""
-    from .arrays import array_module
-
     xp, bits = array_module(keys), 2 * bin(care).count("1")
     shift = max(0, bits - BUCKET_BITS)
     tops = xp.arange((1 << (bits - shift)) + 1, dtype=xp.uint64)

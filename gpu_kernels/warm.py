@@ -115,7 +115,8 @@ def rehearse_extend(backend, params: Params) -> None:
 
 def rehearse_spaced(backend, params: Params) -> None:
     """Spaced seeds (where the parameters take them: the distant preset): the reference index, the
-    windows' seeds counted and written, extended, the HSPs kept, as engine.search_spaced calls them."""
+    windows' seeds counted and written, extended, the HSPs kept, as engine.search_spaced calls them
+    (which this module may not import: the engine's backend starts the rehearsals)."""
     seeding, extension = params.seeding, params.extension
     if seeding.seed == "exact":
         return
