@@ -12,7 +12,8 @@
 #   PART=1 bash bench/device_whole.sh close  # first, align (-vv, ROUNDS runs) on a compare job's size alone: the
 #                                       # close pair's records 7-9 against its records 7-12 (each stage's time)
 # ENGINE: config lines of the workflow (default: engine: {fast: true, max_freq: 20}, bins: {size: 500000000});
-# MAXFREQ: align's --max-freq;
+# MAXFREQ: align's --max-freq; ALIGN_OPTS: more options of align (PART=1 and the whole genomes'), e.g.
+# '--preset distant --seed 14of22 --transitions 0';
 # GPUS: the workflow's GPUs (default: every GPU of the machine, through profiles/multi-gpu); SLOTS: its
 # jobs_per_gpu (default 1; docs/WORKFLOW.md's turns on the GPU: SLOTS=2); WARM=1: the warm command first;
 # DRY=0: no dry run first (Snakemake's start alone). Each workflow run prints its rules' spans
@@ -84,14 +85,14 @@ if [ "${PART:-0}" = 1 ]; then
         awk -v lo="$lo" -v hi="$hi" '/^>/ {n++} n >= lo && n <= hi' "/tmp/hs/${model}_$g.fa" > "/tmp/hs/part_$g.fa"
     done
     for round in $(seq "${ROUNDS:-2}"); do
-        peak "align part round $round" python3 -m gpu_kernels align /tmp/hs/part_a.fa /tmp/hs/part_b.fa --backend cupy \
-            --max-freq "${MAXFREQ:-20}" -o /tmp/hs/part.paf -vv 2> "$OUT/part_$round.log"
+        peak "align part round $round" timeout "${PART_LIMIT:-600}" python3 -m gpu_kernels align /tmp/hs/part_a.fa /tmp/hs/part_b.fa --backend cupy \
+            --max-freq "${MAXFREQ:-20}" ${ALIGN_OPTS:-} -o /tmp/hs/part.paf -vv 2> "$OUT/part_$round.log"
         grep -v "DEBUG gpu_kernels.\(kernels\|native\)" "$OUT/part_$round.log" | tail -22
     done
 fi
 if [ "${ALIGN:-1}" = 1 ]; then
     peak "align whole ${model} genomes" timeout "${ALIGN_LIMIT:-400}" python3 -m gpu_kernels align "/tmp/hs/${model}_a.fa" \
-        "/tmp/hs/${model}_b.fa" --backend cupy --max-freq "${MAXFREQ:-20}" -o "/tmp/hs/${model}.paf" -v 2> "$OUT/align_${model}.log"
+        "/tmp/hs/${model}_b.fa" --backend cupy --max-freq "${MAXFREQ:-20}" ${ALIGN_OPTS:-} -o "/tmp/hs/${model}.paf" -v 2> "$OUT/align_${model}.log"
     grep -v DEBUG "$OUT/align_${model}.log" | grep -i "part \|alignments (\|assembled\|peak\|error" | tail -40
 fi
 if [ "${WORKFLOW:-1}" = 1 ]; then

@@ -138,11 +138,12 @@ static PyMethodDef methods[] = {
     {"spaced_words", py_spaced_words, METH_VARARGS,
      "spaced_words(codes, care, span, keys, positions, threads) -> windows: a spaced seed's keys (spaced.c)"},
     {"spaced_counts", py_spaced_counts, METH_VARARGS,
-     "spaced_counts(qcodes, q0, q1, care, span, transition, rkeys, counts, threads): seeds a window (spaced.c)"},
+     "spaced_counts(qcodes, q0, q1, care, span, transition, rkeys, buckets, shift, rpos, counts, threads): seeds a window (spaced.c)"},
     {"spaced_fill", py_spaced_fill, METH_VARARGS,
-     "spaced_fill(qcodes, q0, q1, care, span, transition, rkeys, rpos, offsets, sq, sr, threads): the seeds (spaced.c)"},
+     "spaced_fill(qcodes, q0, q1, care, span, transition, rkeys, buckets, shift, rpos, offsets, sq, sr, threads): the seeds (spaced.c)"},
     {"spaced_extend", py_spaced_extend, METH_VARARGS,
-     "spaced_extend(qcodes, rcodes, sq, sr, span, xdrop, entropy, qstart, qend, score, ids, threads): HSPs (spaced.c)"},
+     "spaced_extend(qcodes, rcodes, qseed, rseed, sq, sr, care, span, transition, rkeys, buckets, shift, rpos, xdrop, "
+     "entropy, qstart, qend, score, ids, threads): HSPs, -1 where shadowed (spaced.c)"},
     {"extend", py_extend, METH_VARARGS,
      "extend(qcodes, rcodes, sq, sr, k, match, mismatch, n_score, xdrop, min_identity, qstart, qend, score, "
      "identities, threads) -> bases read: the HSP of every seed (extend.c)"},

@@ -168,49 +168,54 @@ def extend_seeds(qcodes, rcodes, sq, sr, params: Params, stats: Stats, backend: 
                                params.extension.min_identity)
 
 
-# Query windows whose seeds a batch of the spaced search counts at once
+# Query windows whose seeds a batch of the spaced search counts at once on the host; a device takes
+# DEVICE_BATCHES of them (its counts and their sums stay there)
 SPACED_BATCH_WINDOWS = 1 << 22
+DEVICE_BATCHES = 8
 
 
 def search_spaced(qcodes, rcodes, rstarts, params: Params, stats: Stats, backend: NumpyBackend, qseed=None,
                   rseed=None) -> dict:
     """Raw HSPs of one strand from spaced seeds (spaced.py): the reference's keys sorted once, then
-    batches of query windows whose seeds fit the seed budget, each seed extended, the HSPs scoring
-    hsp_threshold kept, copies and contained HSPs dropped. qseed, rseed: the codes windows are read
-    from (seed_windows; the codes by default); the extension reads the codes."""
+    batches of query windows whose seeds fit the seed budget, each seed extended (the shadowed ones
+    left out), the HSPs scoring hsp_threshold kept, copies and contained HSPs dropped. qseed, rseed:
+    the codes windows are read from (seed_windows; the codes by default); the extension reads the codes."""
     qseed = qcodes if qseed is None else qseed
     rseed = rcodes if rseed is None else rseed
     seeding, ext = params.seeding, params.extension
     care, span = seed_pattern(seeding.seed)
+    transitions = bool(seeding.transitions)
     with stats.timed("words"):
         index = spaced_index(*drop_frequent(*backend.spaced_words(rseed, care, span), rstarts, seeding.max_freq),
                              care)
     stats.counts["words"] += int(index[0].size)
     budget = backend.seed_budget(params.tiling.tile_bytes)
     xp, parts, nq = backend.xp, [], int(qcodes.size)
-    for b0 in range(0, nq, SPACED_BATCH_WINDOWS):
-        b1 = min(nq, b0 + SPACED_BATCH_WINDOWS)
+    batch = SPACED_BATCH_WINDOWS * (1 if backend.on_host else DEVICE_BATCHES)
+    for b0 in range(0, nq, batch):
+        b1 = min(nq, b0 + batch)
         with stats.timed("seeds"):
-            counts = backend.spaced_counts(qseed, rseed, b0, b1, care, span, bool(seeding.transitions), index)
-            ends = np.cumsum(backend.to_host(counts))  # on the host: a batch's counts are a few MB
-        del counts
+            ends = xp.cumsum(backend.spaced_counts(qseed, b0, b1, care, span, transitions, index))
         at = 0
         while at < b1 - b0:  # windows [at, stop) of the batch: at least one, their seeds within budget
             base = int(ends[at - 1]) if at else 0
-            stop = max(at + 1, int(np.searchsorted(ends, base + budget, side="right")))
-            stop = min(stop, b1 - b0)
-            offsets = backend.to_device(np.concatenate(([0], ends[at:stop] - base)).astype(np.int64))
+            stop = int(xp.searchsorted(ends, xp.asarray([base + budget], dtype=ends.dtype), side="right")[0])
+            stop = min(max(at + 1, stop), b1 - b0)
+            offsets = xp.concatenate((xp.zeros(1, dtype=xp.int64), ends[at:stop] - base))
             with stats.timed("seeds"):
-                sq, sr = backend.spaced_fill(qseed, rseed, b0 + at, b0 + stop, care, span, bool(seeding.transitions),
-                                             index, offsets)
-            for name in ("seeds", "kept_seeds", "extended_seeds"):  # the shadowed ones never counted
-                stats.counts[name] += int(sq.size)
+                sq, sr = backend.spaced_fill(qseed, b0 + at, b0 + stop, care, span, transitions, index, offsets)
+            stats.counts["seeds"] += int(sq.size)
             with stats.timed("extend"):
-                hsp = backend.spaced_extend(qcodes, rcodes, sq, sr, span, ext.hsp_xdrop, bool(ext.entropy))
+                hsp = backend.spaced_extend(qcodes, rcodes, (qseed, rseed), sq, sr, care, span, transitions, index,
+                                            ext.hsp_xdrop, bool(ext.entropy))
+                kept = int((hsp[2] >= 0).sum())  # the shadowed seeds' score is -1
+            stats.counts["kept_seeds"] += kept
+            stats.counts["extended_seeds"] += kept
             with stats.timed("hsps"):
                 parts.append(backend.drop_contained(spaced_raw(*hsp, sq, sr, ext.hsp_threshold)))
             del sq, sr, hsp, offsets
             at = stop
+        del ends
     with stats.timed("hsps"):
         if not parts:
             return H.HSP.empty(H.HSP.view("raw"), xp)

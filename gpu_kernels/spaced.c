@@ -91,7 +91,7 @@ PyObject *py_spaced_words(PyObject *self, PyObject *args) {
 }
 
 /* Count (fill 0) or write (fill 1) the seeds of the windows of part t: every reference word whose key
- * is a variant of the window's, unless a seed shadows it (spaced.h shadowed). */
+ * is a variant of the window's (the shadowed ones are left out as they are extended). */
 static void hits_part(void *p, int t, int threads) {
     windows *w = (windows *)p;
     size_t lo, hi;
@@ -101,43 +101,41 @@ static void hits_part(void *p, int t, int threads) {
         int64_t n = 0, at = w->fill ? w->offsets[i - w->lo] : 0;
         if (window_key(w->codes, w->size, i, w->care, w->span, &key))
             for (int v = 0; v < w->variants; v++) {
-                const uint64_t want = variant_key(key, v);
                 int64_t a, b;
-                key_range(w->rkeys, w->buckets, w->shift, want, &a, &b);
-                for (int64_t j = a; j < b; j++) {
-                    if (shadowed(w->codes, w->size, w->rcodes, w->rsize, i, w->rpos[j], w->care, w->span,
-                                 w->variants > 1, w->rkeys, w->rpos, w->buckets, w->shift))
-                        continue;
-                    if (w->fill)
+                key_range(w->rkeys, w->buckets, w->shift, variant_key(key, v), &a, &b);
+                if (w->fill)
+                    for (int64_t j = a; j < b; j++)
                         w->sq[at] = i, w->sr[at] = w->rpos[j], at++;
-                    n++;
-                }
+                n += b - a;
             }
         if (!w->fill)
             w->counts[i - w->lo] = n;
     }
 }
 
-static int parse_hits(PyObject *args, int fill, windows *w, Py_buffer *b, int *threads) {
-    long long q0, q1;
-    unsigned long long care;
-    int transition;
-    int ok = fill ? PyArg_ParseTuple(args, "y*y*LLKiiy*y*iy*y*w*w*i", &b[0], &b[7], &q0, &q1, &care, &w->span,
-                                     &transition, &b[1], &b[6], &w->shift, &b[2], &b[3], &b[4], &b[5], threads)
-                  : PyArg_ParseTuple(args, "y*y*LLKiiy*y*iy*w*i", &b[0], &b[7], &q0, &q1, &care, &w->span,
-                                     &transition, &b[1], &b[6], &w->shift, &b[2], &b[3], threads);
-    if (!ok)
-        return 0;
-    w->buckets = b[6].buf, w->rcodes = b[7].buf, w->rsize = b[7].len, w->rpos = b[2].buf;
-    if (w->shift < 0 || w->shift > 63 || b[6].len != (int64_t)(((uint64_t)1 << (2 * __builtin_popcountll(care) - w->shift)) + 1) * 8) {
+/* The reference index's arguments (rkeys, buckets, shift, rpos) checked and taken into w. */
+static int take_index(windows *w, Py_buffer *keys, Py_buffer *buckets, int shift, Py_buffer *pos, uint64_t care) {
+    w->rkeys = keys->buf, w->nr = keys->len / 8, w->buckets = buckets->buf, w->shift = shift, w->rpos = pos->buf;
+    if (shift < 0 || shift > 63 || buckets->len != (int64_t)(((uint64_t)1 << (2 * __builtin_popcountll(care) - shift)) + 1) * 8) {
         PyErr_SetString(PyExc_ValueError, "spaced seeds: buckets of 2^(2 * weight - shift) + 1 offsets expected");
         return 0;
     }
+    return check_items(pos, "positions", 8, w->nr);
+}
+
+static int parse_hits(PyObject *args, int fill, windows *w, Py_buffer *b, int *threads) {
+    long long q0, q1;
+    unsigned long long care;
+    int transition, shift;
+    int ok = fill ? PyArg_ParseTuple(args, "y*LLKiiy*y*iy*y*w*w*i", &b[0], &q0, &q1, &care, &w->span, &transition,
+                                     &b[1], &b[6], &shift, &b[2], &b[3], &b[4], &b[5], threads)
+                  : PyArg_ParseTuple(args, "y*LLKiiy*y*iy*w*i", &b[0], &q0, &q1, &care, &w->span, &transition, &b[1],
+                                     &b[6], &shift, &b[2], &b[3], threads);
+    if (!ok || !take_index(w, &b[1], &b[6], shift, &b[2], care))
+        return 0;
     w->codes = b[0].buf, w->size = b[0].len, w->lo = q0, w->hi = q1, w->care = care;
     w->variants = transition ? __builtin_popcountll(care) + 1 : 1;
-    w->rkeys = b[1].buf, w->nr = b[1].len / 8, w->fill = fill;
-    if (!check_items(&b[2], "positions", 8, w->nr))
-        return 0;
+    w->fill = fill;
     if (fill) {
         w->offsets = b[3].buf, w->sq = b[4].buf, w->sr = b[5].buf;
         return check_items(&b[3], "offsets", 8, q1 - q0) && b[4].len == b[5].len;
@@ -148,7 +146,7 @@ static int parse_hits(PyObject *args, int fill, windows *w, Py_buffer *b, int *t
 
 /* The seeds of windows [q0, q1) counted (fill 0) or written (fill 1), on threads. */
 static PyObject *hits(PyObject *args, int fill) {
-    Py_buffer b[8] = {{0}};
+    Py_buffer b[7] = {{0}};
     windows w = {0};
     int threads;
     int ok = parse_hits(args, fill, &w, b, &threads);
@@ -158,48 +156,64 @@ static PyObject *hits(PyObject *args, int fill) {
         run_parallel(hits_part, &w, threads);
         Py_END_ALLOW_THREADS
     }
-    return release_buffers(b, 8, ok);
+    return release_buffers(b, 7, ok);
 }
 
-/* spaced_counts(qcodes, rcodes, q0, q1, care, span, transition, rkeys, buckets, shift, rpos, counts,
- * threads): counts[i - q0] the seeds of query window i that no seed shadows (spaced.h), for i in
- * [q0, q1). */
+/* spaced_counts(qcodes, q0, q1, care, span, transition, rkeys, buckets, shift, rpos, counts, threads):
+ * counts[i - q0] the seeds of query window i, for i in [q0, q1). */
 PyObject *py_spaced_counts(PyObject *self, PyObject *args) { return hits(args, 0); }
 
-/* spaced_fill(qcodes, rcodes, q0, q1, care, span, transition, rkeys, buckets, shift, rpos, offsets, sq,
- * sr, threads): the seeds spaced_counts counts of windows [q0, q1), window i's from offsets[i - q0] on,
- * as (query start, reference start). */
+/* spaced_fill(qcodes, q0, q1, care, span, transition, rkeys, buckets, shift, rpos, offsets, sq, sr,
+ * threads): the seeds spaced_counts counts of windows [q0, q1), window i's from offsets[i - q0] on, as
+ * (query start, reference start). */
 PyObject *py_spaced_fill(PyObject *self, PyObject *args) { return hits(args, 1); }
 
 typedef struct {
-    const uint8_t *qc, *rc;
+    const uint8_t *qc, *rc, *qseed, *rseed;
     int64_t qn, rn, n;
     const int64_t *sq, *sr;
-    int span, xdrop, entropy;
+    int span, xdrop, entropy, transition;
+    windows index;  /* the reference index and care (take_index) */
     int64_t *qstart, *qend, *score, *ids;
 } seeds_job;
 
 static void extend_part(void *p, int t, int threads) {
     seeds_job *j = (seeds_job *)p;
+    const windows *x = &j->index;
     size_t lo, hi;
     part_range((size_t)j->n, t, threads, &lo, &hi);
-    for (size_t i = lo; i < hi; i++)
+    for (size_t i = lo; i < hi; i++) {
+        if (shadowed(j->qseed, j->qn, j->rseed, j->rn, j->sq[i], j->sr[i], x->care, j->span, j->transition, x->rkeys,
+                     x->rpos, x->buckets, x->shift)) {
+            j->score[i] = -1, j->qstart[i] = j->qend[i] = j->ids[i] = 0;
+            continue;
+        }
         j->score[i] = spaced_hsp(j->qc, j->qn, j->rc, j->rn, j->sq[i], j->sr[i], j->span, j->xdrop, j->entropy,
                                  &j->qstart[i], &j->qend[i], &j->ids[i]);
+    }
 }
 
-/* spaced_extend(qcodes, rcodes, sq, sr, span, xdrop, entropy, qstart, qend, score, ids, threads): each
- * seed's HSP (spaced_hsp), int64 columns. */
+/* spaced_extend(qcodes, rcodes, qseed, rseed, sq, sr, care, span, transition, rkeys, buckets, shift, rpos,
+ * xdrop, entropy, qstart, qend, score, ids, threads): each seed's HSP (spaced_hsp), int64 columns, or
+ * score -1 where a seed shadows it (spaced.h shadowed, on the seed codes qseed and rseed). */
 PyObject *py_spaced_extend(PyObject *self, PyObject *args) {
-    Py_buffer b[8];
-    seeds_job j;
-    int threads;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*iiiw*w*w*w*i", &b[0], &b[1], &b[2], &b[3], &j.span, &j.xdrop, &j.entropy,
-                          &b[4], &b[5], &b[6], &b[7], &threads))
+    Py_buffer b[13] = {{0}};
+    seeds_job j = {0};
+    unsigned long long care;
+    int threads, shift;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*Kiiy*y*iy*iiw*w*w*w*i", &b[0], &b[1], &b[8], &b[9], &b[2], &b[3], &care,
+                          &j.span, &j.transition, &b[10], &b[11], &shift, &b[12], &j.xdrop, &j.entropy, &b[4], &b[5],
+                          &b[6], &b[7], &threads))
         return NULL;
     j.qc = b[0].buf, j.qn = b[0].len, j.rc = b[1].buf, j.rn = b[1].len, j.n = b[2].len / 8;
+    j.qseed = b[8].buf, j.rseed = b[9].buf;
     j.sq = b[2].buf, j.sr = b[3].buf, j.qstart = b[4].buf, j.qend = b[5].buf, j.score = b[6].buf, j.ids = b[7].buf;
-    int ok = 1;
+    j.index.care = care;
+    int ok = take_index(&j.index, &b[10], &b[11], shift, &b[12], care);
+    if (ok && (b[8].len != j.qn || b[9].len != j.rn)) {
+        PyErr_SetString(PyExc_ValueError, "spaced_extend: seed codes as long as the codes expected");
+        ok = 0;
+    }
     for (int k = 3; k < 8; k++)
         ok = ok && check_items(&b[k], "seed columns", 8, j.n);
     if (ok && j.n) {
@@ -208,5 +222,5 @@ PyObject *py_spaced_extend(PyObject *self, PyObject *args) {
         run_parallel(extend_part, &j, threads);
         Py_END_ALLOW_THREADS
     }
-    return release_buffers(b, 8, ok);
+    return release_buffers(b, 13, ok);
 }

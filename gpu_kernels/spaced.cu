@@ -13,12 +13,12 @@ extern "C" __global__ void spaced_keys(const unsigned char *codes, long long siz
     }
 }
 
-// The seeds of query windows [q0, q1) that no seed shadows: counted into counts[i - q0] (counts
-// given), or written from offsets[i - q0] on into sq and sr (counts NULL).
-extern "C" __global__ void spaced_hits(const unsigned char *qcodes, long long qsize, const unsigned char *rcodes,
-                                       long long rsize, long long q0, long long q1, unsigned long long care, int span,
-                                       int transition, const unsigned long long *rkeys, const long long *buckets,
-                                       int shift, const long long *rpos, long long *counts, const long long *offsets,
+// The seeds of query windows [q0, q1): counted into counts[i - q0] (counts given), or written from
+// offsets[i - q0] on into sq and sr (counts NULL). The shadowed ones are left out as they are extended.
+extern "C" __global__ void spaced_hits(const unsigned char *qcodes, long long qsize, long long q0, long long q1,
+                                       unsigned long long care, int span, int transition,
+                                       const unsigned long long *rkeys, const long long *buckets, int shift,
+                                       const long long *rpos, long long *counts, const long long *offsets,
                                        long long *sq, long long *sr) {
     const int variants = transition ? __popcll(care) + 1 : 1;
     for (long long i = q0 + blockIdx.x * (long long)blockDim.x + threadIdx.x; i < q1;
@@ -27,29 +27,33 @@ extern "C" __global__ void spaced_hits(const unsigned char *qcodes, long long qs
         long long n = 0, at = counts ? 0 : offsets[i - q0];
         if (window_key(qcodes, qsize, i, care, span, &key))
             for (int v = 0; v < variants; v++) {
-                const unsigned long long want = variant_key(key, v);
                 long long a, b;
-                key_range(rkeys, buckets, shift, want, &a, &b);
-                for (long long j = a; j < b; j++) {
-                    if (shadowed(qcodes, qsize, rcodes, rsize, i, rpos[j], care, span, transition, rkeys, rpos, buckets,
-                                 shift))
-                        continue;
-                    if (!counts)
+                key_range(rkeys, buckets, shift, variant_key(key, v), &a, &b);
+                if (!counts)
+                    for (long long j = a; j < b; j++)
                         sq[at] = i, sr[at] = rpos[j], at++;
-                    n++;
-                }
+                n += b - a;
             }
         if (counts)
             counts[i - q0] = n;
     }
 }
 
-// Each seed's HSP (spaced_hsp).
+// Each seed's HSP (spaced_hsp), or score -1 where another seed shadows it (spaced.h shadowed, read
+// from the seed codes qseed and rseed and the reference index).
 extern "C" __global__ void spaced_extend(const unsigned char *qcodes, long long qsize, const unsigned char *rcodes,
-                                         long long rsize, const long long *sq, const long long *sr, long long n,
-                                         int span, int xdrop, int entropy, long long *qstart, long long *qend,
-                                         long long *score, long long *ids) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+                                         long long rsize, const unsigned char *qseed, const unsigned char *rseed,
+                                         const long long *sq, const long long *sr, long long n,
+                                         unsigned long long care, int span, int transition,
+                                         const unsigned long long *rkeys, const long long *buckets, int shift,
+                                         const long long *rpos, int xdrop, int entropy, long long *qstart,
+                                         long long *qend, long long *score, long long *ids) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+        if (shadowed(qseed, qsize, rseed, rsize, sq[i], sr[i], care, span, transition, rkeys, rpos, buckets, shift)) {
+            score[i] = -1, qstart[i] = qend[i] = ids[i] = 0;
+            continue;
+        }
         score[i] = spaced_hsp(qcodes, qsize, rcodes, rsize, sq[i], sr[i], span, xdrop, entropy, &qstart[i], &qend[i],
                               &ids[i]);
+    }
 }

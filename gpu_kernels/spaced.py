@@ -5,11 +5,11 @@ reads a window's bases at its 1 positions only, so that a substitution at a 0 po
 seed; with `transition` a seed also holds with one transition (A<->G, C<->T) at a 1 position. Every
 valid reference window's key is sorted once (`spaced_words`); each query window looks its key and
 its transition variants up (`spaced_counts`, then `spaced_fill`), and each seed is extended without
-gaps under HOXD70 scores with an X-drop (`spaced_extend`). An HSP is kept where its score, scaled
+gaps under HOXD70 scores with an X-drop (`spaced_extend`, a seed a thread). An HSP is kept where its score, scaled
 down on low-complexity bases (`entropy`), reaches `hsp_threshold`; the table's `score` column holds
 that score in hundredths (a match about 1, as the exact seeds' scores). A seed with another seed 1 to
-span bases before it on its diagonal is left out as it is counted (spaced.h shadowed, read from the
-codes and the index, as the exact seeds' look-back is); every other seed is extended, and the copies
+span bases before it on its diagonal is left out as it would be extended (spaced.h shadowed, read from
+the codes and the index, as the exact seeds' look-back is); every other seed is extended, and the copies
 one HSP's seeds make are dropped with the contained HSPs (hsps.drop_contained), so the HSPs depend on
 nothing but the two strands, whatever the batches.
 
@@ -83,19 +83,19 @@ def spaced_index(keys, pos, care: int) -> tuple:
     return keys, pos, buckets, shift
 
 
-def spaced_counts(qcodes, rcodes, q0: int, q1: int, care: int, span: int, transition: bool, index: tuple):
-    """The seeds of each query window in [q0, q1) against the index (spaced_index) of the reference strand
-    rcodes, those shadowed left out (spaced.h shadowed): int64, one a window."""
+def spaced_counts(qcodes, q0: int, q1: int, care: int, span: int, transition: bool, index: tuple):
+    """The seeds of each query window in [q0, q1) against the index (spaced_index) of a reference strand:
+    int64, one a window (the shadowed ones among them: spaced_extend leaves them out)."""
     counts = np.empty(max(q1 - q0, 0), dtype=np.int64)
     keys, pos, buckets, shift = index
     if counts.size:
-        native.cpu().spaced_counts(np.ascontiguousarray(qcodes), np.ascontiguousarray(rcodes), q0, q1, care, span,
-                                   int(transition), np.ascontiguousarray(keys), buckets, shift,
-                                   np.ascontiguousarray(pos), counts, native.threads())
+        native.cpu().spaced_counts(np.ascontiguousarray(qcodes), q0, q1, care, span, int(transition),
+                                   np.ascontiguousarray(keys), buckets, shift, np.ascontiguousarray(pos), counts,
+                                   native.threads())
     return counts
 
 
-def spaced_counts_cupy(qcodes, rcodes, q0: int, q1: int, care: int, span: int, transition: bool, index: tuple):
+def spaced_counts_cupy(qcodes, q0: int, q1: int, care: int, span: int, transition: bool, index: tuple):
     """spaced_counts on the device: a thread a window (spaced.cu)."""
     cp = cupy()
     n = max(q1 - q0, 0)
@@ -103,28 +103,26 @@ def spaced_counts_cupy(qcodes, rcodes, q0: int, q1: int, care: int, span: int, t
     keys, pos, buckets, shift = index
     if n:
         kernel("spaced.cu", "spaced_hits")((blocks(n, cap=2**31 - 1),), (BLOCK,),
-                                            (qcodes, cp.int64(qcodes.size), rcodes, cp.int64(rcodes.size), cp.int64(q0),
-                                             cp.int64(q1), cp.uint64(care), cp.int32(span), cp.int32(int(transition)),
-                                             keys, buckets, cp.int32(shift), pos, counts, NULL, NULL, NULL))
+                                            (qcodes, cp.int64(qcodes.size), cp.int64(q0), cp.int64(q1), cp.uint64(care),
+                                             cp.int32(span), cp.int32(int(transition)), keys, buckets, cp.int32(shift),
+                                             pos, counts, NULL, NULL, NULL))
     return counts
 
 
-def spaced_fill(qcodes, rcodes, q0: int, q1: int, care: int, span: int, transition: bool, index: tuple, offsets):
+def spaced_fill(qcodes, q0: int, q1: int, care: int, span: int, transition: bool, index: tuple, offsets):
     """The seeds spaced_counts counts of the windows [q0, q1) as (query starts, reference starts), int64,
     window i's from offsets[i - q0] on (offsets: spaced_counts' exclusive sums, then their total)."""
     total = int(offsets[-1])
     sq, sr = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
     keys, pos, buckets, shift = index
     if total:
-        native.cpu().spaced_fill(np.ascontiguousarray(qcodes), np.ascontiguousarray(rcodes), q0, q1, care, span,
-                                 int(transition),
+        native.cpu().spaced_fill(np.ascontiguousarray(qcodes), q0, q1, care, span, int(transition),
                                  np.ascontiguousarray(keys), buckets, shift, np.ascontiguousarray(pos),
                                  np.ascontiguousarray(offsets[:-1]), sq, sr, native.threads())
     return sq, sr
 
 
-def spaced_fill_cupy(qcodes, rcodes, q0: int, q1: int, care: int, span: int, transition: bool, index: tuple,
-                     offsets):
+def spaced_fill_cupy(qcodes, q0: int, q1: int, care: int, span: int, transition: bool, index: tuple, offsets):
     """spaced_fill on the device: a thread a window (spaced.cu)."""
     cp = cupy()
     total = int(offsets[-1])
@@ -133,33 +131,43 @@ def spaced_fill_cupy(qcodes, rcodes, q0: int, q1: int, care: int, span: int, tra
     n = q1 - q0
     if total:
         kernel("spaced.cu", "spaced_hits")((blocks(n, cap=2**31 - 1),), (BLOCK,),
-                                            (qcodes, cp.int64(qcodes.size), rcodes, cp.int64(rcodes.size), cp.int64(q0),
-                                             cp.int64(q1), cp.uint64(care), cp.int32(span), cp.int32(int(transition)),
-                                             keys, buckets, cp.int32(shift), pos, NULL, offsets, sq, sr))
+                                            (qcodes, cp.int64(qcodes.size), cp.int64(q0), cp.int64(q1), cp.uint64(care),
+                                             cp.int32(span), cp.int32(int(transition)), keys, buckets, cp.int32(shift),
+                                             pos, NULL, offsets, sq, sr))
     return sq, sr
 
 
-def spaced_extend(qcodes, rcodes, sq, sr, span: int, xdrop: int, entropy: bool):
+def spaced_extend(qcodes, rcodes, seeds: tuple, sq, sr, care: int, span: int, transition: bool, index: tuple,
+                  xdrop: int, entropy: bool):
     """Each seed's HSP (spaced.h spaced_hsp): (qstart, qend, score, identities), int64, a row a seed, on
-    the query axis; score is HOXD70's, scaled down where entropy is set."""
+    the query axis; score is HOXD70's, scaled down where entropy is set, and -1 where another seed
+    shadows the seed (spaced.h shadowed, on seeds: the (query, reference strand) codes windows are taken
+    from, as spaced_counts'; the extension reads the codes)."""
     n = int(sq.size)
     out = [np.empty(n, dtype=np.int64) for _ in range(4)]
+    keys, pos, buckets, shift = index
     if n:
         native.cpu().spaced_extend(np.ascontiguousarray(qcodes), np.ascontiguousarray(rcodes),
-                                   np.ascontiguousarray(sq), np.ascontiguousarray(sr), span, xdrop, int(entropy),
-                                   *out, native.threads())
+                                   *(np.ascontiguousarray(s) for s in seeds), np.ascontiguousarray(sq),
+                                   np.ascontiguousarray(sr), care, span, int(transition), np.ascontiguousarray(keys),
+                                   buckets, shift, np.ascontiguousarray(pos), xdrop, int(entropy), *out,
+                                   native.threads())
     return tuple(out)
 
 
-def spaced_extend_cupy(qcodes, rcodes, sq, sr, span: int, xdrop: int, entropy: bool):
+def spaced_extend_cupy(qcodes, rcodes, seeds: tuple, sq, sr, care: int, span: int, transition: bool, index: tuple,
+                       xdrop: int, entropy: bool):
     """spaced_extend on the device: a thread a seed (spaced.cu)."""
     cp = cupy()
     n = int(sq.size)
     out = [cp.empty(n, dtype=cp.int64) for _ in range(4)]
+    keys, pos, buckets, shift = index
     if n:
         kernel("spaced.cu", "spaced_extend")((blocks(n, cap=2**31 - 1),), (BLOCK,),
-                                              (qcodes, cp.int64(qcodes.size), rcodes, cp.int64(rcodes.size), sq, sr,
-                                               cp.int64(n), cp.int32(span), cp.int32(xdrop), cp.int32(int(entropy)), *out))
+                                              (qcodes, cp.int64(qcodes.size), rcodes, cp.int64(rcodes.size), *seeds, sq,
+                                               sr, cp.int64(n), cp.uint64(care), cp.int32(span),
+                                               cp.int32(int(transition)), keys, buckets, cp.int32(shift), pos,
+                                               cp.int32(xdrop), cp.int32(int(entropy)), *out))
     return tuple(out)
 
 

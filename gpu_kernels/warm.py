@@ -125,10 +125,12 @@ def rehearse_spaced(backend, params: Params) -> None:
     made = backend.spaced_words(codes, care, span)
     index = spaced_index(*drop_frequent(*made, np.zeros(1, dtype=np.int64), seeding.max_freq), care)
     n, transition = int(codes.size), bool(seeding.transitions)
-    ends = np.cumsum(backend.to_host(backend.spaced_counts(codes, codes, 0, n, care, span, transition, index)))
-    offsets = backend.to_device(np.concatenate(([0], ends)).astype(np.int64))
-    sq, sr = backend.spaced_fill(codes, codes, 0, n, care, span, transition, index, offsets)
-    hsp = backend.spaced_extend(codes, codes, sq, sr, span, extension.hsp_xdrop, bool(extension.entropy))
+    xp = backend.xp
+    ends = xp.cumsum(backend.spaced_counts(codes, 0, n, care, span, transition, index))
+    offsets = xp.concatenate((xp.zeros(1, dtype=xp.int64), ends))
+    sq, sr = backend.spaced_fill(codes, 0, n, care, span, transition, index, offsets)
+    hsp = backend.spaced_extend(codes, codes, (codes, codes), sq, sr, care, span, transition, index,
+                                extension.hsp_xdrop, bool(extension.entropy))
     backend.drop_contained(spaced_raw(*hsp, sq, sr, extension.hsp_threshold))
 
 

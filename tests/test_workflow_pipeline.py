@@ -11,7 +11,7 @@ from wfhelpers import coverage_of, read_tsv, snakemake
 PAIR = "results/default/q_vs_r"
 # workflow output -> align's option writing the same file
 SAME = {"alignments.paf": "-o", "alignments.delta": "--delta", "snps.tsv": "--snps", "chains.paf": "--chains",
-        "chains.chain": "--chain-file", "variants.vcf": "--vcf"}
+        "chains.chain": "--chain-file", "variants.vcf": "--vcf", "alignments.chain": "--liftover"}
 
 
 def config(folder, query, reference, bins: int = 12_000, group: int = 1_000_000_000, engine: str = "",
@@ -24,7 +24,7 @@ backend: numpy
 bins: {{size: {bins}, group_size: {group}}}
 engine: {{{engine}}}
 outputs: {{gecko_csv: false, paf: false, grid_dotplot: false, html_dotplot: false, coverage_heatmap: false,
-           pair_dotplots: false, alignments_sam: false, vcf: true{outputs}}}
+           pair_dotplots: false, alignments_sam: false, vcf: true, alignments_chain: true{outputs}}}
 """
     path = folder / "config.yaml"
     path.write_text(text)

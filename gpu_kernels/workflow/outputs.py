@@ -23,6 +23,7 @@ PAIR_OUTPUTS = {
     "alignments_sam": "alignments.sam",
     "snps": "snps.tsv",
     "vcf": "variants.vcf",
+    "alignments_chain": "alignments.chain",
     "coverage_pairs": "coverage_pairs.tsv",
     "coverage_query": "coverage_query.tsv",
     "coverage_reference": "coverage_reference.tsv",
@@ -36,7 +37,8 @@ TEXT_KINDS = tuple(FORMATS)  # made by the merge from the HSP table
 CHAIN_KINDS = ("chains_paf", "chain_file", "chains_table")  # made by the assemble rule
 # made by the alignments rule: kind -> align.write_aligned's kind
 ALIGN_KINDS = {"alignments_paf": "paf", "alignments_table": "table", "alignments_delta": "delta",
-               "alignments_sam": "sam", "snps": "snps", "vcf": "vcf"}
+               "alignments_sam": "sam", "snps": "snps", "vcf": "vcf",
+               "alignments_chain": "liftover"}
 PICTURE_KINDS = ("grid_dotplot", "html_dotplot", "coverage_heatmap", "pair_dotplots")
 
 TEMPLATES = {
