@@ -1,0 +1,101 @@
+"""Reference points lifted through a UCSC chain file of one-to-one alignments (`align --liftover`,
+the workflow's alignments.chain) by CrossMap, each checked against the query base the alignments' PAF
+(cg:Z, tp:A:P rows) pairs it with: the chain file and the PAF are written by separate code, so the two
+agree only where the chains are right. Points are drawn uniformly within the one-to-one alignments'
+reference spans (a reference base in a deletion has no partner and is not drawn).
+
+    python bench/liftover_check.py alignments.chain alignments.paf --points 10000 [--crossmap CrossMap]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+OPS = re.compile(rb"(\d+)([=XIDM])")
+
+
+def one_to_one(paf: str):
+    """The tp:A:P rows: (query name, query start, query end, strand, reference name, reference start,
+    reference end, CIGAR bytes)."""
+    rows = []
+    with open(paf, "rb") as handle:
+        for line in handle:
+            fields = line.rstrip(b"\n").split(b"\t")
+            if b"tp:A:P" not in fields[12:]:
+                continue
+            cigar = next(f[5:] for f in fields[12:] if f.startswith(b"cg:Z:"))
+            rows.append((fields[0].decode(), int(fields[2]), int(fields[3]), fields[4].decode(), fields[5].decode(),
+                         int(fields[7]), int(fields[8]), cigar))
+    return rows
+
+
+def partners(row, points):
+    """The query base each reference point of one alignment is paired with (-1: in a deletion)."""
+    qname, qs, qe, strand, rname, rs, re_, cigar = row
+    ops = OPS.findall(cigar)
+    length = np.array([int(n) for n, _ in ops], dtype=np.int64)
+    kind = np.array([op for _, op in ops])
+    rstep = np.isin(kind, [b"=", b"X", b"M", b"D"])
+    qstep = np.isin(kind, [b"=", b"X", b"M", b"I"])
+    rat = rs + np.concatenate(([0], np.cumsum(np.where(rstep, length, 0))))
+    qat = np.concatenate(([0], np.cumsum(np.where(qstep, length, 0))))  # along the aligned query strand
+    run = np.searchsorted(rat, points, side="right") - 1
+    inside = rstep[run] & ~(kind[run] == b"D")
+    offset = qat[run] + (points - rat[run])
+    query = np.where(strand == "+", qs + offset, qe - 1 - offset)
+    return np.where(inside, query, -1)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("chain")
+    parser.add_argument("paf")
+    parser.add_argument("--points", type=int, default=10_000)
+    parser.add_argument("--crossmap", default="CrossMap")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    rows = one_to_one(args.paf)
+    spans = np.array([r[6] - r[5] for r in rows], dtype=np.int64)
+    rng = np.random.default_rng(args.seed)
+    which = np.sort(rng.choice(len(rows), size=args.points, p=spans / spans.sum()))
+    expected = {}
+    with tempfile.TemporaryDirectory() as folder:
+        bed = os.path.join(folder, "points.bed")
+        with open(bed, "w") as out:
+            for i in np.unique(which):
+                row = rows[i]
+                points = np.sort(rng.integers(row[5], row[6], size=int((which == i).sum())))
+                for point, query in zip(points.tolist(), partners(row, points).tolist()):
+                    if query < 0:
+                        continue
+                    name = f"p{len(expected)}"
+                    expected[name] = (row[0], query)
+                    out.write(f"{row[4]}\t{point}\t{point + 1}\t{name}\n")
+        start = time.perf_counter()
+        lifted_bed = os.path.join(folder, "lifted.bed")
+        subprocess.run([args.crossmap, "bed", args.chain, bed, lifted_bed], check=True, capture_output=True)
+        seconds = time.perf_counter() - start
+        right = wrong = lines = 0
+        lifted = set()
+        with open(lifted_bed) as handle:
+            for line in handle:
+                chrom, begin, _, name = line.rstrip("\n").split("\t")[:4]
+                lines += 1
+                lifted.add(name)
+                right += (chrom, int(begin)) == expected[name]
+                wrong += (chrom, int(begin)) != expected[name]
+    print(f"{len(rows)} one-to-one alignments; {len(expected)} reference points drawn in them (not in deletions); "
+          f"CrossMap {seconds:.1f} s: {len(lifted)} lifted ({100 * len(lifted) / max(1, len(expected)):.2f} %), "
+          f"{lines} lines: at the PAF's query base {right} ({100 * right / max(1, lines):.2f} %), elsewhere {wrong}")
+    return 0 if right == lines and lines else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
