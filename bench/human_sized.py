@@ -75,8 +75,9 @@ def close_chromosome(job: tuple) -> tuple:
 
 
 def distant_block(job: tuple) -> tuple:
-    """One synteny block of the distant model, and the stretch after it (35 % diverged in both)."""
-    seed, length, between, folder, index = job
+    """One synteny block of the distant model, and the stretch after it in each genome (its own
+    repeats and sequence; shorter in the second genome, which is 0.9 the first's size)."""
+    seed, length, betweens, folder, index = job
     rng = np.random.default_rng(seed)
     units = [repeat_families(np.random.default_rng(seed // 1000 + side), 40) for side in (1, 2)]
     block = rng.integers(0, 4, length, dtype=np.uint8)
@@ -86,7 +87,7 @@ def distant_block(job: tuple) -> tuple:
         outer = np.r_[0:core.start, core.stop:length]
         seq[outer] = substitute(rng, seq[outer], 0.17)
     made = []
-    for seq, side, fam in ((a, "a", units[0]), (b, "b", units[1])):
+    for seq, side, fam, between in ((a, "a", units[0], betweens[0]), (b, "b", units[1], betweens[1])):
         lineage = heavy_ancestor(rng, between, fraction=0.3, micro=0.01, units=fam, divergence=(0.02, 0.30))
         seq = indels(rng, seq, 0.01)
         path = os.path.join(folder, f"{side}block{index:04d}.npy")
@@ -146,7 +147,10 @@ def main() -> None:
             total = 3.0e9 * args.scale
             weights = 0.2 + rng.random(blocks)  # blocks of 0.2-1.2 times the mean size
             spans = (weights / weights.sum() * total).astype(np.int64)
-            jobs = [(args.seed * 1000 + i, int(s * 0.45), int(s * 0.55), folder, i) for i, s in enumerate(spans)]
+            # a block is 45 % of its span in both genomes; the stretch after it the rest in the first, and
+            # in the second what makes it 0.9 the first's size (2.7 Gbp against 3.0)
+            jobs = [(args.seed * 1000 + i, int(s * 0.45), (int(s * 0.55), int(s * 0.45)), folder, i)
+                    for i, s in enumerate(spans)]
             made = list(pool.map(distant_block, jobs))
             order_a = np.arange(blocks)
             order_b = rng.permutation(blocks)

@@ -11,7 +11,8 @@
  * row_bound(n, fields) is an upper bound of that size, to allocate `out` with. interleave(out, a,
  * a_ends, b, b_ends) lays two texts cut in as many pieces one piece of each in turn (headers and the
  * rows under them). cigars(out, size, dq, dt, last, ends) prints chain CIGARs: a block's M, then its
- * gaps to the next block on the query (I) and the reference (D), where there are any.
+ * gaps to the next block on the query (I) and the reference (D), where there are any; format_cigar.c
+ * reads such blocks back from alignments' CIGARs (cigar_blocks).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -403,6 +404,8 @@ static PyObject *cigars(PyObject *self, PyObject *args) {
     return ok ? PyLong_FromSsize_t(written) : NULL;
 }
 
+PyObject *cigar_blocks(PyObject *self, PyObject *args);  /* format_cigar.c */
+
 static PyMethodDef methods[] = {
     {"interleave", interleave, METH_VARARGS,
      "interleave(out, a, a_ends, b, b_ends) -> bytes written: a piece of a, then one of b, in turn"},
@@ -413,6 +416,9 @@ static PyMethodDef methods[] = {
     {"cigars", cigars, METH_VARARGS,
      "cigars(out, size, dq, dt, last, ends) -> bytes written: each block's M and its I and D gaps, ends[c] where "
      "the c-th last block's text ends"},
+    {"cigar_blocks", cigar_blocks, METH_VARARGS,
+     "cigar_blocks(text, offsets, keep, size, dt, dq, chain) -> blocks: the gapless blocks of the kept CIGARs and "
+     "the gaps after each (size None: counted only)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -121,46 +121,27 @@ def write_chain_text(kind: str, path: str, table: dict, blocks: dict, qnames, ql
     return write_pieces(path, b"", iter([(int(table["chain"].size), text)]), "chains")
 
 
-def cigar_ops(cigars: tuple) -> tuple:
-    """The runs of a string table of CIGARs (each a number before every op): (lengths int64, ops uint8,
-    owner: the string each run is of), read with array operations, never a Python call a run."""
-    data, offsets = cigars
-    b = np.frombuffer(data, dtype=np.uint8)
-    at = np.flatnonzero(b > ord("9"))
-    digit = np.flatnonzero(b <= ord("9"))
-    run = np.searchsorted(at, digit)  # the op each digit's number stands before
-    value = (b[digit].astype(np.int64) - ord("0")) * 10 ** (at[run] - digit - 1)
-    lengths = np.zeros(at.size, dtype=np.int64)
-    if digit.size:
-        starts = np.flatnonzero(np.diff(run, prepend=-1))
-        lengths[run[starts]] = np.add.reduceat(value, starts)
-    owner = np.searchsorted(np.asarray(offsets), at, side="right") - 1
-    return lengths, b[at], owner
-
-
 def alignment_chains(al: dict, cigars: tuple) -> tuple:
     """(table, order) of the one-to-one alignments as chains for ucsc_chain_text: a chain an alignment,
     a block a run of aligned columns (= and X), the I and D between two blocks their gaps on the query
-    (dq) and on the reference (dt). A CIGAR runs along the reference's forward strand, so a reverse
-    alignment's blocks are already in the format's order."""
-    keep = np.flatnonzero(np.asarray(al["backbone"]).astype(bool))
-    lengths, ops, owner = cigar_ops(cigars)
-    mine = np.isin(owner, keep)
-    lengths, ops, owner = lengths[mine], ops[mine], np.searchsorted(keep, owner[mine])
-    aligned = (ops == ord("=")) | (ops == ord("X"))
-    # a block starts at an aligned run after a gap run or at an alignment's first run
-    new = aligned & np.concatenate(([True], ~aligned[:-1] | (owner[1:] != owner[:-1])))
-    block = np.cumsum(new) - 1  # each run's block: a gap run belongs to the block before it
-    n = int(new.sum())
-    size, dt, dq = (np.bincount(block, weights=np.where(mask, lengths, 0), minlength=n).astype(np.int64)
-                    for mask in (aligned, ops == ord("D"), ops == ord("I")))
-    chain = owner[new]
-    first = np.concatenate(([True], chain[1:] != chain[:-1])) if n else np.zeros(0, dtype=bool)
-    last = np.concatenate((chain[1:] != chain[:-1], [True])) if n else np.zeros(0, dtype=bool)
+    (dq) and on the reference (dt), read from the CIGARs in two compiled passes (format.c
+    cigar_blocks: counted, then written). A CIGAR runs along the reference's forward strand, so a
+    reverse alignment's blocks are already in the format's order."""
+    kept = np.asarray(al["backbone"]).astype(bool)
+    keep = np.flatnonzero(kept)
+    data, offsets = cigars
+    args = (np.frombuffer(data, dtype=np.uint8), np.ascontiguousarray(offsets, dtype=np.int64), kept.view(np.uint8))
+    compiled = native.module("_format")
+    n = compiled.cigar_blocks(*args, None, None, None, None)
+    order = {name: np.empty(n, dtype=np.int64) for name in ("size", "dt", "dq", "chain")}
+    compiled.cigar_blocks(*args, order["size"], order["dt"], order["dq"], order["chain"])
+    chain = order["chain"]
+    order["first"] = np.concatenate(([True], chain[1:] != chain[:-1])) if n else np.zeros(0, dtype=bool)
+    order["last"] = np.concatenate((chain[1:] != chain[:-1], [True])) if n else np.zeros(0, dtype=bool)
     table = {name: np.asarray(al[name])[keep] for name in ("qrec", "rrec", "qstart", "qend", "rstart", "rend",
                                                            "strand", "score")}
     table["chain"] = np.arange(keep.size, dtype=np.int64)
-    return table, {"size": size, "dt": dt, "dq": dq, "first": first, "last": last, "chain": chain}
+    return table, order
 
 
 def write_alignment_chains(path: str, al: dict, cigars: tuple, qnames, qlens, rnames, rlens) -> int:
