@@ -214,6 +214,21 @@ def test_example_sweep_dry_run(tmp_path):
             assert f"results/sweep_grid/k{k}_min_identity{identity}/Mhyo232_vs_Mhyo7422/hsps.parquet" in out
 
 
+def test_the_distant_genomes_setting_runs_and_writes_alignment_chains(tmp_path):
+    """config/distant_genomes.yaml beside a genomes file: the distant preset with its mammal-sized seed,
+    and alignments.chain holds a UCSC chain for each one-to-one alignment."""
+    cwd = workdir(tmp_path)
+    (cwd / "g.yaml").write_text("genomes:\n  A: resources/Mhyopneumoniae_232.fa.gz\n"
+                                "  B: resources/Mhyopneumoniae_7422.fa.gz\nbackend: numpy\n")
+    snakemake(cwd, "--cores", "2", "--configfile", "config/distant_genomes.yaml", "g.yaml")
+    pair = cwd / "results/default/A_vs_B"
+    one_to_one = (pair / "alignments.paf").read_text().count("tp:A:P")
+    chains = [line for line in (pair / "alignments.chain").read_text().splitlines() if line.startswith("chain ")]
+    assert one_to_one >= 1 and len(chains) == one_to_one
+    log = next((cwd / "results/logs/compare").rglob("*.log")).read_text()
+    assert "preset='distant'" in log and "seed='14of22'" in log and "transitions=0" in log
+
+
 @pytest.mark.parametrize("config, expected", [
     ("genomes:\n  A: nope.fa\n", "genome A: nope.fa: no such file"),
     ("genomes:\n  A: resources/Mhyopneumoniae_232.fa.gz\n  A: resources/Mhyopneumoniae_7422.fa.gz\n", "key 'A' appears twice"),
