@@ -11,7 +11,8 @@
 #                                       # STUDY=1: first, what align still compiles (bench/studies/after_warm.py)
 #   PART=1 bash bench/device_whole.sh close  # first, align (-vv, ROUNDS runs) on a compare job's size alone: the
 #                                       # close pair's records 7-9 against its records 7-12 (each stage's time)
-# ENGINE: config lines of the workflow (default: engine: {fast: true, max_freq: 20}, bins: {size: 500000000});
+# ENGINE: config lines of the workflow (default: engine: {fast: true, max_freq: 20}, bins: {size: 500000000};
+# the distant run: ENGINE="$(grep -v '^#' config/distant_genomes.yaml)");
 # MAXFREQ: align's --max-freq; ALIGN_OPTS: more options of align (PART=1 and the whole genomes'), e.g.
 # '--preset distant --seed 14of22 --transitions 0';
 # GPUS: the workflow's GPUs (default: every GPU of the machine, through profiles/multi-gpu); SLOTS: its
