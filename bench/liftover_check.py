@@ -42,12 +42,11 @@ def partners(row, points):
     ops = OPS.findall(cigar)
     length = np.array([int(n) for n, _ in ops], dtype=np.int64)
     kind = np.array([op for _, op in ops])
-    rstep = np.isin(kind, [b"=", b"X", b"M", b"D"])
-    qstep = np.isin(kind, [b"=", b"X", b"M", b"I"])
-    rat = rs + np.concatenate(([0], np.cumsum(np.where(rstep, length, 0))))
-    qat = np.concatenate(([0], np.cumsum(np.where(qstep, length, 0))))  # along the aligned query strand
+    aligned = np.isin(kind, [b"=", b"X", b"M"])
+    rat = rs + np.concatenate(([0], np.cumsum(np.where(aligned | (kind == b"D"), length, 0))))
+    qat = np.concatenate(([0], np.cumsum(np.where(aligned | (kind == b"I"), length, 0))))  # the aligned query strand
     run = np.searchsorted(rat, points, side="right") - 1
-    inside = rstep[run] & ~(kind[run] == b"D")
+    inside = aligned[run]
     offset = qat[run] + (points - rat[run])
     query = np.where(strand == "+", qs + offset, qe - 1 - offset)
     return np.where(inside, query, -1)

@@ -172,8 +172,8 @@ def spaced_extend_cupy(qcodes, rcodes, seeds: tuple, sq, sr, care: int, span: in
 
 
 def spaced_raw(qstart, qend, score, ids, sq, sr, threshold: int) -> dict:
-    """The raw table (HSP.view("raw")) of the extended seeds scoring threshold or more, score in
-    hundredths (generic: either backend's arrays)."""
+    """The raw table (HSP.view("raw")) of the extended seeds scoring threshold or more (never negative,
+    so the shadowed seeds' -1 is dropped here), score in hundredths (generic: either backend's arrays)."""
     keep = score >= threshold
     qstart, qend, score, ids, sq, sr = (a[keep] for a in (qstart, qend, score, ids, sq, sr))
     return {"qstart": qstart, "qend": qend, "rstart": sr - (sq - qstart), "rend": sr + (qend - sq),
