@@ -10,16 +10,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import subprocess
 import sys
 import tempfile
 import time
 
 import numpy as np
-
-OPS = re.compile(rb"(\d+)([=XIDM])")
-
 
 def one_to_one(paf: str):
     """The tp:A:P rows: (query name, query start, query end, strand, reference name, reference start,
@@ -36,15 +32,26 @@ def one_to_one(paf: str):
     return rows
 
 
+def cigar_runs(cigar: bytes):
+    """A CIGAR's run lengths (int64) and operation letters (uint8), parsed in array passes: a CIGAR of a
+    chromosome-long alignment holds millions of runs."""
+    text = np.frombuffer(cigar, np.uint8)
+    letter = np.flatnonzero(text > ord("9"))
+    starts = np.concatenate(([0], letter[:-1] + 1))
+    digits = np.flatnonzero(text <= ord("9"))
+    power = letter[np.searchsorted(letter, digits)] - 1 - digits  # a digit's place in its number
+    values = (text[digits].astype(np.int64) - ord("0")) * 10 ** power
+    length = np.add.reduceat(values, np.searchsorted(digits, starts))
+    return length, text[letter]
+
+
 def partners(row, points):
     """The query base each reference point of one alignment is paired with (-1: in a deletion)."""
     qname, qs, qe, strand, rname, rs, re_, cigar = row
-    ops = OPS.findall(cigar)
-    length = np.array([int(n) for n, _ in ops], dtype=np.int64)
-    kind = np.array([op for _, op in ops])
-    aligned = np.isin(kind, [b"=", b"X", b"M"])
-    rat = rs + np.concatenate(([0], np.cumsum(np.where(aligned | (kind == b"D"), length, 0))))
-    qat = np.concatenate(([0], np.cumsum(np.where(aligned | (kind == b"I"), length, 0))))  # the aligned query strand
+    length, kind = cigar_runs(cigar)
+    aligned = np.isin(kind, np.frombuffer(b"=XM", np.uint8))
+    rat = rs + np.concatenate(([0], np.cumsum(np.where(aligned | (kind == ord("D")), length, 0))))
+    qat = np.concatenate(([0], np.cumsum(np.where(aligned | (kind == ord("I")), length, 0))))  # the aligned query strand
     run = np.searchsorted(rat, points, side="right") - 1
     inside = aligned[run]
     offset = qat[run] + (points - rat[run])
