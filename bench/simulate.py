@@ -48,12 +48,24 @@ def substitute(rng: np.random.Generator, seq: np.ndarray, rate: float) -> np.nda
     return out
 
 
-def indels(rng: np.random.Generator, seq: np.ndarray, rate: float, origin: np.ndarray | None = None):
-    """Single-base deletions and insertions, each at rate/2 per base. With origin (each base's
-    ancestral position, signed by orientation: see Origin), returns (seq, origin) moved alike."""
-    keep = rng.random(seq.size) >= rate / 2
+def indels(rng: np.random.Generator, seq: np.ndarray, rate: float, origin: np.ndarray | None = None,
+           mean_length: float = 1.0):
+    """Deletions and insertions, each at rate/2 events per base: single bases, or with mean_length > 1
+    runs of geometric length of that mean (inserted runs random). With origin (each base's ancestral
+    position, signed by orientation: see Origin), returns (seq, origin) moved alike."""
+    if mean_length > 1:
+        start = np.flatnonzero(rng.random(seq.size) < rate / 2)
+        end = np.minimum(start + rng.geometric(1 / mean_length, start.size), seq.size)
+        cover = np.zeros(seq.size + 1, dtype=np.int64)
+        np.add.at(cover, start, 1)
+        np.add.at(cover, end, -1)
+        keep = np.cumsum(cover[:-1]) == 0
+    else:
+        keep = rng.random(seq.size) >= rate / 2
     seq = seq[keep]
     at = np.flatnonzero(rng.random(seq.size) < rate / 2)
+    if mean_length > 1:
+        at = np.repeat(at, rng.geometric(1 / mean_length, at.size))
     seq = np.insert(seq, at, rng.integers(0, 4, at.size, dtype=np.uint8))
     if origin is None:
         return seq
@@ -130,18 +142,20 @@ def flipped(origin: np.ndarray) -> np.ndarray:
     return -origin
 
 
-def heavy_descendant(rng: np.random.Generator, ancestor: np.ndarray, subst: float, truth: bool = False):
+def heavy_descendant(rng: np.random.Generator, ancestor: np.ndarray, subst: float, truth: bool = False,
+                     indel_mean: float = 1.0):
     """(codes, soft mask): substitutions, indels at a tenth of that, inversions, one translocation,
     N gaps and lowercase stretches; truth: (codes, soft mask, origin) with each base's origin
     (NO_ORIGIN, or its ancestral position + 1, negative where reverse-complemented). The same
-    random draws either way, so a seed gives the same genomes with or without the truth."""
+    random draws either way, so a seed gives the same genomes with or without the truth. indel_mean:
+    the indels' mean length (1: single bases)."""
     origin = np.arange(1, ancestor.size + 1, dtype=np.int64) if truth else None
     seq = substitute(rng, ancestor, subst)
     if truth:
-        seq, origin = indels(rng, seq, subst / 10, origin)
+        seq, origin = indels(rng, seq, subst / 10, origin, indel_mean)
         seq, origin = invert(rng, seq, max(1, ancestor.size // 2_000_000), origin)
     else:
-        seq = invert(rng, indels(rng, seq, subst / 10), max(1, ancestor.size // 2_000_000))
+        seq = invert(rng, indels(rng, seq, subst / 10, mean_length=indel_mean), max(1, ancestor.size // 2_000_000))
     size = min(seq.size // 10, int(rng.integers(10_000, 200_000)))  # translocation: a segment moved elsewhere
     at = int(rng.integers(0, seq.size - size))
     piece, rest = seq[at:at + size], np.concatenate((seq[:at], seq[at + size:]))
@@ -165,18 +179,18 @@ def heavy_descendant(rng: np.random.Generator, ancestor: np.ndarray, subst: floa
 
 
 def heavy_pair(length: int, chromosomes: int = 1, seed: int = 1, truth: bool = False,
-               rates: tuple[float, float] = (0.02, 0.10)):
+               rates: tuple[float, float] = (0.02, 0.10), indel_mean: float = 1.0):
     """(query chromosomes, reference chromosomes, query masks, reference masks) of the heavy model;
     truth: and (query origins, reference origins), chromosome by chromosome (chromosome i of each
     genome descends from ancestor i). rates: each genome's substitutions from the ancestor (indels
-    at a tenth of that)."""
+    at a tenth of that, of mean length indel_mean)."""
     rng = np.random.default_rng(seed)
     size = length // chromosomes
     query, reference, qmask, rmask, origins = [], [], [], [], ([], [])
     for _ in range(chromosomes):
         ancestor = heavy_ancestor(rng, size)
         for side, (out, masks, rate) in enumerate(((query, qmask, rates[0]), (reference, rmask, rates[1]))):
-            made = heavy_descendant(rng, ancestor, rate, truth)
+            made = heavy_descendant(rng, ancestor, rate, truth, indel_mean)
             out.append(made[0])
             masks.append(made[1])
             if truth:
@@ -233,10 +247,13 @@ def main() -> None:
                         "0 0.02 makes a pair 2 %% diverged)")
     parser.add_argument("--truth", action="store_true", help="heavy model: also <out>_truth.npz, which base "
                         "descends from which ancestral base in both genomes (bench/score_alignments.py reads it)")
+    parser.add_argument("--indel-mean", type=float, default=1.0, help="heavy model: the indels' mean length "
+                        "(default 1: single bases; over 1, geometric lengths of that mean)")
     args = parser.parse_args()
     names = [f"chr{i + 1}" for i in range(args.chromosomes)]
     if args.model == "heavy":
-        made = heavy_pair(int(args.length), args.chromosomes, args.seed, args.truth, tuple(args.rates))
+        made = heavy_pair(int(args.length), args.chromosomes, args.seed, args.truth, tuple(args.rates),
+                          args.indel_mean)
         first, second, first_mask, second_mask = made[:4]
         write_fasta(f"{args.out}_a.fa", names, first, first_mask)
         write_fasta(f"{args.out}_b.fa", names, second, second_mask)

@@ -191,11 +191,12 @@ class Preset:
 
 
 # A preset's values replace the defaults of the parameters left at them (given or not): chosen by
-# measurement on simulated pairs of 82, 77 and 73 % identity beside LASTZ (README, Distant genomes).
+# measurement on simulated pairs of 82, 77 and 73 % identity, single-base and geometric indels, beside
+# LASTZ and LAST (README, Distant genomes).
 PRESETS: dict[str, dict] = {
     "close": {},
     "distant": {"seed": "12of19", "max_freq": 200, "min_chain_score": 40, "drop_mismatch": 0, "drop_gap": 0,
-                "align_mismatch": 2, "gap_open": 6},
+                "align_mismatch": 2, "gap_open": 6, "band": 32},
 }
 
 
