@@ -22,6 +22,10 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common.truth import cigar_runs  # noqa: E402
+
+
 def one_to_one(paf: str, references=None):
     """The tp:A:P rows (on the given reference records, or all): (query name, query start, query end,
     strand, reference name, reference start, reference end, CIGAR bytes)."""
@@ -35,19 +39,6 @@ def one_to_one(paf: str, references=None):
             rows.append((fields[0].decode(), int(fields[2]), int(fields[3]), fields[4].decode(), fields[5].decode(),
                          int(fields[7]), int(fields[8]), cigar))
     return rows
-
-
-def cigar_runs(cigar: bytes):
-    """A CIGAR's run lengths (int64) and operation letters (uint8), parsed in array passes: a CIGAR of a
-    chromosome-long alignment holds millions of runs."""
-    text = np.frombuffer(cigar, np.uint8)
-    letter = np.flatnonzero(text > ord("9"))
-    starts = np.concatenate(([0], letter[:-1] + 1))
-    digits = np.flatnonzero(text <= ord("9"))
-    power = letter[np.searchsorted(letter, digits)] - 1 - digits  # a digit's place in its number
-    values = (text[digits].astype(np.int64) - ord("0")) * 10 ** power
-    length = np.add.reduceat(values, np.searchsorted(digits, starts))
-    return length, text[letter]
 
 
 def partners(row, points):

@@ -152,7 +152,7 @@ def heavy_descendant(rng: np.random.Generator, ancestor: np.ndarray, subst: floa
     origin = np.arange(1, ancestor.size + 1, dtype=np.int64) if truth else None
     seq = substitute(rng, ancestor, subst)
     if truth:
-        seq, origin = indels(rng, seq, subst / 10, origin, indel_mean)
+        seq, origin = indels(rng, seq, subst / 10, origin, mean_length=indel_mean)
         seq, origin = invert(rng, seq, max(1, ancestor.size // 2_000_000), origin)
     else:
         seq = invert(rng, indels(rng, seq, subst / 10, mean_length=indel_mean), max(1, ancestor.size // 2_000_000))

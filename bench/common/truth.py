@@ -63,6 +63,19 @@ def paf_blocks(path: str, only: str | None = None, numbered: bool = False):
                     r += n
 
 
+def cigar_runs(cigar: bytes):
+    """A CIGAR's run lengths (int64) and operation letters (uint8), parsed in array passes: a CIGAR of a
+    chromosome-long alignment holds millions of runs."""
+    text = np.frombuffer(cigar, np.uint8)
+    letter = np.flatnonzero(text > ord("9"))
+    starts = np.concatenate(([0], letter[:-1] + 1))
+    digits = np.flatnonzero(text <= ord("9"))
+    power = letter[np.searchsorted(letter, digits)] - 1 - digits  # a digit's place in its number
+    values = (text[digits].astype(np.int64) - ord("0")) * 10 ** power
+    length = np.add.reduceat(values, np.searchsorted(digits, starts))
+    return length, text[letter]
+
+
 def lastz_name(name: str, names) -> str:
     """The record a LASTZ name stands for: LASTZ cuts a name at its first '|'."""
     return next(full for full in names if full == name or full.startswith(name + "|"))
