@@ -17,8 +17,10 @@
 # '--preset distant --seed 14of22 --transitions 0';
 # GPUS: the workflow's GPUs (default: every GPU of the machine, through profiles/multi-gpu); SLOTS: its
 # jobs_per_gpu (default 1; docs/WORKFLOW.md's turns on the GPU: SLOTS=2); WARM=1: the warm command first;
-# DRY=0: no dry run first (Snakemake's start alone). Each workflow run prints its rules' spans
-# (bench/rule_spans.py) and compares its outputs' digests with the earlier runs' of other GPU counts.
+# DRY=0: no dry run first (Snakemake's start alone); LIFT=1: after the workflow, reference points drawn in
+# its one-to-one alignments (bench/liftover_check.py --save-points) and alignments.chain, xz-compressed in
+# 15 MB pieces, to $OUT (cat lift_chain.xz.* | xz -d, then liftover_check.py --saved-points here).
+# Each workflow run prints its rules' spans (bench/rule_spans.py) and compares its outputs' digests with the earlier runs' of other GPU counts.
 set -uo pipefail
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then  # usage: the comment above
     echo "usage: $(sed -n '2,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//')"; exit 0
@@ -126,6 +128,13 @@ if [ "${WORKFLOW:-1}" = 1 ]; then
             "$(diff "$other" "/tmp/hs/md5_${model}_${gpus}.txt" | grep '^>' | awk '{print $3}' | tr '\n' ' ')"
     done | tee -a "$OUT/workflow_${model}.log"
     tar czf "$OUT/logs_${model}.tgz" -C "/tmp/wf_${model}/results" logs 2>/dev/null
+    if [ "${LIFT:-0}" = 1 ]; then
+        chain=$(find "/tmp/wf_${model}/results" -name alignments.chain | head -1)
+        peak "points drawn" python3 bench/liftover_check.py "$chain" "$(dirname "$chain")/alignments.paf" --points 10000 \
+            --save-points "$OUT/lift_points.bed" 2>&1 | tee -a "$OUT/workflow_${model}.log"
+        xz -T0 -6 -c "$chain" | split -b 15M - "$OUT/lift_chain.xz."
+        ls -l "$chain" "$OUT"/lift_chain.xz.* | tee -a "$OUT/workflow_${model}.log"
+    fi
     cp "$(ls -t /tmp/wf_${model}/.snakemake/log/*.log | head -1)" "$OUT/snakemake_${model}.log" 2>/dev/null
     du -sh "/tmp/wf_${model}/results"/*/*/* "/tmp/wf_${model}/results/index" 2>/dev/null | sort -h | tail -12 | \
         tee -a "$OUT/workflow_${model}.log"

@@ -2,10 +2,16 @@
 the workflow's alignments.chain) by CrossMap, each checked against the query base the alignments' PAF
 (cg:Z, tp:A:P rows) pairs it with: the chain file and the PAF are written by separate code, so the two
 agree only where the chains are right. Points are drawn uniformly within the one-to-one alignments'
-reference spans (a reference base in a deletion has no partner and is not drawn).
+reference spans (a reference base in a deletion has no partner, and one where two alignments overlap
+lies in the chain file once: neither is drawn).
 
     python bench/liftover_check.py alignments.chain alignments.paf --points 10000 [--crossmap CrossMap]
-        [--references chr1 chr2]
+        [--references chr1 chr2] [--save-points points.bed]
+    python bench/liftover_check.py alignments.chain --saved-points points.bed
+
+`--save-points` writes the drawn points (BED, with the PAF's query record and base as columns 5 and 6)
+and stops before CrossMap; `--saved-points` lifts them later, without the PAF (a device run keeps the
+chain file and the points, not its PAF of a few GB).
 
 CrossMap indexes a chain file in Python (about 3.6 s for 3 MB of chains, a minute a 50 MB): on whole
 mammalian genomes `--references` keeps the points, and the chains CrossMap reads, to those reference
@@ -55,6 +61,34 @@ def partners(row, points):
     return np.where(inside, query, -1)
 
 
+def draw_points(rows, count: int, seed: int, bed: str) -> dict:
+    """count reference points drawn uniformly within the alignments' reference spans (those in a deletion
+    or in two alignments' spans, which the chain file holds once, left out), written to bed
+    (reference, point, point + 1, name, query record, query base); {name: (query record, query base)}."""
+    spans = np.array([r[6] - r[5] for r in rows], dtype=np.int64)
+    starts, ends = {}, {}
+    for r in rows:
+        starts.setdefault(r[4], []).append(r[5])
+        ends.setdefault(r[4], []).append(r[6])
+    starts = {name: np.sort(v) for name, v in starts.items()}
+    ends = {name: np.sort(v) for name, v in ends.items()}
+    rng = np.random.default_rng(seed)
+    which = np.sort(rng.choice(len(rows), size=count, p=spans / spans.sum()))
+    expected = {}
+    with open(bed, "w") as out:
+        for i in np.unique(which):
+            row = rows[i]
+            points = np.sort(rng.integers(row[5], row[6], size=int((which == i).sum())))
+            spanned = np.searchsorted(starts[row[4]], points, "right") - np.searchsorted(ends[row[4]], points, "right")
+            for point, query, alone in zip(points.tolist(), partners(row, points).tolist(), (spanned == 1).tolist()):
+                if query < 0 or not alone:
+                    continue
+                name = f"p{len(expected)}"
+                expected[name] = (row[0], query)
+                out.write(f"{row[4]}\t{point}\t{point + 1}\t{name}\t{row[0]}\t{query}\n")
+    return expected
+
+
 def chains_on(chain: str, references: set, out: str) -> None:
     """The chains of a UCSC chain file whose reference (tName) is one of references, copied to out."""
     keep = False
@@ -69,33 +103,37 @@ def chains_on(chain: str, references: set, out: str) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("chain")
-    parser.add_argument("paf")
+    parser.add_argument("paf", nargs="?")
     parser.add_argument("--points", type=int, default=10_000)
     parser.add_argument("--crossmap", default="CrossMap")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--references", nargs="+", help="only these reference records' alignments and chains")
+    parser.add_argument("--save-points", metavar="BED", help="write the drawn points here and stop")
+    parser.add_argument("--saved-points", metavar="BED", help="lift these points (from --save-points); no PAF")
     args = parser.parse_args()
+    if (args.paf is None) == (args.saved_points is None):
+        parser.error("give either the PAF or --saved-points")
     references = set(args.references or ())
-    rows = one_to_one(args.paf, references)
-    if not rows:
-        print(f"{args.paf}: no one-to-one (tp:A:P) alignment" + (" on those references" if references else ""))
-        return 1
-    spans = np.array([r[6] - r[5] for r in rows], dtype=np.int64)
-    rng = np.random.default_rng(args.seed)
-    which = np.sort(rng.choice(len(rows), size=args.points, p=spans / spans.sum()))
-    expected = {}
     with tempfile.TemporaryDirectory() as folder:
-        bed = os.path.join(folder, "points.bed")
-        with open(bed, "w") as out:
-            for i in np.unique(which):
-                row = rows[i]
-                points = np.sort(rng.integers(row[5], row[6], size=int((which == i).sum())))
-                for point, query in zip(points.tolist(), partners(row, points).tolist()):
-                    if query < 0:
-                        continue
-                    name = f"p{len(expected)}"
-                    expected[name] = (row[0], query)
-                    out.write(f"{row[4]}\t{point}\t{point + 1}\t{name}\n")
+        bed = args.save_points or os.path.join(folder, "points.bed")
+        if args.saved_points:
+            expected, drawn = {}, f"points of {args.saved_points}"
+            with open(args.saved_points) as handle, open(bed, "w") as out:
+                for line in handle:
+                    fields = line.split()
+                    if not references or fields[0] in references:
+                        expected[fields[3]] = (fields[4], int(fields[5]))
+                        out.write(line)
+        else:
+            rows = one_to_one(args.paf, references)
+            if not rows:
+                print(f"{args.paf}: no one-to-one (tp:A:P) alignment" + (" on those references" if references else ""))
+                return 1
+            expected = draw_points(rows, args.points, args.seed, bed)
+            drawn = f"{len(rows)} one-to-one alignments; reference points drawn in them (not in deletions or overlaps)"
+            if args.save_points:
+                print(f"{len(rows)} one-to-one alignments; {len(expected)} points written to {bed}")
+                return 0
         chain = args.chain
         if references:
             chain = os.path.join(folder, "kept.chain")
@@ -113,7 +151,7 @@ def main() -> int:
                 lifted.add(name)
                 right += (chrom, int(begin)) == expected[name]
                 wrong += (chrom, int(begin)) != expected[name]
-    print(f"{len(rows)} one-to-one alignments; {len(expected)} reference points drawn in them (not in deletions); "
+    print(f"{drawn}: {len(expected)}; "
           f"CrossMap {seconds:.1f} s: {len(lifted)} lifted ({100 * len(lifted) / max(1, len(expected)):.2f} %), "
           f"{lines} lines: at the PAF's query base {right} ({100 * right / max(1, lines):.2f} %), elsewhere {wrong}")
     return 0 if right == lines and lines else 1

@@ -141,6 +141,65 @@ def alignment_chains(al: dict, cigars: tuple) -> tuple:
     table = {name: np.asarray(al[name])[keep] for name in ("qrec", "rrec", "qstart", "qend", "rstart", "rend",
                                                            "strand", "score")}
     table["chain"] = np.arange(keep.size, dtype=np.int64)
+    return once_on_the_reference(table, order)
+
+
+def within_chain(step: np.ndarray, order: dict) -> np.ndarray:
+    """Each block's offset from its chain's first block: step (a block's size and the gap after it)
+    summed over the blocks before it in its chain."""
+    before = np.cumsum(step) - step
+    return before - before[np.flatnonzero(order["first"])][order["chain"]]
+
+
+def once_on_the_reference(table: dict, order: dict) -> tuple:
+    """The chains with each reference base in one chain at most, as liftOver's chain files are: one-to-
+    one alignments may overlap by a few to a few hundred bases at their ends (each end is extended on
+    its own), and a base in two chains is lifted twice (liftOver: "Duplicated in new"). Along each
+    reference record, a chain keeps what lies past every chain starting before it (the longer first
+    where two start together): its first blocks are cut or dropped, a chain left with none is dropped.
+    The query side is not trimmed: two reference bases may still lift to one query base."""
+    m = int(table["chain"].size)
+    if m == 0:
+        return table, order
+    rrec, rstart, rend = (np.asarray(table[name], dtype=np.int64) for name in ("rrec", "rstart", "rend"))
+    by = np.lexsort((-rend, rstart, rrec))
+    # the furthest end of the chains before each along its record: a running maximum restarted at each
+    # record by an offset that puts every record above the one before
+    lift = rrec[by] * (int(rend.max()) + 1)
+    reach = np.maximum.accumulate(rend[by] + lift) - lift
+    before = np.concatenate(([-1], reach[:-1]))
+    before[np.concatenate(([True], rrec[by][1:] != rrec[by][:-1]))] = -1
+    start = np.empty(m, dtype=np.int64)
+    start[by] = np.maximum(rstart[by], before)
+    if not (start > rstart).any():
+        return table, order
+    chain = order["chain"]
+    size = order["size"]
+    at_r = rstart[chain] + within_chain(size + order["dt"], order)
+    at_q = within_chain(size + order["dq"], order)  # on the query's strand, from the chain's query head
+    cut = np.clip(start[chain] - at_r, 0, None)
+    kept = at_r + size > start[chain]
+    order = {name: np.asarray(order[name])[kept] for name in ("size", "dt", "dq", "chain")}
+    cut, at_r, at_q = cut[kept], at_r[kept], at_q[kept]
+    order["size"] = order["size"] - cut
+    chain = order["chain"]
+    heads = np.concatenate(([True], chain[1:] != chain[:-1]))
+    survivors = chain[heads]
+    moved_q = np.zeros(m, dtype=np.int64)
+    moved_q[survivors] = (at_q + cut)[heads]
+    new_rstart = rstart.copy()
+    new_rstart[survivors] = (at_r + cut)[heads]
+    reverse = np.asarray(table["strand"]) == 1
+    table = dict(table, rstart=new_rstart,
+                 qstart=np.where(reverse, table["qstart"], np.asarray(table["qstart"], dtype=np.int64) + moved_q),
+                 qend=np.where(reverse, np.asarray(table["qend"], dtype=np.int64) - moved_q, table["qend"]))
+    table = {name: np.asarray(values)[survivors] for name, values in table.items()}
+    table["chain"] = np.arange(survivors.size, dtype=np.int64)
+    renumber = np.full(m, -1, dtype=np.int64)
+    renumber[survivors] = table["chain"]
+    order["chain"] = renumber[chain]
+    order["first"] = heads
+    order["last"] = np.concatenate((chain[1:] != chain[:-1], [True]))
     return table, order
 
 
