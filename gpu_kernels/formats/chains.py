@@ -153,8 +153,8 @@ def within_chain(step: np.ndarray, order: dict) -> np.ndarray:
 
 def once_on_the_reference(table: dict, order: dict) -> tuple:
     """The chains with each reference base in one chain at most, as liftOver's chain files are: one-to-
-    one alignments may overlap by a few to a few hundred bases at their ends (each end is extended on
-    its own), and a base in two chains is lifted twice (liftOver: "Duplicated in new"). Along each
+    one alignments may overlap at their ends (each end is extended on its own; up to kilobases where
+    the flanks are distant), and a base in two chains is lifted twice (liftOver: "Duplicated in new"). Along each
     reference record, a chain keeps what lies past every chain starting before it (the longer first
     where two start together): its first blocks are cut or dropped, a chain left with none is dropped.
     The query side is not trimmed: two reference bases may still lift to one query base."""
