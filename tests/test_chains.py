@@ -365,3 +365,67 @@ def test_refined_blocks_move_seams_and_cut_drops():
     moved = np.isin(members["x0"][seams], blocks["x0"], invert=True)
     assert seams.size > 10 and moved.sum() > 3
     assert (table["aligned"] < chains["aligned"]).any()
+
+
+def test_alignment_chains_hold_each_reference_base_once_against_a_plain_walk():
+    """Drawn one-to-one alignments on one reference record, overlapping, some inside others, both
+    strands: each chain holds its alignment's columns but those on reference bases an alignment
+    starting before it (the longer of two starting together) spans, its header spans adding up; a
+    chain left with no column is gone. The walk: every CIGAR column by column, in that order."""
+    import re
+
+    from gpu_kernels.formats.chains import alignment_chains
+
+    qlen, dropped, cut_reverse = 10_000, 0, 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        texts, al = [], {k: [] for k in ("qrec", "rrec", "qstart", "qend", "rstart", "rend", "strand", "score")}
+        for _ in range(int(rng.integers(2, 9))):
+            runs = [(int(rng.integers(1, 30)), "=")]
+            for _ in range(int(rng.integers(0, 12))):
+                runs += [(int(rng.integers(1, 6)), str(rng.choice(list("XID")))), (int(rng.integers(1, 30)), "=")]
+            rspan = sum(n for n, op in runs if op != "I")
+            qspan = sum(n for n, op in runs if op != "D")
+            rstart = int(rng.integers(0, 600)) if rng.random() < 0.8 else 100
+            qstart = int(rng.integers(0, qlen - qspan))
+            texts.append("".join(f"{n}{op}" for n, op in runs).encode())
+            for name, value in zip(al, (0, 0, qstart, qstart + qspan, rstart, rstart + rspan,
+                                        int(rng.integers(2)), int(rng.integers(1, 99)))):
+                al[name].append(value)
+        al = {k: np.array(v, dtype=np.int64) for k, v in al.items()}
+        al["backbone"] = np.ones(len(texts), dtype=np.int8)
+        offsets = np.cumsum([0] + [len(t) for t in texts]).astype(np.int64)
+        table, order = alignment_chains(al, (b"".join(texts), offsets))
+
+        def head(start, end, strand):  # where the query's columns start on the query's strand
+            return qlen - end if strand else start
+
+        expected, reach = {}, -1
+        for a in sorted(range(len(texts)), key=lambda a: (al["rstart"][a], -al["rend"][a])):
+            r, q, cols = int(al["rstart"][a]), head(al["qstart"][a], al["qend"][a], al["strand"][a]), []
+            for n, op in re.findall(r"(\d+)([=XID])", texts[a].decode()):
+                for _ in range(int(n)):
+                    if op in "=X" and r >= reach:
+                        cols.append((r, q))
+                    r, q = r + (op != "I"), q + (op != "D")
+            if cols:
+                expected[(int(al["score"][a]), int(al["rend"][a]), int(al["strand"][a]))] = cols
+            reach = max(reach, int(al["rend"][a]))
+        got, blocks = {}, 0
+        for c in range(table["chain"].size):
+            r, q = int(table["rstart"][c]), head(table["qstart"][c], table["qend"][c], table["strand"][c])
+            cols = []
+            while blocks < order["size"].size and order["chain"][blocks] == c:
+                cols += [(r + k, q + k) for k in range(int(order["size"][blocks]))]
+                last = bool(order["last"][blocks])
+                r += int(order["size"][blocks] + (0 if last else order["dt"][blocks]))
+                q += int(order["size"][blocks] + (0 if last else order["dq"][blocks]))
+                blocks += 1
+            assert (r, q) == (table["rend"][c], head(table["qstart"][c], table["qend"][c], table["strand"][c])
+                              + table["qend"][c] - table["qstart"][c]), seed
+            got[(int(table["score"][c]), int(table["rend"][c]), int(table["strand"][c]))] = cols
+        assert got == expected, seed
+        dropped += len(texts) - table["chain"].size
+        cut_reverse += int(((table["strand"] == 1) & ~np.isin(table["rstart"], al["rstart"])).sum())
+        assert blocks == order["size"].size and order["first"].sum() == order["last"].sum() == table["chain"].size
+    assert dropped > 0 and cut_reverse > 0
