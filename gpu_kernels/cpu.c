@@ -238,6 +238,10 @@ static PyMethodDef methods[] = {
     {"align_fill", py_align_fill, METH_VARARGS,
      "align_fill(q, rf, rr, qpos, rpos, dx, dy, at, strand, match, mismatch, gap_open, gap_extend, band, score, "
      "columns, counts, ops, threads): every gap's banded global alignment (align.c)"},
+    {"align_posterior", py_align_posterior, METH_VARARGS,
+     "align_posterior(q, rf, rr, qpos, rpos, dx, dy, at, strand, sigma, delta, epsilon, gamma, match, mismatch, "
+     "gap_open, gap_extend, band, score, columns, counts, ops, threads): every gap's gamma-centroid columns "
+     "(posterior.c)"},
     {"align_extend", py_align_extend, METH_VARARGS,
      "align_extend(q, rf, rr, qpos, rpos, step, lq, lr, strand, at, match, mismatch, gap_open, gap_extend, band, "
      "xdrop, score, dq, dr, counts, ops, threads): the X-drop extension of alignment ends (align.c)"},

@@ -157,6 +157,7 @@ class Aligning:
     gap_extend: int = field(default=2, metadata={"help": "cost of each column of a gap"})
     band: int = field(default=8, metadata={"help": "diagonals searched on either side of a gap's two ends' diagonals"})
     min_anchor: int = field(default=12, metadata={"help": "shortest run of identical columns of an HSP kept as an anchor"})
+    gamma: float = field(default=0.0, metadata={"help": "the gaps between anchors decoded again by their posteriors under a pair HMM fitted to the pair's first fills: the gamma-centroid columns (0: off; inf: the most expected correct pairs; under 1 leaves the pairs of probability under 1 / (gamma + 1) unaligned)"})
     zdrop: int = field(default=400, metadata={"help": "an alignment is split at a gap whose fill scores under -zdrop, and where its running score with the drop scores falls zdrop below its best"})
     drop_mismatch: int = field(default=5, metadata={"help": "the drop scores' cost of a mismatch (a match scores 1): with drop_gap, where homology ends (0 and 0: never)"})
     drop_gap: int = field(default=6, metadata={"help": "the drop scores' cost of a gap column"})
@@ -177,6 +178,8 @@ class Aligning:
             raise InputError("alignment scores must lie within 0..255")
         if self.band > 10_000:
             raise InputError(f"band = {self.band} is above 10000")
+        if not self.gamma >= 0:
+            raise InputError(f"gamma = {self.gamma} is negative")
 
 
 @dataclass(frozen=True)
@@ -196,7 +199,7 @@ class Preset:
 PRESETS: dict[str, dict] = {
     "close": {},
     "distant": {"seed": "12of19", "max_freq": 200, "min_chain_score": 40, "drop_mismatch": 0, "drop_gap": 0,
-                "align_mismatch": 2, "gap_open": 6, "band": 32},
+                "align_mismatch": 2, "gap_open": 6, "band": 32, "gamma": 8.0},
 }
 
 

@@ -1,0 +1,117 @@
+"""Posterior decoding of the gaps between anchors (gpu_kernels/posterior.c, posterior.py) against its
+oracle (tests/oracle_posterior.py), on drawn gaps: related and unrelated sequences, gaps of one side
+empty, narrow and wide bands, gamma under 1, at 1 and inf; and the rates fitted to first fills."""
+import math
+
+import numpy as np
+import pytest
+
+import oracle_posterior
+from gpu_kernels import native
+from gpu_kernels.posterior import fitted_rates
+
+OPS = "=XID"
+
+
+def drawn_gaps(seed: int, count: int):
+    """Gaps of two related pieces (substitutions and indels) or unrelated ones, as align_fill takes them:
+    the query codes, both reference strands, each gap's positions, sizes and strand."""
+    rng = np.random.default_rng(seed)
+    q, r, gaps = [], [], []
+    for _ in range(count):
+        dx = int(rng.integers(0, 22))
+        a = rng.integers(0, 4, dx).astype(np.uint8)
+        if rng.random() < 0.75:  # related: mutated, with indels
+            b = [int(c) if rng.random() > 0.25 else int(rng.integers(0, 4)) for c in a]
+            for _ in range(int(rng.integers(0, 4))):
+                at = int(rng.integers(0, len(b) + 1))
+                if rng.random() < 0.5 and b:
+                    del b[min(at, len(b) - 1)]
+                else:
+                    b[at:at] = list(rng.integers(0, 4, int(rng.integers(1, 4))))
+            b = np.array(b, dtype=np.uint8)
+        else:
+            b = rng.integers(0, 4, int(rng.integers(0, 22))).astype(np.uint8)
+        if rng.random() < 0.1 and dx:
+            a[int(rng.integers(dx))] = 4  # an N
+        gaps.append((sum(map(len, q)), sum(map(len, r)), dx, b.size, int(rng.integers(2))))
+        q.append(a)
+        r.append(b)
+    q, r = np.concatenate(q + [np.zeros(1, np.uint8)]), np.concatenate(r + [np.zeros(1, np.uint8)])
+    return q, r, gaps
+
+
+def run_posterior(q, r, gaps, rates, gamma, band, scores=(2, 2, 6, 2)):
+    """align_posterior on the gaps (each gap's reference piece laid on the strand it names)."""
+    rr = np.empty_like(r)
+    n = len(gaps)
+    qpos, rpos, dx, dy, strand = (np.array([g[k] for g in gaps], dtype=np.int64) for k in range(5))
+    # a reverse gap reads rr at rpos: put its piece there in rr (rf keeps the forward ones)
+    for (qp, rp, _, m, s) in gaps:
+        if s:
+            rr[rp:rp + m] = r[rp:rp + m]
+    at = np.concatenate(([0], np.cumsum(dx + dy)))
+    ops = np.zeros(max(int(at[-1]), 1), dtype=np.uint8)
+    score, columns, counts = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros((n, 4), np.int64)
+    native.module("_cpu").align_posterior(q, r, rr, qpos, rpos, dx, dy, at[:-1].copy(), strand.astype(np.int8),
+                                          rates[0], rates[1], rates[2], float(gamma), *scores, band, score, columns,
+                                          counts, ops, 2)
+    return [("".join(OPS[o] for o in ops[at[g]:at[g] + columns[g]]), int(score[g]), counts[g]) for g in range(n)]
+
+
+def integer_score(ops: str, match=2, mismatch=2, gap_open=6, gap_extend=2) -> int:
+    total, last = 0, ""
+    for op in ops:
+        if op in "=X":
+            total += match if op == "=" else -mismatch
+        else:
+            total -= gap_extend + (gap_open if op != last else 0)
+        last = op
+    return total
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_each_gap_takes_the_gamma_centroid_path_the_oracle_finds(seed):
+    """The columns of every gap add up to its two pieces, their counts and integer score are theirs,
+    and their gain under the oracle's posteriors is the oracle's best (equal paths may differ)."""
+    rng = np.random.default_rng(100 + seed)
+    q, r, gaps = drawn_gaps(seed, 25)
+    for gamma, band in ((float("inf"), int(rng.integers(0, 8))), (1.0, 3), (0.5, int(rng.integers(0, 30))),
+                        (8.0, 1)):
+        rates = (float(rng.uniform(0.05, 0.4)), float(rng.uniform(0.002, 0.08)), float(rng.uniform(0.01, 0.8)))
+        for (qp, rp, dx, dy, _), (ops, score, counts) in zip(gaps, run_posterior(q, r, gaps, rates, gamma, band)):
+            qs, rs = list(q[qp:qp + dx]), list(r[rp:rp + dy])
+            assert ops.count("=") + ops.count("X") + ops.count("I") == dx
+            assert ops.count("=") + ops.count("X") + ops.count("D") == dy
+            assert all(op != "=" or qs[k] == rs[k2] for op, k, k2 in zip(ops, *_positions(ops)))
+            assert list(counts) == [ops.count(c) for c in OPS] and score == integer_score(ops)
+            post = oracle_posterior.posteriors(qs, rs, *rates, band)
+            best, _ = oracle_posterior.centroid(qs, rs, post, gamma, band)
+            got = oracle_posterior.gain_of(qs, rs, post, gamma, ops)
+            assert math.isclose(got, best, rel_tol=1e-9, abs_tol=1e-9), (seed, gamma, band, ops)
+
+
+def _positions(ops):
+    """Each column's query and reference index (the last one taken where a side has none)."""
+    i = j = 0
+    qi, rj = [], []
+    for op in ops:
+        i += op != "D"
+        j += op != "I"
+        qi.append(i - 1)
+        rj.append(j - 1)
+    return qi, rj
+
+
+def test_rates_fitted_to_first_fills():
+    """Substitutions over aligned pairs (anchors' matches counted), gap runs a side a pair, and the
+    chance a gap goes on; unused bytes of a gap's room are not read."""
+    ops = np.array([0, 1, 2, 2, 0, 3, 9, 9, 0, 0, 3, 3, 3, 0], dtype=np.uint8)  # 9: a gap's unused room
+    gat = np.array([0, 8, 14])
+    gcols = np.array([6, 6])
+    gcounts = np.array([[2, 1, 2, 1], [3, 0, 0, 3]])
+    rates = fitted_rates(np.array([10, 20]), gcols, gcounts, gat, ops)
+    aligned = 30 + 6
+    assert rates["sigma"] == pytest.approx(1 / aligned)
+    assert rates["delta"] == pytest.approx(3 / 2 / aligned)  # runs: II, D, DDD
+    assert rates["epsilon"] == pytest.approx(1 - 3 / 6)
