@@ -65,8 +65,9 @@ static int64_t posterior_gap(const posterior_job *p, int64_t g, double *bm, doub
             }
             sum += m[k] + x[k] + by[k];
         }
+        const double scale = 1 / sum;
         for (int64_t k = 0; k < w; k++)
-            m[k] /= sum, x[k] /= sum;
+            m[k] *= scale, x[k] *= scale;
     }
     /* forward, rows 0 to dx, each row's posteriors and the centroid's row as soon as it is made */
     const int mea = isinf(p->gamma);
@@ -89,6 +90,7 @@ static int64_t posterior_gap(const posterior_job *p, int64_t g, double *bm, doub
             sum += fm[k] + fi[k] + fd[k];
             z += fm[k] * bm[i * w + k] + fi[k] * bx[i * w + k];
         }
+        const double per_z = 1 / z, scale = 1 / sum;
         for (int64_t j = j0; j <= j1; j++) {
             const int64_t k = j - i - lo;
             double best = UNREACHED;
@@ -97,7 +99,7 @@ static int64_t posterior_gap(const posterior_job *p, int64_t g, double *bm, doub
                 best = 0, from = 0;
             } else {
                 if (i > 0 && j > 0 && a0[k] > UNREACHED) {
-                    const double post = fm[k] * bm[i * w + k] / z;
+                    const double post = fm[k] * bm[i * w + k] * per_z;
                     best = a0[k] + (mea ? post : (p->gamma + 1) * post - 1), from = 0;
                 }
                 if (i > 0 && k + 1 < w && a0[k + 1] > best)
@@ -109,7 +111,7 @@ static int64_t posterior_gap(const posterior_job *p, int64_t g, double *bm, doub
             dr[k] = from;
         }
         for (int64_t k = 0; k < w; k++) {
-            fm0[k] = fm[k] / sum, fi0[k] = fi[k] / sum, fd0[k] = fd[k] / sum;
+            fm0[k] = fm[k] * scale, fi0[k] = fi[k] * scale, fd0[k] = fd[k] * scale;
             a0[k] = a[k];
         }
     }
