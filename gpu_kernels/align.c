@@ -261,6 +261,26 @@ static void fill_part(void *arg, int t, int threads) {
     free(rows);
 }
 
+/* The gap buffers align_fill and align_posterior take, in this order: q, rf, rr, qpos, rpos, dx, dy,
+ * at, strand, score, columns, counts, ops (items of 1 or 8 bytes a gap, counts 4 int64, every gap's
+ * columns inside ops); 0 with the Python error set where they are not. */
+int gap_buffers_ok(const Py_buffer *b, const char *name) {
+    const int64_t n = b[3].len / 8;
+    int ok = 1;
+    for (int k = 4; k < 8 && ok; k++)
+        ok = check_items(&b[k], name, 8, n);
+    ok = ok && check_items(&b[8], name, 1, n) && check_items(&b[9], name, 8, n) && check_items(&b[10], name, 8, n) &&
+         check_items(&b[11], name, 32, n);
+    if (ok) {
+        const int64_t *dx = b[5].buf, *dy = b[6].buf, *at = b[7].buf;
+        for (int64_t g = 0; g < n && ok; g++)
+            ok = dx[g] >= 0 && dy[g] >= 0 && at[g] >= 0 && at[g] + dx[g] + dy[g] <= b[12].len;
+        if (!ok)
+            PyErr_Format(PyExc_ValueError, "%s: a gap's columns fall outside ops", name);
+    }
+    return ok;
+}
+
 PyObject *py_align_fill(PyObject *self, PyObject *args) {
     Py_buffer b[13];
     int match, mismatch, go, ge, band, threads;
@@ -268,18 +288,7 @@ PyObject *py_align_fill(PyObject *self, PyObject *args) {
                           &b[7], &b[8], &match, &mismatch, &go, &ge, &band, &b[9], &b[10], &b[11], &b[12], &threads))
         return NULL;
     const int64_t n = b[3].len / 8;
-    int ok = band >= 0;
-    for (int k = 4; k < 8 && ok; k++)
-        ok = check_items(&b[k], "align_fill", 8, n);
-    ok = ok && check_items(&b[8], "align_fill", 1, n) && check_items(&b[9], "align_fill", 8, n) &&
-         check_items(&b[10], "align_fill", 8, n) && check_items(&b[11], "align_fill", 32, n);
-    if (ok) {
-        const int64_t *dx = b[5].buf, *dy = b[6].buf, *at = b[7].buf;
-        for (int64_t g = 0; g < n && ok; g++)
-            ok = dx[g] >= 0 && dy[g] >= 0 && at[g] >= 0 && at[g] + dx[g] + dy[g] <= b[12].len;
-        if (!ok)
-            PyErr_SetString(PyExc_ValueError, "align_fill: a gap's columns fall outside ops");
-    }
+    const int ok = band >= 0 && gap_buffers_ok(b, "align_fill");
     if (!ok)
         return released(b, 13, PyErr_Occurred() ? NULL : (PyErr_SetString(PyExc_ValueError, "align_fill"), NULL));
     fill_job f = {b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[5].buf, b[6].buf, b[7].buf, b[8].buf, n,

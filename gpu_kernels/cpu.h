@@ -130,6 +130,7 @@ PyObject *py_chain_pieces(PyObject *self, PyObject *args);
 PyObject *py_align_anchors(PyObject *self, PyObject *args);
 PyObject *py_align_fill(PyObject *self, PyObject *args);
 PyObject *py_align_posterior(PyObject *self, PyObject *args);
+int gap_buffers_ok(const Py_buffer *b, const char *name);
 PyObject *py_align_text(PyObject *self, PyObject *args);
 PyObject *py_split_pieces(PyObject *self, PyObject *args);
 PyObject *py_align_extend(PyObject *self, PyObject *args);

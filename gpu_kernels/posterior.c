@@ -182,22 +182,13 @@ PyObject *py_align_posterior(PyObject *self, PyObject *args) {
                           &b[9], &b[10], &b[11], &b[12], &threads))
         return NULL;
     const int64_t n = b[3].len / 8;
-    int ok = band >= 0 && sigma > 0 && sigma < 0.75 && delta > 0 && 2 * delta < 1 && epsilon > 0 && epsilon < 1 &&
-             gamma > 0;
-    for (int k = 4; k < 8 && ok; k++)
-        ok = check_items(&b[k], "align_posterior", 8, n);
-    ok = ok && check_items(&b[8], "align_posterior", 1, n) && check_items(&b[9], "align_posterior", 8, n) &&
-         check_items(&b[10], "align_posterior", 8, n) && check_items(&b[11], "align_posterior", 32, n);
-    if (ok) {
-        const int64_t *dx = b[5].buf, *dy = b[6].buf, *at = b[7].buf;
-        for (int64_t g = 0; g < n && ok; g++)
-            ok = dx[g] >= 0 && dy[g] >= 0 && at[g] >= 0 && at[g] + dx[g] + dy[g] <= b[12].len;
-    }
-    if (!ok) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "align_posterior: rates out of range, or a gap's columns outside ops");
+    if (!(band >= 0 && sigma > 0 && sigma < 0.75 && delta > 0 && 2 * delta < 1 && epsilon > 0 && epsilon < 1 &&
+          gamma > 0)) {
+        PyErr_SetString(PyExc_ValueError, "align_posterior: a rate or gamma out of range");
         return release_buffers(b, 13, 0);
     }
+    if (!gap_buffers_ok(b, "align_posterior"))
+        return release_buffers(b, 13, 0);
     posterior_job p = {b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[5].buf, b[6].buf, b[7].buf, b[8].buf, n,
                        sigma, delta, epsilon, gamma, match, mismatch, go + ge, ge, band, b[9].buf, b[10].buf,
                        b[11].buf, b[12].buf, 0, 0};
