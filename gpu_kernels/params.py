@@ -179,7 +179,7 @@ class Aligning:
         if self.band > 10_000:
             raise InputError(f"band = {self.band} is above 10000")
         if not self.gamma >= 0:
-            raise InputError(f"gamma = {self.gamma} is negative")
+            raise InputError(f"gamma = {self.gamma} must be 0 (off) or more")
 
 
 @dataclass(frozen=True)
