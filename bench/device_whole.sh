@@ -20,7 +20,8 @@
 # DRY=0: no dry run first (Snakemake's start alone); LIFT=1: after the workflow, reference points drawn in
 # its one-to-one alignments (bench/liftover_check.py --save-points) and alignments.chain, xz-compressed in
 # 15 MB pieces, to $OUT (cat lift_chain.xz.* | xz -d, then liftover_check.py --saved-points here).
-# Each workflow run prints its rules' spans (bench/rule_spans.py) and compares its outputs' digests with the earlier runs' of other GPU counts.
+# Each workflow run prints its rules' spans (bench/rule_spans.py) and compares its outputs' digests
+# with the earlier runs' of other GPU counts.
 set -uo pipefail
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then  # usage: the comment above
     echo "usage: $(sed -n '2,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//')"; exit 0

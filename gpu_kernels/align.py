@@ -124,12 +124,12 @@ def align_chains(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, p
     ops = np.zeros(int(gat[-1]), dtype=np.uint8)  # a gap's unused bytes stay 0 (the device's too)
     gscore, gcols = np.empty(g.size, dtype=np.int64), np.empty(g.size, dtype=np.int64)
     gcounts = np.empty((g.size, 4), dtype=np.int64)
-    cpu.align_fill(q, rf, rr, gq, gr, dx, dy, gat[:-1].copy(), astrand[g].copy(), a.align_match, a.align_mismatch,
+    gstrand = astrand[g]
+    cpu.align_fill(q, rf, rr, gq, gr, dx, dy, gat[:-1].copy(), gstrand, a.align_match, a.align_mismatch,
                    a.gap_open, a.gap_extend, a.band, gscore, gcols, gcounts, ops, threads)
     clock.mark(f"fills ({g.size} gaps)")
     if a.gamma:
-        posterior_pass(q, rf, rr, gq, gr, dx, dy, gat, astrand[g].copy(), alen, gscore, gcols, gcounts, ops, params,
-                       threads)
+        posterior_pass(q, rf, rr, gq, gr, dx, dy, gat, gstrand, alen, gscore, gcols, gcounts, ops, params, threads)
         clock.mark(f"posterior fills ({g.size} gaps)")
     found = pieces(achain, alen, g, gscore, gcounts, abs(dx - dy), params)
     out = finish(found, chains, achain, astrand, ax, ay, alen, g, gat, gcols, ops, query, reference, params, threads)

@@ -1,4 +1,4 @@
-/* Posterior decoding of the gaps between anchors (align.py posterior_pass; tests/oracle_posterior.py is
+/* Posterior decoding of the gaps between anchors (posterior.py's posterior_pass; tests/oracle_posterior.py is
  * the oracle). A pair HMM (states M, a query base against a gap I, a reference base against a gap D;
  * its rates fitted to the pair's first fills) gives each cell of a gap's band the posterior probability
  * P that its query and reference bases are aligned, by forward and backward; the gap's columns become

@@ -20,13 +20,11 @@ def fitted_rates(alen, gcols, gcounts, gat, ops) -> dict:
     """The pair HMM's rates from the first fills (and the anchors, all matches): substitutions among
     aligned pairs, gap runs opened a side a pair, and the chance a gap goes on (its mean length)."""
     aligned = int(alen.sum()) + int(gcounts[:, 0].sum() + gcounts[:, 1].sum())
-    used = np.zeros(ops.size + 1, dtype=np.int64)
-    np.add.at(used, gat[:-1], 1)
-    np.add.at(used, gat[:-1] + gcols, -1)
-    used = np.cumsum(used[:-1]) > 0
+    room = np.diff(gat)  # a gap's bytes of ops; its columns are the first gcols of them
+    used = np.arange(int(gat[-1])) - np.repeat(gat[:-1], room) < np.repeat(gcols, room)
     runs = bases = 0
     for op in (2, 3):
-        gap = used & (ops == op)
+        gap = used & (ops[:int(gat[-1])] == op)
         bases += int(gap.sum())
         runs += int((gap & ~np.concatenate(([False], gap[:-1]))).sum())
     sigma = int(gcounts[:, 1].sum()) / max(aligned, 1)

@@ -21,7 +21,6 @@ Slow, plain NumPy, a row at a time: about a minute per 100 kb. Not a test: it pr
 from __future__ import annotations
 
 import argparse
-import gzip
 import os
 import sys
 
@@ -29,24 +28,9 @@ import numpy as np
 from scipy.signal import lfilter
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(1, os.path.dirname(sys.path[0]))
 from common.truth import Truth, paf_blocks, segments  # noqa: E402
-
-CODES = np.full(256, 4, dtype=np.uint8)
-for _i, _c in enumerate(b"ACGT"):
-    CODES[_c] = CODES[_c + 32] = _i
-
-
-def read_first_record(path: str) -> tuple[str, np.ndarray]:
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as handle:
-        name = handle.readline()[1:].split()[0].decode()
-        body = []
-        for line in handle:
-            if line.startswith(b">"):
-                break
-            body.append(line.strip())
-    return name, CODES[np.frombuffer(b"".join(body), dtype=np.uint8)]
-
+from gpu_kernels.fasta import read_fasta  # noqa: E402
 
 def shifted(row: np.ndarray, k: int, fill: float) -> np.ndarray:
     """out[b] = row[b + k] where b + k lies in the band, fill elsewhere."""
@@ -171,8 +155,9 @@ def main() -> int:
     parser.add_argument("--practical", action="store_true", help="the model and the band's path from our alignments")
     args = parser.parse_args()
     truth = Truth(args.prefix + "_truth.npz")
-    qname, query = read_first_record(args.prefix + "_a.fa")
-    _, reference = read_first_record(args.prefix + "_b.fa")
+    first = read_fasta(args.prefix + "_a.fa")[0]
+    qname, query = first.name, first.codes
+    reference = read_fasta(args.prefix + "_b.fa")[0].codes
     forward = [s for s in segments(truth) if s[0] == qname and s[3] == 0]
     name, qs, qe, _ = max(forward, key=lambda s: s[2] - s[1])
     q0 = qs + max(0, (qe - qs - args.window) // 2)
