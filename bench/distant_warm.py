@@ -2,16 +2,17 @@
 first run (CUDA context, kernels loaded) beside the warm ones, per backend, and LASTZ's CPU time on the
 same pair beside (where `lastz` is on the PATH).
 
-    python bench/distant_warm.py PREFIX [PREFIX ...] [--runs 5] [--backends numpy cupy] [--lastz]
+    python bench/distant_warm.py PREFIX [PREFIX ...] [--runs 5] [--backends numpy cupy] [--lastz] [--steps]
 
 PREFIX_a.fa is the query, PREFIX_b.fa the reference (bench/simulate.py's outputs); each pair runs
 `align --preset distant` through the command line's own entry point (gpu_kernels.__main__.main), its
 PAF to a temporary file. Prints a table: first run, median of the warm runs, LASTZ's CPU seconds, and
-LASTZ's CPU time over our warm wall time.
+LASTZ's CPU time over our warm wall time; --steps: the last run logs each step's time (-vv) to stderr.
 """
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import resource
 import shutil
@@ -44,6 +45,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--backends", nargs="+", default=["numpy", "cupy"])
     parser.add_argument("--lastz", action="store_true", help="also LASTZ's CPU time on each pair")
+    parser.add_argument("--steps", action="store_true", help="the last run of each logs its steps' times (-vv)")
     args = parser.parse_args()
     folder = tempfile.mkdtemp()
     print(f"{'pair':<24} {'backend':<8} {'first s':>8} {'warm s':>8} {'LASTZ CPU s':>12} {'LASTZ / warm':>13}")
@@ -51,10 +53,13 @@ def main() -> None:
         lastz = lastz_seconds(prefix, os.path.join(folder, "lz.general")) if args.lastz else None
         for backend in args.backends:
             times = []
-            for _ in range(args.runs):
+            for run in range(args.runs):
+                steps = ["-vv"] if args.steps and run == args.runs - 1 else []
+                if steps:  # the first run's logging.basicConfig set the level; -vv alone would not change it
+                    logging.getLogger().setLevel(logging.DEBUG)
                 start = time.perf_counter()
                 status = command(["align", f"{prefix}_a.fa", f"{prefix}_b.fa", "--preset", "distant", "--backend",
-                                  backend, "-o", os.path.join(folder, "al.paf")])
+                                  backend, "-o", os.path.join(folder, "al.paf"), *steps])
                 times.append(time.perf_counter() - start)
                 if status:
                     sys.exit(status)

@@ -24,7 +24,7 @@ from .backbone import backbone
 from .chains import _Clock, block_positions
 from .letters import NONE
 from .params import Params
-from .posterior import posterior_pass
+from .posterior import band_widths, posterior_pass, posterior_pass_cupy
 from .schema import ALIGNMENT
 from .seqset import SeqSet, reverse_complement
 
@@ -148,19 +148,11 @@ def fill_bytes(params: Params) -> int:
 FILL_BYTES = 1 << 30
 
 
-def band_widths(dx, dy, band: int):
-    """The width of each gap's band (align.c's band_of: diagonals no cell lies on left out)."""
-    xp = array_module(dx)
-    lo = xp.maximum(xp.minimum(dy - dx, 0) - band, -dx)
-    hi = xp.minimum(xp.maximum(dy - dx, 0) + band, dy)
-    return hi - lo + 1
-
-
 def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, params: Params,
                       threads: int = 0, codes: tuple | None = None) -> dict:
     """align_chains on the device (align.cu): the same alignments. The anchors, the gaps' fills and
     the pieces are made on the device, in launches of at most FILL_BYTES of direction bytes; the
-    alignments' columns come back to the host for the text (and, with gamma, the fills for posterior_pass). codes: both sides' codes on the device
+    alignments' columns come back to the host for the text. codes: both sides' codes on the device
     (compare's), else copied there."""
     cp = cupy()
     a = params.aligning
@@ -223,12 +215,9 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
             lo = hi
         gscore[order], gcols[order], gcounts[order] = score, cols, counts
     clock.mark(f"fills ({n} gaps)")
-    if a.gamma and n:  # on the host, as align_chains does (posterior.c has no device twin yet)
-        held = [to_host(v) for v in (gq, gr, dx, dy, gat, astrand[g], alen, gscore, gcols, gcounts, ops)]
-        posterior_pass(query.codes, reference.codes, reference.reverse_codes, *held[:5], held[5].copy(), *held[6:],
-                       params, threads)
-        gscore, gcols, gcounts, ops = (cp.asarray(v) for v in held[7:])
-        clock.mark(f"posterior fills on the host ({n} gaps)")
+    if a.gamma and n:
+        posterior_pass_cupy(q, rf, rr, gq, gr, dx, dy, gat, astrand[g], alen, gscore, gcols, gcounts, ops, params)
+        clock.mark(f"posterior fills ({n} gaps)")
     found = pieces(achain, alen, g, gscore, gcounts, abs(dx - dy), params)
     host = [to_host(v) for v in (achain, astrand, ax, ay, alen, g, gat, gcols, ops[:int(gat[-1])])]
     out = finish({name: to_host(v) for name, v in found.items()}, chains, *host, query, reference, params)

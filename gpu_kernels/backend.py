@@ -19,6 +19,9 @@ from . import align, arrays, chains, coverage, device, diagonals, extend, fasta,
 from .device import PinnedRing, early_context, gpu_available  # noqa: F401  (the command line and the workflow take them from here)
 from .errors import InputError
 
+# (device, parameters) pairs whose rehearsals this process has run (CupyBackend.warm_up)
+_REHEARSED: set = set()
+
 log = logging.getLogger(__name__)
 
 # Bytes a seed occupies while a tile is processed: on the CPU positions, group indices and the
@@ -270,9 +273,12 @@ class CupyBackend(NumpyBackend):
         self.xp.asarray(np.zeros(1 << 20, dtype=np.uint8))
         self.synchronize()
         log.debug("CUDA context and a first copy in %.2f s", time.perf_counter() - start)
-        if os.environ.get("GPU_KERNELS_REHEARSE", "1") != "0":
-            warm.rehearse(self, params, self.xp.cuda.runtime.getDevice())
+        device = self.xp.cuda.runtime.getDevice()
+        key = (device, tuple(getattr(params, group) for group in type(params).__slots__) if params else None)
+        if os.environ.get("GPU_KERNELS_REHEARSE", "1") != "0" and key not in _REHEARSED:
+            warm.rehearse(self, params, device)
             self.synchronize()
+            _REHEARSED.add(key)  # CuPy keeps what they loaded for the process: a later comparison skips them
 
     def free_memory(self) -> int:
         """Bytes free on the device, the memory pool's free blocks included, within the pool's limit

@@ -68,8 +68,9 @@ def gencode(nvcc: str) -> list[str]:
 
 
 def nvcc_options() -> list[str]:
-    """The compiler options every kernel file is built with, by NVRTC or nvcc."""
-    return ["-std=c++17"] + [f"-D{name}={value}" for name, value in DEFINES.items()]
+    """The compiler options every kernel file is built with, by NVRTC or nvcc. --fmad=false: a product
+    and a sum are rounded apart, as the host's C does (posterior.h's decoding is the same on both)."""
+    return ["-std=c++17", "--fmad=false"] + [f"-D{name}={value}" for name, value in DEFINES.items()]
 
 
 def files() -> list[str]:

@@ -17,10 +17,12 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCES = {"_format": ["format.c", "format_cigar.c"], "_cpu": ["cpu.c", "sort.c", "fasta.c", "fasta_layout.c", "bytes.c", "extend.c", "sweep.c", "spaced.c", "words.c", "seeds.c", "matches.c", "chains.c", "placement.c", "backbone.c", "align.c", "align_text.c", "posterior.c", "pieces.c"],
            "_dots": ["workflow/dots.c"]}
-HEADERS = ["cpu.h", "scoring.h", "extend.h", "spaced.h"]
+HEADERS = ["cpu.h", "scoring.h", "extend.h", "spaced.h", "posterior.h"]
 # the sequence codes the C loops test for, from kernels.py (read as a file: setup.py runs this one alone)
 _SHARED = runpy.run_path(os.path.join(HERE, "kernels.py"))
-COMPILE_ARGS = ["-O3"] + [f"-D{name}={value}" for name, value in _SHARED["C_DEFINES"].items()]
+# -ffp-contract=off: no product and sum fused into one rounding where the CPU has FMA (posterior.h's
+# decoding must round as the device's, built with --fmad=false, does)
+COMPILE_ARGS = ["-O3", "-ffp-contract=off"] + [f"-D{name}={value}" for name, value in _SHARED["C_DEFINES"].items()]
 
 
 @functools.lru_cache(maxsize=None)

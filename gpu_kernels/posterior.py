@@ -1,8 +1,8 @@
-"""Posterior decoding of the gaps between anchors (posterior.c; tests/oracle_posterior.py the oracle),
-the gapped stage's second pass where `gamma` is set (the distant preset's): a pair HMM's rates fitted
-to the pair's first fills, then each gap's gamma-centroid columns in place of its best-scoring ones.
-Both backends run it on the host on the same first fills, so their columns stay the same (no device
-twin yet: align_chains_cupy copies the gaps over and back).
+"""Posterior decoding of the gaps between anchors (posterior.h, run by posterior.c on the host and by
+posterior.cu on the device; tests/oracle_posterior.py the oracle), the gapped stage's second pass where
+`gamma` is set (the distant preset's): a pair HMM's rates fitted to the pair's first fills, then each
+gap's gamma-centroid columns in place of its best-scoring ones. Both twins decode with the same code on
+the same first fills under the same rates, so their columns stay the same.
 """
 from __future__ import annotations
 
@@ -11,9 +11,18 @@ import logging
 import numpy as np
 
 from . import native
+from .arrays import BLOCK, array_module, blocks as grid, cupy, kernel, to_host
 from .params import Params
 
 log = logging.getLogger(__name__)
+
+
+def band_widths(dx, dy, band: int):
+    """The width of each gap's band (scoring.h's band_of: diagonals no cell lies on left out)."""
+    xp = array_module(dx)
+    lo = xp.maximum(xp.minimum(dy - dx, 0) - band, -dx)
+    hi = xp.minimum(xp.maximum(dy - dx, 0) + band, dy)
+    return hi - lo + 1
 
 
 def fitted_rates(alen, gcols, gcounts, gat, ops) -> dict:
@@ -35,14 +44,61 @@ def fitted_rates(alen, gcols, gcounts, gat, ops) -> dict:
 def posterior_pass(q, rf, rr, gq, gr, dx, dy, gat, strand, alen, gscore, gcols, gcounts, ops, params: Params,
                    threads: int = 0) -> dict:
     """The gaps' columns, scores and counts made again in place (host arrays) by posterior decoding
-    (posterior.c) under the rates fitted to their first fills; both backends run it on the host, on
-    the same first fills, so their columns stay the same. Returns the rates."""
+    (posterior.c) under the rates fitted to their first fills. q, rf, rr: the codes of the query and of
+    the reference's strands; gq, gr, dx, dy: each gap's start on them and its bases; gat: where each
+    gap's columns go in ops; strand: the gap's reference strand. Returns the rates."""
     a = params.aligning
-    rates = fitted_rates(alen, gcols, gcounts, gat, ops)
-    log.info("posterior fills: substitutions %.4f, gap opens %.5f a side a pair, extension %.3f, gamma %g",
-             rates["sigma"], rates["delta"], rates["epsilon"], a.gamma)
+    rates = _rates(alen, gcols, gcounts, gat, ops, a.gamma)
     native.module("_cpu").align_posterior(q, rf, rr, gq, gr, dx, dy, gat[:-1].copy(), strand, rates["sigma"],
                                           rates["delta"], rates["epsilon"], float(a.gamma), a.align_match,
                                           a.align_mismatch, a.gap_open, a.gap_extend, a.band, gscore, gcols, gcounts,
                                           ops, threads or native.threads())
+    return rates
+
+
+# doubles and direction bytes the gaps of one align_posterior launch hold (a gap larger alone is one launch)
+POSTERIOR_BYTES = 1 << 30
+WARP = 32  # posterior.cu's LANES: its rows made at once, and the threads of a gap
+
+
+def posterior_pass_cupy(q, rf, rr, gq, gr, dx, dy, gat, strand, alen, gscore, gcols, gcounts, ops, params: Params,
+                        threads: int = 0) -> dict:
+    """posterior_pass on the device (posterior.cu) on device arrays: the same columns. The rates are
+    fitted on the host (the first fills' ops come over for it); the gaps are decoded a warp each,
+    largest first, in launches of at most POSTERIOR_BYTES of scratch. threads: unused."""
+    cp = cupy()
+    a = params.aligning
+    rates = _rates(*(to_host(v) for v in (alen, gcols, gcounts, gat, ops)), a.gamma)
+    n = int(dx.size)
+    width = band_widths(dx, dy, a.band)
+    doubles, cells = (3 * (dx + 1) + 8) * width + dx + 1, (dx + 1) * width  # posterior.cu's scratch; dir bytes
+    order = cp.argsort(-cells)  # like sizes in a warp, the largest started first
+    sq, sr, sdx, sdy, sat, sstrand = gq[order], gr[order], dx[order], dy[order], gat[:-1][order], strand[order]
+    doubles, cells = doubles[order], cells[order]
+    ends = cp.cumsum(8 * doubles + cells).get()
+    score, cols, counts = cp.zeros(n, dtype=cp.int64), cp.zeros(n, dtype=cp.int64), cp.zeros((n, 4), dtype=cp.int64)
+    decode = kernel("posterior.cu", "align_posterior")
+    lo = 0
+    while lo < n:
+        base = int(ends[lo - 1]) if lo else 0
+        hi = max(lo + 1, int(np.searchsorted(ends, base + POSTERIOR_BYTES, side="right")))
+        part = slice(lo, hi)
+        scratch_at, dir_at = (cp.concatenate((cp.zeros(1, cp.int64), cp.cumsum(v[part]))) for v in (doubles, cells))
+        scratch = cp.empty(int(scratch_at[-1]), dtype=cp.float64)
+        dirs = cp.empty(int(dir_at[-1]), dtype=cp.uint8)
+        decode((grid(WARP * (hi - lo)),), (BLOCK,), (  # a warp a gap
+            q, rf, rr, sq[part], sr[part], sdx[part], sdy[part], sat[part], scratch_at, dir_at, sstrand[part],
+            cp.int64(hi - lo), cp.float64(rates["sigma"]), cp.float64(rates["delta"]), cp.float64(rates["epsilon"]),
+            cp.float64(a.gamma), cp.int32(a.align_match), cp.int32(a.align_mismatch), cp.int32(a.gap_open),
+            cp.int32(a.gap_extend), cp.int64(a.band), score[part], cols[part], counts[part], ops, scratch, dirs))
+        del scratch, dirs
+        lo = hi
+    gscore[order], gcols[order], gcounts[order] = score, cols, counts
+    return rates
+
+
+def _rates(alen, gcols, gcounts, gat, ops, gamma) -> dict:
+    rates = fitted_rates(alen, gcols, gcounts, gat, ops)
+    log.info("posterior fills: substitutions %.4f, gap opens %.5f a side a pair, extension %.3f, gamma %g",
+             rates["sigma"], rates["delta"], rates["epsilon"], gamma)
     return rates

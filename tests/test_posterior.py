@@ -1,6 +1,7 @@
-"""Posterior decoding of the gaps between anchors (gpu_kernels/posterior.c, posterior.py) against its
-oracle (tests/oracle_posterior.py), on drawn gaps: related and unrelated sequences, gaps of one side
-empty, narrow and wide bands, gamma under 1, at 1 and inf; and the rates fitted to first fills."""
+"""Posterior decoding of the gaps between anchors (gpu_kernels/posterior.h, posterior.c, posterior.cu,
+posterior.py) against its oracle (tests/oracle_posterior.py), on drawn gaps: related and unrelated
+sequences, gaps of one side empty, narrow and wide bands, gamma under 1, at 1 and inf; the device twin
+against the host's, byte for byte; and the rates fitted to first fills."""
 import math
 
 import numpy as np
@@ -41,19 +42,25 @@ def drawn_gaps(seed: int, count: int):
     return q, r, gaps
 
 
-def run_posterior(q, r, gaps, rates, gamma, band, scores=(2, 2, 6, 2)):
-    """align_posterior on the gaps (each gap's reference piece laid on the strand it names)."""
+def laid_out(q, r, gaps):
+    """The gaps as the passes take them: both reference strands (a reverse gap reads rr at rpos, where its
+    piece is put; rf keeps the forward ones), positions, sizes, strands, and where each gap's columns go."""
     rr = np.empty_like(r)
-    n = len(gaps)
     qpos, rpos, dx, dy, strand = (np.array([g[k] for g in gaps], dtype=np.int64) for k in range(5))
-    # a reverse gap reads rr at rpos: put its piece there in rr (rf keeps the forward ones)
     for (qp, rp, _, m, s) in gaps:
         if s:
             rr[rp:rp + m] = r[rp:rp + m]
     at = np.concatenate(([0], np.cumsum(dx + dy)))
+    return rr, qpos, rpos, dx, dy, strand.astype(np.int8), at
+
+
+def run_posterior(q, r, gaps, rates, gamma, band, scores=(2, 2, 6, 2)):
+    """align_posterior on the gaps (each gap's reference piece laid on the strand it names)."""
+    n = len(gaps)
+    rr, qpos, rpos, dx, dy, strand, at = laid_out(q, r, gaps)
     ops = np.zeros(max(int(at[-1]), 1), dtype=np.uint8)
     score, columns, counts = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros((n, 4), np.int64)
-    native.module("_cpu").align_posterior(q, r, rr, qpos, rpos, dx, dy, at[:-1].copy(), strand.astype(np.int8),
+    native.module("_cpu").align_posterior(q, r, rr, qpos, rpos, dx, dy, at[:-1].copy(), strand,
                                           rates[0], rates[1], rates[2], float(gamma), *scores, band, score, columns,
                                           counts, ops, 2)
     return [("".join(OPS[o] for o in ops[at[g]:at[g] + columns[g]]), int(score[g]), counts[g]) for g in range(n)]
@@ -115,3 +122,39 @@ def test_rates_fitted_to_first_fills():
     assert rates["sigma"] == pytest.approx(1 / aligned)
     assert rates["delta"] == pytest.approx(3 / 2 / aligned)  # runs: II, D, DDD
     assert rates["epsilon"] == pytest.approx(1 - 3 / 6)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("seed", range(3))
+def test_the_device_twin_decodes_as_the_host(seed):
+    """posterior_pass_cupy (posterior.cu) gives the host pass's columns, scores and counts, byte for
+    byte, on drawn gaps (first fills of all matches and mismatches, so the fitted rates are those of
+    the draw), several launches of them where POSTERIOR_BYTES is made small."""
+    cp = pytest.importorskip("cupy")
+    from gpu_kernels import posterior
+    from gpu_kernels.params import Params
+
+    q, r, gaps = drawn_gaps(50 + seed, 300)
+    rr, qpos, rpos, dx, dy, strand, at = laid_out(q, r, gaps)
+    first = [np.array([k % 2 for k in range(min(x, y))] + [2] * (x - min(x, y)) + [3] * (y - min(x, y)), np.uint8)
+             for x, y in zip(dx, dy)]
+    ops = np.zeros(max(int(at[-1]), 1), dtype=np.uint8)
+    for g, o in enumerate(first):
+        ops[at[g]:at[g] + o.size] = o
+    cols = np.array([o.size for o in first], np.int64)
+    counts = np.array([[np.count_nonzero(o == c) for c in range(4)] for o in first], np.int64)
+    alen = np.full(len(gaps) + 1, 12, np.int64)
+    for gamma in (8.0, 0.5, float("inf")):
+        params = Params(preset="distant", gamma=gamma, band=int(seed * 7))
+        host = [np.zeros(len(gaps), np.int64), cols.copy(), counts.copy(), ops.copy()]
+        posterior.posterior_pass(q, r, rr, qpos, rpos, dx, dy, at, strand, alen, *host, params, 2)
+        device = [cp.zeros(len(gaps), cp.int64), *(cp.asarray(v) for v in (cols, counts, ops))]
+        small = posterior.POSTERIOR_BYTES
+        posterior.POSTERIOR_BYTES = 1 << 16
+        try:
+            posterior.posterior_pass_cupy(*(cp.asarray(v) for v in (q, r, rr, qpos, rpos, dx, dy, at, strand, alen)),
+                                          *device, params)
+        finally:
+            posterior.POSTERIOR_BYTES = small
+        for name, h, d in zip(("score", "columns", "counts", "ops"), host, device):
+            assert h.tolist() == cp.asnumpy(d).tolist(), (gamma, name)
