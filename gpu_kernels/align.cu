@@ -3,11 +3,14 @@
 //
 // align_anchors: a thread a chain block; its runs of at least min_anchor identical ACGT columns,
 //   counted (fill 0) or written where the counts' sums say (fill 1).
-// align_fill: a thread a gap between two anchors; the banded Gotoh DP row by row along the query, a
-//   direction byte a cell in dir (at the gap's dir_at: (dx + 1) x the band's width), the rows of H
-//   and F in rows (at row_at: twice the width), then the traceback into ops (at the gap's at).
+// align_fill: a warp a gap between two anchors; the banded Gotoh DP in runs of 32 rows along the query,
+//   a lane a row, each lane two cells behind the one before, whose H and F it takes by a shuffle (lane
+//   0 reads the run before's last row from rows: at row_at, two runs' rows of H and F, four times the
+//   band's width); a direction byte a cell in dir (at the gap's dir_at: (dx + 1) x the width), then
+//   lane 0's traceback into ops (at the gap's at).
 // Positions index the query codes and the codes of the gap's reference strand (rr: the reverse
-// complement). Launch: 1-D grid-stride loops, BLOCK threads a block.
+// complement). Launch: 1-D grid-stride loops (over threads, or over warps for align_fill), BLOCK
+// threads a block.
 
 #include "scoring.h"
 
@@ -41,6 +44,49 @@ extern "C" __global__ void align_anchors(const unsigned char* q, const unsigned 
     }
 }
 
+#define ALL 0xffffffffu
+
+// The traceback of a filled gap from (dx, dy): its columns written at ops in order, counted in c4.
+__device__ long long fill_trace(const unsigned char* qs, const unsigned char* rs, long long dx, long long dy,
+                                long long lo, long long w, const unsigned char* dir, unsigned char* ops,
+                                long long* c4) {
+    long long i = dx, j = dy, k = 0;
+    c4[0] = c4[1] = c4[2] = c4[3] = 0;
+    int state = 0;
+    while (i > 0 || j > 0) {
+        const unsigned char bits = dir[i * w + (j - i - lo)];
+        if (state == 0) {
+            const int from = bits & 3;
+            if (from == 0) {
+                const unsigned char a = qs[i - 1], c = rs[j - 1];
+                const unsigned char op = a == c && a < 4 ? 0 : 1;
+                ops[k++] = op;
+                c4[op]++;
+                i--;
+                j--;
+            } else {
+                state = from;
+            }
+        } else if (state == 1) {
+            ops[k++] = 3;
+            c4[3]++;
+            state = bits & E_OPEN ? 0 : 1;
+            j--;
+        } else {
+            ops[k++] = 2;
+            c4[2]++;
+            state = bits & F_OPEN ? 0 : 2;
+            i--;
+        }
+    }
+    for (long long t = 0; t < k / 2; t++) {
+        const unsigned char v = ops[t];
+        ops[t] = ops[k - 1 - t];
+        ops[k - 1 - t] = v;
+    }
+    return k;
+}
+
 extern "C" __global__ void align_fill(const unsigned char* q, const unsigned char* rf, const unsigned char* rr,
                                       const long long* qpos, const long long* rpos, const long long* gdx,
                                       const long long* gdy, const long long* at, const long long* dir_at,
@@ -48,85 +94,59 @@ extern "C" __global__ void align_fill(const unsigned char* q, const unsigned cha
                                       int mismatch, int gap_open, int gap_extend, long long band, long long* score,
                                       long long* columns, long long* counts, unsigned char* ops_all,
                                       unsigned char* dir_all, int* rows_all) {
-    for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g < n;
-         g += (long long)gridDim.x * blockDim.x) {
+    const int lane = threadIdx.x % WARP;
+    const long long warps = (long long)gridDim.x * (blockDim.x / WARP);
+    const int go = gap_open + gap_extend, ge = gap_extend;
+    for (long long g = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / WARP; g < n; g += warps) {
         const unsigned char* qs = q + qpos[g];
         const unsigned char* rs = (strand[g] ? rr : rf) + rpos[g];
         const long long dx = gdx[g], dy = gdy[g];
         long long lo, hi;
         band_of(dx, dy, band, &lo, &hi);
         const long long w = hi - lo + 1;
-        const int go = gap_open + gap_extend, ge = gap_extend;
         unsigned char* dir = dir_all + dir_at[g];
-        int* hrow = rows_all + row_at[g];
-        int* frow = hrow + w;
-        for (long long d = 0; d < w; d++)
-            hrow[d] = frow[d] = NEG;
-        for (long long i = 0; i <= dx; i++) {
-            int e = NEG, hleft = NEG;
+        int* carry = rows_all + row_at[g];  // two runs' last rows: H, then F
+        for (long long top = 0, run = 0; top <= dx; top += WARP, run++) {
+            const long long i = top + lane;
             const long long j0 = i + lo > 0 ? i + lo : 0, j1 = i + hi < dy ? i + hi : dy;
-            unsigned char* row = dir + i * w;
-            for (long long j = j0; j <= j1; j++) {
-                const long long d = j - i - lo;
-                int h, fv;
-                if (i == 0 && j == 0) {
-                    hrow[d] = 0;
-                    frow[d] = NEG;
-                    row[d] = 0;
-                    hleft = 0;
-                    e = NEG;
-                    continue;
+            const int* before = carry + (run & 1) * 2 * w;  // row top - 1
+            int* after = carry + ((run + 1) & 1) * 2 * w;
+            int e = NEG, hleft = NEG, kept_h = NEG, pub_h = NEG, pub_f = NEG;
+            for (long long s = 0; s < w + 2 * (WARP - 1); s++) {
+                // lane - 1's row (i - 1): its cell k + 1 made the step before, its cell k the step before that
+                const int got_h = __shfl_up_sync(ALL, pub_h, 1), got_f = __shfl_up_sync(ALL, pub_f, 1);
+                const long long k = s - 2 * lane, j = i + lo + k;
+                pub_h = pub_f = NEG;
+                if (i <= dx && k >= 0 && k < w) {
+                    int h = NEG, fv = NEG;
+                    if (j >= j0 && j <= j1) {
+                        const int first = lane == 0;
+                        const int up = i == 0 ? NEG : first ? before[k] : kept_h;
+                        const int up_h = i == 0 || k + 1 >= w ? NEG : first ? before[k + 1] : got_h;
+                        const int up_f = i == 0 || k + 1 >= w ? NEG : first ? before[w + k + 1] : got_f;
+                        if (i == 0 && j == 0) {
+                            h = 0, fv = NEG, hleft = 0, e = NEG;
+                            dir[k] = 0;
+                        } else {
+                            const int diag = i > 0 && j > 0 ? up + column_score(qs[i - 1], rs[j - 1], match, mismatch)
+                                                            : NEG;
+                            dir[i * w + k] = cell(j > j0, i > 0 && k + 1 < w, hleft, &e, up_h, up_f, diag, go, ge, &h,
+                                                  &fv);
+                            hleft = h;
+                        }
+                        if (i == dx && j == dy)
+                            score[g] = h;
+                    }
+                    pub_h = h, pub_f = fv;
+                    if (lane == WARP - 1)
+                        after[k] = h, after[w + k] = fv;
                 }
-                const int diag = i > 0 && j > 0 ? hrow[d] + column_score(qs[i - 1], rs[j - 1], match, mismatch) : NEG;
-                const unsigned char bits = cell(j > j0, i > 0 && d + 1 < w, hleft, &e, d + 1 < w ? hrow[d + 1] : NEG,
-                                                d + 1 < w ? frow[d + 1] : NEG, diag, go, ge, &h, &fv);
-                hrow[d] = h;
-                frow[d] = fv;
-                row[d] = bits;
-                hleft = h;
+                kept_h = got_h;
             }
-            for (long long d = 0; d < j0 - i - lo; d++)
-                hrow[d] = frow[d] = NEG;
-            for (long long d = j1 - i - lo + 1; d < w; d++)
-                hrow[d] = frow[d] = NEG;
+            __syncwarp();
         }
-        score[g] = hrow[dy - dx - lo];
-        unsigned char* ops = ops_all + at[g];
-        long long i = dx, j = dy, k = 0;
-        long long* c4 = counts + 4 * g;
-        c4[0] = c4[1] = c4[2] = c4[3] = 0;
-        int state = 0;
-        while (i > 0 || j > 0) {
-            const unsigned char bits = dir[i * w + (j - i - lo)];
-            if (state == 0) {
-                const int from = bits & 3;
-                if (from == 0) {
-                    const unsigned char a = qs[i - 1], c = rs[j - 1];
-                    const unsigned char op = a == c && a < 4 ? 0 : 1;
-                    ops[k++] = op;
-                    c4[op]++;
-                    i--;
-                    j--;
-                } else {
-                    state = from;
-                }
-            } else if (state == 1) {
-                ops[k++] = 3;
-                c4[3]++;
-                state = bits & E_OPEN ? 0 : 1;
-                j--;
-            } else {
-                ops[k++] = 2;
-                c4[2]++;
-                state = bits & F_OPEN ? 0 : 2;
-                i--;
-            }
-        }
-        for (long long t = 0; t < k / 2; t++) {
-            const unsigned char v = ops[t];
-            ops[t] = ops[k - 1 - t];
-            ops[k - 1 - t] = v;
-        }
-        columns[g] = k;
+        if (lane == 0)
+            columns[g] = fill_trace(qs, rs, dx, dy, lo, w, dir, ops_all + at[g], counts + 4 * g);
+        __syncwarp();
     }
 }

@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from . import native
-from .arrays import BLOCK, array_module, blocks as grid, cupy, kernel, to_host
+from .arrays import BLOCK, WARP, array_module, blocks as grid, cupy, kernel, to_host
 from .backbone import backbone
 from .chains import _Clock, block_positions
 from .letters import NONE
@@ -189,7 +189,7 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
     gscore, gcols = cp.zeros(n, dtype=cp.int64), cp.zeros(n, dtype=cp.int64)
     gcounts = cp.zeros((n, 4), dtype=cp.int64)
     if n:
-        # largest first, so that a warp's threads fill gaps of like sizes and the largest start early
+        # largest first, so that the largest start early
         order = cp.argsort(-(dx + 1) * band_widths(dx, dy, a.band))
         sq, sr, sdx, sdy, sat = gq[order], gr[order], dx[order], dy[order], gat[:-1][order]
         sstrand = astrand[g][order]
@@ -204,10 +204,10 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
             hi = max(lo + 1, int(np.searchsorted(ends, base + FILL_BYTES, side="right")))
             part = slice(lo, hi)
             dir_at = _exclusive_sum(cells[part])
-            row_at = _exclusive_sum(2 * width[part])
+            row_at = _exclusive_sum(4 * width[part])  # two runs' last rows of H and F
             scratch = cp.empty(int(dir_at[-1]), dtype=cp.uint8)
             rows = cp.empty(int(row_at[-1]), dtype=cp.int32)
-            fill((grid(hi - lo),), (BLOCK,), (
+            fill((grid(WARP * (hi - lo)),), (BLOCK,), (  # a warp a gap
                 q, rf, rr, sq[part], sr[part], sdx[part], sdy[part], sat[part], dir_at, row_at, sstrand[part],
                 cp.int64(hi - lo), cp.int32(a.align_match), cp.int32(a.align_mismatch), cp.int32(a.gap_open),
                 cp.int32(a.gap_extend), cp.int64(a.band), score[part], cols[part], counts[part], ops, scratch, rows))

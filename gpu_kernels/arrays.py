@@ -16,10 +16,11 @@ import time
 
 import numpy as np
 
-from .kernels import (BLOCK, EXTEND_THREADS, MEM_CHUNK, MEM_LIGHT, PER_LANE, SCAN_ITEMS, SELECT_ITEMS, nvcc_options,
-                      prebuilt, source)
+from .kernels import (BLOCK, EXTEND_THREADS, MEM_CHUNK, MEM_LIGHT, PER_LANE, SCAN_ITEMS, SELECT_ITEMS, WARP,
+                      nvcc_options, prebuilt, source)
 
-__all__ = ["BLOCK", "EXTEND_THREADS", "MEM_CHUNK", "MEM_LIGHT", "PER_LANE", "SCAN_ITEMS", "SELECT_ITEMS", "nvcc_options"]
+__all__ = ["BLOCK", "EXTEND_THREADS", "MEM_CHUNK", "MEM_LIGHT", "PER_LANE", "SCAN_ITEMS", "SELECT_ITEMS", "WARP",
+           "nvcc_options"]
 log = logging.getLogger(__name__)
 
 

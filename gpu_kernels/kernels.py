@@ -26,6 +26,7 @@ BORDER = 5            # between and around records; never inside one
 GAP = 128
 
 BLOCK = 256           # threads a block of the one-thread-per-item kernels (words, groups, seeds, scan)
+WARP = 32             # lanes of a warp: align_fill and align_posterior make a gap's rows 32 at once, a lane a row
 SCAN_ITEMS = 4        # values a thread of scan.cu scans: a block covers BLOCK * SCAN_ITEMS values
 SELECT_ITEMS = 16     # rows a thread of select.cu tests: a block selects from BLOCK * SELECT_ITEMS rows
 EXTEND_THREADS = 128  # threads a block of extend.cu (4 warps)
@@ -39,7 +40,7 @@ TANDEM_FLANK = 10     # and the columns at a piece's ends in which one is looked
 
 assert 32 * PER_LANE <= GAP
 
-DEFINES = {"BORDER": BORDER, "N_CODE": N_CODE, "BLOCK": BLOCK, "SCAN_ITEMS": SCAN_ITEMS, "SELECT_ITEMS": SELECT_ITEMS,
+DEFINES = {"BORDER": BORDER, "N_CODE": N_CODE, "BLOCK": BLOCK, "WARP": WARP, "SCAN_ITEMS": SCAN_ITEMS, "SELECT_ITEMS": SELECT_ITEMS,
            "PER_LANE": PER_LANE, "MEM_LIGHT": MEM_LIGHT, "MEM_CHUNK": MEM_CHUNK, "DELTA_BLOCK": DELTA_BLOCK,
            "MINIBLOCKS": MINIBLOCKS, "TANDEM_UNIT": TANDEM_UNIT, "TANDEM_FLANK": TANDEM_FLANK}
 # The ones the compiled CPU code (cpu.h) reads too: native.py passes them to the C compiler.

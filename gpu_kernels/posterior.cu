@@ -1,7 +1,7 @@
 // Posterior decoding of the gaps between anchors on the device (posterior.py, posterior_pass_cupy): the
 // host twin's (posterior.c) rows, cells and sums, made by a warp a gap, so both give the same columns.
 //
-// align_posterior: a warp a gap. Its rows go in runs of POSTERIOR_ROWS (32), a lane a row: lane t makes
+// align_posterior: a warp a gap. Its rows go in runs of WARP (32, posterior.h's POSTERIOR_ROWS), a lane a row: lane t makes
 // its row's cells one a step, two cells behind lane t - 1, whose cells it takes by a shuffle (lane 0
 // reads the run before's last row from memory). Each lane sums its own row in the host's order, so the
 // sums, scales and posteriors are the host's to the last bit (--fmad=false: kernels.nvcc_options).
@@ -15,16 +15,17 @@
 
 #include "posterior.h"
 
-#define LANES 32
+static_assert(WARP == POSTERIOR_ROWS, "the host rescales the rows where a warp's run of them ends");
+
 #define ALL 0xffffffffu
 
-// steps a run takes: the last lane starts 2 (LANES - 1) steps after the first
-#define STEPS(w) ((w) + 2 * (LANES - 1))
+// steps a run takes: the last lane starts 2 (WARP - 1) steps after the first
+#define STEPS(w) ((w) + 2 * (WARP - 1))
 
 __device__ void backward_pass(const pair_hmm* h, const unsigned char* qs, const unsigned char* rs, long long dx,
                               long long dy, long long lo, long long hi, long long w, double* bm, double* bx,
                               int lane) {
-    for (long long top = dx; top >= 0; top -= LANES) {
+    for (long long top = dx; top >= 0; top -= WARP) {
         const long long i = top - lane;
         const long long j0 = i + lo > 0 ? i + lo : 0, j1 = i + hi < dy ? i + hi : dy;
         double sum = 0, right = 0, kept_m = 0, pub_m = 0, pub_x = 0;
@@ -50,12 +51,12 @@ __device__ void backward_pass(const pair_hmm* h, const unsigned char* qs, const 
             }
             kept_m = got_m;
         }
-        // the run's last row (lane LANES - 1's) rescaled, as the host rescales it, before the next run reads it
-        const double scale = __shfl_sync(ALL, 1 / sum, LANES - 1);
+        // the run's last row (lane WARP - 1's) rescaled, as the host rescales it, before the next run reads it
+        const double scale = __shfl_sync(ALL, 1 / sum, WARP - 1);
         __syncwarp();
-        const long long last = top - (LANES - 1);
+        const long long last = top - (WARP - 1);
         if (last >= 0)
-            for (long long k = lane; k < w; k += LANES)
+            for (long long k = lane; k < w; k += WARP)
                 bm[last * w + k] *= scale, bx[last * w + k] *= scale;
         __syncwarp();
     }
@@ -64,7 +65,7 @@ __device__ void backward_pass(const pair_hmm* h, const unsigned char* qs, const 
 __device__ void forward_pass(const pair_hmm* h, const unsigned char* qs, const unsigned char* rs, long long dx,
                              long long dy, long long lo, long long hi, long long w, const double* bm,
                              const double* bx, double* fmbm, double* carry, double* per_z, int lane) {
-    for (long long top = 0, run = 0; top <= dx; top += LANES, run++) {
+    for (long long top = 0, run = 0; top <= dx; top += WARP, run++) {
         const long long i = top + lane;
         const long long j0 = i + lo > 0 ? i + lo : 0, j1 = i + hi < dy ? i + hi : dy;
         const double* before = carry + (run & 1) * 4 * w;  // F_M, F_I, F_D of row top - 1
@@ -94,17 +95,17 @@ __device__ void forward_pass(const pair_hmm* h, const unsigned char* qs, const u
                 }
                 left_m = fm, left_d = fd;
                 pub_m = fm, pub_i = fi, pub_d = fd;
-                if (lane == LANES - 1)
+                if (lane == WARP - 1)
                     after[k] = fm, after[w + k] = fi, after[2 * w + k] = fd;
             }
             kept_m = got_m, kept_i = got_i, kept_d = got_d;
         }
         if (i <= dx)
             per_z[i] = 1 / z;
-        const double scale = __shfl_sync(ALL, 1 / sum, LANES - 1);
+        const double scale = __shfl_sync(ALL, 1 / sum, WARP - 1);
         __syncwarp();
-        if (top + LANES - 1 <= dx)
-            for (long long k = lane; k < w; k += LANES)
+        if (top + WARP - 1 <= dx)
+            for (long long k = lane; k < w; k += WARP)
                 after[k] *= scale, after[w + k] *= scale, after[2 * w + k] *= scale;
         __syncwarp();
     }
@@ -112,7 +113,7 @@ __device__ void forward_pass(const pair_hmm* h, const unsigned char* qs, const u
 
 __device__ void centroid_pass(const pair_hmm* h, long long dx, long long dy, long long lo, long long hi, long long w,
                               const double* fmbm, const double* per_z, double* carry, unsigned char* dir, int lane) {
-    for (long long top = 0, run = 0; top <= dx; top += LANES, run++) {
+    for (long long top = 0, run = 0; top <= dx; top += WARP, run++) {
         const long long i = top + lane;
         const long long j0 = i + lo > 0 ? i + lo : 0, j1 = i + hi < dy ? i + hi : dy;
         const double* before = carry + (run & 1) * 4 * w + 3 * w;  // the gains of row top - 1
@@ -133,7 +134,7 @@ __device__ void centroid_pass(const pair_hmm* h, long long dx, long long dy, lon
                 }
                 left = a;
                 pub = a;
-                if (lane == LANES - 1)
+                if (lane == WARP - 1)
                     after[k] = a;
             }
             kept = got;
@@ -150,10 +151,10 @@ extern "C" __global__ void align_posterior(const unsigned char* q, const unsigne
                                            int mismatch, int gap_open, int gap_extend, long long band,
                                            long long* score, long long* columns, long long* counts,
                                            unsigned char* ops_all, double* scratch_all, unsigned char* dir_all) {
-    const int lane = threadIdx.x % LANES;
-    const long long warps = (long long)gridDim.x * (blockDim.x / LANES);
+    const int lane = threadIdx.x % WARP;
+    const long long warps = (long long)gridDim.x * (blockDim.x / WARP);
     const pair_hmm h = pair_hmm_of(sigma, delta, epsilon, gamma);
-    for (long long g = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / LANES; g < n; g += warps) {
+    for (long long g = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / WARP; g < n; g += warps) {
         const unsigned char* qs = q + qpos[g];
         const unsigned char* rs = (strand[g] ? rr : rf) + rpos[g];
         const long long dx = gdx[g], dy = gdy[g];

@@ -11,7 +11,7 @@ import logging
 import numpy as np
 
 from . import native
-from .arrays import BLOCK, array_module, blocks as grid, cupy, kernel, to_host
+from .arrays import BLOCK, WARP, array_module, blocks as grid, cupy, kernel, to_host
 from .params import Params
 
 log = logging.getLogger(__name__)
@@ -58,7 +58,6 @@ def posterior_pass(q, rf, rr, gq, gr, dx, dy, gat, strand, alen, gscore, gcols, 
 
 # doubles and direction bytes the gaps of one align_posterior launch hold (a gap larger alone is one launch)
 POSTERIOR_BYTES = 1 << 30
-WARP = 32  # posterior.cu's LANES: its rows made at once, and the threads of a gap
 
 
 def posterior_pass_cupy(q, rf, rr, gq, gr, dx, dy, gat, strand, alen, gscore, gcols, gcounts, ops, params: Params,
