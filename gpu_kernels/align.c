@@ -103,48 +103,6 @@ typedef struct {
     int failed;
 } fill_job;
 
-/* The path from (i, j) back to (0, 0) through the direction bytes (row i at dir + i * w, cell j at
- * j - i - lo), its columns written at ops from (0, 0) on and counted by kind; returns how many. The
- * query's base of row i is q[step * (i - 1)], the reference's of column j r[step * (j - 1)]. */
-static int64_t trace(const uint8_t *dir, int64_t w, int64_t lo, int64_t i, int64_t j, const uint8_t *q,
-                     const uint8_t *r, int64_t step, uint8_t *ops, int64_t *counts) {
-    int64_t n = 0;
-    int state = 0; /* 0 H, 1 E, 2 F */
-    counts[0] = counts[1] = counts[2] = counts[3] = 0;
-    while (i > 0 || j > 0) {
-        const uint8_t bits = dir[i * w + (j - i - lo)];
-        if (state == 0) {
-            const int from = bits & 3;
-            if (from == 0) {
-                const uint8_t a = q[step * (i - 1)], c = r[step * (j - 1)];
-                const uint8_t op = a == c && a < 4 ? 0 : 1;
-                ops[n++] = op;
-                counts[op]++;
-                i--;
-                j--;
-            } else {
-                state = from;
-            }
-        } else if (state == 1) {
-            ops[n++] = 3;
-            counts[3]++;
-            state = bits & E_OPEN ? 0 : 1;
-            j--;
-        } else {
-            ops[n++] = 2;
-            counts[2]++;
-            state = bits & F_OPEN ? 0 : 2;
-            i--;
-        }
-    }
-    for (int64_t k = 0; k < n / 2; k++) {
-        const uint8_t t = ops[k];
-        ops[k] = ops[n - 1 - k];
-        ops[n - 1 - k] = t;
-    }
-    return n;
-}
-
 /* The general cell (i, j) of fill_gap, at d of the band: cell() with its neighbours looked up. */
 static inline void edge_cell(const fill_job *f, const uint8_t *q, const uint8_t *r, int64_t i, int64_t j, int64_t j0,
                              int64_t d, int64_t w, int32_t go, int32_t ge, int32_t *hleft, int32_t *e, int32_t *hrow,
@@ -224,7 +182,7 @@ static int64_t fill_gap(const fill_job *f, int64_t g, uint8_t *dir, int32_t *hro
         for (int64_t d = j1 - i - lo + 1; d < w; d++)
             hrow[d] = frow[d] = NEG;
     }
-    f->columns[g] = trace(dir, w, lo, dx, dy, q, r, 1, f->ops + f->at[g], f->counts + 4 * g);
+    f->columns[g] = fill_trace(dir, w, lo, dx, dy, q, r, 1, f->ops + f->at[g], f->counts + 4 * g);
     return hrow[dy - dx - lo];
 }
 
@@ -362,7 +320,7 @@ static int64_t extend_end(const extend_job *x, int64_t e, uint8_t *dir, int32_t 
         if (row_best < best - x->xdrop)
             break;
     }
-    trace(dir, w, lo, bi, bj, q, r, s, x->ops + x->at[e], x->counts + 4 * e);
+    fill_trace(dir, w, lo, bi, bj, q, r, s, x->ops + x->at[e], x->counts + 4 * e);
     x->dq[e] = bi;
     x->dr[e] = bj;
     return best;

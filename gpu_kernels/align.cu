@@ -46,47 +46,6 @@ extern "C" __global__ void align_anchors(const unsigned char* q, const unsigned 
 
 #define ALL 0xffffffffu
 
-// The traceback of a filled gap from (dx, dy): its columns written at ops in order, counted in c4.
-__device__ long long fill_trace(const unsigned char* qs, const unsigned char* rs, long long dx, long long dy,
-                                long long lo, long long w, const unsigned char* dir, unsigned char* ops,
-                                long long* c4) {
-    long long i = dx, j = dy, k = 0;
-    c4[0] = c4[1] = c4[2] = c4[3] = 0;
-    int state = 0;
-    while (i > 0 || j > 0) {
-        const unsigned char bits = dir[i * w + (j - i - lo)];
-        if (state == 0) {
-            const int from = bits & 3;
-            if (from == 0) {
-                const unsigned char a = qs[i - 1], c = rs[j - 1];
-                const unsigned char op = a == c && a < 4 ? 0 : 1;
-                ops[k++] = op;
-                c4[op]++;
-                i--;
-                j--;
-            } else {
-                state = from;
-            }
-        } else if (state == 1) {
-            ops[k++] = 3;
-            c4[3]++;
-            state = bits & E_OPEN ? 0 : 1;
-            j--;
-        } else {
-            ops[k++] = 2;
-            c4[2]++;
-            state = bits & F_OPEN ? 0 : 2;
-            i--;
-        }
-    }
-    for (long long t = 0; t < k / 2; t++) {
-        const unsigned char v = ops[t];
-        ops[t] = ops[k - 1 - t];
-        ops[k - 1 - t] = v;
-    }
-    return k;
-}
-
 extern "C" __global__ void align_fill(const unsigned char* q, const unsigned char* rf, const unsigned char* rr,
                                       const long long* qpos, const long long* rpos, const long long* gdx,
                                       const long long* gdy, const long long* at, const long long* dir_at,
@@ -98,12 +57,9 @@ extern "C" __global__ void align_fill(const unsigned char* q, const unsigned cha
     const long long warps = (long long)gridDim.x * (blockDim.x / WARP);
     const int go = gap_open + gap_extend, ge = gap_extend;
     for (long long g = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / WARP; g < n; g += warps) {
-        const unsigned char* qs = q + qpos[g];
-        const unsigned char* rs = (strand[g] ? rr : rf) + rpos[g];
-        const long long dx = gdx[g], dy = gdy[g];
-        long long lo, hi;
-        band_of(dx, dy, band, &lo, &hi);
-        const long long w = hi - lo + 1;
+        const gap_band b = gap_of(q, rf, rr, qpos, rpos, gdx, gdy, strand, g, band);
+        const unsigned char *qs = b.q, *rs = b.r;
+        const long long dx = b.dx, dy = b.dy, lo = b.lo, hi = b.hi, w = b.w;
         unsigned char* dir = dir_all + dir_at[g];
         int* carry = rows_all + row_at[g];  // two runs' last rows: H, then F
         for (long long top = 0, run = 0; top <= dx; top += WARP, run++) {
@@ -146,7 +102,7 @@ extern "C" __global__ void align_fill(const unsigned char* q, const unsigned cha
             __syncwarp();
         }
         if (lane == 0)
-            columns[g] = fill_trace(qs, rs, dx, dy, lo, w, dir, ops_all + at[g], counts + 4 * g);
+            columns[g] = fill_trace(dir, w, lo, dx, dy, qs, rs, 1, ops_all + at[g], counts + 4 * g);
         __syncwarp();
     }
 }

@@ -155,12 +155,9 @@ extern "C" __global__ void align_posterior(const unsigned char* q, const unsigne
     const long long warps = (long long)gridDim.x * (blockDim.x / WARP);
     const pair_hmm h = pair_hmm_of(sigma, delta, epsilon, gamma);
     for (long long g = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / WARP; g < n; g += warps) {
-        const unsigned char* qs = q + qpos[g];
-        const unsigned char* rs = (strand[g] ? rr : rf) + rpos[g];
-        const long long dx = gdx[g], dy = gdy[g];
-        long long lo, hi;
-        band_of(dx, dy, band, &lo, &hi);
-        const long long w = hi - lo + 1;
+        const gap_band b = gap_of(q, rf, rr, qpos, rpos, gdx, gdy, strand, g, band);
+        const unsigned char *qs = b.q, *rs = b.r;
+        const long long dx = b.dx, dy = b.dy, lo = b.lo, hi = b.hi, w = b.w;
         double* bm = scratch_all + scratch_at[g];
         double* bx = bm + (dx + 1) * w;
         double* fmbm = bx + (dx + 1) * w;

@@ -1,9 +1,9 @@
 /* Alignment scoring, defined once for the host (align.c) and the device (align.cu): a column's score,
- * one cell of the affine-gap (Gotoh) recurrence with the traceback's choices, the band of a gap, and
- * the microsatellite test of anchors. Both twins include this file, so that their columns stay the
- * same (tests/test_gpu_stages.py); kernels.source puts its text in place of the include for NVRTC and
- * for the fatbins' digests. docs/DEFINITIONS.md, "What an alignment is", gives the rules; tests/oracle_align.py
- * is the oracle. */
+ * one cell of the affine-gap (Gotoh) recurrence with the traceback's choices, the band of a gap, a
+ * gap's pieces and band as the fills take them, the fills' traceback, and the microsatellite test of
+ * anchors. Both twins include this file, so that their columns stay the same (tests/test_gpu_stages.py);
+ * kernels.source puts its text in place of the include for NVRTC and for the fatbins' digests.
+ * docs/DEFINITIONS.md, "What an alignment is", gives the rules; tests/oracle_align.py is the oracle. */
 #ifndef GPU_KERNELS_SCORING_H
 #define GPU_KERNELS_SCORING_H
 
@@ -76,6 +76,66 @@ SCORING_FN void band_of(scoring_i64 dx, scoring_i64 dy, scoring_i64 band, scorin
         *lo = -dx;
     if (*hi > dy)
         *hi = dy;
+}
+
+/* A gap between two anchors as the fills take it (align_fill, align_posterior): its query bases, its
+ * reference bases on its strand (rr: the reverse complement's codes), its sizes and its band. */
+typedef struct {
+    const unsigned char *q, *r;
+    scoring_i64 dx, dy, lo, hi, w;
+} gap_band;
+
+SCORING_FN gap_band gap_of(const unsigned char *q, const unsigned char *rf, const unsigned char *rr,
+                           const scoring_i64 *qpos, const scoring_i64 *rpos, const scoring_i64 *gdx,
+                           const scoring_i64 *gdy, const signed char *strand, scoring_i64 g, scoring_i64 band) {
+    gap_band b;
+    b.q = q + qpos[g], b.r = (strand[g] ? rr : rf) + rpos[g], b.dx = gdx[g], b.dy = gdy[g];
+    band_of(b.dx, b.dy, band, &b.lo, &b.hi);
+    b.w = b.hi - b.lo + 1;
+    return b;
+}
+
+/* The path from (i, j) back to (0, 0) through the direction bytes (row i at dir + i * w, cell j at
+ * j - i - lo), its columns written at ops from (0, 0) on and counted by kind; returns how many. The
+ * query's base of row i is q[step * (i - 1)], the reference's of column j r[step * (j - 1)]. */
+SCORING_FN scoring_i64 fill_trace(const unsigned char *dir, scoring_i64 w, scoring_i64 lo, scoring_i64 i, scoring_i64 j,
+                                  const unsigned char *q, const unsigned char *r, scoring_i64 step, unsigned char *ops,
+                                  scoring_i64 *counts) {
+    scoring_i64 n = 0;
+    int state = 0; /* 0 H, 1 E, 2 F */
+    counts[0] = counts[1] = counts[2] = counts[3] = 0;
+    while (i > 0 || j > 0) {
+        const unsigned char bits = dir[i * w + (j - i - lo)];
+        if (state == 0) {
+            const int from = bits & 3;
+            if (from == 0) {
+                const unsigned char a = q[step * (i - 1)], c = r[step * (j - 1)];
+                const unsigned char op = a == c && a < 4 ? 0 : 1;
+                ops[n++] = op;
+                counts[op]++;
+                i--;
+                j--;
+            } else {
+                state = from;
+            }
+        } else if (state == 1) {
+            ops[n++] = 3;
+            counts[3]++;
+            state = bits & E_OPEN ? 0 : 1;
+            j--;
+        } else {
+            ops[n++] = 2;
+            counts[2]++;
+            state = bits & F_OPEN ? 0 : 2;
+            i--;
+        }
+    }
+    for (scoring_i64 k = 0; k < n / 2; k++) {
+        const unsigned char t = ops[k];
+        ops[k] = ops[n - 1 - k];
+        ops[n - 1 - k] = t;
+    }
+    return n;
 }
 
 /* Whether a run of n bases repeats a unit of at most MAX_PERIOD bases throughout (a microsatellite). */
