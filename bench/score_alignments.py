@@ -8,6 +8,8 @@ cigarx column (a name ending in .general: bench/common/truth.lastz_blocks). Alig
 (every M, = or X column; a delta alignment's runs between its indels) against the true ones (bench/common/truth.py): precision
 (the share of aligned pairs that are true), recall (the share of all true pairs aligned) and, with
 --held, recall of the true pairs that the --held alignments (the HSPs, say) hold. Prints a table.
+--shifts: both again, a wrong pair counted right where it only places an indel elsewhere in a run of
+one letter, at the truth's own score (common.truth.Shifts; the pair's FASTA files beside the truth).
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common.truth import Truth, score, segments  # noqa: E402
+from common.truth import Shifts, Truth, score, segments  # noqa: E402
 
 
 def main() -> None:
@@ -30,16 +32,24 @@ def main() -> None:
                         "(syntenic blocks, inversions, the translocation): say, the backbone's")
     parser.add_argument("--offsets", action="store_true", help="also the wrong pairs of each, by how far the "
                         "reference base lies from the query base's true partner (or that it has none)")
+    parser.add_argument("--shifts", action="store_true", help="also precision and recall with an indel placed "
+                        "elsewhere in a run of one letter counted right (reads PREFIX_a.fa and PREFIX_b.fa beside "
+                        "PREFIX_truth.npz)")
     parser.add_argument("pafs", nargs="+", help="LABEL=PATH or PATH")
     args = parser.parse_args()
     truth = Truth(args.truth)
     total = truth.true_pairs()
+    shifts = None
+    if args.shifts:
+        prefix = args.truth[:-len("_truth.npz")] if args.truth.endswith("_truth.npz") else args.truth
+        shifts = Shifts(truth, prefix + "_a.fa", prefix + "_b.fa")
     held = None
     if args.held:
         held = score(truth, args.held)["held"]
         held_total = int(sum(h.sum() for h in held.values()))
     print(f"true column pairs: {total:,}" + (f"; held by {args.held}: {held_total:,}" if held else ""))
-    print(f"{'alignments':<28} {'aligned':>14} {'precision %':>12} {'recall %':>9}" + (f" {'of held %':>10}" if held else ""))
+    print(f"{'alignments':<28} {'aligned':>14} {'precision %':>12} {'recall %':>9}" + (f" {'of held %':>10}" if held else "")
+          + (f" {'shifts: precision %':>20} {'recall %':>9}" if shifts else ""))
     for item in args.pafs:
         label, _, path = item.rpartition("=")
         only = None
@@ -47,13 +57,17 @@ def main() -> None:
             path, only = path[:-1], args.only or "tp:A:P"
         elif args.only and not item.endswith("+"):
             only = args.only
-        result = score(truth, path, only)
+        result = score(truth, path, only, shifts)
         precision = 100 * result["correct"] / max(1, result["aligned"])
         recall = 100 * sum(h.sum() for h in result["held"].values()) / max(1, total)
         line = f"{label or path:<28} {result['aligned']:>14,} {precision:>12.2f} {recall:>9.2f}"
         if held:
             both = sum((result["held"][name] & held[name]).sum() for name in held)
             line += f" {100 * both / max(1, held_total):>10.2f}"
+        if shifts:
+            right = result["correct"] + result["shifted"]
+            found = sum(h.sum() for h in result["held_shifted"].values())
+            line += f" {100 * right / max(1, result['aligned']):>20.2f} {100 * found / max(1, total):>9.2f}"
         print(line)
         if args.offsets:
             print("    wrong pairs: " + ", ".join(f"{k} {v:,}" for k, v in result["off"].items()))

@@ -101,3 +101,28 @@ def test_every_name_a_benchmark_imports_from_the_package_exists():
                         except ImportError:
                             missing.append(f"{os.path.relpath(path, BENCH)}: {node.module}.{alias.name}")
     assert not missing, missing
+
+
+def test_shifts_count_an_indel_placed_elsewhere_in_its_run(tmp_path):
+    """bench/common/truth.py's Shifts (score_alignments.py --shifts): with one A of AAAA deleted in the
+    reference, the pairs of an alignment that deletes another A of the run are equal shifts, standing for
+    the true pairs they move; a pair off by one outside a run, or of unequal bases, is not."""
+    import numpy as np
+
+    sys.path.insert(0, BENCH)
+    from common.truth import Shifts, Truth
+
+    ancestor = "CGTAAAACGT"
+    reference = ancestor[:5] + ancestor[6:]  # the third A (ancestral base 5) deleted
+    (tmp_path / "p_a.fa").write_text(f">c\n{ancestor}\n")
+    (tmp_path / "p_b.fa").write_text(f">c\n{reference}\n")
+    origins = np.arange(1, 11)
+    np.savez_compressed(tmp_path / "p_truth.npz", **{"query/c": origins, "reference/c": np.delete(origins, 5)})
+    truth = Truth(str(tmp_path / "p_truth.npz"))
+    shifts = Shifts(truth, str(tmp_path / "p_a.fa"), str(tmp_path / "p_b.fa"))
+    # query bases 4 and 5 against reference bases 3 and 4 (the first A deleted instead); 7 against 7 (C, G)
+    equal, stands_for = shifts.equal("c", np.array([4, 5, 7]), np.array([3, 4, 7]), 0)
+    assert equal.tolist() == [True, True, False]
+    assert stands_for[:2].tolist() == [3, 4]  # the true pairs (3, 3) and (4, 4) that the deletion moved
+    # on the reverse strand the same letters do not match (A against T's complement is not a run's shift)
+    assert not shifts.equal("c", np.array([4]), np.array([3]), 1)[0].any()

@@ -36,6 +36,60 @@ class Truth:
         return int(sum((p >= 0).sum() for p in self.partner.values()))
 
 
+_COMPLEMENT = np.arange(256, dtype=np.uint8)  # of the sequence codes (A C G T = 0 1 2 3)
+_COMPLEMENT[:4] = (3, 2, 1, 0)
+
+
+def _run_ends(letters: np.ndarray) -> np.ndarray:
+    """For each base, the position of the last base of the run of one letter holding it."""
+    if not letters.size:
+        return np.zeros(0, dtype=np.int64)
+    change = np.flatnonzero(letters[1:] != letters[:-1]) + 1
+    ends = np.concatenate((change - 1, [letters.size - 1]))
+    return np.repeat(ends, np.diff(np.concatenate(([0], change, [letters.size]))))
+
+
+class Shifts:
+    """Wrong aligned pairs that are an indel placed elsewhere in a run of one letter, as the truth's own
+    at equal score: the query base against a reference base of the run of its letter that holds its true
+    partner, or the reference base against a query base of the run holding its true partner (a deletion
+    or an insertion in a homopolymer: which base of the run the simulator took, no alignment can tell).
+    Needs both FASTA files of the pair."""
+
+    def __init__(self, truth: Truth, query_fasta: str, reference_fasta: str):
+        from gpu_kernels.fasta import read_fasta
+
+        self.truth = truth
+        self.q = {record.name: record.codes for record in read_fasta(query_fasta)}
+        self.r = {record.name: record.codes for record in read_fasta(reference_fasta)}
+        self.q_ends = {name: _run_ends(s) for name, s in self.q.items()}
+        self.r_ends = {name: _run_ends(s) for name, s in self.r.items()}
+        self.back = {}  # each reference base's true query partner (-1: none)
+        for name, partner in truth.partner.items():
+            back = np.full(self.r[name].size, -1, dtype=np.int64)
+            back[partner[partner >= 0]] = np.flatnonzero(partner >= 0)
+            self.back[name] = back
+
+    def equal(self, name: str, qs: np.ndarray, rs: np.ndarray, reverse: int) -> tuple:
+        """Of wrong pairs (qs[i], rs[i]) on one strand: which are such shifts, and the query base whose
+        true pair each stands for."""
+        t, q, r = self.truth, self.q[name], self.r[name]
+        qb = _COMPLEMENT[q[qs]] if reverse else q[qs]
+        same = (qb == r[rs]) & (qb < 4)
+        # the reference base's true partner in the run of the query base (each aligned reference base
+        # stands for its own true pair, so no two shifts stand for one), else the query base's true
+        # partner in the run of the reference base
+        mate = self.back[name][rs]
+        lo, hi = np.minimum(mate, qs), np.maximum(mate, qs)
+        mate_ok = (mate >= 0) & (t.strand[name][np.maximum(mate, 0)] == reverse)
+        by_query = same & mate_ok & (q[np.maximum(lo, 0)] == q[qs]) & (self.q_ends[name][np.maximum(lo, 0)] >= hi)
+        partner = t.partner[name][qs]
+        lo, hi = np.minimum(partner, rs), np.maximum(partner, rs)
+        by_reference = same & ~by_query & (partner >= 0) & (t.strand[name][qs] == reverse) & \
+            (r[np.maximum(lo, 0)] == qb) & (self.r_ends[name][np.maximum(lo, 0)] >= hi)
+        return by_query | by_reference, np.where(by_query, mate, qs)
+
+
 def paf_blocks(path: str, only: str | None = None, numbered: bool = False):
     """Ungapped blocks of the alignments of a PAF file with cg:Z: (query name, reference name, strand,
     query start, reference start, length) per M/=/X run, the query start counted on its forward
@@ -105,12 +159,15 @@ def lastz_blocks(path: str, query_lengths: dict, reference_names, numbered: bool
                     r += n
 
 
-def score(truth: Truth, path: str, only: str | None = None) -> dict:
+def score(truth: Truth, path: str, only: str | None = None, shifts: Shifts | None = None) -> dict:
     """Aligned pairs, true among them, and the query bases whose true pair is aligned (a boolean array
     per chromosome) of a PAF file (only: of its rows with that tag), of a MUMmer delta file (a name
-    ending in .delta) or of LASTZ's general format with cigarx (a name ending in .general)."""
-    aligned = correct = 0
+    ending in .delta) or of LASTZ's general format with cigarx (a name ending in .general). shifts: also
+    the wrong pairs that are Shifts.equal ("shifted") and the query bases whose true pair is aligned or
+    so shifted ("held_shifted")."""
+    aligned = correct = shifted = 0
     held = {name: np.zeros(p.size, dtype=bool) for name, p in truth.partner.items()}
+    held_shifted = {name: np.zeros(p.size, dtype=bool) for name, p in truth.partner.items()}
     off = dict.fromkeys(OFFSETS, 0)
     if path.endswith(".general"):  # LASTZ's, with cigarx; a simulated pair's records share their names
         lengths = {name: p.size for name, p in truth.partner.items()}
@@ -126,13 +183,19 @@ def score(truth: Truth, path: str, only: str | None = None) -> dict:
         ok = (truth.partner[qname][qs] == rs) & (truth.strand[qname][qs] == reverse)
         correct += int(ok.sum())
         held[qname][qs[ok]] = True
+        if shifts is not None:
+            equal, stands_for = shifts.equal(qname, qs[~ok], rs[~ok], reverse)
+            shifted += int(equal.sum())
+            held_shifted[qname][qs[ok]] = True
+            held_shifted[qname][stands_for[equal]] = True
         partner = truth.partner[qname][qs][~ok]
         distance = np.abs(rs[~ok] - partner)
         off["no partner"] += int((partner < 0).sum())
         for label, (lo, hi) in OFFSETS.items():
             if lo:
                 off[label] += int(((partner >= 0) & (distance >= lo) & (distance <= hi)).sum())
-    return {"aligned": aligned, "correct": correct, "held": held, "off": off}
+    return {"aligned": aligned, "correct": correct, "held": held, "off": off, "shifted": shifted,
+            "held_shifted": held_shifted}
 
 
 # wrong aligned pairs by how far the reference base is from the query base's true partner
