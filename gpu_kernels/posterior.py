@@ -31,11 +31,13 @@ def fitted_rates(alen, gcols, gcounts, gat, ops) -> dict:
     aligned = int(alen.sum()) + int(gcounts[:, 0].sum() + gcounts[:, 1].sum())
     room = np.diff(gat)  # a gap's bytes of ops; its columns are the first gcols of them
     used = np.arange(int(gat[-1])) - np.repeat(gat[:-1], room) < np.repeat(gcols, room)
+    first = np.zeros(int(gat[-1]), dtype=bool)  # a gap's first column: a run starts there whatever ends the gap before
+    first[gat[:-1][room > 0]] = True
     runs = bases = 0
     for op in (2, 3):
         gap = used & (ops[:int(gat[-1])] == op)
         bases += int(gap.sum())
-        runs += int((gap & ~np.concatenate(([False], gap[:-1]))).sum())
+        runs += int((gap & (first | ~np.concatenate(([False], gap[:-1])))).sum())
     sigma = int(gcounts[:, 1].sum()) / max(aligned, 1)
     return {"sigma": min(max(sigma, 1e-4), 0.7), "delta": min(max(runs / 2 / max(aligned, 1), 1e-6), 0.25),
             "epsilon": min(max(1 - runs / max(bases, 1), 1e-3), 0.95)}

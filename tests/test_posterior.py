@@ -158,3 +158,13 @@ def test_the_device_twin_decodes_as_the_host(seed):
             posterior.POSTERIOR_BYTES = small
         for name, h, d in zip(("score", "columns", "counts", "ops"), host, device):
             assert h.tolist() == cp.asnumpy(d).tolist(), (gamma, name)
+
+
+def test_a_gap_run_ends_with_its_gap():
+    """A gap all of one kind (no aligned pair: dx or dy 0) and the next gap's first run of that kind are
+    two runs, not one (an anchor lies between them)."""
+    ops = np.array([3, 3, 3, 0], dtype=np.uint8)
+    gat = np.array([0, 2, 4])
+    rates = fitted_rates(np.array([10, 10, 10]), np.array([2, 2]), np.array([[0, 0, 0, 2], [1, 0, 0, 1]]), gat, ops)
+    assert rates["delta"] == pytest.approx(2 / 2 / 31)
+    assert rates["epsilon"] == pytest.approx(1 - 2 / 3)
