@@ -73,7 +73,7 @@ def posterior_pass_cupy(q, rf, rr, gq, gr, dx, dy, gat, strand, alen, gscore, gc
     n = int(dx.size)
     width = band_widths(dx, dy, a.band)
     doubles, cells = (3 * (dx + 1) + 8) * width + dx + 1, (dx + 1) * width  # posterior.cu's scratch; dir bytes
-    order = cp.argsort(-cells)  # like sizes in a warp, the largest started first
+    order = cp.argsort(-cells)  # the largest started first
     sq, sr, sdx, sdy, sat, sstrand = gq[order], gr[order], dx[order], dy[order], gat[:-1][order], strand[order]
     doubles, cells = doubles[order], cells[order]
     ends = cp.cumsum(8 * doubles + cells).get()
@@ -99,6 +99,7 @@ def posterior_pass_cupy(q, rf, rr, gq, gr, dx, dy, gat, strand, alen, gscore, gc
 
 
 def _rates(alen, gcols, gcounts, gat, ops, gamma) -> dict:
+    """fitted_rates (host arrays), logged."""
     rates = fitted_rates(alen, gcols, gcounts, gat, ops)
     log.info("posterior fills: substitutions %.4f, gap opens %.5f a side a pair, extension %.3f, gamma %g",
              rates["sigma"], rates["delta"], rates["epsilon"], gamma)
