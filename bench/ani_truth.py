@@ -1,10 +1,15 @@
 """ANI against a known truth: pairs of genomes drawn from one random root, each side a fixed share of
 substitutions from it (with or without small indels at a tenth of that), our `ani` (align's
-one-to-one alignments, gap columns excluded) and FastANI's beside the identity the draw gives
-((1 - d/2)^2 + (d/2)^2 / 3 for a pairwise distance d, both sides' changes at random). Shows which of
-the two follows the truth as pairs diverge; the Many genomes issue compares them.
+one-to-one alignments, gap columns excluded) and FastANI's beside the identity the draw gives (the
+share of the root's bases that both sides still have alike, before the indels). Shows which of the
+two follows the truth as pairs diverge; the Many genomes issue compares them. --shape A: the sites'
+rates vary, each drawn once for the root from a gamma distribution of shape A and mean 1 (real
+genomes' sites evolve at different rates: coding positions, conserved genes), a site's chance of a
+change d/2 times its rate (at most 3/4); 0, the default: every site at d/2. --block B: one rate for
+each run of B bases (genes that evolve at their own pace) rather than for each base.
 
-    python bench/ani_truth.py [--length 3e6] [--distances 0.06 0.10 0.14 0.18] [--workdir /tmp/ani_truth]
+    python bench/ani_truth.py [--length 3e6] [--distances 0.06 0.10 0.14 0.18] [--shape 1 [--block 1000]]
+        [--workdir /tmp/ani_truth]
 
 Needs `fastANI` on the PATH (Debian `fastani`). Prints a table; not a test.
 """
@@ -56,17 +61,24 @@ def main() -> None:
     parser.add_argument("--distances", type=float, nargs="+", default=[0.06, 0.10, 0.14, 0.18])
     parser.add_argument("--workdir", default="/tmp/ani_truth")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--shape", type=float, default=0.0, help="the sites' rates drawn from a gamma of this "
+                        "shape and mean 1 (0: one rate for all)")
+    parser.add_argument("--block", type=int, default=1, help="with --shape, one rate for each run of this many "
+                        "bases (a gene's, say) rather than for each base")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     rng = np.random.default_rng(args.seed)
     root = rng.integers(0, 4, int(args.length), dtype=np.uint8)
+    rates = np.ones(root.size)
+    if args.shape:
+        rates = np.repeat(rng.gamma(args.shape, 1 / args.shape, -(-root.size // args.block)), args.block)[:root.size]
     rows = []
     for d in args.distances:
-        truth = 100 * ((1 - d / 2) ** 2 + (d / 2) ** 2 / 3)
         for with_indels in (False, True):
+            sides = [substitute(rng, root, np.minimum(0.75, rates * d / 2)) for _ in "ab"]
+            truth = 100 * float(np.mean(sides[0] == sides[1]))
             paths = []
-            for side in "ab":
-                seq = substitute(rng, root, d / 2)
+            for side, seq in zip("ab", sides):
                 seq = indels(rng, seq, d / 20) if with_indels else seq
                 paths.append(os.path.join(args.workdir, f"{side}.fa"))
                 write(paths[-1], seq)
