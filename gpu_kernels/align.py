@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from . import native
-from .arrays import BLOCK, WARP, array_module, blocks as grid, cupy, kernel, to_host
+from .arrays import BLOCK, WARP, array_module, blocks as grid, cupy, exclusive_sum, kernel, launch_parts, to_host
 from .backbone import backbone
 from .chains import _Clock, block_positions
 from .letters import NONE
@@ -32,13 +32,6 @@ log = logging.getLogger(__name__)
 
 # the alignments of one batch: ALIGNMENT's columns but the CIGAR, and what their text is made of
 TEXT_PARTS = ("ax", "ay", "alen", "gat", "gcols", "ops", "first", "last", "strand", "ext", "eops")
-
-
-def _exclusive_sum(counts):
-    xp = array_module(counts)
-    at = xp.zeros(counts.size + 1, dtype=xp.int64)
-    xp.cumsum(counts, out=at[1:])
-    return at
 
 
 def chosen_blocks(chains: dict, blocks: dict, params: Params) -> dict:
@@ -112,7 +105,7 @@ def align_chains(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, p
     count = np.empty(qpos.size, dtype=np.int64)
     none = np.empty(0, dtype=np.int64)
     cpu.align_anchors(q, rf, rr, qpos, rpos, length, strand, a.min_anchor, count, False, none, none, none, threads)
-    at = _exclusive_sum(count)
+    at = exclusive_sum(count)
     ax, ay, alen = (np.empty(int(at[-1]), dtype=np.int64) for _ in range(3))
     cpu.align_anchors(q, rf, rr, qpos, rpos, length, strand, a.min_anchor, at[:-1].copy(), True, ax, ay, alen,
                       threads)
@@ -120,7 +113,7 @@ def align_chains(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, p
     astrand = np.repeat(strand, count)
     g, gq, gr, dx, dy = gaps_between(achain, ax, ay, alen)
     clock.mark(f"anchors ({ax.size})")
-    gat = _exclusive_sum(dx + dy)
+    gat = exclusive_sum(dx + dy)
     ops = np.zeros(int(gat[-1]), dtype=np.uint8)  # a gap's unused bytes stay 0 (the device's too)
     gscore, gcols = np.empty(g.size, dtype=np.int64), np.empty(g.size, dtype=np.int64)
     gcounts = np.empty((g.size, 4), dtype=np.int64)
@@ -173,7 +166,7 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
     if nb:
         anchors((grid(nb),), (BLOCK,), (q, rf, rr, qpos, rpos, length, strand, cp.int64(nb), cp.int64(a.min_anchor),
                                         count, cp.int32(0), none, none, none))
-    at = _exclusive_sum(count)
+    at = exclusive_sum(count)
     total = int(at[-1])
     ax, ay, alen = (cp.zeros(max(total, 1), dtype=cp.int64)[:total] for _ in range(3))
     if total:
@@ -184,7 +177,7 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
     g, gq, gr, dx, dy = gaps_between(achain, ax, ay, alen)
     n = int(g.size)
     clock.mark(f"anchors ({total})")
-    gat = _exclusive_sum(dx + dy)
+    gat = exclusive_sum(dx + dy)
     ops = cp.zeros(max(int(gat[-1]), 1), dtype=cp.uint8)
     gscore, gcols = cp.zeros(n, dtype=cp.int64), cp.zeros(n, dtype=cp.int64)
     gcounts = cp.zeros((n, 4), dtype=cp.int64)
@@ -198,21 +191,17 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
         ends = cp.cumsum(cells).get()
         score, cols, counts = cp.zeros(n, dtype=cp.int64), cp.zeros(n, dtype=cp.int64), cp.zeros((n, 4), dtype=cp.int64)
         fill = kernel("align.cu", "align_fill")
-        lo = 0
-        while lo < n:  # launches of at most FILL_BYTES of direction bytes (at least one gap each)
-            base = int(ends[lo - 1]) if lo else 0
-            hi = max(lo + 1, int(np.searchsorted(ends, base + FILL_BYTES, side="right")))
-            part = slice(lo, hi)
-            dir_at = _exclusive_sum(cells[part])
-            row_at = _exclusive_sum(4 * width[part])  # two runs' last rows of H and F
+        for part in launch_parts(ends, FILL_BYTES):
+            dir_at = exclusive_sum(cells[part])
+            row_at = exclusive_sum(4 * width[part])  # two runs' last rows of H and F
             scratch = cp.empty(int(dir_at[-1]), dtype=cp.uint8)
             rows = cp.empty(int(row_at[-1]), dtype=cp.int32)
-            fill((grid(WARP * (hi - lo)),), (BLOCK,), (  # a warp a gap
+            size = part.stop - part.start
+            fill((grid(WARP * size),), (BLOCK,), (  # a warp a gap
                 q, rf, rr, sq[part], sr[part], sdx[part], sdy[part], sat[part], dir_at, row_at, sstrand[part],
-                cp.int64(hi - lo), cp.int32(a.align_match), cp.int32(a.align_mismatch), cp.int32(a.gap_open),
+                cp.int64(size), cp.int32(a.align_match), cp.int32(a.align_mismatch), cp.int32(a.gap_open),
                 cp.int32(a.gap_extend), cp.int64(a.band), score[part], cols[part], counts[part], ops, scratch, rows))
             del scratch, rows
-            lo = hi
         gscore[order], gcols[order], gcounts[order] = score, cols, counts
     clock.mark(f"fills ({n} gaps)")
     if a.gamma and n:
@@ -260,7 +249,7 @@ def extend_ends(found: dict, achain, ax, ay, alen, qoff, qlen, roff, rlen, stran
     qpos = np.concatenate((xs - 1, xe))
     rpos = np.concatenate((ys - 1, ye))
     step = np.repeat(np.array([-1, 1], dtype=np.int8), n)
-    at = _exclusive_sum(lq + lr)
+    at = exclusive_sum(lq + lr)
     ops = np.zeros(int(at[-1]), dtype=np.uint8)
     score, dq, dr = (np.empty(2 * n, dtype=np.int64) for _ in range(3))
     counts = np.empty((2 * n, 4), dtype=np.int64)
@@ -359,7 +348,7 @@ def text_of(alignments: dict, query: SeqSet, reference: SeqSet, kind: str, threa
     letters = [np.ascontiguousarray(a) for side in (query, reference) for a in (side.letters or NONE)]
     cpu.align_text(q, rf, rr, *parts, strand, TEXTS[kind], size, np.empty(0, dtype=np.uint8), *snp, *ext, *letters,
                    threads)
-    offsets = _exclusive_sum(size)
+    offsets = exclusive_sum(size)
     out = np.empty(int(offsets[-1]), dtype=np.uint8)
     cpu.align_text(q, rf, rr, *parts, strand, TEXTS[kind], offsets[:-1].copy(), out, *snp, *ext, *letters, threads)
     return out.tobytes(), offsets

@@ -204,6 +204,25 @@ def concatenate(parts: list):
     return out
 
 
+def exclusive_sum(counts):
+    """Where each item's share starts and, last, the total (int64, one longer than counts)."""
+    xp = array_module(counts)
+    at = xp.zeros(counts.size + 1, dtype=xp.int64)
+    xp.cumsum(counts, out=at[1:])
+    return at
+
+
+def launch_parts(ends: np.ndarray, limit: int):
+    """Slices of items whose sizes' running totals are ends (host, ascending), each at most limit in all
+    or a single item: the launches of a kernel whose scratch is sized so."""
+    lo = 0
+    while lo < ends.size:
+        base = int(ends[lo - 1]) if lo else 0
+        hi = max(lo + 1, int(np.searchsorted(ends, base + limit, side="right")))
+        yield slice(lo, hi)
+        lo = hi
+
+
 def blocks(n: int, threads: int = BLOCK, cap: int = 65535 * 8) -> int:
     """Blocks of a 1-D launch over n items (grid-stride kernels accept the cap)."""
     return min(max(1, (n + threads - 1) // threads), cap)

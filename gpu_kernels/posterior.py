@@ -11,7 +11,7 @@ import logging
 import numpy as np
 
 from . import native
-from .arrays import BLOCK, WARP, array_module, blocks as grid, cupy, kernel, to_host
+from .arrays import BLOCK, WARP, array_module, blocks as grid, cupy, exclusive_sum, kernel, launch_parts, to_host
 from .params import Params
 
 log = logging.getLogger(__name__)
@@ -79,21 +79,17 @@ def posterior_pass_cupy(q, rf, rr, gq, gr, dx, dy, gat, strand, alen, gscore, gc
     ends = cp.cumsum(8 * doubles + cells).get()
     score, cols, counts = cp.zeros(n, dtype=cp.int64), cp.zeros(n, dtype=cp.int64), cp.zeros((n, 4), dtype=cp.int64)
     decode = kernel("posterior.cu", "align_posterior")
-    lo = 0
-    while lo < n:
-        base = int(ends[lo - 1]) if lo else 0
-        hi = max(lo + 1, int(np.searchsorted(ends, base + POSTERIOR_BYTES, side="right")))
-        part = slice(lo, hi)
-        scratch_at, dir_at = (cp.concatenate((cp.zeros(1, cp.int64), cp.cumsum(v[part]))) for v in (doubles, cells))
+    for part in launch_parts(ends, POSTERIOR_BYTES):
+        scratch_at, dir_at = exclusive_sum(doubles[part]), exclusive_sum(cells[part])
         scratch = cp.empty(int(scratch_at[-1]), dtype=cp.float64)
         dirs = cp.empty(int(dir_at[-1]), dtype=cp.uint8)
-        decode((grid(WARP * (hi - lo)),), (BLOCK,), (  # a warp a gap
+        size = part.stop - part.start
+        decode((grid(WARP * size),), (BLOCK,), (  # a warp a gap
             q, rf, rr, sq[part], sr[part], sdx[part], sdy[part], sat[part], scratch_at, dir_at, sstrand[part],
-            cp.int64(hi - lo), cp.float64(rates["sigma"]), cp.float64(rates["delta"]), cp.float64(rates["epsilon"]),
+            cp.int64(size), cp.float64(rates["sigma"]), cp.float64(rates["delta"]), cp.float64(rates["epsilon"]),
             cp.float64(a.gamma), cp.int32(a.align_match), cp.int32(a.align_mismatch), cp.int32(a.gap_open),
             cp.int32(a.gap_extend), cp.int64(a.band), score[part], cols[part], counts[part], ops, scratch, dirs))
         del scratch, dirs
-        lo = hi
     gscore[order], gcols[order], gcounts[order] = score, cols, counts
     return rates
 

@@ -126,7 +126,7 @@ def test_rates_fitted_to_first_fills():
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("seed", range(3))
-def test_the_device_twin_decodes_as_the_host(seed):
+def test_the_device_twin_decodes_as_the_host(seed, monkeypatch):
     """posterior_pass_cupy (posterior.cu) gives the host pass's columns, scores and counts, byte for
     byte, on drawn gaps (first fills of all matches and mismatches, so the fitted rates are those of
     the draw), several launches of them where POSTERIOR_BYTES is made small."""
@@ -144,18 +144,14 @@ def test_the_device_twin_decodes_as_the_host(seed):
     cols = np.array([o.size for o in first], np.int64)
     counts = np.array([[np.count_nonzero(o == c) for c in range(4)] for o in first], np.int64)
     alen = np.full(len(gaps) + 1, 12, np.int64)
+    monkeypatch.setattr(posterior, "POSTERIOR_BYTES", 1 << 16)
     for gamma in (8.0, 0.5, float("inf")):
         params = Params(preset="distant", gamma=gamma, band=int(seed * 7))
         host = [np.zeros(len(gaps), np.int64), cols.copy(), counts.copy(), ops.copy()]
         posterior.posterior_pass(q, r, rr, qpos, rpos, dx, dy, at, strand, alen, *host, params, 2)
         device = [cp.zeros(len(gaps), cp.int64), *(cp.asarray(v) for v in (cols, counts, ops))]
-        small = posterior.POSTERIOR_BYTES
-        posterior.POSTERIOR_BYTES = 1 << 16
-        try:
-            posterior.posterior_pass_cupy(*(cp.asarray(v) for v in (q, r, rr, qpos, rpos, dx, dy, at, strand, alen)),
-                                          *device, params)
-        finally:
-            posterior.POSTERIOR_BYTES = small
+        posterior.posterior_pass_cupy(*(cp.asarray(v) for v in (q, r, rr, qpos, rpos, dx, dy, at, strand, alen)),
+                                      *device, params)
         for name, h, d in zip(("score", "columns", "counts", "ops"), host, device):
             assert h.tolist() == cp.asnumpy(d).tolist(), (gamma, name)
 
