@@ -75,6 +75,35 @@ def test_a_pair_with_nothing_aligned_has_no_ani():
     assert math.isnan(row["ani"]) and math.isnan(row["anim"]) and row["aligned_fraction_query"] == 0 and row["alignments"] == 0
 
 
+def test_the_heatmap_clusters_pairs_that_share_little_as_unrelated():
+    """Two genera, as the cyanobacteria of ANIclustermap's example set: g sits at 81 % over 43 % of
+    its genome from s1 and s2, and at 84 % over 1 % (a few conserved genes) from t1 and t2. The
+    clustering puts g with s1 and s2; ANI alone would put it with t1 and t2."""
+    from scipy.cluster.hierarchy import fcluster
+
+    from gpu_kernels.ani import ANI_COLUMNS, matrices
+    from gpu_kernels.workflow.ani_set import MIN_SHARED, UNRELATED_ANI, ani_square, cluster_order
+
+    genomes = ["g", "s1", "s2", "t1", "t2"]
+    values = {("g", "s1"): (81.0, 0.43), ("g", "s2"): (81.2, 0.44), ("s1", "s2"): (97.0, 0.9), ("g", "t1"): (84.0, 0.01),
+              ("g", "t2"): (84.1, 0.012), ("t1", "t2"): (99.0, 0.95), ("s1", "t1"): (83.0, 0.008), ("s2", "t2"): (83.5, 0.009)}
+    rows = [dict.fromkeys(ANI_COLUMNS, 1) | {"query": q, "reference": r, "ani": ani, "aligned_fraction_query": shared,
+                                              "aligned_fraction_reference": shared * 0.9}
+            for (q, r), (ani, shared) in values.items()]
+    frames = matrices(pd.DataFrame(rows, columns=list(ANI_COLUMNS)), genomes)
+    square = ani_square(frames["percentage_identity"], frames["alignment_coverage"])
+    at = {g: i for i, g in enumerate(genomes)}
+    assert square[at["g"], at["t1"]] == UNRELATED_ANI and square[at["t2"], at["g"]] == UNRELATED_ANI
+    assert square[at["g"], at["s1"]] == pytest.approx(81.0) and square[at["t1"], at["t2"]] == pytest.approx(99.0)
+    assert 0.01 < MIN_SHARED <= 0.43
+    _, tree = cluster_order(square)
+    two = dict(zip(genomes, fcluster(tree, 2, criterion="maxclust")))
+    assert two["g"] == two["s1"] == two["s2"] != two["t1"] == two["t2"]
+    identity_only = np.nan_to_num(frames["percentage_identity"].to_numpy(float) * 100, nan=UNRELATED_ANI)
+    alone = dict(zip(genomes, fcluster(cluster_order(identity_only)[1], 2, criterion="maxclust")))
+    assert alone["g"] == alone["t1"]  # the case the shared fraction settles
+
+
 @pytest.fixture(scope="module")
 def many_run(tmp_path_factory):
     """Ten small related genomes (some drafts) through the many-genomes setting (an eleventh added later)."""

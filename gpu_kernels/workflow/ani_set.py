@@ -12,6 +12,10 @@ log = logging.getLogger(__name__)
 
 # where a pair with nothing aligned sits in the clustering: below any ANI an alignment gives
 UNRELATED_ANI = 70.0
+# a pair whose alignments hold less than this share of the smaller genome is drawn and clustered as
+# unrelated (FastANI's --minFraction default): two genera share a few conserved genes (rRNA operons)
+# whose identity, over 1 % of the genomes, says nothing of the genomes' distance
+MIN_SHARED = 0.2
 
 
 def write_set(rows_paths: list[str], genomes: list[str], ani_path: str, matrix_folder: str, heatmap_path: str,
@@ -24,15 +28,22 @@ def write_set(rows_paths: list[str], genomes: list[str], ani_path: str, matrix_f
     write_rows(ani_path, table)
     frames = matrices(table, genomes)
     write_matrices(frames, matrix_folder)
-    draw_heatmap(ani_square(frames["percentage_identity"]), table, genomes, heatmap_path, formats)
+    draw_heatmap(ani_square(frames["percentage_identity"], frames["alignment_coverage"]), table, genomes,
+                 heatmap_path, formats)
     log.info("%d genomes, %d pairs: ANI %s", len(genomes), len(table),
              f"{table['ani'].min():.2f} to {table['ani'].max():.2f} %" if len(table) else "none")
 
 
-def ani_square(identity) -> np.ndarray:
+def ani_square(identity, coverage) -> np.ndarray:
     """The identity matrix (matrices': fractions, NaN where nothing aligned or the pair was not
-    compared) in percent, UNRELATED_ANI in the NaN cells."""
-    return np.nan_to_num(identity.to_numpy(dtype=float) * 100.0, nan=UNRELATED_ANI)
+    compared) in percent, UNRELATED_ANI in the NaN cells and in those of pairs that share less than
+    MIN_SHARED of the smaller genome (coverage: matrices' aligned fractions, the larger of a pair's
+    two taken as the smaller genome's)."""
+    square = identity.to_numpy(dtype=float) * 100.0
+    cover = coverage.to_numpy(dtype=float)
+    shared = np.fmax(cover, cover.T)
+    square[~(shared >= MIN_SHARED)] = np.nan
+    return np.nan_to_num(square, nan=UNRELATED_ANI)
 
 
 def cluster_order(square: np.ndarray):
@@ -62,9 +73,14 @@ def draw_heatmap(square: np.ndarray, table, genomes: list[str], path: str, forma
     order, tree = cluster_order(square)
     n = len(genomes)
     side = min(30.0, max(5.0, 0.16 * n + 3.0))
-    fig = plt.figure(figsize=(side + 1.5, side + 1.0))
+    size = max(3.0, min(9.0, 600.0 / max(n, 1)))
+    # room for the names beside and under the heatmap (about 0.6 em a character), not taken from it
+    names_in = 0.2 + 0.6 * size / 72.0 * max(map(len, genomes), default=0) if n <= 150 else 0.3
+    width, height = side + 1.6 + names_in, side + 1.4 + names_in
+    fig = plt.figure(figsize=(width, height))
     grid = fig.add_gridspec(2, 2, width_ratios=(1.2, side), height_ratios=(1.2, side), wspace=0.02, hspace=0.02,
-                            left=0.04, right=0.9, bottom=0.1, top=0.95)
+                            left=0.2 / width, right=1.0 - names_in / width, bottom=names_in / height,
+                            top=1.0 - 0.6 / height)
     heat = fig.add_subplot(grid[1, 1])
     if tree is not None:
         for cell, orientation in ((grid[0, 1], "top"), (grid[1, 0], "left")):
@@ -82,10 +98,9 @@ def draw_heatmap(square: np.ndarray, table, genomes: list[str], path: str, forma
     low = float(np.floor(min(finite.min(), 95.0))) if len(finite) else UNRELATED_ANI
     image = heat.imshow(np.where(values > UNRELATED_ANI, values, np.nan), cmap="viridis", vmin=low, vmax=100,
                         interpolation="nearest", aspect="auto")
-    heat.set_facecolor("0.85")  # pairs with nothing aligned
+    heat.set_facecolor("0.85")  # pairs with nothing aligned, or too little (MIN_SHARED)
     names = [genomes[i] for i in order]
     if n <= 150:
-        size = max(3.0, min(9.0, 600.0 / max(n, 1)))
         heat.set_xticks(range(n), names, rotation=90, fontsize=size)
         heat.set_yticks(range(n), names, fontsize=size)
         heat.yaxis.tick_right()
@@ -98,5 +113,7 @@ def draw_heatmap(square: np.ndarray, table, genomes: list[str], path: str, forma
     bar.set_label("ANI (%)")
     if low < 95.0:
         bar.ax.axhline(95.0, color="white", linewidth=1.0)
-    fig.suptitle(f"ANI of {n} genomes, average-linkage clustering", y=0.985)
+    fig.suptitle(f"ANI of {n} genomes, average-linkage clustering", y=1.0 - 0.15 / height)
+    fig.text(0.5, 1.0 - 0.4 / height, f"grey: less than {MIN_SHARED:.0%} of the smaller genome aligned",
+             ha="center", fontsize=8, color="0.35")
     save_png(fig, path, formats=tuple(formats))
