@@ -26,7 +26,7 @@ from .formats.files import is_special
 from .formats.tables import require_kind
 from .matches import iter_matches, matches_to_hsps
 from .params import Params
-from .options import parser
+from .options import given_engine, parser
 from .pairs import align_loaded
 
 log = logging.getLogger("gpu_kernels")
@@ -122,10 +122,9 @@ def run_paf(args: argparse.Namespace) -> int:
 
 
 def params_of(args: argparse.Namespace) -> Params:
-    """The engine parameters of compare's or align's options (engine_options made them from Params)."""
-    from .params import GROUP_OF
-
-    return Params(**{name: getattr(args, name) for name in GROUP_OF if hasattr(args, name)})
+    """The engine parameters of compare's or align's options (engine_options made them from Params):
+    those given (main's args.given), so that a preset's values take the place of the others."""
+    return Params(**{name: getattr(args, name) for name in args.given})
 
 
 def run_align(args: argparse.Namespace) -> int:
@@ -303,8 +302,10 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: one line and exit status 2 on bad input."""
     global STDOUT_CLOSED
     STDOUT_CLOSED = closed_streams()
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser().parse_args(argv)
-    alignments.COMMAND_LINE[0] = shlex.join(["gpu-genome-compare", *(sys.argv[1:] if argv is None else argv)])
+    args.given = given_engine(argv)
+    alignments.COMMAND_LINE[0] = shlex.join(["gpu-genome-compare", *argv])
     logging.basicConfig(level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(getattr(args, "verbose", 0), 2)], stream=sys.stderr,
                         format="%(asctime)s %(name)s %(message)s")
     if getattr(args, "threads", 0) < 0:

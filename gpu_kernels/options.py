@@ -28,9 +28,10 @@ def pair_arguments(parser) -> None:
                         "named)")
 
 
-def parser() -> argparse.ArgumentParser:
-    """The argument parser; option defaults come from Params."""
-    d = Params().as_dict()
+def parser(engine_defaults: bool = True) -> argparse.ArgumentParser:
+    """The argument parser; option defaults come from Params (engine_defaults False: the engine's
+    options have none, so that a parse holds only those given: given_engine)."""
+    d = Params().as_dict() if engine_defaults else dict.fromkeys(Params().as_dict(), argparse.SUPPRESS)
 
     top = argparse.ArgumentParser(prog="gpu-genome-compare",
                                   description="Exact seed-and-extend genome comparison (also: python -m gpu_kernels).")
@@ -160,6 +161,13 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+def given_engine(argv: list[str]) -> set[str]:
+    """The engine parameters a command line gives (a preset's values take the place of the others)."""
+    from .params import GROUP_OF
+
+    return set(vars(parser(engine_defaults=False).parse_args(argv))) & set(GROUP_OF)
+
+
 # the stage groups of compare's and align's options, in --help's order, and their titles
 OPTION_GROUPS = {"preset": "preset", "seeding": "seeding", "extension": "extension", "reporting": "reporting",
                  "chaining": "chaining (with --chains, --chain-file or --chains-table)", "tiling": "tiling"}
@@ -179,7 +187,8 @@ def engine_options(cmd: argparse.ArgumentParser, d: dict, groups: dict = OPTION_
                 continue
             flag, text = "--" + f.name.replace("_", "-"), f.metadata.get("help", "")
             if f.type == "bool":
-                options.add_argument(flag, action="store_true", help=text)
+                options.add_argument(flag, action="store_true", help=text,
+                                     **({} if d[f.name] is not argparse.SUPPRESS else {"default": argparse.SUPPRESS}))
             elif f.name == "strands":
                 options.add_argument(flag, choices=("both", "forward", "reverse"), default=d[f.name], help=text)
             elif f.name == "preset":

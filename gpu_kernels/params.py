@@ -186,16 +186,16 @@ class Aligning:
 class Preset:
     """A set of defaults for a kind of comparison (PRESETS)."""
 
-    preset: str = field(default="close", metadata={"help": "close (the defaults: genomes 90 percent identical or more) or distant (spaced seeds and scores for 70 to 90 percent; a parameter left at its default takes the preset's value)"})
+    preset: str = field(default="close", metadata={"help": "close (the defaults: genomes 90 percent identical or more) or distant (spaced seeds and scores for 70 to 90 percent; a parameter given keeps its value, the others take the preset's)"})
 
     def __post_init__(self) -> None:
         if self.preset not in PRESETS:
             raise InputError(f"preset = {self.preset!r} is not one of {', '.join(PRESETS)}")
 
 
-# A preset's values replace the defaults of the parameters left at them (given or not): chosen by
-# measurement on simulated pairs of 82, 77 and 73 % identity, single-base and geometric indels, beside
-# LASTZ and LAST (README, Distant genomes).
+# A preset's values take the place of the parameters not given (one given at its default, as `--gamma
+# 0`, keeps it): chosen by measurement on simulated pairs of 82, 77 and 73 % identity, single-base and
+# geometric indels, beside LASTZ and LAST (README, Distant genomes).
 PRESETS: dict[str, dict] = {
     "close": {},
     "distant": {"seed": "12of19", "max_freq": 200, "min_chain_score": 40, "drop_mismatch": 0, "drop_gap": 0,
@@ -210,7 +210,6 @@ GROUPS = {"preset": Preset, "seeding": Seeding, "extension": Extension, "reporti
           "chaining": Chaining, "aligning": Aligning}
 # flat name -> group name
 GROUP_OF = {f.name: group for group, cls in GROUPS.items() for f in fields(cls)}
-DEFAULTS = {f.name: f.default for cls in GROUPS.values() for f in fields(cls)}
 
 
 INT_LIMIT = 2**31 - 1  # the compiled stages and kernels take the integer parameters as 32-bit ints
@@ -243,8 +242,7 @@ class Params:
         values = {name: _as_declared(name, value) for name, value in values.items()}
         preset = PRESETS.get(values.get("preset", "close"), {})
         for name, value in preset.items():
-            if name not in values or values[name] == DEFAULTS[name]:
-                values[name] = value
+            values.setdefault(name, value)
         for group, cls in GROUPS.items():
             own = {name: value for name, value in values.items() if GROUP_OF[name] == group}
             object.__setattr__(self, group, cls(**own))

@@ -88,6 +88,33 @@ def test_distant_preset_fills_the_defaults_only():
         Params(preset="far")
 
 
+def test_a_parameter_given_keeps_its_value_under_a_preset():
+    """`--gamma 0` (or `gamma: 0` in the config) turns the distant preset's decoding off: a value given
+    is kept even where it is the close default, on the command line and in the workflow."""
+    from gpu_kernels.__main__ import params_of
+    from gpu_kernels.options import given_engine, parser
+    from gpu_kernels.workflow.sweep import engine_params
+
+    assert Params(preset="distant").aligning.gamma == 8.0
+    assert Params(preset="distant", gamma=0.0).aligning.gamma == 0.0
+    assert Params(preset="distant", band=8).aligning.band == 8 != Params(preset="distant").aligning.band
+    for argv, gamma, band in ((["--gamma", "0"], 0.0, 32), (["--band", "8"], 8.0, 8), ([], 8.0, 32)):
+        argv = ["align", "q.fa", "r.fa", "--preset", "distant", *argv]
+        args = parser().parse_args(argv)
+        args.given = given_engine(argv)
+        params = params_of(args)
+        assert (params.aligning.gamma, params.aligning.band, params.seeding.seed) == (gamma, band, "12of19")
+    assert given_engine(["align", "q.fa", "r.fa", "--secondary"]) == {"secondary"}
+    # the workflow's engine section as the schema fills it; `given`: the keys the user's config set
+    filled = {"k": 32, "min_len": 64, "fast": False, "max_freq": 100, "gamma": 0, "band": 8, "preset": "distant"}
+    p = engine_params(filled, {"preset", "gamma"})
+    assert (p.aligning.gamma, p.aligning.band, p.seeding.max_freq) == (0.0, 32, 200)
+    p = engine_params(filled, {"preset"})
+    assert (p.aligning.gamma, p.aligning.band, p.seeding.max_freq) == (8.0, 32, 200)
+    assert engine_params({**filled, "fast": True}, {"preset", "fast"}).seeding.max_freq == 100
+    assert engine_params({**filled, "preset": "close"}).aligning.gamma == 0.0
+
+
 @pytest.mark.gpu
 @settings(max_examples=25, deadline=None)
 @given(cases)

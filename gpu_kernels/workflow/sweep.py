@@ -56,8 +56,13 @@ def override_set(engine: dict, overridden) -> tuple[str, dict]:
     return name, dict(engine)
 
 
-def engine_params(engine: dict) -> Params:
-    """Params from one set's engine section (the config's `fast` turns `max_freq` on)."""
-    values = {key: value for key, value in engine.items() if value is not None}
-    values["max_freq"] = values.get("max_freq", 0) if values.pop("fast", False) else 0
+def engine_params(engine: dict, given=None) -> Params:
+    """Params from one set's engine section (the config's `fast` turns `max_freq` on). given: the keys
+    the user's config set (None: all); the others, the schema's defaults, give way to a preset's values."""
+    values = {key: value for key, value in engine.items() if value is not None and key != "fast"
+              and (given is None or key in given)}
+    if engine.get("fast"):
+        values["max_freq"] = engine["max_freq"]
+    else:
+        values.pop("max_freq", None)
     return Params(**values)

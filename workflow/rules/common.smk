@@ -79,6 +79,9 @@ for _name in config.get("genomes") or {}:
 coerce_overrides(config, SCHEMA)  # --config 'engine={k: 20}' gives the string '20'
 if (_problem := schema_error(config, SCHEMA)) is not None:
     fail(_problem)
+# the engine keys the user's config sets, before the schema's defaults fill the rest: a preset's
+# values take the place of those not set
+_GIVEN_ENGINE = dict(config.get("engine") or {})
 validate(config, SCHEMA, set_default=True)
 
 RESULTS = config["results"]
@@ -188,10 +191,12 @@ if OUT["alignments_sam"]:  # names SAM cannot hold, refused before any job runs
             fail(f"outputs.alignments_sam: {_q} vs {_r}: {_problem}")
 try:
     SETS = param_sets(config["engine"], config.get("sweep"))
+    _GIVEN = param_sets(_GIVEN_ENGINE, config.get("sweep"))  # each set's keys the user set
     # engine keys given with --config make a set of their own (k20), never written over `default`'s results
     _overridden = (workflow.config_settings.config or {}).get("engine")
     if isinstance(_overridden, dict) and _overridden and list(SETS) == ["default"]:
         SETS = dict([override_set(config["engine"], list(_overridden))])
+        _GIVEN = {next(iter(SETS)): _GIVEN_ENGINE}
         SUMMARY = f"summary_{next(iter(SETS))}"  # its own summary too: the plain run's stays as it was
 except InputError as error:
     fail(error.line())
@@ -204,7 +209,7 @@ for (
     ) is not None:
         fail(_problem)
 try:
-    PARAMS = {name: engine_params(engine) for name, engine in SETS.items()}
+    PARAMS = {name: engine_params(engine, set(_GIVEN[name])) for name, engine in SETS.items()}
 except InputError as error:
     fail(f"engine parameters: {error.line()}")
 for _set, _params in PARAMS.items():
