@@ -8,7 +8,8 @@
 # too (the job graph Snakemake plans, and its start's time; the genomes are simulated for it);
 # TURNS=K: turns_per_gpu (jobs holding a GPU at once; default 2, as the setting); SNPS=0: alignments
 # alone a pair (no snps.tsv), SNPS=all: every pair's SNPs (snps_min_ani 0; the setting: 99 % ANI or more);
-# PROFILE=N: first bench/many_profile.py on the first set's first N genomes (a small pair's turn).
+# PROFILE=N: first bench/many_profile.py on the first set's first N genomes (a small pair's turn);
+# SET=DIR: a set of your own (DIR/genomes.yaml, genomes carried in an ignored folder) in place of the simulated one.
 set -uo pipefail
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then  # usage: the comment above
     echo "usage: $(sed -n '2,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//')"; exit 0
@@ -25,7 +26,7 @@ memory_sampler() {  # the host's used memory every half second, over the run
     while true; do free -b | awk '/^Mem:/ {print $3}'; sleep 0.5; done > "$1"
 }
 for n in "${@:-100}"; do
-    set_dir=/tmp/set$n
+    set_dir=${SET:-/tmp/set$n}
     [ -f "$set_dir/genomes.yaml" ] || /usr/bin/time -f "simulated $n genomes: %e s" python3 bench/simulate_set.py \
         --genomes "$n" --out "$set_dir" 2>&1 | tee -a "$OUT/many$n.log"
     if [ -n "${PROFILE:-}" ]; then
