@@ -191,7 +191,8 @@ if OUT["alignments_sam"]:  # names SAM cannot hold, refused before any job runs
             fail(f"outputs.alignments_sam: {_q} vs {_r}: {_problem}")
 try:
     SETS = param_sets(config["engine"], config.get("sweep"))
-    _GIVEN = param_sets(_GIVEN_ENGINE, config.get("sweep"))  # each set's keys the user set
+    # each set's engine keys the user set
+    _GIVEN = param_sets(_GIVEN_ENGINE, config.get("sweep"))
     # engine keys given with --config make a set of their own (k20), never written over `default`'s results
     _overridden = (workflow.config_settings.config or {}).get("engine")
     if isinstance(_overridden, dict) and _overridden and list(SETS) == ["default"]:
@@ -209,7 +210,9 @@ for (
     ) is not None:
         fail(_problem)
 try:
-    PARAMS = {name: engine_params(engine, set(_GIVEN[name])) for name, engine in SETS.items()}
+    PARAMS = {
+        name: engine_params(engine, set(_GIVEN[name])) for name, engine in SETS.items()
+    }
 except InputError as error:
     fail(f"engine parameters: {error.line()}")
 for _set, _params in PARAMS.items():
