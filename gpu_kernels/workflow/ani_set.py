@@ -13,10 +13,11 @@ log = logging.getLogger(__name__)
 # where a pair with nothing aligned sits in the clustering: below any ANI an alignment gives
 UNRELATED_ANI = 70.0
 # a pair whose alignments hold less than this share of the smaller genome is drawn and clustered as
-# unrelated: two genera share a few conserved genes (rRNA operons) whose identity, over 1 % of the
-# genomes, says nothing of the genomes' distance, where pairs of one genus at 80-85 % share 22 % and
-# more (FastANI's --minFraction, 0.2, counts the 3 kb fragments it maps, more than exact seeds align)
-MIN_SHARED = 0.1
+# unrelated: two genera share a few conserved genes (rRNA operons) whose identity, over about 1 % of
+# the genomes, says nothing of the genomes' distance, where pairs FastANI puts at 80-81 % share 7 % and
+# more (exact seeds align less of such a pair than the 3 kb fragments FastANI maps, whose share its
+# --minFraction, 0.2, counts)
+MIN_SHARED = 0.05
 
 
 def write_set(rows_paths: list[str], genomes: list[str], ani_path: str, matrix_folder: str, heatmap_path: str,
