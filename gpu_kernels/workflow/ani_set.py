@@ -30,8 +30,8 @@ def write_set(rows_paths: list[str], genomes: list[str], ani_path: str, matrix_f
     write_rows(ani_path, table)
     frames = matrices(table, genomes)
     write_matrices(frames, matrix_folder)
-    draw_heatmap(ani_square(frames["percentage_identity"], frames["alignment_coverage"]), table, genomes,
-                 heatmap_path, formats)
+    draw_heatmap(ani_square(frames["percentage_identity"], frames["alignment_coverage"]), genomes, heatmap_path,
+                 formats)
     log.info("%d genomes, %d pairs: ANI %s", len(genomes), len(table),
              f"{table['ani'].min():.2f} to {table['ani'].max():.2f} %" if len(table) else "none")
 
@@ -61,9 +61,9 @@ def cluster_order(square: np.ndarray):
     return leaves_list(tree), tree
 
 
-def draw_heatmap(square: np.ndarray, table, genomes: list[str], path: str, formats: tuple = ()) -> None:
+def draw_heatmap(square: np.ndarray, genomes: list[str], path: str, formats: tuple = ()) -> None:
     """The ANI heatmap (square: ani_square's, the genomes' order), genomes in the clustering's order,
-    its dendrogram above and beside it; table: the rows (their ANI range sets the colour scale)."""
+    its dendrogram above and beside it; the colour scale spans the ANI shown (95 to 100 at least)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -96,8 +96,8 @@ def draw_heatmap(square: np.ndarray, table, genomes: list[str], path: str, forma
                 ax.set_ylim(10 * n, 0)
             ax.set_axis_off()
     values = square[np.ix_(order, order)]
-    finite = table["ani"].dropna()
-    low = float(np.floor(min(finite.min(), 95.0))) if len(finite) else UNRELATED_ANI
+    shown = square[square > UNRELATED_ANI]
+    low = float(np.floor(min(shown.min(), 95.0))) if shown.size else 95.0
     image = heat.imshow(np.where(values > UNRELATED_ANI, values, np.nan), cmap="viridis", vmin=low, vmax=100,
                         interpolation="nearest", aspect="auto")
     heat.set_facecolor("0.85")  # pairs with nothing aligned, or too little (MIN_SHARED)
