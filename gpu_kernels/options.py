@@ -187,8 +187,7 @@ def engine_options(cmd: argparse.ArgumentParser, d: dict, groups: dict = OPTION_
                 continue
             flag, text = "--" + f.name.replace("_", "-"), f.metadata.get("help", "")
             if f.type == "bool":
-                options.add_argument(flag, action="store_true", help=text,
-                                     **({} if d[f.name] is not argparse.SUPPRESS else {"default": argparse.SUPPRESS}))
+                options.add_argument(flag, action="store_true", default=d[f.name], help=text)
             elif f.name == "strands":
                 options.add_argument(flag, choices=("both", "forward", "reverse"), default=d[f.name], help=text)
             elif f.name == "preset":

@@ -30,7 +30,11 @@ def fitted_rates(alen, gcols, gcounts, gat, ops) -> dict:
     aligned pairs, gap runs opened a side a pair, and the chance a gap goes on (its mean length)."""
     aligned = int(alen.sum()) + int(gcounts[:, 0].sum() + gcounts[:, 1].sum())
     room = np.diff(gat)  # a gap's bytes of ops; its columns are the first gcols of them
-    used = np.arange(int(gat[-1])) - np.repeat(gat[:-1], room) < np.repeat(gcols, room)
+    # a byte a position (not the eight of an index): +1 where a gap's columns start, -1 where they stop
+    marks = np.zeros(int(gat[-1]) + 1, dtype=np.int8)
+    np.add.at(marks, gat[:-1], 1)
+    np.add.at(marks, gat[:-1] + gcols, -1)
+    used = np.cumsum(marks[:-1], dtype=np.int8).astype(bool)
     first = np.zeros(int(gat[-1]), dtype=bool)  # a gap's first column: a run starts there whatever ends the gap before
     first[gat[:-1][room > 0]] = True
     runs = bases = 0

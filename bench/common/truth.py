@@ -14,6 +14,8 @@ import re
 
 import numpy as np
 
+from gpu_kernels.encode import COMPLEMENT  # of the sequence codes (A C G T N = 0 1 2 3 4)
+
 
 class Truth:
     """For every query base of each chromosome, its true reference partner (position, -1 for none)
@@ -34,10 +36,6 @@ class Truth:
 
     def true_pairs(self) -> int:
         return int(sum((p >= 0).sum() for p in self.partner.values()))
-
-
-_COMPLEMENT = np.arange(256, dtype=np.uint8)  # of the sequence codes (A C G T = 0 1 2 3)
-_COMPLEMENT[:4] = (3, 2, 1, 0)
 
 
 def _run_ends(letters: np.ndarray) -> np.ndarray:
@@ -74,7 +72,7 @@ class Shifts:
         """Of wrong pairs (qs[i], rs[i]) on one strand: which are such shifts, and the query base whose
         true pair each stands for."""
         t, q, r = self.truth, self.q[name], self.r[name]
-        qb = _COMPLEMENT[q[qs]] if reverse else q[qs]
+        qb = COMPLEMENT[q[qs]] if reverse else q[qs]
         same = (qb == r[rs]) & (qb < 4)
         # the reference base's true partner in the run of the query base (each aligned reference base
         # stands for its own true pair, so no two shifts stand for one), else the query base's true
