@@ -35,20 +35,23 @@ log = logging.getLogger(__name__)
 class Stats:
     """Stage times and item counts of one comparison."""
 
-    def __init__(self, backend: NumpyBackend):
-        self.backend = backend
+    def __init__(self, backend: NumpyBackend, synced: bool = True):
+        self.backend, self.synced = backend, synced
         self.times: dict[str, float] = defaultdict(float)
         self.counts: dict[str, int] = defaultdict(int)
 
     @contextmanager
     def timed(self, stage: str):
-        """Add the block's wall time to a stage (device work synchronized at both ends)."""
-        self.backend.synchronize()
+        """Add the block's wall time to a stage (device work synchronized at both ends, where synced;
+        else the host's time to queue the stage's work)."""
+        if self.synced:
+            self.backend.synchronize()
         start = time.perf_counter()
         try:
             yield
         finally:
-            self.backend.synchronize()
+            if self.synced:
+                self.backend.synchronize()
             self.times[stage] += time.perf_counter() - start
 
     def as_dict(self) -> dict:
@@ -295,11 +298,14 @@ def seed_windows(seqset: SeqSet, backend: NumpyBackend):
 
 class Loaded:
     """A pair read (both SeqSets on the host), its backend made and the device being readied: what
-    load gives and compare_loaded takes."""
+    load gives and compare_loaded takes. synced_times=False: the stages' times are the host's time to
+    queue their work, not the device's (a many-genomes pair's turn: a synchronize a stage left the
+    host idle while the device ran, and the device idle while the host queued the next stage)."""
 
-    def __init__(self, query: SeqSet, reference: SeqSet, backend: NumpyBackend, ready, sources: dict, start: float):
+    def __init__(self, query: SeqSet, reference: SeqSet, backend: NumpyBackend, ready, sources: dict, start: float,
+                 synced_times: bool = True):
         self.query, self.reference, self.backend, self.ready = query, reference, backend, ready
-        self.sources, self.start = sources, start
+        self.sources, self.start, self.synced_times = sources, start, synced_times
 
     def wait(self) -> None:
         """The device readied (the warm-up's kernels compiled) before a stage runs on it."""
@@ -339,7 +345,7 @@ def compare_loaded(loaded: Loaded, params: Params) -> Result:
     k = params.seeding.k
     query, reference, backend, sources, start = (loaded.query, loaded.reference, loaded.backend, loaded.sources,
                                                   loaded.start)
-    stats = Stats(backend)
+    stats = Stats(backend, loaded.synced_times)
     check_width(query, reference, k)
     # copied while the kernels are readied (a copy from pageable memory: about 1.2 GB/s on the H100
     # host); the copy waits for the CUDA context the warm-up is making, and makes no kernel

@@ -48,21 +48,44 @@ def align_loaded(loaded, params: Params, paths: dict, hsps: str | None = None, s
             result.hand_to_host()
             if device_done is not None:
                 device_done()
-        chains = result.chain()
-        al = result.align()
-        if hsps:
-            result.write_parquet(hsps, last=True)
-        if device_done is not None and not handed:
-            device_done()
-        if any(paths.get(kind) for kind in CHAIN_PATHS):
-            result.write_chains(paths)
-        result.write_alignments(_variants_kept(paths, al, variants_if), sam_seq)
-        how = f"of {result.stats['hsps']} HSPs"
+        return finish_whole(result, paths, hsps, sam_seq, None if handed else device_done, variants_if, start)
+    return al, summary(al, chains, how, loaded.backend.name, start)
+
+
+def hsps_on_host(loaded, params: Params):
+    """A pair's device half where it fits whole: its HSPs found (engine.compare_loaded) and handed to
+    the host (Result.hand_to_host), so that finish_whole runs on the host while the device takes the
+    next pair; None where the pair is compared in parts (align_loaded does those whole)."""
+    if not fits_whole(loaded.query, loaded.reference, params):
+        return None
+    result = compare_loaded(loaded, params)
+    result.hand_to_host()
+    return result
+
+
+def finish_whole(result, paths: dict, hsps: str | None = None, sam_seq: bool = True, device_done=None,
+                 variants_if=None, start: float | None = None) -> tuple[dict, str]:
+    """A pair compared whole (compare_loaded's Result) chained, aligned and written, as align_loaded
+    says; device_done(): called once its device work is done (where it is still on a device)."""
+    chains = result.chain()
+    al = result.align()
+    if hsps:
+        result.write_parquet(hsps, last=True)
+    if device_done is not None:
+        device_done()
+    if any(paths.get(kind) for kind in CHAIN_PATHS):
+        result.write_chains(paths)
+    result.write_alignments(_variants_kept(paths, al, variants_if), sam_seq)
+    backend = result.stats.get("backend", result.backend.name)  # the device's, where handed to the host
+    return al, summary(al, chains, f"of {result.stats['hsps']} HSPs", backend, start)
+
+
+def summary(al: dict, chains: dict, how: str, backend: str, start: float | None) -> str:
+    """The line that sums a pair's alignments up."""
     aligned = int((al["qend"] - al["qstart"]).sum())
-    line = (f"{al['qstart'].size} alignments ({int(al['backbone'].sum())} in the backbone) of {chains['chain'].size} "
-            f"chains {how}, {aligned} query bases aligned, backend {loaded.backend.name}, "
-            f"{time.perf_counter() - start:.2f} s")
-    return al, line
+    took = "" if start is None else f", {time.perf_counter() - start:.2f} s"
+    return (f"{al['qstart'].size} alignments ({int(al['backbone'].sum())} in the backbone) of {chains['chain'].size} "
+            f"chains {how}, {aligned} query bases aligned, backend {backend}{took}")
 
 
 def _variants_kept(paths: dict, al: dict, variants_if) -> dict:

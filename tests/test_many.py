@@ -186,9 +186,9 @@ def test_many_genomes_report_shows_the_set(many_run):
     assert "ani_heatmap.png" in html and "ani.tsv" in html
 
 
-@pytest.mark.gpu
-def test_gpu_rows_equal_cpu_rows(tmp_path):
-    """CPU == GPU: a row of pairs aligned on each backend writes the same files and ANI rows."""
+def rows_written(tmp_path, runs: dict) -> dict:
+    """A row of three pairs aligned by align_row once a run (name -> its backend and overlap): each
+    run's files by name, its ANI rows' file among them."""
     from gpu_kernels.params import Params
     from gpu_kernels.workflow.genome import Genome, write_index
     from gpu_kernels.workflow.many import align_row
@@ -203,17 +203,32 @@ def test_gpu_rows_equal_cpu_rows(tmp_path):
         genomes[name] = Genome(name, codes, rows)
     pairs = [("g0001", "g0004"), ("g0002", "g0004"), ("g0003", "g0004")]
     out = {}
-    for backend in ("numpy", "cupy"):
-        folder = tmp_path / backend
+    for run, (backend, overlap) in runs.items():
+        folder = tmp_path / run
         folder.mkdir()
 
         def paths(q, r, folder=folder):
             return {kind: str(folder / f"{q}_{r}.{kind}") for kind in ("paf", "snps", "delta", "table")}
 
-        align_row(pairs, genomes, fasta, Params(), backend, paths, str(folder / "rows.tsv"))
-        out[backend] = {p.name: p.read_bytes() for p in folder.iterdir() if not p.name.endswith(".table")}
+        align_row(pairs, genomes, fasta, Params(), backend, paths, str(folder / "rows.tsv"), overlap=overlap)
+        out[run] = {p.name: p.read_bytes() for p in folder.iterdir() if not p.name.endswith(".table")}
+        assert os.path.getsize(folder / "g0003_g0004.paf") > 0
+    return out
+
+
+def test_a_row_overlapping_its_pairs_halves_writes_what_it_writes_pair_after_pair(tmp_path):
+    """A pair's host half beside the next pair's compare (a device's way) changes no byte, row or order."""
+    out = rows_written(tmp_path, {"after": ("numpy", False), "beside": ("numpy", True)})
+    assert out["after"] == out["beside"]
+    assert len(out["after"]["rows.tsv"].decode().splitlines()) == 4  # the header and the three pairs in order
+
+
+@pytest.mark.gpu
+def test_gpu_rows_equal_cpu_rows(tmp_path):
+    """CPU == GPU: a row of pairs aligned on each backend (the device's halves overlapped, the host's
+    pair after pair) writes the same files and ANI rows."""
+    out = rows_written(tmp_path, {"numpy": ("numpy", None), "cupy": ("cupy", None)})
     assert out["numpy"] == out["cupy"]
-    assert os.path.getsize(tmp_path / "numpy" / "g0003_g0004.paf") > 0
 
 
 def test_many_genomes_refuse_the_exact_match_modes_and_pass_the_lint(tmp_path):

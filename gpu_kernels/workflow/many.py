@@ -5,12 +5,13 @@ they were. A row's job reads each genome's index once and aligns its pairs one a
 process (pairs.align_loaded: compared whole, chained, the one-to-one alignments chosen), writing
 each pair's outputs and the row's ANI rows (ani.py). On a GPU a pair's HSPs are found on the device
 in the job's turn (turns.py), then chained, placed, aligned and written on the host
-(Result.hand_to_host) while the next job takes the device."""
+(Result.hand_to_host), on a thread, while the job's next pair takes its turn."""
 from __future__ import annotations
 
 import logging
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from ..ani import pair_ani, write_rows
 from ..backend import get_backend
@@ -47,17 +48,21 @@ def rows_of(genomes: list[str], pairs: list[tuple]) -> dict[str, list[tuple]]:
 
 
 def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, backend: str, paths_of,
-              rows_path: str, sam_seq: bool = True, snps_min_ani: float = 0.0) -> list[dict]:
+              rows_path: str, sam_seq: bool = True, snps_min_ani: float = 0.0,
+              overlap: bool | None = None) -> list[dict]:
     """A row's pairs aligned in turn and written: genomes, name -> workflow.genome.Genome (its index);
     fasta, name -> its FASTA (the delta's header names it); paths_of(query, reference): the pair's
     output paths by align.write_aligned's kinds (and pairs.CHAIN_PATHS); rows_path: the row's ANI rows
     (ani.tsv's layout); snps_min_ani: the SNP and VCF files of pairs of this ANI or more only (a
-    distant pair's SNP table is most of its outputs and seldom read). Returns the rows."""
-    from ..pairs import align_loaded
+    distant pair's SNP table is most of its outputs and seldom read); overlap: a pair's host half runs
+    beside the next pair's device half (default: on a device, where the device's turn is the job's wait;
+    on the CPU the compare takes every core the job has). Returns the rows."""
+    from ..pairs import align_loaded, finish_whole, hsps_on_host
 
     start = time.perf_counter()
     device = get_backend(backend)
     ready = device.warm_up(params)
+    overlap = not device.on_host if overlap is None else overlap
     sets, rows = {}, []
     last = {g: number for number, pair in enumerate(pairs, 1) for g in pair}  # the last pair holding each genome
 
@@ -67,26 +72,47 @@ def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, ba
             sets[name] = load_bin(genome.codes, genome.rows, WHOLE)[0]
         return sets[name]
 
-    for number, (q, r) in enumerate(pairs, 1):
-        clock = time.perf_counter()
-        qset, rset = seqset(q), seqset(r)
-        loaded = Loaded(qset, rset, device, ready, {"query_fasta": fasta[q], "reference_fasta": fasta[r]}, clock)
-        ready = None
-        row = {"query": q, "reference": r}
-
-        def close(al, row=row, qset=qset, rset=rset) -> bool:  # align_loaded asks once a pair, before its files
-            row.update(pair_ani(al, qset.lengths, rset.lengths))  # the pair's ANI row, made here once
-            return snps_min_ani <= 0 or row["ani"] >= snps_min_ani  # NaN (nothing aligned): close only for 0
-
-        take_turn()
-        al, line = align_loaded(loaded, params, paths_of(q, r), sam_seq=sam_seq, device_done=lambda: end_turn(False),
-                                 host_after_hsps=True, variants_if=close)
+    def done(number: int, row: dict, al_line: tuple) -> None:
         rows.append(row)
-        log.info("pair %d of %d, %s vs %s: ANI %.3f %%, aligned fractions %.4f and %.4f; %s", number, len(pairs), q, r,
-                 row["ani"], row["aligned_fraction_query"], row["aligned_fraction_reference"], line)
-        for name in {q, r}:
-            if last[name] == number:
-                del sets[name]  # no later pair of the row holds it
+        log.info("pair %d of %d, %s vs %s: ANI %.3f %%, aligned fractions %.4f and %.4f; %s", number, len(pairs),
+                 row["query"], row["reference"], row["ani"], row["aligned_fraction_query"],
+                 row["aligned_fraction_reference"], al_line[1])
+
+    # On a device, a pair's host half (chains, alignments, files: finish_whole) runs on a thread while
+    # the next pair takes its turn: a job's pairs then cost the longer of the two halves, not their sum.
+    with ThreadPoolExecutor(1, thread_name_prefix="host") as host:
+        behind = None  # the host half in progress: (its pair's number, its row, its future)
+        for number, (q, r) in enumerate(pairs, 1):
+            clock = time.perf_counter()
+            qset, rset = seqset(q), seqset(r)
+            loaded = Loaded(qset, rset, device, ready, {"query_fasta": fasta[q], "reference_fasta": fasta[r]}, clock,
+                            synced_times=False)
+            ready = None
+            row = {"query": q, "reference": r}
+
+            def close(al, row=row, qset=qset, rset=rset) -> bool:  # asked once a pair, before its files
+                row.update(pair_ani(al, qset.lengths, rset.lengths))  # the pair's ANI row, made here once
+                return snps_min_ani <= 0 or row["ani"] >= snps_min_ani  # NaN (nothing aligned): close only for 0
+
+            take_turn()
+            result = hsps_on_host(loaded, params) if overlap else None
+            if result is not None:
+                end_turn(False)
+            if behind is not None:
+                done(behind[0], behind[1], behind[2].result())
+                behind = None
+            if result is not None:
+                behind = (number, row, host.submit(finish_whole, result, paths_of(q, r), None, sam_seq, None, close,
+                                                   clock))
+            else:  # on the host, or compared in parts: the pair whole, here
+                done(number, row, align_loaded(loaded, params, paths_of(q, r), sam_seq=sam_seq,
+                                               device_done=lambda: end_turn(False), host_after_hsps=True,
+                                               variants_if=close))
+            for name in {q, r}:
+                if last[name] == number:
+                    del sets[name]  # no later pair of the row holds it
+        if behind is not None:
+            done(behind[0], behind[1], behind[2].result())
     end_turn()
     write_rows(rows_path, rows)
     log.info("%d pairs in %.1f s", len(pairs), time.perf_counter() - start)
