@@ -33,6 +33,8 @@ def main() -> None:
     parser.add_argument("--backend", default="cupy")
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--host", action="store_true", help="profile the host's part after each turn instead")
+    parser.add_argument("--synced", action="store_true",
+                        help="each stage's time synchronized with the device (a row job's turns are not)")
     args = parser.parse_args()
     with open(os.path.join(args.set, "genomes.yaml")) as handle:
         listed = yaml.safe_load(handle)["genomes"]
@@ -55,7 +57,7 @@ def main() -> None:
                     profile.disable() if not args.host else profile.enable()
                 done.append(time.perf_counter())
 
-            loaded = Loaded(seqsets[q], seqsets[r], device, ready, {}, start)
+            loaded = Loaded(seqsets[q], seqsets[r], device, ready, {}, start, synced_times=args.synced)
             ready = None
             if number and not args.host:  # the first pair's turn holds the kernels' compilation
                 profile.enable()
