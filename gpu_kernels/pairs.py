@@ -1,7 +1,8 @@
 """A genome pair aligned and its outputs written, from both genomes loaded: compared whole where it
 fits (engine.compare_loaded), else part by part through the homology pipeline and assembled
 (pipeline.align_parts); the same outputs either way. The command line's `align` and the
-many-genomes jobs (workflow/many.py) both call align_loaded."""
+many-genomes jobs (workflow/many.py) both call align_loaded; those jobs on a device call finish_whole
+with the HSPs of several pairs found at once (batch.py)."""
 from __future__ import annotations
 
 import time
@@ -50,17 +51,6 @@ def align_loaded(loaded, params: Params, paths: dict, hsps: str | None = None, s
                 device_done()
         return finish_whole(result, paths, hsps, sam_seq, None if handed else device_done, variants_if, start)
     return al, summary(al, chains, how, loaded.backend.name, start)
-
-
-def hsps_on_host(loaded, params: Params):
-    """A pair's device half where it fits whole: its HSPs found (engine.compare_loaded) and handed to
-    the host (Result.hand_to_host), so that finish_whole runs on the host while the device takes the
-    next pair; None where the pair is compared in parts (align_loaded does those whole)."""
-    if not fits_whole(loaded.query, loaded.reference, params):
-        return None
-    result = compare_loaded(loaded, params)
-    result.hand_to_host()
-    return result
 
 
 def finish_whole(result, paths: dict, hsps: str | None = None, sam_seq: bool = True, device_done=None,

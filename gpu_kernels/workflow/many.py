@@ -3,9 +3,10 @@ A genome's row holds its pairs with the genomes listed before it, so adding a ge
 the list makes one new row (its pairs with every genome before it) and leaves the finished rows as
 they were. A row's job reads each genome's index once and aligns its pairs one after another in one
 process (pairs.align_loaded: compared whole, chained, the one-to-one alignments chosen), writing
-each pair's outputs and the row's ANI rows (ani.py). On a GPU a pair's HSPs are found on the device
-in the job's turn (turns.py), then chained, placed, aligned and written on the host
-(Result.hand_to_host), on a thread, while the job's next pair takes its turn."""
+each pair's outputs and the row's ANI rows (ani.py). On a GPU the HSPs of a run of pairs with one
+reference are found in one pass (batch.py) in the job's turn (turns.py), then each pair is chained,
+placed, aligned and written on the host (Result.hand_to_host, pairs.finish_whole), on a thread, while
+the job's next run takes its turn."""
 from __future__ import annotations
 
 import logging
@@ -23,6 +24,7 @@ from .genome import WHOLE, load_bin
 log = logging.getLogger(__name__)
 
 ROW_ANI = "ani.tsv"  # a row's ANI rows, in its folder
+BATCH_BASES = 32_000_000  # a run's queries compared in one turn on a device (a turn's launches shared)
 
 
 def pair_paths(folder: str, kinds: dict):
@@ -54,10 +56,12 @@ def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, ba
     fasta, name -> its FASTA (the delta's header names it); paths_of(query, reference): the pair's
     output paths by align.write_aligned's kinds (and pairs.CHAIN_PATHS); rows_path: the row's ANI rows
     (ani.tsv's layout); snps_min_ani: the SNP and VCF files of pairs of this ANI or more only (a
-    distant pair's SNP table is most of its outputs and seldom read); overlap: a pair's host half runs
-    beside the next pair's device half (default: on a device, where the device's turn is the job's wait;
-    on the CPU the compare takes every core the job has). Returns the rows."""
-    from ..pairs import align_loaded, finish_whole, hsps_on_host
+    distant pair's SNP table is most of its outputs and seldom read); overlap: runs of pairs compared
+    together and their host half beside the next run's compare (default: on a device, where the
+    device's turn is the job's wait; on the CPU the compare takes every core the job has). Returns the
+    rows."""
+    from ..batch import batches, compare_queries, fits_together
+    from ..pairs import align_loaded, finish_whole
 
     start = time.perf_counter()
     device = get_backend(backend)
@@ -78,41 +82,65 @@ def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, ba
                  row["query"], row["reference"], row["ani"], row["aligned_fraction_query"],
                  row["aligned_fraction_reference"], al_line[1])
 
-    # On a device, a pair's host half (chains, alignments, files: finish_whole) runs on a thread while
-    # the next pair takes its turn: a job's pairs then cost the longer of the two halves, not their sum.
+    def row_of(q: str, r: str) -> tuple:
+        """The pair's ANI row (filled once aligned) and its variants_if for align_loaded."""
+        qset, rset = seqset(q), seqset(r)
+        row = {"query": q, "reference": r}
+
+        def close(al) -> bool:  # asked once a pair, before its files
+            row.update(pair_ani(al, qset.lengths, rset.lengths))  # the pair's ANI row, made here once
+            return snps_min_ani <= 0 or row["ani"] >= snps_min_ani  # NaN (nothing aligned): close only for 0
+
+        return row, close
+
+    def finish(run: list[int], results: list, made: list, clock: float) -> None:  # a run's host half
+        for at, result, (row, close) in zip(run, results, made):
+            q, r = pairs[at]
+            result.sources = {"query_fasta": fasta[q], "reference_fasta": fasta[r]}
+            done(at + 1, row, finish_whole(result, paths_of(q, r), None, sam_seq, None, close, clock))
+
+    def let_go(run: list[int]) -> None:
+        for at in run:
+            for name in set(pairs[at]):
+                if last[name] == at + 1:
+                    del sets[name]  # no later pair of the row holds it
+
+    # On a device, the pairs of a reference go in runs of BATCH_BASES of queries, a run's HSPs found in
+    # one turn (batch.compare_queries), and its host half (chains, alignments, files: finish_whole) runs
+    # on a thread while the next run takes its turn: the device's launches are paid once a run, and a
+    # job's runs cost the longer of their two halves, not their sum.
+    size = {name: int(genome.lengths.sum()) for name, genome in genomes.items()}
+    runs = batches(pairs, size.get, BATCH_BASES) if overlap else [[at] for at in range(len(pairs))]
     with ThreadPoolExecutor(1, thread_name_prefix="host") as host:
-        behind = None  # the host half in progress: (its pair's number, its row, its future)
-        for number, (q, r) in enumerate(pairs, 1):
+        behind = None  # the host half in progress
+        for run in runs:
             clock = time.perf_counter()
-            qset, rset = seqset(q), seqset(r)
-            loaded = Loaded(qset, rset, device, ready, {"query_fasta": fasta[q], "reference_fasta": fasta[r]}, clock,
-                            synced_times=False)
-            ready = None
-            row = {"query": q, "reference": r}
-
-            def close(al, row=row, qset=qset, rset=rset) -> bool:  # asked once a pair, before its files
-                row.update(pair_ani(al, qset.lengths, rset.lengths))  # the pair's ANI row, made here once
-                return snps_min_ani <= 0 or row["ani"] >= snps_min_ani  # NaN (nothing aligned): close only for 0
-
+            queries, reference = [seqset(pairs[at][0]) for at in run], seqset(pairs[run[0]][1])
+            together = overlap and fits_together(queries, reference, params)
             take_turn()
-            result = hsps_on_host(loaded, params) if overlap else None
-            if result is not None:
+            if together:
+                results = compare_queries(queries, reference, device, ready, params, clock)
+                ready = None
                 end_turn(False)
             if behind is not None:
-                done(behind[0], behind[1], behind[2].result())
+                behind.result()
                 behind = None
-            if result is not None:
-                behind = (number, row, host.submit(finish_whole, result, paths_of(q, r), None, sam_seq, None, close,
-                                                   clock))
-            else:  # on the host, or compared in parts: the pair whole, here
-                done(number, row, align_loaded(loaded, params, paths_of(q, r), sam_seq=sam_seq,
-                                               device_done=lambda: end_turn(False), host_after_hsps=True,
-                                               variants_if=close))
-            for name in {q, r}:
-                if last[name] == number:
-                    del sets[name]  # no later pair of the row holds it
+            if together:
+                behind = host.submit(finish, run, results, [row_of(*pairs[at]) for at in run], clock)
+            else:  # on the host, or too large to compare whole: a pair at a time, here
+                for at in run:
+                    q, r = pairs[at]
+                    row, close = row_of(q, r)
+                    loaded = Loaded(seqset(q), seqset(r), device, ready, {"query_fasta": fasta[q],
+                                    "reference_fasta": fasta[r]}, time.perf_counter())
+                    ready = None
+                    take_turn()
+                    done(at + 1, row, align_loaded(loaded, params, paths_of(q, r), sam_seq=sam_seq,
+                                                   device_done=lambda: end_turn(False), host_after_hsps=True,
+                                                   variants_if=close))
+            let_go(run)  # what the host half reads it holds itself
         if behind is not None:
-            done(behind[0], behind[1], behind[2].result())
+            behind.result()
     end_turn()
     write_rows(rows_path, rows)
     log.info("%d pairs in %.1f s", len(pairs), time.perf_counter() - start)
