@@ -217,7 +217,7 @@ def rows_written(tmp_path, runs: dict) -> dict:
 
 
 def test_a_row_overlapping_its_pairs_halves_writes_what_it_writes_pair_after_pair(tmp_path):
-    """A pair's host half beside the next pair's compare (a device's way) changes no byte, row or order."""
+    """A run's host half beside the next run's compare (a device's way) changes no byte, row or order."""
     out = rows_written(tmp_path, {"after": ("numpy", False), "beside": ("numpy", True)})
     assert out["after"] == out["beside"]
     assert len(out["after"]["rows.tsv"].decode().splitlines()) == 4  # the header and the three pairs in order

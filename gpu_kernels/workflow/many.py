@@ -2,11 +2,11 @@
 A genome's row holds its pairs with the genomes listed before it, so adding a genome at the end of
 the list makes one new row (its pairs with every genome before it) and leaves the finished rows as
 they were. A row's job reads each genome's index once and aligns its pairs one after another in one
-process (pairs.align_loaded: compared whole, chained, the one-to-one alignments chosen), writing
-each pair's outputs and the row's ANI rows (ani.py). On a GPU the HSPs of a run of pairs with one
-reference are found in one pass (batch.py) in the job's turn (turns.py), then each pair is chained,
-placed, aligned and written on the host (Result.hand_to_host, pairs.finish_whole), on a thread, while
-the job's next run takes its turn."""
+process (as pairs.align_loaded does: compared whole, chained, the one-to-one alignments chosen), writing
+each pair's outputs and the row's ANI rows (ani.py). The HSPs of a run of pairs with one reference
+are found in one pass (batch.py), then each pair is chained, placed, aligned and written on the host
+(Result.hand_to_host, pairs.finish_whole); on a GPU the pass is the job's turn (turns.py), and the
+host's part runs on a thread while the job's next run takes its turn."""
 from __future__ import annotations
 
 import logging
@@ -56,10 +56,9 @@ def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, ba
     fasta, name -> its FASTA (the delta's header names it); paths_of(query, reference): the pair's
     output paths by align.write_aligned's kinds (and pairs.CHAIN_PATHS); rows_path: the row's ANI rows
     (ani.tsv's layout); snps_min_ani: the SNP and VCF files of pairs of this ANI or more only (a
-    distant pair's SNP table is most of its outputs and seldom read); overlap: runs of pairs compared
-    together and their host half beside the next run's compare (default: on a device, where the
-    device's turn is the job's wait; on the CPU the compare takes every core the job has). Returns the
-    rows."""
+    distant pair's SNP table is most of its outputs and seldom read); overlap: a run's host half beside
+    the next run's compare (default: on a device, where the device's turn is the job's wait; on the CPU
+    the compare takes every core the job has). Returns the rows."""
     from ..batch import batches, compare_queries, fits_together
     from ..pairs import align_loaded, finish_whole
 
@@ -105,18 +104,17 @@ def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, ba
                 if last[name] == at + 1:
                     del sets[name]  # no later pair of the row holds it
 
-    # On a device, the pairs of a reference go in runs of BATCH_BASES of queries, a run's HSPs found in
-    # one turn (batch.compare_queries), and its host half (chains, alignments, files: finish_whole) runs
-    # on a thread while the next run takes its turn: the device's launches are paid once a run, and a
-    # job's runs cost the longer of their two halves, not their sum.
+    # The pairs of a reference go in runs of BATCH_BASES of queries, a run's HSPs found in one compare
+    # (batch.compare_queries: on a device, one turn); where overlap, its host half (chains, alignments,
+    # files: finish_whole) runs on a thread while the next run takes its turn, and a job's runs cost the
+    # longer of their two halves, not their sum.
     size = {name: int(genome.lengths.sum()) for name, genome in genomes.items()}
-    runs = batches(pairs, size.get, BATCH_BASES) if overlap else [[at] for at in range(len(pairs))]
     with ThreadPoolExecutor(1, thread_name_prefix="host") as host:
         behind = None  # the host half in progress
-        for run in runs:
+        for run in batches(pairs, size.get, BATCH_BASES):
             clock = time.perf_counter()
             queries, reference = [seqset(pairs[at][0]) for at in run], seqset(pairs[run[0]][1])
-            together = overlap and fits_together(queries, reference, params)
+            together = fits_together(queries, reference, params)
             take_turn()
             if together:
                 results = compare_queries(queries, reference, device, ready, params, clock)
@@ -126,7 +124,11 @@ def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, ba
                 behind.result()
                 behind = None
             if together:
-                behind = host.submit(finish, run, results, [row_of(*pairs[at]) for at in run], clock)
+                made = [row_of(*pairs[at]) for at in run]
+                if overlap:
+                    behind = host.submit(finish, run, results, made, clock)
+                else:
+                    finish(run, results, made, clock)
             else:  # on the host, or too large to compare whole: a pair at a time, here
                 for at in run:
                     q, r = pairs[at]
