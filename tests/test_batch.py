@@ -47,14 +47,18 @@ def body(genomes, backend_name, params):
     assert seen > 0 and len({len(q.names) for q in queries}) > 1  # drafts and whole genomes both
 
 
-@pytest.mark.parametrize("params", [Params(), Params(max_freq=3, min_len=40)], ids=["exhaustive", "fast"])
+CASES = [Params(), Params(max_freq=3, min_len=40), Params(preset="distant", max_freq=2)]
+IDS = ["exhaustive", "fast", "spaced"]
+
+
+@pytest.mark.parametrize("params", CASES, ids=IDS)
 def test_queries_compared_together_give_each_its_own_hsps(genomes, params):
     """The HSPs of each query are those of its pair alone (per record word frequencies included)."""
     body(genomes, "numpy", params)
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("params", [Params(), Params(max_freq=3, min_len=40)], ids=["exhaustive", "fast"])
+@pytest.mark.parametrize("params", CASES, ids=IDS)
 def test_queries_compared_together_on_the_gpu(genomes, params):
     body(genomes, "cupy", params)
 

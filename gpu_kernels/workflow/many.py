@@ -129,7 +129,7 @@ def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, ba
                     behind = host.submit(finish, run, results, made, clock)
                 else:
                     finish(run, results, made, clock)
-            else:  # on the host, or too large to compare whole: a pair at a time, here
+            else:  # too large to compare together: a pair at a time, whole or in parts (align_loaded)
                 for at in run:
                     q, r = pairs[at]
                     row, close = row_of(q, r)
