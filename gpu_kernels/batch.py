@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import hsps as H
-from .diagonals import keys_fit
 from .engine import Loaded, compare_loaded
+from .pipeline import fits_bases
 from .result import Result
 from .seqset import SeqSet, make_seqset
 
@@ -43,8 +43,7 @@ def joined(queries: list[SeqSet]) -> tuple[SeqSet, np.ndarray]:
 def fits_together(queries: list[SeqSet], reference: SeqSet, params) -> bool:
     """Whether the queries joined fit one compare with the reference, as pipeline.fits_whole says of
     a pair (their codes' sum: a little over the joined set's)."""
-    bases, most = sum(q.total for q in queries), params.tiling.part_bases
-    return bases <= most and reference.total <= most and keys_fit(bases, reference.total, params.seeding.k)
+    return fits_bases(sum(q.total for q in queries), reference.total, params)
 
 
 def compare_queries(queries: list[SeqSet], reference: SeqSet, backend, ready, params, start: float) -> list[Result]:

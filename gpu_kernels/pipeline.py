@@ -370,10 +370,15 @@ def record_blocks(lengths, most: int) -> list[np.ndarray]:
 
 
 def fits_whole(query: SeqSet, reference: SeqSet, params: Params) -> bool:
-    """Whether a pair is compared as one part: both sides within tiling.part_bases, and its diagonal
-    keys within 63 bits."""
-    k, most = params.seeding.k, params.tiling.part_bases
-    return query.total <= most and reference.total <= most and keys_fit(query.total, reference.total, k)
+    """Whether a pair is compared as one part (fits_bases of both sides' codes)."""
+    return fits_bases(query.total, reference.total, params)
+
+
+def fits_bases(query: int, reference: int, params: Params) -> bool:
+    """Whether sides of these many codes are compared as one part: both within tiling.part_bases, and
+    their diagonal keys within 63 bits."""
+    most = params.tiling.part_bases
+    return query <= most and reference <= most and keys_fit(query, reference, params.seeding.k)
 
 
 def part_pairs(query: SeqSet, reference: SeqSet, params: Params) -> list[tuple]:

@@ -115,8 +115,8 @@ def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, ba
             clock = time.perf_counter()
             queries, reference = [seqset(pairs[at][0]) for at in run], seqset(pairs[run[0]][1])
             together = fits_together(queries, reference, params)
-            take_turn()
             if together:
+                take_turn()
                 results = compare_queries(queries, reference, device, ready, params, clock)
                 ready = None
                 end_turn(False)
