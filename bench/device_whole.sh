@@ -12,6 +12,7 @@
 #   PART=1 bash bench/device_whole.sh close  # first, align (-vv, ROUNDS runs) on a compare job's size alone: the
 #                                       # close pair's records 7-9 against its records 7-12 (each stage's time)
 # ENGINE: config lines of the workflow (default: engine: {fast: true, max_freq: 20}, bins: {size: 500000000};
+# ENGINE=none: the README's whole-genome command as written, no engine keys, the defaults choosing;
 # the distant run: ENGINE="$(grep -v '^#' config/distant_genomes.yaml)");
 # MAXFREQ: align's --max-freq; ALIGN_OPTS: more options of align (PART=1 and the whole genomes'), e.g.
 # '--preset distant --seed 14of22 --transitions 0';
@@ -35,6 +36,7 @@ if [ -z "${CUDA_VISIBLE_DEVICES:-}" ] && [ "$gpus" -lt "$(nvidia-smi -L | wc -l)
     CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((gpus - 1))); export CUDA_VISIBLE_DEVICES
 fi
 engine=${ENGINE:-$'engine: {fast: true, max_freq: 20}\nbins: {size: 500000000}'}
+[ "$engine" = none ] && engine="# the defaults"
 slots=${SLOTS:-1}; engine="$engine"$'\n'"jobs_per_gpu: $slots"
 peak() { /usr/bin/time -f "$1: %e s wall, %U user s, %M KB peak" "${@:2}"; }
 workflow650() {  # the workflow on 2 x 6 x 50 Mbp heavy genomes, every default output; its jobs' logs to $OUT
@@ -111,11 +113,18 @@ if [ "${WORKFLOW:-1}" = 1 ]; then
     began=$(date +%s.%N)
     nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 500 > "$OUT/busy_${model}.csv" &
     sampler=$!
+    # the disk the run takes at its peak, beside what the FASTA files take (df every second)
+    used0=$(df -B1 --output=used /tmp | tail -1)
+    (while true; do df -B1 --output=used /tmp | tail -1; sleep 1; done) > "$OUT/disk_${model}.txt" &
+    disk_sampler=$!
     timeout "${WORKFLOW_LIMIT:-550}" python3 bench/workflow_heavy.py --fasta "/tmp/hs/${model}_a.fa" "/tmp/hs/${model}_b.fa" \
         --backend cupy --cores "$(nproc)" --workdir "/tmp/wf_${model}" --config "$engine" -- \
         --workflow-profile profiles/multi-gpu --resources gpu="$((gpus * slots))" 2>&1 | tee "$OUT/workflow_${model}.log" | tail -14
     ended=$(date +%s.%N)
-    kill "$sampler" 2>/dev/null
+    kill "$sampler" "$disk_sampler" 2>/dev/null
+    fasta=$(cat "/tmp/hs/${model}_a.fa" "/tmp/hs/${model}_b.fa" | wc -c)
+    sort -n "$OUT/disk_${model}.txt" | tail -1 | awk -v u="$used0" -v f="$fasta" '{printf "disk at its peak: %.1f GB over the start (%.2fx the FASTA, %.1f GB)\n", ($1 - u) / 1e9, ($1 - u) / f, f / 1e9}' | \
+        tee -a "$OUT/workflow_${model}.log"
     python3 bench/gpu_busy.py "$OUT/busy_${model}.csv" "/tmp/wf_${model}/results/logs/compare" | tee -a "$OUT/workflow_${model}.log"
     awk -v a="$began" -v b="$ended" 'BEGIN {printf "snakemake: %.1f s from its command to its exit\n", b - a}' | \
         tee -a "$OUT/workflow_${model}.log"

@@ -91,10 +91,12 @@ def pieces(achain, alen, g, gscore, gcounts, shift, params: Params) -> dict:
 
 
 def align_chains(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, params: Params,
-                 threads: int = 0, codes: tuple | None = None) -> dict:
+                 threads: int = 0, codes: tuple | None = None, device_done=None) -> dict:
     """The alignments of chains (the chains table and chain_blocks' blocks, on the host): ALIGNMENT's
     columns but `alignment` and `cigar` (text_of makes those), and TEXT_PARTS. codes: both sides'
-    codes where a backend holds them already (the host's are the SeqSets')."""
+    codes where a backend holds them already (the host's are the SeqSets'). device_done(): called
+    once the pieces are found, before the ends' extensions and the rest on the host (the device twin
+    needs its device no more there: a workflow job hands it on)."""
     a = params.aligning
     cpu = native.module("_cpu")
     threads = threads or native.threads()
@@ -125,6 +127,8 @@ def align_chains(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, p
         posterior_pass(q, rf, rr, gq, gr, dx, dy, gat, gstrand, alen, gscore, gcols, gcounts, ops, params, threads)
         clock.mark(f"posterior fills ({g.size} gaps)")
     found = pieces(achain, alen, g, gscore, gcounts, abs(dx - dy), params)
+    if device_done is not None:
+        device_done()
     out = finish(found, chains, achain, astrand, ax, ay, alen, g, gat, gcols, ops, query, reference, params, threads)
     clock.mark(f"pieces ({int(out['qstart'].size)})")
     clock.log("alignments")
@@ -142,11 +146,12 @@ FILL_BYTES = 1 << 30
 
 
 def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, params: Params,
-                      threads: int = 0, codes: tuple | None = None) -> dict:
+                      threads: int = 0, codes: tuple | None = None, device_done=None) -> dict:
     """align_chains on the device (align.cu): the same alignments. The anchors, the gaps' fills and
     the pieces are made on the device, in launches of at most FILL_BYTES of direction bytes; the
     alignments' columns come back to the host for the text. codes: both sides' codes on the device
-    (compare's), else copied there."""
+    (compare's), else copied there. device_done(): called once what the host needs is copied there
+    and this function's device arrays are dropped, before the ends' extensions on the host."""
     cp = cupy()
     a = params.aligning
     clock = _Clock(cp)
@@ -209,7 +214,12 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
         clock.mark(f"posterior fills ({n} gaps)")
     found = pieces(achain, alen, g, gscore, gcounts, abs(dx - dy), params)
     host = [to_host(v) for v in (achain, astrand, ax, ay, alen, g, gat, gcols, ops[:int(gat[-1])])]
-    out = finish({name: to_host(v) for name, v in found.items()}, chains, *host, query, reference, params)
+    found = {name: to_host(v) for name, v in found.items()}
+    if device_done is not None:
+        del q, rf, rr, blocks, on_device, qpos, rpos, length, strand, count, at, ax, ay, alen, achain, astrand, owner
+        del g, gq, gr, dx, dy, gat, ops, gscore, gcols, gcounts
+        device_done()
+    out = finish(found, chains, *host, query, reference, params)
     clock.mark(f"pieces ({int(out['qstart'].size)})")
     clock.log("alignments on the device")
     return out

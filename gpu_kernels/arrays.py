@@ -379,3 +379,27 @@ def running_max_cupy(values):
     if count > 1:
         kernel("scan.cu", "add_carry")((count,), (BLOCK,), (out, running_max_cupy(totals), cp.int64(n)))
     return out
+
+
+def row_groups(rows) -> np.ndarray:
+    """Each row's number among the distinct rows of an int64 matrix in lexicographic order
+    (np.unique(rows, axis=0)'s inverse): one int64 key a row where the columns' spans fit in 62 bits
+    (a sort of single keys, not of rows compared byte by byte), else a lexsort."""
+    if not rows.shape[0]:
+        return np.zeros(0, dtype=np.int64)
+    low, high = rows.min(axis=0), rows.max(axis=0)
+    spans = [int(h) - int(lo) + 1 for lo, h in zip(low, high)]
+    if np.prod([float(s) for s in spans]) < 2.0 ** 62:
+        key = np.zeros(rows.shape[0], dtype=np.int64)
+        for column, (lo, span) in enumerate(zip(low, spans)):
+            key *= span
+            key += rows[:, column] - lo
+        _, group = np.unique(key, return_inverse=True)
+        return group.reshape(-1).astype(np.int64, copy=False)
+    order = np.lexsort(rows.T[::-1])
+    ordered = rows[order]
+    new = np.ones(order.size, dtype=bool)
+    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    group = np.empty(order.size, dtype=np.int64)
+    group[order] = np.cumsum(new) - 1
+    return group

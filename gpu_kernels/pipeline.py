@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .align import TEXT_PARTS, align_chains, one_to_one, text_of
-from .arrays import stable_argsort, to_host
+from .arrays import row_groups, stable_argsort, to_host
 from .backbone import backbone
 from .chains import _blocks_of
 from .diagonals import keys_fit
@@ -97,20 +97,29 @@ def homology(query: SeqSet, reference: SeqSet, params: Params, backend, texts: t
     chains["head"] = np.asarray(to_host(members["rows"]), dtype=np.int64)[first]
     chains["candidate"] = (np.ones(first.sum(), dtype=np.int8) if params.aligning.secondary
                            else chains["backbone"].astype(np.int8))
+    first_only = not pieces and not params.aligning.secondary
+    first_round = np.asarray(to_host(members["first_round"])) == 1 if first_only else None
+    handed = []
+
+    def hand_on() -> None:
+        """device_done, once: where the candidates alone are aligned, as soon as their pieces are found
+        (the ends' extensions and the rest run on the host while the next job takes the device)."""
+        if device_done is not None and not handed:
+            handed.append(True)
+            device_done(result)
+
     if pieces:
         chains.update({name: np.asarray(to_host(v)) for name, v in result.chain().items() if name in CHAIN.names})
         placed, al = result.chained[1], result.align()
     else:
+        del table, members  # the device's chains, dropped with the result's (Result.drop_device)
         chosen = np.flatnonzero(chains["candidate"])
         placed_table, placed, al = place_and_align(chains, blocks, chosen, query, reference, params, backend,
-                                                   result.codes)
+                                                   result.codes, device_done=hand_on)
         for name in ("qstart", "qend", "rstart", "rend", "aligned", "identities"):
             chains[name][chosen] = placed_table[name]
     kept = {name: np.asarray(to_host(placed[name]), dtype=np.int64) for name in PIECES}
-    first_only = not pieces and not params.aligning.secondary
-    first_round = np.asarray(to_host(members["first_round"])) == 1 if first_only else None
-    if device_done is not None:
-        device_done(result)
+    hand_on()
     made = {kind: text_of(al, query, reference, kind) for kind in texts}
     alignments = {name: np.asarray(al[name]) for name in ALIGNED}
     for columns in (chains, alignments):
@@ -149,30 +158,6 @@ def _ranks(chains: dict) -> tuple:
                  "count": np.diff(np.append(starts, order.size)).astype(np.int64)}
 
 
-def _row_groups(rows) -> np.ndarray:
-    """Each row's number among the distinct rows of an int64 matrix in lexicographic order
-    (np.unique(rows, axis=0)'s inverse): one int64 key a row where the columns' spans fit in 62 bits
-    (a sort of single keys, not of rows compared byte by byte), else a lexsort."""
-    if not rows.shape[0]:
-        return np.zeros(0, dtype=np.int64)
-    low, high = rows.min(axis=0), rows.max(axis=0)
-    spans = [int(h) - int(lo) + 1 for lo, h in zip(low, high)]
-    if np.prod([float(s) for s in spans]) < 2.0 ** 62:
-        key = np.zeros(rows.shape[0], dtype=np.int64)
-        for column, (lo, span) in enumerate(zip(low, spans)):
-            key *= span
-            key += rows[:, column] - lo
-        _, group = np.unique(key, return_inverse=True)
-        return group.reshape(-1).astype(np.int64, copy=False)
-    order = np.lexsort(rows.T[::-1])
-    ordered = rows[order]
-    new = np.ones(order.size, dtype=bool)
-    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
-    group = np.empty(order.size, dtype=np.int64)
-    group[order] = np.cumsum(new) - 1
-    return group
-
-
 def chain_numbers(parts: list, chains: dict) -> np.ndarray:
     """The pair's number of each of the parts' chains kept (concatenated, with `tie`): the chains of
     every part (part.ranks' counts) before its (score, query record, reference record), then its tie."""
@@ -180,7 +165,7 @@ def chain_numbers(parts: list, chains: dict) -> np.ndarray:
     rows = np.concatenate((np.column_stack((-counted["score"], counted["qrec"], counted["rrec"])),
                            np.column_stack((-chains["score"].astype(np.int64), chains["qrec"].astype(np.int64),
                                             chains["rrec"].astype(np.int64)))))
-    group = _row_groups(rows)
+    group = row_groups(rows)
     n = counted["count"].size
     total = np.bincount(group[:n], weights=counted["count"], minlength=int(group.max(initial=-1)) + 1)
     before = np.concatenate(([0], np.cumsum(total)[:-1])).astype(np.int64)
@@ -205,10 +190,11 @@ def _first_round(chains: dict, blocks: dict, pieces: dict, alignments: dict, kee
 
 
 def place_and_align(chains: dict, blocks: dict, chosen, query: SeqSet, reference: SeqSet, params: Params,
-                    backend=None, codes=None) -> tuple:
+                    backend=None, codes=None, device_done=None) -> tuple:
     """Some chains of a table (rows `chosen`) placed (refine_blocks) and aligned, whatever their
     backbone: (their CHAIN rows as placed, numbered from 0; their blocks as written, `chain` the
-    table's number; their alignments, `chain` the table's number)."""
+    table's number; their alignments, `chain` the table's number). device_done: align_chains', with
+    the placed blocks on the host first."""
     refine = backend.refine_blocks if backend is not None else refine_blocks
     align = backend.align_chains if backend is not None else align_chains
     sub = {name: np.asarray(chains[name])[chosen] for name in CHAIN.names}
@@ -219,9 +205,17 @@ def place_and_align(chains: dict, blocks: dict, chosen, query: SeqSet, reference
                                                                         for name in ("x0", "xe", "y0", "ye")))
     mine["trim"] = blocks["trim"][inside]
     table, placed = refine(sub, mine, query, reference, params, codes=codes)
-    al = align(table, placed, query, reference, params, codes=codes)
+    on_host = {}
+
+    def done() -> None:
+        on_host.update({name: np.asarray(to_host(v)) for name, v in placed.items()})
+        placed.clear()
+        if device_done is not None:
+            device_done()
+
+    al = align(table, placed, query, reference, params, codes=codes, device_done=done)
     al["chain"] = chosen[np.asarray(al["chain"])]
-    placed = {name: np.asarray(to_host(v)) for name, v in placed.items()}
+    placed = on_host or {name: np.asarray(to_host(v)) for name, v in placed.items()}
     placed["chain"] = chosen[placed["chain"]]
     return table, placed, al
 
@@ -255,13 +249,14 @@ def take_texts(sources: dict, rows) -> dict:
 
 
 def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: tuple = (),
-             all_chains: bool = True) -> Pair:
+             all_chains: bool = True, write_all: bool | None = None) -> Pair:
     """The pair's chains, backbone and alignments from its parts (in any order). late(chains, blocks,
     chosen): place_and_align's result and the texts of its alignments for the chosen rows of the
     pair's chains (backbone chains no part aligned; `blocks` as chain_blocks gives them), needed only
     where there are any. all_chains: the pair's chains are every chain (each part placed every
     chain's blocks), else the backbone's (with `secondary`, the chains no part aligned are placed
-    here too)."""
+    here too). write_all False: the pair's table and blocks keep the backbone's chains alone, though
+    the parts hold every chain (sizing.fits: every chain would weigh too much)."""
     start = time.perf_counter()
     qlens, rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
     sizes = [int(p.chains["chain"].size) for p in parts]
@@ -327,7 +322,7 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
         if carried else {}
     marks.append(("texts", time.perf_counter()))
     al["backbone"] = one_to_one(al, qlens, rlens, chains["backbone"][al["chain"]] == 1)
-    written = chains["chain"] if all_chains else np.flatnonzero(chains["backbone"] == 1)
+    written = chains["chain"] if all_chains and write_all is not False else np.flatnonzero(chains["backbone"] == 1)
     row_of = np.full(order.size, -1, dtype=np.int64)
     row_of[written] = np.arange(written.size, dtype=np.int64)
     placed = {name: column[row_of[placed["chain"]] >= 0] for name, column in placed.items()}

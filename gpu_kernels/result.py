@@ -53,7 +53,7 @@ class Result:
         if self.table.get("qstart") is not None:
             self._rows = int(self.table["qstart"].size)
         self.table = {name: None for name in self.table}
-        self.chain_of = self.codes = self._hsps = None
+        self.chain_of = self.codes = self._hsps = self._chains = None
 
     def hand_to_host(self) -> None:
         """The HSP table copied to the host (one copy), the device let go (drop_device), and the rest

@@ -4,9 +4,11 @@ work is done and its device memory let go (end_turn). The next job's start (Pyth
 inputs read) and the last job's host stages after its device work (its part's tables, its files)
 run meanwhile, so the device goes from one job's kernels to the next's without waiting for either.
 
-A job's turn is whole: it keeps the device through the host stages between its kernels (the
-backbone, the alignments' ends), since the device memory it holds there would leave the next job's
-words stage short (a 0.5 Gbp query bin against 0.9 Gbp of reference takes most of an H100).
+A job keeps the device through the host stages between its kernels (the backbone's first round),
+since the device memory it holds there would leave the next job's words stage short (a 0.5 Gbp query
+bin against 0.9 Gbp of reference takes most of an H100); it hands it on once its alignments' pieces
+are found (pipeline.homology's device_done), before their ends are extended on the host, holding
+then only the bins' codes its callers still name (about 1.5 GB).
 
 A turn is an exclusive flock on one file per device (`gpu_kernels-<bus>.turn.lock` in the lock
 directory, opened by claim_device). The kernel drops a killed job's lock. A process that shares no

@@ -168,9 +168,9 @@ def test_turns_per_gpu_gives_a_second_slot_a_second_turn(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("wide", [False, True])
 def test_row_groups_number_rows_as_unique_does(wide):
-    """pipeline._row_groups (the pair's chain numbers: which (score, query record, reference record)
+    """arrays.row_groups (the pair's chain numbers: which (score, query record, reference record)
     each chain has) is np.unique's inverse over rows, by one key a row or, past 62 bits, a lexsort."""
-    from gpu_kernels.pipeline import _row_groups
+    from gpu_kernels.arrays import row_groups
 
     rng = np.random.default_rng(7)
     n = 5000
@@ -178,5 +178,39 @@ def test_row_groups_number_rows_as_unique_does(wide):
     if wide:
         rows[:, 0] = rng.choice(np.array([-(1 << 62), 0, 1 << 62], dtype=np.int64), n)
     _, inverse = np.unique(rows, axis=0, return_inverse=True)
-    assert np.array_equal(_row_groups(rows), inverse.reshape(-1))
-    assert _row_groups(rows[:0]).size == 0
+    assert np.array_equal(row_groups(rows), inverse.reshape(-1))
+    assert row_groups(rows[:0]).size == 0
+
+
+@pytest.mark.parametrize("pieces", [False, True])
+def test_a_part_hands_its_device_on_once_before_its_ends_are_extended(tmp_path, monkeypatch, pieces):
+    """homology's device_done runs once, with the comparison's HSP table still held: where the candidates
+    alone are aligned (a workflow job's part), as soon as their pieces are found and before the ends'
+    extensions (align.finish), which run on the host while the next job takes the device; the part is
+    the same as with no callback."""
+    import gpu_kernels.align as align
+    from gpu_kernels.pipeline import homology
+
+    query, reference = duplicated_genomes(tmp_path, 2)
+    q, r = load_fasta(query), load_fasta(reference)
+    params = Params()
+    events = []
+    finish = align.finish
+    monkeypatch.setattr(align, "finish", lambda *a, **k: events.append("finish") or finish(*a, **k))
+
+    def done(result):
+        assert result.table["qstart"] is not None and result.table["qstart"].size > 0
+        events.append("done")
+
+    part = homology(q, r, params, compare(q, r, params).backend, ("cigar",), pieces=pieces, device_done=done,
+                    result=compare(q, r, params))
+    assert events.count("done") == 1 and "finish" in events
+    if not pieces:
+        assert events.index("done") < events.index("finish")
+    plain = homology(q, r, params, compare(q, r, params).backend, ("cigar",), pieces=pieces,
+                     result=compare(q, r, params))
+    for name in part.alignments:
+        assert np.array_equal(part.alignments[name], plain.alignments[name]), name
+    text, plain_text = part.texts["cigar"], plain.texts["cigar"]  # (the strings' bytes, their offsets)
+    assert len(text) == len(plain_text) and all(np.array_equal(np.asarray(a), np.asarray(b))
+                                                for a, b in zip(text, plain_text))

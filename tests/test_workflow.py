@@ -192,7 +192,7 @@ def test_lint_has_no_findings_and_the_catalog_files_are_there(tmp_path):
     rules_dir = os.path.join(ROOT, "workflow", "rules")
     for name in os.listdir(rules_dir):
         text = open(os.path.join(rules_dir, name)).read()
-        assert len(re.findall(r"^rule ", text, re.M)) == text.count('conda:\n        "../envs/engine.yaml"'), name
+        assert len(re.findall(r"^(?:rule|checkpoint) ", text, re.M)) == text.count('conda:\n        "../envs/engine.yaml"'), name
 
 
 def test_genome_names_yaml_reads_as_numbers_are_their_text(tmp_path):

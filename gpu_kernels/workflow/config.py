@@ -72,7 +72,12 @@ def schema_error(config: dict, schema_path: str, section: str | None = None, whe
     if error is None:
         return None
     path = ".".join(str(p) for p in error.absolute_path) or "(top level)"
-    return f"{where} {path}: {error.message}"
+    message = error.message
+    if error.parent is not None and error.parent.validator == "oneOf":  # `auto` or a boolean, `auto` or a number
+        kinds = [" or ".join(repr(v) for v in c["enum"]) if "enum" in c else f"{c.get('type')}"
+                 for c in error.parent.validator_value]
+        message = f"{error.instance!r} is not {' or '.join(kinds)}"
+    return f"{where} {path}: {message}"
 
 
 def coerce_overrides(config: dict, schema_path: str) -> None:
@@ -93,6 +98,15 @@ def _coerce(value, schema: dict):
             if key in properties:
                 value[key] = _coerce(item, properties[key])
         return value
+    if "oneOf" in schema and isinstance(value, str):  # `auto` or a number (bins.size), `auto` or a boolean
+        for choice in schema["oneOf"]:
+            if choice.get("type") == "string" and value in choice.get("enum", [value]):
+                return value
+        for choice in schema["oneOf"]:
+            coerced = _coerce(value, choice)
+            if coerced is not value:
+                return coerced
+        return value
     wanted = _TYPES.get(schema.get("type"))
     if isinstance(value, str) and wanted is not None:
         try:
@@ -102,3 +116,30 @@ def _coerce(value, schema: dict):
         if isinstance(parsed, wanted) and not (wanted is not bool and isinstance(parsed, bool)):
             return parsed
     return value
+
+
+def comparison_pairs(genomes: list, comparisons: dict) -> list[tuple[str, str]]:
+    """(query genome, reference genome) pairs to compare, from the genomes' names in config order and
+    the config's `comparisons` section (its defaults filled); a plan that names no pair, or a genome
+    not listed, is refused (InputError)."""
+    if comparisons["mode"] == "pairs":
+        if comparisons.get("reference") is not None:
+            raise InputError("comparisons.reference is for all-vs-all; in pairs mode each pair names its reference")
+        pairs = [(p["query"], p["reference"]) for p in comparisons["pairs"]]
+        for q, r in pairs:
+            for g in (q, r):
+                if g not in genomes:
+                    raise InputError(f"comparison {q} vs {r}: genome {g} is not listed under genomes")
+        if not pairs:
+            raise InputError("comparisons: mode is pairs but no pairs are listed")
+        return pairs
+    start = 0 if comparisons["self"] else 1
+    pairs = [(genomes[i], genomes[j]) for i in range(len(genomes)) for j in range(i + start, len(genomes))]
+    if not pairs:
+        raise InputError("all-vs-all over a single genome needs comparisons: self: true")
+    reference = comparisons.get("reference")
+    if reference is not None:
+        if str(reference) not in genomes:
+            raise InputError(f"comparisons.reference: {reference} is not listed under genomes")
+        pairs = [(r, q) if q == str(reference) and r != q else (q, r) for q, r in pairs]
+    return pairs

@@ -57,11 +57,12 @@ def override_set(engine: dict, overridden) -> tuple[str, dict]:
 
 
 def engine_params(engine: dict, given=None) -> Params:
-    """Params from one set's engine section (the config's `fast` turns `max_freq` on). given: the keys
-    the user's config set (None: all); the others, the schema's defaults, give way to a preset's values."""
+    """Params from one set's engine section (the config's `fast: true` turns `max_freq` on; `auto`
+    leaves the set exhaustive and sizing.pair_params turns it on pair by pair). given: the keys the
+    user's config set (None: all); the others, the schema's defaults, give way to a preset's values."""
     values = {key: value for key, value in engine.items() if value is not None and key != "fast"
               and (given is None or key in given)}
-    if engine.get("fast"):
+    if engine.get("fast") is True:
         values["max_freq"] = engine["max_freq"]
     else:
         values.pop("max_freq", None)

@@ -24,13 +24,15 @@ rule assemble:
         "../envs/engine.yaml"
     threads: 8  # the parts read on threads
     params:
-        engine=lambda wc: PARAMS[wc.set].as_dict(),
+        engine=pair_engine,
         fasta=lambda wc: {
             "query_fasta": config["genomes"][wc.query],
             "reference_fasta": config["genomes"][wc.reference],
         },
         stats=lambda wc: group_paths("bin_stats", wc),
         all_chains=lambda wc: all_hsps(wc.set, wc.query, wc.reference),
+        # under hsps auto, every chain only where it weighs little (sizing.fits)
+        chains_share=None if OUT["hsps"] is True else OUT["auto_share"],
         parts=lambda wc: [part_prefix(p) for p in group_paths("bin_hsps", wc)],
         texts=texts_of(ALIGN_KINDS[kind] for kind in ALIGN_KINDS if OUT[kind]),
     script:
@@ -55,7 +57,7 @@ rule alignments:
         "../envs/engine.yaml"
     threads: 8  # the texts are read and printed on threads
     params:  # what the tables' metadata and the delta's header say: the assembled pair's (assemble's)
-        engine=lambda wc: PARAMS[wc.set].as_dict(),
+        engine=pair_engine,
         fasta=lambda wc: {
             "query_fasta": config["genomes"][wc.query],
             "reference_fasta": config["genomes"][wc.reference],

@@ -18,6 +18,7 @@ from gpu_kernels.device import gpu_available
 from gpu_kernels.workflow.config import (
     check_config_file,
     coerce_overrides,
+    comparison_pairs,
     expanded_size_error,
     schema_error,
 )
@@ -37,6 +38,7 @@ from gpu_kernels.workflow.many import rows_of
 from gpu_kernels.workflow.jobs import part_prefix
 from gpu_kernels.workflow.report import run_description
 from gpu_kernels.workflow.sweep import engine_params, override_set, param_sets
+from gpu_kernels.workflow.sizing import bin_size, compare_threads
 
 
 def fail(message):
@@ -130,7 +132,11 @@ try:
     }
 except InputError as error:
     fail(error.line())
-BIN_MEMBERS = {g: make_bins(c, config["bins"]["size"]) for g, c in CHROMOSOMES.items()}
+BIN_SIZE = {
+    g: bin_size(config["bins"]["size"], sum(c.length for c in chroms))
+    for g, chroms in CHROMOSOMES.items()
+}
+BIN_MEMBERS = {g: make_bins(c, BIN_SIZE[g]) for g, c in CHROMOSOMES.items()}
 BINS = {
     g: [bin_name(i) for i in range(len(members))] for g, members in BIN_MEMBERS.items()
 }
@@ -145,41 +151,10 @@ def genome_bases(genome):
     return sum(c.length for c in CHROMOSOMES[genome])
 
 
-def comparison_pairs():
-    """(query genome, reference genome) pairs to compare."""
-    names = list(config["genomes"])
-    if config["comparisons"]["mode"] == "pairs":
-        if config["comparisons"].get("reference") is not None:
-            fail(
-                "comparisons.reference is for all-vs-all; in pairs mode each pair names its reference"
-            )
-        pairs = [(p["query"], p["reference"]) for p in config["comparisons"]["pairs"]]
-        for q, r in pairs:
-            for g in (q, r):
-                if g not in config["genomes"]:
-                    fail(
-                        f"comparison {q} vs {r}: genome {g} is not listed under genomes"
-                    )
-        if not pairs:
-            fail("comparisons: mode is pairs but no pairs are listed")
-        return pairs
-    start = 0 if config["comparisons"]["self"] else 1
-    pairs = [
-        (names[i], names[j])
-        for i in range(len(names))
-        for j in range(i + start, len(names))
-    ]
-    if not pairs:
-        fail("all-vs-all over a single genome needs comparisons: self: true")
-    reference = config["comparisons"].get("reference")
-    if reference is not None:
-        if str(reference) not in config["genomes"]:
-            fail(f"comparisons.reference: {reference} is not listed under genomes")
-        pairs = [(r, q) if q == str(reference) and r != q else (q, r) for q, r in pairs]
-    return pairs
-
-
-PAIRS = comparison_pairs()
+try:
+    PAIRS = comparison_pairs(list(config["genomes"]), config["comparisons"])
+except InputError as error:
+    fail(error.line())
 if OUT["alignments_sam"]:  # names SAM cannot hold, refused before any job runs
     from gpu_kernels.formats.alignments import sam_name_problem
 
@@ -232,6 +207,7 @@ for _set, _params in PARAMS.items():
                 "hold them\n"
             )
 
+
 BACKEND = config["backend"]
 if BACKEND == "auto":
     BACKEND = "cupy" if gpu_available() else "numpy"
@@ -240,6 +216,7 @@ if BACKEND == "auto":
 onstart:
     # Checked when jobs are about to run here, not when the workflow is parsed: a dry run and a
     # cluster's submit host need no GPU (a GPU job that finds none on its node fails there, one line).
+    disk_check()
     if (
         BACKEND == "cupy"
         and workflow.local_exec
@@ -373,13 +350,13 @@ def final_outputs():
         for kind in TEXT_KINDS + CHAIN_KINDS + tuple(ALIGN_KINDS) + PICTURE_KINDS
         if OUT[kind]
     ]
-    hsp_kinds = ["hsps"] + [kind for kind in TEXT_KINDS if OUT[kind]]
+    # the HSP texts: hsp_text_targets, once the pair's stats tell their size
     kinds = [kind for kind in kinds if kind not in TEXT_KINDS]
     targets = [
         path(kind, set=s, query=q, reference=r)
         for s in SETS
         for q, r in PAIRS
-        for kind in kinds + (hsp_kinds if all_hsps(s, q, r) else [])
+        for kind in kinds + (["hsps"] if all_hsps(s, q, r) else [])
     ]
     targets += [
         path("mummer", set=s, query=q, reference=r)

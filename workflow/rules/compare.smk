@@ -22,13 +22,13 @@ rule compare:
         )
     conda:
         "../envs/engine.yaml"
-    # the CPU stages' threads (words, seeds, extension; on a GPU, the backbone and the alignments' ends);
-    # jobs sharing a GPU (jobs_per_gpu) take a few less each, so that the texts' jobs keep up beside them
-    threads: (8 if config.get("jobs_per_gpu", 1) == 1 else 6) if BACKEND == "cupy" else 2
+    # the CPU stages' threads (words, seeds, extension; on a GPU, the backbone and the alignments' ends):
+    # fewer each where jobs share a GPU, so that they and the texts' jobs fit beside each other
+    threads: compare_threads(BACKEND, config["jobs_per_gpu"])
     resources:
         gpu=1 if BACKEND == "cupy" else 0,
     params:
-        engine=lambda wc: PARAMS[wc.set].as_dict(),
+        engine=pair_engine,
         backend=BACKEND,
         rbins=lambda wc: reference_groups(wc.set, wc.reference)[wc.rgroup],
         hsps=lambda wc: path("bin_hsps", **wc),

@@ -17,6 +17,6 @@ rule index:
     # small genome (a bacterium's) takes one, so that many are encoded at once
     threads: lambda wc: 4 if genome_bases(wc.genome) > 100_000_000 else 1
     params:
-        bin_size=config["bins"]["size"],
+        bin_size=lambda wc: BIN_SIZE[wc.genome],
     script:
         "../scripts/index.py"

@@ -23,14 +23,16 @@ rule merge:
             "query_fasta": config["genomes"][wc.query],
             "reference_fasta": config["genomes"][wc.reference],
         },
-        engine=lambda wc: PARAMS[wc.set].as_dict(),
+        engine=pair_engine,
         hsps=lambda wc: group_paths("bin_hsps", wc),
         stats=lambda wc: group_paths("bin_stats", wc),
     script:
         "../scripts/merge.py"
 
 
-rule stats:
+# a checkpoint: the pair's HSP count it sums decides, under outputs.hsps auto, whether its HSP texts are
+# written (hsp_texts_written)
+checkpoint stats:
     input:
         groups=compare_outputs,
     output:

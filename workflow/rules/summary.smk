@@ -32,7 +32,12 @@ rule summary:
         "../envs/engine.yaml"
     params:
         runs=[
-            {"set": s, "query": q, "reference": r, "params": PARAMS[s].as_dict()}
+            {
+                "set": s,
+                "query": q,
+                "reference": r,
+                "params": params_of(s, q, r).as_dict(),
+            }
             for s in SETS
             for q, r in PAIRS
         ],

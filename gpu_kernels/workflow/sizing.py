@@ -1,0 +1,144 @@
+"""What the workflow chooses from the genomes' sizes where the config leaves it to `auto`: a genome's
+bin size, a pair's word-frequency cap (fast mode), which of a pair's large outputs are written (the HSP
+texts, every chain), and the disk a run will need, checked before the first job. One place, so that the
+README's plain command is the fast one and the docs can say why.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+
+from ..params import Params
+
+# Fast mode above this many bases (query and reference together): words seen more than max_freq times
+# in their record are skipped. Exhaustive seeding of two repeat-rich 3 Gbp genomes keeps every pair of
+# repeat copies (about 45 minutes and more temporary disk than a 64 GB machine has, where fast mode
+# takes minutes); up to here the exhaustive table is written (outputs.hsps_auto_bases is smaller) and
+# its cost is seconds to a minute on a GPU.
+FAST_AUTO_BASES = 1_000_000_000
+# The cap (the schema's max_freq default too): on the heavy 20 Mbp pair it gives the exhaustive table's
+# precision and recall against the simulator's truth (docs/PERFORMANCE.md).
+AUTO_MAX_FREQ = 20
+
+# Bins under `bins.size: auto`: a sixth of the genome, within these bounds. Small genomes keep one bin
+# (or bins of 50 Mbp of contigs); a human-sized one gets about seven, so that its 28 compare jobs fill a
+# GPU's turns without a job's start and files repeated for every chromosome.
+AUTO_BINS = 6
+MIN_BIN = 50_000_000
+MAX_BIN = 500_000_000
+
+
+def compare_threads(backend: str, jobs_per_gpu: int) -> int:
+    """A compare job's threads: 2 on the CPU (the jobs share the cores); on a GPU 8 alone, and fewer where
+    jobs share it (6 of 2, 4 of 3), so that they and the texts' jobs fit on 16 cores beside each other."""
+    if backend != "cupy":
+        return 2
+    return 8 if jobs_per_gpu == 1 else max(4, 12 // jobs_per_gpu)
+
+
+def bin_size(configured, genome_bases: int) -> int:
+    """The bin size of a genome: the configured one, or under `auto` a sixth of the genome's bases
+    within [MIN_BIN, MAX_BIN]."""
+    if configured != "auto":
+        return int(configured)
+    return int(min(MAX_BIN, max(MIN_BIN, genome_bases // AUTO_BINS)))
+
+
+def fast_for(engine: dict, query_bases: int, reference_bases: int) -> bool:
+    """Whether a pair is seeded in fast mode: `engine.fast` as given, or under `auto` for pairs of more
+    than FAST_AUTO_BASES bases together."""
+    fast = engine.get("fast", "auto")
+    if fast == "auto":
+        return query_bases + reference_bases > FAST_AUTO_BASES
+    return bool(fast)
+
+
+def pair_params(params: Params, engine: dict, query_bases: int, reference_bases: int) -> Params:
+    """A pair's parameters: its set's, with fast mode's word-frequency cap where `engine.fast: auto`
+    turns it on for this pair. A preset's own cap (the distant preset's) and a cap the config sets
+    with `fast: true` are left as they are."""
+    if engine.get("fast", "auto") != "auto" or params.preset.preset != "close":
+        return params
+    if not fast_for(engine, query_bases, reference_bases):
+        return params
+    return params.replace(max_freq=int(engine.get("max_freq", AUTO_MAX_FREQ)))
+
+
+@dataclass(frozen=True)
+class DiskNeed:
+    """A run's disk need, estimated from its genomes' and pairs' bases (bytes)."""
+
+    index: int  # the encoded genomes (a byte a base)
+    temporary: int  # the compare jobs' parts and their texts' inputs at their peak
+    results: int  # the pairs' outputs
+
+    @property
+    def total(self) -> int:
+        return self.index + self.temporary + self.results
+
+
+# Bytes a base of a pair (query and reference together), from the close human-sized pair with the
+# defaults on one H200 (docs/WORKFLOW.md, "Defaults for whole genomes"): outputs 0.9 (the distant
+# preset's about 1.5), and the compare jobs' parts and texts' inputs, which pile up while the GPU runs
+# ahead of the texts' jobs, 5.7 at the disk's peak.
+RESULTS_PER_BASE = 2.0
+TEMPORARY_PER_BASE = 6.0
+
+
+def disk_need(index_bases: int, pair_bases: list[int]) -> DiskNeed:
+    """The estimate from the bases of the genomes still to encode and of each pair still to compare
+    (query and reference together): the index, each pair's outputs, and the temporary parts of the
+    largest pair (a pair's parts are removed once its own rules have read them)."""
+    return DiskNeed(int(index_bases), int(max(pair_bases, default=0) * TEMPORARY_PER_BASE),
+                    int(sum(pair_bases) * RESULTS_PER_BASE))
+
+
+def free_bytes(path: str) -> int:
+    """Free bytes on the file system that holds path (or would: its nearest existing parent)."""
+    path = os.path.abspath(path)
+    while not os.path.exists(path):
+        path = os.path.dirname(path)
+    return shutil.disk_usage(path).free
+
+
+def disk_problem(need: DiskNeed, free: int, results: str) -> str | None:
+    """One line where the estimate does not fit in the free space, else None."""
+    if need.total <= free:
+        return None
+    gb = 1e9
+    return (f"results: {results}: this run needs about {need.total / gb:.1f} GB of disk (genome index "
+            f"{need.index / gb:.1f} GB, temporary parts {need.temporary / gb:.1f} GB, outputs {need.results / gb:.1f} "
+            f"GB) and {free / gb:.1f} GB are free there; free some, point results elsewhere, or set "
+            "check_disk: false to run anyway")
+
+
+# Bytes a row of each HSP text takes, measured on a repeat-rich 2 x 20 Mbp pair's 7.3 M HSPs (PAF 127,
+# GECKO CSV 70); the delta's two lines an HSP about as many as the CSV's one.
+HSP_TEXT_BYTES = {"paf": 127, "gecko_csv": 70, "delta": 70}
+# A chain's row in chains.paf and chains.chain (its header lines), and each of its blocks' share there
+CHAIN_BYTES, CHAIN_BLOCK_BYTES = 300, 25
+
+
+def hsp_texts_bytes(hsps: int, kinds) -> int:
+    """The estimated size of a pair's HSP texts (the kinds asked for) from its HSP count."""
+    return int(hsps) * sum(HSP_TEXT_BYTES.get(kind, 0) for kind in kinds)
+
+
+def chains_bytes(chains: int, blocks: int) -> int:
+    """The estimated size of a pair's chain outputs holding every chain."""
+    return int(chains) * CHAIN_BYTES + int(blocks) * CHAIN_BLOCK_BYTES
+
+
+def fits(estimate: int, pair_bases: int, share: float) -> bool:
+    """Whether an output of this estimated size is written under `auto`: at most `share` (the config's
+    outputs.auto_share) times the pair's bases. Past it a repeat-rich pair's HSP texts and chains are
+    repeat hits, tens of times the genomes' size."""
+    return estimate <= share * pair_bases
+
+
+def stats_hsps(stats_path: str) -> int:
+    """A pair's HSP count, from its stats table (the compare jobs' rows)."""
+    from ..formats import read_tsv
+
+    return sum(int(row["hsps"]) for row in read_tsv(stats_path))

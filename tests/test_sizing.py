@@ -1,0 +1,103 @@
+"""What the workflow chooses from the genomes' sizes (gpu_kernels/workflow/sizing.py): bins, fast mode a
+pair, the disk check's estimate and its one line; `auto` and numbers read from --config."""
+import os
+
+import pytest
+
+from gpu_kernels.workflow.config import coerce_overrides, schema_error
+from gpu_kernels.workflow.sizing import (FAST_AUTO_BASES, MAX_BIN, MIN_BIN, RESULTS_PER_BASE, bin_size, disk_need, disk_problem,
+                                         fast_for, free_bytes, pair_params)
+from gpu_kernels.workflow.sweep import engine_params
+
+SCHEMA = os.path.join(os.path.dirname(__file__), "..", "config", "schema.yaml")
+GBP = 1_000_000_000
+
+
+def test_auto_bins_are_a_sixth_of_the_genome_within_their_bounds():
+    assert bin_size("auto", 2_000_000) == MIN_BIN  # a bacterium: one bin, as before
+    assert bin_size("auto", 300_000_000) == MIN_BIN
+    assert bin_size("auto", 1_200_000_000) == 200_000_000
+    assert bin_size("auto", 3_100_000_000) == MAX_BIN  # a human-sized genome: about seven bins
+    assert bin_size(1000, 3_100_000_000) == 1000  # a configured size is kept
+
+
+def engine(**values):
+    """An engine section as the schema fills it."""
+    return {"k": 32, "fast": "auto", "max_freq": 20, "preset": "close", "min_len": 64, **values}
+
+
+@pytest.mark.parametrize("query, reference, fast", [(3 * GBP, 3 * GBP, True), (600_000_000, 500_000_000, True),
+                                                    (500_000_000, 500_000_000, False), (5_000_000, 4_000_000, False)])
+def test_auto_fast_mode_follows_the_pairs_size(query, reference, fast):
+    section = engine()
+    params = engine_params(section, {"k"})
+    assert params.seeding.max_freq == 0  # the set itself is exhaustive; a pair turns fast mode on
+    assert fast_for(section, query, reference) == fast == (query + reference > FAST_AUTO_BASES)
+    assert pair_params(params, section, query, reference).seeding.max_freq == (20 if fast else 0)
+
+
+def test_a_given_fast_mode_or_preset_is_kept_whatever_the_size():
+    never = engine(fast=False)
+    assert pair_params(engine_params(never), never, 3 * GBP, 3 * GBP).seeding.max_freq == 0
+    always = engine(fast=True, max_freq=50)
+    assert pair_params(engine_params(always), always, 1000, 1000).seeding.max_freq == 50
+    capped = engine(max_freq=7)  # auto with a cap of the config's own
+    assert pair_params(engine_params(capped, {"max_freq"}), capped, 3 * GBP, 3 * GBP).seeding.max_freq == 7
+    distant = engine(preset="distant")  # the preset's own cap (200), not auto's
+    params = engine_params(distant, {"preset"})
+    assert pair_params(params, distant, 3 * GBP, 3 * GBP) == params and params.seeding.max_freq == 200
+
+
+def test_the_disk_estimate_counts_the_index_every_pairs_outputs_and_the_largest_pairs_parts():
+    need = disk_need(6 * GBP, [6 * GBP, 2 * GBP])
+    assert need.index == 6 * GBP and need.results == int(8 * GBP * RESULTS_PER_BASE)
+    assert need.temporary == disk_need(0, [6 * GBP]).temporary > disk_need(0, [2 * GBP]).temporary
+    assert need.total == need.index + need.temporary + need.results
+    assert disk_need(0, []).total == 0  # a finished run needs nothing more
+    assert disk_problem(need, need.total, "results") is None
+    line = disk_problem(need, need.total - 1, "results")
+    assert "\n" not in line and line.startswith("results: results: this run needs about")
+    assert "check_disk: false" in line
+
+
+def test_free_bytes_reads_the_nearest_existing_parent(tmp_path):
+    assert free_bytes(str(tmp_path / "not" / "yet" / "made")) == free_bytes(str(tmp_path)) > 0
+
+
+def test_auto_and_numbers_from_the_command_line_pass_the_schema():
+    config = {"genomes": {"A": "a.fa"}, "bins": {"size": "100000"}, "engine": {"fast": "auto"}}
+    coerce_overrides(config, SCHEMA)  # --config 'bins={size: 100000}' gives the string '100000'
+    assert config["bins"]["size"] == 100000 and config["engine"]["fast"] == "auto"
+    assert schema_error(config, SCHEMA) is None
+    config["engine"]["fast"] = "true"
+    coerce_overrides(config, SCHEMA)
+    assert config["engine"]["fast"] is True
+    config["bins"]["size"] = "big"
+    coerce_overrides(config, SCHEMA)
+    assert "bins.size: 'big' is not integer or 'auto'" in schema_error(config, SCHEMA)
+
+
+@pytest.mark.slow
+def test_a_pairs_hsp_texts_and_every_chain_are_written_where_they_weigh_little(tmp_path):
+    """outputs.hsps auto: the bundled pair's HSP texts and every chain are written (their estimate, from
+    its HSP and chain counts, is a few percent of its bases); with outputs.auto_share under that, the
+    HSP texts are left out (the stats checkpoint decides) and the chains' outputs hold the backbone's,
+    while hsps.parquet and the alignments stay the same. A finished run has nothing left to do."""
+    import pyarrow.parquet as pq
+    from wfhelpers import snakemake, workdir
+
+    runs = {}
+    for name, share in (("plain", None), ("small", 0.001)):
+        cwd = workdir(tmp_path / name) if (tmp_path / name).mkdir() is None else None
+        extra = [] if share is None else ["--config", f"outputs={{auto_share: {share}}}"]
+        snakemake(cwd, "--cores", "2", *extra)
+        assert "Nothing to be done" in snakemake(cwd, "--cores", "2", "-n", *extra).stdout
+        runs[name] = cwd / "results" / "default" / "Mhyo232_vs_Mhyo7422"
+    plain, small = runs["plain"], runs["small"]
+    assert (plain / "hsps.paf").stat().st_size > 0 and (plain / "hsps.gecko.csv").exists()
+    assert not (small / "hsps.paf").exists() and not (small / "hsps.gecko.csv").exists()
+    assert pq.read_table(small / "hsps.parquet").equals(pq.read_table(plain / "hsps.parquet"))
+    every, backbone = pq.read_table(plain / "chains.parquet"), pq.read_table(small / "chains.parquet")
+    assert 0 < backbone.num_rows < every.num_rows
+    assert set(backbone.column("backbone").to_pylist()) == {1}
+    assert (small / "alignments.paf").read_bytes() == (plain / "alignments.paf").read_bytes()
