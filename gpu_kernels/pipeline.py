@@ -99,27 +99,22 @@ def homology(query: SeqSet, reference: SeqSet, params: Params, backend, texts: t
                            else chains["backbone"].astype(np.int8))
     first_only = not pieces and not params.aligning.secondary
     first_round = np.asarray(to_host(members["first_round"])) == 1 if first_only else None
-    handed = []
-
-    def hand_on() -> None:
-        """device_done, once: where the candidates alone are aligned, as soon as their pieces are found
-        (the ends' extensions and the rest run on the host while the next job takes the device)."""
-        if device_done is not None and not handed:
-            handed.append(True)
-            device_done(result)
-
     if pieces:
         chains.update({name: np.asarray(to_host(v)) for name, v in result.chain().items() if name in CHAIN.names})
         placed, al = result.chained[1], result.align()
     else:
         del table, members  # the device's chains, dropped with the result's (Result.drop_device)
         chosen = np.flatnonzero(chains["candidate"])
-        placed_table, placed, al = place_and_align(chains, blocks, chosen, query, reference, params, backend,
-                                                   result.codes, device_done=hand_on)
+        # the device handed on as soon as the candidates' pieces are found: their ends are extended on the
+        # host while the next job takes it
+        placed_table, placed, al = place_and_align(
+            chains, blocks, chosen, query, reference, params, backend, result.codes,
+            device_done=None if device_done is None else lambda: device_done(result))
         for name in ("qstart", "qend", "rstart", "rend", "aligned", "identities"):
             chains[name][chosen] = placed_table[name]
     kept = {name: np.asarray(to_host(placed[name]), dtype=np.int64) for name in PIECES}
-    hand_on()
+    if pieces and device_done is not None:
+        device_done(result)
     made = {kind: text_of(al, query, reference, kind) for kind in texts}
     alignments = {name: np.asarray(al[name]) for name in ALIGNED}
     for columns in (chains, alignments):
@@ -215,7 +210,7 @@ def place_and_align(chains: dict, blocks: dict, chosen, query: SeqSet, reference
 
     al = align(table, placed, query, reference, params, codes=codes, device_done=done)
     al["chain"] = chosen[np.asarray(al["chain"])]
-    placed = on_host or {name: np.asarray(to_host(v)) for name, v in placed.items()}
+    placed = on_host  # align calls done() on both backends
     placed["chain"] = chosen[placed["chain"]]
     return table, placed, al
 

@@ -94,7 +94,8 @@ def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: 
     their texts are (`source`) and the late chains' texts (`texts`: align.text_of's kinds) to
     assembled_path, for write_pair_alignments. all_chains: every chain in the chains' outputs, else
     the backbone's; chains_share (outputs.auto_share under hsps auto): every chain only where their
-    estimated size is at most this many bytes a base of the pair (sizing.fits). query, reference: the genomes (workflow.genome.Genome); the records of backbone
+    estimated size is at most this many bytes a base of the pair (sizing.fits). query, reference: the
+    genomes (workflow.genome.Genome); the records of backbone
     chains no part aligned are read from their codes (on the host). The alignments' texts are left
     to another job, so that the coverage tables and dotplots, which read the numbers alone, run
     beside it."""
@@ -133,12 +134,11 @@ def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: 
     write_all = None
     if all_chains and chains_share is not None:
         counts = [sum(int(p.chains["chain"].size) for p in parts), sum(int(p.blocks["chain"].size) for p in parts)]
-        bases = int(np.sum(query.lengths) + np.sum(reference.lengths))
-        write_all = fits(chains_bytes(*counts), bases, chains_share)
+        estimate = chains_bytes(*counts)
+        write_all = fits(estimate, int(np.sum(query.lengths) + np.sum(reference.lengths)), chains_share)
         if not write_all:
             log.info("%d chains of %d blocks would take about %.0f MB, over %g bytes a base of the pair: the chains' "
-                     "outputs hold the backbone's (outputs.auto_share)", *counts, chains_bytes(*counts) / 1e6,
-                     chains_share)
+                     "outputs hold the backbone's (outputs.auto_share)", *counts, estimate / 1e6, chains_share)
     pair = assemble(parts, query.lengths, reference.lengths, params, late, texts, all_chains, write_all)
     write_chains(pair, (query.names, query.lengths, reference.names, reference.lengths), paths, meta, params)
     numbers = {name: pa.array(np.ascontiguousarray(pair.alignments[name])) for name in ALIGNED}

@@ -17,9 +17,6 @@ from ..params import Params
 # takes minutes); up to here the exhaustive table is written (outputs.hsps_auto_bases is smaller) and
 # its cost is seconds to a minute on a GPU.
 FAST_AUTO_BASES = 1_000_000_000
-# The cap (the schema's max_freq default too): on the heavy 20 Mbp pair it gives the exhaustive table's
-# precision and recall against the simulator's truth (docs/PERFORMANCE.md).
-AUTO_MAX_FREQ = 20
 
 # Bins under `bins.size: auto`: a sixth of the genome, within these bounds. Small genomes keep one bin
 # (or bins of 50 Mbp of contigs); a human-sized one gets about seven, so that its 28 compare jobs fill a
@@ -58,11 +55,10 @@ def pair_params(params: Params, engine: dict, query_bases: int, reference_bases:
     """A pair's parameters: its set's, with fast mode's word-frequency cap where `engine.fast: auto`
     turns it on for this pair. A preset's own cap (the distant preset's) and a cap the config sets
     with `fast: true` are left as they are."""
-    if engine.get("fast", "auto") != "auto" or params.preset.preset != "close":
+    if engine.get("fast", "auto") != "auto" or params.preset.preset != "close" or \
+            not fast_for(engine, query_bases, reference_bases):
         return params
-    if not fast_for(engine, query_bases, reference_bases):
-        return params
-    return params.replace(max_freq=int(engine.get("max_freq", AUTO_MAX_FREQ)))
+    return params.replace(max_freq=int(engine["max_freq"]))  # the schema's default (20) where not given
 
 
 @dataclass(frozen=True)

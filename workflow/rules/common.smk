@@ -132,10 +132,14 @@ try:
     }
 except InputError as error:
     fail(error.line())
-BIN_SIZE = {
-    g: bin_size(config["bins"]["size"], sum(c.length for c in chroms))
-    for g, chroms in CHROMOSOMES.items()
-}
+
+
+def genome_bases(genome):
+    """A genome's bases, from its scan."""
+    return sum(c.length for c in CHROMOSOMES[genome])
+
+
+BIN_SIZE = {g: bin_size(config["bins"]["size"], genome_bases(g)) for g in CHROMOSOMES}
 BIN_MEMBERS = {g: make_bins(c, BIN_SIZE[g]) for g, c in CHROMOSOMES.items()}
 BINS = {
     g: [bin_name(i) for i in range(len(members))] for g, members in BIN_MEMBERS.items()
@@ -144,11 +148,6 @@ BIN_BASES = {
     g: [sum(CHROMOSOMES[g][i].length for i in m) for m in members]
     for g, members in BIN_MEMBERS.items()
 }
-
-
-def genome_bases(genome):
-    """A genome's bases, from its scan."""
-    return sum(c.length for c in CHROMOSOMES[genome])
 
 
 try:
@@ -347,11 +346,11 @@ def final_outputs():
     ]
     kinds += [
         kind
-        for kind in TEXT_KINDS + CHAIN_KINDS + tuple(ALIGN_KINDS) + PICTURE_KINDS
+        for kind in CHAIN_KINDS
+        + tuple(ALIGN_KINDS)
+        + PICTURE_KINDS  # the HSP texts: hsp_text_targets
         if OUT[kind]
     ]
-    # the HSP texts: hsp_text_targets, once the pair's stats tell their size
-    kinds = [kind for kind in kinds if kind not in TEXT_KINDS]
     targets = [
         path(kind, set=s, query=q, reference=r)
         for s in SETS

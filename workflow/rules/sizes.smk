@@ -11,6 +11,9 @@ from gpu_kernels.workflow.sizing import (
     stats_hsps,
 )
 
+# the HSP texts the outputs ask for (written where hsp_texts_written says)
+HSP_TEXTS = [kind for kind in TEXT_KINDS if OUT[kind]]
+
 
 def params_of(set_name, query, reference):
     """A genome pair's parameters: its set's, in fast mode where `engine.fast: auto` chooses it for the
@@ -58,9 +61,8 @@ def hsp_texts_written(set_name, query, reference):
         return False
     if OUT["hsps"] is True:
         return True
-    kinds = [kind for kind in TEXT_KINDS if OUT[kind]]
     stats = checkpoints.stats.get(set=set_name, query=query, reference=reference)
-    estimate = hsp_texts_bytes(stats_hsps(stats.output.stats), kinds)
+    estimate = hsp_texts_bytes(stats_hsps(stats.output.stats), HSP_TEXTS)
     bases = genome_bases(query) + genome_bases(reference)
     return fits(estimate, bases, OUT["auto_share"])
 
@@ -70,11 +72,10 @@ def hsp_text_targets():
     pair whose stats are not made yet stops it until they are (Snakemake evaluates it again); every
     pair's other outputs, its stats among them, are the all rule's plain inputs, so that waiting holds
     no pair's jobs back."""
-    kinds = [kind for kind in TEXT_KINDS if OUT[kind]]
     return [
         path(kind, set=s, query=q, reference=r)
         for s in SETS
         for q, r in PAIRS
-        if kinds and hsp_texts_written(s, q, r)
-        for kind in kinds
+        if HSP_TEXTS and hsp_texts_written(s, q, r)
+        for kind in HSP_TEXTS
     ]
