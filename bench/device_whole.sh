@@ -6,9 +6,10 @@
 #   bash bench/device_whole.sh close    # bench/human_sized.py's close pair (2 x 3 Gbp): align on the two whole files
 #                                       # (ALIGN=0: not), then the workflow, every default output (WORKFLOW=0: not)
 #   bash bench/device_whole.sh distant  # the human-vs-mouse-like pair (3.0 and 2.7 Gbp), the same
-#   bash bench/device_whole.sh first    # the warm command on a fresh kernel cache, then align on the 150 Mbp pair
-#                                       # ROUNDS times (default 3: the first after install against the warm ones);
-#                                       # STUDY=1: first, what align still compiles (bench/studies/after_warm.py)
+#   bash bench/device_whole.sh first    # the warm command on a fresh kernel cache (WARM=0: not), then align on the
+#                                       # 150 Mbp pair ROUNDS times (default 3: the first after install against the
+#                                       # warm ones); STUDY=1: then, on a fresh cache again, what align compiles
+#                                       # (bench/studies/after_warm.py)
 #   PART=1 bash bench/device_whole.sh close  # first, align (-vv, ROUNDS runs) on a compare job's size alone: the
 #                                       # close pair's records 7-9 against its records 7-12 (each stage's time)
 # ENGINE: config lines of the workflow (default: engine: {fast: true, max_freq: 20}, bins: {size: 500000000};
@@ -65,14 +66,18 @@ if not os.path.exists('/tmp/hp/heavy_150_b.fa'):
     a, b, am, bm = heavy_pair(150_000_000, 1, seed=11); write_fasta('/tmp/hp/heavy_150_a.fa', ['chr1'], a, am)
     write_fasta('/tmp/hp/heavy_150_b.fa', ['chr1'], b, bm)"
     CUPY_CACHE_DIR=$(mktemp -d /tmp/cupy-fresh-XXXX); export CUPY_CACHE_DIR
-    peak "warm command" python3 -m gpu_kernels warm 2>&1 | tail -2 | tee "$OUT/first.log"
-    [ "${STUDY:-0}" = 1 ] && python3 bench/studies/after_warm.py resources/Mhyopneumoniae_232.fa.gz \
-        resources/Mhyopneumoniae_7422.fa.gz /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/after_warm.txt"
+    [ "${WARM:-1}" = 1 ] && peak "warm command" python3 -m gpu_kernels warm 2>&1 | tail -2 | tee "$OUT/first.log"
     for round in $(seq "${ROUNDS:-3}"); do
         peak "align 150 Mbp after warm, run $round" python3 -m gpu_kernels align /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa \
             --backend cupy -o /tmp/hp/al.paf -v 2> "$OUT/first_$round.log"
         tail -2 "$OUT/first_$round.log" | tee -a "$OUT/first.log"
     done
+    if [ "${STUDY:-0}" = 1 ]; then  # on a fresh cache again (the warm command first where WARM=1)
+        CUPY_CACHE_DIR=$(mktemp -d /tmp/cupy-fresh-XXXX); export CUPY_CACHE_DIR
+        [ "${WARM:-1}" = 1 ] && python3 -m gpu_kernels warm > /dev/null 2>&1
+        python3 bench/studies/after_warm.py resources/Mhyopneumoniae_232.fa.gz resources/Mhyopneumoniae_7422.fa.gz \
+            /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/after_warm.txt"
+    fi
     exit 0
 fi
 if [ "$what" = w650 ]; then

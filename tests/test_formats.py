@@ -395,3 +395,30 @@ def test_take_strings_gathers_any_rows_of_several_tables(tmp_path):
     rows = rng.permutation(40)
     data, got = take_strings([big], rows, threads=4)
     assert bytes(data) == b"".join(big[0][offsets[r]:offsets[r + 1]] for r in rows)
+
+
+def test_packed_arrays_come_back_as_they_were_saved_and_take_little_room(tmp_path, monkeypatch):
+    """save_arrays/load_arrays (a workflow job's hand-over): every dtype and shape the text parts have,
+    empty and 0-d arrays, arrays cut in several chunks, and a subset by name; a file of another kind is
+    refused; a byte a column of ops (mostly matches) packs to a small fraction of itself."""
+    from gpu_kernels.formats import packed
+
+    monkeypatch.setattr(packed, "CHUNK", 1000)
+    rng = np.random.default_rng(3)
+    ops = (rng.random(50_000) < 0.02).astype(np.uint8) * rng.integers(1, 4, 50_000, dtype=np.uint8)
+    arrays = {"ax": rng.integers(-1 << 40, 1 << 40, 3001), "ops": ops, "strand": rng.integers(-1, 2, 7).astype(np.int8),
+              "ext": rng.integers(0, 9, (13, 8)), "empty": np.zeros(0, np.int32), "one": np.array(5.5),
+              "rec": np.arange(11, dtype=np.int32)[::2]}
+    packed.save_arrays(tmp_path / "p.bin", arrays, threads=3)
+    back = packed.load_arrays(tmp_path / "p.bin", threads=2)
+    assert list(back) == list(arrays)
+    for name, array in arrays.items():
+        assert back[name].dtype == array.dtype and back[name].shape == array.shape, name
+        assert np.array_equal(back[name], array), name
+    assert list(packed.load_arrays(tmp_path / "p.bin", names={"ops", "rec"})) == ["ops", "rec"]
+    assert np.array_equal(packed.load_arrays(tmp_path / "p.bin", names={"rec"})["rec"], arrays["rec"])
+    packed.save_arrays(tmp_path / "ops.bin", {"ops": ops})
+    assert (tmp_path / "ops.bin").stat().st_size < ops.nbytes / 8
+    (tmp_path / "other.bin").write_bytes(b"PAR1 not packed\n")
+    with pytest.raises(ValueError, match="not a file of packed arrays"):
+        packed.load_arrays(tmp_path / "other.bin")

@@ -1,9 +1,7 @@
 """String tables (a string a row: the bytes of all of them and int64 offsets, as format.c reads them)
 and Arrow's large_binary arrays, one as the other without copying the strings; rows taken in any
-order, a string copied once (bytes.c); tables saved in one file and mapped back."""
+order, a string copied once (bytes.c); tables saved in one packed file (formats.packed)."""
 from __future__ import annotations
-
-import json
 
 import numpy as np
 
@@ -67,40 +65,26 @@ def take_strings(texts: list, rows, threads: int = 0) -> tuple:
     return out, at
 
 
-HEADER = 4096  # save_tables' header: a JSON line padded to this many bytes
+def save_tables(path: str, tables: dict, threads: int = 4) -> None:
+    """String tables (name: (data, offsets from 0)) in one file, packed (formats.packed), atomically."""
+    from .packed import save_arrays
 
-
-def save_tables(path: str, tables: dict) -> None:
-    """String tables (name: (data, offsets from 0)) in one file, atomically: a JSON line naming each
-    table's byte ranges, padded to HEADER bytes, then the tables' bytes (offsets at multiples of 8),
-    which load_tables maps back without copying them."""
-    from .files import atomic_path
-
-    ranges, at = {}, HEADER
+    arrays = {}
     for name, (data, offsets) in tables.items():
-        size = memoryview(data).nbytes
-        at_offsets = (at + size + 7) // 8 * 8
-        ranges[name] = [at, size, at_offsets, int(np.asarray(offsets).size)]
-        at = at_offsets + 8 * int(np.asarray(offsets).size)
-    header = json.dumps(ranges).encode()
-    if len(header) >= HEADER:
-        raise ValueError(f"save_tables: {len(tables)} tables are too many for the header")
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as handle:
-            handle.write(header.ljust(HEADER - 1) + b"\n")
-            for name, (data, offsets) in tables.items():
-                start, size, at_offsets, _ = ranges[name]
-                handle.write(data)
-                handle.write(b"\0" * (at_offsets - start - size))
-                handle.write(np.ascontiguousarray(offsets, dtype=np.int64).tobytes())
+        arrays[f"{name}.data"] = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data
+        arrays[f"{name}.offsets"] = np.asarray(offsets, dtype=np.int64)
+    save_arrays(path, arrays, threads)
 
 
-def load_tables(path: str) -> dict:
-    """save_tables' string tables (name: (data, offsets)), memory-mapped: read where they are used."""
-    mapped = np.memmap(path, dtype=np.uint8, mode="r")
-    ranges = json.loads(bytes(mapped[:HEADER]))
-    return {name: (mapped[start:start + size], mapped[at:at + 8 * n].view(np.int64))
-            for name, (start, size, at, n) in ranges.items()}
+def load_tables(path: str, threads: int = 4, names=None) -> dict:
+    """save_tables' string tables (name: (data, offsets); those named, where names are given),
+    unpacked on threads."""
+    from .packed import load_arrays
+
+    wanted = None if names is None else {f"{name}.{field}" for name in names for field in ("data", "offsets")}
+    arrays = load_arrays(path, threads, wanted)
+    names = [key[:-len(".data")] for key in arrays if key.endswith(".data")]
+    return {name: (arrays[f"{name}.data"], arrays[f"{name}.offsets"]) for name in names}
 
 
 def reordered(text: tuple, order) -> tuple:

@@ -50,7 +50,7 @@ TEMPLATES = {
     "bin_hsps": BINS + "/hsps.parquet",
     "bin_stats": BINS + "/stats.tsv",
     "bin_texts": BINS + ".texts.bin",
-    "bin_text_parts": BINS + ".text_parts.npz",
+    "bin_text_parts": BINS + ".text_parts.bin",
     "assembled": PAIR + "/assembled",
     **{kind: f"{PAIR}/{name}" for kind, name in PAIR_OUTPUTS.items()},
     "hsp_table": PAIR + "/{hsptable}.parquet",

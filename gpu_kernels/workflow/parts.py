@@ -5,9 +5,11 @@ chains and the numbers of its alignments, and its alignments rule writes the ali
 texts the compare jobs' part_texts jobs made. Nothing is read back from an HSP table to make them."""
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -32,11 +34,12 @@ def part_files(prefix: str) -> dict:
 def write_part(part: Part, prefix: str, text_parts_path: str | None = None) -> None:
     """A part's tables as Parquet files (the alignments' texts as binary columns beside their
     numbers), each written atomically; what the texts are made of (where the part kept it) at
-    text_parts_path (default: PREFIX.text_parts.npz)."""
+    text_parts_path (default: PREFIX.text_parts.bin), packed (formats.packed)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from ..formats.files import atomic_path
+    from ..formats.packed import save_arrays
 
     for name, file in part_files(prefix).items():
         field, columns = TABLES[name]
@@ -47,10 +50,8 @@ def write_part(part: Part, prefix: str, text_parts_path: str | None = None) -> N
                 arrays[f"text_{kind}"] = arrow_strings(text)
         with atomic_path(file) as tmp:
             pq.write_table(pa.table(arrays), tmp, compression="zstd")
-    if part.text_parts is not None:  # what the texts rule makes the alignments' texts of, uncompressed
-        with atomic_path(text_parts_path or f"{prefix}.text_parts.npz") as tmp:
-            with open(tmp, "wb") as handle:
-                np.savez(handle, **part.text_parts)
+    if part.text_parts is not None:  # what the texts rule makes the alignments' texts of
+        save_arrays(text_parts_path or f"{prefix}.text_parts.bin", part.text_parts)
 
 
 def write_part_texts(text_parts_path: str, query, qbin: str, reference, rbins: list[str], kinds: tuple, path: str) -> None:
@@ -59,13 +60,13 @@ def write_part_texts(text_parts_path: str, query, qbin: str, reference, rbins: l
     tables in one file (formats.strings.save_tables), a string an alignment. A CPU job: the GPU goes on
     to the next compare job meanwhile."""
     from ..align import text_of
+    from ..formats.packed import load_arrays
     from ..formats.strings import save_tables
     from .genome import load_bin
 
     qset, _ = load_bin(query.codes, query.rows, qbin)
     rset, _ = load_bin(reference.codes, reference.rows, rbins)
-    with np.load(text_parts_path) as saved:
-        al = {name: saved[name] for name in saved.files}
+    al = load_arrays(text_parts_path)
     save_tables(path, {kind: text_of(al, qset, rset, kind) for kind in kinds})
     log.info("%s: texts of %d alignments (%s)", path, al["first"].size, ", ".join(kinds))
 
@@ -168,8 +169,7 @@ def write_pair_alignments(assembled_path: str, texts_paths: list, query, referen
     import pyarrow.parquet as pq
 
     from ..align import write_aligned
-    from ..formats.strings import load_tables
-    from ..pipeline import take_texts
+    from ..formats.strings import load_tables, take_strings
     from .genome import mapped_genome
 
     with open(os.path.join(assembled_path, "meta.json")) as handle:
@@ -178,13 +178,20 @@ def write_pair_alignments(assembled_path: str, texts_paths: list, query, referen
     al = {name: table.column(name).to_numpy() for name in table.column_names}
     rows = al.pop("source")
 
-    # memory-mapped: each alignment's texts read once, where the take copies them
-    sources = [load_tables(path) for path in (*texts_paths, os.path.join(assembled_path, "late_texts.bin"))]
-    kinds = list(sources[-1])
-    made = take_texts({kind: [s[kind] for s in sources] for kind in kinds}, rows)
-    log.info("texts of %d alignments taken from %d parts (%s)", rows.size, len(texts_paths), ", ".join(kinds))
+    sources = (*texts_paths, os.path.join(assembled_path, "late_texts.bin"))
+
+    @functools.lru_cache(maxsize=None)
+    def text(kind: str) -> tuple:
+        """A kind's texts of the alignments, unpacked from every part and taken in the alignments'
+        order when the writer first asks (one kind's packed texts in memory at a time)."""
+        with ThreadPoolExecutor(4) as pool:
+            tables = list(pool.map(lambda path: load_tables(path, names=[kind])[kind], sources))
+        taken = take_strings(tables, rows)
+        log.info("%s of %d alignments taken from %d parts", kind, rows.size, len(texts_paths))
+        return taken
+
     os.makedirs(os.path.dirname(next(p for p in paths.values() if p)) or ".", exist_ok=True)
     whole = mapped_genome(reference) if paths.get("vcf") else None
     reads = mapped_genome(query) if paths.get("vcf") or (paths.get("sam") and sam_seq) else None
-    write_aligned(al, made.__getitem__, (query.names, query.lengths, reference.names, reference.lengths), paths,
+    write_aligned(al, text, (query.names, query.lengths, reference.names, reference.lengths), paths,
                   meta, whole, reads, sam_seq)

@@ -124,8 +124,10 @@ def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: 
 
     count = len(best) + sum(1 for path in (grid_path, html_path, heatmap_path) if path)
     with picture_pool(count, threads) as pool:
+        started = time.perf_counter()
         whole, pair_dots = gather_dots(hsps_path, HSP.view("dots"), accumulator, add, threads) \
             if grid_path or html_path or best else (None, {})
+        log.info("HSPs gathered into dots in %.1f s", time.perf_counter() - started)
         grid_layers = chain_layers(chains, layers, lambda: Dots(layout.width, layout.height, layout),
                                    alignments=aligned)
         pictures = []  # (function, arguments): each picture drawn on its own, side by side
@@ -276,9 +278,19 @@ def draw_all(pictures: list[tuple], pool=None) -> None:
             function(*arguments)
         return
     started = time.perf_counter()
-    for done in [pool.submit(function, *arguments) for function, arguments in pictures]:
-        done.result()
-    log.info("%d pictures drawn on the forked processes in %.1f s", len(pictures), time.perf_counter() - started)
+    futures = [(function.__name__, pool.submit(_timed, function, *arguments)) for function, arguments in pictures]
+    took: dict = {}
+    for name, done in futures:
+        took[name] = max(took.get(name, 0.0), done.result())
+    log.info("%d pictures drawn on the forked processes in %.1f s (the longest of each kind: %s)", len(pictures),
+             time.perf_counter() - started, ", ".join(f"{name} {seconds:.1f} s" for name, seconds in took.items()))
+
+
+def _timed(function, *arguments) -> float:
+    """Seconds function(*arguments) took (in a picture process)."""
+    started = time.perf_counter()
+    function(*arguments)
+    return time.perf_counter() - started
 
 
 MIN_PICTURES_APART = 4  # fewer are drawn in this process

@@ -109,16 +109,18 @@ def disk_problem(need: DiskNeed, free: int, results: str) -> str | None:
             "check_disk: false to run anyway")
 
 
-# Bytes a row of each HSP text takes, measured on a repeat-rich 2 x 20 Mbp pair's 7.3 M HSPs (PAF 127,
-# GECKO CSV 70); the delta's two lines an HSP about as many as the CSV's one.
-HSP_TEXT_BYTES = {"paf": 127, "gecko_csv": 70, "delta": 70}
+# Bytes an HSP takes in each of a pair's HSP outputs, measured on a repeat-rich 2 x 20 Mbp pair's 7.3 M
+# HSPs (PAF 127, GECKO CSV 70, the table 7.1; the delta's two lines an HSP about as many as the CSV's
+# one). The table's (hsps.parquet, delta-packed columns) was 3.7 to 13 on other pairs.
+HSP_BYTES = {"hsps": 8, "paf": 127, "gecko_csv": 70, "delta": 70}
 # A chain's row in chains.paf and chains.chain (its header lines), and each of its blocks' share there
 CHAIN_BYTES, CHAIN_BLOCK_BYTES = 300, 25
 
 
-def hsp_texts_bytes(hsps: int, kinds) -> int:
-    """The estimated size of a pair's HSP texts (the kinds asked for) from its HSP count."""
-    return int(hsps) * sum(HSP_TEXT_BYTES.get(kind, 0) for kind in kinds)
+def hsp_outputs_bytes(hsps: int, kinds) -> int:
+    """The estimated size of a pair's HSP outputs (the kinds asked for: `hsps`, the table, and the
+    texts) from its HSP count."""
+    return int(hsps) * sum(HSP_BYTES.get(kind, 0) for kind in kinds)
 
 
 def chains_bytes(chains: int, blocks: int) -> int:

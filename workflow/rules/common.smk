@@ -305,16 +305,16 @@ def all_hsps(set_name, query, reference):
 
 def dots_table(wc):
     """Input function: what the coverage tables and the dotplots read: the pair's HSP table where it
-    is written (outputs.hsps), else its compare jobs' parts (their HSPs in chains), read as one table
-    in merge order, with no merged copy made."""
-    if all_hsps(wc.set, wc.query, wc.reference):
+    is written (hsp_table_written), else its compare jobs' parts (every HSP, or those in chains:
+    all_hsps), read as one table in merge order, with no merged copy made."""
+    if hsp_table_written(wc.set, wc.query, wc.reference):
         return path("hsps", set=wc.set, query=wc.query, reference=wc.reference)
     return compare_outputs(wc)
 
 
 def dots_tables(wc):
     """Params function: the HSP tables behind dots_table (one file, or one a compare job)."""
-    if all_hsps(wc.set, wc.query, wc.reference):
+    if hsp_table_written(wc.set, wc.query, wc.reference):
         return [path("hsps", set=wc.set, query=wc.query, reference=wc.reference)]
     return group_paths("bin_hsps", wc)
 
@@ -348,14 +348,14 @@ def final_outputs():
         kind
         for kind in CHAIN_KINDS
         + tuple(ALIGN_KINDS)
-        + PICTURE_KINDS  # the HSP texts: hsp_text_targets
+        + PICTURE_KINDS  # the HSP table and texts: hsp_targets
         if OUT[kind]
     ]
     targets = [
         path(kind, set=s, query=q, reference=r)
         for s in SETS
         for q, r in PAIRS
-        for kind in kinds + (["hsps"] if all_hsps(s, q, r) else [])
+        for kind in kinds
     ]
     targets += [
         path("mummer", set=s, query=q, reference=r)

@@ -30,8 +30,8 @@ rule merge:
         "../scripts/merge.py"
 
 
-# a checkpoint: the pair's HSP count it sums decides, under outputs.hsps auto, whether its HSP texts are
-# written (hsp_texts_written)
+# a checkpoint: the pair's HSP count it sums decides, under outputs.hsps auto, whether its HSP table
+# and texts are written (hsps_fit)
 checkpoint stats:
     input:
         groups=compare_outputs,

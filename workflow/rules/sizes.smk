@@ -1,12 +1,12 @@
 # What follows from the genomes' sizes (gpu_kernels/workflow/sizing.py): each pair's parameters (fast
 # mode under engine.fast auto), the disk check before the first job, and which pairs write their HSP
-# texts (the stats checkpoint's HSP counts under outputs.hsps auto).
+# table and texts (the stats checkpoint's HSP counts under outputs.hsps auto).
 from gpu_kernels.workflow.sizing import (
     disk_need,
     disk_problem,
     fits,
     free_bytes,
-    hsp_texts_bytes,
+    hsp_outputs_bytes,
     pair_params,
     stats_hsps,
 )
@@ -53,29 +53,37 @@ def disk_check():
         fail(problem)
 
 
-def hsp_texts_written(set_name, query, reference):
-    """Whether the run asks for a pair's HSP texts: its exhaustive table is written (all_hsps) and, under
-    outputs.hsps auto, their size estimated from its HSP count (the stats checkpoint's) is at most
-    outputs.auto_share bytes a base of the pair (sizing.fits)."""
+def hsps_fit(set_name, query, reference, kinds):
+    """Whether a pair's HSP outputs of these kinds (sizing.HSP_BYTES: the table `hsps`, its texts) are
+    written: its compare jobs keep every HSP (all_hsps) and, under outputs.hsps auto, their size
+    estimated from its HSP count (the stats checkpoint's) is at most outputs.auto_share bytes a base
+    of the pair (sizing.fits)."""
     if not all_hsps(set_name, query, reference):
         return False
     if OUT["hsps"] is True:
         return True
     stats = checkpoints.stats.get(set=set_name, query=query, reference=reference)
-    estimate = hsp_texts_bytes(stats_hsps(stats.output.stats), HSP_TEXTS)
+    estimate = hsp_outputs_bytes(stats_hsps(stats.output.stats), kinds)
     bases = genome_bases(query) + genome_bases(reference)
     return fits(estimate, bases, OUT["auto_share"])
 
 
-def hsp_text_targets():
-    """Input function of the all rule. The HSP texts of the pairs that write them (hsp_texts_written). A
-    pair whose stats are not made yet stops it until they are (Snakemake evaluates it again); every
-    pair's other outputs, its stats among them, are the all rule's plain inputs, so that waiting holds
-    no pair's jobs back."""
+def hsp_table_written(set_name, query, reference):
+    """Whether a pair's exhaustive HSP table (hsps.parquet) is written (hsps_fit). Where it is not,
+    the coverage tables and dotplots read its compare jobs' tables."""
+    return hsps_fit(set_name, query, reference, ["hsps"])
+
+
+def hsp_targets():
+    """Input function of the all rule. The HSP tables and texts of the pairs that write them
+    (hsps_fit; the texts need the table, which weighs less). A pair whose stats are not made yet
+    stops it until they are (Snakemake evaluates it again); every pair's other outputs, its stats
+    among them, are the all rule's plain inputs, so that waiting holds no pair's jobs back."""
     return [
         path(kind, set=s, query=q, reference=r)
         for s in SETS
         for q, r in PAIRS
-        if HSP_TEXTS and hsp_texts_written(s, q, r)
-        for kind in HSP_TEXTS
+        if hsp_table_written(s, q, r)
+        for kind in ["hsps"]
+        + (HSP_TEXTS if HSP_TEXTS and hsps_fit(s, q, r, HSP_TEXTS) else [])
     ]
