@@ -76,10 +76,10 @@ class DiskNeed:
 
 # Bytes a base of a pair (query and reference together), from the close human-sized pair with the
 # defaults on one H200 (docs/WORKFLOW.md, "Defaults for whole genomes"): outputs 0.9 (the distant
-# preset's about 1.5), and the compare jobs' parts and texts' inputs, which pile up while the GPU runs
-# ahead of the texts' jobs, 5.7 at the disk's peak.
+# preset's about 1.5), and the compare jobs' parts and their texts (packed: formats.packed), which
+# wait for the pair's assemble and alignments rules, 1.0 over the outputs at the disk's peak.
 RESULTS_PER_BASE = 2.0
-TEMPORARY_PER_BASE = 6.0
+TEMPORARY_PER_BASE = 1.5
 
 
 def disk_need(index_bases: int, pair_bases: list[int]) -> DiskNeed:
