@@ -203,7 +203,7 @@ def test_genome_names_yaml_reads_as_numbers_are_their_text(tmp_path):
                                 "  7422: resources/Mhyopneumoniae_7422.fa.gz\n"
                                 "comparisons:\n  mode: pairs\n  pairs:\n    - {query: 232, reference: 7422}\n")
     proc = snakemake(cwd, "-n", "--configfile", "n.yaml")
-    assert "results/default/232_vs_7422/hsps.parquet" in proc.stdout + proc.stderr
+    assert "results/default/232_vs_7422/stats.tsv" in proc.stdout + proc.stderr
 
 
 def test_example_sweep_dry_run(tmp_path):
@@ -211,7 +211,7 @@ def test_example_sweep_dry_run(tmp_path):
     out = proc.stdout + proc.stderr
     for k in (16, 24, 32):
         for identity in (70, 80):
-            assert f"results/sweep_grid/k{k}_min_identity{identity}/Mhyo232_vs_Mhyo7422/hsps.parquet" in out
+            assert f"results/sweep_grid/k{k}_min_identity{identity}/Mhyo232_vs_Mhyo7422/stats.tsv" in out
 
 
 def test_the_distant_genomes_setting_runs_and_writes_alignment_chains(tmp_path):
@@ -301,7 +301,7 @@ def test_twelve_chromosomes_a_side_are_twelve_compare_jobs(tmp_path):
                 handle.write(f">chr{i + 1}\n" + "".join(rng.choice(list("ACGT"), 2000)) + "\n")
     (cwd / "twelve.yaml").write_text("genomes:\n  A: a.fa\n  B: b.fa\nbins:\n  size: 1000\n")
     counts = job_counts(snakemake(cwd, "-n", "--configfile", "twelve.yaml"))
-    assert counts["compare"] == 12 and counts["merge"] == 1, counts
+    assert counts["compare"] == 12 and counts["stats"] == 1, counts
 
 
 @pytest.mark.slow
@@ -388,3 +388,43 @@ def test_the_workflow_is_snakefmt_clean():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     proc = subprocess.run([snakefmt, "--check", "workflow/", "Snakefile"], cwd=root, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
+def test_yaml_merge_keys_share_values_between_sweep_sets(tmp_path):
+    """`<<: *base` (YAML's merge key) in a config is read as YAML reads it, the keys beside it
+    overriding the merged ones; a key given twice in one mapping is still refused; set names hold '_'
+    as the grid's own names do."""
+    from gpu_kernels.errors import InputError
+    from gpu_kernels.workflow.config import check_config_file
+
+    cwd = workdir(tmp_path)
+    genomes = "genomes:\n  Mhyo232: resources/Mhyopneumoniae_232.fa.gz\n  Mhyo7422: resources/Mhyopneumoniae_7422.fa.gz\n"
+    (cwd / "merge.yaml").write_text(genomes + "sweep:\n  sets:\n    k_20: &base {k: 20, min_len: 30}\n"
+                                    "    k_24: {<<: *base, k: 24}\n")
+    check_config_file(str(cwd / "merge.yaml"))
+    out = snakemake(cwd, "-n", "--configfile", "merge.yaml").stdout
+    assert "results/k_20/Mhyo232_vs_Mhyo7422/stats.tsv" in out and "results/k_24/Mhyo232_vs_Mhyo7422/stats.tsv" in out
+    (cwd / "twice.yaml").write_text("sweep:\n  sets:\n    a: &base {k: 20}\n    b: {<<: *base, k: 24, k: 28}\n")
+    with pytest.raises(InputError, match="key 'k' appears twice"):
+        check_config_file(str(cwd / "twice.yaml"))
+    (cwd / "bad_name.yaml").write_text(genomes + "sweep:\n  sets:\n    _hidden: {k: 20}\n")
+    proc = snakemake(cwd, "-n", "--configfile", "bad_name.yaml", check=False)
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert proc.returncode != 0 and len(errors) == 1 and "'_hidden'" in errors[0] and "Traceback" not in proc.stderr
+
+
+def test_the_genome_scan_goes_on_where_its_cache_cannot_be_written(tmp_path, monkeypatch):
+    """The genome scan's cache cannot be written (a finished run archived read-only, a full disk: once
+    a PermissionError stack at `snakemake -n`): the scan is made and used all the same."""
+    from gpu_kernels.workflow import genome
+
+    fasta = tmp_path / "g.fa"
+    fasta.write_text(">a\nACGTACGT\n>b\nAC\n")
+
+    def refused(path):
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(genome, "atomic_path", refused)
+    chromosomes = genome.scan_cached(str(fasta), str(tmp_path / "ro" / "scan.json"))
+    assert [(c.name, c.length) for c in chromosomes] == [("a", 8), ("b", 2)]
+    assert not (tmp_path / "ro").exists()

@@ -14,6 +14,8 @@ class _StrictLoader(yaml.SafeLoader):
 def _mapping(loader, node, deep=False):
     seen = set()
     for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *base`: the keys given beside it override its
+            continue
         key = loader.construct_object(key_node, deep=deep)
         if key in seen:
             raise InputError(f"line {key_node.start_mark.line + 1}: key '{key}' appears twice "

@@ -68,7 +68,8 @@ def scan_fasta(path: str) -> list[Chromosome]:
 
 
 def scan_cached(path: str, cache: str) -> list[Chromosome]:
-    """scan_fasta, remembered in a JSON file keyed by the FASTA's size and mtime."""
+    """scan_fasta, remembered in a JSON file keyed by the FASTA's size and mtime (where it can be
+    written: a read-only results folder still answers `snakemake -n`)."""
     if not os.path.exists(path):
         raise InputError("no such file", path)
     stat = os.stat(path)
@@ -82,9 +83,12 @@ def scan_cached(path: str, cache: str) -> list[Chromosome]:
         except (OSError, ValueError, KeyError):
             pass
     chromosomes = scan_fasta(path)
-    with atomic_path(cache) as tmp:
-        with open(tmp, "w") as handle:
-            json.dump({"key": key, "chromosomes": [[c.name, c.length] for c in chromosomes]}, handle)
+    try:
+        with atomic_path(cache) as tmp:
+            with open(tmp, "w") as handle:
+                json.dump({"key": key, "chromosomes": [[c.name, c.length] for c in chromosomes]}, handle)
+    except OSError:  # a results folder kept read-only, a full disk: the scan is made again next time
+        pass
     return chromosomes
 
 

@@ -7,8 +7,9 @@ from itertools import product
 from ..errors import InputError
 from ..params import Params
 
-# a set's name is a directory under results: letters, digits, '_', '-' and '.', not starting with '.'
-SET_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
+# a set's name is a directory under results: letters, digits, '_', '-' and '.', starting with a letter or a
+# digit (the schema's pattern and the workflow's wildcard say the same)
+SET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 # names the run's own files take beside the sets' directories
 RESERVED = {"summary.tsv", "summary.png", "index", "logs"}
 
@@ -31,7 +32,8 @@ def param_sets(engine: dict, sweep: dict | None) -> dict[str, dict]:
             raise InputError(f"sweep set {name!r} ({what}) has the name of another set; rename one")
         if not SET_NAME.fullmatch(name) or name in RESERVED:
             raise InputError(f"sweep set {name!r} ({what}): a set's name is a directory under results: use "
-                             f"letters, digits, '_', '-' and '.', not {', '.join(sorted(RESERVED))}")
+                             f"letters, digits, '_', '-' and '.', starting with a letter or a digit, not "
+                             f"{', '.join(sorted(RESERVED))}")
         sets[name] = values
 
     for name, overrides in (sweep.get("sets") or {}).items():
