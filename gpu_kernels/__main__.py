@@ -140,12 +140,13 @@ def run_align(args: argparse.Namespace) -> int:
                     "--chains": args.chains, "--chain-file": args.chain_file, "--chains-table": args.chains_table},
                    [args.query, args.reference])
     loaded = load(args.query, args.reference, params, backend=args.backend)
-    if args.sam:  # before any output is written
-        from .formats.alignments import sam_name_problem
+    from .formats.alignments import sam_name_problem
+    from .formats.vcf import vcf_name_problem
 
-        problem = sam_name_problem(loaded.query.names, loaded.reference.names)
-        if problem:
-            raise InputError(f"--sam: {problem}")
+    for option, wanted, check in (("--sam", args.sam, sam_name_problem), ("--vcf", args.vcf, vcf_name_problem)):
+        problem = check(loaded.query.names, loaded.reference.names) if wanted else None
+        if problem:  # before any output is written
+            raise InputError(f"{option}: {problem}")
     paths = {"paf": output, "delta": args.delta, "sam": args.sam, "snps": args.snps, "table": args.table,
              "vcf": args.vcf, "liftover": args.liftover, **chain_paths}
     _, line = align_loaded(loaded, params, paths, args.hsps, not getattr(args, "sam_no_seq", False))

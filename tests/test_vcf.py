@@ -4,6 +4,7 @@ strand aligned them, and a simulated inversion and translocation come out as INV
 import gzip
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -198,3 +199,31 @@ def test_no_alignment_is_a_header_alone(tmp_path):
                  "-o", str(tmp_path / "al.paf")]) == 0
     assert records(vcf) == [] and open(vcf).read().startswith("##fileformat=VCFv4.3\n")
     bcftools_accepts(vcf, str(tmp_path / "b.fa"))
+
+
+@pytest.mark.parametrize("query_name, reference_name", [("q", "chr,1"), ("q", "chr<1>"), ("q", "chr[1]"),
+                                                        ("q", "chr;1"), ("q", "chr=1"), ("q", "chrö"),
+                                                        ("q;1", "r"), ("q=1", "r"), ("q,1", "r"), ("qö", "r")])
+def test_names_a_vcf_cannot_hold_are_refused_before_any_output(tmp_path, query_name, reference_name):
+    """Record names that would break the ##contig lines or split the INFO field: one line, a non-zero
+    exit, no output written (as --sam refuses its own); the workflow refuses them before any job."""
+    from wfhelpers import snakemake, workdir
+
+    rng = np.random.default_rng(1)
+    seq = "".join(rng.choice(list("ACGT"), 5_000))
+    query, reference = tmp_path / "q.fa", tmp_path / "r.fa"
+    query.write_text(f">{query_name}\n{seq}\n", encoding="utf-8")
+    reference.write_text(f">{reference_name}\n{seq}\n", encoding="utf-8")
+    vcf, paf = tmp_path / "a.vcf", tmp_path / "a.paf"
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "align", str(query), str(reference), "--vcf", str(vcf),
+                           "-o", str(paf), "--backend", "numpy"], capture_output=True, text=True)
+    assert proc.returncode != 0 and "cannot be written in VCF" in proc.stderr, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert not vcf.exists() and not paf.exists()
+    if (query_name, reference_name) == ("q", "chr,1"):  # the workflow's check, once
+        (tmp_path / "wf").mkdir()
+        cwd = workdir(tmp_path / "wf")
+        (cwd / "v.yaml").write_text(f"genomes:\n  A: {query}\n  B: {reference}\noutputs:\n  vcf: true\n")
+        proc = snakemake(cwd, "-n", "--configfile", "v.yaml", check=False)
+        errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+        assert proc.returncode != 0 and len(errors) == 1 and "cannot be written in VCF" in errors[0], proc.stderr[-2000:]

@@ -12,6 +12,8 @@ columns), a compiled text; every step here works on whole columns, so millions o
 few passes of NumPy, not a Python call each."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..encode import ENCODE
@@ -239,6 +241,27 @@ def _bnd_alts(base, mate_rec, mate_pos, base_first, bracket, rnames) -> tuple:
             tables.append(_texts(rows_here.size, fields))
             rows.append(rows_here)
     return _reordered(_joined(tables), _back(rows, base.size))
+
+
+# VCF 4.3's contig names (##contig ID and CHROM: SAM's RNAME without ';' and '='), and what an INFO
+# value holds (QCHROM: printable ASCII, no ';', '=' or ',')
+VCF_CONTIG = re.compile(r"[0-9A-Za-z!#$%&+./:?@^_|~-][0-9A-Za-z!#$%&*+./:?@^_|~-]*")
+INFO_VALUE = re.compile(r"[!-+\--:<>-~]+")
+
+
+def vcf_name_problem(qnames, rnames) -> str | None:
+    """Why a VCF cannot hold these record names (a reference name outside VCF's contig names: no ',',
+    '<', '>', '[', ']', ';', '=' or non-ASCII; a query name with a blank, ';', '=', ',' or non-ASCII, which
+    would split its INFO field), or None."""
+    for names, pattern, role, rule in ((rnames, VCF_CONTIG, "reference", "a contig name: letters, digits and "
+                                        "!#$%&*+./:?@^_|~- alone, no '*' first"),
+                                       (qnames, INFO_VALUE, "query", "an INFO value: printable ASCII but ';', '=' "
+                                        "and ','")):
+        for name in names:
+            if not pattern.fullmatch(str(name)):
+                shown = str(name) if len(str(name)) <= 60 else f"{str(name)[:40]}... ({len(str(name))} characters)"
+                return f"{role} record name '{shown}' cannot be written in VCF ({rule}); rename it, or leave the VCF out"
+    return None
 
 
 def write_vcf(path: str, al: dict, snps: tuple, reference, query, command: str = "") -> int:

@@ -154,15 +154,19 @@ try:
     PAIRS = comparison_pairs(list(config["genomes"]), config["comparisons"])
 except InputError as error:
     fail(error.line())
-if OUT["alignments_sam"]:  # names SAM cannot hold, refused before any job runs
-    from gpu_kernels.formats.alignments import sam_name_problem
+# names SAM or VCF cannot hold, refused before any job runs: each genome in the roles its pairs give it
+from gpu_kernels.formats.alignments import sam_name_problem
+from gpu_kernels.formats.vcf import vcf_name_problem
 
-    for _q, _r in PAIRS:
-        _problem = sam_name_problem(
-            [c.name for c in CHROMOSOMES[_q]], [c.name for c in CHROMOSOMES[_r]]
+_queries, _references = {q for q, _ in PAIRS}, {r for _, r in PAIRS}
+for _key, _check in (("alignments_sam", sam_name_problem), ("vcf", vcf_name_problem)):
+    for _g in sorted(_queries | _references) if OUT[_key] else ():
+        _names = [c.name for c in CHROMOSOMES[_g]]
+        _problem = _check(
+            _names if _g in _queries else [], _names if _g in _references else []
         )
         if _problem:
-            fail(f"outputs.alignments_sam: {_q} vs {_r}: {_problem}")
+            fail(f"outputs.{_key}: genome {_g}: {_problem}")
 try:
     SETS = param_sets(config["engine"], config.get("sweep"))
     # each set's engine keys the user set
