@@ -22,7 +22,7 @@ from .errors import InputError, os_error_line
 from .fasta import load_pair
 from .formats import alignments, mummer_parts, paf_from_table, text_from_table, write_paf, write_parts
 from . import native, progress
-from .formats.files import is_special
+from .formats.files import STDIN_COPIES, is_special
 from .formats.tables import require_kind
 from .matches import iter_matches, matches_to_hsps
 from .params import Params
@@ -292,7 +292,12 @@ def fasta_from_stdin(args: argparse.Namespace) -> str | None:
         raise InputError("both sequences are given as -: standard input holds one of them")
     if sys.stdin is None or sys.stdin.closed:
         raise InputError("standard input is closed", "-")
+    delta = getattr(args, "delta", None)
+    if isinstance(delta, str) and (delta == "-" or is_special(delta)):
+        raise InputError(f"--delta {delta}: the delta's header names the sequence files MUMmer's tools read, and "
+                         "a sequence from standard input has none; give --delta a file (the sequence is kept beside it)")
     fd, path = tempfile.mkstemp(prefix="gpu-genome-compare-stdin-", suffix=".fa")
+    STDIN_COPIES.add(os.path.abspath(path))
     with os.fdopen(fd, "wb") as spool:
         shutil.copyfileobj(sys.stdin.buffer, spool, 1 << 22)
     setattr(args, sides[0], path)

@@ -1,5 +1,6 @@
 """Hostile input, third round (the "Hostile input and faults" issue): a command's outputs on one path or
 on a closed standard output, a sequence on standard input, an identity given as a fraction."""
+import os
 import shlex
 import subprocess
 import sys
@@ -69,6 +70,34 @@ def test_a_sequence_on_standard_input(tmp_path):
     assert piped.returncode == 0 and piped.stdout.count(b"\n") > 100
     assert set(glob.glob(f"{tempfile.gettempdir()}/gpu-genome-compare-stdin-*")) == left
     one_line_error(run("align", "-", "-", stdin=subprocess.DEVNULL), "both sequences are given as -")
+
+
+def test_a_delta_of_a_sequence_on_standard_input_names_a_file_that_stays(tmp_path):
+    """A query piped in as `-`: the delta's header named the deleted temporary copy, so show-snps failed
+    on it; now a plain copy is kept beside the delta (as for a gzipped input) and MUMmer's tools read
+    it. A delta to standard output has nowhere to keep one: refused with a sequence from standard input,
+    and with a gzipped input nothing is left in the current folder (once `-.query.fa`)."""
+    import gzip
+    import shutil
+
+    delta = tmp_path / "a.delta"
+    with open(MYCO_232, "rb") as gz:
+        piped = subprocess.run([*CLI, "align", "-", MYCO_7422, "--delta", str(delta)], cwd=tmp_path, stdin=gz,
+                               capture_output=True, text=True)
+    assert piped.returncode == 0, piped.stderr
+    named = delta.read_text().splitlines()[0].split()
+    assert named == [str(tmp_path / "a.delta.reference.fa"), str(tmp_path / "a.delta.query.fa")]
+    with gzip.open(MYCO_232, "rb") as original:
+        assert (tmp_path / "a.delta.query.fa").read_bytes() == original.read()
+    if shutil.which("show-snps"):  # MUMmer (CI installs it)
+        assert subprocess.run(["show-snps", "-C", str(delta)], capture_output=True).returncode == 0
+    with open(MYCO_232, "rb") as gz:
+        one_line_error(subprocess.run([*CLI, "align", "-", MYCO_7422, "--delta", "-"], cwd=tmp_path, stdin=gz,
+                                      capture_output=True, text=True), "--delta -", "standard input")
+    streamed = subprocess.run([*CLI, "align", MYCO_232, MYCO_7422, "--delta", "-"], cwd=tmp_path, capture_output=True,
+                              text=True)
+    assert streamed.returncode == 0 and streamed.stdout.startswith(os.path.abspath(MYCO_7422))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.delta", "a.delta.query.fa", "a.delta.reference.fa"]
 
 
 @pytest.mark.parametrize("value", ["0.9", "0.5"])

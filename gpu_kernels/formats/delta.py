@@ -67,23 +67,25 @@ def header(meta: dict, path: str | None = None) -> bytes:
 
 def readable_fasta(fasta: str | None, path: str | None, role: str) -> str | None:
     """A FASTA path as MUMmer's tools open it from any folder (show-snps, show-aligns and dnadiff read the
-    sequences through it): absolute; a gzipped file, which they read as binary, is decompressed beside
-    the delta (PATH.ROLE.fa) where the delta is a file, and that file named. A name, not a file (a table
-    made from sequences given in memory), is kept as it is."""
+    sequences through it): absolute; a gzipped file, which they read as binary, and standard input's
+    temporary copy (files.STDIN_COPIES, removed at exit) are written plain beside the delta
+    (PATH.ROLE.fa) where the delta is a file, and that file named. A name, not a file (a table made
+    from sequences given in memory), is kept as it is."""
     import gzip
     import os
     import shutil
 
-    from .files import atomic_path, is_special
+    from .files import STDIN_COPIES, atomic_path, is_special
 
     if not fasta or not os.path.isfile(fasta):
         return fasta
     with open(fasta, "rb") as handle:
         zipped = handle.read(2) == b"\x1f\x8b"
-    if not zipped or not path or is_special(path):
+    spooled = os.path.abspath(fasta) in STDIN_COPIES
+    if not (zipped or spooled) or not path or path == "-" or is_special(path):
         return os.path.abspath(fasta)
     plain = f"{path}.{role}.fa"
-    with gzip.open(fasta, "rb") as source, atomic_path(plain) as tmp, open(tmp, "wb") as out:
+    with (gzip.open if zipped else open)(fasta, "rb") as source, atomic_path(plain) as tmp, open(tmp, "wb") as out:
         shutil.copyfileobj(source, out, 1 << 22)
     return os.path.abspath(plain)
 

@@ -104,6 +104,11 @@ def remove_pending() -> None:
             pass
 
 
+# Temporary copies of standard input (a sequence given as -; __main__ makes and removes them): an output
+# that names its inputs' files (the delta's header) keeps a copy of its own beside it.
+STDIN_COPIES: set[str] = set()
+
+
 def is_special(path: str) -> bool:
     """Whether path names something that is there and is neither a regular file nor a directory (a
     device, a FIFO, a socket): an output written into as it is."""
