@@ -369,3 +369,15 @@ def test_filter_finds_the_genomes_for_the_chains_or_says_it_cannot(tmp_path):
     one_line_error(run("--query", str(b), "--reference", str(b)), str(b), "not those of the HSP table's query")
     assert not (out / "hsps.parquet").exists()
 
+
+
+def test_a_full_disk_under_the_job_log_prints_no_logging_stack(tmp_path):
+    """A job's log file on a full disk (/dev/full: every write fails with ENOSPC): the job's lines are
+    dropped, and no "--- Logging error ---" stack reaches stderr beside the job's one-line error."""
+    import subprocess
+    import sys
+
+    code = ("import logging; from gpu_kernels.workflow.jobs import setup_logging; setup_logging('/dev/full'); "
+            "logging.getLogger('workflow').info('a line'); logging.getLogger('workflow').error('another')")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0 and "Logging error" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr

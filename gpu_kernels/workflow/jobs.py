@@ -125,7 +125,10 @@ def exact_matches(qset, rset, params: Params, backend) -> tuple[dict, dict]:
 
 
 def setup_logging(log_path: str | None) -> None:
-    """Log to the job's log file (and stderr when there is none)."""
+    """Log to the job's log file (and stderr when there is none). A line the file cannot take (a full
+    disk) is dropped, not printed as logging's "--- Logging error ---" stack beside the job's one-line
+    error."""
+    logging.raiseExceptions = False
     handlers = [logging.FileHandler(log_path)] if log_path else [logging.StreamHandler()]
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         handlers=handlers, force=True)
