@@ -25,7 +25,7 @@ from . import native, progress
 from .formats.files import STDIN_COPIES, is_special
 from .formats.tables import require_kind
 from .matches import iter_matches, matches_to_hsps
-from .params import Params
+from .params import Params, given_params
 from .options import given_engine, parser
 from .pairs import align_loaded
 
@@ -124,7 +124,7 @@ def run_paf(args: argparse.Namespace) -> int:
 def params_of(args: argparse.Namespace) -> Params:
     """The engine parameters of compare's or align's options (engine_options made them from Params):
     those given (main's args.given), so that a preset's values take the place of the others."""
-    return Params(**{name: getattr(args, name) for name in args.given})
+    return given_params({name: getattr(args, name) for name in args.given})
 
 
 def run_align(args: argparse.Namespace) -> int:

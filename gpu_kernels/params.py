@@ -280,3 +280,22 @@ class Params:
     def replace(self, **values) -> "Params":
         """A copy with some parameters changed."""
         return Params(**{**self.as_dict(), **values})
+
+
+# options the spaced seeds' HSPs do not read: their words are the pattern's, their HSPs scored with HOXD70 and
+# kept by hsp_xdrop and hsp_threshold
+NOT_SPACED = ("k", "min_len", "min_identity", "match", "mismatch", "xdrop")
+
+
+def given_params(given: dict, option=lambda name: f"--{name.replace('_', '-')}") -> Params:
+    """Params of the values a user gave (a preset's take the place of the others). An option the spaced
+    seeds do not read, given with them (--seed, the distant preset), is refused in one line rather than
+    recorded as applied. option: how the user names a parameter (a command's option, a config key)."""
+    params = Params(**given)
+    unread = [name for name in NOT_SPACED if name in given]
+    if params.seeding.seed != "exact" and unread:
+        raise InputError(f"{', '.join(option(name) for name in unread)}: not used with spaced seeds (seed "
+                         f"{params.seeding.seed}); their HSPs are scored with HOXD70 and kept by hsp_xdrop and "
+                         f"hsp_threshold: leave {'them' if len(unread) > 1 else 'it'} out, or use exact seeds")
+    return params
+

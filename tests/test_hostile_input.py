@@ -421,3 +421,26 @@ def test_a_dry_run_of_the_gpu_profiles_needs_no_gpu(tmp_path, profile):
     proc = snakemake(cwd, "-n", "--profile", os.path.join(ROOT, "profiles", profile), check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "finds no CUDA device" not in proc.stderr and "compare" in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("options", [["--preset", "distant", "--min-len", "50"], ["--seed", "12of19", "--k", "20"],
+                                     ["--seed", "14of22", "--min-identity", "80", "--xdrop", "30"],
+                                     ["--preset", "distant", "--match", "2", "--mismatch", "-4"]])
+def test_options_spaced_seeds_do_not_read_are_refused(tmp_path, options):
+    """--min-len, --min-identity, --k, --match, --mismatch and --xdrop changed nothing with spaced seeds
+    (byte-identical outputs) while the metadata recorded them as applied: refused in one line, on the
+    command line and in the workflow's engine section; the spaced seeds' own options still run."""
+    from wfhelpers import snakemake, workdir
+
+    proc = subprocess.run([sys.executable, "-m", "gpu_kernels", "align", MYCO_232, MYCO_7422, *options, "-o",
+                           str(tmp_path / "a.paf")], cwd=ROOT, capture_output=True, text=True)
+    one_line_error(proc, "not used with spaced seeds")
+    assert not (tmp_path / "a.paf").exists()
+    if options[0] == "--preset":
+        cwd = workdir(tmp_path)
+        key, value = options[2].lstrip("-").replace("-", "_"), options[3]
+        (cwd / "s.yaml").write_text(f"genomes:\n  A: {MYCO_232}\n  B: {MYCO_7422}\n"
+                                    f"engine:\n  preset: distant\n  {key}: {value}\n")
+        proc = snakemake(cwd, "-n", "--configfile", "s.yaml", check=False)
+        errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+        assert proc.returncode != 0 and len(errors) == 1 and f"engine.{key}" in errors[0], proc.stderr[-2000:]

@@ -5,7 +5,7 @@ import re
 from itertools import product
 
 from ..errors import InputError
-from ..params import Params
+from ..params import Params, given_params
 
 # a set's name is a directory under results: letters, digits, '_', '-' and '.', starting with a letter or a
 # digit (the schema's pattern and the workflow's wildcard say the same)
@@ -68,4 +68,4 @@ def engine_params(engine: dict, given=None) -> Params:
         values["max_freq"] = engine["max_freq"]
     else:
         values.pop("max_freq", None)
-    return Params(**values)
+    return given_params(values, lambda name: f"engine.{name}") if given is not None else Params(**values)
