@@ -165,9 +165,11 @@ def check_fill_memory(params: Params) -> None:
     except (ValueError, OSError):
         return
     if need > memory // 2:
+        gamma = params.aligning.gamma > 0
         raise InputError(f"--max-gap {params.chaining.max_gap}, --max-shift {params.chaining.max_shift} and --band "
-                         f"{params.aligning.band}: a gap's fill may hold {need / 1e9:.1f} GB, over half of this "
-                         "machine's memory: lower --band, --max-gap or --max-shift")
+                         f"{params.aligning.band}{f' with --gamma {params.aligning.gamma:g}' if gamma else ''}: a "
+                         f"gap's fill may hold {need / 1e9:.1f} GB, over half of this machine's memory: lower --band, "
+                         f"--max-gap or --max-shift{' (or --gamma 0: 17 times fewer bytes a cell)' if gamma else ''}")
 
 
 def chained_outputs(result, chaining, paths: dict) -> None:

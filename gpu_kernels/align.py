@@ -135,10 +135,17 @@ def align_chains(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, p
     return out
 
 
+# Host bytes a cell of a gap's fill holds: its direction byte, and with gamma (the posterior's decoding,
+# posterior.c) the B_M and B_I doubles of every cell beside it
+FILL_CELL_BYTES, POSTERIOR_CELL_BYTES = 1, 16
+
+
 def fill_bytes(params: Params) -> int:
-    """Direction bytes the largest gap's fill may hold: a row a base of the gap (max_gap), a column a
-    diagonal of its band (the ends' shift, at most max_shift, and band on either side)."""
-    return (params.chaining.max_gap + 1) * (params.chaining.max_shift + 2 * params.aligning.band + 1)
+    """Host bytes the largest gap's fill may hold: a row a base of the gap (max_gap), a column a diagonal
+    of its band (the ends' shift, at most max_shift, and band on either side), FILL_CELL_BYTES a cell,
+    and POSTERIOR_CELL_BYTES more where gamma decodes the gaps."""
+    cells = (params.chaining.max_gap + 1) * (params.chaining.max_shift + 2 * params.aligning.band + 1)
+    return cells * (FILL_CELL_BYTES + (POSTERIOR_CELL_BYTES if params.aligning.gamma > 0 else 0))
 
 
 # direction bytes of the gaps one align_fill launch holds (a gap larger than this alone is one launch)

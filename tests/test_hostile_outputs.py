@@ -360,6 +360,25 @@ def test_a_gap_fill_past_the_machines_memory_is_refused_naming_its_options(tmp_p
     assert not (tmp_path / "o.paf").exists()
 
 
+def test_the_posteriors_bytes_are_counted_in_the_fill_check(tmp_path):
+    """Gamma's posterior holds two doubles a cell beside the direction byte: the check counted the byte
+    alone (0.66 GB where 6.7 GB were held). A fill a quarter of this machine's memory passes without
+    gamma and is refused with the distant preset's (17 bytes a cell), naming --gamma."""
+    import os
+
+    from gpu_kernels.align import fill_bytes
+    from gpu_kernels.params import Params
+
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    width = Params().chaining.max_shift + 2 * 10_000 + 1
+    max_gap = memory // 4 // width
+    plain, decoded = Params(max_gap=max_gap, band=10_000), Params(max_gap=max_gap, band=10_000, gamma=8.0)
+    assert fill_bytes(decoded) == 17 * fill_bytes(plain) and fill_bytes(plain) < memory // 2 < fill_bytes(decoded)
+    one_line_error(run("align", MYCO_232, MYCO_7422, "--preset", "distant", "--max-gap", str(max_gap), "--band", "10000",
+                       "-o", str(tmp_path / "o.paf")), "with --gamma 8", "--gamma 0")
+    assert not (tmp_path / "o.paf").exists()
+
+
 @pytest.mark.parametrize("command", ["mems", "mums"])
 def test_matches_are_written_a_batch_of_reads_at_a_time(command, tmp_path, monkeypatch):
     """Case 5: `mems` held every match of the run before it wrote any (long reads against a genome of
