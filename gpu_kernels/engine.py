@@ -6,6 +6,7 @@ through the backend chosen once, and keeps the stage times and counts.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
@@ -314,10 +315,30 @@ class Loaded:
             self.ready = None
 
 
+def fasta_stamp(path: str) -> str:
+    """A FASTA file's size and modification time, as a table's metadata records them (a later reader
+    of its sequences refuses a file changed since: workflow.chaining.find_sides)."""
+    info = os.stat(path)
+    return f"{info.st_size}:{info.st_mtime_ns}"
+
+
+def fasta_sources(query, reference) -> dict:
+    """The files compared (those given as paths), as a table's metadata names them: absolute, so that a
+    reader in another folder finds them, with their stamps."""
+    sources = {}
+    for side, path in (("query", query), ("reference", reference)):
+        if is_path(path) and os.path.isfile(path):
+            sources[f"{side}_fasta"] = os.path.abspath(str(path))
+            sources[f"{side}_fasta_stamp"] = fasta_stamp(str(path))
+        elif is_path(path):
+            sources[f"{side}_fasta"] = str(path)
+    return sources
+
+
 def load(query, reference, params: Params, backend: str | NumpyBackend = "numpy") -> Loaded:
     """Both sides read (FASTA paths, lists of fasta.Records or SeqSets) while the backend is made."""
     start = time.perf_counter()
-    sources = {f"{side}_fasta": str(path) for side, path in (("query", query), ("reference", reference)) if is_path(path)}
+    sources = fasta_sources(query, reference)
     # The files are read on a thread (without the interpreter's lock) while the backend is made (CuPy
     # imported, about 0.4 s) and the device readied on another (not in stats.timed: its synchronize
     # would make the CUDA context first, on this thread).

@@ -371,6 +371,33 @@ def test_filter_finds_the_genomes_for_the_chains_or_says_it_cannot(tmp_path):
 
 
 
+def test_filter_reads_the_fasta_files_the_table_was_made_from_or_refuses(tmp_path):
+    """`filter` run from another folder that holds other files of the same names (same records, other
+    bases) once chained the HSPs against those and exited 0: the table names its FASTA files by their
+    absolute paths, with their size and time, and a file changed since is refused in one line."""
+    import os
+    import shutil
+
+    made, other = tmp_path / "made", tmp_path / "other"
+    for folder in (made, other):
+        folder.mkdir()
+    shutil.copy(MYCO_232, made / "a.fa.gz")
+    shutil.copy(MYCO_7422, made / "b.fa.gz")
+    table = made / "hsps.parquet"
+    subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", "a.fa.gz", "b.fa.gz", "--hsps", "hsps.parquet",
+                    "--chains", "c.paf"], check=True, cwd=made, capture_output=True)
+    # the other folder: a.fa.gz and b.fa.gz of the same records and lengths, the bases of the reference twice
+    shutil.copy(MYCO_7422, other / "a.fa.gz")
+    shutil.copy(MYCO_7422, other / "b.fa.gz")
+    run = lambda out, cwd: subprocess.run([sys.executable, "-m", "gpu_kernels", "filter", str(table), "-o", str(out),  # noqa: E731
+                                           "--no-plots"], cwd=cwd, capture_output=True, text=True)
+    assert run(other / "f", other).returncode == 0
+    assert (other / "f" / "chains.paf").read_bytes() == (made / "c.paf").read_bytes()
+    os.utime(made / "a.fa.gz", ns=(0, 10**18))  # the file the table names, touched since
+    one_line_error(run(other / "g", other), str(made / "a.fa.gz"), "has changed since", "give --query and --reference")
+    assert not (other / "g").exists() or not any((other / "g").iterdir())
+
+
 def test_a_full_disk_under_the_job_log_prints_no_logging_stack(tmp_path):
     """A job's log file on a full disk (/dev/full: every write fails with ENOSPC): the job's lines are
     dropped, and no "--- Logging error ---" stack reaches stderr beside the job's one-line error."""

@@ -152,8 +152,9 @@ def fasta_sides(meta: dict, query: str, reference: str) -> tuple:
 def find_sides(table_path: str, meta: dict, query: str | None = None, reference: str | None = None):
     """Where both genomes' sequences are for a finished run's table: the FASTA files given, else the
     workflow's index beside the run (RESULTS/index/GENOME/codes.npy for RESULTS/SET/PAIR/hsps.parquet),
-    else the FASTA files the table names (query_fasta, reference_fasta). Returns a function that reads
-    them (load_sides, fasta_sides); an InputError at once where none is found."""
+    else the FASTA files the table names (query_fasta, reference_fasta; refused where one has changed
+    since the table was made: its stamp). Returns a function that reads them (load_sides, fasta_sides);
+    an InputError at once where none is found."""
     if query or reference:
         if not (query and reference):
             raise InputError("give both --query and --reference (the genomes' FASTA files)")
@@ -171,6 +172,13 @@ def find_sides(table_path: str, meta: dict, query: str | None = None, reference:
         return lambda: load_sides(meta, index)
     fastas = [meta.get("query_fasta"), meta.get("reference_fasta")]
     if all(path and os.path.isfile(path) for path in fastas):
+        from ..engine import fasta_stamp
+
+        for side, path in zip(("query", "reference"), fastas):
+            stamp = meta.get(f"{side}_fasta_stamp")
+            if stamp and fasta_stamp(path) != stamp:  # replaced since: its records may match, its bases not
+                raise InputError(f"the table was made from the {side} FASTA file named here, which has changed since "
+                                 "(size or time): give --query and --reference", path)
         return lambda: fasta_sides(meta, *fastas)
     raise InputError("the chains' blocks need both genomes' sequences: give --query and --reference (neither "
                      "the run's index nor the FASTA files the table names are found)", table_path)

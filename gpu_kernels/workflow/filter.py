@@ -69,7 +69,7 @@ def filter_table(table_path: str, out_dir: str, min_len: int = 0, min_identity: 
     sides = find_sides(table_path, meta, *sequences) if any(out[kind] for kind in CHAIN_KINDS) else None
     clear_earlier(out_dir)
     extra = {key: meta[key] for key in ("seeds", "kept_seeds", "query_genome", "reference_genome", "query_fasta",
-                                        "reference_fasta") if key in meta}
+                                        "reference_fasta", "query_fasta_stamp", "reference_fasta_stamp") if key in meta}
     extra["filtered_from"] = os.path.abspath(table_path)
     with HspWriter(out["hsps"], query.names, query.lengths, reference.names, reference.lengths, params, extra) as writer:
         for chunk in iter_hsps(table_path, read_ahead=1):
