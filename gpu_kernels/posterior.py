@@ -101,6 +101,11 @@ def posterior_pass_cupy(q, rf, rr, gq, gr, dx, dy, gat, strand, alen, gscore, gc
 def _rates(alen, gcols, gcounts, gat, ops, gamma) -> dict:
     """fitted_rates (host arrays), logged."""
     rates = fitted_rates(alen, gcols, gcounts, gat, ops)
-    log.info("posterior fills: substitutions %.4f, gap opens %.5f a side a pair, extension %.3f, gamma %g",
-             rates["sigma"], rates["delta"], rates["epsilon"], gamma)
+    # the fit sees the comparison it is run in: where a pair is compared in parts (align's --part-bases, the
+    # workflow's bins), each part is fitted to its own fills, so the decoded columns may differ from the
+    # whole pair's (docs/COMMANDS.md, --gamma)
+    log.info("posterior fills: substitutions %.4f, gap opens %.5f a side a pair, extension %.3f, gamma %g; fitted "
+             "to the first fills of %d gaps of this comparison (of this part alone where the pair is compared in "
+             "parts: --part-bases, the workflow's bins)", rates["sigma"], rates["delta"], rates["epsilon"], gamma,
+             max(0, int(np.asarray(gat).size) - 1))
     return rates

@@ -214,3 +214,22 @@ def test_a_part_hands_its_device_on_once_before_its_ends_are_extended(tmp_path, 
     text, plain_text = part.texts["cigar"], plain.texts["cigar"]  # (the strings' bytes, their offsets)
     assert len(text) == len(plain_text) and all(np.array_equal(np.asarray(a), np.asarray(b))
                                                 for a, b in zip(text, plain_text))
+
+
+def test_gammas_fit_is_each_parts_own_and_the_log_says_so(tmp_path, caplog):
+    """The distant preset's posterior decoding fits its pair HMM to the fills of the comparison it runs
+    in: a pair compared in parts fits each part alone (one fit a part, each on its own gaps), which the
+    log now says, as docs/COMMANDS.md does; with --gamma 0 the parts give the whole pair's outputs."""
+    query, reference = duplicated_genomes(tmp_path, 2)
+    gaps = {}
+    for tag, options in (("whole", []), ("parts", ["--part-bases", "20000"])):
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="gpu_kernels.posterior"):
+            align_outputs(tmp_path, query, reference, tag, "--preset", "distant", *options)
+        fits = [r.getMessage() for r in caplog.records if r.getMessage().startswith("posterior fills")]
+        assert fits and all("of this part alone where the pair is compared in parts" in line for line in fits)
+        gaps[tag] = [int(line.split("first fills of ")[1].split(" gaps")[0]) for line in fits]
+    assert len(gaps["whole"]) == 1 and len(gaps["parts"]) > 1 and max(gaps["parts"]) < gaps["whole"][0], gaps
+    plain = align_outputs(tmp_path, query, reference, "g0", "--preset", "distant", "--gamma", "0")
+    assert align_outputs(tmp_path, query, reference, "g0p", "--preset", "distant", "--gamma", "0",
+                         "--part-bases", "20000") == plain
