@@ -36,6 +36,7 @@ from .seeds import PARTS_PER_THREAD, key_batches
 from .seqset import SeqSet, reverse_complement
 from .words import compiled_words
 from .matches_runs import _blanked, _lap, all_n_key, n_run_mems, whole_matches
+from .mums import short_mums, unique_mask, word_floor
 
 MAX_K = 21  # 3 bits a symbol in a uint64
 QUERY_BATCH = 32_000_000  # query bases matched at once (whole records)
@@ -189,40 +190,6 @@ def _order2(first, second):
     return order[stable_argsort(first[order])]
 
 
-def unique_mask(qrec, qs, rs, length):
-    """MUMs among MEMs: the query interval inside no other MEM and the reference interval inside no
-    other MEM of the same query record (MEMs of one strand; NumPy or CuPy arrays)."""
-    xp = array_module(qs)
-    if qs.size == 0:
-        return xp.zeros(0, dtype=bool)
-    alone_in_reference = ~_contained(qrec, qs, qs + length)
-    alone_in_query = ~_contained(qrec, rs, rs + length)
-    return alone_in_reference & alone_in_query
-
-
-def _contained(group, start, end):
-    """Whether each interval lies inside another interval of its group (equal intervals count): rows
-    ordered by group, start and end descending; an interval is inside when the running maximum of
-    the ends before it reaches its end."""
-    xp = array_module(start)
-    n = start.size
-    top = int(end.max())
-    order = order_by([group, start, top - end], [int(group.max()) + 1, int(start.max()) + 1, top - int(end.min()) + 1])
-    g, s, e = group[order], start[order], end[order]
-    new = xp.ones(n, dtype=bool)
-    new[1:] = g[1:] != g[:-1]
-    lifted = xp.cumsum(new, dtype=xp.int64) * (top + 1) + e  # a group's ends above every earlier group's
-    running = running_max(lifted)
-    inside = xp.zeros(n, dtype=bool)
-    inside[1:] = (lifted[1:] <= running[:-1]) & ~new[1:]
-    same = xp.zeros(n, dtype=bool)
-    same[1:] = (g[1:] == g[:-1]) & (s[1:] == s[:-1]) & (e[1:] == e[:-1])
-    same[:-1] |= same[1:]
-    out = xp.empty(n, dtype=bool)
-    out[order] = inside | same
-    return out
-
-
 def query_batches(query: SeqSet, bases: int) -> list[tuple[SeqSet, int]]:
     """The query's records in batches of about `bases` (a longer record alone), each with its first record index.
 
@@ -286,7 +253,15 @@ def iter_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool,
     find_matches' order, first, end) in turn, where the reference's words fit at once and no query
     record is looked up whole (a read set's case); else one item of every record. A caller that writes
     each batch as it comes holds a batch's matches, never the run's (long reads against a genome of
-    many close repeat copies find more MEMs than memory holds)."""
+    many close repeat copies find more MEMs than memory holds). MUMs shorter than mums.word_floor are
+    counted L-mer by L-mer (mums.short_mums) beside the longer ones, found from words of that floor,
+    and the run's MUMs come as one item."""
+    floor = word_floor(query, reference, min_match) if unique else min_match
+    if floor > min_match:
+        found = [table for table, _, _ in iter_matches(query, reference, floor, True, backend, batch_bases, tile_bases)]
+        found.append(short_mums(skip_unmatchable(query, min_match), reference, min_match, floor))
+        yield _in_order(_columns(found)), 0, len(query.names)
+        return
     query = skip_unmatchable(query, min_match)
     tiles = reference_tiles(reference, tile_bases or backend.match_tile_bases())
     if len(tiles) == 1:
