@@ -11,7 +11,7 @@ from gpu_kernels.workflow.sizing import (
     stats_hsps,
 )
 
-# the HSP texts the outputs ask for (written where hsp_texts_written says)
+# the HSP texts the outputs ask for (written where hsps_fit says)
 HSP_TEXTS = [kind for kind in TEXT_KINDS if OUT[kind]]
 
 
@@ -78,7 +78,8 @@ def hsp_targets():
     """Input function of the all rule. The HSP tables and texts of the pairs that write them
     (hsps_fit; the texts need the table, which weighs less). A pair whose stats are not made yet
     stops it until they are (Snakemake evaluates it again); every pair's other outputs, its stats
-    among them, are the all rule's plain inputs, so that waiting holds no pair's jobs back."""
+    among them, are the all rule's plain inputs, so that waiting holds no pair's jobs back.
+    """
     return [
         path(kind, set=s, query=q, reference=r)
         for s in SETS
