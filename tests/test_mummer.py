@@ -107,6 +107,16 @@ def write(path, records, prefix):
             handle.writelines(seq[j:j + 60] + "\n" for j in range(0, len(seq), 60))
 
 
+def drawn_pair(folder, seed: int, length: int, nq: int, nr: int) -> tuple:
+    """Query and reference FASTA files in folder, their records drawn from one ancestor."""
+    rng = random.Random(seed)
+    ancestor = drawn_ancestor(rng, length)
+    query, reference = folder / "q.fa", folder / "r.fa"
+    write(query, drawn_records(rng, ancestor, nq), "q")
+    write(reference, drawn_records(rng, ancestor, nr), "r")
+    return query, reference
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**31), st.integers(100, 5000), st.integers(1, 3), st.integers(1, 3), st.integers(2, 6))
 def test_short_mums_equal_mummer(tmp_path_factory, seed, length, nq, nr, min_len):
@@ -116,12 +126,7 @@ def test_short_mums_equal_mummer(tmp_path_factory, seed, length, nq, nr, min_len
     from gpu_kernels.fasta import load_fasta
     from gpu_kernels.mums import word_floor
 
-    rng = random.Random(seed)
-    ancestor = drawn_ancestor(rng, length)
-    folder = tmp_path_factory.mktemp("short")
-    query, reference = folder / "q.fa", folder / "r.fa"
-    write(query, drawn_records(rng, ancestor, nq), "q")
-    write(reference, drawn_records(rng, ancestor, nr), "r")
+    query, reference = drawn_pair(tmp_path_factory.mktemp("short"), seed, length, nq, nr)
     assert word_floor(load_fasta(str(query)), load_fasta(str(reference)), min_len) > min_len
     assert ours("mums", str(query), str(reference), min_len) == mummer("mums", str(query), str(reference), min_len)
 
@@ -130,12 +135,7 @@ def test_short_mums_equal_mummer(tmp_path_factory, seed, length, nq, nr, min_len
 @given(st.integers(0, 2**31), st.integers(100, 2000), st.integers(1, 3), st.integers(1, 3),
        st.sampled_from([12, 20, 25, 40]), st.sampled_from(["mems", "mums"]))
 def test_drawn_cases_equal_mummer(tmp_path_factory, seed, length, nq, nr, min_len, mode):
-    rng = random.Random(seed)
-    ancestor = drawn_ancestor(rng, length)
-    folder = tmp_path_factory.mktemp("case")
-    query, reference = folder / "q.fa", folder / "r.fa"
-    write(query, drawn_records(rng, ancestor, nq), "q")
-    write(reference, drawn_records(rng, ancestor, nr), "r")
+    query, reference = drawn_pair(tmp_path_factory.mktemp("case"), seed, length, nq, nr)
     assert ours(mode, str(query), str(reference), min_len) == mummer(mode, str(query), str(reference), min_len)
 
 
