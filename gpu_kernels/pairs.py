@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from .engine import compare_loaded
 from .errors import InputError
 from .params import Params
@@ -71,8 +73,13 @@ def finish_whole(result, paths: dict, hsps: str | None = None, sam_seq: bool = T
 
 
 def summary(al: dict, chains: dict, how: str, backend: str, start: float | None) -> str:
-    """The line that sums a pair's alignments up."""
-    aligned = int((al["qend"] - al["qstart"]).sum())
+    """The line that sums a pair's alignments up: their query bases counted once where alignments
+    overlap (one-to-one ones share their extended ends; their spans summed counted those twice)."""
+    from .coverage import union_length
+
+    qrec = np.asarray(al["qrec"], dtype=np.int64)
+    aligned = int(union_length(qrec, np.asarray(al["qstart"]), np.asarray(al["qend"]),
+                               int(qrec.max()) + 1 if qrec.size else 0).sum())
     took = "" if start is None else f", {time.perf_counter() - start:.2f} s"
     return (f"{al['qstart'].size} alignments ({int(al['backbone'].sum())} in the backbone) of {chains['chain'].size} "
             f"chains {how}, {aligned} query bases aligned, backend {backend}{took}")

@@ -404,3 +404,18 @@ def test_liftover_chains_hold_the_one_to_one_alignments_columns_each_reference_b
         assert sum(b[0] + b[2] for b in sizes) == int(h[11]) - int(h[10])
     lifted = chain_pairs(paths["chain"])
     assert lifted == expected and len({r for _, r, _ in lifted}) == len(lifted)
+
+
+def test_the_summary_counts_each_aligned_query_base_once(tmp_path, capsys):
+    """align's closing line: the bundled pair's one-to-one alignments share their extended ends, and
+    their spans summed (849,642) counted those bases twice; the line gives the union of the PAF's query
+    intervals, counted here base by base."""
+    from conftest import MYCO_232, MYCO_7422
+    from gpu_kernels.__main__ import main
+
+    paf = tmp_path / "a.paf"
+    assert main(["align", MYCO_232, MYCO_7422, "-o", str(paf), "--backend", "numpy"]) == 0
+    said = int(re.search(r"(\d+) query bases aligned", capsys.readouterr().err).group(1))
+    rows = [line.split("\t") for line in paf.read_text().splitlines()]
+    bases = {(row[0], at) for row in rows for at in range(int(row[2]), int(row[3]))}
+    assert said == len(bases) < sum(int(row[3]) - int(row[2]) for row in rows)
