@@ -401,6 +401,7 @@ def test_packed_arrays_come_back_as_they_were_saved_and_take_little_room(tmp_pat
     """save_arrays/load_arrays (a workflow job's hand-over): every dtype and shape the text parts have,
     empty and 0-d arrays, arrays cut in several chunks, and a subset by name; a file of another kind is
     refused; a byte a column of ops (mostly matches) packs to a small fraction of itself."""
+    from gpu_kernels.errors import InputError
     from gpu_kernels.formats import packed
 
     monkeypatch.setattr(packed, "CHUNK", 1000)
@@ -420,5 +421,5 @@ def test_packed_arrays_come_back_as_they_were_saved_and_take_little_room(tmp_pat
     packed.save_arrays(tmp_path / "ops.bin", {"ops": ops})
     assert (tmp_path / "ops.bin").stat().st_size < ops.nbytes / 8
     (tmp_path / "other.bin").write_bytes(b"PAR1 not packed\n")
-    with pytest.raises(ValueError, match="not a file of packed arrays"):
+    with pytest.raises(InputError, match="not a file of packed arrays"):
         packed.load_arrays(tmp_path / "other.bin")

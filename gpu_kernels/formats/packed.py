@@ -16,6 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ..errors import InputError
+
 MAGIC = b"gpu-genome-compare packed arrays 1\n"
 CHUNK = 1 << 25
 LEVEL = 1  # zstd's fastest level: the ops still pack fiftyfold, the texts about fourfold
@@ -59,8 +61,8 @@ def load_arrays(path: str, threads: int = 4, names=None) -> dict:
     """save_arrays' arrays (name: array; those named, where names are given), unpacked on threads."""
     codec = _codec()
     with open(path, "rb") as handle:
-        if handle.readline() != MAGIC:
-            raise ValueError(f"{path}: not a file of packed arrays")
+        if handle.readline() != MAGIC:  # a hand-over left by another version of the workflow, say
+            raise InputError("not a file of packed arrays (left by another version? remove it and run again)", path)
         header = json.loads(handle.readline())
         at = handle.tell()
     mapped = np.memmap(path, dtype=np.uint8, mode="r") if at < os.path.getsize(path) else np.zeros(0, dtype=np.uint8)
