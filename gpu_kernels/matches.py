@@ -34,11 +34,10 @@ from .encode import BORDER, GAP
 from .hsps import in_order, order_by
 from .seeds import PARTS_PER_THREAD, key_batches
 from .seqset import SeqSet, reverse_complement
-from .words import compiled_words
+from .words import MAX_K, compiled_words
 from .matches_runs import _blanked, _lap, all_n_key, n_run_mems, whole_matches
 from .mums import short_mums, unique_mask, word_floor
 
-MAX_K = 21  # 3 bits a symbol in a uint64
 QUERY_BATCH = 32_000_000  # query bases matched at once (whole records)
 MEM_BATCH_WORDS = 1 << 22  # query words whose pairs the CPU enumerates at once
 

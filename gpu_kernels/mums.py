@@ -7,8 +7,8 @@ pairs grow with a word's frequency squared: `mums -l 4` on two 100 kb sequences 
 millions of MEMs (34-44 s, 3.4 GB; `-l 2` was killed at 23.6 GB) where mummer's suffix tree takes
 0.06 s. So matches.iter_matches finds the MUMs of at least word_floor bases from words as before (a
 MEM's containers are at least as long, so their uniqueness is the same), and short_mums those of
-lengths min_match .. word_floor - 1 L-mer by L-mer, counting each length's L-mers on both sides
-(sorts, no pairs).
+lengths min_match .. word_floor - 1 length by length, each length's words (the exact-match modes'
+own) counted on both sides (sorts, no pairs).
 """
 from __future__ import annotations
 
@@ -20,11 +20,11 @@ from .arrays import array_module, running_max
 from .encode import BORDER
 from .hsps import order_by
 from .seqset import SeqSet, reverse_complement
+from .words import MAX_K, compiled_words
 
 # Words of at least the sequences' log4 size plus this many symbols are met about once in 4 ** FLOOR_MARGIN
 # positions by chance: their pairs stay few
 FLOOR_MARGIN = 4
-MAX_SHORT = 21  # 3 bits a symbol in a uint64 key
 
 
 def unique_mask(qrec, qs, rs, length):
@@ -65,35 +65,18 @@ def word_floor(query: SeqSet, reference: SeqSet, min_match: int) -> int:
     """The shortest MUM length found from words (matches.iter_matches); shorter ones come from
     short_mums. min_match where it is already that long."""
     bases = max(int(query.total), int(reference.total), 4)
-    return max(min_match, min(MAX_SHORT, math.ceil(math.log(bases, 4)) + FLOOR_MARGIN))
+    return max(min_match, min(MAX_K, math.ceil(math.log(bases, 4)) + FLOOR_MARGIN))
 
 
-def _keys(codes: np.ndarray, length: int, previous: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """(keys, valid) of the L-mer starting at each position (L = length; 3 bits a symbol; valid: no
-    border code in it and room for it), grown from the (L-1)-mers' keys where given."""
-    n = codes.size - length + 1
-    if n <= 0:
-        return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=bool)
-    if previous is None:
-        keys = np.zeros(n, dtype=np.uint64)
-        for i in range(length):
-            keys = (keys << np.uint64(3)) | codes[i:i + n].astype(np.uint64)
-    else:
-        keys = (previous[:n] << np.uint64(3)) | codes[length - 1:length - 1 + n].astype(np.uint64)
-    borders = np.concatenate(([0], np.cumsum(codes == BORDER, dtype=np.int64)))
-    valid = borders[length:length + n] - borders[:n] == 0
-    return keys, valid
-
-
-def _once(groups: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Indices of the (group, key) pairs that occur exactly once."""
-    order = np.lexsort((keys, groups))
-    g, k = groups[order], keys[order]
-    new = np.ones(order.size + 1, dtype=bool)
-    new[1:-1] = (g[1:] != g[:-1]) | (k[1:] != k[:-1])
-    starts = np.flatnonzero(new[:-1])
-    counts = np.diff(np.flatnonzero(new))
-    return order[starts[counts == 1]]
+def _once(keys: np.ndarray, groups: np.ndarray | None = None) -> np.ndarray:
+    """Indices of the entries of sorted keys met once (once in their group, where groups, ascending
+    within a key's run, are given)."""
+    new = np.ones(keys.size + 1, dtype=bool)
+    new[1:-1] = keys[1:] != keys[:-1]
+    if groups is not None:
+        new[1:-1] |= groups[1:] != groups[:-1]
+    starts = np.flatnonzero(new)
+    return starts[:-1][np.diff(starts) == 1]
 
 
 def _extends(qcodes, rcodes, qs, rs) -> np.ndarray:
@@ -105,51 +88,38 @@ def _extends(qcodes, rcodes, qs, rs) -> np.ndarray:
     return inside & (q == r) & (q != BORDER)
 
 
-def strand_short_mums(qcodes: np.ndarray, qstarts: np.ndarray, rcodes: np.ndarray, lo: int, hi: int) -> tuple:
-    """The MUMs of lengths lo .. hi - 1 between one query strand's codes (records laid end to end from
-    qstarts, ascending) and the reference's: (qs, rs, length), positions in the concatenations."""
-    found = []
-    qkeys = rkeys = None
-    for length in range(1, hi):
-        qkeys, qvalid = _keys(qcodes, length, qkeys)
-        rkeys, rvalid = _keys(rcodes, length, rkeys)
-        if length < lo:
-            continue
-        rpos = np.flatnonzero(rvalid)
-        rpos = rpos[_once(np.zeros(rpos.size, dtype=np.int64), rkeys[rpos])]
-        qpos = np.flatnonzero(qvalid)
-        qrec = np.searchsorted(qstarts, qpos, side="right") - 1
-        qpos = qpos[_once(qrec, qkeys[qpos])]
-        # the query's L-mers met once in their record, paired with the reference's met once
-        rorder = np.argsort(rkeys[rpos], kind="stable")
-        rsorted = rkeys[rpos][rorder]
-        at = np.searchsorted(rsorted, qkeys[qpos])
-        hit = at < rsorted.size
-        hit[hit] = rsorted[at[hit]] == qkeys[qpos][hit]
-        qs, rs = qpos[hit], rpos[rorder[at[hit]]]
-        maximal = ~_extends(qcodes, rcodes, qs - 1, rs - 1) & ~_extends(qcodes, rcodes, qs + length, rs + length)
-        found.append((qs[maximal], rs[maximal], np.full(int(maximal.sum()), length, dtype=np.int64)))
-    if not found:
-        return tuple(np.zeros(0, dtype=np.int64) for _ in range(3))
-    return tuple(np.concatenate([f[c] for f in found]).astype(np.int64) for c in range(3))
-
-
 def short_mums(query: SeqSet, reference: SeqSet, lo: int, hi: int) -> dict:
     """The MUMs of lengths lo .. hi - 1 of both query strands, on the host, as a matches table (qrec,
-    rrec, strand, qstart, rstart, length; record coordinates) in no particular order."""
+    rrec, strand, qstart, rstart, length; record coordinates) in no particular order. A length's words
+    (words.compiled_words: 3 bits a symbol, sorted, positions ascending within a key) are made once a
+    side: the reference's met once, each strand's met once in its record, paired by key."""
     qcodes, rcodes = np.asarray(query.codes), np.asarray(reference.codes)
+    strands = [(qcodes, np.asarray(query.starts, dtype=np.int64)),
+               (reverse_complement(qcodes), np.asarray(query.reverse_starts()[::-1], dtype=np.int64))]
+    found: list = [[], []]
+    for length in range(lo, hi):
+        rkeys, rpos = compiled_words(rcodes, length, 3)
+        once = _once(rkeys)
+        rkeys, rpos = rkeys[once], rpos[once].astype(np.int64)
+        for (codes, starts), made in zip(strands, found):
+            qkeys, qpos = compiled_words(codes, length, 3)
+            qpos = qpos.astype(np.int64)
+            once = _once(qkeys, np.searchsorted(starts, qpos, side="right"))
+            qkeys, qpos = qkeys[once], qpos[once]
+            at = np.searchsorted(rkeys, qkeys)
+            hit = at < rkeys.size
+            hit[hit] = rkeys[at[hit]] == qkeys[hit]
+            qs, rs = qpos[hit], rpos[at[hit]]
+            maximal = ~_extends(codes, rcodes, qs - 1, rs - 1) & ~_extends(codes, rcodes, qs + length, rs + length)
+            made.append((qs[maximal], rs[maximal], np.full(int(maximal.sum()), length, dtype=np.int64)))
     rstarts = np.asarray(reference.starts, dtype=np.int64)
-    strands = []
-    for strand in (0, 1):
-        codes = qcodes if strand == 0 else reverse_complement(qcodes)
-        starts = np.asarray(query.starts if strand == 0 else query.reverse_starts()[::-1], dtype=np.int64)
-        qs, rs, length = strand_short_mums(codes, starts, rcodes, lo, hi)
+    tables = []
+    for strand, ((_, starts), made) in enumerate(zip(strands, found)):
+        qs, rs, length = (np.concatenate([m[c] for m in made]) if made else np.zeros(0, dtype=np.int64)
+                          for c in range(3))
         qrec = np.searchsorted(starts, qs, side="right") - 1
-        qs = qs - starts[qrec]
-        if strand == 1:
-            qrec = len(query.names) - 1 - qrec
         rrec = np.searchsorted(rstarts, rs, side="right") - 1
-        strands.append({"qrec": qrec.astype(np.int64), "rrec": rrec.astype(np.int64),
-                        "strand": np.full(qs.size, strand, dtype=np.int64), "qstart": qs, "rstart": rs - rstarts[rrec],
-                        "length": length})
-    return {name: np.concatenate([s[name] for s in strands]) for name in strands[0]}
+        tables.append({"qrec": qrec if strand == 0 else len(query.names) - 1 - qrec, "rrec": rrec,
+                       "strand": np.full(qs.size, strand, dtype=np.int64), "qstart": qs - starts[qrec],
+                       "rstart": rs - rstarts[rrec], "length": length})
+    return {name: np.concatenate([t[name] for t in tables]).astype(np.int64) for name in tables[0]}

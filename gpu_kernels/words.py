@@ -14,6 +14,8 @@ import numpy as np
 from . import native
 from .arrays import BLOCK, array_module, blocks, concatenate, cupy, every, gather, kernel, on_host, select
 
+MAX_K = 21  # the longest word of 3 bits a symbol (compiled_words' exact-match words) in a uint64
+
 
 def _valid(codes, k: int):
     """Whether each window start 0..n-k is made only of ACGT."""

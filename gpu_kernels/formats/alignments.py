@@ -11,7 +11,7 @@ import numpy as np
 from .delta import header as delta_header, pair_headers
 from .files import write_pieces
 from .parquet import arrow_integers
-from .rows import STRANDS, format_rows, name_table
+from .rows import STRANDS, format_rows, name_problem, name_table
 from .strings import reordered
 
 
@@ -134,13 +134,9 @@ def sam_name_problem(qnames, rnames) -> str | None:
     """Why SAM cannot hold these record names (a query name of 255 characters or more, a blank or '@'
     one, a reference name `*` or one starting with '=' or holding a character the specification
     leaves out), or None."""
-    for names, pattern, role in ((qnames, SAM_QNAME, "query"), (rnames, SAM_RNAME, "reference")):
-        for name in names:
-            if not pattern.fullmatch(str(name)) or (role == "query" and str(name) == "*"):
-                shown = str(name) if len(str(name)) <= 60 else f"{str(name)[:40]}... ({len(str(name))} characters)"
-                return (f"{role} record name '{shown}' cannot be written in SAM (QNAME: 1 to 254 characters of ! to ~ "
-                        "but @; RNAME: no '*' or '=' first); rename it, or leave --sam out")
-    return None
+    rule = "QNAME: 1 to 254 characters of ! to ~ but @; RNAME: no '*' or '=' first"
+    return name_problem(((qnames, lambda name: SAM_QNAME.fullmatch(name) and name != "*", "query", rule),
+                         (rnames, SAM_RNAME.fullmatch, "reference", rule)), "SAM", "leave --sam out")
 
 
 def sam_flags(al: dict) -> np.ndarray:

@@ -77,3 +77,14 @@ def write_text(path: str, parts, fn, header: bytes = b"", threads: int = 0, wind
         return len(next(iter(part.values()))), fn(part)
 
     return write_pieces(path, header, ordered_map(task, parts, threads, window))
+
+
+def name_problem(sides, fmt: str, advice: str) -> str | None:
+    """The first record name a text format cannot hold, as one line, or None. sides: (names, holds,
+    role, rule) in turn, holds(name) whether fmt holds the name, rule what it holds."""
+    for names, holds, role, rule in sides:
+        for name in map(str, names):
+            if not holds(name):
+                shown = name if len(name) <= 60 else f"{name[:40]}... ({len(name)} characters)"
+                return f"{role} record name '{shown}' cannot be written in {fmt} ({rule}); rename it, or {advice}"
+    return None

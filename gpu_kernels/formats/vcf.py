@@ -17,7 +17,7 @@ import re
 import numpy as np
 
 from ..encode import ENCODE
-from .rows import format_rows, name_table
+from .rows import format_rows, name_problem, name_table
 from .vcf_events import SV_BASES, collinear_gaps, duplications, flat_codes, inversions, junctions
 
 PIECE_ROWS = 1 << 20  # VCF rows printed at a time
@@ -253,15 +253,10 @@ def vcf_name_problem(qnames, rnames) -> str | None:
     """Why a VCF cannot hold these record names (a reference name outside VCF's contig names: no ',',
     '<', '>', '[', ']', ';', '=' or non-ASCII; a query name with a blank, ';', '=', ',' or non-ASCII, which
     would split its INFO field), or None."""
-    for names, pattern, role, rule in ((rnames, VCF_CONTIG, "reference", "a contig name: letters, digits and "
-                                        "!#$%&*+./:?@^_|~- alone, no '*' first"),
-                                       (qnames, INFO_VALUE, "query", "an INFO value: printable ASCII but ';', '=' "
-                                        "and ','")):
-        for name in names:
-            if not pattern.fullmatch(str(name)):
-                shown = str(name) if len(str(name)) <= 60 else f"{str(name)[:40]}... ({len(str(name))} characters)"
-                return f"{role} record name '{shown}' cannot be written in VCF ({rule}); rename it, or leave the VCF out"
-    return None
+    return name_problem(((rnames, VCF_CONTIG.fullmatch, "reference",
+                          "a contig name: letters, digits and !#$%&*+./:?@^_|~- alone, no '*' first"),
+                         (qnames, INFO_VALUE.fullmatch, "query", "an INFO value: printable ASCII but ';', '=' and ','")),
+                        "VCF", "leave the VCF out")
 
 
 def write_vcf(path: str, al: dict, snps: tuple, reference, query, command: str = "") -> int:

@@ -5,6 +5,7 @@ README's plain command is the fast one and the docs can say why.
 """
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 from dataclasses import dataclass
@@ -136,7 +137,13 @@ def fits(estimate: int, pair_bases: int, share: float) -> bool:
 
 
 def stats_hsps(stats_path: str) -> int:
-    """A pair's HSP count, from its stats table (the compare jobs' rows)."""
+    """A pair's HSP count, from its stats table (the compare jobs' rows): read once a version of the file,
+    though Snakemake asks for it each time it evaluates the rules that depend on it."""
+    return _counted_hsps(stats_path, os.stat(stats_path).st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=None)
+def _counted_hsps(stats_path: str, stamp: int) -> int:
     from ..formats import read_tsv
 
     return sum(int(row["hsps"]) for row in read_tsv(stats_path))
