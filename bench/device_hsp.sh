@@ -135,11 +135,14 @@ if [ "$what" = align ]; then
             /usr/bin/time -f "align --backend $backend: %e s wall, %M KB peak" python3 -m gpu_kernels align /tmp/same/h20_a.fa \
                 /tmp/same/h20_b.fa --backend $backend --secondary -o /tmp/same/$backend.paf --delta /tmp/same/$backend.delta \
                 --snps /tmp/same/$backend.snps --sam /tmp/same/$backend.sam --chains /tmp/same/$backend.chains.paf \
-                --chain-file /tmp/same/$backend.chain 2>&1 | tail -2 | tee -a "$OUT/same.log"
+                --chain-file /tmp/same/$backend.chain --vcf /tmp/same/$backend.vcf 2>&1 | tail -2 | tee -a "$OUT/same.log"
         done
         for kind in paf delta snps sam chains.paf chain; do
             cmp /tmp/same/numpy.$kind /tmp/same/cupy.$kind && echo "$kind: numpy and cupy identical, $(wc -l < /tmp/same/cupy.$kind) lines" | tee -a "$OUT/same.log"
         done
+        # the VCF's header names the command line (its --backend): the records compared
+        cmp <(grep -v '^##' /tmp/same/numpy.vcf) <(grep -v '^##' /tmp/same/cupy.vcf) && \
+            echo "vcf records: numpy and cupy identical, $(grep -vc '^#' /tmp/same/cupy.vcf) records" | tee -a "$OUT/same.log"
         exit 0
     fi
     if [ "${WORKFLOW:-0}" = 1 ]; then  # the workflow's default outputs (alignments included) on 2 x 3 x 30 Mbp

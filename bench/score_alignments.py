@@ -35,13 +35,15 @@ def main() -> None:
     parser.add_argument("--shifts", action="store_true", help="also precision and recall with an indel placed "
                         "elsewhere in a run of one letter counted right (reads PREFIX_a.fa and PREFIX_b.fa beside "
                         "PREFIX_truth.npz)")
+    parser.add_argument("--skip-n", action="store_true", help="leave out the columns holding an N, and the true "
+                        "pairs of N bases (assembly gaps: their bases are unknown; reads the FASTA as --shifts does)")
     parser.add_argument("pafs", nargs="+", help="LABEL=PATH or PATH")
     args = parser.parse_args()
-    truth = Truth(args.truth)
+    prefix = args.truth[:-len("_truth.npz")] if args.truth.endswith("_truth.npz") else args.truth
+    truth = Truth(args.truth, (prefix + "_a.fa", prefix + "_b.fa") if args.skip_n else None)
     total = truth.true_pairs()
     shifts = None
     if args.shifts:
-        prefix = args.truth[:-len("_truth.npz")] if args.truth.endswith("_truth.npz") else args.truth
         shifts = Shifts(truth, prefix + "_a.fa", prefix + "_b.fa")
     held = None
     if args.held:

@@ -143,12 +143,14 @@ def flipped(origin: np.ndarray) -> np.ndarray:
 
 
 def heavy_descendant(rng: np.random.Generator, ancestor: np.ndarray, subst: float, truth: bool = False,
-                     indel_mean: float = 1.0):
+                     indel_mean: float = 1.0, n_gaps: float | None = None):
     """(codes, soft mask): substitutions, indels at a tenth of that, inversions, one translocation,
     N gaps and lowercase stretches; truth: (codes, soft mask, origin) with each base's origin
     (NO_ORIGIN, or its ancestral position + 1, negative where reverse-complemented). The same
     random draws either way, so a seed gives the same genomes with or without the truth. indel_mean:
-    the indels' mean length (1: single bases)."""
+    the indels' mean length (1: single bases). n_gaps: N runs a Mbp (None: one a 5 Mbp, each its
+    stretch's own length); given, half of them are assembly gaps of unknown size, 100 N in place of
+    100 to 5,000 bases (as AGP's `U` gaps), the others as long as the bases they replace."""
     origin = np.arange(1, ancestor.size + 1, dtype=np.int64) if truth else None
     seq = substitute(rng, ancestor, subst)
     if truth:
@@ -164,12 +166,15 @@ def heavy_descendant(rng: np.random.Generator, ancestor: np.ndarray, subst: floa
     if truth:
         moved, kept = origin[at:at + size], np.concatenate((origin[:at], origin[at + size:]))
         origin = np.concatenate((kept[:to], moved, kept[to:]))
-    for _ in range(max(1, seq.size // 5_000_000)):  # N gaps
-        gap = int(rng.integers(100, 5000))
-        at = int(rng.integers(0, max(1, seq.size - gap)))
-        seq[at:at + gap] = N_CODE
-        if truth:
-            origin[at:at + gap] = NO_ORIGIN
+    if n_gaps is None:
+        for _ in range(max(1, seq.size // 5_000_000)):  # N gaps
+            gap = int(rng.integers(100, 5000))
+            at = int(rng.integers(0, max(1, seq.size - gap)))
+            seq[at:at + gap] = N_CODE
+            if truth:
+                origin[at:at + gap] = NO_ORIGIN
+    else:
+        seq, origin = assembly_gaps(rng, seq, origin, int(round(seq.size * n_gaps / 1e6)))
     mask = np.zeros(seq.size, dtype=bool)
     for _ in range(max(1, seq.size // 50_000)):  # soft-masked stretches
         span = int(rng.integers(100, 3000))
@@ -178,19 +183,47 @@ def heavy_descendant(rng: np.random.Generator, ancestor: np.ndarray, subst: floa
     return (seq, mask, origin) if truth else (seq, mask)
 
 
+def assembly_gaps(rng: np.random.Generator, seq: np.ndarray, origin: np.ndarray | None, count: int):
+    """count N runs drawn into seq (and its origins): each replaces 100 to 5,000 bases, by as many N
+    or (half of them) by 100 N, an unsized gap."""
+    starts = np.sort(rng.choice(seq.size - 5000, size=count, replace=False)) if count else np.zeros(0, np.int64)
+    pieces, origins, at = [], [], 0
+    for start in starts:
+        if start < at:
+            continue
+        length = int(rng.integers(100, 5000))
+        written = 100 if rng.random() < 0.5 else length
+        pieces += [seq[at:start], np.full(written, N_CODE, np.uint8)]
+        if origin is not None:
+            origins += [origin[at:start], np.full(written, NO_ORIGIN, origin.dtype)]
+        at = start + length
+    pieces.append(seq[at:])
+    if origin is not None:
+        origins.append(origin[at:])
+        origin = np.concatenate(origins)
+    return np.concatenate(pieces), origin
+
+
 def heavy_pair(length: int, chromosomes: int = 1, seed: int = 1, truth: bool = False,
-               rates: tuple[float, float] = (0.02, 0.10), indel_mean: float = 1.0):
+               rates: tuple[float, float] = (0.02, 0.10), indel_mean: float = 1.0, n_gaps: float | None = None,
+               shared_gaps: float = 0):
     """(query chromosomes, reference chromosomes, query masks, reference masks) of the heavy model;
     truth: and (query origins, reference origins), chromosome by chromosome (chromosome i of each
     genome descends from ancestor i). rates: each genome's substitutions from the ancestor (indels
-    at a tenth of that, of mean length indel_mean)."""
+    at a tenth of that, of mean length indel_mean). n_gaps: each genome's own N runs a Mbp
+    (heavy_descendant); shared_gaps: N runs a Mbp of the ancestor, in both genomes."""
     rng = np.random.default_rng(seed)
     size = length // chromosomes
     query, reference, qmask, rmask, origins = [], [], [], [], ([], [])
     for _ in range(chromosomes):
         ancestor = heavy_ancestor(rng, size)
+        gaps = np.zeros(size + 1, dtype=bool)  # by origin: N runs both genomes inherit (a region open in both)
+        for at in rng.choice(size - 5000, size=int(round(size * shared_gaps / 1e6)), replace=False):
+            gaps[1 + at:1 + at + int(rng.integers(100, 5000))] = True
         for side, (out, masks, rate) in enumerate(((query, qmask, rates[0]), (reference, rmask, rates[1]))):
-            made = heavy_descendant(rng, ancestor, rate, truth, indel_mean)
+            made = heavy_descendant(rng, ancestor, rate, truth or shared_gaps > 0, indel_mean, n_gaps)
+            if shared_gaps:
+                made[0][gaps[np.abs(made[2])] & (made[2] != NO_ORIGIN)] = N_CODE
             out.append(made[0])
             masks.append(made[1])
             if truth:
@@ -249,11 +282,15 @@ def main() -> None:
                         "descends from which ancestral base in both genomes (bench/score_alignments.py reads it)")
     parser.add_argument("--indel-mean", type=float, default=1.0, help="heavy model: the indels' mean length "
                         "(default 1: single bases; over 1, geometric lengths of that mean)")
+    parser.add_argument("--n-gaps", type=float, help="heavy model: N runs a Mbp of each genome, half of them "
+                        "unsized (100 N for 100-5,000 bases; default: one a 5 Mbp, sized)")
+    parser.add_argument("--shared-gaps", type=float, default=0, help="heavy model: N runs a Mbp of the ancestor, "
+                        "100-5,000 N that both genomes inherit")
     args = parser.parse_args()
     names = [f"chr{i + 1}" for i in range(args.chromosomes)]
     if args.model == "heavy":
         made = heavy_pair(int(args.length), args.chromosomes, args.seed, args.truth, tuple(args.rates),
-                          args.indel_mean)
+                          args.indel_mean, args.n_gaps, args.shared_gaps)
         first, second, first_mask, second_mask = made[:4]
         write_fasta(f"{args.out}_a.fa", names, first, first_mask)
         write_fasta(f"{args.out}_b.fa", names, second, second_mask)

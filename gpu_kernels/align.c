@@ -97,7 +97,7 @@ typedef struct {
     int64_t n;
     int match, mismatch, go, ge, band;
     int64_t *score, *columns;       /* the fill's score; its number of columns */
-    int64_t *counts;                /* =, X, I, D columns, 4 a gap */
+    int64_t *counts;                /* COUNT_KINDS a gap */
     uint8_t *ops;                   /* column codes: 0 = 1 X 2 I 3 D */
     int64_t next;
     int failed;
@@ -182,7 +182,7 @@ static int64_t fill_gap(const fill_job *f, int64_t g, uint8_t *dir, int32_t *hro
         for (int64_t d = j1 - i - lo + 1; d < w; d++)
             hrow[d] = frow[d] = NEG;
     }
-    f->columns[g] = fill_trace(dir, w, lo, dx, dy, q, r, 1, f->ops + f->at[g], f->counts + 4 * g);
+    f->columns[g] = fill_trace(dir, w, lo, dx, dy, q, r, 1, f->ops + f->at[g], f->counts + COUNT_KINDS * g);
     return hrow[dy - dx - lo];
 }
 
@@ -220,7 +220,7 @@ static void fill_part(void *arg, int t, int threads) {
 }
 
 /* The gap buffers align_fill and align_posterior take, in this order: q, rf, rr, qpos, rpos, dx, dy,
- * at, strand, score, columns, counts, ops (items of 1 or 8 bytes a gap, counts 4 int64, every gap's
+ * at, strand, score, columns, counts, ops (items of 1 or 8 bytes a gap, counts COUNT_KINDS int64, every gap's
  * columns inside ops); 0 with the Python error set where they are not. */
 int gap_buffers_ok(const Py_buffer *b, const char *name) {
     const int64_t n = b[3].len / 8;
@@ -228,7 +228,7 @@ int gap_buffers_ok(const Py_buffer *b, const char *name) {
     for (int k = 4; k < 8 && ok; k++)
         ok = check_items(&b[k], name, 8, n);
     ok = ok && check_items(&b[8], name, 1, n) && check_items(&b[9], name, 8, n) && check_items(&b[10], name, 8, n) &&
-         check_items(&b[11], name, 32, n);
+         check_items(&b[11], name, 8 * COUNT_KINDS, n);
     if (ok) {
         const int64_t *dx = b[5].buf, *dy = b[6].buf, *at = b[7].buf;
         for (int64_t g = 0; g < n && ok; g++)
@@ -320,7 +320,7 @@ static int64_t extend_end(const extend_job *x, int64_t e, uint8_t *dir, int32_t 
         if (row_best < best - x->xdrop)
             break;
     }
-    fill_trace(dir, w, lo, bi, bj, q, r, s, x->ops + x->at[e], x->counts + 4 * e);
+    fill_trace(dir, w, lo, bi, bj, q, r, s, x->ops + x->at[e], x->counts + COUNT_KINDS * e);
     x->dq[e] = bi;
     x->dr[e] = bj;
     return best;
@@ -364,14 +364,14 @@ PyObject *py_align_extend(PyObject *self, PyObject *args) {
                           &b[6], &b[7], &b[8], &b[9], &match, &mismatch, &go, &ge, &band, &xdrop, &b[10], &b[11],
                           &b[12], &b[13], &b[14], &threads))
         return NULL;
-    /* b: q, rf, rr, qpos, rpos, step (int8), lq, lr, strand (int8), at; score, dq, dr, counts (4 a end), ops */
+    /* b: q, rf, rr, qpos, rpos, step (int8), lq, lr, strand (int8), at; score, dq, dr, counts (COUNT_KINDS an end), ops */
     const int64_t n = b[3].len / 8;
     int ok = band >= 0 && xdrop >= 0 && check_items(&b[4], "align_extend", 8, n) &&
              check_items(&b[5], "align_extend", 1, n) && check_items(&b[6], "align_extend", 8, n) &&
              check_items(&b[7], "align_extend", 8, n) && check_items(&b[8], "align_extend", 1, n) &&
              check_items(&b[9], "align_extend", 8, n) && check_items(&b[10], "align_extend", 8, n) &&
              check_items(&b[11], "align_extend", 8, n) && check_items(&b[12], "align_extend", 8, n) &&
-             check_items(&b[13], "align_extend", 32, n);
+             check_items(&b[13], "align_extend", 8 * COUNT_KINDS, n);
     if (ok) {
         const int64_t *lq = b[6].buf, *lr = b[7].buf, *at = b[9].buf;
         for (int64_t e = 0; e < n && ok; e++)

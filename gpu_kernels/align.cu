@@ -102,7 +102,7 @@ extern "C" __global__ void align_fill(const unsigned char* q, const unsigned cha
             __syncwarp();
         }
         if (lane == 0)
-            columns[g] = fill_trace(dir, w, lo, dx, dy, qs, rs, 1, ops_all + at[g], counts + 4 * g);
+            columns[g] = fill_trace(dir, w, lo, dx, dy, qs, rs, 1, ops_all + at[g], counts + COUNT_KINDS * g);
         __syncwarp();
     }
 }

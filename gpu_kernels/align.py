@@ -20,12 +20,12 @@ import numpy as np
 
 from . import native
 from .arrays import BLOCK, WARP, array_module, blocks as grid, cupy, exclusive_sum, kernel, launch_parts, to_host
-from .backbone import backbone
 from .chains import _Clock, block_positions
 from .letters import NONE
+from .one_to_one import one_to_one
 from .params import Params
 from .posterior import band_widths, posterior_pass, posterior_pass_cupy
-from .schema import ALIGNMENT
+from .schema import ALIGNMENT, COUNT_KINDS, UNKNOWN
 from .seqset import SeqSet, reverse_complement
 
 log = logging.getLogger(__name__)
@@ -56,7 +56,7 @@ def pieces(achain, alen, g, gscore, gcounts, shift, params: Params) -> dict:
     """The alignments (the chains cut at every gap scoring under -zdrop or moving the diagonal
     split_indel bases or more, and where the drop scores' running score falls zdrop below its best:
     pieces.c) as `first` and `last` anchors, `score` and
-    the columns by kind (`matches`, `mismatches`, `insertions`, `deletions`), before their ends are
+    the columns by kind (`matches`, `mismatches`, `insertions`, `deletions`, `unknown`), before their ends are
     extended and those under min_align_score dropped (finish). On the anchors' device; the cut is
     made on the host, the same for both."""
     xp = array_module(alen)
@@ -65,7 +65,8 @@ def pieces(achain, alen, g, gscore, gcounts, shift, params: Params) -> dict:
     cut = xp.ones(n, dtype=xp.uint8)  # a chain's last anchor, a gap filled under -zdrop or a long indel
     cut[g] = (gscore < -a.zdrop - a.gap_extend * shift) | ((shift >= a.split_indel) if a.split_indel else False)
     drift = xp.zeros(n, dtype=xp.int64)  # what a gap adds to the drop scores' running score
-    drift[g] = gcounts[:, 0] - a.drop_mismatch * gcounts[:, 1] - a.drop_gap * (gcounts[:, 2] + gcounts[:, 3])
+    drift[g] = (gcounts[:, 0] - a.drop_mismatch * (gcounts[:, 1] - gcounts[:, UNKNOWN])
+                - a.drop_gap * (gcounts[:, 2] + gcounts[:, 3]))  # an N column: 0, as in the fills
     moved = xp.zeros(n, dtype=xp.int64)  # how far a gap moves the diagonal
     moved[g] = gcounts[:, 3] - gcounts[:, 2]
     piece, first, last = (np.empty(n, dtype=np.int64) for _ in range(3))
@@ -74,7 +75,7 @@ def pieces(achain, alen, g, gscore, gcounts, shift, params: Params) -> dict:
     piece, first, last = (xp.asarray(v) for v in (piece, first[:count], last[:count]))
     inside = (piece[g] >= 0) & (piece[g] == piece[g + 1])  # the gaps a piece holds
     kept = g[inside]
-    per_anchor = xp.zeros((n, 4), dtype=xp.int64)  # the gap after each anchor, where it is kept
+    per_anchor = xp.zeros((n, COUNT_KINDS), dtype=xp.int64)  # the gap after each anchor, where it is kept
     per_anchor[kept] = gcounts[inside]
     score = alen * a.align_match
     score[kept] += gscore[inside]
@@ -85,7 +86,7 @@ def pieces(achain, alen, g, gscore, gcounts, shift, params: Params) -> dict:
 
     # a piece's last anchor's gap is not its own: cut, dropped, or the chain ended there
     columns = {"score": total(score), "matches": total(alen + per_anchor[:, 0])}
-    for k, name in enumerate(("mismatches", "insertions", "deletions"), start=1):
+    for k, name in enumerate(("mismatches", "insertions", "deletions", "unknown"), start=1):
         columns[name] = total(per_anchor[:, k])
     return {"first": first, "last": last, **columns}
 
@@ -118,7 +119,7 @@ def align_chains(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, p
     gat = exclusive_sum(dx + dy)
     ops = np.zeros(int(gat[-1]), dtype=np.uint8)  # a gap's unused bytes stay 0 (the device's too)
     gscore, gcols = np.empty(g.size, dtype=np.int64), np.empty(g.size, dtype=np.int64)
-    gcounts = np.empty((g.size, 4), dtype=np.int64)
+    gcounts = np.empty((g.size, COUNT_KINDS), dtype=np.int64)
     gstrand = astrand[g]
     cpu.align_fill(q, rf, rr, gq, gr, dx, dy, gat[:-1].copy(), gstrand, a.align_match, a.align_mismatch,
                    a.gap_open, a.gap_extend, a.band, gscore, gcols, gcounts, ops, threads)
@@ -192,7 +193,7 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
     gat = exclusive_sum(dx + dy)
     ops = cp.zeros(max(int(gat[-1]), 1), dtype=cp.uint8)
     gscore, gcols = cp.zeros(n, dtype=cp.int64), cp.zeros(n, dtype=cp.int64)
-    gcounts = cp.zeros((n, 4), dtype=cp.int64)
+    gcounts = cp.zeros((n, COUNT_KINDS), dtype=cp.int64)
     if n:
         # largest first, so that the largest start early
         order = cp.argsort(-(dx + 1) * band_widths(dx, dy, a.band))
@@ -201,7 +202,7 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
         width = band_widths(sdx, sdy, a.band)
         cells = (sdx + 1) * width
         ends = cp.cumsum(cells).get()
-        score, cols, counts = cp.zeros(n, dtype=cp.int64), cp.zeros(n, dtype=cp.int64), cp.zeros((n, 4), dtype=cp.int64)
+        score, cols, counts = cp.zeros(n, dtype=cp.int64), cp.zeros(n, dtype=cp.int64), cp.zeros((n, COUNT_KINDS), dtype=cp.int64)
         fill = kernel("align.cu", "align_fill")
         for part in launch_parts(ends, FILL_BYTES):
             dir_at = exclusive_sum(cells[part])
@@ -247,8 +248,8 @@ def extend_ends(found: dict, achain, ax, ay, alen, qoff, qlen, roff, rlen, stran
     first, last = found["first"], found["last"]
     n = int(first.size)
     ext = np.zeros((n, len(EXTENSION)), dtype=np.int64)
-    if n == 0 or not a.end_xdrop:  # added: score, then =, X, I, D columns
-        return ext, np.zeros(0, dtype=np.uint8), np.zeros((n, 5), dtype=np.int64)
+    if n == 0 or not a.end_xdrop:  # added: score, then the columns by kind (COUNT_KINDS)
+        return ext, np.zeros(0, dtype=np.uint8), np.zeros((n, 1 + COUNT_KINDS), dtype=np.int64)
     # every piece's two ends (its start's n rows, then its end's): a chain's own ends up to the records'
     # ends, the ends where it was cut (a long indel, a fill or a drop under zdrop) up to the next piece's anchors
     max_gap = params.chaining.max_gap
@@ -269,12 +270,12 @@ def extend_ends(found: dict, achain, ax, ay, alen, qoff, qlen, roff, rlen, stran
     at = exclusive_sum(lq + lr)
     ops = np.zeros(int(at[-1]), dtype=np.uint8)
     score, dq, dr = (np.empty(2 * n, dtype=np.int64) for _ in range(3))
-    counts = np.empty((2 * n, 4), dtype=np.int64)
+    counts = np.empty((2 * n, COUNT_KINDS), dtype=np.int64)
     native.module("_cpu").align_extend(
         query.codes, reference.codes, reference.reverse_codes, qpos, rpos, step, lq, lr,
         np.ascontiguousarray(np.concatenate((strand, strand))), at[:-1].copy(), a.align_match, a.align_mismatch,
         a.gap_open, a.gap_extend, a.band, a.end_xdrop, score, dq, dr, counts, ops, threads or native.threads())
-    cols = counts.sum(axis=1)
+    cols = counts[:, :UNKNOWN].sum(axis=1)
     ext[:, 0], ext[:, 1], ext[:, 4], ext[:, 5] = dq[:n], dr[:n], at[:n], cols[:n]
     ext[:, 2], ext[:, 3], ext[:, 6], ext[:, 7] = dq[n:], dr[n:], at[n:-1], cols[n:]
     both = np.column_stack((score, counts))
@@ -298,7 +299,7 @@ def finish(found: dict, chains: dict, achain, astrand, ax, ay, alen, g, gat, gco
     ext, eops, added = extend_ends(found, achain, ax, ay, alen, qoff, query.lengths[qrec], roff, rlen, strand,
                                    query, reference, params, threads)
     columns = {name: found[name] + added[:, k] for k, name in enumerate(("score", "matches", "mismatches",
-                                                                         "insertions", "deletions"))}
+                                                                         "insertions", "deletions", "unknown"))}
     keep = np.flatnonzero(columns["score"] >= params.aligning.min_align_score)
     first, last, chain, qrec, rrec, strand, reverse, qoff, roff, rlen, ext = (
         v[keep] for v in (first, last, chain, qrec, rrec, strand, reverse, qoff, roff, rlen, ext))
@@ -317,33 +318,6 @@ def finish(found: dict, chains: dict, achain, astrand, ax, ay, alen, g, gat, gco
 
 
 TEXTS = {"cigar": 0, "cs": 1, "delta": 2, "snps": 3}
-
-
-def one_to_one(al: dict, qlens, rlens, eligible=None) -> np.ndarray:
-    """The one-to-one alignments (int8 1), taken by score descending (ties: table order): one joins
-    where more than half of its span on the query and more than half on the reference are not yet
-    covered by one that joined (chains.backbone's rule, on the gapped spans). A chain of the backbone
-    can hold a repeat hit where its HSPs left the true alignment's bases uncovered; once the true
-    chain's gaps are filled, that hit overlaps it and is secondary. eligible: the rows that may join
-    (the backbone chains' alignments: with `secondary` the others are only added, never chosen)."""
-    if eligible is not None:
-        rows = np.flatnonzero(np.asarray(eligible))
-        keep = np.zeros(int(al["qstart"].size), dtype=np.int8)
-        keep[rows] = one_to_one({name: al[name][rows] for name in ("qrec", "rrec", "strand", "score", "qstart",
-                                                                    "qend", "rstart", "rend")}, qlens, rlens)
-        return keep
-    n = int(al["qstart"].size)
-    order = np.lexsort((np.arange(n), -al["score"]))
-    rlen = np.asarray(rlens, dtype=np.int64)[al["rrec"][order].astype(np.int64)]
-    reverse = al["strand"][order] == 1
-    rstart, rend = al["rstart"][order], al["rend"][order]
-    ranked = {"chain": np.arange(n, dtype=np.int64), "qrec": al["qrec"][order], "rrec": al["rrec"][order],
-              "strand": al["strand"][order]}
-    spans = {"chain": ranked["chain"], "x0": al["qstart"][order], "xe": al["qend"][order],
-             "y0": np.where(reverse, rlen - rend, rstart), "ye": np.where(reverse, rlen - rstart, rend)}
-    keep = np.zeros(n, dtype=np.int8)
-    keep[order] = backbone(ranked, spans, qlens, rlens, pairs=False)
-    return keep
 
 
 def text_of(alignments: dict, query: SeqSet, reference: SeqSet, kind: str, threads: int = 0) -> tuple:
@@ -389,30 +363,40 @@ def _snp_parts(al: dict, query: SeqSet, reference: SeqSet) -> list:
             np.concatenate(([0], ends)).astype(np.int64)]
 
 
-def write_alignments(al: dict, query: SeqSet, reference: SeqSet, paths: dict, meta: dict, sam_seq: bool = True) -> None:
+def write_alignments(al: dict, query: SeqSet, reference: SeqSet, paths: dict, meta: dict, sam_seq: bool = True,
+                     variants_if=None) -> dict:
     """The alignments written where paths say (by kind: paf with cg:Z and cs:Z, delta (MUMmer), snps
     (SNPs and indels), sam, table (Parquet, the ALIGNMENT record)); meta: the run's metadata (record
     tables, parameters, FASTA paths), as the HSP table holds it. The texts are made from the
-    alignments' columns as they are needed (text_of). sam_seq: the SAM lines' SEQ written (else `*`)."""
+    alignments' columns as they are needed (text_of). sam_seq: the SAM lines' SEQ written (else `*`).
+    Returns the alignments as written (write_aligned's)."""
     reference.reverse_codes  # made once, before threads read them
-    write_aligned(al, lambda kind: text_of(al, query, reference, kind),
-                  (query.names, query.lengths, reference.names, reference.lengths), paths, meta, reference,
-                  query, sam_seq)
+    return write_aligned(al, lambda kind: text_of(al, query, reference, kind),
+                         (query.names, query.lengths, reference.names, reference.lengths), paths, meta, reference,
+                         query, sam_seq, variants_if)
 
 
 def write_aligned(al: dict, text, records: tuple, paths: dict, meta: dict, reference=None, query=None,
-                  sam_seq: bool = True) -> None:
+                  sam_seq: bool = True, variants_if=None) -> dict:
     """write_alignments of alignments whose texts text(kind) gives (align.text_of's kinds: a string
     table a kind, made by text_of or kept from a pipeline's parts); records: (query names, lengths,
-    reference names, lengths). The table is compressed on a thread beside the texts (both release the
-    interpreter's lock). reference and query: the SeqSets the VCF (kind vcf: formats/vcf.py) reads its
-    bases from; the query's bases are also the SAM lines' SEQ where sam_seq (else `*`)."""
+    reference names, lengths). First the one-to-one alignments are cut where they share bases
+    (one_to_one.trimmed, which reads the N columns of its cuts from query and reference), so that every
+    output, count and variant holds each base once. The table is compressed on a thread beside the texts
+    (both release the interpreter's lock). reference and query: the SeqSets the VCF (kind vcf:
+    formats/vcf.py) reads its bases from; the query's bases are also the SAM lines' SEQ where sam_seq
+    (else `*`). variants_if(al): asked once the alignments are cut, whether the SNP and VCF files are
+    written (many genomes: close pairs only). Returns the alignments as written."""
     from concurrent.futures import ThreadPoolExecutor
 
     from .formats import alignments as formats
+    from .one_to_one import trimmed
 
     qnames, qlens, rnames, rlens = records
     start = time.perf_counter()
+    al, text = trimmed(al, text, query, reference, Params(**meta["params"]) if meta.get("params") else Params())
+    if variants_if is not None and not variants_if(al):
+        paths = {kind: path for kind, path in paths.items() if kind not in ("snps", "vcf")}
     with ThreadPoolExecutor(2) as side:
         # the cs strings made beside the CIGARs: a few long alignments keep each pass's last threads
         # busy alone, so two passes at once fill the cores better
@@ -443,3 +427,4 @@ def write_aligned(al: dict, text, records: tuple, paths: dict, meta: dict, refer
         if table is not None:
             table.result()
             log.info("%s: alignment table written (%.2f s)", paths["table"], time.perf_counter() - start)
+    return al

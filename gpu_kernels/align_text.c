@@ -70,11 +70,7 @@ static uint8_t letter_at(const int64_t *pos, const uint8_t *let, int64_t n, int6
 
 static char *put_count(char *p, int64_t v, int64_t *size) {
     char digits[24];
-    int n = 0;
-    do {
-        digits[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
+    const int n = reversed_digits(v, digits);
     if (p)
         for (int k = n - 1; k >= 0; k--)
             *p++ = digits[k];

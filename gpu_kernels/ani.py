@@ -28,8 +28,10 @@ def pair_ani(al: dict, qlens, rlens) -> dict:
     fractions 0."""
     one = np.asarray(al["backbone"]) == 1
     qlens, rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
-    matches, mismatches, insertions, deletions = (int(np.asarray(al[name], dtype=np.int64)[one].sum())
-                                                  for name in ("matches", "mismatches", "insertions", "deletions"))
+    matches, mismatches, insertions, deletions, unknown = (
+        int(np.asarray(al[name], dtype=np.int64)[one].sum())
+        for name in ("matches", "mismatches", "insertions", "deletions", "unknown"))
+    mismatches -= unknown  # a column holding an N: its bases are unknown, neither like nor unlike
     sides = {}
     for side, lens in (("q", qlens), ("r", rlens)):
         starts, ends, recs = (np.asarray(al[f"{side}{name}"])[one] for name in ("start", "end", "rec"))

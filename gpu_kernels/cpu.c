@@ -251,6 +251,12 @@ static PyMethodDef methods[] = {
     {"align_text", py_align_text, METH_VARARGS,
      "align_text(q, rf, rr, ax, ay, alen, gat, gcols, ops, first, last, strand, cs, size, out, threads): the "
      "alignments' CIGARs or cs strings, sized (out empty) or written (align.c)"},
+    {"trim_walk", py_trim_walk, METH_VARARGS,
+     "trim_walk(cigars, offsets, want, q_front, q_back, r_front, r_back, step, q, r, match, mismatch, gap_open, "
+     "gap_extend, out, threads): each alignment's cuts found on its CIGAR (align_trim.c)"},
+    {"trim_text", py_trim_text, METH_VARARGS,
+     "trim_text(kind, text, offsets, front, back, columns, size, out, threads): CIGARs, cs strings or delta "
+     "indel lines cut (align_trim.c)"},
     {NULL, NULL, 0, NULL},
 };
 

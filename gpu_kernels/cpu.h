@@ -26,6 +26,16 @@ typedef void (*task_fn)(void *arg, int t, int threads);
 void run_parallel(task_fn fn, void *arg, int threads);
 
 /* counts[0..n) replaced by the sums of the counts before each (where each part writes); returns the total. */
+/* v's decimal digits into digits (24 bytes), the last first; returns how many (the texts' numbers). */
+static inline int reversed_digits(int64_t v, char *digits) {
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    return n;
+}
+
 static inline int64_t exclusive_sum(int64_t *counts, int n) {
     int64_t total = 0;
     for (int t = 0; t < n; t++) {
@@ -132,6 +142,8 @@ PyObject *py_align_fill(PyObject *self, PyObject *args);
 PyObject *py_align_posterior(PyObject *self, PyObject *args);
 int gap_buffers_ok(const Py_buffer *b, const char *name);
 PyObject *py_align_text(PyObject *self, PyObject *args);
+PyObject *py_trim_walk(PyObject *self, PyObject *args);
+PyObject *py_trim_text(PyObject *self, PyObject *args);
 PyObject *py_split_pieces(PyObject *self, PyObject *args);
 PyObject *py_align_extend(PyObject *self, PyObject *args);
 

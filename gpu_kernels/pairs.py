@@ -38,12 +38,12 @@ def align_loaded(loaded, params: Params, paths: dict, hsps: str | None = None, s
                            wants_chains)
         if device_done is not None:
             device_done()
-        paths = _variants_kept(paths, pair.alignments, variants_if)
         meta = {"query": {"names": list(q.names), "lengths": q.lengths.tolist()},
                 "reference": {"names": list(r.names), "lengths": r.lengths.tolist()},
                 "params": params.as_dict(), "stats": {}, **loaded.sources}
-        write_pair(pair, (q.names, q.lengths, r.names, r.lengths), paths, meta, params, r, q if sam_seq else None)
-        al, chains, how = pair.alignments, pair.chains, "in parts"
+        al = write_pair(pair, (q.names, q.lengths, r.names, r.lengths), paths, meta, params, r, q, sam_seq,
+                        variants_if)
+        chains, how = pair.chains, "in parts"
     else:
         result = compare_loaded(loaded, params)
         handed = host_after_hsps and not hsps  # the HSP table is streamed off the device: kept there
@@ -60,14 +60,14 @@ def finish_whole(result, paths: dict, hsps: str | None = None, sam_seq: bool = T
     """A pair compared whole (compare_loaded's Result) chained, aligned and written, as align_loaded
     says; device_done(): called once its device work is done (where it is still on a device)."""
     chains = result.chain()
-    al = result.align()
+    result.align()
     if hsps:
         result.write_parquet(hsps, last=True)
     if device_done is not None:
         device_done()
     if any(paths.get(kind) for kind in CHAIN_PATHS):
         result.write_chains(paths)
-    result.write_alignments(_variants_kept(paths, al, variants_if), sam_seq)
+    al = result.write_alignments(paths, sam_seq, variants_if)
     backend = result.stats.get("backend", result.backend.name)  # the device's, where handed to the host
     return al, summary(al, chains, f"of {result.stats['hsps']} HSPs", backend, start)
 
@@ -83,10 +83,3 @@ def summary(al: dict, chains: dict, how: str, backend: str, start: float | None)
     took = "" if start is None else f", {time.perf_counter() - start:.2f} s"
     return (f"{al['qstart'].size} alignments ({int(al['backbone'].sum())} in the backbone) of {chains['chain'].size} "
             f"chains {how}, {aligned} query bases aligned, backend {backend}{took}")
-
-
-def _variants_kept(paths: dict, al: dict, variants_if) -> dict:
-    """paths without the SNP and VCF files where variants_if(al) says no."""
-    if variants_if is None or variants_if(al):
-        return paths
-    return {kind: path for kind, path in paths.items() if kind not in ("snps", "vcf")}

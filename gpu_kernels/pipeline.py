@@ -23,13 +23,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .align import TEXT_PARTS, align_chains, one_to_one, text_of
+from .align import TEXT_PARTS, align_chains, text_of
 from .arrays import row_groups, stable_argsort, to_host
 from .backbone import backbone
 from .chains import _blocks_of
 from .diagonals import keys_fit
 from .encode import GAP
 from .errors import InputError
+from .one_to_one import one_to_one
 from .formats.strings import take_strings
 from .params import Params
 from .placement import refine_blocks
@@ -405,13 +406,15 @@ def align_parts(query: SeqSet, reference: SeqSet, params: Params, backend, texts
 
 
 def write_pair(pair: Pair, records: tuple, paths: dict, meta: dict, params: Params, reference=None,
-               query=None) -> None:
+               query=None, sam_seq: bool = True, variants_if=None) -> dict:
     """An assembled pair's outputs where paths say: the alignments' kinds (align.write_aligned's) and
-    the chains' (write_chains); reference, query: align.write_aligned's."""
+    the chains' (write_chains); reference, query, sam_seq, variants_if: align.write_aligned's. Returns
+    the alignments as written."""
     from .align import write_aligned
 
     write_chains(pair, records, paths, meta, params)
-    write_aligned(pair.alignments, pair.texts.__getitem__, records, paths, meta, reference, query)
+    return write_aligned(pair.alignments, pair.texts.__getitem__, records, paths, meta, reference, query, sam_seq,
+                         variants_if)
 
 
 def write_chains(pair: Pair, records: tuple, paths: dict, meta: dict, params: Params) -> None:

@@ -112,7 +112,7 @@ static void posterior_part(void *arg, int t, int threads) {
         }
         p->score[g] = posterior_gap(p->q + p->qpos[g], (p->strand[g] ? p->rr : p->rf) + p->rpos[g], p->dx[g],
                                     p->dy[g], p->band, &p->h, p->match, p->mismatch, p->go, p->ge, scratch, dir,
-                                    p->ops + p->at[g], p->counts + 4 * g, p->columns + g);
+                                    p->ops + p->at[g], p->counts + COUNT_KINDS * g, p->columns + g);
     }
     free(scratch), free(dir);
 }

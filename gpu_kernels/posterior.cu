@@ -169,7 +169,7 @@ extern "C" __global__ void align_posterior(const unsigned char* q, const unsigne
         centroid_pass(&h, dx, dy, lo, hi, w, fmbm, per_z, carry, dir, lane);
         if (lane == 0)
             score[g] = posterior_trace(qs, rs, dx, dy, lo, w, dir, match, mismatch, gap_open + gap_extend, gap_extend,
-                                       ops_all + at[g], counts + 4 * g, columns + g);
+                                       ops_all + at[g], counts + COUNT_KINDS * g, columns + g);
         __syncwarp();
     }
 }

@@ -11,8 +11,8 @@
  * after one to the cell before the next, in M at both ends.
  *
  * Cell (i, j): i query bases and j reference bases of the gap taken; the band is align_fill's (band_of).
- * Emissions are over the background's (a pair 4 (1 - sigma) if equal and ACGT, 4 sigma / 3 otherwise;
- * a lone base 1); rows are rescaled to sum 1 as they are made, which leaves P unchanged: P(i, j) is
+ * Emissions are over the background's (a pair 4 (1 - sigma) if equal and ACGT, 1 if either is N,
+ * 4 sigma / 3 otherwise; a lone base 1); rows are rescaled to sum 1 as they are made, which leaves P unchanged: P(i, j) is
  * F_M B_M over the row's sum of F_M B_M and F_I B_I, each query base being in M or I exactly once.
  * Rows are rescaled (to sum 1) every POSTERIOR_ROWS rows, the last of each run of them from the gap's
  * start (forward) or end (backward): the device makes a run's rows at once, a lane a row, each a
@@ -46,7 +46,7 @@ SCORING_FN pair_hmm pair_hmm_of(double sigma, double delta, double epsilon, doub
 }
 
 SCORING_FN double emission(const pair_hmm *h, unsigned char a, unsigned char c) {
-    return a == c && a < 4 ? h->same : h->other;
+    return a > 3 || c > 3 ? 1.0 : a == c ? h->same : h->other;  /* an N: unknown, the background's */
 }
 
 /* Backward, a cell from those after it: diag, the emission of the next pair times (i + 1, j + 1)'s M;
@@ -100,19 +100,20 @@ SCORING_FN double centroid_cell(const pair_hmm *h, scoring_i64 i, scoring_i64 j,
 }
 
 /* The centroid's columns, traced back from (dx, dy) through dir (a byte a cell of the band, w wide from
- * diagonal lo), written at ops in order with their counts at c4 and their number at columns; returns
+ * diagonal lo), written at ops in order with their counts (COUNT_KINDS) at c4 and their number at columns; returns
  * their score under the integer scores (go: opening a gap with its first base, ge each further base). */
 SCORING_FN scoring_i64 posterior_trace(const unsigned char *q, const unsigned char *r, scoring_i64 dx, scoring_i64 dy,
                                        scoring_i64 lo, scoring_i64 w, const unsigned char *dir, int match,
                                        int mismatch, int go, int ge, unsigned char *ops, scoring_i64 *c4,
                                        scoring_i64 *columns) {
     scoring_i64 i = dx, j = dy, k = 0, score = 0, run = 0;
-    c4[0] = c4[1] = c4[2] = c4[3] = 0;
+    c4[0] = c4[1] = c4[2] = c4[3] = c4[4] = 0;
     while (i > 0 || j > 0) {
         const unsigned char from = dir[i * w + (j - i - lo)];
         const unsigned char op = from == 0 ? (q[i - 1] == r[j - 1] && q[i - 1] < 4 ? 0 : 1) : from == 1 ? 2 : 3;
         ops[k++] = op;
         c4[op]++;
+        c4[4] += from == 0 && (q[i - 1] > 3 || r[j - 1] > 3);
         i -= from != 2;
         j -= from != 1;
     }
@@ -126,6 +127,7 @@ SCORING_FN scoring_i64 posterior_trace(const unsigned char *q, const unsigned ch
         run = op >= 2 && t > 0 && ops[t - 1] == op ? run + 1 : (op >= 2);
         score += op == 0 ? match : op == 1 ? -mismatch : run == 1 ? -go : -ge;
     }
+    score += (scoring_i64)mismatch * c4[4];  /* an N column scores 0 (column_score) */
     *columns = k;
     return score;
 }

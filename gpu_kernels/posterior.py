@@ -13,6 +13,7 @@ import numpy as np
 from . import native
 from .arrays import BLOCK, WARP, array_module, blocks as grid, cupy, exclusive_sum, kernel, launch_parts, to_host
 from .params import Params
+from .schema import COUNT_KINDS, UNKNOWN
 
 log = logging.getLogger(__name__)
 
@@ -27,8 +28,10 @@ def band_widths(dx, dy, band: int):
 
 def fitted_rates(alen, gcols, gcounts, gat, ops) -> dict:
     """The pair HMM's rates from the first fills (and the anchors, all matches): substitutions among
-    aligned pairs, gap runs opened a side a pair, and the chance a gap goes on (its mean length)."""
-    aligned = int(alen.sum()) + int(gcounts[:, 0].sum() + gcounts[:, 1].sum())
+    aligned pairs, gap runs opened a side a pair, and the chance a gap goes on (its mean length). Pairs
+    holding an N (gcounts' last column) are left out: their bases are unknown."""
+    unknown = int(gcounts[:, UNKNOWN].sum())
+    aligned = int(alen.sum()) + int(gcounts[:, 0].sum() + gcounts[:, 1].sum()) - unknown
     room = np.diff(gat)  # a gap's bytes of ops; its columns are the first gcols of them
     # a byte a position (not the eight of an index): +1 where a gap's columns start, -1 where they stop
     marks = np.zeros(int(gat[-1]) + 1, dtype=np.int8)
@@ -42,7 +45,7 @@ def fitted_rates(alen, gcols, gcounts, gat, ops) -> dict:
         gap = used & (ops[:int(gat[-1])] == op)
         bases += int(gap.sum())
         runs += int((gap & (first | ~np.concatenate(([False], gap[:-1])))).sum())
-    sigma = int(gcounts[:, 1].sum()) / max(aligned, 1)
+    sigma = (int(gcounts[:, 1].sum()) - unknown) / max(aligned, 1)
     return {"sigma": min(max(sigma, 1e-4), 0.7), "delta": min(max(runs / 2 / max(aligned, 1), 1e-6), 0.25),
             "epsilon": min(max(1 - runs / max(bases, 1), 1e-3), 0.95)}
 
@@ -81,7 +84,7 @@ def posterior_pass_cupy(q, rf, rr, gq, gr, dx, dy, gat, strand, alen, gscore, gc
     sq, sr, sdx, sdy, sat, sstrand = gq[order], gr[order], dx[order], dy[order], gat[:-1][order], strand[order]
     doubles, cells = doubles[order], cells[order]
     ends = cp.cumsum(8 * doubles + cells).get()
-    score, cols, counts = cp.zeros(n, dtype=cp.int64), cp.zeros(n, dtype=cp.int64), cp.zeros((n, 4), dtype=cp.int64)
+    score, cols, counts = cp.zeros(n, dtype=cp.int64), cp.zeros(n, dtype=cp.int64), cp.zeros((n, COUNT_KINDS), dtype=cp.int64)
     decode = kernel("posterior.cu", "align_posterior")
     for part in launch_parts(ends, POSTERIOR_BYTES):
         scratch_at, dir_at = exclusive_sum(doubles[part]), exclusive_sum(cells[part])

@@ -1,8 +1,11 @@
 """The report command: two assemblies compared in one command, as dnadiff does it. `align` writes the
 files the standard tools read into one folder (PAF, MUMmer delta, VCF, the alignment and chain tables),
 a dotplot is drawn from the chains, and report.txt gives dnadiff's sections and field names, each
-figure from our own alignments ([Alignments] 1-to-1: the one-to-one alignments; M-to-M: all of
-them), with a table a record (records.tsv)."""
+figure from our own alignments, with a table a record (records.tsv). As dnadiff's, the aligned
+sequences and bases are those of the many-to-many set (m_to_m: every chain is aligned, `--secondary`,
+and an alignment is in it where it is among the best for its query bases or for its reference bases,
+as delta-filter -m's union of -q and -r), and the SNP and indel counts those of the one-to-one
+alignments (each base once: one_to_one.py)."""
 from __future__ import annotations
 
 import os
@@ -28,6 +31,8 @@ def run_report(args, run_align, table_dotplot) -> int:
     os.makedirs(folder, exist_ok=True)
     for name in ("sam", "snps", "hsps", "chains", "chain_file", "liftover"):
         setattr(args, name, None)
+    args.secondary = True  # every chain aligned: the many-to-many set is chosen among them
+    args.given = sorted(set(args.given) | {"secondary"})
     for name, file in FILES.items():
         setattr(args, name, os.path.join(folder, file))
     inputs = {os.path.realpath(p) for p in (args.query, args.reference)}
@@ -38,7 +43,7 @@ def run_report(args, run_align, table_dotplot) -> int:
     if status:
         return status
     table_dotplot([args.chains_table], os.path.join(folder, "dotplot.png"), None, None, "reference", "aligned")
-    text, records = dnadiff_report(args.table, args.vcf, args.query, args.reference)
+    text, records = dnadiff_report(args.table, args.query, args.reference)
     write_pieces(os.path.join(folder, "report.txt"), text.encode(), iter(()), "lines")
     write_tsv(os.path.join(folder, "records.tsv"), records)
     return 0
@@ -49,8 +54,8 @@ def _alignments(table_path: str) -> tuple:
 
     from .formats import read_meta
 
-    columns = ["qrec", "rrec", "strand", "qstart", "qend", "rstart", "rend", "matches", "mismatches", "insertions",
-               "deletions", "backbone"]
+    columns = ["qrec", "rrec", "strand", "qstart", "qend", "rstart", "rend", "score", "matches", "mismatches",
+               "insertions", "deletions", "unknown", "backbone"]
     al = {name: np.asarray(values) for name, values in pq.read_table(table_path, columns=columns).to_pydict().items()}
     meta = read_meta(table_path)
     return al, meta["query"], meta["reference"]
@@ -65,6 +70,29 @@ def covered(starts, ends, recs, records: int) -> np.ndarray:
     s, e = starts[order].astype(np.int64) + shift, ends[order].astype(np.int64) + shift
     reach = np.concatenate(([0], np.maximum.accumulate(e)[:-1]))
     return np.bincount(r, weights=np.maximum(0, e - np.maximum(s, reach)), minlength=records).astype(np.int64)
+
+
+def m_to_m(al: dict) -> np.ndarray:
+    """The many-to-many alignments (bool a row), as delta-filter -m's union of its -q and -r sets: by score
+    descending, an alignment joins the query's set where more than half of its query span is not yet
+    covered by that set, the reference's likewise; the one-to-one ones are in both."""
+    from .backbone import backbone
+
+    n = int(al["qstart"].size)
+    order = np.lexsort((np.arange(n), -np.asarray(al["score"])))
+    keep = np.asarray(al["backbone"]) == 1
+    alone = np.arange(n, dtype=np.int64)  # each row its own record on the other side: never covered there
+    for this in ("q", "r"):
+        rec = np.asarray(al[f"{this}rec"], dtype=np.int64)[order]
+        table = {"chain": alone, "qrec": rec, "rrec": alone, "strand": np.zeros(n, dtype=np.int8)}
+        spans = {"chain": alone, "x0": np.asarray(al[f"{this}start"])[order], "xe": np.asarray(al[f"{this}end"])[order],
+                 "y0": np.zeros(n, dtype=np.int64), "ye": np.ones(n, dtype=np.int64)}
+        lengths = np.zeros(int(rec.max()) + 1 if n else 0, dtype=np.int64)
+        np.maximum.at(lengths, rec, spans["xe"].astype(np.int64))
+        chosen = np.zeros(n, dtype=bool)
+        chosen[order] = backbone(table, spans, lengths, np.ones(n, dtype=np.int64), pairs=False) == 1
+        keep |= chosen
+    return keep
 
 
 def features(al: dict, side: str) -> dict:
@@ -94,33 +122,9 @@ def features(al: dict, side: str) -> dict:
             "InsertionAvg": float(gap[ins].mean()) if ins.any() else 0.0}
 
 
-def _variants(vcf_path: str) -> dict:
-    """SNP and indel counts of the VCF: SNPs, and indel bases (as show-snps counts them, a line a base)."""
-    import pandas as pd
-
-    counts = {"TotalSNPs": 0, "TotalIndels": 0}
-    header = 0  # the header's lines (a record's names may hold a '#': no comment character)
-    with open(vcf_path) as handle:
-        for line in handle:
-            if not line.startswith("#"):
-                break
-            header += 1
-    try:
-        chunks = pd.read_csv(vcf_path, sep="\t", skiprows=header, header=None, usecols=[3, 4, 7], dtype=str,
-                             chunksize=1 << 20, keep_default_na=False, quoting=3)
-    except pd.errors.EmptyDataError:  # no record: no alignment, or none with a difference
-        return counts
-    for chunk in chunks:
-        ref, alt, info = chunk[3].str.len().to_numpy(), chunk[4].str.len().to_numpy(), chunk[7]
-        small = ~info.str.contains("SVTYPE=").to_numpy()
-        counts["TotalSNPs"] += int(((ref == 1) & (alt == 1)).sum())
-        counts["TotalIndels"] += int(np.abs(ref - alt)[small].sum())
-    return counts
-
-
-def dnadiff_report(table_path: str, vcf_path: str, query_path: str, reference_path: str) -> tuple[str, str]:
+def dnadiff_report(table_path: str, query_path: str, reference_path: str) -> tuple[str, str]:
     """(report.txt's text, records.tsv's table): dnadiff's sections and fields, [REF] then [QRY], from
-    the alignment table and the VCF; each record's aligned bases."""
+    the alignment table; each record's aligned bases (the many-to-many set's)."""
     import pandas as pd
 
     al, query, reference = _alignments(table_path)
@@ -136,7 +140,9 @@ def dnadiff_report(table_path: str, vcf_path: str, query_path: str, reference_pa
         return f"{value}({100 * value / max(1, total):.2f}%)"
 
     lengths = {s: np.asarray(sides[s]["lengths"], dtype=np.int64) for s in "rq"}
-    per_record = {s: covered(al[f"{s}start"], al[f"{s}end"], al[f"{s}rec"], lengths[s].size) for s in "rq"}
+    many = m_to_m(al)
+    per_record = {s: covered(al[f"{s}start"][many], al[f"{s}end"][many], al[f"{s}rec"][many], lengths[s].size)
+                  for s in "rq"}
     aligned_seqs = {s: int(np.count_nonzero(per_record[s])) for s in "rq"}
     lines.append("[Sequences]")
     row("TotalSeqs", lengths["r"].size, lengths["q"].size)
@@ -150,9 +156,9 @@ def dnadiff_report(table_path: str, vcf_path: str, query_path: str, reference_pa
     row("AlignedBases", pct(aligned["r"], total["r"]), pct(aligned["q"], total["q"]))
     row("UnalignedBases", pct(total["r"] - aligned["r"], total["r"]), pct(total["q"] - aligned["q"], total["q"]))
     lines += ["", "[Alignments]"]
-    for name, keep in (("1-to-1", one), ("M-to-M", np.ones_like(one))):
+    for name, keep in (("1-to-1", one), ("M-to-M", many)):
         spans = {s: (al[f"{s}end"] - al[f"{s}start"])[keep].astype(np.int64) for s in "rq"}
-        columns = (al["matches"] + al["mismatches"] + al["insertions"] + al["deletions"])[keep]
+        columns = (al["matches"] + al["mismatches"] - al["unknown"] + al["insertions"] + al["deletions"])[keep]
         identity = 100 * al["matches"][keep].sum() / max(1, columns.sum())
         row(name, int(keep.sum()), int(keep.sum()))
         row("TotalLength", int(spans["r"].sum()), int(spans["q"].sum()))
@@ -169,7 +175,10 @@ def dnadiff_report(table_path: str, vcf_path: str, query_path: str, reference_pa
             continue
         value = (lambda v: f"{v:.2f}" if isinstance(v, float) else v)
         row(name, value(feats["r"][name]), value(feats["q"][name]))
-    counts = _variants(vcf_path)
+    # show-snps' lines of the one-to-one alignments, as dnadiff counts them: substitutions between two
+    # known bases, and indel bases
+    counts = {"TotalSNPs": int((al["mismatches"] - al["unknown"])[one].sum()),
+              "TotalIndels": int((al["insertions"] + al["deletions"])[one].sum())}
     lines += ["", "[SNPs]"]
     row("TotalSNPs", counts["TotalSNPs"], counts["TotalSNPs"])
     row("TotalIndels", counts["TotalIndels"], counts["TotalIndels"])

@@ -182,15 +182,15 @@ class Result:
                                                          codes=self.codes)
         return self._alignments
 
-    def write_alignments(self, paths: dict, sam_seq: bool = True) -> dict:
+    def write_alignments(self, paths: dict, sam_seq: bool = True, variants_if=None) -> dict:
         """The alignments written (aligned first where they are not yet): paths by kind, paf (with cg:Z
         and cs:Z), delta (MUMmer), snps (SNPs and indels), sam and table (Parquet, the ALIGNMENT record);
-        returns them. sam_seq: the SAM lines' SEQ written (else `*`)."""
+        returns them as written (align.write_aligned's: the one-to-one ones cut where they meet).
+        sam_seq: the SAM lines' SEQ written (else `*`); variants_if: write_aligned's."""
         from .align import write_alignments
 
-        al = self.align()
-        write_alignments(al, self.query, self.reference, paths, {**self.meta(), "stats": self.counts()}, sam_seq)
-        return al
+        return write_alignments(self.align(), self.query, self.reference, paths,
+                                {**self.meta(), "stats": self.counts()}, sam_seq, variants_if)
 
     def write_paf(self, path: str, threads: int = 0) -> int:
         """The HSP table as PAF; returns the rows written."""

@@ -17,6 +17,11 @@ from typing import NamedTuple
 import numpy as np
 
 
+# A gap's or an alignment end's columns counted by kind, as the fills write them (scoring.h's COUNT_KINDS):
+# =, X, I, D, and of the X those holding an N (scored 0: an assembly gap's bases are unknown)
+COUNT_KINDS = 5
+UNKNOWN = 4
+
 class Column(NamedTuple):
     name: str
     dtype: str          # NumPy / CuPy type while a final table is held (int32 where every record is < 2^31 bases)
@@ -145,6 +150,8 @@ ALIGNMENT = Record("alignment", [
     Column("score", "int64", "int64", doc="alignment score (align_match, align_mismatch, gap_open, gap_extend)"),
     Column("matches", "int64", "int64", doc="identical columns (=)"),
     Column("mismatches", "int64", "int64", doc="columns of two different bases or an N (X)"),
+    Column("unknown", "int64", "int64", doc="of the mismatches, those holding an N (an assembly gap's base: "
+           "unknown, scored 0 and left out of identities)"),
     Column("insertions", "int64", "int64", doc="query bases against none (I columns)"),
     Column("deletions", "int64", "int64", doc="reference bases against none (D columns)"),
     Column("backbone", "int8", "int8", doc="1 where its chain is in the one-to-one backbone"),

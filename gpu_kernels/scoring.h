@@ -25,10 +25,14 @@ typedef int64_t scoring_i64;
 #define F_OPEN 8
 /* the longest unit a microsatellite repeats */
 #define MAX_PERIOD 6
+/* a gap's or an end's columns counted by kind: =, X, I, D, and of the X those holding an N */
+#define COUNT_KINDS 5
 
-/* A column's score: match for equal ACGT bases, else -mismatch (N matches nothing). */
+/* A column's score: match for equal ACGT bases, -mismatch for other bases, 0 where either is N (an
+ * assembly gap's base is unknown: evidence neither for nor against homology, so that an alignment
+ * crosses a gap where both sides go on collinearly). */
 SCORING_FN int column_score(unsigned char a, unsigned char c, int match, int mismatch) {
-    return a == c && a < 4 ? match : -mismatch;
+    return a > 3 || c > 3 ? 0 : a == c ? match : -mismatch;
 }
 
 /* One cell (tests/oracle_align.cell): E from the cell on the left (hleft, e; none at a row's first
@@ -96,14 +100,14 @@ SCORING_FN gap_band gap_of(const unsigned char *q, const unsigned char *rf, cons
 }
 
 /* The path from (i, j) back to (0, 0) through the direction bytes (row i at dir + i * w, cell j at
- * j - i - lo), its columns written at ops from (0, 0) on and counted by kind; returns how many. The
+ * j - i - lo), its columns written at ops from (0, 0) on and counted by kind (COUNT_KINDS); returns how many. The
  * query's base of row i is q[step * (i - 1)], the reference's of column j r[step * (j - 1)]. */
 SCORING_FN scoring_i64 fill_trace(const unsigned char *dir, scoring_i64 w, scoring_i64 lo, scoring_i64 i, scoring_i64 j,
                                   const unsigned char *q, const unsigned char *r, scoring_i64 step, unsigned char *ops,
                                   scoring_i64 *counts) {
     scoring_i64 n = 0;
     int state = 0; /* 0 H, 1 E, 2 F */
-    counts[0] = counts[1] = counts[2] = counts[3] = 0;
+    counts[0] = counts[1] = counts[2] = counts[3] = counts[4] = 0;
     while (i > 0 || j > 0) {
         const unsigned char bits = dir[i * w + (j - i - lo)];
         if (state == 0) {
@@ -113,6 +117,7 @@ SCORING_FN scoring_i64 fill_trace(const unsigned char *dir, scoring_i64 w, scori
                 const unsigned char op = a == c && a < 4 ? 0 : 1;
                 ops[n++] = op;
                 counts[op]++;
+                counts[4] += a > 3 || c > 3;
                 i--;
                 j--;
             } else {

@@ -36,6 +36,25 @@ def anchors(blocks, q, r, min_anchor: int) -> list[tuple[int, int, int]]:
     return out
 
 
+def column(a, b, p) -> int:
+    """A column's score: align_match for equal ACGT bases, 0 where either is N (unknown), else
+    -align_mismatch."""
+    if a > 3 or b > 3:
+        return 0
+    return p.align_match if a == b else -p.align_mismatch
+
+
+def unknown(qs, rs, ops: str) -> int:
+    """The X columns of ops (the path through qs and rs) that hold an N."""
+    i = j = count = 0
+    for op in ops:
+        if op in "=X":
+            count += op == "X" and (qs[i] > 3 or rs[j] > 3)
+        i += op in "=XI"
+        j += op in "=XD"
+    return count
+
+
 def fill(qs, rs, p) -> tuple[int, str]:
     """The global alignment of qs against rs (score, ops) in the band of diagonals j - i from
     min(0, dy - dx) - band to max(0, dy - dx) + band."""
@@ -65,7 +84,7 @@ def cell(H, E, F, qs, rs, i, j, p) -> None:
     diag = NEG
     if i > 0 and j > 0:
         a, b = qs[i - 1], rs[j - 1]
-        diag = H[i - 1][j - 1] + (p.align_match if a == b and a < 4 else -p.align_mismatch)
+        diag = H[i - 1][j - 1] + column(a, b, p)
     H[i][j] = max(diag, E[i][j], F[i][j])
 
 
@@ -102,8 +121,7 @@ def traceback(H, E, F, qs, rs, i, j, p) -> tuple[int, str]:
     while i > 0 or j > 0:
         if state == "H":
             a, b = (qs[i - 1], rs[j - 1]) if i > 0 and j > 0 else (None, None)
-            if i > 0 and j > 0 and H[i][j] == H[i - 1][j - 1] + (p.align_match if a == b and a < 4
-                                                                  else -p.align_mismatch):
+            if i > 0 and j > 0 and H[i][j] == H[i - 1][j - 1] + column(a, b, p):
                 ops.append("=" if a == b and a < 4 else "X")
                 i, j = i - 1, j - 1
             elif H[i][j] == E[i][j]:
@@ -157,7 +175,7 @@ def align_chain(blocks, q, r, p) -> list[tuple[int, int, int, int, int, str]]:
         px, py, plen = found[k - 1]
         x, y, _ = found[k]
         score, ops = fill(q[px + plen:x], r[py + plen:y], p)
-        gaps.append((score, ops))
+        gaps.append((score, ops, unknown(q[px + plen:x], r[py + plen:y], ops)))
         shift = abs((x - px - plen) - (y - py - plen))  # the indel the gap must hold at least
         # split (the gap's columns belong to neither side): a fill under -zdrop, or a long indel
         if score < -p.zdrop - p.gap_extend * shift or 0 < p.split_indel <= shift:
@@ -165,14 +183,15 @@ def align_chain(blocks, q, r, p) -> list[tuple[int, int, int, int, int, str]]:
         runs[-1].append(k)
     pieces = []
     for run in runs:
-        drifts = [ops.count("=") - p.drop_mismatch * ops.count("X") - p.drop_gap * (ops.count("I") + ops.count("D"))
-                  for _, ops in (gaps[k] for k in run[:-1])]
-        moves = [ops.count("D") - ops.count("I") for _, ops in (gaps[k] for k in run[:-1])]
+        # the drop scores: an identical column 1, another -drop_mismatch (one holding an N 0), a gap -drop_gap
+        drifts = [ops.count("=") - p.drop_mismatch * (ops.count("X") - n) - p.drop_gap * (ops.count("I") + ops.count("D"))
+                  for _, ops, n in (gaps[k] for k in run[:-1])]
+        moves = [ops.count("D") - ops.count("I") for _, ops, _ in (gaps[k] for k in run[:-1])]
         for first, last in drop_cuts([found[k][2] for k in run], drifts, moves, p):
             x, y, length = found[run[first]]
             current = [x, x + length, y, y + length, length * p.align_match, "=" * length]
             for k in run[first + 1:last + 1]:
-                score, ops = gaps[k - 1]
+                score, ops, _ = gaps[k - 1]
                 x, y, length = found[k]
                 current[1], current[3] = x + length, y + length
                 current[4] += score + length * p.align_match

@@ -24,7 +24,9 @@ def posteriors(qs, rs, sigma: float, delta: float, epsilon: float, band: int) ->
         return 0 <= i <= dx and 0 <= j <= dy and lo <= j - i <= hi
 
     def emit(i, j):
-        return 4 * (1 - sigma) if qs[i - 1] == rs[j - 1] and qs[i - 1] < 4 else 4 * sigma / 3
+        if qs[i - 1] > 3 or rs[j - 1] > 3:  # an N: unknown, the background's
+            return 1.0
+        return 4 * (1 - sigma) if qs[i - 1] == rs[j - 1] else 4 * sigma / 3
 
     mm, gm = 1 - 2 * delta, 1 - epsilon
     F = {s: {} for s in "MID"}

@@ -386,7 +386,8 @@ def chain_pairs(path: str) -> set:
 def test_liftover_chains_hold_the_one_to_one_alignments_columns_each_reference_base_once(bundled_alignments):
     """--liftover: a chain a one-to-one alignment, whose blocks hold that alignment's columns but those
     on reference bases an alignment starting before it (the longer of two starting together) spans:
-    each reference base in one chain at most, as liftOver asks. Header spans add up to blocks and gaps."""
+    each reference base in one chain at most, as liftOver asks (the one-to-one alignments, cut where they
+    meet, share none already). Header spans add up to blocks and gaps."""
     _, _, paths = bundled_alignments
     rows = sorted(row_pairs(paths["paf"]), key=lambda row: (row[0], -row[1]))
     expected, reach, overlaps = set(), -1, 0  # one reference record in the bundled pair
@@ -395,7 +396,7 @@ def test_liftover_chains_hold_the_one_to_one_alignments_columns_each_reference_b
         overlaps += start < reach
         reach = max(reach, end)
     text = open(paths["chain"]).read()
-    assert overlaps > 0 and 0 < text.count("chain ") <= len(rows)
+    assert overlaps == 0 and 0 < text.count("chain ") == len(rows)
     for chunk in text.strip().split("\n\n"):
         head, *blocks = chunk.split("\n")
         h = head.split()
@@ -407,9 +408,9 @@ def test_liftover_chains_hold_the_one_to_one_alignments_columns_each_reference_b
 
 
 def test_the_summary_counts_each_aligned_query_base_once(tmp_path, capsys):
-    """align's closing line: the bundled pair's one-to-one alignments share their extended ends, and
-    their spans summed (849,642) counted those bases twice; the line gives the union of the PAF's query
-    intervals, counted here base by base."""
+    """align's closing line: the union of the PAF's query intervals, counted here base by base (the
+    bundled pair's one-to-one alignments shared their extended ends, and their spans summed, 849,642,
+    counted those bases twice; cut where they meet, they share none)."""
     from conftest import MYCO_232, MYCO_7422
     from gpu_kernels.__main__ import main
 
@@ -418,4 +419,4 @@ def test_the_summary_counts_each_aligned_query_base_once(tmp_path, capsys):
     said = int(re.search(r"(\d+) query bases aligned", capsys.readouterr().err).group(1))
     rows = [line.split("\t") for line in paf.read_text().splitlines()]
     bases = {(row[0], at) for row in rows for at in range(int(row[2]), int(row[3]))}
-    assert said == len(bases) < sum(int(row[3]) - int(row[2]) for row in rows)
+    assert said == len(bases) == sum(int(row[3]) - int(row[2]) for row in rows)

@@ -10,6 +10,7 @@ import pytest
 import oracle_posterior
 from gpu_kernels import native
 from gpu_kernels.posterior import fitted_rates
+from gpu_kernels.schema import COUNT_KINDS
 
 OPS = "=XID"
 
@@ -59,18 +60,19 @@ def run_posterior(q, r, gaps, rates, gamma, band, scores=(2, 2, 6, 2)):
     n = len(gaps)
     rr, qpos, rpos, dx, dy, strand, at = laid_out(q, r, gaps)
     ops = np.zeros(max(int(at[-1]), 1), dtype=np.uint8)
-    score, columns, counts = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros((n, 4), np.int64)
+    score, columns, counts = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros((n, COUNT_KINDS), np.int64)
     native.module("_cpu").align_posterior(q, r, rr, qpos, rpos, dx, dy, at[:-1].copy(), strand,
                                           rates[0], rates[1], rates[2], float(gamma), *scores, band, score, columns,
                                           counts, ops, 2)
     return [("".join(OPS[o] for o in ops[at[g]:at[g] + columns[g]]), int(score[g]), counts[g]) for g in range(n)]
 
 
-def integer_score(ops: str, match=2, mismatch=2, gap_open=6, gap_extend=2) -> int:
+def integer_score(ops: str, qs, rs, match=2, mismatch=2, gap_open=6, gap_extend=2) -> int:
+    """The path's score under the fills' scores (a column holding an N 0)."""
     total, last = 0, ""
-    for op in ops:
+    for op, i, j in zip(ops, *_positions(ops)):
         if op in "=X":
-            total += match if op == "=" else -mismatch
+            total += match if op == "=" else 0 if qs[i] > 3 or rs[j] > 3 else -mismatch
         else:
             total -= gap_extend + (gap_open if op != last else 0)
         last = op
@@ -91,7 +93,8 @@ def test_each_gap_takes_the_gamma_centroid_path_the_oracle_finds(seed):
             assert ops.count("=") + ops.count("X") + ops.count("I") == dx
             assert ops.count("=") + ops.count("X") + ops.count("D") == dy
             assert all(op != "=" or qs[k] == rs[k2] for op, k, k2 in zip(ops, *_positions(ops)))
-            assert list(counts) == [ops.count(c) for c in OPS] and score == integer_score(ops)
+            unknown = sum(op == "X" and (qs[i] > 3 or rs[j] > 3) for op, i, j in zip(ops, *_positions(ops)))
+            assert list(counts) == [ops.count(c) for c in OPS] + [unknown] and score == integer_score(ops, qs, rs)
             post = oracle_posterior.posteriors(qs, rs, *rates, band)
             best, _ = oracle_posterior.centroid(qs, rs, post, gamma, band)
             got = oracle_posterior.gain_of(qs, rs, post, gamma, ops)
@@ -116,7 +119,7 @@ def test_rates_fitted_to_first_fills():
     ops = np.array([0, 1, 2, 2, 0, 3, 9, 9, 0, 0, 3, 3, 3, 0], dtype=np.uint8)  # 9: a gap's unused room
     gat = np.array([0, 8, 14])
     gcols = np.array([6, 6])
-    gcounts = np.array([[2, 1, 2, 1], [3, 0, 0, 3]])
+    gcounts = np.array([[2, 1, 2, 1, 0], [3, 0, 0, 3, 0]])
     rates = fitted_rates(np.array([10, 20]), gcols, gcounts, gat, ops)
     aligned = 30 + 6
     assert rates["sigma"] == pytest.approx(1 / aligned)
@@ -142,7 +145,7 @@ def test_the_device_twin_decodes_as_the_host(seed, monkeypatch):
     for g, o in enumerate(first):
         ops[at[g]:at[g] + o.size] = o
     cols = np.array([o.size for o in first], np.int64)
-    counts = np.array([[np.count_nonzero(o == c) for c in range(4)] for o in first], np.int64)
+    counts = np.array([[np.count_nonzero(o == c) for c in range(4)] + [0] for o in first], np.int64)
     alen = np.full(len(gaps) + 1, 12, np.int64)
     monkeypatch.setattr(posterior, "POSTERIOR_BYTES", 1 << 16)
     for gamma in (8.0, 0.5, float("inf")):
@@ -161,6 +164,6 @@ def test_a_gap_run_ends_with_its_gap():
     two runs, not one (an anchor lies between them)."""
     ops = np.array([3, 3, 3, 0], dtype=np.uint8)
     gat = np.array([0, 2, 4])
-    rates = fitted_rates(np.array([10, 10, 10]), np.array([2, 2]), np.array([[0, 0, 0, 2], [1, 0, 0, 1]]), gat, ops)
+    rates = fitted_rates(np.array([10, 10, 10]), np.array([2, 2]), np.array([[0, 0, 0, 2, 0], [1, 0, 0, 1, 0]]), gat, ops)
     assert rates["delta"] == pytest.approx(2 / 2 / 31)
     assert rates["epsilon"] == pytest.approx(1 - 2 / 3)

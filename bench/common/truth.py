@@ -21,7 +21,9 @@ class Truth:
     """For every query base of each chromosome, its true reference partner (position, -1 for none)
     and strand (0 same orientation, 1 opposite)."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, without_n: tuple[str, str] | None = None):
+        """without_n: the pair's (query, reference) FASTA, whose N bases then have no partner (and
+        score() leaves the columns holding one out: an assembly gap's bases are unknown)."""
         data = np.load(path)
         names = sorted({key.split("/", 1)[1] for key in data.files})
         self.partner, self.strand = {}, {}
@@ -33,6 +35,15 @@ class Truth:
             self.partner[name] = found
             opposite = np.sign(q) != np.sign(r[np.maximum(found, 0)])
             self.strand[name] = np.where(found >= 0, opposite.astype(np.int8), -1)
+        self.n = None
+        if without_n:
+            from gpu_kernels.fasta import read_fasta
+
+            self.n = [{record.name: record.codes > 3 for record in read_fasta(path)} for path in without_n]
+            for name, partner in self.partner.items():
+                qn, rn = self.n[0][name], self.n[1][name]
+                gone = qn | (partner >= 0) & rn[np.maximum(partner, 0)]
+                partner[gone], self.strand[name][gone] = -1, -1
 
     def true_pairs(self) -> int:
         return int(sum((p >= 0).sum() for p in self.partner.values()))
@@ -173,11 +184,14 @@ def score(truth: Truth, path: str, only: str | None = None, shifts: Shifts | Non
     else:
         blocks = delta_blocks(path) if path.endswith(".delta") else paf_blocks(path, only)
     for qname, rname, reverse, q, r, n in blocks:
-        aligned += n
-        if qname not in truth.partner or qname != rname:  # chromosome i descends from ancestor i only
-            continue
         qs = np.arange(q, q + n)
         rs = np.arange(r, r + n)[::-1] if reverse else np.arange(r, r + n)
+        if truth.n is not None and qname in truth.n[0] and rname in truth.n[1]:
+            known = ~(truth.n[0][qname][qs] | truth.n[1][rname][rs])
+            qs, rs = qs[known], rs[known]
+        aligned += qs.size
+        if qname not in truth.partner or qname != rname:  # chromosome i descends from ancestor i only
+            continue
         ok = (truth.partner[qname][qs] == rs) & (truth.strand[qname][qs] == reverse)
         correct += int(ok.sum())
         held[qname][qs[ok]] = True

@@ -1,9 +1,10 @@
 """VCF 4.3 of the one-to-one alignments, on the reference: SNPs, indels left-aligned and with their
-anchor base (as `bcftools norm` leaves them), and structural events as typed records (`SVTYPE`):
+anchor base (as `bcftools norm` leaves them, but short of the variant before them; one anchored on a
+variant folded with it into one record: no two records overlap), and structural events as typed records (`SVTYPE`):
 deletions and insertions of at least SV_BASES bases (sequence-resolved), inversions (`<INV>`: a
 one-to-one alignment on the other strand from the rest of its query record's alignments on that
-reference record), tandem duplications (`<DUP>`: two query-adjacent alignments overlapping on the
-reference) and breakends (`BND` pairs: two alignments next to each other on the query that lie
+reference record), tandem duplications (`<DUP>`: an insertion of SV_BASES or more whose bases are,
+once it is moved left, the reference's next ones) and breakends (`BND` pairs: two alignments next to each other on the query that lie
 on different reference records, or on one record out of order or far apart). Each record carries
 where it lies on the query (`QCHROM`, `QPOS`; `QEND` for the structural ones).
 
@@ -16,168 +17,15 @@ import re
 
 import numpy as np
 
-from ..encode import ENCODE
 from .rows import format_rows, name_problem, name_table
-from .vcf_events import SV_BASES, collinear_gaps, duplications, flat_codes, inversions, junctions
+from .vcf_events import SV_BASES, collinear_gaps, flat_codes, inversions, junctions
+from .vcf_small import (DOT, LETTERS, Reference, as_letters, joined_tables, printed_rows, reordered_table, rows_back,
+                        small_variants, snp_lines, string_table, tandem_copies)
 
 PIECE_ROWS = 1 << 20  # VCF rows printed at a time
-LETTERS = np.frombuffer(b"ACGTNN", dtype=np.uint8)  # codes to letters (N: any other letter, the border)
-DOT = ord(".")
 
 
-def _strings(parts: list, n: int) -> tuple:
-    """A string table of n strings, each the concatenation of its pieces: parts is a list of (bytes
-    source as a uint8 array, start a string, length a string) in order."""
-    lengths = sum(np.asarray(length, dtype=np.int64) for _, _, length in parts) if parts else np.zeros(n, np.int64)
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    out = np.empty(int(offsets[-1]), dtype=np.uint8)
-    at = offsets[:-1].copy()
-    for source, start, length in parts:
-        length = np.asarray(length, dtype=np.int64)
-        total = int(length.sum())
-        if total:
-            within = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(length) - length, length)
-            out[np.repeat(at, length) + within] = source[np.repeat(np.asarray(start, dtype=np.int64), length) + within]
-        at += length
-    return out.tobytes(), offsets
-
-
-def _texts(count: int, fields: tuple) -> tuple:
-    """A string table of count rows printed by format_rows (no line breaks)."""
-    ends = np.empty(count, dtype=np.int64)
-    text = bytes(format_rows(count, fields, ends)) if count else b""
-    return text, np.concatenate(([0], ends)).astype(np.int64)
-
-
-def _joined(tables: list) -> tuple:
-    """String tables one after another, as one."""
-    text = b"".join(t for t, _ in tables)
-    offsets, base = [np.zeros(1, dtype=np.int64)], 0
-    for t, o in tables:
-        offsets.append(np.asarray(o[1:], dtype=np.int64) + base)
-        base += len(t)
-    return text, np.concatenate(offsets)
-
-
-def snp_lines(text: bytes, offsets) -> dict:
-    """The columns of SNP lines (show-snps -T's: P1, SUB1, SUB2, P2, then frames and names) and the
-    alignment each line belongs to (offsets: where each alignment's lines start)."""
-    buf = np.frombuffer(text, dtype=np.uint8)
-    ends = np.flatnonzero(buf == ord("\n"))
-    starts = np.concatenate(([0], ends + 1))[:ends.size].astype(np.int64)  # none where there is no line
-    tabs = np.flatnonzero(buf == ord("\t")).reshape(-1, 7)
-
-    def number(lo, hi):
-        value = np.zeros(lo.size, dtype=np.int64)
-        for digit in range(int((hi - lo).max(initial=0))):
-            inside = lo + digit < hi
-            value = np.where(inside, value * 10 + (buf[np.minimum(lo + digit, buf.size - 1)].astype(np.int64) - 48),
-                             value)
-        return value
-
-    return {"p1": number(starts, tabs[:, 0]), "sub1": buf[tabs[:, 0] + 1], "sub2": buf[tabs[:, 1] + 1],
-            "p2": number(tabs[:, 2] + 1, tabs[:, 3]),
-            "alignment": np.searchsorted(np.asarray(offsets, dtype=np.int64), starts, side="right") - 1}
-
-
-class _Reference:
-    """Bases of the reference records (1-based positions), from its codes."""
-
-    def __init__(self, codes, starts, lengths):
-        self.codes, self.starts, self.lengths = codes, np.asarray(starts, np.int64), np.asarray(lengths, np.int64)
-
-    def code(self, rec, pos):
-        return np.asarray(self.codes[self.starts[rec] + pos - 1]).astype(np.int64)
-
-    def at(self, rec, pos):
-        return LETTERS[self.code(rec, pos)]
-
-    def symbolic(self, rec, pos, tag: bytes) -> tuple:
-        """REF and ALT string tables of symbolic records (`<INV>`, `<DUP>`) at pos: the base there, the tag."""
-        n = np.asarray(pos).size
-        return (LETTERS[self.code(rec, pos)].tobytes(), np.arange(n + 1, dtype=np.int64)), \
-            (tag * n, np.arange(n + 1, dtype=np.int64) * len(tag))
-
-    def piece(self, rec, first, length) -> tuple:
-        """(source, start, length) of the codes of bases [first, first + length), for _strings."""
-        return np.asarray(self.codes), self.starts[rec] + first - 1, length
-
-
-def small_variants(lines: dict, rrec, ref: _Reference) -> dict:
-    """SNPs and indels (one record each) from SNP lines: consecutive deleted reference bases of one
-    alignment are one deletion, inserted bases after one reference base one insertion; indels moved
-    to their leftmost equivalent place. Columns: kind (0 SNP, 1 deletion, 2 insertion), rec, pos
-    (VCF's), REF and ALT string tables and each event's row in them (row), size (bases deleted or
-    inserted), line (its first line)."""
-    p1, sub1, sub2, al = lines["p1"], lines["sub1"], lines["sub2"], lines["alignment"]
-    n = p1.size
-    kind = np.where(sub2 == DOT, 1, np.where(sub1 == DOT, 2, 0)).astype(np.int8)
-    same = np.zeros(n, dtype=bool)
-    if n > 1:
-        follows = (al[1:] == al[:-1]) & (kind[1:] == kind[:-1]) & (kind[1:] > 0)
-        step = np.where(kind[1:] == 1, 1, 0)
-        same[1:] = follows & (p1[1:] == p1[:-1] + step)
-    first = np.flatnonzero(~same)
-    size = np.diff(np.concatenate((first, [n])))
-    kind, rec = kind[first], np.asarray(rrec, dtype=np.int64)[al[first]]
-    pos = p1[first].copy()
-    # deletions [a, b]: left while the base before equals the last deleted one
-    dele = np.flatnonzero(kind == 1)
-    a, b = pos[dele].copy(), pos[dele] + size[dele] - 1
-    moving = np.arange(dele.size)
-    while moving.size:
-        moving = moving[(a[moving] >= 2) & (ref.at(rec[dele[moving]], a[moving] - 1) == ref.at(rec[dele[moving]], b[moving]))]
-        a[moving] -= 1
-        b[moving] -= 1
-    # insertions of S after p: left while the base at p equals S's last (S turns one to the right)
-    ins = np.flatnonzero(kind == 2)
-    p, turns, lengths, line_of = pos[ins].copy(), np.zeros(ins.size, dtype=np.int64), size[ins], first[ins]
-    moving = np.arange(ins.size)
-    while moving.size:
-        last = sub2[line_of[moving] + (lengths[moving] - 1 - turns[moving]) % lengths[moving]]
-        moving = moving[(p[moving] >= 2) & (ref.at(rec[ins[moving]], p[moving]) == last)]
-        p[moving] -= 1
-        turns[moving] += 1
-    # REF and ALT; a deletion at a record's start, or an insertion before it, takes the base after it
-    # as its anchor (VCF 4.3, 1.6.1)
-    out_pos = pos.copy()
-    lead, after = a >= 2, p >= 1
-    out_pos[dele] = np.where(lead, a - 1, 1)
-    out_pos[ins] = np.where(after, p, 1)
-    snp = np.flatnonzero(kind == 0)
-    single = np.arange(snp.size + 1, dtype=np.int64)
-    # the alleles are made of codes, turned into letters once they are whole
-    refs = [(ENCODE[sub1[first[snp]]].tobytes(), single),
-            _strings([ref.piece(rec[dele], np.where(lead, a - 1, 1), b - a + 2)], dele.size)]
-    alts = [(ENCODE[sub2[first[snp]]].tobytes(), single),
-            _strings([ref.piece(rec[dele], np.where(lead, a - 1, b + 1), np.ones(dele.size, np.int64))], dele.size)]
-    anchor = ref.piece(rec[ins], np.where(after, p, 1), np.ones(ins.size, np.int64))
-    refs.append(_strings([anchor], ins.size))
-    # base i of the turned S is S[(i - turns) mod len]
-    within = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    turned = ENCODE[sub2][np.repeat(line_of, lengths) + (within - np.repeat(turns, lengths)) % np.repeat(lengths, lengths)]
-    alts.append(_strings([(anchor[0], anchor[1], after.astype(np.int64)),
-                          (turned, np.cumsum(lengths) - lengths, lengths),
-                          (anchor[0], anchor[1], (~after).astype(np.int64))], ins.size))
-    return {"kind": kind, "rec": rec, "pos": out_pos, "ref": _letters(_joined(refs)), "alt": _letters(_joined(alts)),
-            "row": _back([snp, dele, ins], kind.size), "size": size, "line": first}
-
-
-def _letters(table: tuple) -> tuple:
-    """A string table of codes as letters."""
-    return LETTERS[np.frombuffer(table[0], dtype=np.uint8)].tobytes(), table[1]
-
-
-def _reordered(table: tuple, index) -> tuple:
-    """The strings table[index[i]] as a table."""
-    text, offsets = table
-    source = np.frombuffer(text, dtype=np.uint8)
-    index = np.asarray(index, dtype=np.int64)
-    return _strings([(source, offsets[index], offsets[index + 1] - offsets[index])], index.size)
-
-
-def gap_events(al: dict, ref: _Reference, query) -> tuple:
+def gap_events(al: dict, ref: Reference, query) -> tuple:
     """The variants between collinear alignments (collinear_gaps' stretches), the bases both sides of
     a stretch share at either end left out: (lines, complex, rrec, qrec). lines: SNP lines (snp_lines'
     columns; alignment: al's row count plus the stretch) of the stretches that are a pure deletion or
@@ -220,9 +68,9 @@ def gap_events(al: dict, ref: _Reference, query) -> tuple:
              "p2": qpos[line_of], "alignment": al["qrec"].size + line_of}
     # neither side empty: no anchor base (as bcftools norm leaves such a record)
     rows = np.flatnonzero((dr > 0) & (dq > 0))
-    refs = _strings([ref.piece(rrec[rows], r0[rows] + 1, dr[rows])], rows.size)
-    alts = _strings([(q_codes, q_lo[rows], dq[rows])], rows.size)
-    complex_rows = {"rec": rrec[rows], "pos": r0[rows] + 1, "ref": _letters(refs), "alt": _letters(alts),
+    refs = string_table([ref.piece(rrec[rows], r0[rows] + 1, dr[rows])], rows.size)
+    alts = string_table([(q_codes, q_lo[rows], dq[rows])], rows.size)
+    complex_rows = {"rec": rrec[rows], "pos": r0[rows] + 1, "ref": as_letters(refs), "alt": as_letters(alts),
                     "size": dq[rows] - dr[rows], "qrec": qrec[rows], "qpos": qpos[rows]}
     return lines, complex_rows, rrec, qrec
 
@@ -238,9 +86,9 @@ def _bnd_alts(base, mate_rec, mate_pos, base_first, bracket, rnames) -> tuple:
             rows_here = np.flatnonzero((base_first == first) & (bracket == mark))
             place = (mark, ("n", mate_rec[rows_here], names), ":", ("i", mate_pos[rows_here]), mark)
             fields = ((("n", base[rows_here], letters),) + place) if first else (place + (("n", base[rows_here], letters),))
-            tables.append(_texts(rows_here.size, fields))
+            tables.append(printed_rows(rows_here.size, fields))
             rows.append(rows_here)
-    return _reordered(_joined(tables), _back(rows, base.size))
+    return reordered_table(joined_tables(tables), rows_back(rows, base.size))
 
 
 # VCF 4.3's contig names (##contig ID and CHROM: SAM's RNAME without ';' and '='), and what an INFO
@@ -278,7 +126,7 @@ def write_vcf(path: str, al: dict, snps: tuple, reference, query, command: str =
     kept &= indel | (np.isin(lines["sub1"], letters) & np.isin(lines["sub2"], letters))
     lines = {name: column[kept] for name, column in lines.items()}
     lines["alignment"] = (np.cumsum(one) - 1)[lines["alignment"]]
-    ref = _Reference(reference.codes, reference.starts, reference.lengths)
+    ref = Reference(reference.codes, reference.starts, reference.lengths)
     # an alignment ended at a long indel (split_indel): the indel lies between it and the next one
     gap_lines, joined, gap_rrec, gap_qrec = gap_events(al, ref, query)
     lines = {name: np.concatenate((column, gap_lines[name])) for name, column in lines.items()}
@@ -287,6 +135,15 @@ def write_vcf(path: str, al: dict, snps: tuple, reference, query, command: str =
     qname_table = name_table(qnames)
     qrec_small = np.concatenate((al["qrec"].astype(np.int64), gap_qrec))[lines["alignment"][small["line"]]]
     qpos_small = lines["p2"][small["line"]]
+    # a long insertion of the bases that follow it on the reference (once moved left) is a tandem
+    # duplication: a symbolic record below, not a sequence
+    tandem = tandem_copies(small, ref, SV_BASES)
+    dup_rec, dup_start, dup_len = small["rec"][tandem], small["pos"][tandem], small["size"][tandem]
+    dup_qrec, dup_qpos = qrec_small[tandem], qpos_small[tandem]
+    if tandem.any():
+        kept = ~tandem
+        small = {name: column[kept] if isinstance(column, np.ndarray) else column for name, column in small.items()}
+        qrec_small, qpos_small = qrec_small[kept], qpos_small[kept]
     sv = (small["kind"] > 0) & (small["size"] >= SV_BASES)
     ref_len = np.diff(small["ref"][1])[small["row"]]
     infos = []
@@ -301,23 +158,22 @@ def write_vcf(path: str, al: dict, snps: tuple, reference, query, command: str =
                 fields = (f"SVTYPE={kinds[k]};SVLEN=", ("i", length), ";END=", ("i", end), ";QCHROM=") + fields
             else:
                 fields = ("QCHROM=",) + fields
-            infos.append((rows, _texts(rows.size, fields)))
-    small_info, info_row = _joined([t for _, t in infos]), _back([r for r, _ in infos], small["kind"].size)
+            infos.append((rows, printed_rows(rows.size, fields)))
+    small_info, info_row = joined_tables([t for _, t in infos]), rows_back([r for r, _ in infos], small["kind"].size)
     # inversions: symbolic, the base before as REF (VCF 4.3, 5.3)
     inv = inversions(al)
     inv_pos = np.maximum(al["rstart"][inv].astype(np.int64), 1)
     inv_rec = al["rrec"][inv].astype(np.int64)
     inv_ref, inv_alt = ref.symbolic(inv_rec, inv_pos, b"<INV>")
-    inv_info = _texts(inv.size, ("SVTYPE=INV;SVLEN=", ("i", al["rend"][inv] - al["rstart"][inv]), ";END=",
+    inv_info = printed_rows(inv.size, ("SVTYPE=INV;SVLEN=", ("i", al["rend"][inv] - al["rstart"][inv]), ";END=",
                                  ("i", al["rend"][inv]), ";QCHROM=", ("n", al["qrec"][inv], qname_table),
                                  ";QPOS=", ("i", al["qstart"][inv] + 1), ";QEND=", ("i", al["qend"][inv])))
-    # tandem duplications: symbolic too, the second copy's place on the query
-    dup_b, dup_a, dup_start, dup_end = duplications(al)
-    dup_rec, dup_pos = al["rrec"][dup_b].astype(np.int64), np.maximum(dup_start, 1)
+    # tandem duplications: symbolic too, from the base before the copied stretch to its end; the
+    # inserted copy's place on the query
+    dup_pos = np.maximum(dup_start, 1)
     dup_ref, dup_alt = ref.symbolic(dup_rec, dup_pos, b"<DUP>")
-    dup_info = _texts(dup_b.size, ("SVTYPE=DUP;SVLEN=", ("i", dup_end - dup_start), ";END=", ("i", dup_end),
-                                   ";QCHROM=", ("n", al["qrec"][dup_a], qname_table), ";QPOS=",
-                                   ("i", al["qstart"][dup_a] + 1)))
+    dup_info = printed_rows(dup_rec.size, ("SVTYPE=DUP;SVLEN=", ("i", dup_len), ";END=", ("i", dup_start + dup_len),
+                                          ";QCHROM=", ("n", dup_qrec, qname_table), ";QPOS=", ("i", dup_qpos)))
     # a stretch between collinear alignments that is neither a deletion nor an insertion alone: one record
     joined_info = []
     for structural in (False, True):
@@ -328,13 +184,13 @@ def write_vcf(path: str, al: dict, snps: tuple, reference, query, command: str =
             fields = (("n", (joined["size"][rows] > 0).astype(np.int64), name_table(["DEL", "INS"])), ";SVLEN=",
                       ("i", joined["size"][rows]), ";END=", ("i", end), ";") + fields
             fields = ("SVTYPE=",) + fields
-        joined_info.append((rows, _texts(rows.size, fields)))
-    joined_info = _reordered(_joined([t for _, t in joined_info]), _back([r for r, _ in joined_info],
+        joined_info.append((rows, printed_rows(rows.size, fields)))
+    joined_info = reordered_table(joined_tables([t for _, t in joined_info]), rows_back([r for r, _ in joined_info],
                                                                         joined["size"].size))
     inv_rec = np.concatenate((inv_rec, dup_rec, joined["rec"]))
     inv_pos = np.concatenate((inv_pos, dup_pos, joined["pos"]))
-    inv_ref, inv_alt = _joined([inv_ref, dup_ref, joined["ref"]]), _joined([inv_alt, dup_alt, joined["alt"]])
-    inv_info = _joined([inv_info, dup_info, joined_info])
+    inv_ref, inv_alt = joined_tables([inv_ref, dup_ref, joined["ref"]]), joined_tables([inv_alt, dup_alt, joined["alt"]])
+    inv_info = joined_tables([inv_info, dup_info, joined_info])
     # breakends: a pair a junction, each end where its alignment meets the other
     b, a = junctions(al)
     b_rev, a_rev = al["strand"][b] == 1, al["strand"][a] == 1
@@ -346,25 +202,26 @@ def write_vcf(path: str, al: dict, snps: tuple, reference, query, command: str =
     bnd_rec = np.concatenate((b_rec, a_rec))
     bnd_pos = np.concatenate((b_pos, a_pos))
     bnd_ref = (LETTERS[np.concatenate((b_base, a_base))].tobytes(), np.arange(2 * j + 1, dtype=np.int64))
-    bnd_alt = _joined([_bnd_alts(b_base, a_rec, a_pos, ~b_rev, np.where(a_rev, "]", "["), rnames),
+    bnd_alt = joined_tables([_bnd_alts(b_base, a_rec, a_pos, ~b_rev, np.where(a_rev, "]", "["), rnames),
                        _bnd_alts(a_base, b_rec, b_pos, a_rev, np.where(b_rev, "[", "]"), rnames)])
     number = np.concatenate((np.arange(j), np.arange(j))) + 1
     side = np.concatenate((np.ones(j, np.int64), np.full(j, 2, np.int64)))
-    bnd_id = _texts(2 * j, ("bnd", ("i", number), "_", ("i", side)))
+    bnd_id = printed_rows(2 * j, ("bnd", ("i", number), "_", ("i", side)))
     q_side = np.concatenate((al["qend"][b], al["qstart"][a] + 1))
-    bnd_info = _texts(2 * j, ("SVTYPE=BND;MATEID=bnd", ("i", number), "_", ("i", 3 - side), ";QCHROM=",
+    bnd_info = printed_rows(2 * j, ("SVTYPE=BND;MATEID=bnd", ("i", number), "_", ("i", 3 - side), ";QCHROM=",
                               ("n", np.concatenate((al["qrec"][b], al["qrec"][a])), qname_table), ";QPOS=",
                               ("i", q_side)))
     # every record, by reference record and position
     n_small, n_inv = small["kind"].size, inv_rec.size  # the inversions and duplications
     rec = np.concatenate((small["rec"], inv_rec, bnd_rec))
     pos = np.concatenate((small["pos"], inv_pos, bnd_pos))
-    rest = np.arange(n_inv + 2 * j, dtype=np.int64) + n_small  # the SVs' rows follow the small ones'
-    tables = {"ref": _joined([small["ref"], inv_ref, bnd_ref]), "alt": _joined([small["alt"], inv_alt, bnd_alt]),
-              "info": _joined([small_info, inv_info, bnd_info])}
-    rows = {"ref": np.concatenate((small["row"], rest)), "alt": np.concatenate((small["row"], rest)),
-            "info": np.concatenate((info_row, rest))}
-    ids = _joined([(b".", np.array([0, 1], dtype=np.int64)), bnd_id])
+    rest = np.arange(n_inv + 2 * j, dtype=np.int64)  # the SVs' rows follow the small ones'
+    allele_rest = rest + small["ref"][1].size - 1  # (the small alleles' tables still hold the tandem copies')
+    tables = {"ref": joined_tables([small["ref"], inv_ref, bnd_ref]), "alt": joined_tables([small["alt"], inv_alt, bnd_alt]),
+              "info": joined_tables([small_info, inv_info, bnd_info])}
+    rows = {"ref": np.concatenate((small["row"], allele_rest)), "alt": np.concatenate((small["row"], allele_rest)),
+            "info": np.concatenate((info_row, rest + n_small))}
+    ids = joined_tables([(b".", np.array([0, 1], dtype=np.int64)), bnd_id])
     id_row = np.concatenate((np.zeros(n_small + n_inv, dtype=np.int64), np.arange(2 * j, dtype=np.int64) + 1))
     # written in order by index columns into the tables (no copy of them in that order), a slice of
     # rows at a time: the text is never whole in memory
@@ -380,13 +237,6 @@ def write_vcf(path: str, al: dict, snps: tuple, reference, query, command: str =
                 ("n", rows["info"][at], tables["info"]), "\n"))
 
     return write_pieces(path, vcf_header(rnames, reference.lengths, command), pieces(), "variants")
-
-
-def _back(rows: list, n: int) -> np.ndarray:
-    """Where each of n items is in the tables made of `rows` one after another."""
-    back = np.empty(n, dtype=np.int64)
-    back[np.concatenate(rows) if rows else np.zeros(0, np.int64)] = np.arange(n)
-    return back
 
 
 def vcf_header(rnames, rlens, command: str) -> bytes:

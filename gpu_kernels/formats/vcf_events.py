@@ -25,22 +25,6 @@ def inversions(al: dict) -> np.ndarray:
     return np.flatnonzero((al["strand"] == 1) != major_reverse[where])
 
 
-def duplications(al: dict) -> tuple:
-    """(B, A, start, end): rows of al next to each other on a query record (B before A), on one
-    reference record in one orientation, the second starting at least SV_BASES before the first ends
-    on the reference: the reference's [start, end) is there twice in the query (a tandem duplication)."""
-    order = np.lexsort((al["qstart"], al["qrec"]))
-    b, a = order[:-1], order[1:]
-    rs, re_ = al["rstart"].astype(np.int64), al["rend"].astype(np.int64)
-    same = (al["qrec"][b] == al["qrec"][a]) & (al["rrec"][b] == al["rrec"][a]) & (al["strand"][b] == al["strand"][a])
-    forward = al["strand"][b] == 0
-    start = np.where(forward, rs[a], rs[b])
-    end = np.where(forward, re_[b], re_[a])
-    inside = np.where(forward, rs[a] >= rs[b], re_[a] <= re_[b])  # not out of order: a relocation's
-    keep = same & inside & (end - start >= SV_BASES)
-    return b[keep], a[keep], start[keep], end[keep]
-
-
 def junctions(al: dict) -> tuple:
     """(B, A): rows of al next to each other on a query record (B before A) that lie on different
     reference records (translocations), or on one record in the same orientation but out of order or

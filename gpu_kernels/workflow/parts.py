@@ -165,7 +165,7 @@ def write_pair_alignments(assembled_path: str, texts_paths: list, query, referen
     texts (texts_paths, in the parts' order) and the late chains', written where paths say
     (align.write_aligned's kinds), their tables' metadata assemble_pair's. The VCF reads its anchor
     bases from both genomes' memory-mapped codes (a human-sized genome is not copied), as the SAM lines'
-    SEQ (sam_seq) the query's."""
+    SEQ (sam_seq) the query's; both give the N columns of the cuts where one-to-one alignments meet."""
     import pyarrow.parquet as pq
 
     from ..align import write_aligned
@@ -191,7 +191,6 @@ def write_pair_alignments(assembled_path: str, texts_paths: list, query, referen
         return taken
 
     os.makedirs(os.path.dirname(next(p for p in paths.values() if p)) or ".", exist_ok=True)
-    whole = mapped_genome(reference) if paths.get("vcf") else None
-    reads = mapped_genome(query) if paths.get("vcf") or (paths.get("sam") and sam_seq) else None
+    # both memory-mapped: the cuts of alignments that meet read their N columns, the VCF its anchor bases
     write_aligned(al, text, (query.names, query.lengths, reference.names, reference.lengths), paths,
-                  meta, whole, reads, sam_seq)
+                  meta, mapped_genome(reference), mapped_genome(query), sam_seq)

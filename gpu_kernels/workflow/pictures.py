@@ -187,16 +187,17 @@ def chain_layers(chains: dict | None, layers, dots, single: bool = False, alignm
     return out
 
 
-ALIGNED_COLUMNS = ["qrec", "rrec", "strand", "qstart", "qend", "rstart", "rend", "backbone", "matches", "mismatches"]
+ALIGNED_COLUMNS = ["qrec", "rrec", "strand", "qstart", "qend", "rstart", "rend", "backbone", "matches", "mismatches",
+                   "unknown"]
 
 
 def one_to_one_rows(al: dict) -> dict:
     """The one-to-one alignments of an alignment table as the rows a layer draws: spans, strand, and
-    identity as identical columns over columns of two bases (`identities` over `aligned`)."""
+    identity as identical columns over columns of two known bases (`identities` over `aligned`)."""
     keep = al["backbone"] == 1
     rows = {c: al[c][keep] for c in ("qrec", "rrec", "strand", "qstart", "qend", "rstart", "rend")}
     rows["identities"] = al["matches"][keep]
-    rows["aligned"] = (al["matches"] + al["mismatches"])[keep]
+    rows["aligned"] = (al["matches"] + al["mismatches"] - al["unknown"])[keep]
     return rows
 
 

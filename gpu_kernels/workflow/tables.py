@@ -39,7 +39,7 @@ def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path
     identity = None
     if alignments_path:
         al = read_columns(alignments_path, ["qrec", "rrec", "qstart", "qend", "rstart", "rend", "backbone", "matches",
-                                            "mismatches", "insertions", "deletions"])
+                                            "mismatches", "insertions", "deletions", "unknown"])
         aligned = backbone_coverage(al, nq, nr, keys.astype(np.int64))
         for side in ("query", "reference"):
             per_pair[side]["aligned"], per_record[side]["aligned"] = aligned[side]
@@ -99,12 +99,12 @@ def backbone_coverage(chains: dict, nq: int, nr: int, pair_keys: np.ndarray) -> 
 
 
 def alignment_identity(al: dict, nq: int, nr: int, pair_keys: np.ndarray) -> dict:
-    """Identity of the one-to-one alignments (identical columns over all columns, rounded to 6
+    """Identity of the one-to-one alignments (identical columns over all columns but those holding an N, rounded to 6
     places; 0 where none): per record pair of pair_keys, per query record, per reference record, and
     over the genome pair (`genome`)."""
     keep = al["backbone"] == 1
     matches = al["matches"][keep].astype(np.float64)
-    columns = matches + (al["mismatches"] + al["insertions"] + al["deletions"])[keep].astype(np.float64)
+    columns = matches + (al["mismatches"] - al["unknown"] + al["insertions"] + al["deletions"])[keep].astype(np.float64)
     qrec, rrec = al["qrec"][keep].astype(np.int64), al["rrec"][keep].astype(np.int64)
 
     def ratio(slot, size):

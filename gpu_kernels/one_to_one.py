@@ -1,0 +1,205 @@
+"""The one-to-one alignments (docs/DEFINITIONS.md "What an alignment is", 7 and 8): chosen by score
+(one_to_one), then cut where they meet so that they share no base (trimmed).
+
+Each alignment's ends are extended on their own, so two one-to-one alignments may hold the same
+query or reference bases where they meet (up to kilobases where the flanks are distant), and those
+bases' variants, counts and ANI were made twice. Before anything is written, along each genome an
+alignment gives up what lies before the furthest end of the one-to-one alignments starting before it
+(the longer first where two start together), as the liftOver chains already did on the reference:
+the cut is found on its CIGAR (align_trim.c: whole gap runs, up to the next identical column), its
+spans, columns by kind and score lose what the cut held, and its texts (CIGAR, cs, delta, SNP lines)
+are cut there. One wholly inside another on either genome is no longer one-to-one (tp:A:S)."""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from . import native
+from .arrays import exclusive_sum
+from .backbone import backbone
+from .params import Params
+
+log = logging.getLogger(__name__)
+
+# trim_walk's fields an alignment (align_trim.c)
+(SKIP_FRONT, SKIP_BACK, DQ_FRONT, DR_FRONT, DQ_BACK, DR_BACK, CUT_EQ, CUT_X, CUT_I, CUT_D, CUT_N, CUT_SCORE, COLUMNS,
+ EMPTIED, TRIM_FIELDS) = range(15)
+TEXT_KINDS = {"cigar": 0, "cs": 1, "delta": 2}
+
+
+def one_to_one(al: dict, qlens, rlens, eligible=None) -> np.ndarray:
+    """The one-to-one alignments (int8 1), taken by score descending (ties: table order): one joins
+    where more than half of its span on the query and more than half on the reference are not yet
+    covered by one that joined (chains.backbone's rule, on the gapped spans). A chain of the backbone
+    can hold a repeat hit where its HSPs left the true alignment's bases uncovered; once the true
+    chain's gaps are filled, that hit overlaps it and is secondary. eligible: the rows that may join
+    (the backbone chains' alignments: with `secondary` the others are only added, never chosen)."""
+    if eligible is not None:
+        rows = np.flatnonzero(np.asarray(eligible))
+        keep = np.zeros(int(al["qstart"].size), dtype=np.int8)
+        keep[rows] = one_to_one({name: al[name][rows] for name in ("qrec", "rrec", "strand", "score", "qstart",
+                                                                    "qend", "rstart", "rend")}, qlens, rlens)
+        return keep
+    n = int(al["qstart"].size)
+    order = np.lexsort((np.arange(n), -al["score"]))
+    rlen = np.asarray(rlens, dtype=np.int64)[al["rrec"][order].astype(np.int64)]
+    reverse = al["strand"][order] == 1
+    rstart, rend = al["rstart"][order], al["rend"][order]
+    ranked = {"chain": np.arange(n, dtype=np.int64), "qrec": al["qrec"][order], "rrec": al["rrec"][order],
+              "strand": al["strand"][order]}
+    spans = {"chain": ranked["chain"], "x0": al["qstart"][order], "xe": al["qend"][order],
+             "y0": np.where(reverse, rlen - rend, rstart), "ye": np.where(reverse, rlen - rstart, rend)}
+    keep = np.zeros(n, dtype=np.int8)
+    keep[order] = backbone(ranked, spans, qlens, rlens, pairs=False)
+    return keep
+
+
+def start_cuts(rec, start, end) -> np.ndarray:
+    """Bases each interval [start, end) on record rec gives up at its start so that none shares a base
+    with another: what lies before the furthest end of the intervals starting before it (the longer
+    first where two start together); as long as it is, where it lies wholly inside them."""
+    rec, start, end = (np.asarray(v, dtype=np.int64) for v in (rec, start, end))
+    cut = np.zeros(start.size, dtype=np.int64)
+    if start.size < 2:
+        return cut
+    by = np.lexsort((-end, start, rec))
+    lift = rec[by] * (int(end.max()) + 1)  # each record above the ones before it
+    reach = np.maximum.accumulate(end[by] + lift) - lift
+    before = np.concatenate(([-1], reach[:-1]))
+    before[np.concatenate(([True], rec[by][1:] != rec[by][:-1]))] = -1
+    cut[by] = np.clip(before - start[by], 0, end[by] - start[by])
+    return cut
+
+
+def overlap_wants(al: dict) -> np.ndarray:
+    """Query and reference bases each one-to-one alignment gives up at the front and at the back of its
+    columns in PAF's order (4 a row: query, reference at the front, then at the back; 0 for the others).
+    On the reverse strand PAF's columns run along the reference with the query from its end."""
+    one = np.flatnonzero(np.asarray(al["backbone"]) == 1)
+    want = np.zeros((np.asarray(al["backbone"]).size, 4), dtype=np.int64)
+    q = start_cuts(al["qrec"][one], al["qstart"][one], al["qend"][one])
+    r = start_cuts(al["rrec"][one], al["rstart"][one], al["rend"][one])
+    reverse = np.asarray(al["strand"])[one] == 1
+    want[one, 0] = np.where(reverse, 0, q)
+    want[one, 1] = r
+    want[one, 2] = np.where(reverse, q, 0)
+    return want
+
+
+def trimmed(al: dict, text, query, reference, params: Params, threads: int = 0) -> tuple[dict, object]:
+    """(al, text) with no base in two one-to-one alignments: the alignments' columns (ALIGNMENT's) with
+    the cut rows' spans, counts and score made again and those cut away wholly no longer one-to-one, and
+    a text(kind) that gives the cut texts. text(kind): align.text_of's kinds, a string table a row; query
+    and reference: the SeqSets the cuts' N columns are read from."""
+    want = overlap_wants(al)
+    rows = np.flatnonzero(want.any(axis=1))
+    if rows.size == 0:
+        return al, text
+    cpu = native.module("_cpu")
+    threads = threads or native.threads()
+    a = params.aligning
+    cigars = _rows_of(text("cigar"), rows)
+    reverse = np.asarray(al["strand"])[rows] == 1
+    qbase = np.asarray(query.starts, np.int64)[np.asarray(al["qrec"], np.int64)[rows]]
+    rbase = np.asarray(reference.starts, np.int64)[np.asarray(al["rrec"], np.int64)[rows]]
+    qs, qe, rs, re_ = (np.asarray(al[name], np.int64)[rows] for name in ("qstart", "qend", "rstart", "rend"))
+    out = np.zeros((rows.size, TRIM_FIELDS), dtype=np.int64)
+    cpu.trim_walk(cigars[0], cigars[1], np.ascontiguousarray(want[rows]), qbase + np.where(reverse, qe - 1, qs),
+                  qbase + np.where(reverse, qs, qe - 1), rbase + rs, rbase + re_ - 1,
+                  np.where(reverse, -1, 1).astype(np.int8), query.codes, reference.codes, a.align_match,
+                  a.align_mismatch, a.gap_open, a.gap_extend, out, threads)
+    emptied = out[:, EMPTIED] == 1
+    cut = rows[~emptied]
+    o = out[~emptied]
+    rev = reverse[~emptied]
+    al = {name: np.array(column, copy=True) if np.ndim(column) and len(column) == want.shape[0] else column
+          for name, column in al.items()}
+    al["qstart"][cut] += np.where(rev, o[:, DQ_BACK], o[:, DQ_FRONT])
+    al["qend"][cut] -= np.where(rev, o[:, DQ_FRONT], o[:, DQ_BACK])
+    al["rstart"][cut] += o[:, DR_FRONT]
+    al["rend"][cut] -= o[:, DR_BACK]
+    for name, field in (("matches", CUT_EQ), ("mismatches", CUT_X), ("insertions", CUT_I), ("deletions", CUT_D),
+                        ("unknown", CUT_N), ("score", CUT_SCORE)):
+        al[name][cut] -= o[:, field]
+    al["backbone"][rows[emptied]] = 0
+    log.info("one-to-one alignments sharing bases: %d cut where they meet (%d query and %d reference bases), %d "
+             "wholly inside others made secondary", cut.size, int((o[:, DQ_FRONT] + o[:, DQ_BACK]).sum()),
+             int((o[:, DR_FRONT] + o[:, DR_BACK]).sum()), int(emptied.sum()))
+    cuts = {"rows": cut, "front": np.ascontiguousarray(o[:, SKIP_FRONT]),
+            "back": np.ascontiguousarray(o[:, SKIP_BACK]), "columns": np.ascontiguousarray(o[:, COLUMNS])}
+    made = {}
+
+    def cut_text(kind: str) -> tuple:
+        if kind not in made:
+            whole = text(kind)
+            if kind == "snps":
+                made[kind] = _snp_lines_within(whole, cuts["rows"], al)
+            else:
+                part = _rows_of(whole, cuts["rows"])
+                size = np.empty(cut.size, dtype=np.int64)
+                cpu.trim_text(TEXT_KINDS[kind], part[0], part[1], cuts["front"], cuts["back"], cuts["columns"], size,
+                              np.empty(0, dtype=np.uint8), threads)
+                at = exclusive_sum(size)
+                body = np.empty(int(at[-1]), dtype=np.uint8)
+                cpu.trim_text(TEXT_KINDS[kind], part[0], part[1], cuts["front"], cuts["back"], cuts["columns"],
+                              at[:-1].copy(), body, threads)
+                made[kind] = _replaced(whole, cuts["rows"], (body.tobytes(), at))
+        return made[kind]
+
+    return al, cut_text
+
+
+def _rows_of(table: tuple, rows) -> tuple:
+    """The strings of a string table's rows, as a table of their own."""
+    from .formats.vcf_small import string_table
+
+    text, offsets = table
+    offsets = np.asarray(offsets, dtype=np.int64)
+    rows = np.asarray(rows, dtype=np.int64)
+    return string_table([(np.frombuffer(text, dtype=np.uint8), offsets[rows], offsets[rows + 1] - offsets[rows])],
+                    rows.size)
+
+
+def _replaced(table: tuple, rows, new: tuple) -> tuple:
+    """A string table with the strings of rows replaced by new's (in that order)."""
+    from .formats.vcf_small import string_table
+
+    text, offsets = table
+    offsets = np.asarray(offsets, dtype=np.int64)
+    n = offsets.size - 1
+    source = np.full(n, 0, dtype=np.int64)  # 0: the old table, 1: the new one
+    source[rows] = 1
+    where = offsets[:-1].copy()
+    length = np.diff(offsets)
+    new_offsets = np.asarray(new[1], dtype=np.int64)
+    where[rows], length[rows] = new_offsets[:-1], np.diff(new_offsets)
+    old_bytes, new_bytes = np.frombuffer(text, dtype=np.uint8), np.frombuffer(new[0], dtype=np.uint8)
+    both = np.concatenate((old_bytes, new_bytes))
+    return string_table([(both, where + source * old_bytes.size, length)], n)
+
+
+def _snp_lines_within(table: tuple, rows, al: dict) -> tuple:
+    """A table of SNP lines (show-snps -T's) with the lines of rows kept where they lie inside their
+    alignment's spans as cut (P1 on the reference, P2 on the query, both 1-based)."""
+    from .formats.vcf_small import snp_lines
+
+    text, offsets = table
+    buf = np.frombuffer(text, dtype=np.uint8)
+    lines = snp_lines(text, offsets)
+    owner = lines["alignment"]
+    check = np.zeros(np.asarray(offsets).size - 1, dtype=bool)
+    check[rows] = True
+    inside = ((lines["p1"] > al["rstart"][owner]) & (lines["p1"] <= al["rend"][owner])
+              & (lines["p2"] > al["qstart"][owner]) & (lines["p2"] <= al["qend"][owner]))
+    keep = ~check[owner] | inside
+    if keep.all():
+        return table
+    ends = np.flatnonzero(buf == ord("\n")) + 1
+    starts = np.concatenate(([0], ends[:-1]))
+    from .formats.vcf_small import string_table
+
+    kept_len = np.where(keep, ends - starts, 0)
+    per_row = np.bincount(owner, kept_len, minlength=check.size).astype(np.int64)
+    body = string_table([(buf, starts[keep], (ends - starts)[keep])], int(keep.sum()))[0]
+    return body, exclusive_sum(per_row)
