@@ -137,12 +137,14 @@ if [ "$what" = align ]; then
                 --snps /tmp/same/$backend.snps --sam /tmp/same/$backend.sam --chains /tmp/same/$backend.chains.paf \
                 --chain-file /tmp/same/$backend.chain --vcf /tmp/same/$backend.vcf 2>&1 | tail -2 | tee -a "$OUT/same.log"
         done
-        for kind in paf delta snps sam chains.paf chain; do
+        for kind in paf delta snps chains.paf chain; do
             cmp /tmp/same/numpy.$kind /tmp/same/cupy.$kind && echo "$kind: numpy and cupy identical, $(wc -l < /tmp/same/cupy.$kind) lines" | tee -a "$OUT/same.log"
         done
-        # the VCF's header names the command line (its --backend): the records compared
+        # the VCF's and the SAM's headers name the command line (its --backend): their records compared
         cmp <(grep -v '^##' /tmp/same/numpy.vcf) <(grep -v '^##' /tmp/same/cupy.vcf) && \
             echo "vcf records: numpy and cupy identical, $(grep -vc '^#' /tmp/same/cupy.vcf) records" | tee -a "$OUT/same.log"
+        cmp <(grep -v '^@PG' /tmp/same/numpy.sam) <(grep -v '^@PG' /tmp/same/cupy.sam) && \
+            echo "sam but @PG: numpy and cupy identical, $(grep -vc '^@' /tmp/same/cupy.sam) records" | tee -a "$OUT/same.log"
         exit 0
     fi
     if [ "${WORKFLOW:-0}" = 1 ]; then  # the workflow's default outputs (alignments included) on 2 x 3 x 30 Mbp

@@ -312,3 +312,87 @@ PyObject *py_trim_text(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     return release_buffers(b, 7, 1);
 }
+
+/* SNP lines (show-snps -T's: P1, SUB1, SUB2, P2, ...) of cut alignments: the lines at either end whose P1
+ * is not within (rs, re] or whose P2 is not within (qs, qe] (the spans as cut, 1-based) left out, read
+ * from each end up to the first line inside: only the cut ends' lines are read. Writes each row's kept
+ * lines as a span of the text (start, length). */
+typedef struct {
+    const char *text;
+    const int64_t *offsets, *rows, *rs, *re, *qs, *qe;
+    int64_t n;
+    int64_t *start, *length;
+    int64_t next;
+} snp_job;
+
+static int64_t field_number(const char **p, const char *end) {
+    int64_t v = 0;
+    while (*p < end && **p >= '0' && **p <= '9')
+        v = v * 10 + (*(*p)++ - '0');
+    return v;
+}
+
+/* whether the line at [p, end) lies inside the spans */
+static int line_inside(const snp_job *j, int64_t k, const char *p, const char *end) {
+    const int64_t p1 = field_number(&p, end);
+    for (int tabs = 0; p < end && tabs < 3; p++)
+        tabs += *p == '\t';
+    const int64_t p2 = field_number(&p, end);
+    return p1 > j->rs[k] && p1 <= j->re[k] && p2 > j->qs[k] && p2 <= j->qe[k];
+}
+
+static void snp_part(void *arg, int t, int threads) {
+    snp_job *j = (snp_job *)arg;
+    (void)t, (void)threads;
+    for (;;) {
+        const int64_t k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+        if (k >= j->n)
+            break;
+        const int64_t row = j->rows[k];
+        const char *lo = j->text + j->offsets[row], *hi = j->text + j->offsets[row + 1];
+        while (lo < hi) { /* from the front: a line at a time until one inside */
+            const char *eol = memchr(lo, '\n', hi - lo);
+            const char *next = eol ? eol + 1 : hi;
+            if (line_inside(j, k, lo, next))
+                break;
+            lo = next;
+        }
+        while (hi > lo) { /* from the back */
+            const char *at = hi - 1; /* the line's end */
+            while (at > lo && at[-1] != '\n')
+                at--;
+            if (line_inside(j, k, at, hi))
+                break;
+            hi = at;
+        }
+        j->start[k] = lo - j->text, j->length[k] = hi - lo;
+    }
+}
+
+PyObject *py_trim_snps(PyObject *self, PyObject *args) {
+    Py_buffer b[9];
+    int threads;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*w*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &b[7], &b[8],
+                          &threads))
+        return NULL;
+    /* b: text, offsets, rows (n), rs, re, qs, qe (n); start, length (n) written */
+    const int64_t n = b[2].len / 8, strings = b[1].len / 8 - 1;
+    int ok = strings >= 0;
+    for (int k = 3; k <= 8 && ok; k++)
+        ok = check_items(&b[k], "trim_snps", 8, n);
+    if (ok) {
+        const int64_t *off = b[1].buf, *rows = b[2].buf;
+        for (int64_t k = 0; k < n && ok; k++)
+            ok = rows[k] >= 0 && rows[k] < strings && off[rows[k]] >= 0 && off[rows[k]] <= off[rows[k] + 1] &&
+                 off[rows[k] + 1] <= b[0].len;
+        if (!ok)
+            PyErr_SetString(PyExc_ValueError, "trim_snps: a row outside the text");
+    }
+    if (!ok)
+        return release_buffers(b, 9, 0);
+    snp_job j = {b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[5].buf, b[6].buf, n, b[7].buf, b[8].buf, 0};
+    Py_BEGIN_ALLOW_THREADS
+    run_parallel(snp_part, &j, threads < 1 ? 1 : threads);
+    Py_END_ALLOW_THREADS
+    return release_buffers(b, 9, 1);
+}

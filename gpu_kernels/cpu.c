@@ -257,6 +257,9 @@ static PyMethodDef methods[] = {
     {"trim_text", py_trim_text, METH_VARARGS,
      "trim_text(kind, text, offsets, front, back, columns, size, out, threads): CIGARs, cs strings or delta "
      "indel lines cut (align_trim.c)"},
+    {"trim_snps", py_trim_snps, METH_VARARGS,
+     "trim_snps(text, offsets, rows, rs, re, qs, qe, start, length, threads): the SNP lines of cut alignments "
+     "inside their spans, as spans of the text (align_trim.c)"},
     {NULL, NULL, 0, NULL},
 };
 

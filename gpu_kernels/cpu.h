@@ -144,6 +144,7 @@ int gap_buffers_ok(const Py_buffer *b, const char *name);
 PyObject *py_align_text(PyObject *self, PyObject *args);
 PyObject *py_trim_walk(PyObject *self, PyObject *args);
 PyObject *py_trim_text(PyObject *self, PyObject *args);
+PyObject *py_trim_snps(PyObject *self, PyObject *args);
 PyObject *py_split_pieces(PyObject *self, PyObject *args);
 PyObject *py_align_extend(PyObject *self, PyObject *args);
 

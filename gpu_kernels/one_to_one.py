@@ -18,6 +18,7 @@ import numpy as np
 from . import native
 from .arrays import exclusive_sum
 from .backbone import backbone
+from .formats.strings import take_strings
 from .params import Params
 
 log = logging.getLogger(__name__)
@@ -99,7 +100,8 @@ def trimmed(al: dict, text, query, reference, params: Params, threads: int = 0) 
     cpu = native.module("_cpu")
     threads = threads or native.threads()
     a = params.aligning
-    cigars = _rows_of(text("cigar"), rows)
+    cigars_whole = text("cigar")
+    cigars = take_strings([cigars_whole], rows)
     reverse = np.asarray(al["strand"])[rows] == 1
     qbase = np.asarray(query.starts, np.int64)[np.asarray(al["qrec"], np.int64)[rows]]
     rbase = np.asarray(reference.starts, np.int64)[np.asarray(al["rrec"], np.int64)[rows]]
@@ -128,78 +130,52 @@ def trimmed(al: dict, text, query, reference, params: Params, threads: int = 0) 
              int((o[:, DR_FRONT] + o[:, DR_BACK]).sum()), int(emptied.sum()))
     cuts = {"rows": cut, "front": np.ascontiguousarray(o[:, SKIP_FRONT]),
             "back": np.ascontiguousarray(o[:, SKIP_BACK]), "columns": np.ascontiguousarray(o[:, COLUMNS])}
-    made = {}
+    made = {}  # the CIGARs, asked for here and by every writer: cut once
 
     def cut_text(kind: str) -> tuple:
-        if kind not in made:
-            whole = text(kind)
-            if kind == "snps":
-                made[kind] = _snp_lines_within(whole, cuts["rows"], al)
-            else:
-                part = _rows_of(whole, cuts["rows"])
-                size = np.empty(cut.size, dtype=np.int64)
-                cpu.trim_text(TEXT_KINDS[kind], part[0], part[1], cuts["front"], cuts["back"], cuts["columns"], size,
-                              np.empty(0, dtype=np.uint8), threads)
-                at = exclusive_sum(size)
-                body = np.empty(int(at[-1]), dtype=np.uint8)
-                cpu.trim_text(TEXT_KINDS[kind], part[0], part[1], cuts["front"], cuts["back"], cuts["columns"],
-                              at[:-1].copy(), body, threads)
-                made[kind] = _replaced(whole, cuts["rows"], (body.tobytes(), at))
-        return made[kind]
+        if kind in made:
+            return made[kind]
+        whole = cigars_whole if kind == "cigar" else text(kind)
+        if kind == "snps":
+            return _snp_lines_within(whole, cuts["rows"], al, threads)
+        part = take_strings([whole], cuts["rows"])
+        size = np.empty(cut.size, dtype=np.int64)
+        cpu.trim_text(TEXT_KINDS[kind], part[0], part[1], cuts["front"], cuts["back"], cuts["columns"], size,
+                      np.empty(0, dtype=np.uint8), threads)
+        at = exclusive_sum(size)
+        body = np.empty(int(at[-1]), dtype=np.uint8)
+        cpu.trim_text(TEXT_KINDS[kind], part[0], part[1], cuts["front"], cuts["back"], cuts["columns"], at[:-1].copy(),
+                      body, threads)
+        out = _replaced(whole, cuts["rows"], (body, at))
+        if kind == "cigar":
+            made[kind] = out
+        return out
 
     return al, cut_text
 
 
-def _rows_of(table: tuple, rows) -> tuple:
-    """The strings of a string table's rows, as a table of their own."""
-    from .formats.vcf_small import string_table
-
-    text, offsets = table
-    offsets = np.asarray(offsets, dtype=np.int64)
-    rows = np.asarray(rows, dtype=np.int64)
-    return string_table([(np.frombuffer(text, dtype=np.uint8), offsets[rows], offsets[rows + 1] - offsets[rows])],
-                    rows.size)
-
-
 def _replaced(table: tuple, rows, new: tuple) -> tuple:
-    """A string table with the strings of rows replaced by new's (in that order)."""
-    from .formats.vcf_small import string_table
-
-    text, offsets = table
-    offsets = np.asarray(offsets, dtype=np.int64)
-    n = offsets.size - 1
-    source = np.full(n, 0, dtype=np.int64)  # 0: the old table, 1: the new one
-    source[rows] = 1
-    where = offsets[:-1].copy()
-    length = np.diff(offsets)
-    new_offsets = np.asarray(new[1], dtype=np.int64)
-    where[rows], length[rows] = new_offsets[:-1], np.diff(new_offsets)
-    old_bytes, new_bytes = np.frombuffer(text, dtype=np.uint8), np.frombuffer(new[0], dtype=np.uint8)
-    both = np.concatenate((old_bytes, new_bytes))
-    return string_table([(both, where + source * old_bytes.size, length)], n)
+    """A string table with the strings of rows replaced by new's (in that order), each string copied once."""
+    n = np.asarray(table[1]).size - 1
+    index = np.arange(n, dtype=np.int64)
+    index[rows] = n + np.arange(np.asarray(rows).size, dtype=np.int64)
+    return take_strings([table, new], index)
 
 
-def _snp_lines_within(table: tuple, rows, al: dict) -> tuple:
+def _snp_lines_within(table: tuple, rows, al: dict, threads: int) -> tuple:
     """A table of SNP lines (show-snps -T's) with the lines of rows kept where they lie inside their
-    alignment's spans as cut (P1 on the reference, P2 on the query, both 1-based)."""
-    from .formats.vcf_small import snp_lines
-
+    alignment's spans as cut (P1 on the reference, P2 on the query, both 1-based): only the lines at the
+    cut ends are read (align_trim.c's trim_snps), and each row's lines copied once."""
+    cpu = native.module("_cpu")
     text, offsets = table
-    buf = np.frombuffer(text, dtype=np.uint8)
-    lines = snp_lines(text, offsets)
-    owner = lines["alignment"]
-    check = np.zeros(np.asarray(offsets).size - 1, dtype=bool)
-    check[rows] = True
-    inside = ((lines["p1"] > al["rstart"][owner]) & (lines["p1"] <= al["rend"][owner])
-              & (lines["p2"] > al["qstart"][owner]) & (lines["p2"] <= al["qend"][owner]))
-    keep = ~check[owner] | inside
-    if keep.all():
-        return table
-    ends = np.flatnonzero(buf == ord("\n")) + 1
-    starts = np.concatenate(([0], ends[:-1]))
-    from .formats.vcf_small import string_table
-
-    kept_len = np.where(keep, ends - starts, 0)
-    per_row = np.bincount(owner, kept_len, minlength=check.size).astype(np.int64)
-    body = string_table([(buf, starts[keep], (ends - starts)[keep])], int(keep.sum()))[0]
-    return body, exclusive_sum(per_row)
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    start, length = offsets[:-1].copy(), np.diff(offsets)
+    kept_start, kept_length = np.empty(rows.size, dtype=np.int64), np.empty(rows.size, dtype=np.int64)
+    spans = [np.ascontiguousarray(np.asarray(al[name], dtype=np.int64)[rows]) for name in ("rstart", "rend", "qstart", "qend")]
+    cpu.trim_snps(text, offsets, rows, *spans, kept_start, kept_length, threads)
+    start[rows], length[rows] = kept_start, kept_length
+    at = exclusive_sum(length)
+    out = np.empty(int(at[-1]), dtype=np.uint8)
+    cpu.gather_spans(out, text, start, length, at[:-1].copy(), b"", b"", b"", threads)
+    return out, at
