@@ -49,8 +49,10 @@ def main() -> None:
                 label, _, checkout = item.partition("=")
                 env = dict(os.environ, PYTHONPATH=os.path.abspath(checkout))
                 out = os.path.join(folder, f"{label}.paf")
+                # run from the checkout: `python -m` puts the working folder first on the path
                 runs.append((label, out, run([sys.executable, "-m", "gpu_kernels", "align", query, reference, "-o", out,
-                                              "--threads", str(args.threads), "--backend", "numpy"], env=env)))
+                                              "--threads", str(args.threads), "--backend", "numpy"], env=env,
+                                             cwd=os.path.abspath(checkout))))
             if shutil.which("minimap2"):
                 out = os.path.join(folder, "mm2.paf")
                 runs.append(("minimap2 asm20", out, run(["minimap2", "-x", "asm20", "-c", "--cs", "-t",
