@@ -60,10 +60,13 @@ def start_cuts(rec, start, end) -> np.ndarray:
     """Bases each interval [start, end) on record rec gives up at its start so that none shares a base
     with another: what lies before the furthest end of the intervals starting before it (the longer
     first where two start together); as long as it is, where it lies wholly inside them."""
+    from .formats.vcf_small import reach_before
+
     rec, start, end = (np.asarray(v, dtype=np.int64) for v in (rec, start, end))
+    by = np.lexsort((-end, start, rec))
     cut = np.zeros(start.size, dtype=np.int64)
-    if start.size < 2:
-        return cut
+    cut[by] = np.clip(reach_before(end[by], rec[by]) - start[by], 0, end[by] - start[by])
+    return cut
     by = np.lexsort((-end, start, rec))
     lift = rec[by] * (int(end.max()) + 1)  # each record above the ones before it
     reach = np.maximum.accumulate(end[by] + lift) - lift

@@ -74,7 +74,7 @@ def finish_whole(result, paths: dict, hsps: str | None = None, sam_seq: bool = T
 
 def summary(al: dict, chains: dict, how: str, backend: str, start: float | None) -> str:
     """The line that sums a pair's alignments up: their query bases counted once where alignments
-    overlap (one-to-one ones share their extended ends; their spans summed counted those twice)."""
+    overlap (a secondary one may lie on one-to-one ones' bases)."""
     from .coverage import union_length
 
     qrec = np.asarray(al["qrec"], dtype=np.int64)
