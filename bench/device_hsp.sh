@@ -33,6 +33,8 @@
 #                                       # mems -l 30, 50, 100, ROUNDS runs each, cupy), numpy == cupy on a 10 Mbp cut
 #   bash bench/device_hsp.sh longreads  # GPU exact-match tests; seed 001's workload (bench/long_reads.py: 25,249 reads of
 #                                       # about 7 kb against a 3.1 Gbp genome, mems -l 20, cupy), then its 1 % check with mummer
+#                                       # (YOUNG=1: a genome of young repeat copies instead, 30 % of it: hundreds of millions of
+#                                       # MEMs, the batches cut by their matches; CHECK=0: no mummer check)
 #   bash bench/device_hsp.sh post       # that run up to its merge, then the coverage and plots rules timed apart
 #                                       # (bench/post_compare.py; PROFILE=1: under py-spy, stacks in $OUT/profile;
 #                                       # OLD_ROOT=DIR: another checkout timed in turn with this one)
@@ -118,11 +120,15 @@ fi
 if [ "$what" = longreads ]; then
     [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -p no:cacheprovider tests/test_gpu*.py -k "whole or exact_matches or tiles" 2>&1 | \
         tee "$OUT/gpu_tests.log" | tail -5
-    mkdir -p /tmp/lr && /usr/bin/time -f "made in %e s" python3 bench/long_reads.py --out /tmp/lr/lr 2>&1 | tee -a "$OUT/longreads.log"
-    python3 bench/long_reads.py --out /tmp/lr/lr --run --backend cupy 2>&1 | tee -a "$OUT/longreads.log"
-    cp /tmp/lr/lr_mems.cupy.txt.log "$OUT/" 2>/dev/null
-    [ "${CHECK:-1}" = 1 ] && python3 bench/long_reads.py --out /tmp/lr/lr --check --backend cupy 2>&1 | tee -a "$OUT/longreads.log"
-    cp /tmp/lr/lr_sample_genome.txt.log "$OUT/" 2>/dev/null
+    lr=/tmp/lr/lr; made=()
+    [ "${YOUNG:-0}" = 1 ] && lr=/tmp/lry/lr && made=(--young-repeats --repeat-fraction 0.30)
+    mkdir -p "$(dirname $lr)" && /usr/bin/time -f "made in %e s" python3 bench/long_reads.py --out $lr "${made[@]}" 2>&1 | tee -a "$OUT/longreads.log"
+    python3 bench/long_reads.py --out $lr --run --backend cupy 2>&1 | tee -a "$OUT/longreads.log"
+    cp ${lr}_mems.cupy.txt.log "$OUT/$(basename $(dirname $lr))_mems.log" 2>/dev/null
+    ls -l ${lr}_mems.cupy.txt | tee -a "$OUT/longreads.log"; df -h /tmp | tail -1 | tee -a "$OUT/longreads.log"
+    [ "${CHECK:-1}" = 1 ] && python3 bench/long_reads.py --out $lr --check --backend cupy 2>&1 | tee -a "$OUT/longreads.log"
+    cp ${lr}_sample_genome.txt.log "$OUT/$(basename $(dirname $lr))_sample.log" 2>/dev/null
+    rm -f ${lr}_mems.cupy.txt
 fi
 if [ "$what" = align ]; then
     [ "${TESTS:-1}" = 1 ] && python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu*.py -k "align" tests/test_align.py 2>&1 | \

@@ -42,11 +42,11 @@ NAMES = [f"chr{i}" for i in range(1, 23)] + ["chrX", "chrY"]
 
 def chromosome(job: tuple) -> str:
     """Write one chromosome's FASTA (a worker process): (seed, index, length, out) -> its path."""
-    seed, index, length, out, micro, divergence = job
+    seed, index, length, out, micro, divergence, fraction = job
     units = repeat_families(np.random.default_rng(seed))  # the same families on every chromosome
     rng = np.random.default_rng([seed, index])
-    seq = heavy_ancestor(rng, length, micro=micro, units=units, divergence=divergence)
-    gap = int(rng.integers(100_000, 1_000_000))  # an assembly gap (a centromere's)
+    seq = heavy_ancestor(rng, length, fraction=fraction, micro=micro, units=units, divergence=divergence)
+    gap = min(int(rng.integers(100_000, 1_000_000)), length // 10)  # an assembly gap (a centromere's)
     at = int(rng.integers(0, length - gap))
     seq[at:at + gap] = N_CODE
     path = f"{out}_{NAMES[index]}.fa"
@@ -54,9 +54,10 @@ def chromosome(job: tuple) -> str:
     return path
 
 
-def make(out: str, scale: float, reads: int, seed: int, workers: int, micro: float, divergence: tuple) -> None:
+def make(out: str, scale: float, reads: int, seed: int, workers: int, micro: float, divergence: tuple | None,
+         fraction: float) -> None:
     """<out>_genome.fa (and a file a chromosome) and <out>_reads.fa."""
-    jobs = [(seed, i, int(size * 1_000_000 * scale), out, micro, divergence) for i, size in enumerate(SIZES)]
+    jobs = [(seed, i, int(size * 1_000_000 * scale), out, micro, divergence, fraction) for i, size in enumerate(SIZES)]
     with ProcessPoolExecutor(workers) as pool:  # the longest first
         made = dict(zip(sorted(range(len(jobs)), key=lambda i: -jobs[i][2]),
                         pool.map(chromosome, sorted(jobs, key=lambda j: -j[2]))))
@@ -153,6 +154,10 @@ def main() -> None:
     parser.add_argument("--repeat-divergence", type=float, nargs=2, default=(0.08, 0.30), metavar=("LOW", "HIGH"),
                         help="repeat copies diverged uniformly between these from their family (human's Alu and L1 "
                              "copies mostly 8-30 %%)")
+    parser.add_argument("--young-repeats", action="store_true",
+                        help="copies diverged as bench/simulate.py's heavy model's (0-25 %%, most old, some young: "
+                             "a read in a young copy matches thousands of others exactly), not --repeat-divergence")
+    parser.add_argument("--repeat-fraction", type=float, default=0.35, help="fraction of the genome in repeat copies")
     parser.add_argument("--length", type=int, default=20, help="shortest MEM")
     parser.add_argument("--run", action="store_true")
     parser.add_argument("--backend", default="cupy")
@@ -162,7 +167,8 @@ def main() -> None:
     genome, reads = f"{args.out}_genome.fa", f"{args.out}_reads.fa"
     if not (os.path.exists(genome) and os.path.exists(reads)):
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        make(args.out, args.scale, args.reads, args.seed, args.workers, args.microsatellites, tuple(args.repeat_divergence))
+        make(args.out, args.scale, args.reads, args.seed, args.workers, args.microsatellites,
+             None if args.young_repeats else tuple(args.repeat_divergence), args.repeat_fraction)
         print(f"made {genome} ({os.path.getsize(genome) / 1e9:.2f} GB) and {reads} ({os.path.getsize(reads) / 1e6:.0f} MB)")
     if args.run:
         r = mems(reads, genome, args.length, args.backend, f"{args.out}_mems.{args.backend}.txt")

@@ -20,7 +20,7 @@ from .device import early_context
 from .engine import compare, load
 from .errors import InputError, os_error_line
 from .fasta import load_pair
-from .formats import alignments, mummer_parts, paf_from_table, text_from_table, write_paf, write_parts
+from .formats import alignments, mummer_parts, paf_from_table, paf_on_thread, text_from_table, write_parts
 from . import native, progress
 from .formats.files import STDIN_COPIES, is_special
 from .formats.tables import require_kind
@@ -244,23 +244,28 @@ def run_matches(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     batches = iter_matches(query, reference, args.min_match, args.command == "mums", backend,
                            tile_bases=args.reference_tile)
-    kept, count = [], [0]
+    count = [0]
+    paf = paf_on_thread(args.paf, query.names, query.lengths, reference.names, reference.lengths) if args.paf else None
 
     def parts():
-        """Each batch's text as soon as it is found: the matches held are a batch's (and --paf's)."""
+        """Each batch's text as soon as it is found, and its --paf rows handed to their writer: the
+        matches held are a batch's."""
         for found, first, end in batches:
             count[0] += int(found["length"].size)
-            if args.paf:  # its rows are written after the text, from every batch's
-                kept.append(found)
+            if paf:
+                paf.put(matches_to_hsps(found, query))
             yield from mummer_parts(found, query.names, query.lengths, reference.names, records=range(first, end),
                                     qtable=query.name_table, ordered=True)
 
-    write_parts(args.output or None, parts())
+    try:
+        write_parts(args.output or None, parts())
+    except BaseException:
+        if paf:
+            paf.abort()
+        raise
     log.info("%d %s found and written in %.2f s", count[0], args.command, time.perf_counter() - start)
-    if args.paf:
-        matches = {name: np.concatenate([found[name] for found in kept]) for name in kept[0]}
-        write_paf(args.paf, matches_to_hsps(matches, query), query.names, query.lengths, reference.names,
-                  reference.lengths)
+    if paf:
+        paf.close()
     log.info("%d %s in %.2f s", count[0], args.command, time.perf_counter() - start)
     return 0
 

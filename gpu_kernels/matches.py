@@ -37,6 +37,7 @@ from .seqset import SeqSet, reverse_complement
 from .words import MAX_K, compiled_words
 from .matches_runs import _blanked, _lap, all_n_key, n_run_mems, whole_matches
 from .mums import short_mums, unique_mask, word_floor
+from .match_batches import MATCH_ROWS, MatchSpill, TooManyMatches, bounded_batches
 
 QUERY_BATCH = 32_000_000  # query bases matched at once (whole records)
 MEM_BATCH_WORDS = 1 << 22  # query words whose pairs the CPU enumerates at once
@@ -87,11 +88,12 @@ def reference_words_cupy(rcodes, min_match: int):
     return keys[order], before[order], pos[order]
 
 
-def strand_mems(qcodes, rcodes, rwords, min_match: int):
+def strand_mems(qcodes, rcodes, rwords, min_match: int, limit: int | None = None):
     """MEMs (qstart, rstart, length) between two code arrays, unique rows, sorted by (qstart, rstart).
 
     Every pair of equal words is visited on all cores and only left-maximal ones are walked (matches.c),
-    query words a batch at a time; nothing but the MEMs is held."""
+    query words a batch at a time; nothing but the MEMs is held. Past `limit` MEMs it stops and
+    raises TooManyMatches with their number estimated from the words walked so far."""
     k = match_k(min_match)
     qkeys, qpos = compiled_words(qcodes, k, 3)
     allowed = qkeys != np.uint64(all_n_key(k))  # the all-N words' MEMs come from the N runs (n_run_mems)
@@ -104,23 +106,27 @@ def strand_mems(qcodes, rcodes, rwords, min_match: int):
     qcodes, rcodes = np.ascontiguousarray(qcodes), np.ascontiguousarray(rcodes)
     cpu, threads = native.cpu(), native.threads()
     unused = np.zeros(0, dtype=np.uint8)  # mem_starts reads no word-start flags
-    parts = []
+    runs = n_run_mems(qcodes, rcodes, k, min_match)
+    parts, held = [], runs[0].size
     for i0, i1 in key_batches(qkeys, MEM_BATCH_WORDS):
         _, _, mems = cpu.mem_starts(qcodes, rcodes, unused, unused, qkeys, qpos, rkeys, rpos, size, i0, i1, k, min_match,
                                     PARTS_PER_THREAD * threads, threads)
         parts.append(np.frombuffer(mems, dtype=np.int64).reshape(-1, 3))
+        held += parts[-1].shape[0]
+        if limit is not None and held > limit:
+            raise TooManyMatches(held * qkeys.size // max(i1, 1))
     mems = np.concatenate(parts) if parts else np.zeros((0, 3), dtype=np.int64)
-    runs = n_run_mems(qcodes, rcodes, k, min_match)
     qs, rs, length = (np.concatenate((mems[:, c], runs[c])) for c in range(3))
     order = _order2(qs, rs)
     return qs[order], rs[order], length[order]
 
 
-def strand_mems_cupy(qcodes, rcodes, rwords, min_match: int):
+def strand_mems_cupy(qcodes, rcodes, rwords, min_match: int, limit: int | None = None):
     """strand_mems on the device: a query word's left-maximal pairs (reference words from
     reference_words_cupy) walked by its own thread, or by blocks sharing them where there are many
     (matches.cu); a MEM takes its slot from a counter, in one pass unless more MEMs are found than
-    the first guess of room."""
+    the first guess of room. Past `limit` the count of the first pass, exact, is raised
+    (TooManyMatches) before any room is made for them."""
     cp = cupy()
     k = match_k(min_match)
     lap = time.perf_counter()
@@ -160,6 +166,8 @@ def strand_mems_cupy(qcodes, rcodes, rwords, min_match: int):
         if item_word.size:
             heavy_walk((int(item_word.size),), (BLOCK,), common + reference + out + (item_word, item_first))
         total = int(found[0])
+        if limit is not None and total + runs[0].size > limit:
+            raise TooManyMatches(total + runs[0].size)
         if total <= capacity:
             break
         del qs, rs, length
@@ -187,16 +195,6 @@ def _order2(first, second):
     """Indices ordering rows by (first, second) with two stable sorts (NumPy's lexsort, also on CuPy)."""
     order = stable_argsort(second)
     return order[stable_argsort(first[order])]
-
-
-def query_batches(query: SeqSet, bases: int) -> list[tuple[SeqSet, int]]:
-    """The query's records in batches of about `bases` (a longer record alone), each with its first record index.
-
-    Matches of one query record never depend on another record (uniqueness is per query record), so a
-    read set of hundreds of megabases is matched a batch at a time in bounded memory."""
-    if query.total <= bases:
-        return [(query, 0)]
-    return [(reference_slice(query, a, b), a) for a, b in record_runs(query.lengths, bases)]
 
 
 def skip_unmatchable(query: SeqSet, min_match: int) -> SeqSet:
@@ -230,7 +228,7 @@ def whole_records(query: SeqSet, min_match: int) -> np.ndarray:
 
 
 def find_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, backend,
-                 batch_bases: int = QUERY_BATCH, tile_bases: int = 0) -> dict:
+                 batch_bases: int = 0, tile_bases: int = 0, match_rows: int = 0) -> dict:
     """MEMs (or MUMs) of every query record against the reference set, forward and reverse.
 
     Returns columns qrec, rrec, strand, qstart (0-based on the query strand searched: the reverse
@@ -243,47 +241,59 @@ def find_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool,
     them, as one pass finds them.
     """
     return _columns([found for found, _, _ in iter_matches(query, reference, min_match, unique, backend, batch_bases,
-                                                           tile_bases)])
+                                                           tile_bases, match_rows)])
 
 
 def iter_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, backend,
-                 batch_bases: int = QUERY_BATCH, tile_bases: int = 0):
+                 batch_bases: int = 0, tile_bases: int = 0, match_rows: int = 0):
     """find_matches a batch of query records at a time: (the matches of records first .. end - 1, in
-    find_matches' order, first, end) in turn, where the reference's words fit at once and no query
-    record is looked up whole (a read set's case); else one item of every record. A caller that writes
-    each batch as it comes holds a batch's matches, never the run's (long reads against a genome of
-    many close repeat copies find more MEMs than memory holds). MUMs shorter than mums.word_floor are
-    counted L-mer by L-mer (mums.short_mums) beside the longer ones, found from words of that floor,
-    and the run's MUMs come as one item."""
+    find_matches' order, first, end) in turn, where no query record is looked up whole (a read set's
+    case); else one item of every record. A batch holds at most batch_bases (QUERY_BATCH) bases and
+    match_rows (match_batches.MATCH_ROWS) matches, or one record: a caller that writes each batch as
+    it comes holds a batch's matches, never the run's (long reads against a genome of many close
+    repeat copies find more MEMs than memory holds). A reference matched a tile at a time gives each
+    query record's matches once all tiles are matched, the tiles' batches waiting on disk
+    (match_batches.MatchSpill). MUMs shorter than mums.word_floor are counted L-mer by L-mer
+    (mums.short_mums) beside the longer ones, found from words of that floor, and the run's MUMs come
+    as one item."""
+    batch_bases, match_rows = batch_bases or QUERY_BATCH, match_rows or MATCH_ROWS
     floor = word_floor(query, reference, min_match) if unique else min_match
     if floor > min_match:
-        found = [table for table, _, _ in iter_matches(query, reference, floor, True, backend, batch_bases, tile_bases)]
+        found = [table for table, _, _ in iter_matches(query, reference, floor, True, backend, batch_bases, tile_bases,
+                                                       match_rows)]
         found.append(short_mums(skip_unmatchable(query, min_match), reference, min_match, floor))
         yield _in_order(_columns(found)), 0, len(query.names)
         return
     query = skip_unmatchable(query, min_match)
     tiles = reference_tiles(reference, tile_bases or backend.match_tile_bases())
     if len(tiles) == 1:
-        found = _matches(query, reference, min_match, unique, backend, batch_bases)
+        found = _matches(query, reference, min_match, unique, backend, batch_bases, match_rows)
         if not whole_records(query, min_match).size:  # batches of records in order: each written as it comes
-            yield from ((_in_order(table), first, end) for table, first, end in found)
+            yield from found  # batch_matches' tables are in order
         else:
             yield _in_order(_columns([table for table, _, _ in found])), 0, len(query.names)
         return
-    parts = []
-    for number, (first, last) in enumerate(tiles):
-        log.info("reference tile %d of %d: records %d to %d, %d bases", number + 1, len(tiles), first + 1, last,
-                 int(np.asarray(reference.lengths)[first:last].sum()))
-        for found, _, _ in _matches(query, reference_slice(reference, first, last), min_match, False, backend,
-                                    batch_bases):
-            found["rrec"] += first
-            parts.append(found)
-    matches = _in_order(_columns(parts))
-    if unique:
-        rs = matches["rstart"] + np.asarray(reference.starts)[matches["rrec"]]
-        keep = unique_mask(matches["qrec"] * 2 + matches["strand"], matches["qstart"], rs, matches["length"])
-        matches = {name: column[keep] for name, column in matches.items()}
-    yield matches, 0, len(query.names)
+    longest = int(max(np.max(query.lengths, initial=0), np.max(reference.lengths, initial=0)))
+    spill = MatchSpill(len(query.names), longest, len(reference.names))
+    try:
+        for number, (first, last) in enumerate(tiles):
+            log.info("reference tile %d of %d: records %d to %d, %d bases", number + 1, len(tiles), first + 1, last,
+                     int(np.asarray(reference.lengths)[first:last].sum()))
+            for found, low, high in _matches(query, reference_slice(reference, first, last), min_match, False, backend,
+                                             batch_bases, match_rows):
+                found["rrec"] += first
+                spill.add(_in_order(found), low, high)
+        log.info("%d matches of %d tiles held in %s (%.1f MB)", int(spill.counts.sum()), len(tiles), spill.folder,
+                 spill.bytes / 1e6)
+        for matches, low, high in spill.chunks(match_rows):
+            matches = _in_order(matches)
+            if unique:
+                rs = matches["rstart"] + np.asarray(reference.starts)[matches["rrec"]]
+                keep = unique_mask(matches["qrec"] * 2 + matches["strand"], matches["qstart"], rs, matches["length"])
+                matches = {name: column[keep] for name, column in matches.items()}
+            yield matches, low, high
+    finally:
+        spill.close()
 
 
 def record_runs(lengths, bases: int) -> list[tuple[int, int]]:
@@ -313,7 +323,8 @@ def reference_slice(reference: SeqSet, first: int, end: int) -> SeqSet:
     return SeqSet(reference.names[first:end], lengths[first:end], starts[first:end] - low, reference.codes[low:high])
 
 
-def _matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, backend, batch_bases: int):
+def _matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, backend, batch_bases: int,
+             match_rows: int):
     """find_matches' tables of one reference, or one reference tile, in turn: (table, first, end) each,
     the query records first .. end - 1 its rows may be of (whole records' tables a strand each, of
     every record; then a batch's)."""
@@ -326,10 +337,9 @@ def _matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, bac
         if whole.size:  # the rest's words are looked up as usual; the whole records' become borders
             query = _blanked(query, whole)
         rwords = _reference_words(rcodes, min_match, backend)
-        for batch, first in query_batches(query, batch_bases):
-            found = batch_matches(batch, reference, rcodes, rwords, min_match, unique, backend)
-            found["qrec"] += first
-            yield found, first, first + len(batch.names)
+        yield from bounded_batches(
+            query, lambda batch, limit: batch_matches(batch, reference, rcodes, rwords, min_match, unique, backend, limit),
+            batch_bases, match_rows)
 
 
 def _reference_words(rcodes, min_match: int, backend):
@@ -364,11 +374,12 @@ def _in_order(matches: dict) -> dict:
 
 
 def batch_matches(query: SeqSet, reference: SeqSet, rcodes, rwords, min_match: int, unique: bool,
-                  backend) -> dict:
+                  backend, limit: int | None = None) -> dict:
     """find_matches for one batch of query records, one table of both strands (rcodes and rwords: the
     reference's codes and words on the backend): the query records and, for MUMs, uniqueness are worked
     out where the MEMs are (on the GPU, only MUMs come back), and the two strands' columns joined there
-    before they come to the host once."""
+    before they come to the host once, in find_matches' order (_in_order, there too). More than `limit`
+    MEMs of both strands: TooManyMatches."""
     xp = backend.xp
     qcodes = backend.to_device(query.codes)
     rstarts = xp.asarray(reference.starts)
@@ -376,7 +387,12 @@ def batch_matches(query: SeqSet, reference: SeqSet, rcodes, rwords, min_match: i
     for strand in (0, 1):
         start = time.perf_counter()
         codes = qcodes if strand == 0 else reverse_complement(qcodes)
-        qs, rs, length = backend.strand_mems(codes, rcodes, rwords, min_match)
+        held = sum(int(s["qstart"].size) for s in strands)  # MUMs past the first strand count as MEMs would
+        try:
+            qs, rs, length = backend.strand_mems(codes, rcodes, rwords, min_match,
+                                                 None if limit is None else max(limit - held, 0))
+        except TooManyMatches as over:
+            raise TooManyMatches(held + over.rows * (2 - strand)) from None
         del codes
         lap = _lap("MEMs found", start, xp)
         # record starts on this strand, ascending (the reverse strand holds the last record first)
@@ -396,9 +412,10 @@ def batch_matches(query: SeqSet, reference: SeqSet, rcodes, rwords, min_match: i
         _lap("their records" + (" and uniqueness" if unique else ""), lap, xp)
         log.info("strand %d: %d %s (%.2f s)", strand, qs.size, "MUMs" if unique else "MEMs", time.perf_counter() - start)
     start = time.perf_counter()
-    table = {name: backend.to_host(xp.concatenate([s[name] for s in strands])) for name in strands[0]}
-    log.info("%d %s of both strands on the host (%.2f s)", table["qstart"].size, "MUMs" if unique else "MEMs",
-             time.perf_counter() - start)
+    table = _in_order({name: xp.concatenate([s[name] for s in strands]) for name in strands[0]})
+    table = {name: backend.to_host(column) for name, column in table.items()}
+    log.info("%d %s of both strands ordered and on the host (%.2f s)", table["qstart"].size,
+             "MUMs" if unique else "MEMs", time.perf_counter() - start)
     return table
 
 

@@ -57,7 +57,8 @@ def test_exact_matches_in_repeats_same_on_gpu(monkeypatch):
 
 def test_reference_tiles_same_on_gpu():
     """A reference matched a tile of records at a time on the device (issue 35: a genome bigger than the
-    device) gives the CPU's one-pass columns, row for row and in order; MUMs unique over all tiles."""
+    device) gives the CPU's one-pass columns, row for row and in order; MUMs unique over all tiles; so do
+    batches cut by the matches they find (issue 77), with tiles and without."""
     from gpu_kernels import matches as M
     from gpu_kernels.backend import CupyBackend, NumpyBackend
 
@@ -76,9 +77,9 @@ def test_reference_tiles_same_on_gpu():
     query, reference = copies(12, "q"), copies(9, "r")
     for unique in (False, True):
         host = M.find_matches(query, reference, 15, unique, NumpyBackend())
-        for tile in (1, 1500):
-            dev = M.find_matches(query, reference, 15, unique, CupyBackend(), tile_bases=tile)
-            assert all(np.array_equal(host[c], dev[c]) for c in MATCH.names), (unique, tile)
+        for tile, rows in ((1, 0), (1500, 0), (0, 60), (1500, 60)):  # rows: batches cut by their matches
+            dev = M.find_matches(query, reference, 15, unique, CupyBackend(), tile_bases=tile, match_rows=rows)
+            assert all(np.array_equal(host[c], dev[c]) for c in MATCH.names), (unique, tile, rows)
         assert host["length"].size > (50 if unique else 150)
 
 

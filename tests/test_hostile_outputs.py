@@ -396,8 +396,8 @@ def test_matches_are_written_a_batch_of_reads_at_a_time(command, tmp_path, monke
     whole, batched = tmp_path / "whole.txt", tmp_path / "batched.txt"
     assert cli.main([command, str(reads), MYCO_7422, "-l", "20", "-o", str(whole)]) == 0
     events = []
-    found, parts, split = matches.batch_matches, cli.mummer_parts, matches.query_batches
-    monkeypatch.setattr(matches, "query_batches", lambda query, bases: split(query, 50_000))
+    found, parts = matches.batch_matches, cli.mummer_parts
+    monkeypatch.setattr(matches, "QUERY_BATCH", 50_000)
     monkeypatch.setattr(matches, "batch_matches", lambda *a, **k: events.append("found") or found(*a, **k))
     monkeypatch.setattr(cli, "mummer_parts", lambda *a, **k: events.append("text") or parts(*a, **k))
     assert cli.main([command, str(reads), MYCO_7422, "-l", "20", "-o", str(batched)]) == 0

@@ -82,6 +82,64 @@ def gecko_csv_from_table(table_path: str, path: str, qgenome: str | None = None,
 
 def write_paf(path: str, hsps: dict, qnames, qlens, rnames, rlens, threads: int = 0) -> int:
     """PAF of HSP columns in memory; returns the rows written."""
-    meta = {"query": {"names": list(qnames), "lengths": list(qlens)},
+    return text_from_parts("paf", path, records_meta(qnames, qlens, rnames, rlens), memory_parts(hsps), threads)
+
+
+def records_meta(qnames, qlens, rnames, rlens) -> dict:
+    """The record tables of a table's metadata, for a text format of columns held in memory."""
+    return {"query": {"names": list(qnames), "lengths": list(qlens)},
             "reference": {"names": list(rnames), "lengths": list(rlens)}}
-    return text_from_parts("paf", path, meta, memory_parts(hsps), threads)
+
+
+class TextOnThread:
+    """A text format of HSP tables handed over one at a time (put), written in turn on a thread: a run's
+    batches written as they come beside another output, none held after its turn. close() waits for
+    the writer and returns the rows written; abort() leaves no file."""
+
+    def __init__(self, kind: str, path: str, meta: dict):
+        import queue
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._queue = queue.Queue(maxsize=2)
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix=kind)
+        self._done = self._pool.submit(text_from_parts, kind, path, meta, self._parts())
+
+    def _parts(self):
+        while (table := self._queue.get()) is not None:
+            if isinstance(table, BaseException):
+                raise table
+            yield from memory_parts(table)
+
+    def _hand(self, item) -> None:
+        import queue
+
+        while True:  # the writer's own error (a full disk) rather than a wait on a queue nobody reads
+            if self._done.done():
+                self._done.result()
+                return
+            try:
+                return self._queue.put(item, timeout=0.5)
+            except queue.Full:
+                continue
+
+    def put(self, hsps: dict) -> None:
+        self._hand(hsps)
+
+    def close(self) -> int:
+        self._hand(None)
+        try:
+            return self._done.result()
+        finally:
+            self._pool.shutdown()
+
+    def abort(self) -> None:
+        try:
+            self._hand(InterruptedError("the run stopped"))
+            self._done.exception()
+        finally:
+            self._pool.shutdown()
+
+
+def paf_on_thread(path: str, qnames, qlens, rnames, rlens) -> TextOnThread:
+    """write_paf of tables handed over in turn (TextOnThread)."""
+    return TextOnThread("paf", path, records_meta(qnames, qlens, rnames, rlens))
