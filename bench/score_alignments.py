@@ -4,7 +4,8 @@
     python bench/score_alignments.py --truth /tmp/sim_truth.npz --held hsps.paf backbone=chains.paf minimap2=mm2.paf
 
 PAF (with cg:Z), MUMmer delta files (a name ending in .delta: nucmer's) or LASTZ's general format with a
-cigarx column (a name ending in .general: bench/common/truth.lastz_blocks). Aligned column pairs
+cigarx column (a name ending in .general: bench/common/truth.lastz_blocks), or PSL (a name ending in .psl:
+ours, or LAST's MAF through maf-convert psl). Aligned column pairs
 (every M, = or X column; a delta alignment's runs between its indels) against the true ones (bench/common/truth.py): precision
 (the share of aligned pairs that are true), recall (the share of all true pairs aligned) and, with
 --held, recall of the true pairs that the --held alignments (the HSPs, say) hold. Prints a table.

@@ -368,7 +368,7 @@ def write_alignments(al: dict, query: SeqSet, reference: SeqSet, paths: dict, me
     """The alignments written where paths say (by kind: paf with cg:Z and cs:Z, delta (MUMmer), snps
     (SNPs and indels), sam, table (Parquet, the ALIGNMENT record)); meta: the run's metadata (record
     tables, parameters, FASTA paths), as the HSP table holds it. The texts are made from the
-    alignments' columns as they are needed (text_of). sam_seq: the SAM lines' SEQ written (else `*`).
+    alignments' columns as they are needed (text_of); maf and psl (formats/ucsc.py) too. sam_seq: the SAM lines' SEQ written (else `*`).
     Returns the alignments as written (write_aligned's)."""
     reference.reverse_codes  # made once, before threads read them
     return write_aligned(al, lambda kind: text_of(al, query, reference, kind),
@@ -424,6 +424,13 @@ def write_aligned(al: dict, text, records: tuple, paths: dict, meta: dict, refer
             write_alignment_chains(paths["liftover"], al, cigars, qnames, qlens, rnames, rlens)
         if paths.get("sam"):
             formats.write_sam(paths["sam"], al, cigars, qnames, qlens, rnames, rlens, query if sam_seq else None)
+        if paths.get("maf") or paths.get("psl"):
+            from .formats import ucsc
+
+            if paths.get("maf"):
+                ucsc.write_maf(paths["maf"], al, cigars, query, reference, formats.COMMAND_LINE[0])
+            if paths.get("psl"):
+                ucsc.write_psl(paths["psl"], al, cigars, qnames, qlens, rnames, rlens)
         if table is not None:
             table.result()
             log.info("%s: alignment table written (%.2f s)", paths["table"], time.perf_counter() - start)

@@ -405,6 +405,7 @@ static PyObject *cigars(PyObject *self, PyObject *args) {
 }
 
 PyObject *cigar_blocks(PyObject *self, PyObject *args);  /* format_cigar.c */
+PyObject *cigar_rows(PyObject *self, PyObject *args);    /* format_cigar.c */
 
 static PyMethodDef methods[] = {
     {"interleave", interleave, METH_VARARGS,
@@ -419,6 +420,9 @@ static PyMethodDef methods[] = {
     {"cigar_blocks", cigar_blocks, METH_VARARGS,
      "cigar_blocks(text, offsets, keep, size, dt, dq, chain) -> blocks: the gapless blocks of the kept CIGARs and "
      "the gaps after each (size None: counted only)"},
+    {"cigar_rows", cigar_rows, METH_VARARGS,
+     "cigar_rows(text, offsets, q, r, qfrom, rfrom, reverse, at, out_r, out_q): each CIGAR's two aligned rows, "
+     "'-' in gaps, written at `at` (format_cigar.c)"},
     {NULL, NULL, 0, NULL},
 };
 

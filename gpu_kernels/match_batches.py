@@ -17,6 +17,8 @@ import tempfile
 
 import numpy as np
 
+from .seqset import record_slice
+
 log = logging.getLogger(__name__)
 
 MATCH_ROWS = 1 << 26  # matches a batch holds at once: six int64 columns of 3 GiB, about 12 GiB of host at its peak
@@ -43,14 +45,12 @@ def bounded_batches(query, match, bases: int, rows: int = MATCH_ROWS):
     with its qrec counted from the whole set: runs of at most `bases` bases, fewer where the matches
     are dense. match raises TooManyMatches past limit (None: no limit, for a record alone, which no
     cut makes smaller); such a run is matched again, shorter."""
-    from .matches import reference_slice
-
     lengths = np.asarray(query.lengths, dtype=np.int64)
     ends = np.cumsum(lengths)
     first, size = 0, bases
     while first < lengths.size:
         end = run_end(ends, first, size)
-        batch = query if first == 0 and end == lengths.size else reference_slice(query, first, end)
+        batch = query if first == 0 and end == lengths.size else record_slice(query, first, end)
         held = int(ends[end - 1] - (ends[first - 1] if first else 0))
         try:
             table = match(batch, rows if end - first > 1 else None)

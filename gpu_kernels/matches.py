@@ -30,10 +30,10 @@ import numpy as np
 from . import native
 from .arrays import (BLOCK, MEM_CHUNK, MEM_LIGHT, array_module, blocks, count, cupy, gather, kernel, running_max,
                      stable_argsort)
-from .encode import BORDER, GAP
+from .encode import BORDER
 from .hsps import in_order, order_by
 from .seeds import PARTS_PER_THREAD, key_batches
-from .seqset import SeqSet, reverse_complement
+from .seqset import SeqSet, record_slice, reverse_complement
 from .words import MAX_K, compiled_words
 from .matches_runs import _blanked, _lap, all_n_key, n_run_mems, whole_matches
 from .mums import short_mums, unique_mask, word_floor
@@ -279,7 +279,7 @@ def iter_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool,
         for number, (first, last) in enumerate(tiles):
             log.info("reference tile %d of %d: records %d to %d, %d bases", number + 1, len(tiles), first + 1, last,
                      int(np.asarray(reference.lengths)[first:last].sum()))
-            for found, low, high in _matches(query, reference_slice(reference, first, last), min_match, False, backend,
+            for found, low, high in _matches(query, record_slice(reference, first, last), min_match, False, backend,
                                              batch_bases, match_rows):
                 found["rrec"] += first
                 spill.add(_in_order(found), low, high)
@@ -312,15 +312,6 @@ def reference_tiles(reference: SeqSet, bases: int) -> list[tuple[int, int]]:
     """The reference's records in tiles of at most `bases` (record_runs). A MEM never crosses a record's
     end, so each tile's MEMs are found apart from the others'."""
     return record_runs(reference.lengths, bases)
-
-
-def reference_slice(reference: SeqSet, first: int, end: int) -> SeqSet:
-    """Records first .. end - 1 of a set, with the borders around them (a view of its codes, on their
-    device)."""
-    starts = np.asarray(reference.starts, dtype=np.int64)
-    lengths = np.asarray(reference.lengths, dtype=np.int64)
-    low, high = int(starts[first]) - GAP, int(starts[end - 1] + lengths[end - 1]) + GAP
-    return SeqSet(reference.names[first:end], lengths[first:end], starts[first:end] - low, reference.codes[low:high])
 
 
 def _matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, backend, batch_bases: int,

@@ -72,6 +72,10 @@ def parser(engine_defaults: bool = True) -> argparse.ArgumentParser:
                      "record (its ends soft-clipped, SEQ the whole record), its other one-to-one alignments "
                      "supplementary (2048), the rest secondary (256); =/X CIGARs")
     aln.add_argument("--sam-no-seq", action="store_true", help="SEQ left out (*) on every SAM line")
+    aln.add_argument("--maf", help="MAF output path (UCSC's multiple alignment format, pairwise: a block an alignment, the "
+                     "reference's row first; gzip where the name ends in .gz)")
+    aln.add_argument("--psl", help="PSL output path (BLAT's and UCSC's: a line an alignment, its gapless blocks; gzip "
+                     "where the name ends in .gz)")
     aln.add_argument("--liftover", metavar="CHAIN", help="the one-to-one alignments in UCSC chain format, a chain an "
                      "alignment, its gapless runs as blocks (liftOver and CrossMap lift coordinates through it)")
     aln.add_argument("--hsps", help="HSP table output path (Apache Parquet), each HSP's chain its last column")

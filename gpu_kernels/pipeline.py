@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 
 # the texts each alignment output is made of (align.text_of's kinds)
 OUTPUT_TEXTS = {"paf": ("cigar", "cs"), "table": ("cigar",), "sam": ("cigar",), "delta": ("delta",),
-                "snps": ("snps",), "vcf": ("snps",), "liftover": ("cigar",)}
+                "snps": ("snps",), "vcf": ("snps",), "liftover": ("cigar",), "maf": ("cigar",), "psl": ("cigar",)}
 # an alignment's columns a part keeps (ALIGNMENT's numbers; `chain` the part's own until assembled)
 ALIGNED = tuple(name for name in ALIGNMENT.names if name not in ("alignment", "cigar"))
 BLOCKS = ("chain", "x0", "xe", "y0", "ye", "trim")

@@ -98,6 +98,8 @@ static void posterior_part(void *arg, int t, int threads) {
             break;
         int64_t lo, hi;
         band_of(p->dx[g], p->dy[g], p->band, &lo, &hi);
+        if (!posterior_decoded(&p->h, hi - lo + 1))
+            continue;
         const int64_t w = hi - lo + 1, doubles = posterior_doubles(p->dx[g], w), cells = (p->dx[g] + 1) * w;
         if (doubles > cap || cells > dcap) {
             free(scratch), free(dir);

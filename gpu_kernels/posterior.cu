@@ -158,6 +158,8 @@ extern "C" __global__ void align_posterior(const unsigned char* q, const unsigne
         const gap_band b = gap_of(q, rf, rr, qpos, rpos, gdx, gdy, strand, g, band);
         const unsigned char *qs = b.q, *rs = b.r;
         const long long dx = b.dx, dy = b.dy, lo = b.lo, hi = b.hi, w = b.w;
+        if (!posterior_decoded(&h, w))  // the whole warp's gap: its first fill kept
+            continue;
         double* bm = scratch_all + scratch_at[g];
         double* bx = bm + (dx + 1) * w;
         double* fmbm = bx + (dx + 1) * w;

@@ -35,14 +35,30 @@
  * transitions M -> M and gap -> M. */
 typedef struct {
     double same, other, d, e, t_mm, t_gm, gamma;
-    int mea;  /* gamma inf: the pairs' expected number alone */
+    int mea;            /* gamma inf: the pairs' expected number alone */
+    scoring_i64 widest; /* the widest band decoded (posterior_decoded) */
 } pair_hmm;
+
+/* A band's cells of one row span a gap run of up to its width, each of its columns a factor e: past
+ * POSTERIOR_RANGE the row's far cells underflow (rows are rescaled, the cells within one are not), its
+ * posteriors are 0 / 0 and the centroid's path would leave the band. The widest band kept clear of it,
+ * counted by products (rounded alike on the host and the device). */
+#define POSTERIOR_RANGE 1e-200
 
 SCORING_FN pair_hmm pair_hmm_of(double sigma, double delta, double epsilon, double gamma) {
     pair_hmm h;
     h.same = 4 * (1 - sigma), h.other = 4 * sigma / 3, h.d = delta, h.e = epsilon;
     h.t_mm = 1 - 2 * delta, h.t_gm = 1 - epsilon, h.gamma = gamma, h.mea = isinf(gamma);
+    double v = 1;
+    for (h.widest = 0; v > POSTERIOR_RANGE && h.widest < ((scoring_i64)1 << 40); h.widest++)
+        v *= epsilon;
     return h;
+}
+
+/* Whether a gap of band width w is decoded by its posteriors; a wider one keeps its first fill's
+ * columns (the twins and the oracle alike). */
+SCORING_FN int posterior_decoded(const pair_hmm *h, scoring_i64 w) {
+    return w <= h->widest;
 }
 
 SCORING_FN double emission(const pair_hmm *h, unsigned char a, unsigned char c) {

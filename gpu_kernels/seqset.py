@@ -111,3 +111,12 @@ def reverse_complement(codes):
     out = np.empty_like(codes)
     native.cpu().reverse_complement(out, np.ascontiguousarray(codes), table, native.threads())
     return out
+
+
+def record_slice(records: SeqSet, first: int, end: int) -> SeqSet:
+    """Records first .. end - 1 of a set, with the borders around them (a view of its codes, on their
+    device)."""
+    starts = np.asarray(records.starts, dtype=np.int64)
+    lengths = np.asarray(records.lengths, dtype=np.int64)
+    low, high = int(starts[first]) - GAP, int(starts[end - 1] + lengths[end - 1]) + GAP
+    return SeqSet(records.names[first:end], lengths[first:end], starts[first:end] - low, records.codes[low:high])

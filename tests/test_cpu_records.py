@@ -30,10 +30,10 @@ def test_body_pieces_cover_each_body_in_order(piece, monkeypatch):
 
 def test_blanked_records_and_batches_are_the_records_own_codes():
     """matches._blanked makes exactly the chosen records' codes borders (fasta.c's fill_spans) in a
-    copy, and the batches' records (views of the codes, as reference_slice cuts them) hold each
+    copy, and the batches' records (views of the codes, as seqset.record_slice cuts them) hold each
     record's codes at its start with the borders around, as make_seqset lays them out."""
     from gpu_kernels import matches as M
-    from gpu_kernels.seqset import make_seqset
+    from gpu_kernels.seqset import make_seqset, record_slice
 
     rng = np.random.default_rng(2)
     records = [rng.integers(0, 5, int(rng.integers(1, 500))).astype(np.uint8) for _ in range(50)]
@@ -49,7 +49,7 @@ def test_blanked_records_and_batches_are_the_records_own_codes():
     assert np.array_equal(blanked.codes[outside], query.codes[outside])
     assert (query.codes[query.starts[0]:query.starts[0] + records[0].size] == records[0]).all()  # a copy
     for first, end in M.record_runs(query.lengths, 2000):
-        batch = M.reference_slice(query, first, end)
+        batch = record_slice(query, first, end)
         made = make_seqset(batch.names, records[first:end])
         assert np.array_equal(batch.codes, made.codes) and np.array_equal(batch.starts, made.starts)
         assert np.array_equal(batch.lengths, made.lengths)

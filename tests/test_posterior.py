@@ -167,3 +167,52 @@ def test_a_gap_run_ends_with_its_gap():
     rates = fitted_rates(np.array([10, 10, 10]), np.array([2, 2]), np.array([[0, 0, 0, 2, 0], [1, 0, 0, 1, 0]]), gat, ops)
     assert rates["delta"] == pytest.approx(2 / 2 / 31)
     assert rates["epsilon"] == pytest.approx(1 - 2 / 3)
+
+
+def widest_band(epsilon: float) -> int:
+    """posterior.h's widest decoded band: the gap columns whose product of epsilon stays over 1e-200."""
+    v, n = 1.0, 0
+    while v > 1e-200:
+        v, n = v * epsilon, n + 1
+    return n
+
+
+@pytest.mark.parametrize("on_device", [False, pytest.param(True, marks=pytest.mark.gpu)])
+def test_a_gap_wider_than_a_row_holds_keeps_its_first_fill(on_device, monkeypatch):
+    """A gap whose band spans a gap run longer than one row's cells can hold (a 1,200-base insertion
+    between two anchors at epsilon 0.435 is 1e-434: the row's far cells underflow to 0) had 0 / 0
+    posteriors, and its centroid's trace left the band: align --preset distant was killed by SIGSEGV on a
+    100 kb pair at 77 %. Such a gap keeps the columns, score and counts of its first fill (both twins);
+    a narrower one beside it is decoded."""
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 4, 280).astype(np.uint8)
+    b = np.concatenate((a[:140], rng.integers(0, 4, 1200).astype(np.uint8), a[140:]))
+    narrow = a[:60].copy()
+    narrow[::7] = (narrow[::7] + 1) % 4
+    q, r = np.concatenate((a, a[:60], [0])).astype(np.uint8), np.concatenate((b, narrow, [0])).astype(np.uint8)
+    gaps = [(0, 0, 280, b.size, 0), (280, b.size, 60, 60, 0)]
+    rr, qpos, rpos, dx, dy, strand, at = laid_out(q, r, gaps)
+    rates, band = (0.21, 0.009, 0.435), 32
+    assert widest_band(rates[2]) < 1200 + 2 * band < widest_band(0.95)
+    ops = np.full(int(at[-1]), 7, dtype=np.uint8)  # the first fills' columns stand in: left as they are
+    score, columns, counts = np.full(2, -5, np.int64), np.full(2, 3, np.int64), np.full((2, COUNT_KINDS), 9, np.int64)
+    args = (rates[0], rates[1], rates[2], 8.0, 2, 2, 6, 2, band)
+    if on_device:
+        cp = pytest.importorskip("cupy")
+        from gpu_kernels import posterior
+        from gpu_kernels.params import Params
+
+        device = [cp.asarray(v) for v in (score, columns, counts, ops)]
+        fitted = {"sigma": rates[0], "delta": rates[1], "epsilon": rates[2]}
+        monkeypatch.setattr(posterior, "_rates", lambda *a, **k: fitted)
+        posterior.posterior_pass_cupy(*(cp.asarray(v) for v in (q, r, rr, qpos, rpos, dx, dy, at, strand,
+                                                                np.full(3, 12, np.int64))),
+                                      *device, Params(preset="distant", gamma=8.0, band=band))
+        score, columns, counts, ops = (cp.asnumpy(v) for v in device)
+    else:
+        native.module("_cpu").align_posterior(q, r, rr, qpos, rpos, dx, dy, at[:-1].copy(), strand, *args, score,
+                                              columns, counts, ops, 2)
+    assert (score[0], columns[0], counts[0].tolist()) == (-5, 3, [9] * COUNT_KINDS)
+    assert (ops[:at[1]] == 7).all()
+    decoded = "".join(OPS[o] for o in ops[at[1]:at[1] + columns[1]])
+    assert columns[1] == 60 and decoded.count("=") == counts[1][0] > 40 and score[1] != -5

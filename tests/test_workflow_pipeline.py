@@ -11,7 +11,8 @@ from wfhelpers import coverage_of, read_tsv, snakemake
 PAIR = "results/default/q_vs_r"
 # workflow output -> align's option writing the same file
 SAME = {"alignments.paf": "-o", "alignments.delta": "--delta", "snps.tsv": "--snps", "chains.paf": "--chains",
-        "chains.chain": "--chain-file", "variants.vcf": "--vcf", "alignments.chain": "--liftover"}
+        "chains.chain": "--chain-file", "variants.vcf": "--vcf", "alignments.chain": "--liftover",
+        "alignments.maf": "--maf", "alignments.psl": "--psl"}
 
 
 def config(folder, query, reference, bins: int = 12_000, group: int = 1_000_000_000, engine: str = "",
@@ -24,7 +25,8 @@ backend: numpy
 bins: {{size: {bins}, group_size: {group}}}
 engine: {{{engine}}}
 outputs: {{gecko_csv: false, paf: false, grid_dotplot: false, html_dotplot: false, coverage_heatmap: false,
-           pair_dotplots: false, alignments_sam: false, vcf: true, alignments_chain: true{outputs}}}
+           pair_dotplots: false, alignments_sam: false, vcf: true, alignments_chain: true, alignments_maf: true,
+           alignments_psl: true{outputs}}}
 """
     path = folder / "config.yaml"
     path.write_text(text)
@@ -48,6 +50,8 @@ def header_free(name: str, data: bytes) -> bytes:
     VCF's header its command line."""
     if name.endswith(".vcf"):
         return b"".join(line for line in data.splitlines(keepends=True) if not line.startswith(b"##commandline="))
+    if name.endswith(".maf"):  # its command line in a comment
+        return b"".join(line for line in data.splitlines(keepends=True) if not line.startswith(b"# "))
     return data.split(b"\n", 1)[1] if name.endswith(".delta") else data
 
 

@@ -126,6 +126,20 @@ def paf_blocks(path: str, only: str | None = None, numbered: bool = False):
                     r += n
 
 
+def psl_blocks(path: str, numbered: bool = False):
+    """Ungapped blocks, as paf_blocks gives them, of a PSL file (ours, or LAST's MAF through `maf-convert
+    psl`): a reverse alignment's query block starts are counted on the query's reverse strand."""
+    with open(path) as handle:
+        for row, line in enumerate(handle):
+            f = line.rstrip("\n").split("\t")
+            if len(f) < 21 or not f[0].isdigit():  # a psLayout header's lines
+                continue
+            reverse, length = f[8].endswith("-"), int(f[10])
+            for n, q, r in zip(*([int(x) for x in f[k].rstrip(",").split(",")] for k in (18, 19, 20))):
+                block = (f[9], f[13], int(reverse), length - q - n if reverse else q, r, n)
+                yield block + (row,) if numbered else block
+
+
 def cigar_runs(cigar: bytes):
     """A CIGAR's run lengths (int64) and operation letters (uint8), parsed in array passes: a CIGAR of a
     chromosome-long alignment holds millions of runs."""
@@ -173,7 +187,7 @@ def score(truth: Truth, path: str, only: str | None = None, shifts: Shifts | Non
     per chromosome) of a PAF file (only: of its rows with that tag), of a MUMmer delta file (a name
     ending in .delta) or of LASTZ's general format with cigarx (a name ending in .general). shifts: also
     the wrong pairs that are Shifts.equal ("shifted") and the query bases whose true pair is aligned or
-    so shifted ("held_shifted")."""
+    so shifted ("held_shifted"). A name ending in .psl: PSL's blocks (psl_blocks)."""
     aligned = correct = shifted = 0
     held = {name: np.zeros(p.size, dtype=bool) for name, p in truth.partner.items()}
     held_shifted = {name: np.zeros(p.size, dtype=bool) for name, p in truth.partner.items()}
@@ -181,6 +195,8 @@ def score(truth: Truth, path: str, only: str | None = None, shifts: Shifts | Non
     if path.endswith(".general"):  # LASTZ's, with cigarx; a simulated pair's records share their names
         lengths = {name: p.size for name, p in truth.partner.items()}
         blocks = lastz_blocks(path, lengths, list(lengths))
+    elif path.endswith(".psl"):
+        blocks = psl_blocks(path)
     else:
         blocks = delta_blocks(path) if path.endswith(".delta") else paf_blocks(path, only)
     for qname, rname, reverse, q, r, n in blocks:

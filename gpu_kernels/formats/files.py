@@ -122,13 +122,22 @@ def is_special(path: str) -> bool:
 def write_pieces(path: str, header: bytes, pieces, unit: str = "rows") -> int:
     """(rows, bytes) pieces written after header, atomically to path or to standard output ("-"), or
     in order into a special file (a device or a FIFO has no offsets); returns the rows written. unit:
-    what a piece's rows are, for the log (a delta or SNPs file's rows are alignments of many lines)."""
+    what a piece's rows are, for the log (a delta or SNPs file's rows are alignments of many lines).
+    A path ending in .gz is written gzipped: each piece a gzip member of its own, compressed on threads
+    (gzip readers read the members as one stream)."""
     if path == "-":
         return _write_stream(sys.stdout.buffer, header, pieces, unit)
     try:
         if is_special(path):
             with open(path, "wb") as stream:
                 return _write_stream(stream, header, pieces, unit)
+        if path.endswith(".gz"):
+            import gzip
+
+            zipped = ordered_map(lambda piece: (piece[0], gzip.compress(piece[1], 6, mtime=0)),
+                                 pieces, default_threads())
+            header = gzip.compress(header, 6, mtime=0)  # a member even when empty: an empty file is no gzip
+            return _write_file(path, header, zipped, unit)
         return _write_file(path, header, pieces, unit)
     except OSError as error:  # os.pwrite's errors (a full disk) name no file
         raise named(error, path) from error

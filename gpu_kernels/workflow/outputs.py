@@ -21,6 +21,8 @@ PAIR_OUTPUTS = {
     "alignments_table": "alignments.parquet",
     "alignments_delta": "alignments.delta",
     "alignments_sam": "alignments.sam",
+    "alignments_maf": "alignments.maf",
+    "alignments_psl": "alignments.psl",
     "snps": "snps.tsv",
     "vcf": "variants.vcf",
     "alignments_chain": "alignments.chain",
@@ -37,7 +39,7 @@ TEXT_KINDS = tuple(FORMATS)  # made by the merge from the HSP table
 CHAIN_KINDS = ("chains_paf", "chain_file", "chains_table")  # made by the assemble rule
 # made by the alignments rule: kind -> align.write_aligned's kind
 ALIGN_KINDS = {"alignments_paf": "paf", "alignments_table": "table", "alignments_delta": "delta",
-               "alignments_sam": "sam", "snps": "snps", "vcf": "vcf",
+               "alignments_sam": "sam", "alignments_maf": "maf", "alignments_psl": "psl", "snps": "snps", "vcf": "vcf",
                "alignments_chain": "liftover"}
 PICTURE_KINDS = ("grid_dotplot", "html_dotplot", "coverage_heatmap", "pair_dotplots")
 
