@@ -13,7 +13,7 @@ import numpy as np
 from . import native
 from .arrays import BLOCK, WARP, array_module, blocks as grid, cupy, exclusive_sum, kernel, launch_parts, to_host
 from .params import Params
-from .schema import COUNT_KINDS, UNKNOWN
+from .schema import UNKNOWN
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ def posterior_pass_cupy(q, rf, rr, gq, gr, dx, dy, gat, strand, alen, gscore, gc
     sq, sr, sdx, sdy, sat, sstrand = gq[order], gr[order], dx[order], dy[order], gat[:-1][order], strand[order]
     doubles, cells = doubles[order], cells[order]
     ends = cp.cumsum(8 * doubles + cells).get()
-    score, cols, counts = cp.zeros(n, dtype=cp.int64), cp.zeros(n, dtype=cp.int64), cp.zeros((n, COUNT_KINDS), dtype=cp.int64)
+    score, cols, counts = gscore[order], gcols[order], gcounts[order]  # a gap too wide to decode keeps its fill's
     decode = kernel("posterior.cu", "align_posterior")
     for part in launch_parts(ends, POSTERIOR_BYTES):
         scratch_at, dir_at = exclusive_sum(doubles[part]), exclusive_sum(cells[part])
