@@ -53,7 +53,10 @@ def read_rows(paths: list[str]):
     """The ANI rows of row files (ani.tsv's layout) as one DataFrame."""
     import pandas as pd
 
-    tables = [pd.read_csv(p, sep="\t", dtype={"query": str, "reference": str}) for p in paths]
+    # genome names as written: `NA`, `nan`, `null` and `None` are names, not pandas' missing values
+    numbers = [c for c in ANI_COLUMNS if c not in ("query", "reference")]
+    tables = [pd.read_csv(p, sep="\t", dtype={"query": str, "reference": str}, keep_default_na=False,
+                          na_values={c: ["NA", ""] for c in numbers}) for p in paths]
     return (pd.concat(tables, ignore_index=True) if tables
             else pd.DataFrame(columns=list(ANI_COLUMNS)))
 

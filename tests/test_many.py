@@ -182,7 +182,8 @@ def test_a_genome_added_to_a_finished_run_computes_only_its_pairs(many_run):
     assert 0 < close < 45 and len(before) == 45 + close  # 45 pairs' alignments, the close pairs' SNPs
     proc = snakemake(cwd, "--cores", "2", "--configfile", "config/many_genomes.yaml", "eleven.yaml")
     ran = re.findall(r"^(?:local)?rule (\w+):", proc.stdout + proc.stderr, re.M)
-    assert sorted(ran) == ["all", "ani", "index", "index_list", "row"], ran  # one row: the new genome's
+    # one row, the new genome's (its members' digest written, and the set's)
+    assert sorted(ran) == ["all", "ani", "index", "index_list", "row", "row_members", "set_members"], ran
     log = (cwd / "results" / "logs" / "row" / "default" / "g0011.log").read_text()
     assert "10 pairs in" in log and "pair 10 of 10" in log  # 10 pairs, not 55
     assert {p: p.stat().st_mtime_ns for p in before} == before  # the finished pairs untouched

@@ -425,6 +425,6 @@ def test_the_genome_scan_goes_on_where_its_cache_cannot_be_written(tmp_path, mon
         raise PermissionError(13, "Permission denied", path)
 
     monkeypatch.setattr(genome, "atomic_path", refused)
-    chromosomes = genome.scan_cached(str(fasta), str(tmp_path / "ro" / "scan.json"))
+    chromosomes, _ = genome.scan_cached(str(fasta), str(tmp_path / "ro" / "scan.json"))
     assert [(c.name, c.length) for c in chromosomes] == [("a", 8), ("b", 2)]
     assert not (tmp_path / "ro").exists()

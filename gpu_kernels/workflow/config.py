@@ -38,6 +38,29 @@ def check_config_file(path: str) -> None:
         raise InputError(f"not valid YAML: {' '.join(str(error).split())}", path) from None
 
 
+def genome_spellings(paths) -> dict:
+    """The genome names of config files as written, keyed by what YAML reads them as: `001:`, `010:`
+    and `0x1F:` are the numbers 1, 8 and 31 to YAML, `null:` and `~:` are None, and a name keeps its
+    spelling only from the file's text (a name YAML reads as text is itself)."""
+    spelled = {}
+    for path in paths:
+        try:
+            with open(path) as handle:
+                root = yaml.compose(handle, Loader=yaml.SafeLoader)
+        except (OSError, yaml.YAMLError):
+            continue  # check_config_file says what is wrong with it
+        if not isinstance(root, yaml.MappingNode):
+            continue
+        for key, value in root.value:
+            if key.value == "genomes" and isinstance(value, yaml.MappingNode):
+                for name, _ in value.value:
+                    if isinstance(name, yaml.ScalarNode):
+                        read = yaml.safe_load(name.value) if not name.style else name.value
+                        if not isinstance(read, str):
+                            spelled[read] = name.value
+    return spelled
+
+
 MAX_VALUES = 100_000  # a config is a few hundred values; a sweep of many genomes a few thousand
 
 

@@ -42,7 +42,18 @@ def scan_fastq(data: bytes, path: str) -> list[Chromosome]:
 def scan_fasta(path: str) -> list[Chromosome]:
     """Record names and lengths from headers and line lengths, with the header checks of read_fasta
     (FASTQ files, which start with '@', are read whole)."""
-    data = read_bytes(path)
+    return _scan(read_bytes(path), path)
+
+
+def content_digest(data) -> str:
+    """A digest of a genome file's content (its bytes once decompressed): what ties a many-genomes row
+    to the genomes it holds, whatever their files' times."""
+    import hashlib
+
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _scan(data, path: str) -> list[Chromosome]:
     if data.lstrip()[:1] == b"@":
         return scan_fastq(data.lstrip(), path)
     from .. import native
@@ -67,9 +78,9 @@ def scan_fasta(path: str) -> list[Chromosome]:
     return [Chromosome(name, length) for name, length in zip(names, lengths.tolist())]
 
 
-def scan_cached(path: str, cache: str) -> list[Chromosome]:
-    """scan_fasta, remembered in a JSON file keyed by the FASTA's size and mtime (where it can be
-    written: a read-only results folder still answers `snakemake -n`)."""
+def scan_cached(path: str, cache: str) -> tuple[list[Chromosome], str]:
+    """scan_fasta and the file's content_digest, remembered in a JSON file keyed by the FASTA's size and
+    mtime (where it can be written: a read-only results folder still answers `snakemake -n`)."""
     if not os.path.exists(path):
         raise InputError("no such file", path)
     stat = os.stat(path)
@@ -79,17 +90,20 @@ def scan_cached(path: str, cache: str) -> list[Chromosome]:
             with open(cache) as handle:
                 saved = json.load(handle)
             if saved["key"] == key:
-                return [Chromosome(n, l) for n, l in saved["chromosomes"]]
+                return [Chromosome(n, l) for n, l in saved["chromosomes"]], saved["digest"]
         except (OSError, ValueError, KeyError):
             pass
-    chromosomes = scan_fasta(path)
+    data = read_bytes(path)
+    chromosomes, digest = _scan(data, path), content_digest(data)
+    del data
     try:
         with atomic_path(cache) as tmp:
             with open(tmp, "w") as handle:
-                json.dump({"key": key, "chromosomes": [[c.name, c.length] for c in chromosomes]}, handle)
+                json.dump({"key": key, "digest": digest, "chromosomes": [[c.name, c.length] for c in chromosomes]},
+                          handle)
     except OSError:  # a results folder kept read-only, a full disk: the scan is made again next time
         pass
-    return chromosomes
+    return chromosomes, digest
 
 
 def make_bins(chromosomes: list[Chromosome], bin_size: int) -> list[list[int]]:

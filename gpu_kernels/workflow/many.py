@@ -49,6 +49,16 @@ def rows_of(genomes: list[str], pairs: list[tuple]) -> dict[str, list[tuple]]:
     return rows
 
 
+def members_digest(pairs: list[tuple], genomes: list[str], digests: dict) -> str:
+    """A digest of what a row (or a set) holds: its genomes' names and contents (the scan's digests) in
+    order, and its pairs. A rule writes it where it changes, so that the rows and the ANI table that read
+    it rerun exactly where a genome was replaced, inserted, removed or renamed."""
+    import hashlib
+
+    text = "".join(f"genome\t{g}\t{digests[g]}\n" for g in genomes) + "".join(f"pair\t{q}\t{r}\n" for q, r in pairs)
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
 def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, backend: str, paths_of,
               rows_path: str, sam_seq: bool = True, snps_min_ani: float = 0.0,
               overlap: bool | None = None) -> list[dict]:

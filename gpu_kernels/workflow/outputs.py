@@ -59,6 +59,8 @@ TEMPLATES = {
     "mummer": PAIR + "/matches.mummer.txt",
     "stats": PAIR + "/stats.tsv",
     "row": "{results}/{set}/rows/{genome}",
+    "row_members": "{results}/{set}/members/{genome}.tsv",
+    "set_members": "{results}/{set}/members.tsv",
     "ani": "{results}/{set}/ani.tsv",
     "ani_matrix": "{results}/{set}/ANIm_{matrix}.tab",
     "ani_heatmap": "{results}/{set}/ani_heatmap.png",

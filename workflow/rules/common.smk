@@ -20,6 +20,7 @@ from gpu_kernels.workflow.config import (
     coerce_overrides,
     comparison_pairs,
     expanded_size_error,
+    genome_spellings,
     schema_error,
 )
 from gpu_kernels.errors import InputError
@@ -34,7 +35,7 @@ from gpu_kernels.workflow.outputs import (
 )
 from gpu_kernels.pipeline import texts_of
 from gpu_kernels.ani import MATRICES
-from gpu_kernels.workflow.many import rows_of
+from gpu_kernels.workflow.many import members_digest, rows_of
 from gpu_kernels.workflow.jobs import part_prefix
 from gpu_kernels.workflow.report import run_description
 from gpu_kernels.workflow.sweep import engine_params, override_set, param_sets
@@ -57,21 +58,29 @@ if (
     _problem := expanded_size_error(config)
 ) is not None:  # before anything prints or walks the values
     fail(_problem)
-# A genome name YAML reads as a number (`232:`) is that number's text; one it reads as a boolean (`yes:`,
-# `on:`) has lost its spelling, so the user is asked to quote it.
+# A genome name YAML reads as a number (`001:`, `0x1F:`) or as null keeps its spelling in the config
+# file (genome_spellings); one it reads as a boolean (`yes:`, `on:`) is refused, to be quoted.
 if isinstance(config.get("genomes"), dict):
     for _name in config["genomes"]:
         if isinstance(_name, bool):
             fail(
                 f"genome name {_name}: YAML reads yes, no, on, off, true and false as booleans; quote the name"
             )
+    _SPELLED = genome_spellings(workflow.configfiles)
+    _spelled = lambda name: (
+        name if isinstance(name, str) else _SPELLED.get(name, str(name))
+    )
     config["genomes"] = {
-        str(_name): _fasta for _name, _fasta in config["genomes"].items()
+        _spelled(_name): _fasta for _name, _fasta in config["genomes"].items()
     }
     for _pair in (config.get("comparisons") or {}).get("pairs") or []:
         if isinstance(_pair, dict):
             _pair.update(
-                {key: str(_pair[key]) for key in ("query", "reference") if key in _pair}
+                {
+                    key: _spelled(_pair[key])
+                    for key in ("query", "reference")
+                    if key in _pair
+                }
             )
 for _name in config.get("genomes") or {}:
     if "_vs_" in str(_name):
@@ -126,12 +135,14 @@ if len({os.path.abspath(p) for p in config["genomes"].values()}) < len(
 ):
     print("warning: two genome names point at the same FASTA file", file=sys.stderr)
 try:
-    CHROMOSOMES = {
+    SCANS = {
         g: scan_cached(fa, path("scan", genome=g))
         for g, fa in config["genomes"].items()
     }
 except InputError as error:
     fail(error.line())
+CHROMOSOMES = {g: chromosomes for g, (chromosomes, _) in SCANS.items()}
+DIGESTS = {g: digest for g, (_, digest) in SCANS.items()}
 
 
 def genome_bases(genome):

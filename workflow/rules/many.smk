@@ -25,6 +25,39 @@ MEMBERS = {
 }
 
 
+# What each row, and the set's ANI table, hold: a digest of their genomes' names and contents (the scan's)
+# and pairs, written again where it changes (a params trigger), so that a genome replaced, inserted,
+# removed or renamed reruns exactly the rows whose members it changes, and the set's table. (A row's own
+# params cannot do it: the index list's job, rerun whenever the list changes, hides its dependents'
+# reasons from Snakemake, and they reach it through ancient().)
+rule row_members:
+    output:
+        path("row_members"),
+    log:
+        log_path("row_members", "set", "genome"),
+    localrule: True
+    conda:
+        "../envs/engine.yaml"
+    params:
+        digest=lambda wc: members_digest(ROWS[wc.genome], MEMBERS[wc.genome], DIGESTS),
+    shell:
+        "echo {params.digest} > {output} 2> {log}"
+
+
+rule set_members:
+    output:
+        path("set_members"),
+    log:
+        log_path("set_members", "set"),
+    localrule: True
+    conda:
+        "../envs/engine.yaml"
+    params:
+        digest=members_digest(PAIRS, list(config["genomes"]), DIGESTS),
+    shell:
+        "echo {params.digest} > {output} 2> {log}"
+
+
 # Every genome's index files listed once: a row reads its genomes' files through this list, so that
 # it names two inputs rather than two a genome (a million at 1,000 genomes, which took Snakemake
 # minutes to plan). The list is rewritten when a genome is added: ancient(), so that this leaves the
@@ -52,6 +85,7 @@ rule row:
         codes=path("codes"),
         table=path("chromosomes"),
         index_list=ancient(path("index_list")),
+        members=path("row_members"),
     output:
         directory(path("row")),
     log:
@@ -81,6 +115,7 @@ rule row:
 rule ani:
     input:
         rows=lambda wc: [path("row", set=wc.set, genome=g) for g in ROWS],
+        members=path("set_members"),
     output:
         ani=report(
             path("ani"),
