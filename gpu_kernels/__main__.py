@@ -132,13 +132,14 @@ def run_align(args: argparse.Namespace) -> int:
     through the homology pipeline (pipeline.py) and assembled; the same outputs either way."""
     params = params_of(args)
     chain_paths = {"chains_paf": args.chains, "chain_file": args.chain_file, "chains_table": args.chains_table}
-    named = [args.table, args.delta, args.sam, args.snps, args.vcf, args.liftover, args.hsps, args.maf, args.psl,
+    maf, psl = getattr(args, "maf", None), getattr(args, "psl", None)  # report's namespace has neither
+    named = [args.table, args.delta, args.sam, args.snps, args.vcf, args.liftover, args.hsps, maf, psl,
              *chain_paths.values()]
     output = args.output or (None if any(named) else "-")
     check_fill_memory(params)
     refuse_outputs({"-o": output, "--table": args.table, "--delta": args.delta, "--sam": args.sam,
                     "--snps": args.snps, "--vcf": args.vcf, "--liftover": args.liftover, "--hsps": args.hsps,
-                    "--maf": args.maf, "--psl": args.psl,
+                    "--maf": maf, "--psl": psl,
                     "--chains": args.chains, "--chain-file": args.chain_file, "--chains-table": args.chains_table},
                    [args.query, args.reference])
     loaded = load(args.query, args.reference, params, backend=args.backend)
@@ -150,7 +151,7 @@ def run_align(args: argparse.Namespace) -> int:
         if problem:  # before any output is written
             raise InputError(f"{option}: {problem}")
     paths = {"paf": output, "delta": args.delta, "sam": args.sam, "snps": args.snps, "table": args.table,
-             "vcf": args.vcf, "liftover": args.liftover, "maf": args.maf, "psl": args.psl, **chain_paths}
+             "vcf": args.vcf, "liftover": args.liftover, "maf": maf, "psl": psl, **chain_paths}
     _, line = align_loaded(loaded, params, paths, args.hsps, not getattr(args, "sam_no_seq", False))
     print(line, file=sys.stderr)
     return 0
