@@ -89,7 +89,12 @@ class MatchSpill:
         prefix = os.path.join(self.folder, str(len(self.files)))
         for name, dtype in self.dtypes.items():
             column = np.asarray(table[name]).astype(dtype, copy=False)
-            np.save(f"{prefix}.{name}.npy", column)
+            try:
+                np.save(f"{prefix}.{name}.npy", column)
+            except OSError as error:  # a full disk names the tiles' folder ($TMPDIR), not the output
+                raise OSError(error.errno, f"{error.strerror or error} (the reference tiles' matches, "
+                              f"{self.bytes / 1e9:.1f} GB so far; set TMPDIR to a disk with room)",
+                              self.folder) from None
             self.bytes += column.nbytes
         self.counts += np.bincount(table["qrec"], minlength=self.counts.size)
         self.files.append((first, end, prefix))

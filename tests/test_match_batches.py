@@ -138,3 +138,31 @@ def test_paf_of_matches_written_a_batch_at_a_time(tmp_path, monkeypatch):
     monkeypatch.setattr(cli, "mummer_parts", failing)
     assert cli.main(args + ["-o", str(tmp_path / "cut.txt"), "--paf", str(tmp_path / "cut.paf")]) != 0
     assert not (tmp_path / "cut.paf").exists() and not (tmp_path / "cut.txt").exists()
+
+
+def test_a_full_disk_under_the_tiles_is_one_line_naming_tmpdir(tmp_path, monkeypatch, capsys):
+    """The tiles' matches wait under $TMPDIR: a full disk there is one line naming that folder and what
+    to do (the output file was named, as if it were full), no output is left, nor the folder."""
+    import tempfile
+
+    from gpu_kernels import __main__ as cli
+
+    query, reference = repeat_rich()
+    letters = np.frombuffer(b"ACGTN", dtype=np.uint8)
+    for path, seqs in ((tmp_path / "reads.fa", query), (tmp_path / "ref.fa", reference)):
+        path.write_text("".join(f">{name}\n{letters[seqs.codes[s:s + n]].tobytes().decode()}\n"
+                                for name, s, n in zip(seqs.names, seqs.starts, seqs.lengths)))
+    spills = tmp_path / "spill"
+    spills.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spills))
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(match_batches.np, "save", full)
+    out = tmp_path / "out.txt"
+    assert cli.main(["mems", str(tmp_path / "reads.fa"), str(tmp_path / "ref.fa"), "-l", "20", "--reference-tile",
+                     "50000", "-o", str(out)]) != 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "No space left on device" in lines[0] and "TMPDIR" in lines[0]
+    assert str(spills) in lines[0] and not out.exists() and not any(spills.iterdir())
