@@ -37,7 +37,7 @@ from .seqset import SeqSet, record_slice, reverse_complement
 from .words import MAX_K, compiled_words
 from .matches_runs import _blanked, _lap, all_n_key, n_run_mems, whole_matches
 from .mums import short_mums, unique_mask, word_floor
-from .match_batches import MATCH_ROWS, MatchSpill, TooManyMatches, bounded_batches
+from .match_batches import MATCH_ROWS, MatchSpill, TooManyMatches, bounded_batches, run_end
 
 QUERY_BATCH = 32_000_000  # query bases matched at once (whole records)
 MEM_BATCH_WORDS = 1 << 22  # query words whose pairs the CPU enumerates at once
@@ -298,14 +298,12 @@ def iter_matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool,
 
 def record_runs(lengths, bases: int) -> list[tuple[int, int]]:
     """Consecutive records in runs of at most `bases` (a longer record alone): (first, end) each."""
-    runs, first, size = [], 0, 0
-    for i, length in enumerate(np.asarray(lengths).tolist()):
-        if size and size + length > bases:
-            runs.append((first, i))
-            first, size = i, 0
-        size += length
-    runs.append((first, len(lengths)))
-    return runs
+    ends = np.cumsum(np.asarray(lengths, dtype=np.int64))
+    runs, first = [], 0
+    while first < ends.size:
+        runs.append((first, run_end(ends, first, bases)))
+        first = runs[-1][1]
+    return runs or [(0, 0)]
 
 
 def reference_tiles(reference: SeqSet, bases: int) -> list[tuple[int, int]]:

@@ -14,14 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .alignments import slices, sub_table
+from .chains import within_chain
 from .files import write_pieces
 from .rows import STRANDS, format_rows, name_table
 from .threads import default_threads, ordered_map
-
-
-def _sub(text: tuple, lo: int, hi: int) -> tuple:
-    data, offsets = text
-    return data[offsets[lo]:offsets[hi]], offsets[lo:hi + 1] - offsets[lo]
 
 
 def _columns(al: dict) -> np.ndarray:
@@ -102,9 +99,10 @@ def psl_text(al: dict, cigars: tuple, qnames, qlens, rnames, rlens) -> memoryvie
     qlen = np.asarray(qlens, dtype=np.int64)[qrec]
     qstart, qend = np.asarray(al["qstart"], dtype=np.int64), np.asarray(al["qend"], dtype=np.int64)
     first = np.searchsorted(chain, np.arange(n))
-    within = lambda step: (np.cumsum(step) - step) - (np.cumsum(step) - step)[first][chain]
-    tstarts = np.asarray(al["rstart"], dtype=np.int64)[chain] + within(size + dt)
-    qstarts = np.where(strand == 1, qlen - qend, qstart)[chain] + within(size + dq)
+    order = {"chain": chain, "first": np.zeros(m, dtype=bool)}
+    order["first"][first] = True
+    tstarts = np.asarray(al["rstart"], dtype=np.int64)[chain] + within_chain(size + dt, order)
+    qstarts = np.where(strand == 1, qlen - qend, qstart)[chain] + within_chain(size + dq, order)
     last = np.append(first[1:], m) - 1  # each alignment's last block: the gaps after it are none
     inner = np.ones(m, dtype=bool)
     inner[last] = False
@@ -123,25 +121,17 @@ def psl_text(al: dict, cigars: tuple, qnames, qlens, rnames, rlens) -> memoryvie
 
 
 def _write(path: str, header: bytes, al: dict, cigars: tuple, text, unit_bytes) -> int:
-    """Slices of rows (bounded by their rows and by unit_bytes, their text's size a row) formatted on
-    threads by text(part, cigars of the part) and written in order."""
-    from .alignments import SLICE_BYTES, SLICE_ROWS
-
+    """Slices of rows (alignments.slices: bounded by their rows and by rows x unit_bytes, a row's
+    text at most) formatted on threads by text(part, the part's CIGARs) and written in order."""
     n = int(np.asarray(al["qstart"]).size)
     columns = {name: np.asarray(v) for name, v in al.items() if np.ndim(v) and len(v) == n}
-    bounds, lo = [], 0
-    weight = np.cumsum(unit_bytes)
-    while lo < n:
-        hi = min(n, lo + SLICE_ROWS, int(np.searchsorted(weight, (weight[lo - 1] if lo else 0) + SLICE_BYTES)))
-        hi = max(hi, lo + 1)
-        bounds.append((lo, hi))
-        lo = hi
+    sizes = (None, np.concatenate(([0], np.cumsum(unit_bytes))).astype(np.int64))
 
     def piece(span):
         lo, hi = span
-        return hi - lo, text({name: v[lo:hi] for name, v in columns.items()}, _sub(cigars, lo, hi))
+        return hi - lo, text({name: v[lo:hi] for name, v in columns.items()}, sub_table(cigars, lo, hi))
 
-    return write_pieces(path, header, ordered_map(piece, bounds, default_threads()), "alignments")
+    return write_pieces(path, header, ordered_map(piece, slices(n, sizes), default_threads()), "alignments")
 
 
 def write_maf(path: str, al: dict, cigars: tuple, query, reference, command: str = "") -> int:
@@ -159,6 +149,5 @@ def write_psl(path: str, al: dict, cigars: tuple, qnames, qlens, rnames, rlens) 
     """The alignments as PSL (no header, as BLAT's -noHead and maf-convert write it) at path ('-':
     standard output; gzip where it ends in .gz); returns the alignments written."""
     qtable, rtable = name_table(qnames), name_table(rnames)
-    data, offsets = cigars
     return _write(path, b"", al, cigars, lambda part, cig: psl_text(part, cig, qtable, qlens, rtable, rlens),
-                  3 * np.diff(np.asarray(offsets, dtype=np.int64)) + 200)
+                  3 * np.diff(np.asarray(cigars[1], dtype=np.int64)) + 200)
