@@ -127,6 +127,7 @@ PyObject *py_holds_byte(PyObject *self, PyObject *args);
 PyObject *py_copy_bytes(PyObject *self, PyObject *args);
 PyObject *py_gather_spans(PyObject *self, PyObject *args);
 PyObject *py_count_in_spans(PyObject *self, PyObject *args);
+PyObject *py_sketch_sites(PyObject *self, PyObject *args);
 PyObject *py_fill_spans(PyObject *self, PyObject *args);
 PyObject *py_reverse_complement(PyObject *self, PyObject *args);
 PyObject *py_fasta_names(PyObject *self, PyObject *args);

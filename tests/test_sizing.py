@@ -1,13 +1,43 @@
 """What the workflow chooses from the genomes' sizes (gpu_kernels/workflow/sizing.py): bins, fast mode a
 pair, the disk check's estimate and its one line; `auto` and numbers read from --config."""
 import os
+import re
 
 import pytest
+
+from gpu_kernels.workflow.estimate import FAMILIES
+from gpu_kernels.workflow.outputs import PAIR_OUTPUTS
 
 from gpu_kernels.workflow.config import coerce_overrides, schema_error
 from gpu_kernels.workflow.sizing import (FAST_AUTO_BASES, MAX_BIN, MIN_BIN, RESULTS_PER_BASE, bin_size, disk_need, disk_problem,
                                          fast_for, free_bytes, pair_params)
 from gpu_kernels.workflow.sweep import engine_params
+
+UNITS = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9}
+
+
+def dry_run_estimates(text: str) -> dict:
+    """pair -> family (and "all") -> bytes, from the table a dry run prints."""
+    out = {}
+    for line in text.splitlines():
+        cells = re.findall(r"(\S+ [kMG]?B|-)(?=\s|$)", line)
+        if line.startswith("  ") and "_vs_" in line.split()[0] and len(cells) > len(FAMILIES):
+            values = [0.0 if c == "-" else float(c.split()[0]) * UNITS[c.split()[1]] for c in cells]
+            out[line.split()[0]] = dict(zip([*FAMILIES, "all"], values))
+    return out
+
+
+def written_families(pair) -> dict:
+    """family -> bytes of the outputs in a pair's folder (a delta's plain FASTA copies with it), and all."""
+    sizes = {}
+    for family, kinds in FAMILIES.items():
+        paths = [pair / PAIR_OUTPUTS[kind] for kind in kinds]
+        paths += [p.with_name(p.name + s) for p in paths for s in (".query.fa", ".reference.fa")]
+        sizes[family] = sum(sum(f.stat().st_size for f in p.iterdir()) if p.is_dir() else p.stat().st_size
+                            for p in paths if p.exists())
+    sizes["all"] = sum(sizes.values())
+    return sizes
+
 
 SCHEMA = os.path.join(os.path.dirname(__file__), "..", "config", "schema.yaml")
 GBP = 1_000_000_000
@@ -80,10 +110,11 @@ def test_auto_and_numbers_from_the_command_line_pass_the_schema():
 @pytest.mark.slow
 def test_a_pairs_hsp_texts_and_every_chain_are_written_where_they_weigh_little(tmp_path):
     """outputs.hsps auto: the bundled pair's HSP table and texts and every chain are written (their
-    estimate, from its HSP and chain counts, is a few percent of its bases); with outputs.auto_share
-    under that, the HSP table and texts are left out (the stats checkpoint decides) and the chains'
-    outputs hold the backbone's, while the coverage tables (made of the compare jobs' HSPs then) and
-    the alignments stay the same. A finished run has nothing left to do."""
+    estimate, from the genomes' sketches, is a few percent of its bases); with outputs.auto_share
+    under that, the HSP table and texts are left out and the chains' outputs hold the backbone's,
+    while the coverage tables (made of the compare jobs' HSPs then) and the alignments stay the same.
+    The dry run's estimate of each output family is within 2x of what the run writes. A finished run
+    has nothing left to do."""
     import pyarrow.parquet as pq
     from wfhelpers import snakemake, workdir
 
@@ -91,7 +122,13 @@ def test_a_pairs_hsp_texts_and_every_chain_are_written_where_they_weigh_little(t
     for name, share in (("plain", None), ("small", 0.001)):
         cwd = workdir(tmp_path / name) if (tmp_path / name).mkdir() is None else None
         extra = [] if share is None else ["--config", f"outputs={{auto_share: {share}}}"]
+        dry = snakemake(cwd, "--cores", "2", "-n", *extra)
         snakemake(cwd, "--cores", "2", *extra)
+        estimated = dry_run_estimates(dry.stderr)["default/Mhyo232_vs_Mhyo7422"]
+        pair = cwd / "results" / "default" / "Mhyo232_vs_Mhyo7422"
+        for family, real in written_families(pair).items():
+            assert (real == 0) == (estimated[family] == 0), family
+            assert real == 0 or 0.5 <= estimated[family] / real <= 2, (family, estimated[family], real)
         assert "Nothing to be done" in snakemake(cwd, "--cores", "2", "-n", *extra).stdout
         runs[name] = cwd / "results" / "default" / "Mhyo232_vs_Mhyo7422"
     plain, small = runs["plain"], runs["small"]

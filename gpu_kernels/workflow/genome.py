@@ -42,7 +42,7 @@ def scan_fastq(data: bytes, path: str) -> list[Chromosome]:
 def scan_fasta(path: str) -> list[Chromosome]:
     """Record names and lengths from headers and line lengths, with the header checks of read_fasta
     (FASTQ files, which start with '@', are read whole)."""
-    return _scan(read_bytes(path), path)
+    return _scan(read_bytes(path), path)[0]
 
 
 def content_digest(data) -> str:
@@ -53,9 +53,10 @@ def content_digest(data) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def _scan(data, path: str) -> list[Chromosome]:
+def _scan(data, path: str) -> tuple[list[Chromosome], np.ndarray | None]:
+    """The records and their bodies' spans in data (None for FASTQ)."""
     if data.lstrip()[:1] == b"@":
-        return scan_fastq(data.lstrip(), path)
+        return scan_fastq(data.lstrip(), path), None
     from .. import native
 
     # white space counted in place (no copy of a body), on all cores: the scan runs at the start of
@@ -75,17 +76,19 @@ def _scan(data, path: str) -> list[Chromosome]:
     lengths = spans[:, 1] - spans[:, 0] - blanks
     if (lengths == 0).any():
         raise InputError("empty record, no sequence", path, names[int(np.flatnonzero(lengths == 0)[0])])
-    return [Chromosome(name, length) for name, length in zip(names, lengths.tolist())]
+    return [Chromosome(name, length) for name, length in zip(names, lengths.tolist())], spans
 
 
-def scan_cached(path: str, cache: str) -> tuple[list[Chromosome], str]:
+def scan_cached(path: str, cache: str, sketch: str | None = None) -> tuple[list[Chromosome], str]:
     """scan_fasta and the file's content_digest, remembered in a JSON file keyed by the FASTA's size and
-    mtime (where it can be written: a read-only results folder still answers `snakemake -n`)."""
+    mtime (where it can be written: a read-only results folder still answers `snakemake -n`); with
+    sketch, a path, the genome's sketch is made in the same pass and saved there (sketch.save_sketch;
+    none for FASTQ)."""
     if not os.path.exists(path):
         raise InputError("no such file", path)
     stat = os.stat(path)
     key = [os.path.abspath(path), stat.st_size, stat.st_mtime_ns]
-    if os.path.exists(cache):
+    if os.path.exists(cache) and (sketch is None or os.path.exists(sketch)):
         try:
             with open(cache) as handle:
                 saved = json.load(handle)
@@ -94,9 +97,18 @@ def scan_cached(path: str, cache: str) -> tuple[list[Chromosome], str]:
         except (OSError, ValueError, KeyError):
             pass
     data = read_bytes(path)
-    chromosomes, digest = _scan(data, path), content_digest(data)
+    (chromosomes, spans), digest = _scan(data, path), content_digest(data)
+    made = None
+    if sketch is not None and spans is not None:
+        from .sketch import make_sketch, sketch_shift
+
+        made = make_sketch(data, spans, sketch_shift(sum(c.length for c in chromosomes)))
     del data
     try:
+        if made is not None:
+            from .sketch import save_sketch
+
+            save_sketch(made, sketch)
         with atomic_path(cache) as tmp:
             with open(tmp, "w") as handle:
                 json.dump({"key": key, "digest": digest, "chromosomes": [[c.name, c.length] for c in chromosomes]},

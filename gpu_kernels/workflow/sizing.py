@@ -5,7 +5,6 @@ README's plain command is the fast one and the docs can say why.
 """
 from __future__ import annotations
 
-import functools
 import os
 import shutil
 from dataclasses import dataclass
@@ -110,40 +109,8 @@ def disk_problem(need: DiskNeed, free: int, results: str) -> str | None:
             "check_disk: false to run anyway")
 
 
-# Bytes an HSP takes in each of a pair's HSP outputs, measured on a repeat-rich 2 x 20 Mbp pair's 7.3 M
-# HSPs (PAF 127, GECKO CSV 70, the table 7.1; the delta's two lines an HSP about as many as the CSV's
-# one). The table's (hsps.parquet, delta-packed columns) was 3.7 to 13 on other pairs.
-HSP_BYTES = {"hsps": 8, "paf": 127, "gecko_csv": 70, "delta": 70}
-# A chain's row in chains.paf and chains.chain (its header lines), and each of its blocks' share there
-CHAIN_BYTES, CHAIN_BLOCK_BYTES = 300, 25
-
-
-def hsp_outputs_bytes(hsps: int, kinds) -> int:
-    """The estimated size of a pair's HSP outputs (the kinds asked for: `hsps`, the table, and the
-    texts) from its HSP count."""
-    return int(hsps) * sum(HSP_BYTES.get(kind, 0) for kind in kinds)
-
-
-def chains_bytes(chains: int, blocks: int) -> int:
-    """The estimated size of a pair's chain outputs holding every chain."""
-    return int(chains) * CHAIN_BYTES + int(blocks) * CHAIN_BLOCK_BYTES
-
-
 def fits(estimate: int, pair_bases: int, share: float) -> bool:
     """Whether an output of this estimated size is written under `auto`: at most `share` (the config's
     outputs.auto_share) times the pair's bases. Past it a repeat-rich pair's HSP texts and chains are
     repeat hits, tens of times the genomes' size."""
     return estimate <= share * pair_bases
-
-
-def stats_hsps(stats_path: str) -> int:
-    """A pair's HSP count, from its stats table (the compare jobs' rows): read once a version of the file,
-    though Snakemake asks for it each time it evaluates the rules that depend on it."""
-    return _counted_hsps(stats_path, os.stat(stats_path).st_mtime_ns)
-
-
-@functools.lru_cache(maxsize=None)
-def _counted_hsps(stats_path: str, stamp: int) -> int:
-    from ..formats import read_tsv
-
-    return sum(int(row["hsps"]) for row in read_tsv(stats_path))

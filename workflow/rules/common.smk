@@ -135,8 +135,13 @@ if len({os.path.abspath(p) for p in config["genomes"].values()}) < len(
 ):
     print("warning: two genome names point at the same FASTA file", file=sys.stderr)
 try:
+    # with each genome's sketch, what the outputs' size estimates read (sizes.smk), but in many-genomes runs
     SCANS = {
-        g: scan_cached(fa, path("scan", genome=g))
+        g: scan_cached(
+            fa,
+            path("scan", genome=g),
+            None if config["comparisons"]["many"] else path("sketch", genome=g),
+        )
         for g, fa in config["genomes"].items()
     }
 except InputError as error:

@@ -30,9 +30,7 @@ rule merge:
         "../scripts/merge.py"
 
 
-# a checkpoint: the pair's HSP count it sums decides, under outputs.hsps auto, whether its HSP table
-# and texts are written (hsps_fit)
-checkpoint stats:
+rule stats:
     input:
         groups=compare_outputs,
     output:

@@ -1,15 +1,24 @@
-# What follows from the genomes' sizes (gpu_kernels/workflow/sizing.py): each pair's parameters (fast
-# mode under engine.fast auto), the disk check before the first job, and which pairs write their HSP
-# table and texts (the stats checkpoint's HSP counts under outputs.hsps auto).
+# What follows from the genomes' sizes (gpu_kernels/workflow/sizing.py) and sketches (estimate.py): each
+# pair's parameters (fast mode under engine.fast auto), the disk check before the first job, each
+# pair's outputs' estimated sizes (printed by a dry run and at the start), and by them which pairs
+# write their HSP table and texts and every chain under outputs.hsps auto.
+import functools
+
+from gpu_kernels.workflow.estimate import (
+    Widths,
+    estimate_pair,
+    output_bytes,
+    record_pairs,
+    size_table,
+)
 from gpu_kernels.workflow.sizing import (
     disk_need,
     disk_problem,
     fits,
     free_bytes,
-    hsp_outputs_bytes,
     pair_params,
-    stats_hsps,
 )
+from gpu_kernels.workflow.sketch import coarsened, load_sketch
 
 # the HSP texts the outputs ask for (written where hsps_fit says)
 HSP_TEXTS = [kind for kind in TEXT_KINDS if OUT[kind]]
@@ -53,19 +62,104 @@ def disk_check():
         fail(problem)
 
 
+@functools.lru_cache(maxsize=None)
+def pair_estimate(set_name, query, reference):
+    """(counts, widths, record pairs) of a genome pair (estimate.py), from its genomes' sketches; None
+    where a genome has none (a read set)."""
+    sketches = [load_sketch(path("sketch", genome=g)) for g in (query, reference)]
+    if None in sketches:
+        return None
+    params = params_of(set_name, query, reference)
+    counts = estimate_pair(
+        *sketches,
+        (genome_bases(query), genome_bases(reference)),
+        params.seeding.max_freq,
+        params.reporting.min_len,
+    )
+    shift = max(s.shift for s in sketches)
+    pairs = record_pairs(*(coarsened(s.sites, shift) for s in sketches))
+    gz = [str(config["genomes"][g]).endswith(".gz") for g in (query, reference)]
+    copies = sum(genome_bases(g) for g, z in zip((query, reference), gz) if z)
+    widths = Widths.of(CHROMOSOMES[query], CHROMOSOMES[reference], copies)
+    return counts, widths, min(pairs, OUT["max_pair_dotplots"])
+
+
+def estimated_bytes(set_name, query, reference, kinds, all_chains=True):
+    """The estimated bytes of a pair's outputs of these kinds (estimate.output_bytes), or None."""
+    made = pair_estimate(set_name, query, reference)
+    if made is None:
+        return None
+    counts, widths, plots = made
+    formats = len(OUT["figure_formats"])
+    return output_bytes(counts, widths, kinds, all_chains, plots, formats)
+
+
 def hsps_fit(set_name, query, reference, kinds):
-    """Whether a pair's HSP outputs of these kinds (sizing.HSP_BYTES: the table `hsps`, its texts) are
-    written: its compare jobs keep every HSP (all_hsps) and, under outputs.hsps auto, their size
-    estimated from its HSP count (the stats checkpoint's) is at most outputs.auto_share bytes a base
-    of the pair (sizing.fits)."""
+    """Whether a pair's HSP outputs of these kinds (the table `hsps`, its texts) are written: its compare
+    jobs keep every HSP (all_hsps) and, under outputs.hsps auto, their estimated size (from the genomes'
+    sketches, before any job runs) is at most outputs.auto_share bytes a base of the pair
+    (sizing.fits)."""
     if not all_hsps(set_name, query, reference):
         return False
     if OUT["hsps"] is True:
         return True
-    stats = checkpoints.stats.get(set=set_name, query=query, reference=reference)
-    estimate = hsp_outputs_bytes(stats_hsps(stats.output.stats), kinds)
+    sizes = estimated_bytes(set_name, query, reference, kinds)
+    if sizes is None:  # a read set: no sketch, no HSP texts under auto
+        return False
     bases = genome_bases(query) + genome_bases(reference)
-    return fits(estimate, bases, OUT["auto_share"])
+    return fits(sum(sizes.values()), bases, OUT["auto_share"])
+
+
+def every_chain(set_name, query, reference):
+    """Whether a pair's chains' outputs hold every chain (else the backbone's): its compare jobs keep
+    every HSP and, under outputs.hsps auto, the chains' outputs' estimated size is at most
+    outputs.auto_share bytes a base of the pair."""
+    if not all_hsps(set_name, query, reference):
+        return False
+    if OUT["hsps"] is True:
+        return True
+    sizes = estimated_bytes(set_name, query, reference, CHAIN_KINDS)
+    bases = genome_bases(query) + genome_bases(reference)
+    return sizes is not None and fits(sum(sizes.values()), bases, OUT["auto_share"])
+
+
+def written_kinds(set_name, query, reference):
+    """The output kinds a pair writes (the config's outputs, the HSP ones where hsps_fit says)."""
+    kinds = [k for k in CHAIN_KINDS + tuple(ALIGN_KINDS) if OUT[k]]
+    if hsp_table_written(set_name, query, reference):
+        kinds.append("hsps")
+        if HSP_TEXTS and hsps_fit(set_name, query, reference, HSP_TEXTS):
+            kinds += HSP_TEXTS
+    kinds += ["coverage_pairs", "coverage_query", "coverage_reference", "coverage_genomes"]
+    kinds += [k for k in PICTURE_KINDS if OUT.get(k)]
+    return kinds
+
+
+def size_lines():
+    """The table a run and a dry run print as they build the job graph: each pair's outputs' estimated
+    size a family and in all, beside the pair's bases (estimate.size_table)."""
+    rows = []
+    for s in SETS:
+        for q, r in PAIRS if PARAMS[s].matching.mode == "hsp" else []:
+            sizes = estimated_bytes(s, q, r, written_kinds(s, q, r), every_chain(s, q, r))
+            if sizes is not None:
+                rows.append((f"{s}/{q}_vs_{r}", sizes, genome_bases(q) + genome_bases(r)))
+    table = size_table(rows)
+    if not table:
+        return []
+    return [
+        "estimated outputs, from the genomes' sketches (under outputs.hsps auto a pair's HSP texts and "
+        f"every chain are written where they weigh at most outputs.auto_share = {OUT['auto_share']:g} bytes a "
+        "base):"
+    ] + table
+
+
+@functools.lru_cache(maxsize=None)
+def print_sizes():
+    """size_lines, on standard error, once (by the main process: a cluster's jobs do not)."""
+    if workflow.is_main_process:
+        for line in size_lines():
+            print(line, file=sys.stderr)
 
 
 def hsp_table_written(set_name, query, reference):
@@ -76,10 +170,9 @@ def hsp_table_written(set_name, query, reference):
 
 def hsp_targets():
     """Input function of the all rule. The HSP tables and texts of the pairs that write them
-    (hsps_fit; the texts need the table, which weighs less). A pair whose stats are not made yet
-    stops it until they are (Snakemake evaluates it again); every pair's other outputs, its stats
-    among them, are the all rule's plain inputs, so that waiting holds no pair's jobs back.
-    """
+    (hsps_fit; the texts need the table, which weighs less). Prints the outputs' estimates first
+    (print_sizes): the graph of every run and dry run is built through here."""
+    print_sizes()
     return [
         path(kind, set=s, query=q, reference=r)
         for s in SETS

@@ -18,7 +18,7 @@ def step():
     params = Params(**sm.params.engine)
     paths = {kind: sm.output.get(kind) for kind in CHAIN_KINDS}
     assemble_pair(list(sm.params.parts), query, reference, params, paths, pair_meta(sm, query, reference, params),
-                  tuple(sm.params.texts), sm.output.assembled, bool(sm.params.all_chains), sm.params.chains_share)
+                  tuple(sm.params.texts), sm.output.assembled, bool(sm.params.all_chains), bool(sm.params.write_all))
 
 
 run(sm, step)

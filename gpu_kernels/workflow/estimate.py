@@ -1,0 +1,323 @@
+"""What a genome pair's outputs will weigh, estimated before any job runs from the two genomes'
+sketches (sketch.py) and the engine's settings: what `snakemake -n` and the workflow's start print,
+and what `outputs.hsps: auto` decides by (sizes.smk).
+
+From the sites the genomes share:
+- divergence: a 32-mer holds 12 more bases than a 20-mer, so the share of single-copy 20-mers whose
+  32-mer is shared too is (1 - d)^12, d the chance that a base breaks a word (a substitution, or
+  the start of an indel: a tenth of the substitutions, as in most genomes and our simulator);
+- the bases aligned one to one: the share of the smaller genome's single-copy 20-mers found in the
+  other, divided by the 20-mers' own survival (1 - d)^20;
+- the alignments: runs of single-copy sites shared by both genomes, collinear on one strand;
+- the HSPs: one a stretch between indels that holds an exact 32-mer, plus the repeat copies' seeds
+  (the pairs of copies of each shared 32-mer beyond one a copy), about REPEAT_SEEDS a repeat HSP;
+- the chains: the alignments, and one a REPEAT_HSPS of the repeats' HSPs.
+Each output's bytes follow from those counts and its rows' widths (the names and coordinates of the
+pair's records). The constants were read off the bundled pair and a repeat-rich 2 x 20 Mbp pair;
+docs/WORKFLOW.md gives the estimates beside the outputs on both and on others.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .sketch import FORWARD, PERIODIC, SITE_K, WORD_K, Sketch, coarsened
+
+INDEL_SHARE = 1 / 11  # of the word-breaking events d, those that open an indel
+INDEL_LENGTH = 1.5  # bases an indel
+PERIODIC_SEEDS = 9.5  # seeds a periodic 32-mer's HSP (the 2 x 20 Mbp heavy pair: 66.5 M seeds of 628 32-mers)
+TANDEM_HSPS = 1450  # periodic 32-mers' HSPs a chain of them (that pair: 7.3 M HSPs, 5,000 chains)
+COPY_HSPS = 60  # other repeat copies' HSPs a chain of them (the bundled pair: a few dozen, one chain)
+RUN_ALIGNMENTS = 1.5  # alignments (one-to-one and others) a collinear run of sites
+UNRELATED = 0.35  # d past which two genomes' shared 20-mers are chance (under 1 in 5,000 survives)
+MIN_RUN_SITES = 3  # shared single-copy sites that make an alignment
+JUMP = 2000  # bases off the run's diagonal (beyond a 20th of the distance) that start another alignment
+
+
+@dataclass(frozen=True)
+class PairCounts:
+    """What a pair's outputs are made of, estimated (estimate_pair)."""
+
+    aligned: int  # query bases in one-to-one alignments
+    divergence: float  # d: the chance that a base breaks a word
+    alignments: int
+    hsps: int
+    repeat_hsps: int
+    chains: int
+
+    @property
+    def mismatches(self) -> int:
+        return int(self.aligned * self.divergence * (1 - INDEL_SHARE))
+
+    @property
+    def indels(self) -> int:
+        return int(self.aligned * self.divergence * INDEL_SHARE)
+
+    @property
+    def indel_bases(self) -> int:
+        return int(self.indels * INDEL_LENGTH)
+
+
+def _counts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct keys, sorted, and how often each occurs (a sort: NumPy's unique hashes, slower here)."""
+    keys = np.sort(keys, kind="stable")
+    if keys.size == 0:
+        return keys, np.zeros(0, dtype=np.int64)
+    first = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+    return keys[first], np.diff(np.concatenate([first, [keys.size]]))
+
+
+def _in(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Whether each value is among the keys (sorted, distinct)."""
+    return _count_of(keys, np.ones(keys.size, dtype=np.int64), values) > 0
+
+
+def _count_of(keys: np.ndarray, counts: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """The count of each wanted key among (keys, counts) (0 where absent)."""
+    if keys.size == 0:
+        return np.zeros(wanted.size, dtype=np.int64)
+    at = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
+    return np.where(keys[at] == wanted, counts[at], 0)
+
+
+def divergence_and_share(small: np.ndarray, large: np.ndarray) -> tuple[float, float]:
+    """(d, the share of the smaller genome's single-copy bases found in the larger): from its single-copy
+    sites with a 32-mer (see the module's text)."""
+    keys, counts = _counts(small["h20"])
+    single = small[(_count_of(keys, counts, small["h20"]) == 1) & (small["h32"] != 0)]
+    if single.size == 0:
+        return 1.0, 0.0
+    in20 = _in(single["h20"], _counts(large["h20"])[0])
+    in32 = _in(single["h32"], _counts(large["h32"][large["h32"] != 0])[0])
+    c20, c32 = float(in20.mean()), float((in20 & in32).mean())
+    if c20 == 0:  # nothing shared: as far apart as words can tell
+        return 1.0, 0.0
+    survive = max(c32 / c20, 1e-9) ** (1 / (WORD_K - SITE_K))  # (1 - d)
+    d = max(0.0, 1 - survive)
+    if d > UNRELATED:  # the 20-mers shared are chance and low complexity: nothing exact seeds can align
+        return d, 0.0
+    return d, min(1.0, c20 / (1 - d) ** SITE_K)
+
+
+def collinear_runs(query: np.ndarray, reference: np.ndarray) -> int:
+    """Alignments: runs of the sites single-copy in both genomes and shared, in query order, each on one
+    record pair and strand and near one diagonal, of at least MIN_RUN_SITES sites."""
+    def single(sites):
+        keys, counts = _counts(sites["h20"])
+        return sites[_count_of(keys, counts, sites["h20"]) == 1]
+
+    q, r = single(query), single(reference)
+    r = r[np.argsort(r["h20"], kind="stable")]
+    q = q[_in(q["h20"], r["h20"])]
+    if q.size == 0:
+        return 0
+    hit = r[np.searchsorted(r["h20"], q["h20"])]
+    order = np.lexsort((q["pos"], q["rec"]))
+    q, hit = q[order], hit[order]
+    # twice: the sites of runs too short to count (a paralog's word) are set aside, and the runs they
+    # cut are counted whole
+    for _ in range(2):
+        same = (q["flags"] & FORWARD) == (hit["flags"] & FORWARD)
+        diagonal = np.where(same, hit["pos"] - q["pos"], hit["pos"] + q["pos"])
+        new = np.ones(q.size, dtype=bool)
+        new[1:] = (q["rec"][1:] != q["rec"][:-1]) | (hit["rec"][1:] != hit["rec"][:-1]) | (same[1:] != same[:-1]) | \
+            (np.abs(np.diff(diagonal)) > JUMP + np.abs(np.diff(q["pos"])) // 20)
+        starts = np.flatnonzero(new)
+        sizes = np.diff(np.concatenate([starts, [q.size]]))
+        kept = np.repeat(sizes >= MIN_RUN_SITES, sizes)
+        q, hit = q[kept], hit[kept]
+    return int(np.count_nonzero(sizes >= MIN_RUN_SITES))
+
+
+def _pair_counts(qk, qc, rk, rc, max_freq: int) -> tuple[np.ndarray, np.ndarray]:
+    """The counts on both sides of the keys both hold (those more frequent than max_freq left out where
+    it is set, as fast mode leaves such words out)."""
+    both = qk[_in(qk, rk)]
+    a = _count_of(qk, qc, both).astype(np.float64)
+    b = _count_of(rk, rc, both).astype(np.float64)
+    if max_freq:
+        keep = (a <= max_freq) & (b <= max_freq)
+        a, b = a[keep], b[keep]
+    return a, b
+
+
+def repeat_seeds(query: Sketch, reference: Sketch, max_freq: int) -> tuple[float, float]:
+    """Seeds between repeat copies: for each 32-mer on both sides, the pairs of its copies beyond one a
+    copy. (periodic 32-mers', counted exactly; the others', in sites)"""
+    a, b = _pair_counts(query.periodic_keys, query.periodic_counts, reference.periodic_keys,
+                        reference.periodic_counts, max_freq)
+    periodic = float(np.sum(a * b - np.minimum(a, b)))
+
+    def words(sites):
+        return _counts(sites["h32"][(sites["h32"] != 0) & (sites["flags"] & PERIODIC == 0)])
+
+    a, b = _pair_counts(*words(query.sites), *words(reference.sites), max_freq)
+    return periodic, float(np.sum(a * b - np.minimum(a, b)))
+
+
+def repeat_divergence(query: np.ndarray, reference: np.ndarray) -> float:
+    """d between repeat copies: of the 20-mers shared and found more than once, the share whose 32-mer
+    is shared too is (1 - d)^12."""
+    keys, counts = _counts(np.concatenate([query["h20"], reference["h20"]]))
+    sites = query[(query["h32"] != 0) & (query["flags"] & PERIODIC == 0)]
+    many = sites[(_count_of(keys, counts, sites["h20"]) > 2) & _in(sites["h20"], _counts(reference["h20"])[0])]
+    if many.size == 0:
+        return 0.0
+    shared = float(_in(many["h32"], _counts(reference["h32"])[0]).mean())
+    return min(0.5, max(0.0, 1 - max(shared, 1e-9) ** (1 / (WORD_K - SITE_K))))
+
+
+def segments(d: float, min_len: int) -> tuple[float, float]:
+    """(HSPs an aligned base, seeds an HSP) where a base breaks a word with chance d: the stretches
+    between indels (of mean length 1 / (d * INDEL_SHARE)) at least min_len long that hold an exact
+    32-mer, and the 32-mers they hold."""
+    if d <= 0:
+        return 0.0, float("inf")
+    gap, sub = d * INDEL_SHARE, d * (1 - INDEL_SHARE)
+    lengths = np.arange(min_len, int(min(20 / gap, 1e7)) + min_len, dtype=np.float64)
+    weight = gap * (1 - gap) ** (lengths - 1)  # a stretch's length, geometric
+    words = np.maximum(lengths - WORD_K + 1, 0) * (1 - sub) ** WORD_K
+    # an exact 32-mer starts at the stretch's first base or just after a mismatch
+    starts = (1 - sub) ** WORD_K * (1 + np.maximum(lengths - WORD_K, 0) * sub)
+    hsps = float(gap * np.sum(weight * (1 - np.exp(-starts))))
+    return hsps, float(gap * np.sum(weight * words)) / max(hsps, 1e-12)
+
+
+def estimate_pair(query: Sketch, reference: Sketch, bases: tuple[int, int], max_freq: int,
+                  min_len: int) -> PairCounts:
+    """A pair's counts from the two genomes' sketches and bases (query, reference)."""
+    shift = max(query.shift, reference.shift)
+    q, r = coarsened(query.sites, shift), coarsened(reference.sites, shift)
+    small, large = (q, r) if bases[0] <= bases[1] else (r, q)
+    d, share = divergence_and_share(small, large)
+    aligned = share * min(bases)
+    alignments = int(RUN_ALIGNMENTS * collinear_runs(q, r)) if aligned else 0
+    periodic, others = repeat_seeds(Sketch(q, shift, query.periodic_keys, query.periodic_counts),
+                                    Sketch(r, shift, reference.periodic_keys, reference.periodic_counts), max_freq)
+    tandem = periodic / PERIODIC_SEEDS
+    copies = others * float(1 << shift) / segments(repeat_divergence(q, r), min_len)[1]
+    hsps = aligned * segments(d, min_len)[0] + alignments + tandem + copies
+    chains = alignments + tandem / TANDEM_HSPS + copies / COPY_HSPS
+    return PairCounts(int(aligned), d, alignments, int(hsps), int(tandem + copies), int(chains))
+
+
+def record_pairs(query: np.ndarray, reference: np.ndarray) -> int:
+    """Record pairs that share a site (of at most as many as both genomes' records make): those with
+    HSPs, which get a pair dotplot each."""
+    r = reference[np.argsort(reference["h20"], kind="stable")]
+    q = query[_in(query["h20"], _counts(r["h20"])[0])]
+    at = np.searchsorted(r["h20"], q["h20"])
+    return int(np.unique(q["rec"].astype(np.int64) << 32 | r["rec"][at].astype(np.int64)).size)
+
+
+@dataclass(frozen=True)
+class Widths:
+    """What a row of a pair's texts is made of beside its counts: its records' names and coordinates'
+    digits (means weighted by the records' lengths, where rows fall), and the bases of the plain FASTA
+    copies a delta file writes beside itself for a gzipped genome (formats/delta.py)."""
+
+    qname: float
+    rname: float
+    qdigits: float
+    rdigits: float
+    copies: int
+    records: int  # both genomes'
+
+    @classmethod
+    def of(cls, query, reference, copies: int = 0) -> "Widths":
+        """From the two genomes' chromosomes (name, length)."""
+        def mean(chromosomes, value):
+            lengths = np.array([c.length for c in chromosomes], dtype=np.float64)
+            return float(np.sum(lengths * np.array([value(c) for c in chromosomes])) / max(lengths.sum(), 1))
+
+        return cls(mean(query, lambda c: len(c.name)), mean(reference, lambda c: len(c.name)),
+                   mean(query, lambda c: len(str(c.length))), mean(reference, lambda c: len(str(c.length))),
+                   int(copies), len(query) + len(reference))
+
+
+# The bytes each output's rows take, beside its counts' (a line's fixed characters, a CIGAR's or a
+# variant's): read off the bundled and the 2 x 20 Mbp heavy pair's outputs.
+def output_bytes(counts: PairCounts, widths: Widths, kinds, all_chains: bool = True, pair_plots: int = 1,
+                 plot_formats: int = 1) -> dict[str, int]:
+    """Each output kind's estimated bytes (kinds: the outputs asked for, by their config keys; the HSP
+    kinds among them as written). all_chains: the chains' outputs hold every chain, else the
+    backbone's; pair_plots: the pair dotplots drawn; plot_formats: each figure's formats."""
+    w, c = widths, counts
+    names, digits = w.qname + w.rname, w.qdigits + w.rdigits
+    n, hsps = c.alignments, c.hsps
+    chains = c.chains if all_chains else c.alignments
+    differences = c.mismatches + c.indels
+    blocks = c.indels + n
+    size = {
+        "hsps": 7 * hsps + 10_000,
+        "paf": hsps * (names + 3 * digits + 77),
+        "gecko_csv": hsps * (2 * digits + 42),
+        "delta": hsps * (2 * digits + 12) + w.copies,
+        "chains_paf": chains * (names + 3 * digits + 175),
+        "chain_file": chains * (names + 2 * digits + 120),
+        "chains_table": 15 * chains + 5_000,
+        "alignments_paf": n * (names + 3 * digits + 90) + 9 * differences,
+        "alignments_table": differences + 30 * n + 10_000,
+        "alignments_delta": n * (names + 2 * digits + 30) + 4.5 * c.indels + w.copies,
+        "alignments_sam": c.aligned + n * (names + 60) + 9 * differences,
+        "alignments_maf": 2 * (c.aligned + c.indel_bases) + n * (2 * names + 4 * digits + 40),
+        "alignments_psl": n * (names + 4 * digits + 60) + blocks * (digits + 4),
+        "alignments_chain": n * (names + 2 * digits + 30) + 7 * blocks,
+        "snps": (c.mismatches + c.indel_bases) * (names + digits + 10),
+        "vcf": (c.mismatches + c.indels) * (names + digits + 29) + 40 * w.records,
+        "coverage_pairs": 300 + 220 * pair_plots,
+        "coverage_query": 250 + 50 * w.records,
+        "coverage_reference": 250 + 50 * w.records,
+        "coverage_genomes": 500,
+        "grid_dotplot": plot_formats * (80_000 + 60_000 * min(pair_plots, 64) ** 0.5),
+        "html_dotplot": 1_500_000 + 10 * min(hsps, 200_000),
+        "coverage_heatmap": plot_formats * 60_000,
+        "pair_dotplots": plot_formats * 50_000 * pair_plots,
+    }
+    return {kind: int(size[kind]) for kind in kinds if kind in size}
+
+
+FAMILIES = {
+    "HSPs": ("hsps", "paf", "gecko_csv", "delta"),
+    "chains": ("chains_paf", "chain_file", "chains_table"),
+    "alignments": ("alignments_paf", "alignments_table", "alignments_delta", "alignments_sam", "alignments_maf",
+                   "alignments_psl", "alignments_chain"),
+    "variants": ("snps", "vcf"),
+    "tables, figures": ("coverage_pairs", "coverage_query", "coverage_reference", "coverage_genomes", "grid_dotplot",
+                        "html_dotplot", "coverage_heatmap", "pair_dotplots"),
+}
+
+
+def by_family(sizes: dict[str, int]) -> dict[str, int]:
+    """The kinds' bytes summed a family (FAMILIES), the families with none left out."""
+    out = {family: sum(sizes[k] for k in kinds if k in sizes) for family, kinds in FAMILIES.items()}
+    return {family: total for family, total in out.items() if any(k in sizes for k in FAMILIES[family])}
+
+
+def size_text(size: float) -> str:
+    """Bytes as a reader reads them: 840 B, 12.5 kB, 3.4 MB, 1.73 GB."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if size >= scale:
+            return f"{size / scale:.3g} {unit}"
+    return f"{int(size)} B"
+
+
+def size_table(rows: list[tuple[str, dict[str, int], int]]) -> list[str]:
+    """The lines of the estimates' table: a row a pair (its name, its kinds' bytes, its bases), the
+    families' columns ('-' where it writes none), the pair's total and its share of the bases, and the
+    run's total."""
+    if not rows:
+        return []
+    width = max(len("pair"), *(len(name) for name, _, _ in rows)) + 2
+    lines = ["  " + "pair".ljust(width) + "".join(f"{f:>17s}" for f in FAMILIES) + f"{'all':>12s}"]
+    total = 0
+    for name, sizes, bases in rows:
+        families = by_family(sizes)
+        pair_total = sum(families.values())
+        total += pair_total
+        cells = "".join(f"{size_text(families[f]) if f in families else '-':>17s}" for f in FAMILIES)
+        lines.append(f"  {name.ljust(width)}{cells}{size_text(pair_total):>12s}  ({pair_total / max(bases, 1):.1f} "
+                     "bytes a base)")
+    return lines + [f"  total {size_text(total)}"]

@@ -1,0 +1,124 @@
+"""A genome's sketch (gpu_kernels/workflow/sketch.py, sketch.c) against its oracle, and the size
+estimates made from two sketches (estimate.py) on pairs whose answers are known."""
+import numpy as np
+import pytest
+
+from gpu_kernels.workflow.estimate import (FAMILIES, UNRELATED, Widths, by_family, estimate_pair, output_bytes,
+                                           repeat_seeds, size_table)
+from gpu_kernels.workflow.genome import Chromosome
+from gpu_kernels.workflow.sketch import coarsened, load_sketch, make_sketch, save_sketch, sketch_shift
+from oracle_sketch import canonical, oracle_sketch
+
+LETTERS = np.frombuffer(b"ACGT", dtype=np.uint8)
+
+
+def fasta(records: list[str], width: int = 60) -> tuple[bytes, np.ndarray]:
+    """FASTA text of the records (lines of width, a blank and a CR here and there) and their bodies' spans."""
+    text, spans = b"", []
+    for i, seq in enumerate(records):
+        text += f">r{i} some words\n".encode()
+        start = len(text)
+        lines = [seq[j:j + width] for j in range(0, len(seq), width)]
+        text += "".join(line + ("\r\n" if k % 7 == 3 else " \n" if k % 11 == 5 else "\n")
+                        for k, line in enumerate(lines)).encode()
+        spans.append((start, len(text)))
+    return text, np.array(spans, dtype=np.int64)
+
+
+def random_seq(rng, n: int) -> str:
+    return LETTERS[rng.integers(0, 4, n)].tobytes().decode()
+
+
+def mutated(rng, seq: str, rate: float) -> str:
+    """seq with a share `rate` of its bases changed to another base."""
+    codes = np.frombuffer(seq.encode(), dtype=np.uint8).copy()
+    at = rng.random(codes.size) < rate
+    other = {ord(a): [ord(b) for b in "ACGT" if b != a] for a in "ACGT"}
+    codes[at] = [other[c][k] for c, k in zip(codes[at].tolist(), rng.integers(0, 3, int(at.sum())).tolist())]
+    return codes.tobytes().decode()
+
+
+def test_sites_and_periodic_words_are_the_oracles():
+    rng = np.random.default_rng(5)
+    first = random_seq(rng, 3000)
+    first = first[:700] + "ac" * 40 + "N" * 3 + first[700:1500].lower() + "A" * 50 + first[1500:] + "RYK" + "CAG" * 30
+    records = [first, random_seq(rng, 25), "ACGT" * 5, random_seq(rng, 1200)]
+    text, spans = fasta(records)
+    made = make_sketch(text, spans, 2)
+    sites, tandem = oracle_sketch(records, 2)
+    assert [tuple(int(v) for v in row) for row in made.sites.tolist()] == sites
+    assert dict(zip(made.periodic_keys.tolist(), made.periodic_counts.tolist())) == dict(tandem)
+    assert canonical("A" * 32) in tandem and canonical("AC" * 16) in tandem
+
+
+def test_a_coarser_shift_keeps_the_finer_ones_sites_below_its_threshold(tmp_path):
+    rng = np.random.default_rng(6)
+    text, spans = fasta([random_seq(rng, 40_000), random_seq(rng, 9_000)])
+    fine, coarse = make_sketch(text, spans, 2), make_sketch(text, spans, 5)
+    assert np.array_equal(coarsened(fine.sites, 5), coarse.sites)
+    assert 0 < coarse.sites.size < fine.sites.size
+    save_sketch(coarse, str(tmp_path / "s.npz"))
+    back = load_sketch(str(tmp_path / "s.npz"))
+    assert back.shift == 5 and np.array_equal(back.sites, coarse.sites)
+    assert load_sketch(str(tmp_path / "none.npz")) is None
+
+
+def test_the_shift_keeps_a_genome_between_its_bounds():
+    assert sketch_shift(900_000) == 5  # a bacterium: a 32nd of its bases
+    assert sketch_shift(3_100_000_000) == 11  # a human-sized genome: about 1.5 M sites
+
+
+def sketch_of(records):
+    text, spans = fasta(records)
+    bases = sum(len(r) for r in records)
+    return make_sketch(text, spans, sketch_shift(bases)), bases
+
+
+def pair_counts(query, reference, max_freq=0):
+    (qs, qb), (rs, rb) = sketch_of(query), sketch_of(reference)
+    return estimate_pair(qs, rs, (qb, rb), max_freq, 64)
+
+
+@pytest.mark.parametrize("rate", [0.0, 0.02, 0.08])
+def test_divergence_and_aligned_bases_of_a_pair_with_a_known_substitution_rate(rate):
+    rng = np.random.default_rng(7)
+    query = [random_seq(rng, 1_500_000)]
+    counts = pair_counts(query, [mutated(rng, query[0], rate)])
+    assert abs(counts.divergence - rate) <= 0.15 * rate + 0.002
+    assert 0.85 * 1_500_000 <= counts.aligned <= 1_500_000
+    assert counts.alignments >= 1 and counts.repeat_hsps == 0
+
+
+def test_unrelated_genomes_align_nowhere():
+    rng = np.random.default_rng(8)
+    counts = pair_counts([random_seq(rng, 800_000)], [random_seq(rng, 900_000)])
+    assert counts.aligned == 0 and counts.alignments == 0 and counts.hsps < 10
+    assert counts.divergence > UNRELATED
+
+
+def test_periodic_seeds_are_counted_exactly():
+    """A poly-A run of 100 on each side: 69 words each, 69 * 69 - 69 seeds beyond the copies' own."""
+    rng = np.random.default_rng(9)
+    query, reference = random_seq(rng, 50_000), random_seq(rng, 50_000)
+    q, _ = sketch_of([query[:20_000] + "A" * 100 + query[20_000:]])
+    r, _ = sketch_of([reference[:30_000] + "A" * 100 + reference[30_000:]])
+    periodic, others = repeat_seeds(q, r, 0)
+    assert periodic == 69 * 69 - 69 and others == 0
+    assert repeat_seeds(q, r, 20) == (0.0, 0.0)  # fast mode leaves the frequent words out
+
+
+def test_output_bytes_follow_the_counts_and_the_table_sums_them():
+    rng = np.random.default_rng(10)
+    query = [random_seq(rng, 600_000)]
+    counts = pair_counts(query, [mutated(rng, query[0], 0.03)])
+    widths = Widths.of([Chromosome("chr1", 600_000)], [Chromosome("chr1", 600_000)])
+    kinds = [kind for family in FAMILIES.values() for kind in family]
+    sizes = output_bytes(counts, widths, kinds)
+    assert set(sizes) == set(kinds)
+    # about a line a substitution, of about 27 bytes
+    assert 0.5 <= sizes["snps"] / (0.03 * 600_000 * 27) <= 2
+    assert output_bytes(counts, widths, ["hsps"]) == {"hsps": sizes["hsps"]}
+    assert sizes["chains_paf"] >= output_bytes(counts, widths, ["chains_paf"], all_chains=False)["chains_paf"]
+    table = size_table([("default/A_vs_B", sizes, 1_200_000)])
+    assert table[1].split()[0] == "default/A_vs_B" and table[-1].startswith("  total ")
+    assert sum(by_family(sizes).values()) == sum(sizes.values())
