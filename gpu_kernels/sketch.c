@@ -1,10 +1,10 @@
 /* A genome's sketch, made by the workflow's scan from the FASTA file's bytes (workflow/sketch.py):
  * the sites whose canonical 20-mer hashes below a threshold (a fraction 2^-shift of the genome, the
  * same k-mers in every genome), each with the hash of the canonical 32-mer centred on it (the
- * engine's words: k = 32). Counted in a first pass, written at each record's offset in a second,
- * where the periodic 32-mers (a unit of at most PERIOD bases repeated: microsatellites, poly-A) are
- * also counted exactly, every one of them: a few hundred of them make most of a repeat-rich pair's
- * seeds, too few to be sampled. */
+ * engine's words: k = 32), and every run of periodic 32-mers (a unit of at most PERIOD bases
+ * repeated: microsatellites, poly-A), its family and length: a few hundred such words make most of
+ * a repeat-rich pair's seeds, too few to be sampled. Counted in a first pass, written at each
+ * record's offsets in a second. */
 #include "cpu.h"
 
 #define SITE_K 20
@@ -12,13 +12,20 @@
 #define CENTRE ((WORD_K - SITE_K) / 2) /* the 32-mer starts this many bases before its 20-mer */
 
 #define PERIOD 8
-#define PERIODIC_SLOTS (1 << 18) /* more than the periodic 32-mers there are (sum of 4^p, p <= PERIOD) */
+/* periodic 32-mers of one family this near are one run: a mismatch in a microsatellite leaves 32 words
+ * that are not periodic, its HSPs run through it */
+#define MERGE_GAP 40
 
 typedef struct {
     uint64_t h20, h32;
     int64_t pos;
     int32_t rec, flags; /* 1: the 20-mer is read forward; 2: the 32-mer is periodic */
 } site;
+
+/* a run of periodic 32-mers of one family (MERGE_GAP apart at most): its bases (the 32-mers' span) */
+typedef struct {
+    uint32_t family, length;
+} tandem;
 
 /* a 64-bit finaliser: every bit of the packed k-mer moves every bit of the hash */
 static inline uint64_t mix64(uint64_t x) {
@@ -30,42 +37,52 @@ static inline uint64_t mix64(uint64_t x) {
     return x;
 }
 
+/* the smallest period of a 32-mer (packed forward), 0 where it has none up to PERIOD */
+static inline int period_of(uint64_t w) {
+    for (int p = 1; p <= PERIOD; p++)
+        if ((w >> (2 * p)) == (w & (((uint64_t)1 << (64 - 2 * p)) - 1)))
+            return p;
+    return 0;
+}
+
+/* a periodic 32-mer's family: its period (high 16 bits) and the least rotation of its unit read on
+ * either strand, so that every 32-mer of a microsatellite and of its reverse complement is one family */
+static uint32_t family_of(uint64_t w, int p) {
+    const uint32_t mask = (1u << (2 * p)) - 1, unit = (uint32_t)(w >> (64 - 2 * p));
+    uint32_t rc = 0, best = mask;
+    for (int i = 0; i < p; i++)
+        rc = (rc << 2) | (3 - ((unit >> (2 * i)) & 3));
+    for (int r = 0; r < p; r++) {
+        const uint32_t a = ((unit << (2 * r)) | (unit >> (2 * (p - r)))) & mask;
+        const uint32_t b = ((rc << (2 * r)) | (rc >> (2 * (p - r)))) & mask;
+        best = a < best ? a : best;
+        best = b < best ? b : best;
+    }
+    return ((uint32_t)p << 16) | best;
+}
+
 typedef struct {
     const uint8_t *data;
     const int64_t *starts, *ends;
     int64_t n;
     int shift;
     int64_t *counts; /* pass 1: the sites of each record; pass 2: where each record's sites start */
+    int64_t *run_counts; /* the same for the runs of periodic 32-mers */
     site *out;       /* NULL in pass 1 */
-    uint64_t *periodic_keys; /* pass 2: PERIODIC_SLOTS a thread, key + 1 (0: empty) */
-    int64_t *periodic_counts;
+    tandem *runs;
 } sketch_job;
 
-static inline int periodic(uint64_t w) {
-    for (int p = 1; p <= PERIOD; p++)
-        if ((w >> (2 * p)) == (w & (((uint64_t)1 << (64 - 2 * p)) - 1)))
-            return 1;
-    return 0;
-}
-
-/* one more of this canonical periodic 32-mer in the thread's table (open addressing) */
-static void count_periodic(uint64_t *keys, int64_t *counts, uint64_t w) {
-    size_t at = (size_t)(mix64(w) & (PERIODIC_SLOTS - 1));
-    while (keys[at] != 0 && keys[at] != w + 1)
-        at = (at + 1) & (PERIODIC_SLOTS - 1);
-    keys[at] = w + 1;
-    counts[at]++;
-}
-
-static void sketch_record(const sketch_job *j, int64_t r, uint64_t *pkeys, int64_t *pcounts) {
+static void sketch_record(const sketch_job *j, int64_t r) {
     static const uint64_t salt20 = 0x9e3779b97f4a7c15ULL, salt32 = 0x632be59bd9b4e019ULL;
     const uint64_t mask20 = ((uint64_t)1 << (2 * SITE_K)) - 1;
     const int high = 64 - j->shift;
     uint64_t f20 = 0, r20 = 0, f32 = 0, r32 = 0;
     int run20 = 0, run32 = 0;
     uint8_t ring[8];
-    int64_t p = -1, found = 0;
+    int64_t p = -1, found = 0, runs = 0, run_start = 0, run_end = 0;
+    uint32_t run_family = 0;
     site *out = j->out ? j->out + j->counts[r] : NULL;
+    tandem *tandems = j->out ? j->runs + j->run_counts[r] : NULL;
     for (int64_t b = j->starts[r]; b < j->ends[r]; b++) {
         const uint8_t byte = j->data[b];
         if (byte == '\n' || byte == '\r' || byte == ' ' || byte == '\t')
@@ -84,10 +101,20 @@ static void sketch_record(const sketch_job *j, int64_t r, uint64_t *pkeys, int64
             f32 = (f32 << 2) | c;
             r32 = (r32 >> 2) | ((uint64_t)(3 - c) << 62);
             run32++;
-            if (out && run32 >= WORD_K && periodic(f32))
-                count_periodic(pkeys, pcounts, f32 < r32 ? f32 : r32);
         } else {
             run32 = 0;
+        }
+        const int period = run32 >= WORD_K ? period_of(f32) : 0;
+        if (period) { /* the 32-mer starting at p - 31 is periodic */
+            const uint32_t family = family_of(f32, period);
+            if (family != run_family || p - run_end > MERGE_GAP) {
+                if (run_family && tandems)
+                    tandems[runs] = (tandem){run_family, (uint32_t)(run_end - run_start + WORD_K)};
+                runs += run_family != 0;
+                run_family = family;
+                run_start = p;
+            }
+            run_end = p;
         }
         if (p < CENTRE)
             continue;
@@ -112,55 +139,55 @@ static void sketch_record(const sketch_job *j, int64_t r, uint64_t *pkeys, int64
             s->h32 = whole ? mix64((f32 < r32 ? f32 : r32) ^ salt32) : 0;
             s->pos = p - CENTRE - (SITE_K - 1);
             s->rec = (int32_t)r;
-            s->flags = (f20 <= r20) | (whole && periodic(f32)) << 1;
+            s->flags = (f20 <= r20) | (whole && period_of(f32)) << 1;
         }
         found++;
     }
-    if (!out)
+    if (run_family && tandems)
+        tandems[runs] = (tandem){run_family, (uint32_t)(run_end - run_start + WORD_K)};
+    runs += run_family != 0;
+    if (!out) {
         j->counts[r] = found;
+        j->run_counts[r] = runs;
+    }
 }
 
 static void sketch_part(void *p, int t, int threads) {
     const sketch_job *j = (const sketch_job *)p;
-    uint64_t *pkeys = j->periodic_keys ? j->periodic_keys + (size_t)t * PERIODIC_SLOTS : NULL;
-    int64_t *pcounts = j->periodic_counts ? j->periodic_counts + (size_t)t * PERIODIC_SLOTS : NULL;
     for (int64_t r = t; r < j->n; r += threads) /* records dealt out in turn: a chromosome a thread */
-        sketch_record(j, r, pkeys, pcounts);
+        sketch_record(j, r);
 }
 
-/* sketch_sites(data, starts, ends, shift, counts, out, periodic_keys, periodic_counts, threads): with out
- * None, counts[i] = the sites of record body data[starts[i] .. ends[i]); else out (32 bytes a site:
- * h20, h32, pos as uint64, uint64, int64, then record and flags as int32) filled from counts[i], each
- * record's first site's index (sketch.py sizes out from the first pass's counts), and each periodic
- * 32-mer counted in the tables of the thread that met it (PERIODIC_SLOTS a thread, zeroed, uint64 key
- * + 1 and int64 count: as many slots as threads * PERIODIC_SLOTS; threads at most the records). */
+/* sketch_sites(data, starts, ends, shift, counts, run_counts, out, runs, threads): with out None,
+ * counts[i] = the sites of record body data[starts[i] .. ends[i]) and run_counts[i] its runs of
+ * periodic 32-mers; else out (32 bytes a site: h20, h32, pos as uint64, uint64, int64, then record
+ * and flags as int32) and runs (8 bytes a run: family and bases as uint32) filled from counts[i] and
+ * run_counts[i], each record's first one's index (sketch.py sizes them from the first pass). */
 PyObject *py_sketch_sites(PyObject *self, PyObject *args) {
     Py_buffer b[7] = {0};
-    PyObject *out, *pk, *pc;
+    PyObject *out, *runs;
     int shift, threads;
-    if (!PyArg_ParseTuple(args, "y*y*y*iw*OOOi", &b[0], &b[1], &b[2], &shift, &b[3], &out, &pk, &pc, &threads))
+    if (!PyArg_ParseTuple(args, "y*y*y*iw*w*OOi", &b[0], &b[1], &b[2], &shift, &b[3], &b[4], &out, &runs, &threads))
         return NULL;
-    int n_buffers = 4, ok = 1;
-    sketch_job j = {b[0].buf, b[1].buf, b[2].buf, (int64_t)b[1].len / 8, shift, b[3].buf, NULL, NULL, NULL};
-    threads = threads < 1 ? 1 : threads < j.n ? threads : (int)(j.n > 0 ? j.n : 1);
+    int n_buffers = 5, ok = 1;
+    sketch_job j = {b[0].buf, b[1].buf, b[2].buf, (int64_t)b[1].len / 8, shift, b[3].buf, b[4].buf, NULL, NULL};
     if (out != Py_None) {
-        ok = PyObject_GetBuffer(out, &b[4], PyBUF_WRITABLE) == 0 &&
-             PyObject_GetBuffer(pk, &b[5], PyBUF_WRITABLE) == 0 && PyObject_GetBuffer(pc, &b[6], PyBUF_WRITABLE) == 0;
-        n_buffers = ok ? 7 : 4;
-        j.out = ok ? b[4].buf : NULL;
-        j.periodic_keys = ok ? b[5].buf : NULL;
-        j.periodic_counts = ok ? b[6].buf : NULL;
-        ok = ok && b[5].len == (Py_ssize_t)threads * PERIODIC_SLOTS * 8 && b[6].len == b[5].len;
+        ok = PyObject_GetBuffer(out, &b[5], PyBUF_WRITABLE) == 0;
+        n_buffers = ok ? 6 : 5;
+        ok = ok && PyObject_GetBuffer(runs, &b[6], PyBUF_WRITABLE) == 0;
+        n_buffers = ok ? 7 : n_buffers;
+        j.out = ok ? b[5].buf : NULL;
+        j.runs = ok ? b[6].buf : NULL;
     }
-    ok = ok && b[1].len == b[2].len && b[3].len == b[1].len && shift >= 0 && shift < 64;
+    ok = ok && b[1].len == b[2].len && b[3].len == b[1].len && b[4].len == b[1].len && shift >= 0 && shift < 64;
     for (int64_t i = 0; ok && i < j.n; i++)
         ok = j.starts[i] >= 0 && j.starts[i] <= j.ends[i] && j.ends[i] <= (int64_t)b[0].len;
     if (ok) {
         Py_BEGIN_ALLOW_THREADS
-        run_parallel(sketch_part, &j, threads);
+        run_parallel(sketch_part, &j, threads < 1 ? 1 : threads);
         Py_END_ALLOW_THREADS
     } else if (!PyErr_Occurred()) {
-        PyErr_SetString(PyExc_ValueError, "sketch_sites: spans outside the data, a bad shift or periodic tables of the wrong size");
+        PyErr_SetString(PyExc_ValueError, "sketch_sites: spans outside the data or a bad shift");
     }
     return release_buffers(b, n_buffers, ok);
 }

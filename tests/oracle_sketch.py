@@ -2,8 +2,6 @@
 gpu_kernels/workflow/sketch.py defines them."""
 from __future__ import annotations
 
-from collections import Counter
-
 MASK = (1 << 64) - 1
 SALT20, SALT32 = 0x9E3779B97F4A7C15, 0x632BE59BD9B4E019
 CODE = {"A": 0, "C": 1, "G": 2, "T": 3}
@@ -32,23 +30,42 @@ def canonical(word: str) -> int:
     return min(pack(word), pack(reverse_complement(word)))
 
 
-def periodic(word: str) -> bool:
-    """A unit of at most 8 bases repeated (the last copy cut short or not)."""
-    return any(word[p:] == word[:-p] for p in range(1, 9))
+def period(word: str) -> int:
+    """The smallest p <= 8 such that the word is a unit of p bases repeated (the last copy cut short or
+    not), 0 where there is none."""
+    return next((p for p in range(1, 9) if word[p:] == word[:-p]), 0)
 
 
-def oracle_sketch(records: list[str], shift: int) -> tuple[list[tuple], Counter]:
-    """(sites as (h20, h32, pos, rec, flags), canonical periodic 32-mer -> count) of the records' bases
-    (any case; anything but ACGT breaks a word). A site is a 20-mer at pos whose hash is below
-    2^(64 - shift), with the 32-mer from pos - 6 (h32 0 where that is not 32 bases of ACGT); the last
-    6 20-mers of a record, whose 32-mer would end past it, are no sites."""
-    sites, tandem = [], Counter()
+def family(word: str, p: int) -> int:
+    """A periodic word's family: its period, and the least rotation of its unit read on either strand."""
+    unit, back = word[:p], reverse_complement(word[:p])
+    return (p << 16) | min(pack(u[r:] + u[:r]) for u in (unit, back) for r in range(p))
+
+
+def oracle_sketch(records: list[str], shift: int) -> tuple[list[tuple], list[tuple]]:
+    """(sites as (h20, h32, pos, rec, flags), runs as (family, bases)) of the records' bases (any case;
+    anything but ACGT breaks a word). A site is a 20-mer at pos whose hash is below 2^(64 - shift), with
+    the 32-mer from pos - 6 (h32 0 where that is not 32 bases of ACGT); the last 6 20-mers of a record,
+    whose 32-mer would end past it, are no sites. A run is the periodic 32-mers of one family, each at
+    most 40 bases after the one before, in file order."""
+    sites, runs = [], []
     for rec, text in enumerate(records):
         seq = text.upper()
+        run = None  # [family, first start, last start]
         for i in range(len(seq) - 31):
             word = seq[i:i + 32]
-            if set(word) <= set("ACGT") and periodic(word):
-                tandem[canonical(word)] += 1
+            p = period(word) if set(word) <= set("ACGT") else 0
+            if not p:
+                continue
+            kind = family(word, p)
+            if run and run[0] == kind and i - run[2] <= 40:
+                run[2] = i
+                continue
+            if run:
+                runs.append((run[0], run[2] - run[1] + 32))
+            run = [kind, i, i]
+        if run:
+            runs.append((run[0], run[2] - run[1] + 32))
         for pos in range(len(seq) - 25):
             word = seq[pos:pos + 20]
             if not set(word) <= set("ACGT"):
@@ -59,6 +76,6 @@ def oracle_sketch(records: list[str], shift: int) -> tuple[list[tuple], Counter]
             around = seq[pos - 6:pos + 26] if pos >= 6 else ""
             whole = len(around) == 32 and set(around) <= set("ACGT")
             h32 = mix64(canonical(around) ^ SALT32) if whole else 0
-            flags = int(pack(word) <= pack(reverse_complement(word))) | (2 if whole and periodic(around) else 0)
+            flags = int(pack(word) <= pack(reverse_complement(word))) | (2 if whole and period(around) else 0)
             sites.append((h20, h32, pos, rec, flags))
-    return sites, tandem
+    return sites, runs

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from gpu_kernels.workflow.estimate import (FAMILIES, UNRELATED, Widths, by_family, estimate_pair, output_bytes,
-                                           repeat_seeds, size_table)
+                                           size_table, tandem_pairs)
 from gpu_kernels.workflow.genome import Chromosome
 from gpu_kernels.workflow.sketch import coarsened, load_sketch, make_sketch, save_sketch, sketch_shift
-from oracle_sketch import canonical, oracle_sketch
+from oracle_sketch import family, oracle_sketch
 
 LETTERS = np.frombuffer(b"ACGT", dtype=np.uint8)
 
@@ -38,17 +38,21 @@ def mutated(rng, seq: str, rate: float) -> str:
     return codes.tobytes().decode()
 
 
-def test_sites_and_periodic_words_are_the_oracles():
+def test_sites_and_periodic_runs_are_the_oracles():
     rng = np.random.default_rng(5)
     first = random_seq(rng, 3000)
-    first = first[:700] + "ac" * 40 + "N" * 3 + first[700:1500].lower() + "A" * 50 + first[1500:] + "RYK" + "CAG" * 30
-    records = [first, random_seq(rng, 25), "ACGT" * 5, random_seq(rng, 1200)]
+    microsatellite = "ac" * 20 + "g" + "ac" * 30 + "T" * 10 + "AC" * 25  # a run through a mismatch, then another
+    first = first[:700] + microsatellite + "N" * 3 + first[700:1500].lower() + "A" * 50 + first[1500:] + "RYK" + \
+        "CAG" * 30 + "T" * 40
+    records = [first, random_seq(rng, 25), "ACGT" * 5, random_seq(rng, 1200), "TG" * 60]
     text, spans = fasta(records)
     made = make_sketch(text, spans, 2)
-    sites, tandem = oracle_sketch(records, 2)
+    sites, runs = oracle_sketch(records, 2)
     assert [tuple(int(v) for v in row) for row in made.sites.tolist()] == sites
-    assert dict(zip(made.periodic_keys.tolist(), made.periodic_counts.tolist())) == dict(tandem)
-    assert canonical("A" * 32) in tandem and canonical("AC" * 16) in tandem
+    assert [tuple(int(v) for v in row) for row in made.runs.tolist()] == runs
+    kinds = [kind for kind, _ in runs]
+    assert family("AC" * 16, 2) == family("TG" * 16, 2) == family("CA" * 16, 2)  # rotations and strands: one
+    assert kinds.count(family("AC" * 16, 2)) == 3 and family("A" * 32, 1) in kinds
 
 
 def test_a_coarser_shift_keeps_the_finer_ones_sites_below_its_threshold(tmp_path):
@@ -96,15 +100,18 @@ def test_unrelated_genomes_align_nowhere():
     assert counts.divergence > UNRELATED
 
 
-def test_periodic_seeds_are_counted_exactly():
-    """A poly-A run of 100 on each side: 69 words each, 69 * 69 - 69 seeds beyond the copies' own."""
+def test_periodic_runs_make_a_diagonal_an_hsp_and_a_long_enough_overlap_a_chain():
+    """A poly-A run of 200 on one side, of 100 and 200 (poly-T: the other strand) on the other: 169
+    words against 69 and 169, so 169 + 69 - 1 and 169 + 169 - 1 diagonals hold a seed; those on which
+    they overlap by 150 bases or more are 0 and 200 + 200 - 2 * 150 + 1."""
     rng = np.random.default_rng(9)
     query, reference = random_seq(rng, 50_000), random_seq(rng, 50_000)
-    q, _ = sketch_of([query[:20_000] + "A" * 100 + query[20_000:]])
-    r, _ = sketch_of([reference[:30_000] + "A" * 100 + reference[30_000:]])
-    periodic, others = repeat_seeds(q, r, 0)
-    assert periodic == 69 * 69 - 69 and others == 0
-    assert repeat_seeds(q, r, 20) == (0.0, 0.0)  # fast mode leaves the frequent words out
+    q, _ = sketch_of([query[:20_000] + "C" + "A" * 200 + "C" + query[20_000:]])
+    r, _ = sketch_of([reference[:30_000] + "C" + "A" * 100 + "C" + reference[30_000:40_000] + "G" + "T" * 200 + "G" +
+                      reference[40_000:]])
+    assert tandem_pairs(q.runs, r.runs, 0) == (169 + 69 - 1) + (169 + 169 - 1)
+    assert tandem_pairs(q.runs, r.runs, 0, 150) == 101
+    assert tandem_pairs(q.runs, r.runs, 20) == 0  # fast mode leaves the frequent words out
 
 
 def test_output_bytes_follow_the_counts_and_the_table_sums_them():

@@ -27,8 +27,6 @@ from .sketch import FORWARD, PERIODIC, SITE_K, WORD_K, Sketch, coarsened
 
 INDEL_SHARE = 1 / 11  # of the word-breaking events d, those that open an indel
 INDEL_LENGTH = 1.5  # bases an indel
-PERIODIC_SEEDS = 9.5  # seeds a periodic 32-mer's HSP (the 2 x 20 Mbp heavy pair: 66.5 M seeds of 628 32-mers)
-TANDEM_HSPS = 1450  # periodic 32-mers' HSPs a chain of them (that pair: 7.3 M HSPs, 5,000 chains)
 COPY_HSPS = 60  # other repeat copies' HSPs a chain of them (the bundled pair: a few dozen, one chain)
 RUN_ALIGNMENTS = 1.5  # alignments (one-to-one and others) a collinear run of sites
 UNRELATED = 0.35  # d past which two genomes' shared 20-mers are chance (under 1 in 5,000 survives)
@@ -46,6 +44,7 @@ class PairCounts:
     hsps: int
     repeat_hsps: int
     chains: int
+    collinear_hsps: int = 0  # the HSPs along the alignments: the backbone chains' blocks
 
     @property
     def mismatches(self) -> int:
@@ -143,18 +142,46 @@ def _pair_counts(qk, qc, rk, rc, max_freq: int) -> tuple[np.ndarray, np.ndarray]
     return a, b
 
 
-def repeat_seeds(query: Sketch, reference: Sketch, max_freq: int) -> tuple[float, float]:
-    """Seeds between repeat copies: for each 32-mer on both sides, the pairs of its copies beyond one a
-    copy. (periodic 32-mers', counted exactly; the others', in sites)"""
-    a, b = _pair_counts(query.periodic_keys, query.periodic_counts, reference.periodic_keys,
-                        reference.periodic_counts, max_freq)
-    periodic = float(np.sum(a * b - np.minimum(a, b)))
-
+def copy_seeds(query: np.ndarray, reference: np.ndarray, max_freq: int) -> float:
+    """Seeds between repeat copies, in sites: for each non-periodic 32-mer on both sides, the pairs of
+    its copies beyond one a copy."""
     def words(sites):
         return _counts(sites["h32"][(sites["h32"] != 0) & (sites["flags"] & PERIODIC == 0)])
 
-    a, b = _pair_counts(*words(query.sites), *words(reference.sites), max_freq)
-    return periodic, float(np.sum(a * b - np.minimum(a, b)))
+    a, b = _pair_counts(*words(query), *words(reference), max_freq)
+    return float(np.sum(a * b - np.minimum(a, b)))
+
+
+def _family_sums(runs: np.ndarray, shortest: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(families, runs, their words) of a genome's periodic runs of at least `shortest` bases, families
+    sorted (those with none counted 0)."""
+    families, at = np.unique(runs["family"], return_inverse=True)
+    long = runs["length"] >= shortest
+    count = np.bincount(at, weights=long, minlength=families.size)
+    words = np.bincount(at, weights=np.where(long, runs["length"].astype(np.float64) - WORD_K + 1, 0),
+                        minlength=families.size)
+    return families, count, words
+
+
+def tandem_pairs(query: np.ndarray, reference: np.ndarray, max_freq: int, shortest: int = 0) -> float:
+    """The diagonals on which two genomes' periodic runs (RUN) of one family, of at least `shortest`
+    bases, meet by `shortest` bases or more: for runs of a and b words (a 32-mer a word), in phase with
+    the period p, (a + b - 1 - 2 (shortest - 32)) / p, summed over every pair of runs in closed form.
+    shortest 0: every run and diagonal holding a seed (each extended through the runs' mismatches: an
+    HSP); a chain's least score: the diagonals that make a chain. Families whose words are more
+    frequent than max_freq are left out where it is set (fast mode)."""
+    qf, qn, qw = _family_sums(query)
+    rf, rn, rw = _family_sums(reference)
+    both = qf[_in(qf, rf)]
+    i, j = np.searchsorted(qf, both), np.searchsorted(rf, both)
+    period = (both >> 16).astype(np.float64)
+    keep = (qw[i] / period <= max_freq) & (rw[j] / period <= max_freq) if max_freq else np.ones(both.size, dtype=bool)
+    if shortest:
+        qf, qn, qw = _family_sums(query, shortest)
+        rf, rn, rw = _family_sums(reference, shortest)
+    i, j, period = i[keep], j[keep], period[keep]
+    less = 1 + 2 * max(0, shortest - WORD_K)
+    return float(np.sum(np.maximum(rn[j] * qw[i] + qn[i] * rw[j] - qn[i] * rn[j] * less, 0) / period))
 
 
 def repeat_divergence(query: np.ndarray, reference: np.ndarray) -> float:
@@ -186,7 +213,7 @@ def segments(d: float, min_len: int) -> tuple[float, float]:
 
 
 def estimate_pair(query: Sketch, reference: Sketch, bases: tuple[int, int], max_freq: int,
-                  min_len: int) -> PairCounts:
+                  min_len: int, min_chain_score: int = 300) -> PairCounts:
     """A pair's counts from the two genomes' sketches and bases (query, reference)."""
     shift = max(query.shift, reference.shift)
     q, r = coarsened(query.sites, shift), coarsened(reference.sites, shift)
@@ -194,13 +221,15 @@ def estimate_pair(query: Sketch, reference: Sketch, bases: tuple[int, int], max_
     d, share = divergence_and_share(small, large)
     aligned = share * min(bases)
     alignments = int(RUN_ALIGNMENTS * collinear_runs(q, r)) if aligned else 0
-    periodic, others = repeat_seeds(Sketch(q, shift, query.periodic_keys, query.periodic_counts),
-                                    Sketch(r, shift, reference.periodic_keys, reference.periodic_counts), max_freq)
-    tandem = periodic / PERIODIC_SEEDS
-    copies = others * float(1 << shift) / segments(repeat_divergence(q, r), min_len)[1]
-    hsps = aligned * segments(d, min_len)[0] + alignments + tandem + copies
-    chains = alignments + tandem / TANDEM_HSPS + copies / COPY_HSPS
-    return PairCounts(int(aligned), d, alignments, int(hsps), int(tandem + copies), int(chains))
+    tandem = tandem_pairs(query.runs, reference.runs, max_freq)
+    copies = copy_seeds(q, r, max_freq) * float(1 << shift) / segments(repeat_divergence(q, r), min_len)[1]
+    collinear = aligned * segments(d, min_len)[0] + alignments
+    # the periodic runs' diagonals that can make a chain: those they meet on by half its least score
+    # (an upper bound, so that every chain is written only where they surely weigh little)
+    chains = alignments + tandem_pairs(query.runs, reference.runs, max_freq, min_chain_score // 2) + \
+        copies / COPY_HSPS
+    return PairCounts(int(aligned), d, alignments, int(collinear + tandem + copies), int(tandem + copies), int(chains),
+                      int(collinear))
 
 
 def record_pairs(query: np.ndarray, reference: np.ndarray) -> int:
@@ -255,8 +284,8 @@ def output_bytes(counts: PairCounts, widths: Widths, kinds, all_chains: bool = T
         "paf": hsps * (names + 3 * digits + 77),
         "gecko_csv": hsps * (2 * digits + 42),
         "delta": hsps * (2 * digits + 12) + w.copies,
-        "chains_paf": chains * (names + 3 * digits + 175),
-        "chain_file": chains * (names + 2 * digits + 120),
+        "chains_paf": chains * (names + 3 * digits + 85) + 8 * c.collinear_hsps,
+        "chain_file": chains * (names + 2 * digits + 64) + 8 * c.collinear_hsps,
         "chains_table": 15 * chains + 5_000,
         "alignments_paf": n * (names + 3 * digits + 90) + 9 * differences,
         "alignments_table": differences + 30 * n + 10_000,

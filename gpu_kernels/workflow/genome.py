@@ -88,11 +88,12 @@ def scan_cached(path: str, cache: str, sketch: str | None = None) -> tuple[list[
         raise InputError("no such file", path)
     stat = os.stat(path)
     key = [os.path.abspath(path), stat.st_size, stat.st_mtime_ns]
-    if os.path.exists(cache) and (sketch is None or os.path.exists(sketch)):
+    if os.path.exists(cache):
         try:
             with open(cache) as handle:
                 saved = json.load(handle)
-            if saved["key"] == key:
+            # a read set has no sketch; a genome's is made once more where it went missing
+            if saved["key"] == key and (sketch is None or not saved["sketched"] or os.path.exists(sketch)):
                 return [Chromosome(n, l) for n, l in saved["chromosomes"]], saved["digest"]
         except (OSError, ValueError, KeyError):
             pass
@@ -111,8 +112,8 @@ def scan_cached(path: str, cache: str, sketch: str | None = None) -> tuple[list[
             save_sketch(made, sketch)
         with atomic_path(cache) as tmp:
             with open(tmp, "w") as handle:
-                json.dump({"key": key, "digest": digest, "chromosomes": [[c.name, c.length] for c in chromosomes]},
-                          handle)
+                json.dump({"key": key, "digest": digest, "sketched": spans is not None,
+                           "chromosomes": [[c.name, c.length] for c in chromosomes]}, handle)
     except OSError:  # a results folder kept read-only, a full disk: the scan is made again next time
         pass
     return chromosomes, digest

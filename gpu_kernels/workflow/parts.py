@@ -89,13 +89,16 @@ def read_part(prefix: str) -> Part:
 
 
 def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: dict, meta: dict, texts: tuple,
-                  assembled_path: str, all_chains: bool = True, write_all: bool = True) -> None:
+                  assembled_path: str, all_chains: bool = True, write_all: bool = True,
+                  chains_share: float | None = None) -> None:
     """A genome pair's chains and alignments from its parts (read from prefixes, without their texts),
     the chains written where paths say (pipeline.write_chains' kinds), the alignments' numbers, where
     their texts are (`source`) and the late chains' texts (`texts`: align.text_of's kinds) to
     assembled_path, for write_pair_alignments. all_chains: every chain in the chains' outputs, else
     the backbone's; write_all: the chains' outputs hold them all (else the backbone's: under hsps auto,
-    where their estimated size is over outputs.auto_share). query, reference: the
+    where their size estimated before the run is over outputs.auto_share), and with chains_share
+    (that share) only where the chains found weigh at most so much too: the estimate's safety net.
+    query, reference: the
     genomes (workflow.genome.Genome); the records of backbone
     chains no part aligned are read from their codes (on the host). The alignments' texts are left
     to another job, so that the coverage tables and dotplots, which read the numbers alone, run
@@ -106,6 +109,7 @@ def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: 
     from ..formats.files import atomic_path
     from ..formats.strings import save_tables
     from .genome import load_records
+    from .sizing import chains_bytes, fits
 
     from concurrent.futures import ThreadPoolExecutor
 
@@ -133,7 +137,15 @@ def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: 
 
     if all_chains and not write_all:
         log.info("the chains' outputs hold the backbone's: every chain would weigh more than outputs.auto_share "
-                 "bytes a base of the pair (the estimate the run's start printed)")
+                 "bytes a base of the pair (the estimate printed as the run began)")
+    elif all_chains and chains_share is not None:
+        counts = [sum(int(p.chains["chain"].size) for p in parts), sum(int(p.blocks["chain"].size) for p in parts)]
+        weight = chains_bytes(*counts)
+        write_all = fits(weight, int(np.sum(query.lengths) + np.sum(reference.lengths)), chains_share)
+        if not write_all:
+            log.info("%d chains of %d blocks would take about %.0f MB, over %g bytes a base of the pair, where the "
+                     "estimate before the run had them under it: the chains' outputs hold the backbone's "
+                     "(outputs.auto_share)", *counts, weight / 1e6, chains_share)
     pair = assemble(parts, query.lengths, reference.lengths, params, late, texts, all_chains, write_all)
     write_chains(pair, (query.names, query.lengths, reference.names, reference.lengths), paths, meta, params)
     numbers = {name: pa.array(np.ascontiguousarray(pair.alignments[name])) for name in ALIGNED}

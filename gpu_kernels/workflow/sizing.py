@@ -109,6 +109,16 @@ def disk_problem(need: DiskNeed, free: int, results: str) -> str | None:
             "check_disk: false to run anyway")
 
 
+# A chain's row in chains.paf and chains.chain (its header lines), and each of its blocks' share there:
+# what the assemble job weighs its chains by once it has them
+CHAIN_BYTES, CHAIN_BLOCK_BYTES = 300, 25
+
+
+def chains_bytes(chains: int, blocks: int) -> int:
+    """The size of a pair's chain outputs holding every chain, from its chain and block counts."""
+    return int(chains) * CHAIN_BYTES + int(blocks) * CHAIN_BLOCK_BYTES
+
+
 def fits(estimate: int, pair_bases: int, share: float) -> bool:
     """Whether an output of this estimated size is written under `auto`: at most `share` (the config's
     outputs.auto_share) times the pair's bases. Past it a repeat-rich pair's HSP texts and chains are

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 
 SITE = np.dtype([("h20", "<u8"), ("h32", "<u8"), ("pos", "<i8"), ("rec", "<i4"), ("flags", "<i4")])
-FORWARD, PERIODIC = 1, 2  # flags: the 20-mer read forward; the 32-mer periodic (counted apart, exactly)
-PERIODIC_SLOTS = 1 << 18  # sketch.c's table of periodic 32-mers, a thread
+FORWARD, PERIODIC = 1, 2  # flags: the 20-mer read forward; the 32-mer periodic (its runs are kept whole)
+# a run of periodic 32-mers: its family (the period in the high 16 bits, the least rotation of the unit
+# on either strand in the low ones) and its bases
+RUN = np.dtype([("family", "<u4"), ("length", "<u4")])
 SITE_K, WORD_K = 20, 32
 # Sites a genome: at least a 256th of its bases (a few thousand on a bacterium), at most about 2 M
 # (64 MB of sites for a human-sized genome, a few seconds to compare two of them).
@@ -30,13 +32,11 @@ def sketch_shift(bases: int) -> int:
 
 @dataclass(frozen=True)
 class Sketch:
-    """A genome's sketch: its sites, their shift, and every periodic 32-mer with its count (keys are
-    the canonical 32-mers, packed two bits a base)."""
+    """A genome's sketch: its sites, their shift, and every run of periodic 32-mers (RUN)."""
 
     sites: np.ndarray
     shift: int
-    periodic_keys: np.ndarray
-    periodic_counts: np.ndarray
+    runs: np.ndarray
 
 
 def make_sketch(data, spans: np.ndarray, shift: int) -> Sketch:
@@ -46,19 +46,15 @@ def make_sketch(data, spans: np.ndarray, shift: int) -> Sketch:
 
     starts = np.ascontiguousarray(spans[:, 0], dtype=np.int64)
     ends = np.ascontiguousarray(spans[:, 1], dtype=np.int64)
-    counts = np.zeros(starts.size, dtype=np.int64)
+    counts, run_counts = np.zeros(starts.size, dtype=np.int64), np.zeros(starts.size, dtype=np.int64)
     threads = max(1, min(native.threads(), starts.size))
     cpu = native.cpu()
-    cpu.sketch_sites(data, starts, ends, shift, counts, None, None, None, threads)
-    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    out = np.zeros(int(offsets[-1]), dtype=SITE)
-    keys = np.zeros(threads * PERIODIC_SLOTS, dtype=np.uint64)
-    tallies = np.zeros(threads * PERIODIC_SLOTS, dtype=np.int64)
-    cpu.sketch_sites(data, starts, ends, shift, np.ascontiguousarray(offsets[:-1]), out.view(np.uint8), keys, tallies,
-                     threads)
-    used = keys != 0
-    unique, at = np.unique(keys[used] - np.uint64(1), return_inverse=True)
-    return Sketch(out, shift, unique, np.bincount(at, weights=tallies[used], minlength=unique.size).astype(np.int64))
+    cpu.sketch_sites(data, starts, ends, shift, counts, run_counts, None, None, threads)
+    first, run_first = (np.concatenate([[0], np.cumsum(c)]).astype(np.int64) for c in (counts, run_counts))
+    sites, runs = np.zeros(int(first[-1]), dtype=SITE), np.zeros(int(run_first[-1]), dtype=RUN)
+    cpu.sketch_sites(data, starts, ends, shift, np.ascontiguousarray(first[:-1]), np.ascontiguousarray(run_first[:-1]),
+                     sites.view(np.uint8), runs.view(np.uint8), threads)
+    return Sketch(sites, shift, runs)
 
 
 def coarsened(sites: np.ndarray, shift: int) -> np.ndarray:
@@ -74,14 +70,13 @@ def save_sketch(sketch: Sketch, path: str) -> None:
 
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as handle:
-            np.savez(handle, sites=sketch.sites, shift=np.int64(sketch.shift), periodic_keys=sketch.periodic_keys,
-                     periodic_counts=sketch.periodic_counts)
+            np.savez(handle, sites=sketch.sites, shift=np.int64(sketch.shift), runs=sketch.runs)
 
 
 def load_sketch(path: str) -> Sketch | None:
     """A saved sketch, or None where there is none (a read set, a read-only results folder)."""
     try:
         with np.load(path) as saved:
-            return Sketch(saved["sites"], int(saved["shift"]), saved["periodic_keys"], saved["periodic_counts"])
+            return Sketch(saved["sites"], int(saved["shift"]), saved["runs"])
     except (OSError, ValueError, KeyError):
         return None

@@ -31,8 +31,10 @@ rule assemble:
         },
         stats=lambda wc: group_paths("bin_stats", wc),
         all_chains=lambda wc: all_hsps(wc.set, wc.query, wc.reference),
-        # under hsps auto, every chain in the outputs only where they weigh little (every_chain)
+        # under hsps auto, every chain in the outputs only where they weigh little (every_chain), and
+        # where the chains found do (their share)
         write_all=lambda wc: every_chain(wc.set, wc.query, wc.reference),
+        chains_share=None if OUT["hsps"] is True else OUT["auto_share"],
         parts=lambda wc: [part_prefix(p) for p in group_paths("bin_hsps", wc)],
         texts=texts_of(ALIGN_KINDS[kind] for kind in ALIGN_KINDS if OUT[kind]),
     script:

@@ -2,6 +2,7 @@
 # pair's parameters (fast mode under engine.fast auto), the disk check before the first job, each
 # pair's outputs' estimated sizes (printed by a dry run and at the start), and by them which pairs
 # write their HSP table and texts and every chain under outputs.hsps auto.
+import dataclasses
 import functools
 
 from gpu_kernels.workflow.estimate import (
@@ -75,6 +76,7 @@ def pair_estimate(set_name, query, reference):
         (genome_bases(query), genome_bases(reference)),
         params.seeding.max_freq,
         params.reporting.min_len,
+        params.chaining.min_chain_score,
     )
     shift = max(s.shift for s in sketches)
     pairs = record_pairs(*(coarsened(s.sites, shift) for s in sketches))
@@ -84,12 +86,15 @@ def pair_estimate(set_name, query, reference):
     return counts, widths, min(pairs, OUT["max_pair_dotplots"])
 
 
-def estimated_bytes(set_name, query, reference, kinds, all_chains=True):
-    """The estimated bytes of a pair's outputs of these kinds (estimate.output_bytes), or None."""
+def estimated_bytes(set_name, query, reference, kinds, all_chains=True, copies=True):
+    """The estimated bytes of a pair's outputs of these kinds (estimate.output_bytes), or None. copies:
+    with the plain FASTA copies a delta writes beside itself for a gzipped genome (a genome's size, not
+    what outputs.auto_share weighs)."""
     made = pair_estimate(set_name, query, reference)
     if made is None:
         return None
     counts, widths, plots = made
+    widths = widths if copies else dataclasses.replace(widths, copies=0)
     formats = len(OUT["figure_formats"])
     return output_bytes(counts, widths, kinds, all_chains, plots, formats)
 
@@ -103,7 +108,7 @@ def hsps_fit(set_name, query, reference, kinds):
         return False
     if OUT["hsps"] is True:
         return True
-    sizes = estimated_bytes(set_name, query, reference, kinds)
+    sizes = estimated_bytes(set_name, query, reference, kinds, copies=False)
     if sizes is None:  # a read set: no sketch, no HSP texts under auto
         return False
     bases = genome_bases(query) + genome_bases(reference)

@@ -18,7 +18,8 @@ def step():
     params = Params(**sm.params.engine)
     paths = {kind: sm.output.get(kind) for kind in CHAIN_KINDS}
     assemble_pair(list(sm.params.parts), query, reference, params, paths, pair_meta(sm, query, reference, params),
-                  tuple(sm.params.texts), sm.output.assembled, bool(sm.params.all_chains), bool(sm.params.write_all))
+                  tuple(sm.params.texts), sm.output.assembled, bool(sm.params.all_chains), bool(sm.params.write_all),
+                  sm.params.chains_share)
 
 
 run(sm, step)
