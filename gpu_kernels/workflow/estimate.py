@@ -1,24 +1,25 @@
 """What a genome pair's outputs will weigh, estimated before any job runs from the two genomes'
-sketches (sketch.py) and the engine's settings: what `snakemake -n` and the workflow's start print,
-and what `outputs.hsps: auto` decides by (sizes.smk).
+sketches (sketch.py) and the engine's settings: the table a run and a dry run print as they build the
+job graph, and what `outputs.hsps: auto` decides by (sizes.smk).
 
-From the sites the genomes share:
+From the sites and periodic runs the genomes share:
 - divergence: a 32-mer holds 12 more bases than a 20-mer, so the share of single-copy 20-mers whose
   32-mer is shared too is (1 - d)^12, d the chance that a base breaks a word (a substitution, or
   the start of an indel: a tenth of the substitutions, as in most genomes and our simulator);
 - the bases aligned one to one: the share of the smaller genome's single-copy 20-mers found in the
   other, divided by the 20-mers' own survival (1 - d)^20;
 - the alignments: runs of single-copy sites shared by both genomes, collinear on one strand;
-- the HSPs: one a stretch between indels that holds an exact 32-mer, plus the repeat copies' seeds
-  (the pairs of copies of each shared 32-mer beyond one a copy), about REPEAT_SEEDS a repeat HSP;
-- the chains: the alignments, and one a REPEAT_HSPS of the repeats' HSPs.
+- the HSPs: the stretches between indels that hold an exact 32-mer (along the alignments, and between
+  repeat copies: each 32-mer's pairs of copies beyond one a copy, over the 32-mers such a stretch
+  holds), and the diagonals on which two periodic runs of one family meet (closed form);
+- the chains: the alignments, the periodic runs' diagonals long enough to score a chain, and the
+  repeat copies' HSPs a few dozen a chain.
 Each output's bytes follow from those counts and its rows' widths (the names and coordinates of the
-pair's records). The constants were read off the bundled pair and a repeat-rich 2 x 20 Mbp pair;
-docs/WORKFLOW.md gives the estimates beside the outputs on both and on others.
+pair's records), a row's fixed characters read off the outputs of the bundled pair and a repeat-rich
+2 x 20 Mbp pair; docs/WORKFLOW.md gives the estimates beside the outputs on those and on others.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -222,7 +223,8 @@ def estimate_pair(query: Sketch, reference: Sketch, bases: tuple[int, int], max_
     aligned = share * min(bases)
     alignments = int(RUN_ALIGNMENTS * collinear_runs(q, r)) if aligned else 0
     tandem = tandem_pairs(query.runs, reference.runs, max_freq)
-    copies = copy_seeds(q, r, max_freq) * float(1 << shift) / segments(repeat_divergence(q, r), min_len)[1]
+    # identical copies (d 0) still make an HSP a copy pair: as long as those of copies 0.1 % apart
+    copies = copy_seeds(q, r, max_freq) * float(1 << shift) / segments(max(repeat_divergence(q, r), 1e-3), min_len)[1]
     collinear = aligned * segments(d, min_len)[0] + alignments
     # the periodic runs' diagonals that can make a chain: those they meet on by half its least score
     # (an upper bound, so that every chain is written only where they surely weigh little)
