@@ -6,6 +6,9 @@
 #   bash bench/device_whole.sh close    # bench/human_sized.py's close pair (2 x 3 Gbp): align on the two whole files
 #                                       # (ALIGN=0: not), then the workflow, every default output (WORKFLOW=0: not)
 #   bash bench/device_whole.sh distant  # the human-vs-mouse-like pair (3.0 and 2.7 Gbp), the same
+#   bash bench/device_whole.sh sizes    # the GPU tests of the pipeline and the sketch; bench/size_estimate.py's
+#                                       # heavy20 pair on the GPU; the close pair's dry run as the README writes it
+#                                       # (no engine keys): its time and its outputs' size table
 #   bash bench/device_whole.sh first    # the warm command on a fresh kernel cache (WARM=0: not), then align on the
 #                                       # 150 Mbp pair ROUNDS times (default 3: the first after install against the
 #                                       # warm ones); STUDY=1: then, on a fresh cache again, what align compiles
@@ -78,6 +81,19 @@ if not os.path.exists('/tmp/hp/heavy_150_b.fa'):
         python3 bench/studies/after_warm.py resources/Mhyopneumoniae_232.fa.gz resources/Mhyopneumoniae_7422.fa.gz \
             /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa 2>&1 | tee "$OUT/after_warm.txt"
     fi
+    exit 0
+fi
+if [ "$what" = sizes ]; then
+    python3 -m pytest -q -p no:cacheprovider tests/test_pipeline.py tests/test_gpu*.py tests/test_sketch.py \
+        -k "gpu or align or chain or sketch or estimate" 2>&1 | tee "$OUT/gpu_tests.log" | tail -3
+    python3 bench/size_estimate.py --case heavy20 --backend cupy --cores "$(nproc)" 2>&1 | tee "$OUT/sizes_heavy20.txt"
+    mkdir -p /tmp/hs
+    [ -f /tmp/hs/close_b.fa ] || peak "simulated" python3 bench/human_sized.py --model close --out /tmp/hs/close 2>&1 | tail -1
+    printf 'genomes:\n  A: /tmp/hs/close_a.fa\n  B: /tmp/hs/close_b.fa\nresults: /tmp/dry_results\n' > /tmp/dry.yaml
+    for round in 1 2; do  # the first scans and sketches the genomes, the second reads them back
+        peak "snakemake -n, round $round" python3 -m snakemake -n -q --cores "$(nproc)" --configfile /tmp/dry.yaml \
+            > /dev/null 2> "$OUT/dry_$round.log"; grep -A4 "^estimated" "$OUT/dry_$round.log"
+    done
     exit 0
 fi
 if [ "$what" = w650 ]; then
