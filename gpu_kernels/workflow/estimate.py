@@ -254,7 +254,12 @@ class Widths:
     qdigits: float
     rdigits: float
     copies: int
-    records: int  # both genomes'
+    query_records: int
+    reference_records: int
+
+    @property
+    def records(self) -> int:
+        return self.query_records + self.reference_records
 
     @classmethod
     def of(cls, query, reference, copies: int = 0) -> "Widths":
@@ -265,16 +270,17 @@ class Widths:
 
         return cls(mean(query, lambda c: len(c.name)), mean(reference, lambda c: len(c.name)),
                    mean(query, lambda c: len(str(c.length))), mean(reference, lambda c: len(str(c.length))),
-                   int(copies), len(query) + len(reference))
+                   int(copies), len(query), len(reference))
 
 
 # The bytes each output's rows take, beside its counts' (a line's fixed characters, a CIGAR's or a
 # variant's): read off the bundled and the 2 x 20 Mbp heavy pair's outputs.
 def output_bytes(counts: PairCounts, widths: Widths, kinds, all_chains: bool = True, pair_plots: int = 1,
-                 plot_formats: int = 1) -> dict[str, int]:
+                 plot_formats: int = 1, record_pairs: int = 1) -> dict[str, int]:
     """Each output kind's estimated bytes (kinds: the outputs asked for, by their config keys; the HSP
     kinds among them as written). all_chains: the chains' outputs hold every chain, else the
-    backbone's; pair_plots: the pair dotplots drawn; plot_formats: each figure's formats."""
+    backbone's; pair_plots: the pair dotplots drawn; plot_formats: each figure's formats; record_pairs:
+    the record pairs with hits (the coverage table's rows, the grid's cells)."""
     w, c = widths, counts
     names, digits = w.qname + w.rname, w.qdigits + w.rdigits
     n, hsps = c.alignments, c.hsps
@@ -298,14 +304,16 @@ def output_bytes(counts: PairCounts, widths: Widths, kinds, all_chains: bool = T
         "alignments_chain": n * (names + 2 * digits + 30) + 7 * blocks,
         "snps": (c.mismatches + c.indel_bases) * (names + digits + 10),
         "vcf": (c.mismatches + c.indels) * (names + digits + 29) + 40 * w.records,
-        "coverage_pairs": 300 + 220 * pair_plots,
+        "coverage_pairs": 300 + 210 * record_pairs,
         "coverage_query": 250 + 50 * w.records,
         "coverage_reference": 250 + 50 * w.records,
         "coverage_genomes": 500,
-        "grid_dotplot": plot_formats * (80_000 + 60_000 * min(pair_plots, 64) ** 0.5),
+        "grid_dotplot": plot_formats * (80_000 + 60_000 * record_pairs ** 0.5),
         "html_dotplot": 1_500_000 + 10 * min(hsps, 200_000),
         "coverage_heatmap": plot_formats * 60_000,
-        "pair_dotplots": plot_formats * 50_000 * pair_plots,
+        # the most covered pairs are drawn: a record's share of the bases aligned each
+        "pair_dotplots": plot_formats * pair_plots * (40_000 + 0.0025 * c.aligned /
+                                                      max(1, min(w.query_records, w.reference_records))),
     }
     return {kind: int(size[kind]) for kind in kinds if kind in size}
 

@@ -65,7 +65,7 @@ def disk_check():
 
 @functools.lru_cache(maxsize=None)
 def pair_estimate(set_name, query, reference):
-    """(counts, widths, record pairs) of a genome pair (estimate.py), from its genomes' sketches; None
+    """(counts, widths, record pairs with hits) of a genome pair (estimate.py), from its genomes' sketches; None
     where a genome has none (a read set)."""
     sketches = [load_sketch(path("sketch", genome=g)) for g in (query, reference)]
     if None in sketches:
@@ -83,7 +83,7 @@ def pair_estimate(set_name, query, reference):
     gz = [str(config["genomes"][g]).endswith(".gz") for g in (query, reference)]
     copies = sum(genome_bases(g) for g, z in zip((query, reference), gz) if z)
     widths = Widths.of(CHROMOSOMES[query], CHROMOSOMES[reference], copies)
-    return counts, widths, min(pairs, OUT["max_pair_dotplots"])
+    return counts, widths, pairs
 
 
 def estimated_bytes(set_name, query, reference, kinds, all_chains=True, copies=True):
@@ -93,10 +93,11 @@ def estimated_bytes(set_name, query, reference, kinds, all_chains=True, copies=T
     made = pair_estimate(set_name, query, reference)
     if made is None:
         return None
-    counts, widths, plots = made
+    counts, widths, pairs = made
     widths = widths if copies else dataclasses.replace(widths, copies=0)
     formats = len(OUT["figure_formats"])
-    return output_bytes(counts, widths, kinds, all_chains, plots, formats)
+    plots = min(pairs, OUT["max_pair_dotplots"])
+    return output_bytes(counts, widths, kinds, all_chains, plots, formats, pairs)
 
 
 def hsps_fit(set_name, query, reference, kinds):
