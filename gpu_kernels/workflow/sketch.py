@@ -20,14 +20,17 @@ FORWARD, PERIODIC = 1, 2  # flags: the 20-mer read forward; the 32-mer periodic 
 # on either strand in the low ones) and its bases
 RUN = np.dtype([("family", "<u4"), ("length", "<u4")])
 SITE_K, WORD_K = 20, 32
-# Sites a genome: at least a 256th of its bases (a few thousand on a bacterium), at most about 2 M
-# (64 MB of sites for a human-sized genome, a few seconds to compare two of them).
-MIN_SHIFT, MOST_SITES = 5, 1 << 21
+# Sites a genome: a 32nd of a bacterium's bases (enough to see alignments of a kilobase), at most 2^18
+# and a 2048th of the bases (156 k sites, 5 MB, for 20 Mbp; 1.5 M, 48 MB, for a human-sized genome,
+# 3 s to compare two of them).
+MIN_SHIFT, BASE_SITES, LARGE_SHIFT = 5, 1 << 18, 11
 
 
 def sketch_shift(bases: int) -> int:
     """A genome's shift: a 2^-shift share of its bases are sites."""
-    return max(MIN_SHIFT, int(math.ceil(math.log2(max(1, bases) / MOST_SITES))))
+    bases = max(1, bases)
+    target = min(bases / (1 << MIN_SHIFT), BASE_SITES + bases / (1 << LARGE_SHIFT))
+    return max(MIN_SHIFT, int(math.ceil(math.log2(bases / target))))
 
 
 @dataclass(frozen=True)

@@ -136,7 +136,12 @@ def written_kinds(set_name, query, reference):
         kinds.append("hsps")
         if HSP_TEXTS and hsps_fit(set_name, query, reference, HSP_TEXTS):
             kinds += HSP_TEXTS
-    kinds += ["coverage_pairs", "coverage_query", "coverage_reference", "coverage_genomes"]
+    kinds += [
+        "coverage_pairs",
+        "coverage_query",
+        "coverage_reference",
+        "coverage_genomes",
+    ]
     kinds += [k for k in PICTURE_KINDS if OUT.get(k)]
     return kinds
 
@@ -147,9 +152,13 @@ def size_lines():
     rows = []
     for s in SETS:
         for q, r in PAIRS if PARAMS[s].matching.mode == "hsp" else []:
-            sizes = estimated_bytes(s, q, r, written_kinds(s, q, r), every_chain(s, q, r))
+            sizes = estimated_bytes(
+                s, q, r, written_kinds(s, q, r), every_chain(s, q, r)
+            )
             if sizes is not None:
-                rows.append((f"{s}/{q}_vs_{r}", sizes, genome_bases(q) + genome_bases(r)))
+                rows.append(
+                    (f"{s}/{q}_vs_{r}", sizes, genome_bases(q) + genome_bases(r))
+                )
     table = size_table(rows)
     if not table:
         return []
