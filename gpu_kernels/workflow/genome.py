@@ -2,7 +2,8 @@
 
 The Snakefile scans every genome before any job runs, so duplicate names and empty records stop
 the run at once, and it knows every chromosome (and bin) when it builds the job graph: no
-checkpoint is needed. The scan is cached beside the results, keyed by the file's size and mtime.
+checkpoint is needed. The scan is cached beside the results, keyed by the file's size and mtime, with
+the genome's sketch (sketch.py), made in the same pass, that the outputs' size estimates read.
 """
 from __future__ import annotations
 
