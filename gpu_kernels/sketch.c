@@ -135,11 +135,10 @@ static void sketch_record(const sketch_job *j, int64_t r) {
         if (out) {
             site *s = &out[found];
             s->h20 = h20;
-            const int whole = run32 >= WORD_K;
-            s->h32 = whole ? mix64((f32 < r32 ? f32 : r32) ^ salt32) : 0;
+            s->h32 = run32 >= WORD_K ? mix64((f32 < r32 ? f32 : r32) ^ salt32) : 0;
             s->pos = p - CENTRE - (SITE_K - 1);
             s->rec = (int32_t)r;
-            s->flags = (f20 <= r20) | (whole && period_of(f32)) << 1;
+            s->flags = (f20 <= r20) | (period != 0) << 1;
         }
         found++;
     }

@@ -46,6 +46,7 @@ class PairCounts:
     repeat_hsps: int
     chains: int
     collinear_hsps: int = 0  # the HSPs along the alignments: the backbone chains' blocks
+    record_pairs: int = 1  # record pairs with hits: the coverage table's rows, the grid's cells
 
     @property
     def mismatches(self) -> int:
@@ -61,17 +62,16 @@ class PairCounts:
 
 
 def _counts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct keys, sorted, and how often each occurs (a sort: NumPy's unique hashes, slower here)."""
-    keys = np.sort(keys, kind="stable")
-    if keys.size == 0:
-        return keys, np.zeros(0, dtype=np.int64)
-    first = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
-    return keys[first], np.diff(np.concatenate([first, [keys.size]]))
+    """The distinct keys, sorted, and how often each occurs."""
+    return np.unique(keys, return_counts=True)
 
 
 def _in(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Whether each value is among the keys (sorted, distinct)."""
-    return _count_of(keys, np.ones(keys.size, dtype=np.int64), values) > 0
+    """Whether each value is among the keys (sorted, distinct): a search, where np.isin hashes both."""
+    at = np.searchsorted(keys, values)
+    found = at < keys.size
+    found[found] = keys[at[found]] == values[found]
+    return found
 
 
 def _count_of(keys: np.ndarray, counts: np.ndarray, wanted: np.ndarray) -> np.ndarray:
@@ -231,7 +231,7 @@ def estimate_pair(query: Sketch, reference: Sketch, bases: tuple[int, int], max_
     chains = alignments + tandem_pairs(query.runs, reference.runs, max_freq, min_chain_score // 2) + \
         copies / COPY_HSPS
     return PairCounts(int(aligned), d, alignments, int(collinear + tandem + copies), int(tandem + copies), int(chains),
-                      int(collinear))
+                      int(collinear), record_pairs(q, r))
 
 
 def record_pairs(query: np.ndarray, reference: np.ndarray) -> int:
@@ -276,11 +276,10 @@ class Widths:
 # The bytes each output's rows take, beside its counts' (a line's fixed characters, a CIGAR's or a
 # variant's): read off the bundled and the 2 x 20 Mbp heavy pair's outputs.
 def output_bytes(counts: PairCounts, widths: Widths, kinds, all_chains: bool = True, pair_plots: int = 1,
-                 plot_formats: int = 1, record_pairs: int = 1) -> dict[str, int]:
+                 plot_formats: int = 1) -> dict[str, int]:
     """Each output kind's estimated bytes (kinds: the outputs asked for, by their config keys; the HSP
     kinds among them as written). all_chains: the chains' outputs hold every chain, else the
-    backbone's; pair_plots: the pair dotplots drawn; plot_formats: each figure's formats; record_pairs:
-    the record pairs with hits (the coverage table's rows, the grid's cells)."""
+    backbone's; pair_plots: the pair dotplots drawn; plot_formats: each figure's formats."""
     w, c = widths, counts
     names, digits = w.qname + w.rname, w.qdigits + w.rdigits
     n, hsps = c.alignments, c.hsps
@@ -304,11 +303,11 @@ def output_bytes(counts: PairCounts, widths: Widths, kinds, all_chains: bool = T
         "alignments_chain": n * (names + 2 * digits + 30) + 7 * blocks,
         "snps": (c.mismatches + c.indel_bases) * (names + digits + 10),
         "vcf": (c.mismatches + c.indels) * (names + digits + 29) + 40 * w.records,
-        "coverage_pairs": 300 + 210 * record_pairs,
+        "coverage_pairs": 300 + 210 * c.record_pairs,
         "coverage_query": 250 + 50 * w.records,
         "coverage_reference": 250 + 50 * w.records,
         "coverage_genomes": 500,
-        "grid_dotplot": plot_formats * (80_000 + 60_000 * record_pairs ** 0.5),
+        "grid_dotplot": plot_formats * (80_000 + 60_000 * c.record_pairs ** 0.5),
         "html_dotplot": 1_500_000 + 10 * min(hsps, 200_000),
         "coverage_heatmap": plot_formats * 60_000,
         # the most covered pairs are drawn: a record's share of the bases aligned each

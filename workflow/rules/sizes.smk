@@ -9,7 +9,6 @@ from gpu_kernels.workflow.estimate import (
     Widths,
     estimate_pair,
     output_bytes,
-    record_pairs,
     size_table,
 )
 from gpu_kernels.workflow.sizing import (
@@ -19,7 +18,7 @@ from gpu_kernels.workflow.sizing import (
     free_bytes,
     pair_params,
 )
-from gpu_kernels.workflow.sketch import coarsened, load_sketch
+from gpu_kernels.workflow.sketch import load_sketch
 
 # the HSP texts the outputs ask for (written where hsps_fit says)
 HSP_TEXTS = [kind for kind in TEXT_KINDS if OUT[kind]]
@@ -65,8 +64,8 @@ def disk_check():
 
 @functools.lru_cache(maxsize=None)
 def pair_estimate(set_name, query, reference):
-    """(counts, widths, record pairs with hits) of a genome pair (estimate.py), from its genomes' sketches; None
-    where a genome has none (a read set)."""
+    """(counts, widths) of a genome pair (estimate.py), from its genomes' sketches; None where a genome
+    has none (a read set)."""
     sketches = [load_sketch(path("sketch", genome=g)) for g in (query, reference)]
     if None in sketches:
         return None
@@ -78,12 +77,9 @@ def pair_estimate(set_name, query, reference):
         params.reporting.min_len,
         params.chaining.min_chain_score,
     )
-    shift = max(s.shift for s in sketches)
-    pairs = record_pairs(*(coarsened(s.sites, shift) for s in sketches))
     gz = [str(config["genomes"][g]).endswith(".gz") for g in (query, reference)]
     copies = sum(genome_bases(g) for g, z in zip((query, reference), gz) if z)
-    widths = Widths.of(CHROMOSOMES[query], CHROMOSOMES[reference], copies)
-    return counts, widths, pairs
+    return counts, Widths.of(CHROMOSOMES[query], CHROMOSOMES[reference], copies)
 
 
 def estimated_bytes(set_name, query, reference, kinds, all_chains=True, copies=True):
@@ -93,40 +89,37 @@ def estimated_bytes(set_name, query, reference, kinds, all_chains=True, copies=T
     made = pair_estimate(set_name, query, reference)
     if made is None:
         return None
-    counts, widths, pairs = made
+    counts, widths = made
     widths = widths if copies else dataclasses.replace(widths, copies=0)
-    formats = len(OUT["figure_formats"])
-    plots = min(pairs, OUT["max_pair_dotplots"])
-    return output_bytes(counts, widths, kinds, all_chains, plots, formats, pairs)
+    plots = min(counts.record_pairs, OUT["max_pair_dotplots"])
+    return output_bytes(
+        counts, widths, kinds, all_chains, plots, len(OUT["figure_formats"])
+    )
 
 
-def hsps_fit(set_name, query, reference, kinds):
-    """Whether a pair's HSP outputs of these kinds (the table `hsps`, its texts) are written: its compare
-    jobs keep every HSP (all_hsps) and, under outputs.hsps auto, their estimated size (from the genomes'
-    sketches, before any job runs) is at most outputs.auto_share bytes a base of the pair
-    (sizing.fits)."""
+def weighs_little(set_name, query, reference, kinds):
+    """Whether a pair writes its outputs of these kinds that outputs.hsps governs (the HSP table and
+    texts, every chain): its compare jobs keep every HSP (all_hsps) and, under outputs.hsps auto,
+    their estimated size (from the genomes' sketches, before any job runs; a delta's FASTA copies
+    left out) is at most outputs.auto_share bytes a base of the pair (sizing.fits). A read set has no
+    sketch: not under auto."""
     if not all_hsps(set_name, query, reference):
         return False
     if OUT["hsps"] is True:
         return True
     sizes = estimated_bytes(set_name, query, reference, kinds, copies=False)
-    if sizes is None:  # a read set: no sketch, no HSP texts under auto
-        return False
     bases = genome_bases(query) + genome_bases(reference)
-    return fits(sum(sizes.values()), bases, OUT["auto_share"])
+    return sizes is not None and fits(sum(sizes.values()), bases, OUT["auto_share"])
+
+
+def hsps_fit(set_name, query, reference, kinds):
+    """Whether a pair's HSP outputs of these kinds (the table `hsps`, its texts) are written."""
+    return weighs_little(set_name, query, reference, kinds)
 
 
 def every_chain(set_name, query, reference):
-    """Whether a pair's chains' outputs hold every chain (else the backbone's): its compare jobs keep
-    every HSP and, under outputs.hsps auto, the chains' outputs' estimated size is at most
-    outputs.auto_share bytes a base of the pair."""
-    if not all_hsps(set_name, query, reference):
-        return False
-    if OUT["hsps"] is True:
-        return True
-    sizes = estimated_bytes(set_name, query, reference, CHAIN_KINDS)
-    bases = genome_bases(query) + genome_bases(reference)
-    return sizes is not None and fits(sum(sizes.values()), bases, OUT["auto_share"])
+    """Whether a pair's chains' outputs hold every chain (else the backbone's)."""
+    return weighs_little(set_name, query, reference, CHAIN_KINDS)
 
 
 def written_kinds(set_name, query, reference):
