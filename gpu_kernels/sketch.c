@@ -2,16 +2,21 @@
  * the sites whose canonical 20-mer hashes below a threshold (a fraction 2^-shift of the genome, the
  * same k-mers in every genome), each with the hash of the canonical 32-mer centred on it (the
  * engine's words: k = 32), and every run of periodic 32-mers (a unit of at most PERIOD bases
- * repeated: microsatellites, poly-A), its family and length: a few hundred such words make most of
- * a repeat-rich pair's seeds, too few to be sampled. Counted in a first pass, written at each
- * record's offsets in a second. */
+ * repeated: microsatellites, poly-A), its family and where it lies: a few hundred such words make
+ * most of a repeat-rich pair's seeds, too few to be sampled. Record bodies are cut in pieces of
+ * about equal size, so that every core has a share of a genome of few long chromosomes; each piece
+ * is counted in a first pass and written at its offsets in a second, and sketch.py joins the runs
+ * a cut split. */
 #include "cpu.h"
+
+#include <pthread.h>
 
 #define SITE_K 20
 #define WORD_K 32
 #define CENTRE ((WORD_K - SITE_K) / 2) /* the 32-mer starts this many bases before its 20-mer */
 
-#define PERIOD 8
+#define PERIOD 8 /* period_of looks at 24, 5 and 7 first: each period up to 8 divides one of them */
+_Static_assert(PERIOD == 8, "period_of's first look covers periods up to 8");
 /* periodic 32-mers of one family this near are one run: a mismatch in a microsatellite leaves 32 words
  * that are not periodic, its HSPs run through it */
 #define MERGE_GAP 40
@@ -22,9 +27,12 @@ typedef struct {
     int32_t rec, flags; /* 1: the 20-mer is read forward; 2: the 32-mer is periodic */
 } site;
 
-/* a run of periodic 32-mers of one family (MERGE_GAP apart at most): its bases (the 32-mers' span) */
+/* a run of periodic 32-mers of one family (MERGE_GAP apart at most) in a piece: the first and the last
+ * 32-mer's last base */
 typedef struct {
-    uint32_t family, length;
+    uint32_t family;
+    int32_t rec;
+    int64_t first, last;
 } tandem;
 
 /* a 64-bit finaliser: every bit of the packed k-mer moves every bit of the hash */
@@ -37,10 +45,18 @@ static inline uint64_t mix64(uint64_t x) {
     return x;
 }
 
-/* the smallest period of a 32-mer (packed forward), 0 where it has none up to PERIOD */
+static inline int has_period(uint64_t w, int p) {
+    return (w >> (2 * p)) == (w & (((uint64_t)1 << (64 - 2 * p)) - 1));
+}
+
+/* the smallest period of a 32-mer (packed forward), 0 where it has none up to PERIOD; a word with a
+ * period has its multiples too, so that periods 24, 5 and 7 are looked at first, and most words are
+ * let go after those three */
 static inline int period_of(uint64_t w) {
+    if (!has_period(w, 24) && !has_period(w, 5) && !has_period(w, 7))
+        return 0;
     for (int p = 1; p <= PERIOD; p++)
-        if ((w >> (2 * p)) == (w & (((uint64_t)1 << (64 - 2 * p)) - 1)))
+        if (has_period(w, p))
             return p;
     return 0;
 }
@@ -61,132 +77,140 @@ static uint32_t family_of(uint64_t w, int p) {
     return ((uint32_t)p << 16) | best;
 }
 
+/* a piece of a record body: its bytes [start, end), its record, the number its first base has in the
+ * record, and the record body's first byte (the 31 bases before the piece are read again, so that
+ * its first words are whole) */
 typedef struct {
     const uint8_t *data;
-    const int64_t *starts, *ends;
+    const int64_t *starts, *ends, *recs, *bases, *firsts;
     int64_t n;
     int shift;
-    int64_t *counts; /* pass 1: the sites of each record; pass 2: where each record's sites start */
-    int64_t *run_counts; /* the same for the runs of periodic 32-mers */
-    site *out;       /* NULL in pass 1 */
+    int64_t *counts;     /* pass 1: a piece's sites; pass 2: where they start in out */
+    int64_t *run_counts; /* the same for its runs of periodic 32-mers */
+    site *out;           /* NULL in pass 1 */
     tandem *runs;
 } sketch_job;
 
-static void sketch_record(const sketch_job *j, int64_t r) {
+/* byte -> code: A C G T of either case (soft-masked bases count) 0..3, another letter 4, white space 5 */
+static uint8_t CODES[256];
+static pthread_once_t codes_once = PTHREAD_ONCE_INIT;
+
+static void fill_codes(void) {
+    for (int c = 0; c < 256; c++)
+        CODES[c] = 4;
+    CODES['\n'] = CODES['\r'] = CODES[' '] = CODES['\t'] = 5;
+    CODES['A'] = CODES['a'] = 0, CODES['C'] = CODES['c'] = 1, CODES['G'] = CODES['g'] = 2, CODES['T'] = CODES['t'] = 3;
+}
+
+static void sketch_piece(const sketch_job *j, int64_t i) {
     static const uint64_t salt20 = 0x9e3779b97f4a7c15ULL, salt32 = 0x632be59bd9b4e019ULL;
     const uint64_t mask20 = ((uint64_t)1 << (2 * SITE_K)) - 1;
     const int high = 64 - j->shift;
-    uint64_t f20 = 0, r20 = 0, f32 = 0, r32 = 0;
-    int run20 = 0, run32 = 0;
-    uint8_t ring[8];
-    int64_t p = -1, found = 0, runs = 0, run_start = 0, run_end = 0;
+    const uint8_t *data = j->data;
+    const int64_t first_base = j->bases[i];
+    int64_t b = j->starts[i], before = 0;
+    while (b > j->firsts[i] && before < WORD_K - 1)
+        before += CODES[data[--b]] != 5;
+    /* bad: a bit a base of the last 64, set where it is not A, C, G or T (before the record: all set) */
+    uint64_t f32 = 0, r32 = 0, bad = ~(uint64_t)0;
+    int64_t p = first_base - before - 1, found = 0, runs = 0, run_first = 0, run_last = 0;
     uint32_t run_family = 0;
-    site *out = j->out ? j->out + j->counts[r] : NULL;
-    tandem *tandems = j->out ? j->runs + j->run_counts[r] : NULL;
-    for (int64_t b = j->starts[r]; b < j->ends[r]; b++) {
-        const uint8_t byte = j->data[b];
-        if (byte == '\n' || byte == '\r' || byte == ' ' || byte == '\t')
+    site *out = j->out ? j->out + j->counts[i] : NULL;
+    tandem *tandems = j->out ? j->runs + j->run_counts[i] : NULL;
+    for (const int64_t end = j->ends[i]; b < end; b++) {
+        const uint8_t c = CODES[data[b]];
+        if (c == 5)
             continue;
-        uint8_t c;
-        switch (byte | 0x20) { /* lowercase: soft-masked bases count */
-        case 'a': c = 0; break;
-        case 'c': c = 1; break;
-        case 'g': c = 2; break;
-        case 't': c = 3; break;
-        default: c = 4;
-        }
         p++;
-        ring[p & 7] = c;
-        if (c < 4) {
-            f32 = (f32 << 2) | c;
-            r32 = (r32 >> 2) | ((uint64_t)(3 - c) << 62);
-            run32++;
-        } else {
-            run32 = 0;
-        }
-        const int period = run32 >= WORD_K ? period_of(f32) : 0;
+        f32 = (f32 << 2) | (c & 3);
+        r32 = (r32 >> 2) | ((uint64_t)(3 - (c & 3)) << 62);
+        bad = (bad << 1) | (c == 4);
+        if (p < first_base)
+            continue;
+        const int whole = (uint32_t)bad == 0; /* the 32-mer ending here: A, C, G and T only */
+        const int period = whole ? period_of(f32) : 0;
         if (period) { /* the 32-mer starting at p - 31 is periodic */
             const uint32_t family = family_of(f32, period);
-            if (family != run_family || p - run_end > MERGE_GAP) {
+            if (family != run_family || p - run_last > MERGE_GAP) {
                 if (run_family && tandems)
-                    tandems[runs] = (tandem){run_family, (uint32_t)(run_end - run_start + WORD_K)};
+                    tandems[runs] = (tandem){run_family, (int32_t)j->recs[i], run_first, run_last};
                 runs += run_family != 0;
                 run_family = family;
-                run_start = p;
+                run_first = p;
             }
-            run_end = p;
+            run_last = p;
         }
-        if (p < CENTRE)
+        /* the 20-mer CENTRE bases behind, so that the 32-mer centred on it has just ended */
+        if ((bad >> CENTRE) & (((uint64_t)1 << SITE_K) - 1))
             continue;
-        /* the 20-mer runs CENTRE bases behind, so that the 32-mer centred on it has just ended */
-        const uint8_t d = ring[(p - CENTRE) & 7];
-        if (d < 4) {
-            f20 = ((f20 << 2) | d) & mask20;
-            r20 = (r20 >> 2) | ((uint64_t)(3 - d) << (2 * SITE_K - 2));
-            run20++;
-        } else {
-            run20 = 0;
-        }
-        if (run20 < SITE_K)
-            continue;
+        const uint64_t f20 = (f32 >> (2 * CENTRE)) & mask20, r20 = (r32 >> (2 * CENTRE)) & mask20;
         const uint64_t h20 = mix64((f20 < r20 ? f20 : r20) ^ salt20);
         if (high < 64 && h20 >> high)
             continue;
         if (out) {
             site *s = &out[found];
             s->h20 = h20;
-            s->h32 = run32 >= WORD_K ? mix64((f32 < r32 ? f32 : r32) ^ salt32) : 0;
+            s->h32 = whole ? mix64((f32 < r32 ? f32 : r32) ^ salt32) : 0;
             s->pos = p - CENTRE - (SITE_K - 1);
-            s->rec = (int32_t)r;
+            s->rec = (int32_t)j->recs[i];
             s->flags = (f20 <= r20) | (period != 0) << 1;
         }
         found++;
     }
     if (run_family && tandems)
-        tandems[runs] = (tandem){run_family, (uint32_t)(run_end - run_start + WORD_K)};
+        tandems[runs] = (tandem){run_family, (int32_t)j->recs[i], run_first, run_last};
     runs += run_family != 0;
     if (!out) {
-        j->counts[r] = found;
-        j->run_counts[r] = runs;
+        j->counts[i] = found;
+        j->run_counts[i] = runs;
     }
 }
 
 static void sketch_part(void *p, int t, int threads) {
     const sketch_job *j = (const sketch_job *)p;
-    for (int64_t r = t; r < j->n; r += threads) /* records dealt out in turn: a chromosome a thread */
-        sketch_record(j, r);
+    for (int64_t i = t; i < j->n; i += threads) /* pieces of about one size, dealt out in turn */
+        sketch_piece(j, i);
 }
 
-/* sketch_sites(data, starts, ends, shift, counts, run_counts, out, runs, threads): with out None,
- * counts[i] = the sites of record body data[starts[i] .. ends[i]) and run_counts[i] its runs of
- * periodic 32-mers; else out (32 bytes a site: h20, h32, pos as uint64, uint64, int64, then record
- * and flags as int32) and runs (8 bytes a run: family and bases as uint32) filled from counts[i] and
- * run_counts[i], each record's first one's index (sketch.py sizes them from the first pass). */
+/* sketch_sites(data, starts, ends, recs, bases, firsts, shift, counts, run_counts, out, runs, threads):
+ * piece i of a record body is data[starts[i] .. ends[i]), of record recs[i], its first base the record's
+ * bases[i]-th, the body starting at byte firsts[i]. With out None, counts[i] = the piece's sites and
+ * run_counts[i] its runs of periodic 32-mers; else out (32 bytes a site: h20, h32, pos as uint64,
+ * uint64, int64, then record and flags as int32) and runs (24 bytes a run: family as uint32, record as
+ * int32, the first and the last periodic 32-mer's last base as int64) filled from counts[i] and
+ * run_counts[i], the index of each piece's first one (sketch.py sizes them from the first pass). */
 PyObject *py_sketch_sites(PyObject *self, PyObject *args) {
-    Py_buffer b[7] = {0};
+    Py_buffer b[10] = {0};
     PyObject *out, *runs;
     int shift, threads;
-    if (!PyArg_ParseTuple(args, "y*y*y*iw*w*OOi", &b[0], &b[1], &b[2], &shift, &b[3], &b[4], &out, &runs, &threads))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*iw*w*OOi", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &shift, &b[6],
+                          &b[7], &out, &runs, &threads))
         return NULL;
-    int n_buffers = 5, ok = 1;
-    sketch_job j = {b[0].buf, b[1].buf, b[2].buf, (int64_t)b[1].len / 8, shift, b[3].buf, b[4].buf, NULL, NULL};
+    int n_buffers = 8, ok = 1;
+    const int64_t n = (int64_t)b[1].len / 8;
+    sketch_job j = {b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[5].buf, n, shift, b[6].buf, b[7].buf,
+                    NULL, NULL};
     if (out != Py_None) {
-        ok = PyObject_GetBuffer(out, &b[5], PyBUF_WRITABLE) == 0;
-        n_buffers = ok ? 6 : 5;
-        ok = ok && PyObject_GetBuffer(runs, &b[6], PyBUF_WRITABLE) == 0;
-        n_buffers = ok ? 7 : n_buffers;
-        j.out = ok ? b[5].buf : NULL;
-        j.runs = ok ? b[6].buf : NULL;
+        ok = PyObject_GetBuffer(out, &b[8], PyBUF_WRITABLE) == 0;
+        n_buffers = ok ? 9 : 8;
+        ok = ok && PyObject_GetBuffer(runs, &b[9], PyBUF_WRITABLE) == 0;
+        n_buffers = ok ? 10 : n_buffers;
+        j.out = ok ? b[8].buf : NULL;
+        j.runs = ok ? b[9].buf : NULL;
     }
-    ok = ok && b[1].len == b[2].len && b[3].len == b[1].len && b[4].len == b[1].len && shift >= 0 && shift < 64;
-    for (int64_t i = 0; ok && i < j.n; i++)
-        ok = j.starts[i] >= 0 && j.starts[i] <= j.ends[i] && j.ends[i] <= (int64_t)b[0].len;
+    for (int k = 2; k < 8; k++)
+        ok = ok && b[k].len == b[1].len;
+    ok = ok && shift >= 0 && shift < 64;
+    for (int64_t i = 0; ok && i < n; i++)
+        ok = j.firsts[i] >= 0 && j.firsts[i] <= j.starts[i] && j.starts[i] <= j.ends[i] &&
+             j.ends[i] <= (int64_t)b[0].len && j.bases[i] >= 0;
     if (ok) {
+        pthread_once(&codes_once, fill_codes);
         Py_BEGIN_ALLOW_THREADS
         run_parallel(sketch_part, &j, threads < 1 ? 1 : threads);
         Py_END_ALLOW_THREADS
     } else if (!PyErr_Occurred()) {
-        PyErr_SetString(PyExc_ValueError, "sketch_sites: spans outside the data or a bad shift");
+        PyErr_SetString(PyExc_ValueError, "sketch_sites: pieces outside the data or a bad shift");
     }
     return release_buffers(b, n_buffers, ok);
 }

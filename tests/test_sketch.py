@@ -46,10 +46,12 @@ def test_sites_and_periodic_runs_are_the_oracles():
         "CAG" * 30 + "T" * 40
     records = [first, random_seq(rng, 25), "ACGT" * 5, random_seq(rng, 1200), "TG" * 60]
     text, spans = fasta(records)
-    made = make_sketch(text, spans, 2)
     sites, runs = oracle_sketch(records, 2)
-    assert [tuple(int(v) for v in row) for row in made.sites.tolist()] == sites
-    assert [tuple(int(v) for v in row) for row in made.runs.tolist()] == runs
+    # whole records, and records cut in pieces anywhere (a run of "ac" through a cut, a piece of blanks)
+    for piece_bytes in (None, 1, 7, 61, 250):
+        made = make_sketch(text, spans, 2, piece_bytes)
+        assert [tuple(int(v) for v in row) for row in made.sites.tolist()] == sites
+        assert [tuple(int(v) for v in row) for row in made.runs.tolist()] == runs
     kinds = [kind for kind, _ in runs]
     assert family("AC" * 16, 2) == family("TG" * 16, 2) == family("CA" * 16, 2)  # rotations and strands: one
     assert kinds.count(family("AC" * 16, 2)) == 3 and family("A" * 32, 1) in kinds

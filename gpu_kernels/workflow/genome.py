@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,12 +100,16 @@ def scan_cached(path: str, cache: str, sketch: str | None = None) -> tuple[list[
         except (OSError, ValueError, KeyError):
             pass
     data = read_bytes(path)
-    (chromosomes, spans), digest = _scan(data, path), content_digest(data)
-    made = None
-    if sketch is not None and spans is not None:
-        from .sketch import make_sketch, sketch_shift
+    # the digest (one core, the longest step for a large genome) beside the scan and sketch (all cores)
+    with ThreadPoolExecutor(1) as pool:
+        digest = pool.submit(content_digest, data)
+        chromosomes, spans = _scan(data, path)
+        made = None
+        if sketch is not None and spans is not None:
+            from .sketch import make_sketch, sketch_shift
 
-        made = make_sketch(data, spans, sketch_shift(sum(c.length for c in chromosomes)))
+            made = make_sketch(data, spans, sketch_shift(sum(c.length for c in chromosomes)))
+        digest = digest.result()
     del data
     try:
         if made is not None:
@@ -118,6 +123,20 @@ def scan_cached(path: str, cache: str, sketch: str | None = None) -> tuple[list[
     except OSError:  # a results folder kept read-only, a full disk: the scan is made again next time
         pass
     return chromosomes, digest
+
+
+SCAN_BYTES = 8 << 30  # the genomes' bytes held at once by scans side by side (a file at least is read)
+
+
+def scan_genomes(genomes: dict[str, tuple[str, str, str | None]]) -> dict[str, tuple]:
+    """scan_cached of each genome (name: FASTA, cache, sketch), a few at once where their files fit in
+    SCAN_BYTES together (the scans' C releases the GIL: two human-sized genomes take the time of one);
+    the first bad genome in the dict's order is the InputError raised."""
+    sizes = [os.path.getsize(fasta) if os.path.exists(fasta) else 0 for fasta, _, _ in genomes.values()]
+    workers = max(1, min(4, len(genomes), SCAN_BYTES // max(1, max(sizes, default=1))))
+    with ThreadPoolExecutor(workers) as pool:
+        scans = {name: pool.submit(scan_cached, *where) for name, where in genomes.items()}
+        return {name: scan.result() for name, scan in scans.items()}
 
 
 def make_bins(chromosomes: list[Chromosome], bin_size: int) -> list[list[int]]:

@@ -42,22 +42,62 @@ class Sketch:
     runs: np.ndarray
 
 
-def make_sketch(data, spans: np.ndarray, shift: int) -> Sketch:
-    """The sketch of the record bodies data[spans[i, 0]:spans[i, 1]] (FASTA text: line breaks and
-    blanks skipped, bases of any case), records numbered in spans' order."""
-    from .. import native
+# a run as sketch.c writes it, in a piece of a record: its family, record, and its first and last
+# periodic 32-mer's last base (runs a cut split are joined here)
+RUN_AT = np.dtype([("family", "<u4"), ("rec", "<i4"), ("first", "<i8"), ("last", "<i8")])
+MERGE_GAP = 40  # sketch.c's: periodic 32-mers of a family this near are one run
+PIECES_A_THREAD, MIN_PIECE = 8, 1 << 20
 
-    starts = np.ascontiguousarray(spans[:, 0], dtype=np.int64)
-    ends = np.ascontiguousarray(spans[:, 1], dtype=np.int64)
-    counts, run_counts = np.zeros(starts.size, dtype=np.int64), np.zeros(starts.size, dtype=np.int64)
-    threads = max(1, min(native.threads(), starts.size))
+
+def make_sketch(data, spans: np.ndarray, shift: int, piece_bytes: int | None = None) -> Sketch:
+    """The sketch of the record bodies data[spans[i, 0]:spans[i, 1]] (FASTA text: line breaks and
+    blanks skipped, bases of any case), records numbered in spans' order. The bodies are cut in pieces
+    of about piece_bytes (by default a share of the genome that keeps every thread busy), the same
+    sketch for any cut."""
+    from .. import native
+    from .genome import WHITESPACE_BYTES
+
+    spans = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
+    threads = native.threads()
+    sizes = spans[:, 1] - spans[:, 0]
+    if piece_bytes is None:
+        piece_bytes = max(MIN_PIECE, int(sizes.sum()) // (threads * PIECES_A_THREAD) + 1)
+    cuts = np.maximum(1, -(-sizes // piece_bytes))
+    recs = np.repeat(np.arange(spans.shape[0], dtype=np.int64), cuts)
+    within = np.arange(recs.size, dtype=np.int64) - np.repeat(np.cumsum(cuts) - cuts, cuts)
+    starts = spans[recs, 0] + within * sizes[recs] // cuts[recs]
+    ends = np.where(within + 1 == cuts[recs], spans[recs, 1], spans[recs, 0] + (within + 1) * sizes[recs] // cuts[recs])
+    # each piece's first base: the bases of the record's pieces before it
+    table = np.zeros(256, dtype=np.uint8)
+    table[list(b"".join(WHITESPACE_BYTES))] = 1
+    blanks = np.zeros(recs.size, dtype=np.int64)
     cpu = native.cpu()
-    cpu.sketch_sites(data, starts, ends, shift, counts, run_counts, None, None, threads)
+    cpu.count_in_spans(data, starts, ends, table, blanks, threads)
+    held = ends - starts - blanks
+    bases = np.cumsum(held) - held
+    bases -= np.repeat(bases[np.cumsum(cuts) - cuts], cuts)
+    firsts = np.ascontiguousarray(spans[recs, 0])
+    counts, run_counts = np.zeros(recs.size, dtype=np.int64), np.zeros(recs.size, dtype=np.int64)
+    threads = max(1, min(threads, recs.size))
+    cpu.sketch_sites(data, starts, ends, recs, bases, firsts, shift, counts, run_counts, None, None, threads)
     first, run_first = (np.concatenate([[0], np.cumsum(c)]).astype(np.int64) for c in (counts, run_counts))
-    sites, runs = np.zeros(int(first[-1]), dtype=SITE), np.zeros(int(run_first[-1]), dtype=RUN)
-    cpu.sketch_sites(data, starts, ends, shift, np.ascontiguousarray(first[:-1]), np.ascontiguousarray(run_first[:-1]),
-                     sites.view(np.uint8), runs.view(np.uint8), threads)
-    return Sketch(sites, shift, runs)
+    sites, pieces_runs = np.zeros(int(first[-1]), dtype=SITE), np.zeros(int(run_first[-1]), dtype=RUN_AT)
+    cpu.sketch_sites(data, starts, ends, recs, bases, firsts, shift, np.ascontiguousarray(first[:-1]),
+                     np.ascontiguousarray(run_first[:-1]), sites.view(np.uint8), pieces_runs.view(np.uint8), threads)
+    return Sketch(sites, shift, joined_runs(pieces_runs))
+
+
+def joined_runs(runs: np.ndarray) -> np.ndarray:
+    """RUN_AT rows (in the genome's order) as RUN rows, a run that pieces' cuts split joined again."""
+    joins = np.zeros(runs.size, dtype=bool)
+    joins[1:] = (runs["rec"][1:] == runs["rec"][:-1]) & (runs["family"][1:] == runs["family"][:-1]) & \
+        (runs["first"][1:] - runs["last"][:-1] <= MERGE_GAP)
+    heads = np.flatnonzero(~joins)
+    tails = np.append(heads[1:], runs.size)[:heads.size] - 1
+    joined = np.zeros(heads.size, dtype=RUN)
+    joined["family"] = runs["family"][heads]
+    joined["length"] = runs["last"][tails] - runs["first"][heads] + WORD_K
+    return joined
 
 
 def coarsened(sites: np.ndarray, shift: int) -> np.ndarray:

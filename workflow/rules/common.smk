@@ -24,7 +24,7 @@ from gpu_kernels.workflow.config import (
     schema_error,
 )
 from gpu_kernels.errors import InputError
-from gpu_kernels.workflow.genome import Chromosome, bin_name, make_bins, scan_cached
+from gpu_kernels.workflow.genome import Chromosome, bin_name, make_bins, scan_genomes
 from gpu_kernels.workflow.outputs import (
     ALIGN_KINDS,
     PAIR_OUTPUTS,
@@ -136,14 +136,16 @@ if len({os.path.abspath(p) for p in config["genomes"].values()}) < len(
     print("warning: two genome names point at the same FASTA file", file=sys.stderr)
 try:
     # with each genome's sketch, what the outputs' size estimates read (sizes.smk), but in many-genomes runs
-    SCANS = {
-        g: scan_cached(
-            fa,
-            path("scan", genome=g),
-            None if config["comparisons"]["many"] else path("sketch", genome=g),
-        )
-        for g, fa in config["genomes"].items()
-    }
+    SCANS = scan_genomes(
+        {
+            g: (
+                fa,
+                path("scan", genome=g),
+                None if config["comparisons"]["many"] else path("sketch", genome=g),
+            )
+            for g, fa in config["genomes"].items()
+        }
+    )
 except InputError as error:
     fail(error.line())
 CHROMOSOMES = {g: chromosomes for g, (chromosomes, _) in SCANS.items()}

@@ -13,9 +13,9 @@ rule index:
         log_path("index", "genome", kind="benchmark")
     conda:
         "../envs/engine.yaml"
-    # the FASTA read and encoded on threads (fasta.c): both genomes of a pair at once on 8 cores; a
-    # small genome (a bacterium's) takes one, so that many are encoded at once
-    threads: lambda wc: 4 if genome_bases(wc.genome) > 100_000_000 else 1
+    # the FASTA read and encoded on threads (fasta.c): both genomes of a pair at once on 16 cores (the
+    # compare jobs wait on them); a small genome (a bacterium's) takes one, so that many are encoded at once
+    threads: lambda wc: 8 if genome_bases(wc.genome) > 100_000_000 else 1
     params:
         bin_size=lambda wc: BIN_SIZE[wc.genome],
     script:
