@@ -25,6 +25,9 @@ from .hsps import complete, in_order, order_by
 from .params import Params
 from .schema import CHAIN, HSP
 from .seqset import SeqSet
+from .turns import host_stage
+
+HAND_ON_CHAINS = 1 << 18  # chains whose backbone's first round is worth handing the device on for (turns.py)
 
 log = logging.getLogger(__name__)
 NULL = np.uint64(0)  # a kernel's pointer argument left out
@@ -173,7 +176,9 @@ def _finished(h: dict, rows, mchain, trim, scores, qlens, rlens, clock=None) -> 
     if clock:
         clock.mark("to the host")
     first = []
-    table["backbone"] = backbone(table, members, qlens, rlens, first=first)
+    # a workflow job sharing its device hands it on meanwhile, where the round takes a while
+    with host_stage(int(table["score"].size) >= HAND_ON_CHAINS):
+        table["backbone"] = backbone(table, members, qlens, rlens, first=first)
     members["first_round"] = first[0]  # a chain's (not a block's): the backbone's first round (pipeline.py)
     return table, members
 

@@ -352,17 +352,19 @@ def load(query, reference, params: Params, backend: str | NumpyBackend = "numpy"
     return Loaded(query, reference, backend, ready, sources, start)
 
 
-def compare(query, reference, params: Params | None = None, backend: str | NumpyBackend = "numpy") -> Result:
+def compare(query, reference, params: Params | None = None, backend: str | NumpyBackend = "numpy",
+            loaded=None) -> Result:
     """Compare every query record with every reference record on the strands asked for.
 
     query and reference: FASTA paths, lists of fasta.Records or SeqSets; backend: a name for
-    get_backend (numpy, cupy, auto) or a backend object."""
+    get_backend (numpy, cupy, auto) or a backend object. loaded: called once the sequences are on the
+    device, before the first kernel (a workflow job that shares its device takes its turn there)."""
     params = params or Params()
-    return compare_loaded(load(query, reference, params, backend), params)
+    return compare_loaded(load(query, reference, params, backend), params, loaded)
 
 
-def compare_loaded(loaded: Loaded, params: Params) -> Result:
-    """compare, once load has read the pair."""
+def compare_loaded(loaded: Loaded, params: Params, on_device=None) -> Result:
+    """compare, once load has read the pair; on_device(): compare's `loaded`."""
     k = params.seeding.k
     query, reference, backend, sources, start = (loaded.query, loaded.reference, loaded.backend, loaded.sources,
                                                   loaded.start)
@@ -378,6 +380,8 @@ def compare_loaded(loaded: Loaded, params: Params) -> Result:
         log.debug("device ready (%.2f s)", time.perf_counter() - start)
     backend.synchronize()
     stats.times["load"] = time.perf_counter() - start
+    if on_device is not None:
+        on_device()
     log.info("load: query %d records, %d bp; reference %d records, %d bp; backend %s (%.2f s)", len(query.names),
              int(query.lengths.sum()), len(reference.names), int(reference.lengths.sum()), backend.name, stats.times["load"])
     # on the host, the words' sort buffer (and below the forward strand's word arrays) serve the next

@@ -4,11 +4,13 @@ work is done and its device memory let go (end_turn). The next job's start (Pyth
 inputs read) and the last job's host stages after its device work (its part's tables, its files)
 run meanwhile, so the device goes from one job's kernels to the next's without waiting for either.
 
-A job keeps the device through the host stages between its kernels (the backbone's first round),
-since the device memory it holds there would leave the next job's words stage short (a 0.5 Gbp query
-bin against 0.9 Gbp of reference takes most of an H100); it hands it on once its alignments' pieces
-are found (pipeline.homology's device_done), before their ends are extended on the host, holding
-then only the bins' codes its callers still name (about 1.5 GB).
+A job copies its bins' codes to the device before it takes its turn (1.5 GB for a 0.5 Gbp query bin
+against 0.9 Gbp of reference, within the half of the free memory a job's seeds leave free), hands
+the turn on for the backbone's first round on the host (host_stage: the device memory it holds then,
+its HSPs and chains, a few GB, stays held; the next job's seeds budget the memory free as they
+begin, and a tile that finds too little is split), takes it again for the placement and alignment,
+and hands it on once its alignments' pieces are found (pipeline.homology's device_done), before
+their ends are extended on the host, holding then only the bins' codes its callers still name.
 
 A turn is an exclusive flock on one file per device (`gpu_kernels-<bus>.turn.lock` in the lock
 directory, opened by claim_device). The kernel drops a killed job's lock. A process that shares no
@@ -19,6 +21,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import time
+from contextlib import contextmanager
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +55,25 @@ def _settle(free: bool = True) -> int:
     if free:
         pool.free_all_blocks()
     return int(pool.used_bytes())
+
+
+@contextmanager
+def host_stage(long: bool = True):
+    """A host stage between a job's kernels (the backbone's first round): the turn handed on for it
+    (the job's queued kernels done, its pool's free blocks given back) and taken again after it, so
+    that the next job's kernels run meanwhile; the device memory the job holds stays its own. long
+    False: the stage is too short to be worth a hand-over (a small pair of a many-genomes job, whose
+    pool keeps its blocks from pair to pair)."""
+    if not _turn["held"] or not long:
+        yield
+        return
+    _settle(free=True)
+    fcntl.flock(_turn["handle"].fileno(), fcntl.LOCK_UN)
+    _turn["held"] = False
+    try:
+        yield
+    finally:
+        take_turn()
 
 
 def end_turn(last: bool = True) -> None:

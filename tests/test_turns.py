@@ -67,3 +67,19 @@ def test_a_many_genomes_job_takes_a_turn_a_pair(turn_file):
         assert free(turn_file) and turns._turn["handle"] is not None
     turns.end_turn()
     assert turns._turn["handle"] is None
+
+
+def test_a_long_host_stage_hands_the_turn_on_and_takes_it_back(turn_file):
+    """host_stage: the next job's kernels run while this one's backbone round runs on the host; a short
+    stage (a small pair's) and a job alone on its device keep what they hold."""
+    turns.share_device(open_lock(turn_file))
+    turns.take_turn()
+    with turns.host_stage():
+        assert free(turn_file) and not turns._turn["held"]
+    assert not free(turn_file) and turns._turn["held"]
+    with turns.host_stage(long=False):
+        assert not free(turn_file)
+    turns.end_turn()
+    with turns.host_stage():  # no turn held: nothing to hand on
+        assert free(turn_file)
+    assert free(turn_file)

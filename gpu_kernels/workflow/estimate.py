@@ -66,9 +66,21 @@ def _counts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.unique(keys, return_counts=True)
 
 
+def _search(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """np.searchsorted(keys, values), the values searched in their sorted order: NumPy starts each
+    search where the one before ended, ten times faster than random ones through a large table (the
+    sites come sorted by their 20-mer: estimate_pair)."""
+    if values.size < 2 or bool(np.all(values[1:] >= values[:-1])):
+        return np.searchsorted(keys, values)
+    order = np.argsort(values)
+    at = np.empty(values.size, dtype=np.intp)
+    at[order] = np.searchsorted(keys, values[order])
+    return at
+
+
 def _in(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
     """Whether each value is among the keys (sorted, distinct): a search, where np.isin hashes both."""
-    at = np.searchsorted(keys, values)
+    at = _search(keys, values)
     found = at < keys.size
     found[found] = keys[at[found]] == values[found]
     return found
@@ -78,7 +90,7 @@ def _count_of(keys: np.ndarray, counts: np.ndarray, wanted: np.ndarray) -> np.nd
     """The count of each wanted key among (keys, counts) (0 where absent)."""
     if keys.size == 0:
         return np.zeros(wanted.size, dtype=np.int64)
-    at = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
+    at = np.minimum(_search(keys, wanted), keys.size - 1)
     return np.where(keys[at] == wanted, counts[at], 0)
 
 
@@ -113,7 +125,7 @@ def collinear_runs(query: np.ndarray, reference: np.ndarray) -> int:
     q = q[_in(q["h20"], r["h20"])]
     if q.size == 0:
         return 0
-    hit = r[np.searchsorted(r["h20"], q["h20"])]
+    hit = r[_search(r["h20"], q["h20"])]
     order = np.lexsort((q["pos"], q["rec"]))
     q, hit = q[order], hit[order]
     # twice: the sites of runs too short to count (a paralog's word) are set aside, and the runs they
@@ -217,7 +229,9 @@ def estimate_pair(query: Sketch, reference: Sketch, bases: tuple[int, int], max_
                   min_len: int, min_chain_score: int = 300) -> PairCounts:
     """A pair's counts from the two genomes' sketches and bases (query, reference)."""
     shift = max(query.shift, reference.shift)
-    q, r = coarsened(query.sites, shift), coarsened(reference.sites, shift)
+    # sorted by 20-mer once: every count and search below reads them in that order
+    q, r = (sites[np.argsort(sites["h20"], kind="stable")] for sites in (coarsened(query.sites, shift),
+                                                                          coarsened(reference.sites, shift)))
     small, large = (q, r) if bases[0] <= bases[1] else (r, q)
     d, share = divergence_and_share(small, large)
     aligned = share * min(bases)
@@ -239,7 +253,7 @@ def record_pairs(query: np.ndarray, reference: np.ndarray) -> int:
     HSPs, which get a pair dotplot each."""
     r = reference[np.argsort(reference["h20"], kind="stable")]
     q = query[_in(query["h20"], _counts(r["h20"])[0])]
-    at = np.searchsorted(r["h20"], q["h20"])
+    at = _search(r["h20"], q["h20"])
     return int(np.unique(q["rec"].astype(np.int64) << 32 | r["rec"][at].astype(np.int64)).size)
 
 

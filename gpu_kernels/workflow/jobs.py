@@ -65,11 +65,12 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[s
              query.name, qbin, len(qset.names), qset.lengths.sum(), reference.name,
              rbin if isinstance(rbin, str) else ",".join(rbin),
              len(rset.names), rset.lengths.sum(), params)
-    take_turn()  # on a shared device, the other jobs' kernels done first
     if params.matching.mode == "hsp":
-        result = compare(qset, rset, params, backend=backend)
+        # on a shared device, the other jobs' kernels done first; the bins' codes copied there meanwhile
+        result = compare(qset, rset, params, backend=backend, loaded=take_turn)
         home = backend
     else:  # exact matches come back on the host: they stay there
+        take_turn()
         table, stats = exact_matches(qset, rset, params, backend)
         home = NumpyBackend()
         result = Result(table, qset, rset, params, stats, home)

@@ -1,6 +1,9 @@
 """A genome pair's coverage tables: per chromosome pair, per chromosome of each genome, per genome."""
 from __future__ import annotations
 
+import logging
+import time
+
 import numpy as np
 
 from ..backend import get_backend
@@ -8,6 +11,8 @@ from ..coverage import STRANDS, table_coverage, union_length
 from ..formats import read_columns, write_tsv
 from ..schema import HSP
 from .genome import Genome
+
+log = logging.getLogger(__name__)
 
 
 def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path: str, query_path: str,
@@ -22,6 +27,7 @@ def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path
     import pandas as pd
 
     nq, nr = len(query.names), len(reference.names)
+    started = time.perf_counter()
     engine = get_backend(backend)
     # a batch of row groups at a time: memory holds a batch and the covered segments, not the table
     longest = max(int(query.lengths.max(initial=0)), int(reference.lengths.max(initial=0)))
@@ -30,6 +36,7 @@ def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path
     keys, counts, per_pair, alignment = coverage.pairs()
     per_record = {side: coverage.records(side) for side in ("query", "reference")}
     del coverage
+    log.info("HSPs' coverage: %d record pairs (%.2f s)", keys.size, time.perf_counter() - started)
     strands = STRANDS
     if chains_path:
         backbone = backbone_coverage(read_columns(chains_path), nq, nr, keys.astype(np.int64))
@@ -78,6 +85,7 @@ def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path
                         **{f"coverage_{s}": round(int(per_record[side][s].sum()) / max(1, total), 6) for s in strands},
                         **({"identity_aligned": identity["genome"]} if identity is not None else {})})
     write_tsv(genomes_path, pd.DataFrame(genomes))
+    log.info("coverage tables written (%.2f s)", time.perf_counter() - started)
 
 
 def backbone_coverage(chains: dict, nq: int, nr: int, pair_keys: np.ndarray) -> dict:
