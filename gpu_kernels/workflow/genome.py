@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import re
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -162,7 +163,10 @@ def write_index(fasta: str, codes_path: str, table_path: str, bin_size: int) -> 
     """Encode a genome once: codes.npy (records laid end to end) and a chromosome table. A record of no
     A, C, G or T (a read of a read set, a scaffold of gaps) is taken, said in the log, and aligned
     nowhere, as nucmer, minimap2 and mummer take it; the command line's compare still refuses one."""
+    started = time.perf_counter()
     loaded = load_fasta(fasta, reads=True)
+    log.info("%s read and encoded: %d records, %d bases (%.2f s)", fasta, len(loaded.names),
+             int(loaded.lengths.sum()), time.perf_counter() - started)
     records = [Record(name, loaded.codes[start:start + length])
                for name, start, length in zip(loaded.names, loaded.starts.tolist(), loaded.lengths.tolist())]
     empty = [r.name for r in records if not np.any(r.codes < N_CODE)]
@@ -187,6 +191,7 @@ def write_index(fasta: str, codes_path: str, table_path: str, bin_size: int) -> 
                                                              let[lo:hi].tolist()))
                 handle.write(f"{record.name}\t{record.codes.size}\t{n_count}\t{seqset.starts[index]}\t{bin_of[index]}\t"
                              f"{iupac}\n")
+    log.info("index written (%.2f s)", time.perf_counter() - started)
 
 
 def read_table(table_path: str) -> list[dict]:
