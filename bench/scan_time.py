@@ -41,7 +41,7 @@ def main() -> None:
         del data
     with tempfile.TemporaryDirectory() as folder:
         clock = time.perf_counter()
-        genome.scan_genomes({str(i): (path, os.path.join(folder, f"{i}.json"), os.path.join(folder, f"{i}.npz"))
+        genome.scan_genomes({str(i): (path, os.path.join(folder, f"{i}.json"), os.path.join(folder, f"{i}.npz"), False)
                              for i, path in enumerate(args.fasta)})
         print(f"scan_genomes, all side by side (the Snakefile's): {time.perf_counter() - clock:.2f} s")
 

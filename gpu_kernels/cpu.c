@@ -206,8 +206,8 @@ static PyMethodDef methods[] = {
     {"count_in_spans", py_count_in_spans, METH_VARARGS,
      "count_in_spans(data, starts, ends, table, counts, threads): bytes of a set counted in spans, on threads (bytes.c)"},
     {"sketch_sites", py_sketch_sites, METH_VARARGS,
-     "sketch_sites(data, starts, ends, recs, bases, firsts, shift, counts, run_counts, out, runs, threads): a genome's "
-     "sketch, a piece of a record at a time, counted or written (sketch.c)"},
+     "sketch_sites(data, starts, ends, recs, bases, firsts, shift, at, room, run_at, run_room, out, runs, found, "
+     "run_found, threads): a genome's sketch, a piece of a record at a time, written where it has room (sketch.c)"},
     {"holds_byte", py_holds_byte, METH_VARARGS,
      "holds_byte(data, byte, threads) -> bool: whether the byte occurs in data, searched on threads (fasta.c)"},
     {"fasta_heads", py_fasta_heads, METH_VARARGS,

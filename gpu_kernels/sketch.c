@@ -5,8 +5,8 @@
  * repeated: microsatellites, poly-A), its family and where it lies: a few hundred such words make
  * most of a repeat-rich pair's seeds, too few to be sampled. Record bodies are cut in pieces of
  * about equal size, so that every core has a share of a genome of few long chromosomes; each piece
- * is counted in a first pass and written at its offsets in a second, and sketch.py joins the runs
- * a cut split. */
+ * writes into the room sketch.py gives it from its size (and counts what it finds: the few pieces
+ * that find more are read again with room enough), and sketch.py joins the runs a cut split. */
 #include "cpu.h"
 
 #include <pthread.h>
@@ -85,10 +85,11 @@ typedef struct {
     const int64_t *starts, *ends, *recs, *bases, *firsts;
     int64_t n;
     int shift;
-    int64_t *counts;     /* pass 1: a piece's sites; pass 2: where they start in out */
-    int64_t *run_counts; /* the same for its runs of periodic 32-mers */
-    site *out;           /* NULL in pass 1 */
+    const int64_t *at, *room;         /* where a piece's sites go in out, and how many fit there */
+    const int64_t *run_at, *run_room; /* the same for its runs of periodic 32-mers in runs */
+    site *out;
     tandem *runs;
+    int64_t *found, *run_found; /* what a piece found, written or not */
 } sketch_job;
 
 /* byte -> code: A C G T of either case (soft-masked bases count) 0..3, another letter 4, white space 5 */
@@ -115,8 +116,9 @@ static void sketch_piece(const sketch_job *j, int64_t i) {
     uint64_t f32 = 0, r32 = 0, bad = ~(uint64_t)0;
     int64_t p = first_base - before - 1, found = 0, runs = 0, run_first = 0, run_last = 0;
     uint32_t run_family = 0;
-    site *out = j->out ? j->out + j->counts[i] : NULL;
-    tandem *tandems = j->out ? j->runs + j->run_counts[i] : NULL;
+    site *out = j->out + j->at[i];
+    tandem *tandems = j->runs + j->run_at[i];
+    const int64_t room = j->room[i], run_room = j->run_room[i];
     for (const int64_t end = j->ends[i]; b < end; b++) {
         const uint8_t c = CODES[data[b]];
         if (c == 5)
@@ -132,7 +134,7 @@ static void sketch_piece(const sketch_job *j, int64_t i) {
         if (period) { /* the 32-mer starting at p - 31 is periodic */
             const uint32_t family = family_of(f32, period);
             if (family != run_family || p - run_last > MERGE_GAP) {
-                if (run_family && tandems)
+                if (run_family && runs < run_room)
                     tandems[runs] = (tandem){run_family, (int32_t)j->recs[i], run_first, run_last};
                 runs += run_family != 0;
                 run_family = family;
@@ -147,7 +149,7 @@ static void sketch_piece(const sketch_job *j, int64_t i) {
         const uint64_t h20 = mix64((f20 < r20 ? f20 : r20) ^ salt20);
         if (high < 64 && h20 >> high)
             continue;
-        if (out) {
+        if (found < room) {
             site *s = &out[found];
             s->h20 = h20;
             s->h32 = whole ? mix64((f32 < r32 ? f32 : r32) ^ salt32) : 0;
@@ -157,13 +159,11 @@ static void sketch_piece(const sketch_job *j, int64_t i) {
         }
         found++;
     }
-    if (run_family && tandems)
+    if (run_family && runs < run_room)
         tandems[runs] = (tandem){run_family, (int32_t)j->recs[i], run_first, run_last};
     runs += run_family != 0;
-    if (!out) {
-        j->counts[i] = found;
-        j->run_counts[i] = runs;
-    }
+    j->found[i] = found;
+    j->run_found[i] = runs;
 }
 
 static void sketch_part(void *p, int t, int threads) {
@@ -172,45 +172,37 @@ static void sketch_part(void *p, int t, int threads) {
         sketch_piece(j, i);
 }
 
-/* sketch_sites(data, starts, ends, recs, bases, firsts, shift, counts, run_counts, out, runs, threads):
- * piece i of a record body is data[starts[i] .. ends[i]), of record recs[i], its first base the record's
- * bases[i]-th, the body starting at byte firsts[i]. With out None, counts[i] = the piece's sites and
- * run_counts[i] its runs of periodic 32-mers; else out (32 bytes a site: h20, h32, pos as uint64,
- * uint64, int64, then record and flags as int32) and runs (24 bytes a run: family as uint32, record as
- * int32, the first and the last periodic 32-mer's last base as int64) filled from counts[i] and
- * run_counts[i], the index of each piece's first one (sketch.py sizes them from the first pass). */
+/* sketch_sites(data, starts, ends, recs, bases, firsts, shift, at, room, run_at, run_room, out, runs, found,
+ * run_found, threads): piece i of a record body is data[starts[i] .. ends[i]), of record recs[i], its first
+ * base the record's bases[i]-th, the body starting at byte firsts[i]. Its first room[i] sites are written
+ * at out[at[i] ..] (32 bytes a site: h20, h32, pos as uint64, uint64, int64, then record and flags as
+ * int32), its first run_room[i] runs of periodic 32-mers at runs[run_at[i] ..] (24 bytes a run: family
+ * as uint32, record as int32, the first and the last periodic 32-mer's last base as int64), and what it
+ * found, written or not, in found[i] and run_found[i]. */
 PyObject *py_sketch_sites(PyObject *self, PyObject *args) {
-    Py_buffer b[10] = {0};
-    PyObject *out, *runs;
+    Py_buffer b[15] = {0};
     int shift, threads;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*iw*w*OOi", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &shift, &b[6],
-                          &b[7], &out, &runs, &threads))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*iy*y*y*y*w*w*w*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &shift,
+                          &b[6], &b[7], &b[8], &b[9], &b[10], &b[11], &b[12], &b[13], &threads))
         return NULL;
-    int n_buffers = 8, ok = 1;
     const int64_t n = (int64_t)b[1].len / 8;
     sketch_job j = {b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[5].buf, n, shift, b[6].buf, b[7].buf,
-                    NULL, NULL};
-    if (out != Py_None) {
-        ok = PyObject_GetBuffer(out, &b[8], PyBUF_WRITABLE) == 0;
-        n_buffers = ok ? 9 : 8;
-        ok = ok && PyObject_GetBuffer(runs, &b[9], PyBUF_WRITABLE) == 0;
-        n_buffers = ok ? 10 : n_buffers;
-        j.out = ok ? b[8].buf : NULL;
-        j.runs = ok ? b[9].buf : NULL;
-    }
-    for (int k = 2; k < 8; k++)
-        ok = ok && b[k].len == b[1].len;
-    ok = ok && shift >= 0 && shift < 64;
+                    b[8].buf, b[9].buf, b[10].buf, b[11].buf, b[12].buf, b[13].buf};
+    int ok = shift >= 0 && shift < 64;
+    for (int k = 2; k < 14; k++)
+        ok = ok && (k == 10 || k == 11 || b[k].len == b[1].len);
     for (int64_t i = 0; ok && i < n; i++)
         ok = j.firsts[i] >= 0 && j.firsts[i] <= j.starts[i] && j.starts[i] <= j.ends[i] &&
-             j.ends[i] <= (int64_t)b[0].len && j.bases[i] >= 0;
+             j.ends[i] <= (int64_t)b[0].len && j.bases[i] >= 0 && j.at[i] >= 0 && j.room[i] >= 0 &&
+             (j.at[i] + j.room[i]) * (int64_t)sizeof(site) <= (int64_t)b[10].len && j.run_at[i] >= 0 &&
+             j.run_room[i] >= 0 && (j.run_at[i] + j.run_room[i]) * (int64_t)sizeof(tandem) <= (int64_t)b[11].len;
     if (ok) {
         pthread_once(&codes_once, fill_codes);
         Py_BEGIN_ALLOW_THREADS
         run_parallel(sketch_part, &j, threads < 1 ? 1 : threads);
         Py_END_ALLOW_THREADS
     } else if (!PyErr_Occurred()) {
-        PyErr_SetString(PyExc_ValueError, "sketch_sites: pieces outside the data or a bad shift");
+        PyErr_SetString(PyExc_ValueError, "sketch_sites: pieces outside the data or their room, or a bad shift");
     }
-    return release_buffers(b, n_buffers, ok);
+    return release_buffers(b, 14, ok);
 }

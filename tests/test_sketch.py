@@ -6,6 +6,7 @@ import pytest
 from gpu_kernels.workflow.estimate import (FAMILIES, UNRELATED, Widths, by_family, estimate_pair, output_bytes,
                                            size_table, tandem_pairs)
 from gpu_kernels.workflow.genome import Chromosome
+from gpu_kernels.workflow import sketch
 from gpu_kernels.workflow.sketch import coarsened, load_sketch, make_sketch, save_sketch, sketch_shift
 from oracle_sketch import family, oracle_sketch
 
@@ -38,7 +39,15 @@ def mutated(rng, seq: str, rate: float) -> str:
     return codes.tobytes().decode()
 
 
-def test_sites_and_periodic_runs_are_the_oracles():
+@pytest.mark.parametrize("room", ["enough", "none"])
+def test_sites_and_periodic_runs_are_the_oracles(room, monkeypatch):
+    """Whole records and records cut in pieces anywhere; with no room, every piece is read a second time
+    with the room its first reading found it needs."""
+    if room == "none":
+        monkeypatch.setattr(sketch, "ROOM_MARGIN", 0.0)
+        monkeypatch.setattr(sketch, "ROOM_EXTRA", 1)
+        monkeypatch.setattr(sketch, "RUN_SPACING", 1 << 40)
+        monkeypatch.setattr(sketch, "RUN_EXTRA", 0)
     rng = np.random.default_rng(5)
     first = random_seq(rng, 3000)
     microsatellite = "ac" * 20 + "g" + "ac" * 30 + "T" * 10 + "AC" * 25  # a run through a mismatch, then another

@@ -428,3 +428,19 @@ def test_the_genome_scan_goes_on_where_its_cache_cannot_be_written(tmp_path, mon
     chromosomes, _ = genome.scan_cached(str(fasta), str(tmp_path / "ro" / "scan.json"))
     assert [(c.name, c.length) for c in chromosomes] == [("a", 8), ("b", 2)]
     assert not (tmp_path / "ro").exists()
+
+
+def test_the_genome_scan_digests_a_file_only_where_asked(tmp_path):
+    """A run of genome pairs scans without the content digest (the longest step of a large genome's
+    scan); a many-genomes run, which needs it, scans again where the cache lacks it."""
+    from gpu_kernels.workflow import genome
+
+    fasta, cache = tmp_path / "g.fa", str(tmp_path / "scan.json")
+    fasta.write_text(">a\nACGTACGT\n>b\nAC\n")
+    assert genome.scan_cached(str(fasta), cache, digest=False)[1] is None
+    digest = genome.scan_cached(str(fasta), cache)[1]
+    assert digest == genome.content_digest(fasta.read_bytes())
+    assert genome.scan_cached(str(fasta), cache, digest=False)[1] == digest  # kept where it was made
+    scans = genome.scan_genomes({"A": (str(fasta), cache, None, True), "B": (str(fasta), str(tmp_path / "b.json"),
+                                                                            None, False)})
+    assert scans["A"][1] == digest and scans["B"][1] is None

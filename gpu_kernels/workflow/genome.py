@@ -82,11 +82,13 @@ def _scan(data, path: str) -> tuple[list[Chromosome], np.ndarray | None]:
     return [Chromosome(name, length) for name, length in zip(names, lengths.tolist())], spans
 
 
-def scan_cached(path: str, cache: str, sketch: str | None = None) -> tuple[list[Chromosome], str]:
-    """scan_fasta and the file's content_digest, remembered in a JSON file keyed by the FASTA's size and
-    mtime (where it can be written: a read-only results folder still answers `snakemake -n`); with
-    sketch, a path, the genome's sketch is made in the same pass and saved there (sketch.save_sketch;
-    none for FASTQ)."""
+def scan_cached(path: str, cache: str, sketch: str | None = None,
+                digest: bool = True) -> tuple[list[Chromosome], str | None]:
+    """scan_fasta and the file's content_digest (with digest; else None: only many-genomes runs read
+    it, and it is the longest step of a large genome's scan), remembered in a JSON file keyed by the
+    FASTA's size and mtime (where it can be written: a read-only results folder still answers
+    `snakemake -n`); with sketch, a path, the genome's sketch is made in the same pass and saved
+    there (sketch.save_sketch; none for FASTQ)."""
     if not os.path.exists(path):
         raise InputError("no such file", path)
     stat = os.stat(path)
@@ -95,22 +97,23 @@ def scan_cached(path: str, cache: str, sketch: str | None = None) -> tuple[list[
         try:
             with open(cache) as handle:
                 saved = json.load(handle)
-            # a read set has no sketch; a genome's is made once more where it went missing
-            if saved["key"] == key and (sketch is None or not saved["sketched"] or os.path.exists(sketch)):
+            # a read set has no sketch; a genome's is made once more where it went missing, as its digest
+            if saved["key"] == key and (sketch is None or not saved["sketched"] or os.path.exists(sketch)) and \
+                    (saved["digest"] is not None or not digest):
                 return [Chromosome(n, l) for n, l in saved["chromosomes"]], saved["digest"]
         except (OSError, ValueError, KeyError):
             pass
     data = read_bytes(path)
-    # the digest (one core, the longest step for a large genome) beside the scan and sketch (all cores)
+    # the digest (one core) beside the scan and sketch (all cores)
     with ThreadPoolExecutor(1) as pool:
-        digest = pool.submit(content_digest, data)
+        digested = pool.submit(content_digest, data) if digest else None
         chromosomes, spans = _scan(data, path)
         made = None
         if sketch is not None and spans is not None:
             from .sketch import make_sketch, sketch_shift
 
             made = make_sketch(data, spans, sketch_shift(sum(c.length for c in chromosomes)))
-        digest = digest.result()
+        found = digested.result() if digested is not None else None
     del data
     try:
         if made is not None:
@@ -119,21 +122,21 @@ def scan_cached(path: str, cache: str, sketch: str | None = None) -> tuple[list[
             save_sketch(made, sketch)
         with atomic_path(cache) as tmp:
             with open(tmp, "w") as handle:
-                json.dump({"key": key, "digest": digest, "sketched": spans is not None,
+                json.dump({"key": key, "digest": found, "sketched": spans is not None,
                            "chromosomes": [[c.name, c.length] for c in chromosomes]}, handle)
     except OSError:  # a results folder kept read-only, a full disk: the scan is made again next time
         pass
-    return chromosomes, digest
+    return chromosomes, found
 
 
 SCAN_BYTES = 8 << 30  # the genomes' bytes held at once by scans side by side (a file at least is read)
 
 
-def scan_genomes(genomes: dict[str, tuple[str, str, str | None]]) -> dict[str, tuple]:
-    """scan_cached of each genome (name: FASTA, cache, sketch), a few at once where their files fit in
+def scan_genomes(genomes: dict[str, tuple[str, str, str | None, bool]]) -> dict[str, tuple]:
+    """scan_cached of each genome (name: FASTA, cache, sketch, digest), a few at once where their files fit in
     SCAN_BYTES together (the scans' C releases the GIL: two human-sized genomes take the time of one);
     the first bad genome in the dict's order is the InputError raised."""
-    sizes = [os.path.getsize(fasta) if os.path.exists(fasta) else 0 for fasta, _, _ in genomes.values()]
+    sizes = [os.path.getsize(where[0]) if os.path.exists(where[0]) else 0 for where in genomes.values()]
     workers = max(1, min(4, len(genomes), SCAN_BYTES // max(1, max(sizes, default=1))))
     with ThreadPoolExecutor(workers) as pool:
         scans = {name: pool.submit(scan_cached, *where) for name, where in genomes.items()}

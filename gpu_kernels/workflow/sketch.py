@@ -77,14 +77,59 @@ def make_sketch(data, spans: np.ndarray, shift: int, piece_bytes: int | None = N
     bases = np.cumsum(held) - held
     bases -= np.repeat(bases[np.cumsum(cuts) - cuts], cuts)
     firsts = np.ascontiguousarray(spans[recs, 0])
-    counts, run_counts = np.zeros(recs.size, dtype=np.int64), np.zeros(recs.size, dtype=np.int64)
     threads = max(1, min(threads, recs.size))
-    cpu.sketch_sites(data, starts, ends, recs, bases, firsts, shift, counts, run_counts, None, None, threads)
-    first, run_first = (np.concatenate([[0], np.cumsum(c)]).astype(np.int64) for c in (counts, run_counts))
-    sites, pieces_runs = np.zeros(int(first[-1]), dtype=SITE), np.zeros(int(run_first[-1]), dtype=RUN_AT)
-    cpu.sketch_sites(data, starts, ends, recs, bases, firsts, shift, np.ascontiguousarray(first[:-1]),
-                     np.ascontiguousarray(run_first[:-1]), sites.view(np.uint8), pieces_runs.view(np.uint8), threads)
-    return Sketch(sites, shift, joined_runs(pieces_runs))
+    pieces = (data, starts, ends, recs, bases, firsts, shift)
+    # room for the sites a piece's bases make on average, and a margin; the few pieces a repeat fills
+    # beyond it are read again with room enough
+    room = (held.astype(np.float64) / float(1 << shift) * ROOM_MARGIN).astype(np.int64) + ROOM_EXTRA
+    run_room = held // RUN_SPACING + RUN_EXTRA
+    found, run_found, sites, runs = _written(cpu, pieces, room, run_room, threads)
+    over = np.flatnonzero((found > room) | (run_found > run_room))
+    if over.size:
+        again = [np.ascontiguousarray(column[over]) for column in pieces[1:6]]
+        _, _, sites_again, runs_again = _written(cpu, (data, *again, shift), found[over], run_found[over], threads)
+        sites = _spliced(sites, room, found, over, sites_again)
+        runs = _spliced(runs, run_room, run_found, over, runs_again)
+    else:
+        sites, runs = _spliced(sites, room, found, over), _spliced(runs, run_room, run_found, over)
+    return Sketch(sites, shift, joined_runs(runs))
+
+
+# a piece's room: its bases' share of sites (1 in 2^shift) times ROOM_MARGIN, and ROOM_EXTRA; a run
+# a RUN_SPACING bases, and RUN_EXTRA
+ROOM_MARGIN, ROOM_EXTRA, RUN_SPACING, RUN_EXTRA = 1.25, 64, 64, 16
+
+
+def _written(cpu, pieces: tuple, room: np.ndarray, run_room: np.ndarray, threads: int) -> tuple:
+    """sketch.c's pass over the pieces with that room: (sites found, runs found, the sites and runs
+    written, each piece's at the sum of the rooms before it)."""
+    n = room.size
+    at, run_at = (np.concatenate([[0], np.cumsum(r)[:-1]]).astype(np.int64) if n else np.zeros(0, np.int64)
+                  for r in (room, run_room))
+    sites, runs = np.zeros(int(room.sum()), dtype=SITE), np.zeros(int(run_room.sum()), dtype=RUN_AT)
+    found, run_found = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    cpu.sketch_sites(*pieces, at, np.ascontiguousarray(room, dtype=np.int64), run_at,
+                     np.ascontiguousarray(run_room, dtype=np.int64), sites.view(np.uint8), runs.view(np.uint8), found,
+                     run_found, threads)
+    return found, run_found, sites, runs
+
+
+def _spliced(written: np.ndarray, room: np.ndarray, found: np.ndarray, over: np.ndarray,
+             again: np.ndarray | None = None) -> np.ndarray:
+    """The rows each piece found, end to end in piece order: from `written` (each piece's at the sum
+    of the rooms before it), those of the pieces `over` their room from `again` (theirs end to end)."""
+    total = int(found.sum())
+    piece = np.repeat(np.arange(found.size), found)
+    within = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(found) - found, found)
+    source = (np.cumsum(room) - room)[piece] + within
+    out = np.empty(total, dtype=written.dtype)
+    redone = np.zeros(found.size, dtype=bool)
+    redone[over] = True
+    kept = ~redone[piece]
+    out[kept] = written[source[kept]]
+    if again is not None:
+        out[~kept] = again
+    return out
 
 
 def joined_runs(runs: np.ndarray) -> np.ndarray:

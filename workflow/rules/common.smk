@@ -135,13 +135,15 @@ if len({os.path.abspath(p) for p in config["genomes"].values()}) < len(
 ):
     print("warning: two genome names point at the same FASTA file", file=sys.stderr)
 try:
-    # with each genome's sketch, what the outputs' size estimates read (sizes.smk), but in many-genomes runs
+    # with each genome's sketch, what the outputs' size estimates read (sizes.smk), in a run of genome
+    # pairs; its content digest, what a row depends on, in a many-genomes run
     SCANS = scan_genomes(
         {
             g: (
                 fa,
                 path("scan", genome=g),
                 None if config["comparisons"]["many"] else path("sketch", genome=g),
+                bool(config["comparisons"]["many"]),
             )
             for g, fa in config["genomes"].items()
         }
