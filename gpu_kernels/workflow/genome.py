@@ -19,10 +19,10 @@ import numpy as np
 
 from ..encode import N_CODE
 from ..errors import InputError
-from ..fasta import Record, fast_layout, layout, load_fasta, read_bytes, read_fastq
+from ..fasta import fast_layout, layout, load_fasta, read_bytes, read_fastq
 from ..formats import atomic_path
 from ..letters import NONE
-from ..seqset import SeqSet, make_seqset, seqset_of
+from ..seqset import SeqSet, make_seqset
 
 log = logging.getLogger(__name__)
 
@@ -170,30 +170,37 @@ def write_index(fasta: str, codes_path: str, table_path: str, bin_size: int) -> 
     loaded = load_fasta(fasta, reads=True)
     log.info("%s read and encoded: %d records, %d bases (%.2f s)", fasta, len(loaded.names),
              int(loaded.lengths.sum()), time.perf_counter() - started)
-    records = [Record(name, loaded.codes[start:start + length])
-               for name, start, length in zip(loaded.names, loaded.starts.tolist(), loaded.lengths.tolist())]
-    empty = [r.name for r in records if not np.any(r.codes < N_CODE)]
+    from .. import native
+
+    ends = loaded.starts + loaded.lengths
+    has_acgt = loaded.__dict__.get("has_acgt")
+    if has_acgt is None:  # a FASTQ file's reads: their codes looked at
+        has_acgt = np.array([bool(np.any(loaded.codes[a:b] < N_CODE)) for a, b in zip(loaded.starts, ends)])
+    empty = [name for name, has in zip(loaded.names, has_acgt) if not has]
     for name in empty[:10]:
         log.info("%s: record '%s' has no A, C, G or T: nothing can match it", fasta, name)
     if len(empty) > 10:
         log.info("%s: %d records in all have no A, C, G or T", fasta, len(empty))
-    seqset = seqset_of(records)
-    bins = make_bins([Chromosome(r.name, r.codes.size) for r in records], bin_size)
+    # N codes counted on all cores (a genome's 3 GB would take one core seconds)
+    n_codes = np.zeros(256, dtype=np.uint8)
+    n_codes[N_CODE] = 1
+    n_counts = np.zeros(len(loaded.names), dtype=np.int64)
+    native.cpu().count_in_spans(loaded.codes, np.ascontiguousarray(loaded.starts, dtype=np.int64),
+                                np.ascontiguousarray(ends, dtype=np.int64), n_codes, n_counts, native.threads())
+    bins = make_bins([Chromosome(n, int(l)) for n, l in zip(loaded.names, loaded.lengths.tolist())], bin_size)
     bin_of = {index: bin_name(b) for b, members in enumerate(bins) for index in members}
-    with atomic_path(codes_path) as tmp:
+    with atomic_path(codes_path) as tmp:  # the records laid end to end as seqset_of lays them: load_fasta's
         with open(tmp, "wb") as handle:
-            np.save(handle, seqset.codes)
+            np.save(handle, loaded.codes)
     with atomic_path(table_path) as tmp:
         with open(tmp, "w") as handle:
             handle.write("name\tlength\tn_count\tstart\tbin\tiupac\n")
             pos, let = loaded.letters or NONE
-            for index, record in enumerate(records):
-                n_count = int(np.count_nonzero(record.codes == N_CODE))
-                lo, hi = np.searchsorted(pos, [loaded.starts[index], loaded.starts[index] + record.codes.size])
-                iupac = "".join(f"{p}{chr(c)}" for p, c in zip((pos[lo:hi] - loaded.starts[index]).tolist(),
-                                                             let[lo:hi].tolist()))
-                handle.write(f"{record.name}\t{record.codes.size}\t{n_count}\t{seqset.starts[index]}\t{bin_of[index]}\t"
-                             f"{iupac}\n")
+            for index, (name, start, length) in enumerate(zip(loaded.names, loaded.starts.tolist(),
+                                                              loaded.lengths.tolist())):
+                lo, hi = np.searchsorted(pos, [start, start + length])
+                iupac = "".join(f"{p}{chr(c)}" for p, c in zip((pos[lo:hi] - start).tolist(), let[lo:hi].tolist()))
+                handle.write(f"{name}\t{length}\t{n_counts[index]}\t{start}\t{bin_of[index]}\t{iupac}\n")
     log.info("index written (%.2f s)", time.perf_counter() - started)
 
 
