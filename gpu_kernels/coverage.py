@@ -178,30 +178,6 @@ class TableCoverage:
         out["both"] = covered_bases(record, start, end, records)
         return out
 
-    def state(self) -> dict[str, np.ndarray]:
-        """What the coverage holds, on the host (a compare job's summary of its part: the coverage
-        tables are made from the parts' states, add_state, without reading their HSPs again)."""
-        out = {"keys": self.keys, **{name: self.sums[name] for name in PAIR_SUMS}}
-        for side in ("query", "reference"):
-            for name, column in zip(("group", "start", "end"), self._intervals(side)):
-                out[f"{side}_{name}"] = to_host(column)
-        return out
-
-    def add_states(self, states: list[dict]) -> None:
-        """Take in other coverages' states (of other HSPs: the compare jobs' parts), merged at once."""
-        if not states:
-            return
-        xp = self.xp
-        for side in ("query", "reference"):
-            parts = [tuple(xp.asarray(state[f"{side}_{name}"]) for name in ("group", "start", "end"))
-                     for state in states]
-            parts += [self.covered[side]] if side in self.covered else []
-            self.covered[side] = merge_intervals(*(concatenate([p[i] for p in parts]) for i in range(3)))
-        self.keys, inverse = np.unique(np.concatenate([self.keys] + [state["keys"] for state in states]),
-                                       return_inverse=True)
-        self.sums = {name: np.bincount(inverse, minlength=self.keys.size, weights=np.concatenate(
-            [self.sums[name]] + [state[name] for state in states])) for name in PAIR_SUMS}
-
     def _intervals(self, side: str) -> tuple:
         if side in self.covered:
             return self.covered[side]

@@ -81,34 +81,6 @@ def test_coverage_gathered_a_chunk_at_a_time_equals_the_whole_table():
             assert np.array_equal(sides[side][name], per_pair) and np.array_equal(sides1[side][name], per_pair)
 
 
-def test_coverage_made_from_the_parts_summaries_equals_the_whole_tables(tmp_path):
-    """The coverage job reads the compare jobs' summaries (TableCoverage.state, saved by jobs.save_coverage),
-    each of the record pairs of its part: the same coverage as the whole HSP table's, where a query
-    record's HSPs lie in several parts (its union is made across them); a part without HSPs adds none."""
-    from gpu_kernels.workflow.jobs import save_coverage
-
-    hsps = random_hsps(4000, nq=3, nr=4, seed=5)
-    parts = [hsps["rrec"] < 2, hsps["rrec"] >= 2, np.zeros(4000, dtype=bool)]  # reference groups, and an empty one
-    for i, rows in enumerate(parts):
-        save_coverage(str(tmp_path / f"{i}.npz"), {name: column[rows] for name, column in hsps.items()}, 3, 4, np)
-    made = table_coverage([], 3, 4)
-    made.add_states([dict(np.load(tmp_path / f"{i}.npz")) for i in range(3)])
-    whole = table_coverage([hsps], 3, 4)
-    for got, want in zip(made.pairs(), whole.pairs()):
-        if isinstance(got, dict):
-            for key in want:
-                got_side, want_side = got[key], want[key]
-                if isinstance(want_side, dict):
-                    assert all(np.array_equal(got_side[n], want_side[n]) for n in want_side), key
-                else:
-                    assert np.array_equal(got_side, want_side), key
-        else:
-            assert np.array_equal(got, want)
-    for side in ("query", "reference"):
-        for name, column in whole.records(side).items():
-            assert np.array_equal(made.records(side)[name], column), (side, name)
-
-
 def test_merge_intervals_gives_disjoint_sorted_intervals_of_the_same_union():
     rng = np.random.default_rng(5)
     group = rng.integers(0, 5, 300) * 1_000_003  # sparse keys

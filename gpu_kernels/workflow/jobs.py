@@ -45,26 +45,6 @@ def part_prefix(hsps_path: str) -> str:
     return os.path.join(os.path.dirname(hsps_path), "part")
 
 
-def part_coverage(hsps_path: str) -> str:
-    """Where a compare job's coverage summary is written (coverage.TableCoverage.state of its HSP table),
-    beside its HSP table: the coverage tables are made from these, not from the HSPs again."""
-    return os.path.join(os.path.dirname(hsps_path), "coverage.npz")
-
-
-def save_coverage(path: str, table: dict, nq: int, nr: int, xp) -> None:
-    """The coverage summary of an HSP table (columns on xp's device) saved at path, whole or not at all."""
-    import numpy as np
-
-    from ..coverage import TableCoverage
-    from ..formats import atomic_path
-
-    coverage = TableCoverage(nq, nr, xp)
-    coverage.add(table)
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as handle:
-            np.savez(handle, **coverage.state())
-
-
 # bytes an HSP takes in a Parquet table (its columns delta-packed and compressed), for the log's estimate
 HSP_TABLE_BYTES = 12
 
@@ -113,8 +93,6 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[s
         table["qrec"] = home.to_device(qindex)[table["qrec"]]
         table["rrec"] = home.to_device(rindex)[table["rrec"]]
         os.makedirs(os.path.dirname(hsps_path) or ".", exist_ok=True)
-        # summed here while the columns are on the device: the coverage job reads no HSP again
-        save_coverage(part_coverage(hsps_path), table, len(query.names), len(reference.names), home.xp)
         write_table(hsps_path, table, home, query.names, query.lengths, reference.names, reference.lengths, params,
                     extra)
         del table

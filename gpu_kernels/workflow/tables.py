@@ -7,7 +7,7 @@ import time
 import numpy as np
 
 from ..backend import get_backend
-from ..coverage import STRANDS, TableCoverage, table_coverage, union_length
+from ..coverage import STRANDS, table_coverage, union_length
 from ..formats import read_columns, write_tsv
 from ..schema import HSP
 from .genome import Genome
@@ -17,29 +17,22 @@ log = logging.getLogger(__name__)
 
 def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path: str, query_path: str,
                     reference_path: str, genomes_path: str, backend: str = "numpy", threads: int = 2,
-                    chains_path: str | None = None, alignments_path: str | None = None,
-                    summaries: list[str] | None = None) -> None:
+                    chains_path: str | None = None, alignments_path: str | None = None) -> None:
     """Coverage of both genomes (unions of intervals on the backend's device), forward, reverse and
     both strands: per chromosome pair with HSPs (each side), per query chromosome, per reference
     chromosome, and per genome; with chains_path (the chains table), the backbone's too (`backbone`:
     the union of the backbone chains' spans); with alignments_path (the alignment table), the
     one-to-one alignments' (`aligned`) and their identity (`identity_aligned`: identical columns over
-    all their columns, gaps included). threads: the table's reading threads (on the CuPy backend).
-    summaries: the compare jobs' coverage summaries of their HSP tables (jobs.save_coverage), read in
-    place of the HSPs (hsps_path, then, unused): a few MB where the tables hold GBs."""
+    all their columns, gaps included). threads: the table's reading threads (on the CuPy backend)."""
     import pandas as pd
 
     nq, nr = len(query.names), len(reference.names)
     started = time.perf_counter()
-    if summaries is not None:
-        coverage = TableCoverage(nq, nr)
-        coverage.add_states([dict(np.load(summary)) for summary in summaries])
-    else:
-        engine = get_backend(backend)
-        # a batch of row groups at a time: memory holds a batch and the covered segments, not the table
-        longest = max(int(query.lengths.max(initial=0)), int(reference.lengths.max(initial=0)))
-        chunks = engine.table_batches(hsps_path, HSP.view("coverage"), engine.batch_rows, longest < 2**31, threads)
-        coverage = table_coverage(chunks, nq, nr, engine.xp)
+    engine = get_backend(backend)
+    # a batch of row groups at a time: memory holds a batch and the covered segments, not the table
+    longest = max(int(query.lengths.max(initial=0)), int(reference.lengths.max(initial=0)))
+    chunks = engine.table_batches(hsps_path, HSP.view("coverage"), engine.batch_rows, longest < 2**31, threads)
+    coverage = table_coverage(chunks, nq, nr, engine.xp)
     keys, counts, per_pair, alignment = coverage.pairs()
     per_record = {side: coverage.records(side) for side in ("query", "reference")}
     del coverage

@@ -36,7 +36,7 @@ from gpu_kernels.workflow.outputs import (
 from gpu_kernels.pipeline import texts_of
 from gpu_kernels.ani import MATRICES
 from gpu_kernels.workflow.many import members_digest, rows_of
-from gpu_kernels.workflow.jobs import part_coverage, part_prefix
+from gpu_kernels.workflow.jobs import part_prefix
 from gpu_kernels.workflow.report import run_description
 from gpu_kernels.workflow.sweep import engine_params, override_set, param_sets
 from gpu_kernels.workflow.sizing import bin_size, compare_threads
@@ -328,7 +328,7 @@ def all_hsps(set_name, query, reference):
 
 
 def dots_table(wc):
-    """Input function: what the dotplots read (the coverage tables, the compare jobs' summaries of it): the pair's HSP table where it
+    """Input function: what the coverage tables and the dotplots read: the pair's HSP table where it
     is written (hsp_table_written), else its compare jobs' parts (every HSP, or those in chains:
     all_hsps), read as one table in merge order, with no merged copy made."""
     if hsp_table_written(wc.set, wc.query, wc.reference):

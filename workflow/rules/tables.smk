@@ -3,8 +3,7 @@
 
 rule coverage:
     input:
-        # the compare jobs' parts, each with its coverage summary (jobs.save_coverage): no HSP read again
-        parts=compare_outputs,
+        hsps=dots_table,
         chains=path("chains_table") if OUT["chains_table"] else [],
         # the one-to-one alignments' numbers (the assembled pair's), not their texts
         alignments=path("assembled") if OUT["alignments_table"] else [],
@@ -37,7 +36,11 @@ rule coverage:
         log_path("coverage", "set", "query", "reference", kind="benchmark")
     conda:
         "../envs/engine.yaml"
+    threads: 8  # the table's reading threads, each copying its row groups into page-locked memory for the GPU
+    resources:
+        gpu=1 if BACKEND == "cupy" else 0,
     params:
-        summaries=lambda wc: [part_coverage(p) for p in group_paths("bin_hsps", wc)],
+        hsps=dots_tables,
+        backend=BACKEND,
     script:
         "../scripts/coverage.py"

@@ -13,11 +13,13 @@ sm = snakemake  # noqa: F821
 w = sm.wildcards
 
 def step():
-    coverage_tables(None, Genome(w.query, None, sm.input.qtable), Genome(w.reference, None, sm.input.rtable),
-                    sm.output.pairs, sm.output.query, sm.output.reference, sm.output.genomes,
-                    chains_path=sm.input.chains or None,
-                    alignments_path=assembled_alignments(sm.input.alignments) if sm.input.alignments else None,
-                    summaries=sm.params.summaries)
+    if sm.params.backend == "cupy":
+        from gpu_kernels.device import claim_device
+
+        claim_device(jobs_per_gpu=sm.config.get("jobs_per_gpu", 1))  # not a rerun trigger: no output depends on it
+    coverage_tables(sm.params.hsps, Genome(w.query, None, sm.input.qtable), Genome(w.reference, None, sm.input.rtable),
+                    sm.output.pairs, sm.output.query, sm.output.reference, sm.output.genomes, sm.params.backend,
+                    sm.threads, sm.input.chains or None, assembled_alignments(sm.input.alignments) if sm.input.alignments else None)
 
 
 run(sm, step)
