@@ -55,7 +55,7 @@ def make_sketch(data, spans: np.ndarray, shift: int, piece_bytes: int | None = N
     of about piece_bytes (by default a share of the genome that keeps every thread busy), the same
     sketch for any cut."""
     from .. import native
-    from .genome import WHITESPACE_BYTES
+    from ..fasta import WHITESPACE
 
     spans = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
     threads = native.threads()
@@ -69,7 +69,7 @@ def make_sketch(data, spans: np.ndarray, shift: int, piece_bytes: int | None = N
     ends = np.where(within + 1 == cuts[recs], spans[recs, 1], spans[recs, 0] + (within + 1) * sizes[recs] // cuts[recs])
     # each piece's first base: the bases of the record's pieces before it
     table = np.zeros(256, dtype=np.uint8)
-    table[list(b"".join(WHITESPACE_BYTES))] = 1
+    table[list(WHITESPACE)] = 1
     blanks = np.zeros(recs.size, dtype=np.int64)
     cpu = native.cpu()
     cpu.count_in_spans(data, starts, ends, table, blanks, threads)
