@@ -85,6 +85,7 @@ def holds(data: bytes, byte: bytes) -> bool:
 # NumPy lookup on genome-sized records.
 CODE_TABLE = bytes(ENCODE.tolist())
 WHITESPACE = b" \t\r\n"
+BLANK_TABLE = np.isin(np.arange(256), list(WHITESPACE)).astype(np.uint8)  # count_in_spans': a body's blanks
 
 
 def layout(data: bytes, path: str) -> list[tuple[str, int, int]]:

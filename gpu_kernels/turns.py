@@ -57,6 +57,14 @@ def _settle(free: bool = True) -> int:
     return int(pool.used_bytes())
 
 
+def _hand_on(free: bool) -> int:
+    """The turn let go, this job's device work settled first (_settle's): the bytes it still holds."""
+    held = _settle(free=free)
+    fcntl.flock(_turn["handle"].fileno(), fcntl.LOCK_UN)
+    _turn["held"] = False
+    return held
+
+
 @contextmanager
 def host_stage(long: bool = True):
     """A host stage between a job's kernels (the backbone's first round): the turn handed on for it
@@ -67,9 +75,7 @@ def host_stage(long: bool = True):
     if not _turn["held"] or not long:
         yield
         return
-    _settle(free=True)
-    fcntl.flock(_turn["handle"].fileno(), fcntl.LOCK_UN)
-    _turn["held"] = False
+    _hand_on(free=True)
     try:
         yield
     finally:
@@ -82,9 +88,7 @@ def end_turn(last: bool = True) -> None:
     many-genomes job, a turn a genome pair: its pool keeps its blocks, for its next pair, since freeing
     and allocating them again each pair made the turns' hand-overs most of a small pair's time)."""
     if _turn["held"]:
-        held = _settle(free=last)
-        fcntl.flock(_turn["handle"].fileno(), fcntl.LOCK_UN)
-        _turn["held"] = False
+        held = _hand_on(free=last)
         if last:
             log.info("the device handed on (%.2f GB of it still held)", held / 1e9)
     if last and _turn["handle"] is not None:

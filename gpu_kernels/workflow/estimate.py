@@ -61,16 +61,24 @@ class PairCounts:
         return int(self.indels * INDEL_LENGTH)
 
 
+def _sorted(values: np.ndarray) -> bool:
+    return values.size < 2 or bool(np.all(values[1:] >= values[:-1]))
+
+
 def _counts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct keys, sorted, and how often each occurs."""
-    return np.unique(keys, return_counts=True)
+    """The distinct keys, sorted, and how often each occurs (keys already sorted, as the sites' 20-mers
+    are in estimate_pair, are not sorted again)."""
+    if not _sorted(keys):
+        keys = np.sort(keys)
+    heads = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]])) if keys.size else np.zeros(0, np.int64)
+    return keys[heads], np.diff(np.append(heads, keys.size))
 
 
 def _search(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
     """np.searchsorted(keys, values), the values searched in their sorted order: NumPy starts each
     search where the one before ended, ten times faster than random ones through a large table (the
     sites come sorted by their 20-mer: estimate_pair)."""
-    if values.size < 2 or bool(np.all(values[1:] >= values[:-1])):
+    if _sorted(values):
         return np.searchsorted(keys, values)
     order = np.argsort(values)
     at = np.empty(values.size, dtype=np.intp)
@@ -120,8 +128,7 @@ def collinear_runs(query: np.ndarray, reference: np.ndarray) -> int:
         keys, counts = _counts(sites["h20"])
         return sites[_count_of(keys, counts, sites["h20"]) == 1]
 
-    q, r = single(query), single(reference)
-    r = r[np.argsort(r["h20"], kind="stable")]
+    q, r = single(query), single(reference)  # sorted by 20-mer (estimate_pair), as single keeps them
     q = q[_in(q["h20"], r["h20"])]
     if q.size == 0:
         return 0
@@ -250,11 +257,10 @@ def estimate_pair(query: Sketch, reference: Sketch, bases: tuple[int, int], max_
 
 def record_pairs(query: np.ndarray, reference: np.ndarray) -> int:
     """Record pairs that share a site (of at most as many as both genomes' records make): those with
-    HSPs, which get a pair dotplot each."""
-    r = reference[np.argsort(reference["h20"], kind="stable")]
-    q = query[_in(query["h20"], _counts(r["h20"])[0])]
-    at = _search(r["h20"], q["h20"])
-    return int(np.unique(q["rec"].astype(np.int64) << 32 | r["rec"][at].astype(np.int64)).size)
+    HSPs, which get a pair dotplot each. Both sorted by 20-mer (estimate_pair)."""
+    q = query[_in(query["h20"], _counts(reference["h20"])[0])]
+    at = _search(reference["h20"], q["h20"])
+    return int(np.unique(q["rec"].astype(np.int64) << 32 | reference["rec"][at].astype(np.int64)).size)
 
 
 @dataclass(frozen=True)

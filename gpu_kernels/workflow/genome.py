@@ -19,14 +19,13 @@ import numpy as np
 
 from ..encode import N_CODE
 from ..errors import InputError
-from ..fasta import fast_layout, layout, load_fasta, read_bytes, read_fastq
+from ..fasta import BLANK_TABLE, fast_layout, layout, load_fasta, read_bytes, read_fastq
 from ..formats import atomic_path
 from ..letters import NONE
 from ..seqset import SeqSet, make_seqset
 
 log = logging.getLogger(__name__)
 
-WHITESPACE_BYTES = (b"\n", b"\r", b" ", b"\t")
 
 
 @dataclass(frozen=True)
@@ -72,10 +71,8 @@ def _scan(data, path: str) -> tuple[list[Chromosome], np.ndarray | None]:
         names = [name for name, _, _ in records]
         spans = np.array([(start, end) for _, start, end in records], dtype=np.int64).reshape(-1, 2)
     blanks = np.zeros(len(names), dtype=np.int64)
-    table = np.zeros(256, dtype=np.uint8)
-    table[list(b"".join(WHITESPACE_BYTES))] = 1
     native.cpu().count_in_spans(data, np.ascontiguousarray(spans[:, 0]), np.ascontiguousarray(spans[:, 1]),
-                                table, blanks, native.threads())
+                                BLANK_TABLE, blanks, native.threads())
     lengths = spans[:, 1] - spans[:, 0] - blanks
     if (lengths == 0).any():
         raise InputError("empty record, no sequence", path, names[int(np.flatnonzero(lengths == 0)[0])])

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..arrays import exclusive_sum
+
 SITE = np.dtype([("h20", "<u8"), ("h32", "<u8"), ("pos", "<i8"), ("rec", "<i4"), ("flags", "<i4")])
 FORWARD, PERIODIC = 1, 2  # flags: the 20-mer read forward; the 32-mer periodic (its runs are kept whole)
 # a run of periodic 32-mers: its family (the period in the high 16 bits, the least rotation of the unit
@@ -55,7 +57,7 @@ def make_sketch(data, spans: np.ndarray, shift: int, piece_bytes: int | None = N
     of about piece_bytes (by default a share of the genome that keeps every thread busy), the same
     sketch for any cut."""
     from .. import native
-    from ..fasta import WHITESPACE
+    from ..fasta import BLANK_TABLE
 
     spans = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
     threads = native.threads()
@@ -64,18 +66,17 @@ def make_sketch(data, spans: np.ndarray, shift: int, piece_bytes: int | None = N
         piece_bytes = max(MIN_PIECE, int(sizes.sum()) // (threads * PIECES_A_THREAD) + 1)
     cuts = np.maximum(1, -(-sizes // piece_bytes))
     recs = np.repeat(np.arange(spans.shape[0], dtype=np.int64), cuts)
-    within = np.arange(recs.size, dtype=np.int64) - np.repeat(np.cumsum(cuts) - cuts, cuts)
+    first_piece = exclusive_sum(cuts)[:-1]
+    within = np.arange(recs.size, dtype=np.int64) - np.repeat(first_piece, cuts)
     starts = spans[recs, 0] + within * sizes[recs] // cuts[recs]
     ends = np.where(within + 1 == cuts[recs], spans[recs, 1], spans[recs, 0] + (within + 1) * sizes[recs] // cuts[recs])
     # each piece's first base: the bases of the record's pieces before it
-    table = np.zeros(256, dtype=np.uint8)
-    table[list(WHITESPACE)] = 1
     blanks = np.zeros(recs.size, dtype=np.int64)
     cpu = native.cpu()
-    cpu.count_in_spans(data, starts, ends, table, blanks, threads)
+    cpu.count_in_spans(data, starts, ends, BLANK_TABLE, blanks, threads)
     held = ends - starts - blanks
-    bases = np.cumsum(held) - held
-    bases -= np.repeat(bases[np.cumsum(cuts) - cuts], cuts)
+    bases = exclusive_sum(held)[:-1]
+    bases -= np.repeat(bases[first_piece], cuts)
     firsts = np.ascontiguousarray(spans[recs, 0])
     threads = max(1, min(threads, recs.size))
     pieces = (data, starts, ends, recs, bases, firsts, shift)
@@ -84,14 +85,12 @@ def make_sketch(data, spans: np.ndarray, shift: int, piece_bytes: int | None = N
     room = (held.astype(np.float64) / float(1 << shift) * ROOM_MARGIN).astype(np.int64) + ROOM_EXTRA
     run_room = held // RUN_SPACING + RUN_EXTRA
     found, run_found, sites, runs = _written(cpu, pieces, room, run_room, threads)
-    over = np.flatnonzero((found > room) | (run_found > run_room))
-    if over.size:
+    over = (found > room) | (run_found > run_room)
+    sites_again = runs_again = None
+    if over.any():
         again = [np.ascontiguousarray(column[over]) for column in pieces[1:6]]
         _, _, sites_again, runs_again = _written(cpu, (data, *again, shift), found[over], run_found[over], threads)
-        sites = _spliced(sites, room, found, over, sites_again)
-        runs = _spliced(runs, run_room, run_found, over, runs_again)
-    else:
-        sites, runs = _spliced(sites, room, found, over), _spliced(runs, run_room, run_found, over)
+    sites, runs = _spliced(sites, room, found, over, sites_again), _spliced(runs, run_room, run_found, over, runs_again)
     return Sketch(sites, shift, joined_runs(runs))
 
 
@@ -104,8 +103,7 @@ def _written(cpu, pieces: tuple, room: np.ndarray, run_room: np.ndarray, threads
     """sketch.c's pass over the pieces with that room: (sites found, runs found, the sites and runs
     written, each piece's at the sum of the rooms before it)."""
     n = room.size
-    at, run_at = (np.concatenate([[0], np.cumsum(r)[:-1]]).astype(np.int64) if n else np.zeros(0, np.int64)
-                  for r in (room, run_room))
+    at, run_at = (exclusive_sum(r)[:-1] for r in (room, run_room))
     sites, runs = np.zeros(int(room.sum()), dtype=SITE), np.zeros(int(run_room.sum()), dtype=RUN_AT)
     found, run_found = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
     cpu.sketch_sites(*pieces, at, np.ascontiguousarray(room, dtype=np.int64), run_at,
@@ -115,17 +113,16 @@ def _written(cpu, pieces: tuple, room: np.ndarray, run_room: np.ndarray, threads
 
 
 def _spliced(written: np.ndarray, room: np.ndarray, found: np.ndarray, over: np.ndarray,
-             again: np.ndarray | None = None) -> np.ndarray:
+             again: np.ndarray | None) -> np.ndarray:
     """The rows each piece found, end to end in piece order: from `written` (each piece's at the sum
-    of the rooms before it), those of the pieces `over` their room from `again` (theirs end to end)."""
+    of the rooms before it), those of the pieces `over` their room (a mask) from `again` (theirs end
+    to end)."""
     total = int(found.sum())
     piece = np.repeat(np.arange(found.size), found)
-    within = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(found) - found, found)
-    source = (np.cumsum(room) - room)[piece] + within
+    within = np.arange(total, dtype=np.int64) - np.repeat(exclusive_sum(found)[:-1], found)
+    source = exclusive_sum(room)[:-1][piece] + within
     out = np.empty(total, dtype=written.dtype)
-    redone = np.zeros(found.size, dtype=bool)
-    redone[over] = True
-    kept = ~redone[piece]
+    kept = ~over[piece]
     out[kept] = written[source[kept]]
     if again is not None:
         out[~kept] = again
