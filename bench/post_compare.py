@@ -1,4 +1,4 @@
-"""The rules after the compare jobs, on a finished genome pair: the coverage rule and the plots rule run
+"""The rules after the compare jobs, on a finished genome pair: the coverage rules and the plots rule run
 as the workflow runs them (same library calls), each in its own process, timed, with its HSP rate and
 host memory peak. Where the seconds of a whole-genome run go once its GPUs are done.
 
@@ -26,24 +26,25 @@ import logging, sys
 sys.path.insert(0, {root!r})
 logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stdout)
 from gpu_kernels.formats import read_meta
-from gpu_kernels.workflow.steps import Genome, coverage_tables, plots
+from gpu_kernels.workflow.genome import Genome
+from gpu_kernels.workflow.pictures import pair_pictures
+from gpu_kernels.workflow.tables import coverage_tables, hsp_coverage
 meta = read_meta({hsps!r})
 q = Genome.of({query!r}, meta["query"]["names"], meta["query"]["lengths"])
 r = Genome.of({reference!r}, meta["reference"]["names"], meta["reference"]["lengths"])
 out = {out!r}
-if {step!r} == "coverage":
+if {step!r} == "hsp_coverage":
     if {backend!r} == "cupy":
         from gpu_kernels.device import claim_device
         claim_device()
-    import inspect
-    threads = ({threads},) if "threads" in inspect.signature(coverage_tables).parameters else ()  # older versions
-    coverage_tables({hsps!r}, q, r, out + "/coverage_pairs.tsv", out + "/coverage_query.tsv",
-                    out + "/coverage_reference.tsv", out + "/coverage_genomes.tsv", {backend!r}, *threads)
+    hsp_coverage({hsps!r}, q, r, out + "/hsp_coverage.npz", {backend!r}, {threads})
+elif {step!r} == "coverage":
+    coverage_tables(out + "/hsp_coverage.npz", q, r, out + "/coverage_pairs.tsv", out + "/coverage_query.tsv",
+                    out + "/coverage_reference.tsv", out + "/coverage_genomes.tsv")
 else:
-    plots({hsps!r}, out + "/coverage_pairs.tsv", q, r, out + "/grid_dotplot.png", out + "/coverage_heatmap.png",
-          out + "/pair_dotplots", {pairs}, out + "/dotplot.html", "reference", {threads})
+    pair_pictures({hsps!r}, out + "/hsp_coverage.npz", q, r, out + "/grid_dotplot.png", out + "/coverage_heatmap.png",
+                  out + "/pair_dotplots", {pairs}, out + "/dotplot.html", "reference", {threads})
 """
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -65,8 +66,8 @@ def main() -> None:
     rows = pq.ParquetFile(hsps).metadata.num_rows
     print(f"{hsps}: {rows:,} HSPs, {os.path.getsize(hsps) / 1e9:.1f} GB, backend {args.backend}, threads {args.threads}, "
           f"package of {args.root}")
-    print(f"{'step':<9} {'wall s':>7} {'CPU s':>7} {'M HSPs/s':>9} {'peak MB':>8}")
-    for step in ("coverage", "plots"):
+    print(f"{'step':<12} {'wall s':>7} {'CPU s':>7} {'M HSPs/s':>9} {'peak MB':>8}")
+    for step in ("hsp_coverage", "coverage", "plots"):
         code = STEP.format(root=os.path.abspath(args.root), query=query, reference=reference, step=step, backend=args.backend, hsps=hsps,
                            threads=args.threads, pairs=args.pairs, out=out)
         command = [sys.executable, "-c", code]
@@ -78,7 +79,7 @@ def main() -> None:
         if got["rc"]:
             subprocess.run(["tail", "-5", os.path.join(out, f"{step}.log")])
             raise SystemExit(f"{step} failed (rc {got['rc']})")
-        print(f"{step:<9} {got['wall']:7.1f} {got['cpu']:7.1f} {rows / got['wall'] / 1e6:9.1f} {got['peak_mb']:8.0f}")
+        print(f"{step:<12} {got['wall']:7.1f} {got['cpu']:7.1f} {rows / got['wall'] / 1e6:9.1f} {got['peak_mb']:8.0f}")
 
 
 if __name__ == "__main__":

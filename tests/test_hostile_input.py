@@ -227,7 +227,7 @@ def test_record_names_pandas_would_read_as_missing(tmp_path):
     subprocess.run([sys.executable, "-m", "gpu_kernels", "compare", str(tmp_path / "q.fa"), str(tmp_path / "r.fa"),
                     "--hsps", str(table)], check=True, cwd=ROOT, capture_output=True)
     query, reference, tables = coverage_of(table, tmp_path)
-    pair_pictures(str(table), tables[0], query, reference, str(tmp_path / "grid.png"), None, str(tmp_path / "pairs"),
+    pair_pictures(str(table), str(tmp_path / "hsp_coverage.npz"), query, reference, str(tmp_path / "grid.png"), None, str(tmp_path / "pairs"),
                   50, None, "file", 1)
     assert sorted(p.name for p in (tmp_path / "pairs").iterdir()) == sorted(f"{n.replace('/', '_')}__N_A.png"
                                                                            for n in names)

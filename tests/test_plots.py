@@ -238,7 +238,7 @@ def test_plots_step_draws_the_same_bytes_on_processes_as_in_one(tmp_path):
     from gpu_kernels.params import Params
     from gpu_kernels.workflow.genome import Genome
     from gpu_kernels.workflow.pictures import pair_pictures
-    from gpu_kernels.workflow.tables import coverage_tables
+    from gpu_kernels.workflow.tables import coverage_tables, hsp_coverage
 
     hsps = many_hsps(6000, seed=3)
     hsps["length"] = hsps["qend"] - hsps["qstart"]
@@ -252,11 +252,13 @@ def test_plots_step_draws_the_same_bytes_on_processes_as_in_one(tmp_path):
                    row_group_rows=1000) as writer:
         writer.write(hsps)
     tables = [str(tmp_path / f"{name}.tsv") for name in ("pairs", "query", "reference", "genomes")]
-    coverage_tables(table, query, reference, *tables)
+    summary = str(tmp_path / "hsp_coverage.npz")
+    hsp_coverage(table, query, reference, summary)
+    coverage_tables(summary, query, reference, *tables)
     drawn = {}
     for threads in (1, 3):
         out = tmp_path / f"threads{threads}"
-        pair_pictures(table, tables[0], query, reference, str(out / "grid.png"), str(out / "heatmap.png"),
+        pair_pictures(table, summary, query, reference, str(out / "grid.png"), str(out / "heatmap.png"),
                     str(out / "pairs"), 50, str(out / "dotplot.html"), "reference", threads)
         drawn[threads] = {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
     assert len(drawn[1]) == 3 + 6 and drawn[1] == drawn[3]
@@ -285,7 +287,7 @@ def test_dotplots_draw_the_chain_layers_asked_for(tmp_path):
             ("alignments", str(chains), ("alignments", "chains", "hsps"), str(aligned)),
             ("no alignments made", str(chains), ("alignments", "chains", "hsps"), None)):
         out = tmp_path / label
-        pair_pictures(str(table), tables[0], query, reference, str(out / "grid.png"), None, None, 50,
+        pair_pictures(str(table), str(tmp_path / "hsp_coverage.npz"), query, reference, str(out / "grid.png"), None, None, 50,
                       str(out / "dotplot.html"), "reference", 1, chains_path, layers, alignments)
         drawn[label] = ((out / "grid.png").read_bytes(), (out / "dotplot.html").read_text())
     entries = ("one-to-one alignments, ", "backbone chains, ", "other chains, ", "HSPs, ")
@@ -322,7 +324,7 @@ def test_figures_for_papers_in_svg_and_pdf_beside_the_png(tmp_path):
     from gpu_kernels.params import Params
     from gpu_kernels.workflow.genome import Genome
     from gpu_kernels.workflow.pictures import pair_pictures
-    from gpu_kernels.workflow.tables import coverage_tables
+    from gpu_kernels.workflow.tables import coverage_tables, hsp_coverage
 
     hsps = many_hsps(2000, seed=7, nq=2, nr=2, span=10**5)
     hsps["length"] = hsps["qend"] - hsps["qstart"]
@@ -335,11 +337,13 @@ def test_figures_for_papers_in_svg_and_pdf_beside_the_png(tmp_path):
     with HspWriter(table, query.names, query.lengths, reference.names, reference.lengths, Params()) as writer:
         writer.write(hsps)
     tables = [str(tmp_path / f"{name}.tsv") for name in ("pairs", "query", "reference", "genomes")]
-    coverage_tables(table, query, reference, *tables)
+    summary = str(tmp_path / "hsp_coverage.npz")
+    hsp_coverage(table, query, reference, summary)
+    coverage_tables(summary, query, reference, *tables)
     drawn = {}
     for run in ("first", "again"):
         out = tmp_path / run
-        pair_pictures(table, tables[0], query, reference, str(out / "grid.png"), str(out / "heatmap.png"),
+        pair_pictures(table, summary, query, reference, str(out / "grid.png"), str(out / "heatmap.png"),
                       str(out / "pairs"), 2, None, "reference", 1, formats=("svg", "pdf"))
         drawn[run] = {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
     names = set(drawn["first"])
@@ -370,14 +374,12 @@ def test_a_pair_dotplot_is_framed_on_its_aligned_region():
 def test_the_heatmap_takes_the_dotplots_order():
     """Heatmap rows are the query records in the dotplot's order (its Layout), columns the reference
     records in file order; the longest MAX_HEATMAP a side when there are more."""
-    import pandas as pd
-
     from gpu_kernels.workflow.genome import Genome
     from gpu_kernels.workflow.pictures import heatmap_matrices
 
     query = Genome.of("Q", ["a", "b", "c"], [300, 100, 200])
     reference = Genome.of("R", ["x", "y"], [100, 500])
-    pairs = pd.DataFrame({"query_covered_both": [30, 50, 20], "reference_covered_both": [10, 40, 60]})
+    pairs = {"query_both": np.array([30, 50, 20]), "reference_both": np.array([10, 40, 60])}
     qindex, rindex = np.array([0, 1, 2]), np.array([1, 0, 1])
     layout = plots.Layout(query.lengths, reference.lengths, order=[2, 0, 1], flip=[False] * 3)
     qm, rm, qnames, rnames = heatmap_matrices(pairs, qindex, rindex, query, reference, layout)

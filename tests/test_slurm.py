@@ -45,7 +45,7 @@ def test_slurm_profile_run_equals_local_run(tmp_path):
 def test_the_readmes_slurm_command_keeps_the_profiles_limits_and_sends_gpu_jobs_to_gpus():
     """The README's SLURM command gave --default-resources with a partition and an account alone: on
     the command line that section replaces the profile's whole, so every job got 1,000 MB and no
-    runtime, and coverage jobs, which ask for a GPU, went to the CPU partition. The command now
+    runtime, and coverage jobs (now hsp_coverage), which ask for a GPU, went to the CPU partition. The command now
     repeats every memory and time limit of the profile, and every rule that asks for a GPU gets a
     GPU partition, in the README and in the profile's comment alike."""
     import re
@@ -57,7 +57,7 @@ def test_the_readmes_slurm_command_keeps_the_profiles_limits_and_sends_gpu_jobs_
     rules = "".join(open(os.path.join(ROOT, "workflow", "rules", name)).read()
                     for name in os.listdir(os.path.join(ROOT, "workflow", "rules")))
     gpu_rules = set(re.findall(r"rule (\w+):(?:(?!\nrule ).)*?\n\s+gpu=1 if", rules, re.S))
-    assert gpu_rules == {"compare", "coverage", "row"}  # row: many genomes (comparisons.many)
+    assert gpu_rules == {"compare", "hsp_coverage", "row"}  # row: many genomes (comparisons.many)
     readme = open(os.path.join(ROOT, "README.md")).read()
     comment = "".join(line.lstrip("# ") for line in open(profile_path) if line.startswith("#"))
     for text in (readme, comment):

@@ -64,15 +64,17 @@ def comparable(cwd):
 
 
 def coverage_of(table, folder):
-    """A genome pair's coverage tables made from an HSP table as the coverage rule makes them, into
-    folder: (query Genome, reference Genome, [pairs, query, reference, genomes] paths)."""
+    """A genome pair's coverage tables made from an HSP table as the hsp_coverage and coverage rules
+    make them, into folder: (query Genome, reference Genome, [pairs, query, reference, genomes] paths);
+    the HSP pass's numbers (what the pictures read) are folder / hsp_coverage.npz."""
     from gpu_kernels.formats import read_meta
     from gpu_kernels.workflow.genome import Genome
-    from gpu_kernels.workflow.tables import coverage_tables
+    from gpu_kernels.workflow.tables import coverage_tables, hsp_coverage
 
     meta = read_meta(str(table))
     query = Genome.of("Q", meta["query"]["names"], meta["query"]["lengths"])
     reference = Genome.of("R", meta["reference"]["names"], meta["reference"]["lengths"])
     tables = [str(folder / f"{name}.tsv") for name in ("pairs", "query", "reference", "genomes")]
-    coverage_tables(str(table), query, reference, *tables)
+    hsp_coverage(str(table), query, reference, str(folder / "hsp_coverage.npz"))
+    coverage_tables(str(folder / "hsp_coverage.npz"), query, reference, *tables)
     return query, reference, tables

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import os
+import tempfile
 
 from ..errors import InputError
 from ..formats import FORMATS, HspWriter, default_threads, iter_hsps, read_meta, text_from_table
@@ -13,7 +14,7 @@ from .genome import Genome
 from .chaining import find_sides, write_chains
 from .outputs import CHAIN_KINDS, PAIR_OUTPUTS
 from .pictures import pair_pictures
-from .tables import coverage_tables
+from .tables import coverage_tables, hsp_coverage
 
 log = logging.getLogger(__name__)
 
@@ -87,10 +88,12 @@ def filter_table(table_path: str, out_dir: str, min_len: int = 0, min_identity: 
             text_from_table(kind, out["hsps"], out[kind])
     if any(out[kind] for kind in CHAIN_KINDS):  # chains of the kept HSPs, as the chains rule makes them
         write_chains(out["hsps"], {kind: out[kind] for kind in CHAIN_KINDS}, sides=genomes)
-    coverage_tables(out["hsps"], query, reference, out["coverage_pairs"], out["coverage_query"],
-                    out["coverage_reference"], out["coverage_genomes"], backend, default_threads(),
-                    out["chains_table"])
-    pair_pictures(out["hsps"], out["coverage_pairs"], query, reference, out["grid_dotplot"], out["coverage_heatmap"],
-                  out["pair_dotplots"], max_pair_plots, out["html_dotplot"], order, default_threads(),
-                  out["chains_table"], low=params.extension.min_identity)
+    with tempfile.TemporaryDirectory(dir=os.path.dirname(os.path.abspath(out["coverage_pairs"]))) as scratch:
+        summary = os.path.join(scratch, "hsp_coverage.npz")
+        hsp_coverage(out["hsps"], query, reference, summary, backend, default_threads())
+        coverage_tables(summary, query, reference, out["coverage_pairs"], out["coverage_query"],
+                        out["coverage_reference"], out["coverage_genomes"], out["chains_table"])
+        pair_pictures(out["hsps"], summary, query, reference, out["grid_dotplot"], out["coverage_heatmap"],
+                      out["pair_dotplots"], max_pair_plots, out["html_dotplot"], order, default_threads(),
+                      out["chains_table"], low=params.extension.min_identity)
     return writer.rows

@@ -55,6 +55,7 @@ TEMPLATES = {
     "bin_texts": BINS + ".texts.bin",
     "bin_text_parts": BINS + ".text_parts.bin",
     "assembled": PAIR + "/assembled",
+    "hsp_coverage": PAIR + "/hsp_coverage.npz",
     **{kind: f"{PAIR}/{name}" for kind, name in PAIR_OUTPUTS.items()},
     "hsp_table": PAIR + "/{hsptable}.parquet",
     "mummer": PAIR + "/matches.mummer.txt",

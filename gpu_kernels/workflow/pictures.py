@@ -15,6 +15,7 @@ from ..formats import iter_hsps, read_columns, read_meta
 from ..formats.tables import check_records, table_kind
 from ..schema import HSP
 from .genome import Genome
+from .tables import read_hsp_coverage
 
 log = logging.getLogger(__name__)
 
@@ -56,14 +57,16 @@ def gather_dots(hsps_path: str, columns, accumulator, add, threads: int) -> tupl
     return whole, pair_dots
 
 
-def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: Genome, grid_path: str | None,
+def pair_pictures(hsps_path: str, summary_path: str, query: Genome, reference: Genome, grid_path: str | None,
                   heatmap_path: str | None, pairs_dir: str | None, max_pair_plots: int, html_path: str | None = None,
                   order: str = "reference", threads: int = 1, chains_path: str | None = None,
                   layers: tuple = ("backbone", "chains", "hsps"), alignments_path: str | None = None,
                   formats: tuple = (), frame: str = "aligned", low: float | None = None) -> None:
     """Grid dotplot, interactive HTML dotplot, coverage heatmap and per chromosome pair dotplots of
-    one genome pair, from the HSP table and the pair table the coverage rule wrote (its coverage
-    picks the pair dotplots and fills the heatmap, its alignment columns order the query).
+    one genome pair, from the HSP table and the numbers of its pass for the coverage tables
+    (summary_path: tables.hsp_coverage's; their coverage picks the pair dotplots and fills the
+    heatmap, where the HSPs lie orders the query where there is no backbone), so the pictures are
+    drawn beside the coverage tables, not after them.
 
     order: "reference" orders and orients the query records along the reference by their best hits
     (by the backbone chains where chains_path, the chains table, is given), "file" keeps file order.
@@ -75,18 +78,13 @@ def pair_pictures(hsps_path: str, coverage_path: str, query: Genome, reference: 
     frame: the pair dotplots' frame (plots.pair_dotplot); low: where the identity colour scale starts
     (the run's min_identity; None: the lowest identity drawn). hsps_path: one HSP table or a list of
     them (a genome pair's compare jobs' tables, read as one)."""
-    import pandas as pd
-
     from .dots import HTML_LINES, MAX_LINES, Dots, Layout, file_stem, short_names
     from .html import html_dotplot
     from .plots import coverage_heatmap, grid_dotplot, pair_dotplot
 
     nr = len(reference.names)
-    # record names are text, whatever they spell: NA, nan, null and None are names, not missing values
-    pairs = pd.read_csv(coverage_path, sep="\t", dtype={"query": str, "reference": str}, keep_default_na=False)
-    qindex = pd.Index(query.names).get_indexer(pairs["query"])
-    rindex = pd.Index(reference.names).get_indexer(pairs["reference"])
-    covered = pairs["query_covered_both"].to_numpy(np.int64)
+    pairs = read_hsp_coverage(summary_path, query, reference)
+    qindex, rindex, covered = pairs["qindex"], pairs["rindex"], pairs["query_both"]
     chains = read_columns(chains_path) if chains_path else None
     aligned = one_to_one_rows(read_columns(alignments_path, ALIGNED_COLUMNS)) \
         if chains is not None and alignments_path and "alignments" in layers else None
@@ -237,7 +235,7 @@ def heatmap_matrices(pairs, qindex: np.ndarray, rindex: np.ndarray, query: Genom
     matrices = []
     for side, lengths in (("query", query.lengths[qorder][:, None]), ("reference", reference.lengths[rorder][None, :])):
         matrix = np.zeros((qorder.size, rorder.size))
-        matrix[rows, cols] = pairs[f"{side}_covered_both"].to_numpy()[shown]
+        matrix[rows, cols] = np.asarray(pairs[f"{side}_both"])[shown]
         matrices.append(matrix / np.maximum(1, lengths))
     return (*matrices, query.names[qorder], reference.names[rorder])
 

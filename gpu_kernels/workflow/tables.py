@@ -15,16 +15,21 @@ from .genome import Genome
 log = logging.getLogger(__name__)
 
 
-def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path: str, query_path: str,
-                    reference_path: str, genomes_path: str, backend: str = "numpy", threads: int = 2,
-                    chains_path: str | None = None, alignments_path: str | None = None) -> None:
-    """Coverage of both genomes (unions of intervals on the backend's device), forward, reverse and
-    both strands: per chromosome pair with HSPs (each side), per query chromosome, per reference
-    chromosome, and per genome; with chains_path (the chains table), the backbone's too (`backbone`:
-    the union of the backbone chains' spans); with alignments_path (the alignment table), the
-    one-to-one alignments' (`aligned`) and their identity (`identity_aligned`: identical columns over
-    all their columns, gaps included). threads: the table's reading threads (on the CuPy backend)."""
-    import pandas as pd
+SIDES = ("query", "reference")
+PAIR_COLUMNS = ("aligned_bases", "aligned_reverse", "reference_centre")  # where a pair's HSPs lie
+
+
+def hsp_coverage(hsps_path, query: Genome, reference: Genome, out_path: str, backend: str = "numpy",
+                 threads: int = 2) -> None:
+    """The coverage tables' pass over the HSPs (unions of intervals on the backend's device), written as
+    a small .npz (a few numbers a record pair with HSPs and a record): per chromosome pair with HSPs
+    (`keys`, qrec * len(reference) + rrec, ascending) its HSP count, covered bases of each side
+    forward, reverse and both strands (`query_both`, ...) and where its HSPs lie (PAIR_COLUMNS); per
+    record of each side its covered bases (`query_records_both`, ...). It needs nothing the pair's
+    assembly makes, so it runs beside it; the coverage tables and the pictures read it.
+    hsps_path: one HSP table or a list of them (a genome pair's compare jobs' tables, read as one);
+    threads: the table's reading threads (on the CuPy backend)."""
+    from ..formats import atomic_path
 
     nq, nr = len(query.names), len(reference.names)
     started = time.perf_counter()
@@ -34,9 +39,51 @@ def coverage_tables(hsps_path: str, query: Genome, reference: Genome, pairs_path
     chunks = engine.table_batches(hsps_path, HSP.view("coverage"), engine.batch_rows, longest < 2**31, threads)
     coverage = table_coverage(chunks, nq, nr, engine.xp)
     keys, counts, per_pair, alignment = coverage.pairs()
-    per_record = {side: coverage.records(side) for side in ("query", "reference")}
+    saved = {"shape": np.array([nq, nr], dtype=np.int64), "keys": keys.astype(np.int64),
+             "hsps": counts.astype(np.int64), **{name: alignment[name].astype(np.int64) for name in PAIR_COLUMNS}}
+    for side in SIDES:
+        records = coverage.records(side)
+        for strand in STRANDS:
+            saved[f"{side}_{strand}"] = per_pair[side][strand].astype(np.int64)
+            saved[f"{side}_records_{strand}"] = records[strand].astype(np.int64)
     del coverage
+    with atomic_path(out_path) as tmp:
+        with open(tmp, "wb") as handle:
+            np.savez(handle, **saved)
     log.info("HSPs' coverage: %d record pairs (%.2f s)", keys.size, time.perf_counter() - started)
+
+
+def read_hsp_coverage(path: str, query: Genome, reference: Genome) -> dict:
+    """hsp_coverage's numbers, with `qindex` and `rindex` (each pair's records) beside `keys`; checked
+    to be of these genomes' record counts."""
+    with np.load(path) as saved:
+        out = {name: saved[name] for name in saved.files}
+    nq, nr = (int(n) for n in out.pop("shape"))
+    if (nq, nr) != (len(query.names), len(reference.names)):
+        raise ValueError(f"{path}: HSP coverage of {nq} x {nr} records, not of {query.name} ({len(query.names)}) "
+                         f"x {reference.name} ({len(reference.names)})")
+    out["qindex"], out["rindex"] = np.divmod(out["keys"], max(nr, 1))
+    return out
+
+
+def coverage_tables(summary_path: str, query: Genome, reference: Genome, pairs_path: str, query_path: str,
+                    reference_path: str, genomes_path: str, chains_path: str | None = None,
+                    alignments_path: str | None = None) -> None:
+    """Coverage of both genomes, forward, reverse and both strands, from hsp_coverage's numbers
+    (summary_path): per chromosome pair with HSPs (each side), per query chromosome, per reference
+    chromosome, and per genome; with chains_path (the chains table), the backbone's too (`backbone`:
+    the union of the backbone chains' spans); with alignments_path (the alignment table), the
+    one-to-one alignments' (`aligned`) and their identity (`identity_aligned`: identical columns over
+    all their columns, gaps included)."""
+    import pandas as pd
+
+    nq, nr = len(query.names), len(reference.names)
+    started = time.perf_counter()
+    summary = read_hsp_coverage(summary_path, query, reference)
+    keys, counts = summary["keys"], summary["hsps"]
+    per_pair = {side: {strand: summary[f"{side}_{strand}"] for strand in STRANDS} for side in SIDES}
+    per_record = {side: {strand: summary[f"{side}_records_{strand}"] for strand in STRANDS} for side in SIDES}
+    alignment = {name: summary[name] for name in PAIR_COLUMNS}
     strands = STRANDS
     if chains_path:
         backbone = backbone_coverage(read_columns(chains_path), nq, nr, keys.astype(np.int64))

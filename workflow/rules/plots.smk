@@ -5,7 +5,7 @@
 rule plots:
     input:
         hsps=dots_table,
-        coverage=path("coverage_pairs"),
+        coverage=path("hsp_coverage"),  # the coverage tables' HSP pass: drawn beside the tables
         chains=path("chains_table") if OUT["chains_table"] else [],
         # the one-to-one alignments' numbers (the assembled pair's), not their texts
         alignments=path("assembled") if OUT["alignments_table"] else [],

@@ -12,14 +12,7 @@ from gpu_kernels.workflow.tables import coverage_tables  # noqa: E402
 sm = snakemake  # noqa: F821
 w = sm.wildcards
 
-def step():
-    if sm.params.backend == "cupy":
-        from gpu_kernels.device import claim_device
-
-        claim_device(jobs_per_gpu=sm.config.get("jobs_per_gpu", 1))  # not a rerun trigger: no output depends on it
-    coverage_tables(sm.params.hsps, Genome(w.query, None, sm.input.qtable), Genome(w.reference, None, sm.input.rtable),
-                    sm.output.pairs, sm.output.query, sm.output.reference, sm.output.genomes, sm.params.backend,
-                    sm.threads, sm.input.chains or None, assembled_alignments(sm.input.alignments) if sm.input.alignments else None)
-
-
-run(sm, step)
+run(sm, lambda: coverage_tables(
+    sm.input.hsps, Genome(w.query, None, sm.input.qtable), Genome(w.reference, None, sm.input.rtable),
+    sm.output.pairs, sm.output.query, sm.output.reference, sm.output.genomes, sm.input.chains or None,
+    assembled_alignments(sm.input.alignments) if sm.input.alignments else None))
