@@ -20,6 +20,9 @@ rule assemble:
         log_path("assemble", "set", "query", "reference"),
     benchmark:
         log_path("assemble", "set", "query", "reference", kind="benchmark")
+    # the run's critical path once the compare jobs are done: before the last texts' jobs and the
+    # coverage tables' HSP pass, which run beside it on the cores left
+    priority: 2
     conda:
         "../envs/engine.yaml"
     threads: 8  # the parts read on threads
@@ -57,7 +60,9 @@ rule alignments:
         log_path("alignments", "set", "query", "reference", kind="benchmark")
     conda:
         "../envs/engine.yaml"
-    threads: 8  # the texts are read and printed on threads
+    # the texts are read and printed on threads: a quarter of the cores, 2 to 8, beside the pictures
+    # (the longer job, given the most)
+    threads: min(8, max(2, host_cores() // 4))
     params:  # what the tables' metadata and the delta's header say: the assembled pair's (assemble's)
         engine=pair_engine,
         fasta=lambda wc: {

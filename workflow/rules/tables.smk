@@ -16,7 +16,9 @@ rule hsp_coverage:
         log_path("hsp_coverage", "set", "query", "reference", kind="benchmark")
     conda:
         "../envs/engine.yaml"
-    threads: 8  # the table's reading threads, each copying its row groups into page-locked memory for the GPU
+    # the table's reading threads, each copying its row groups into page-locked memory for the GPU: four
+    # keep it ahead of assemble, which runs beside it
+    threads: 4
     resources:
         gpu=1 if BACKEND == "cupy" else 0,
     params:
