@@ -145,3 +145,7 @@ def test_the_coverage_pass_runs_beside_the_assembly_and_the_pictures_beside_the_
     assert {("compare", "hsp_coverage"), ("hsp_coverage", "coverage"), ("hsp_coverage", "plots"),
             ("assemble", "coverage"), ("assemble", "plots")} <= edges, edges
     assert not {("assemble", "hsp_coverage"), ("coverage", "plots"), ("merge", "hsp_coverage")} & edges
+    # a rule's priority made Snakemake's ILP scheduler take its 10 s limit to choose the jobs after
+    # assemble (a 3 Gbp pair's run, one H200): the order comes from the threads asked for, not priorities
+    rules = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "workflow", "rules")
+    assert not [name for name in os.listdir(rules) if re.search(r"^\s+priority:", open(os.path.join(rules, name)).read(), re.M)]

@@ -20,12 +20,11 @@ rule assemble:
         log_path("assemble", "set", "query", "reference"),
     benchmark:
         log_path("assemble", "set", "query", "reference", kind="benchmark")
-    # the run's critical path once the compare jobs are done: before the last texts' jobs and the
-    # coverage tables' HSP pass, which run beside it on the cores left
-    priority: 2
     conda:
         "../envs/engine.yaml"
-    threads: 8  # the parts read on threads
+    # the parts read on threads (it keeps about one and a half cores busy): four, so that it starts
+    # as the compare jobs end, beside the last texts' jobs and the coverage tables' HSP pass
+    threads: 4
     params:
         engine=pair_engine,
         fasta=lambda wc: {
@@ -60,9 +59,7 @@ rule alignments:
         log_path("alignments", "set", "query", "reference", kind="benchmark")
     conda:
         "../envs/engine.yaml"
-    # the texts are read and printed on threads: a quarter of the cores, 2 to 8, beside the pictures
-    # (the longer job, given the most)
-    threads: min(8, max(2, host_cores() // 4))
+    threads: 8  # the texts are read and printed on threads
     params:  # what the tables' metadata and the delta's header say: the assembled pair's (assemble's)
         engine=pair_engine,
         fasta=lambda wc: {

@@ -60,12 +60,11 @@ rule plots:
         log_path("plots", "set", "query", "reference"),
     benchmark:
         log_path("plots", "set", "query", "reference", kind="benchmark")
-    priority: 1  # the run's last long job: started before the alignments' texts where cores are short
     conda:
         "../envs/engine.yaml"
-    # accumulators and drawing processes side by side (the raster pass releases the GIL): three
-    # quarters of the cores, 8 to 16, beside the alignments' texts; Snakemake lowers it to --cores
-    threads: min(16, max(8, host_cores() * 3 // 4))
+    # accumulators and drawing processes side by side (the raster pass releases the GIL): half the
+    # cores, 8 to 16, so that it runs beside the alignments' texts; Snakemake lowers it to --cores
+    threads: min(16, max(8, host_cores() // 2))
     params:
         hsps=dots_tables,
         low=lowest_identity,
