@@ -14,7 +14,7 @@
 #define HUGE_PAGE ((size_t)1 << 21)
 
 /* Threads for a pass over `bytes` bytes: parts of at least 4 MiB, a thread's start costing more than less. */
-static int threads_for(int64_t bytes, int threads) {
+int byte_threads(int64_t bytes, int threads) {
     const int parts = (int)(bytes >> 22) + 1;
     return threads < 1 ? 1 : threads < parts ? threads : parts;
 }
@@ -143,7 +143,7 @@ PyObject *py_copy_bytes(PyObject *self, PyObject *args) {
     if (ok) {
         copy_job j = {b[0].buf, b[1].buf, (int64_t)b[1].len};
         Py_BEGIN_ALLOW_THREADS
-        run_parallel(copy_part, &j, threads_for((int64_t)b[1].len, threads));
+        run_parallel(copy_part, &j, byte_threads((int64_t)b[1].len, threads));
         Py_END_ALLOW_THREADS
     } else {
         PyErr_SetString(PyExc_ValueError, "copy_bytes: the output is shorter than the data");
@@ -220,7 +220,7 @@ PyObject *py_reverse_complement(PyObject *self, PyObject *args) {
         reverse_job j = {b[0].buf, b[1].buf, (int64_t)b[1].len, {0}};
         memcpy(j.complement, b[2].buf, 256);
         Py_BEGIN_ALLOW_THREADS
-        run_parallel(reverse_part, &j, threads_for((int64_t)b[1].len, threads));
+        run_parallel(reverse_part, &j, byte_threads((int64_t)b[1].len, threads));
         Py_END_ALLOW_THREADS
     } else if (!ok) {
         PyErr_SetString(PyExc_ValueError, "reverse_complement: out and codes differ in length, or the table is not 256 bytes");
@@ -310,7 +310,7 @@ PyObject *py_gather_spans(PyObject *self, PyObject *args) {
              spans_fit(j.starts, j.lengths, j.at, j.n, (int64_t)b[1].len, (int64_t)b[0].len);
     if (ok) {
         Py_BEGIN_ALLOW_THREADS
-        run_parallel(gather_part, &j, threads_for(j.total, threads));
+        run_parallel(gather_part, &j, byte_threads(j.total, threads));
         Py_END_ALLOW_THREADS
     } else {
         PyErr_SetString(PyExc_ValueError, "gather_spans: a span outside its buffer or out of order, or a bad table");
@@ -361,7 +361,7 @@ PyObject *py_count_in_spans(PyObject *self, PyObject *args) {
         ok = j.table[k] <= 1;
     if (ok) {
         Py_BEGIN_ALLOW_THREADS
-        run_parallel(count_part, &j, threads_for(j.size, threads));
+        run_parallel(count_part, &j, byte_threads(j.size, threads));
         Py_END_ALLOW_THREADS
     } else {
         PyErr_SetString(PyExc_ValueError, "count_in_spans: spans outside the data, out of order, or a bad table");

@@ -205,6 +205,13 @@ static PyMethodDef methods[] = {
      "copied (or mapped through the tables) to out at `at`, on threads (bytes.c)"},
     {"count_in_spans", py_count_in_spans, METH_VARARGS,
      "count_in_spans(data, starts, ends, table, counts, threads): bytes of a set counted in spans, on threads (bytes.c)"},
+    {"pack_codes", py_pack_codes, METH_VARARGS,
+     "pack_codes(packed, codes, threads): codes packed at two bits a base, on threads (twobit.c)"},
+    {"unpack_codes", py_unpack_codes, METH_VARARGS,
+     "unpack_codes(out, packed, first, threads): the codes of bases first .. first + len(out), on threads (twobit.c)"},
+    {"value_runs", py_value_runs, METH_VARARGS,
+     "value_runs(codes, value, threads) -> (starts, ends): the maximal runs of a byte value, found on threads "
+     "(twobit.c)"},
     {"sketch_sites", py_sketch_sites, METH_VARARGS,
      "sketch_sites(data, starts, ends, recs, bases, firsts, shift, at, room, run_at, run_room, out, runs, found, "
      "run_found, threads): a genome's sketch, a piece of a record at a time, written where it has room (sketch.c)"},

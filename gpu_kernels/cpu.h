@@ -127,6 +127,11 @@ PyObject *py_holds_byte(PyObject *self, PyObject *args);
 PyObject *py_copy_bytes(PyObject *self, PyObject *args);
 PyObject *py_gather_spans(PyObject *self, PyObject *args);
 PyObject *py_count_in_spans(PyObject *self, PyObject *args);
+/* Threads for a pass over `bytes` bytes: parts of at least 4 MiB (bytes.c). */
+int byte_threads(int64_t bytes, int threads);
+PyObject *py_pack_codes(PyObject *self, PyObject *args);
+PyObject *py_unpack_codes(PyObject *self, PyObject *args);
+PyObject *py_value_runs(PyObject *self, PyObject *args);
 PyObject *py_sketch_sites(PyObject *self, PyObject *args);
 PyObject *py_fill_spans(PyObject *self, PyObject *args);
 PyObject *py_reverse_complement(PyObject *self, PyObject *args);

@@ -77,14 +77,20 @@ class SeqSet:
         return self.lengths.size - np.searchsorted(starts, pos, side="right")
 
 
+def empty_layout(lengths) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, codes of borders alone) of records of these lengths laid end to end with borders."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    starts = GAP + np.concatenate(([0], np.cumsum(lengths + GAP)[:-1])).astype(np.int64)
+    return starts, np.full(int(GAP + lengths.sum() + GAP * lengths.size), BORDER, dtype=np.uint8)
+
+
 def make_seqset(names: list[str], arrays: list[np.ndarray]) -> SeqSet:
     """Lay records end to end with borders (records of a genome's codes file, memory-mapped, copied
     on the compiled stages' threads)."""
     from . import native
 
     lengths = np.array([a.size for a in arrays], dtype=np.int64)
-    starts = GAP + np.concatenate(([0], np.cumsum(lengths + GAP)[:-1])).astype(np.int64)
-    codes = np.full(int(GAP + lengths.sum() + GAP * len(arrays)), BORDER, dtype=np.uint8)
+    starts, codes = empty_layout(lengths)
     for start, array in zip(starts, arrays):
         if array.size >= (1 << 22) and array.dtype == np.uint8 and array.flags.c_contiguous:
             native.cpu().copy_bytes(codes[start:start + array.size], array, native.threads())

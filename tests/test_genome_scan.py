@@ -23,8 +23,9 @@ def test_the_genome_scan_digests_a_file_only_where_asked(tmp_path):
 @pytest.mark.parametrize("text", [">r1 x\nACGTNNNNacgtRYKM\nAC\n>r2\nNNNNNN\n>r3\nGGGGCCCCWSN\n",
                                   "@q1\nACGTN\n+\nIIIII\n@q2\nNNN\n+\nIII\n"])
 def test_the_index_holds_the_records_end_to_end_and_their_n_counts(tmp_path, text):
-    """write_index saves the loaded genome's codes as they are (laid out as seqset_of lays its records)
-    and counts each record's N codes on threads: the records, borders and counts a plain loop gives."""
+    """write_index saves the loaded genome's codes (laid out as seqset_of lays its records, at two bits a
+    base) and counts each record's N codes on threads: the records, borders and counts a plain loop
+    gives, read back whole and a bin at a time."""
     from gpu_kernels.encode import N_CODE
     from gpu_kernels.fasta import Record, load_fasta
     from gpu_kernels.seqset import seqset_of
@@ -32,10 +33,15 @@ def test_the_index_holds_the_records_end_to_end_and_their_n_counts(tmp_path, tex
 
     fasta = tmp_path / ("g.fq" if text.startswith("@") else "g.fa")
     fasta.write_text(text)
-    genome.write_index(str(fasta), str(tmp_path / "codes.npy"), str(tmp_path / "table.tsv"), 10)
+    genome.write_index(str(fasta), str(tmp_path / "codes.2bit"), str(tmp_path / "table.tsv"), 10)
     loaded = load_fasta(str(fasta), reads=True)
     records = [Record(n, loaded.codes[s:s + l]) for n, s, l in zip(loaded.names, loaded.starts, loaded.lengths)]
-    assert np.array_equal(np.load(tmp_path / "codes.npy"), seqset_of(records).codes)
     rows = genome.read_table(str(tmp_path / "table.tsv"))
+    indexed = genome.Genome("g", str(tmp_path / "codes.2bit"), str(tmp_path / "table.tsv"))
+    assert np.array_equal(genome.mapped_genome(indexed).codes, seqset_of(records).codes)
+    for picked in ([0], [len(records) - 1, 0], list(range(len(records)))):
+        want = seqset_of([records[i] for i in picked])
+        got = genome.load_records(indexed, picked)
+        assert np.array_equal(got.codes, want.codes) and np.array_equal(got.starts, want.starts)
     assert [row["n_count"] for row in rows] == [int(np.count_nonzero(r.codes == N_CODE)) for r in records]
     assert [row["start"] for row in rows] == seqset_of(records).starts.tolist()

@@ -169,7 +169,7 @@ def test_the_genome_index_keeps_the_letters(tmp_path):
     text, _ = drawn_fasta(random.Random(9), 5)
     path = tmp_path / "drawn.fa"
     path.write_text(text)
-    codes, table = str(tmp_path / "codes.npy"), str(tmp_path / "chromosomes.tsv")
+    codes, table = str(tmp_path / "codes.2bit"), str(tmp_path / "chromosomes.tsv")
     write_index(str(path), codes, table, 50_000_000)
     genome = Genome("drawn", codes, table)
     whole, direct = load_bin(codes, genome.rows, WHOLE)[0], load_fasta(str(path))

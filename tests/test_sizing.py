@@ -9,7 +9,7 @@ from gpu_kernels.workflow.estimate import FAMILIES
 from gpu_kernels.workflow.outputs import PAIR_OUTPUTS
 
 from gpu_kernels.workflow.config import coerce_overrides, schema_error
-from gpu_kernels.workflow.sizing import (FAST_AUTO_BASES, MAX_BIN, MIN_BIN, RESULTS_PER_BASE, bin_size, disk_need, disk_problem,
+from gpu_kernels.workflow.sizing import (FAST_AUTO_BASES, MAX_BIN, MIN_BIN, INDEX_PER_BASE, RESULTS_PER_BASE, bin_size, disk_need, disk_problem,
                                          fast_for, free_bytes, pair_params)
 from gpu_kernels.workflow.sweep import engine_params
 
@@ -80,7 +80,7 @@ def test_a_given_fast_mode_or_preset_is_kept_whatever_the_size():
 
 def test_the_disk_estimate_counts_the_index_every_pairs_outputs_and_the_largest_pairs_parts():
     need = disk_need(6 * GBP, [6 * GBP, 2 * GBP])
-    assert need.index == 6 * GBP and need.results == int(8 * GBP * RESULTS_PER_BASE)
+    assert need.index == int(6 * GBP * INDEX_PER_BASE) and need.results == int(8 * GBP * RESULTS_PER_BASE)
     assert need.temporary == disk_need(0, [6 * GBP]).temporary > disk_need(0, [2 * GBP]).temporary
     assert need.total == need.index + need.temporary + need.results
     assert disk_need(0, []).total == 0  # a finished run needs nothing more

@@ -119,7 +119,7 @@ def write_chains(hsps_path: str, paths: dict, backend: str = "numpy", sides: tup
 
 
 def load_sides(meta: dict, index: dict) -> tuple:
-    """Both genomes' SeqSets from their index files (codes.npy, a SeqSet's layout), checked against the
+    """Both genomes' SeqSets from their index files (codes.2bit, a SeqSet's layout at two bits a base), checked against the
     HSP table's record tables."""
     from .genome import WHOLE, load_bin, read_table
 
@@ -151,7 +151,7 @@ def fasta_sides(meta: dict, query: str, reference: str) -> tuple:
 
 def find_sides(table_path: str, meta: dict, query: str | None = None, reference: str | None = None):
     """Where both genomes' sequences are for a finished run's table: the FASTA files given, else the
-    workflow's index beside the run (RESULTS/index/GENOME/codes.npy for RESULTS/SET/PAIR/hsps.parquet),
+    workflow's index beside the run (RESULTS/index/GENOME/codes.2bit for RESULTS/SET/PAIR/hsps.parquet),
     else the FASTA files the table names (query_fasta, reference_fasta; refused where one has changed
     since the table was made: its stamp). Returns a function that reads them (load_sides, fasta_sides);
     an InputError at once where none is found."""

@@ -22,7 +22,8 @@ from ..errors import InputError
 from ..fasta import BLANK_TABLE, fast_layout, layout, load_fasta, read_bytes, read_fastq
 from ..formats import atomic_path
 from ..letters import NONE
-from ..seqset import SeqSet, make_seqset
+from ..seqset import SeqSet, empty_layout
+from ..twobit import PackedCodes, save_codes
 
 log = logging.getLogger(__name__)
 
@@ -160,7 +161,8 @@ def bin_name(number: int) -> str:
 
 
 def write_index(fasta: str, codes_path: str, table_path: str, bin_size: int) -> None:
-    """Encode a genome once: codes.npy (records laid end to end) and a chromosome table. A record of no
+    """Encode a genome once: its codes file (records laid end to end, two bits a base: twobit.py) and a
+    chromosome table. A record of no
     A, C, G or T (a read of a read set, a scaffold of gaps) is taken, said in the log, and aligned
     nowhere, as nucmer, minimap2 and mummer take it; the command line's compare still refuses one."""
     started = time.perf_counter()
@@ -186,9 +188,8 @@ def write_index(fasta: str, codes_path: str, table_path: str, bin_size: int) -> 
                                 np.ascontiguousarray(ends, dtype=np.int64), n_codes, n_counts, native.threads())
     bins = make_bins([Chromosome(n, int(l)) for n, l in zip(loaded.names, loaded.lengths.tolist())], bin_size)
     bin_of = {index: bin_name(b) for b, members in enumerate(bins) for index in members}
-    with atomic_path(codes_path) as tmp:  # the records laid end to end as seqset_of lays them: load_fasta's
-        with open(tmp, "wb") as handle:
-            np.save(handle, loaded.codes)
+    # the records laid end to end as seqset_of lays them (load_fasta's), at two bits a base
+    save_codes(codes_path, loaded.codes)
     with atomic_path(table_path) as tmp:
         with open(tmp, "w") as handle:
             handle.write("name\tlength\tn_count\tstart\tbin\tiupac\n")
@@ -219,12 +220,20 @@ def load_bin(codes_path: str, rows: list[dict], bin_: str | list[str]) -> tuple[
     """The records of one bin, of several (a list of names) or of the whole genome (WHOLE) as a
     SeqSet, and their indices in the genome (rows: the genome's chromosome table, read once by the
     caller)."""
-    codes = np.load(codes_path, mmap_mode="r")
     bins = {bin_} if isinstance(bin_, str) else set(bin_)
     members = [i for i, row in enumerate(rows) if row["bin"] in bins or WHOLE in bins]
-    arrays = [codes[rows[i]["start"]:rows[i]["start"] + rows[i]["length"]] for i in members]  # copied once, there
-    return with_letters(make_seqset([rows[i]["name"] for i in members], arrays), [rows[i] for i in members]), \
-        np.array(members, dtype=np.int64)
+    return unpacked(codes_path, [rows[i] for i in members]), np.array(members, dtype=np.int64)
+
+
+def unpacked(codes_path: str, rows: list[dict]) -> SeqSet:
+    """These records of a genome's codes file (chromosome table rows) as a SeqSet, each unpacked once,
+    where the SeqSet lays it."""
+    codes = PackedCodes(codes_path)
+    starts, out = empty_layout([r["length"] for r in rows])
+    for row, at in zip(rows, starts.tolist()):
+        codes.into(out, row["start"], row["length"], at)
+    seqset = SeqSet([r["name"] for r in rows], np.array([r["length"] for r in rows], dtype=np.int64), starts, out)
+    return with_letters(seqset, rows)
 
 
 def with_letters(seqset: SeqSet, rows: list[dict]) -> SeqSet:
@@ -242,18 +251,16 @@ def with_letters(seqset: SeqSet, rows: list[dict]) -> SeqSet:
 
 def load_records(genome: "Genome", indices) -> SeqSet:
     """Some records of a genome (their indices, in that order) as a SeqSet, read from its codes."""
-    codes = np.load(genome.codes, mmap_mode="r")
-    rows = [genome.rows[int(i)] for i in indices]
-    arrays = [codes[r["start"]:r["start"] + r["length"]] for r in rows]
-    return with_letters(make_seqset([r["name"] for r in rows], arrays), rows)
+    return unpacked(genome.codes, [genome.rows[int(i)] for i in indices])
 
 
 def mapped_genome(genome: "Genome") -> SeqSet:
-    """Every record of a genome as a SeqSet over its memory-mapped codes (nothing copied: for reading
-    a few bases of each record)."""
-    codes = np.load(genome.codes, mmap_mode="r")
-    return SeqSet([r["name"] for r in genome.rows], np.array([r["length"] for r in genome.rows], dtype=np.int64),
-                  np.array([r["start"] for r in genome.rows], dtype=np.int64), codes)
+    """Every record of a genome as a SeqSet laid as its codes file lays them (for reading a few bases
+    of each record: the records unpacked, the borders the file's)."""
+    codes = PackedCodes(genome.codes)
+    starts = np.array([r["start"] for r in genome.rows], dtype=np.int64)
+    lengths = np.array([r["length"] for r in genome.rows], dtype=np.int64)
+    return SeqSet([r["name"] for r in genome.rows], lengths, starts, codes.layout(starts, lengths))
 
 
 class Genome:

@@ -46,7 +46,7 @@ PICTURE_KINDS = ("grid_dotplot", "html_dotplot", "coverage_heatmap", "pair_dotpl
 TEMPLATES = {
     "scan": "{results}/index/{genome}/scan.json",
     "sketch": "{results}/index/{genome}/sketch.npz",
-    "codes": "{results}/index/{genome}/codes.npy",
+    "codes": "{results}/index/{genome}/codes.2bit",
     "chromosomes": "{results}/index/{genome}/chromosomes.tsv",
     "index_list": "{results}/index/genomes.tsv",
     "bin_group": BINS,

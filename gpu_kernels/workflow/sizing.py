@@ -80,13 +80,14 @@ class DiskNeed:
 # wait for the pair's assemble and alignments rules, 1.0 over the outputs at the disk's peak.
 RESULTS_PER_BASE = 2.0
 TEMPORARY_PER_BASE = 1.5
+INDEX_PER_BASE = 0.25  # the encoded index: two bits a base (twobit.py)
 
 
 def disk_need(index_bases: int, pair_bases: list[int]) -> DiskNeed:
     """The estimate from the bases of the genomes still to encode and of each pair still to compare
     (query and reference together): the index, each pair's outputs, and the temporary parts of the
     largest pair (a pair's parts are removed once its own rules have read them)."""
-    return DiskNeed(int(index_bases), int(max(pair_bases, default=0) * TEMPORARY_PER_BASE),
+    return DiskNeed(int(index_bases * INDEX_PER_BASE), int(max(pair_bases, default=0) * TEMPORARY_PER_BASE),
                     int(sum(pair_bases) * RESULTS_PER_BASE))
 
 

@@ -1,4 +1,4 @@
-"""Snakemake script: encode one genome (codes.npy and the chromosome table)."""
+"""Snakemake script: encode one genome (codes.2bit, two bits a base, and the chromosome table)."""
 import os
 import sys
 
