@@ -17,6 +17,17 @@ def genomes(snakemake) -> tuple:
     return Genome(w.query, i.qcodes, i.qtable), Genome(w.reference, i.rcodes, i.rtable)
 
 
+def claim_gpu(snakemake) -> None:
+    """On the CuPy backend, a GPU and a slot of it no other running job holds (device.claim_device).
+    jobs_per_gpu and turns_per_gpu are read from the config, not params: no output depends on them, so
+    they are no rerun triggers."""
+    if snakemake.params.backend == "cupy":
+        from gpu_kernels.device import claim_device
+
+        claim_device(jobs_per_gpu=snakemake.config.get("jobs_per_gpu", 1),
+                     turns_per_gpu=snakemake.config.get("turns_per_gpu", 1))
+
+
 def pair_meta(snakemake, query, reference, params) -> dict:
     """What a genome pair's tables say of the run (their metadata; the delta's header names the FASTA
     files): both genomes' records, the parameters, the compare jobs' seed counts (params.stats: their

@@ -3,7 +3,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _setup import genomes, run  # noqa: E402
+from _setup import claim_gpu, genomes, run  # noqa: E402
 
 from gpu_kernels.params import Params  # noqa: E402
 from gpu_kernels.workflow.jobs import compare_group  # noqa: E402
@@ -13,10 +13,7 @@ w = sm.wildcards
 
 
 def step():
-    if sm.params.backend == "cupy":
-        from gpu_kernels.device import claim_device
-
-        claim_device(jobs_per_gpu=sm.config.get("jobs_per_gpu", 1))  # not a rerun trigger: no output depends on it
+    claim_gpu(sm)
     query, reference = genomes(sm)
     labels = {"set": w.set, "query": w.query, "reference": w.reference}
     compare_group(query, reference, w.qbin, list(sm.params.rbins), Params(**sm.params.engine), sm.params.backend,

@@ -3,7 +3,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _setup import run  # noqa: E402
+from _setup import claim_gpu, run  # noqa: E402
 
 from gpu_kernels.workflow.genome import Genome  # noqa: E402
 from gpu_kernels.workflow.tables import hsp_coverage  # noqa: E402
@@ -13,10 +13,7 @@ w = sm.wildcards
 
 
 def step():
-    if sm.params.backend == "cupy":
-        from gpu_kernels.device import claim_device
-
-        claim_device(jobs_per_gpu=sm.config.get("jobs_per_gpu", 1))  # not a rerun trigger: no output depends on it
+    claim_gpu(sm)
     hsp_coverage(sm.params.hsps, Genome(w.query, None, sm.input.qtable), Genome(w.reference, None, sm.input.rtable),
                  str(sm.output[0]), sm.params.backend, sm.threads)
 

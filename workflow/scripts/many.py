@@ -4,7 +4,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _setup import run  # noqa: E402
+from _setup import claim_gpu, run  # noqa: E402
 
 from gpu_kernels.params import Params  # noqa: E402
 from gpu_kernels.workflow.genome import read_index_list  # noqa: E402
@@ -14,11 +14,7 @@ sm = snakemake  # noqa: F821
 
 
 def step():
-    if sm.params.backend == "cupy":
-        from gpu_kernels.device import claim_device
-
-        # not rerun triggers: no output depends on them
-        claim_device(jobs_per_gpu=sm.config.get("jobs_per_gpu", 1), turns_per_gpu=sm.config.get("turns_per_gpu", 1))
+    claim_gpu(sm)
     genomes = read_index_list(sm.input.index_list, sm.params.genomes)
     folder = sm.output[0]
     os.makedirs(folder, exist_ok=True)
