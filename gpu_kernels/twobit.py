@@ -20,8 +20,9 @@ from .errors import InputError
 MAGIC = b"gpu-genome-compare codes, 2 bits a base 1\n"
 
 
-def save_codes(path: str, codes: np.ndarray, threads: int | None = None) -> None:
-    """Codes (a byte a base: 0..3, N, borders) packed into path, written whole or not at all."""
+def save_codes(path: str, codes: np.ndarray, threads: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Codes (a byte a base: 0..3, N, borders) packed into path, written whole or not at all; returns
+    the runs of N (starts, ends) it found."""
     from .formats import atomic_path
 
     threads = native.threads() if threads is None else threads
@@ -37,6 +38,7 @@ def save_codes(path: str, codes: np.ndarray, threads: int | None = None) -> None
             handle.write(memoryview(packed))
             handle.write(starts)
             handle.write(ends)
+    return np.frombuffer(starts, dtype=np.int64), np.frombuffer(ends, dtype=np.int64)
 
 
 class PackedCodes:
@@ -49,16 +51,15 @@ class PackedCodes:
                                  "run again)", path)
             header = json.loads(handle.readline())
             at = handle.tell()
-        self.path, self.size = path, int(header["bases"])
-        packed_bytes, runs = (self.size + 3) // 4, int(header["runs"])
-        self.packed = np.memmap(path, dtype=np.uint8, mode="r", offset=at, shape=(packed_bytes,)) \
-            if packed_bytes else np.zeros(0, dtype=np.uint8)
-        with open(path, "rb") as handle:
+            self.path, self.size = path, int(header["bases"])
+            packed_bytes, runs = (self.size + 3) // 4, int(header["runs"])
             handle.seek(at + packed_bytes)
             self.n_starts = np.fromfile(handle, dtype="<i8", count=runs).astype(np.int64)
             self.n_ends = np.fromfile(handle, dtype="<i8", count=runs).astype(np.int64)
         if self.n_starts.size != runs or self.n_ends.size != runs:
             raise InputError("a file of codes cut short (remove it and run again)", path)
+        self.packed = np.memmap(path, dtype=np.uint8, mode="r", offset=at, shape=(packed_bytes,)) \
+            if packed_bytes else np.zeros(0, dtype=np.uint8)
 
     def into(self, out: np.ndarray, start: int, length: int, at: int, threads: int | None = None) -> None:
         """Bases start .. start + length of the file's layout written to out[at .. at + length)."""

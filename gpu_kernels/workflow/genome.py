@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..encode import N_CODE
 from ..errors import InputError
 from ..fasta import BLANK_TABLE, fast_layout, layout, load_fasta, read_bytes, read_fastq
 from ..formats import atomic_path
@@ -169,27 +168,18 @@ def write_index(fasta: str, codes_path: str, table_path: str, bin_size: int) -> 
     loaded = load_fasta(fasta, reads=True)
     log.info("%s read and encoded: %d records, %d bases (%.2f s)", fasta, len(loaded.names),
              int(loaded.lengths.sum()), time.perf_counter() - started)
-    from .. import native
-
-    ends = loaded.starts + loaded.lengths
-    has_acgt = loaded.__dict__.get("has_acgt")
-    if has_acgt is None:  # a FASTQ file's reads: their codes looked at
-        has_acgt = np.array([bool(np.any(loaded.codes[a:b] < N_CODE)) for a, b in zip(loaded.starts, ends)])
-    empty = [name for name, has in zip(loaded.names, has_acgt) if not has]
+    empty = [name for name, has in zip(loaded.names, loaded.has_acgt) if not has]
     for name in empty[:10]:
         log.info("%s: record '%s' has no A, C, G or T: nothing can match it", fasta, name)
     if len(empty) > 10:
         log.info("%s: %d records in all have no A, C, G or T", fasta, len(empty))
-    # N codes counted on all cores (a genome's 3 GB would take one core seconds)
-    n_codes = np.zeros(256, dtype=np.uint8)
-    n_codes[N_CODE] = 1
-    n_counts = np.zeros(len(loaded.names), dtype=np.int64)
-    native.cpu().count_in_spans(loaded.codes, np.ascontiguousarray(loaded.starts, dtype=np.int64),
-                                np.ascontiguousarray(ends, dtype=np.int64), n_codes, n_counts, native.threads())
     bins = make_bins([Chromosome(n, int(l)) for n, l in zip(loaded.names, loaded.lengths.tolist())], bin_size)
     bin_of = {index: bin_name(b) for b, members in enumerate(bins) for index in members}
-    # the records laid end to end as seqset_of lays them (load_fasta's), at two bits a base
-    save_codes(codes_path, loaded.codes)
+    # the records laid end to end as seqset_of lays them (load_fasta's), at two bits a base; each
+    # record's N codes counted from the runs of N the packing finds (a run lies in one record)
+    n_starts, n_ends = save_codes(codes_path, loaded.codes)
+    record_of = np.searchsorted(loaded.starts, n_starts, side="right") - 1
+    n_counts = np.bincount(record_of, weights=n_ends - n_starts, minlength=len(loaded.names)).astype(np.int64)
     with atomic_path(table_path) as tmp:
         with open(tmp, "w") as handle:
             handle.write("name\tlength\tn_count\tstart\tbin\tiupac\n")
@@ -229,11 +219,11 @@ def unpacked(codes_path: str, rows: list[dict]) -> SeqSet:
     """These records of a genome's codes file (chromosome table rows) as a SeqSet, each unpacked once,
     where the SeqSet lays it."""
     codes = PackedCodes(codes_path)
-    starts, out = empty_layout([r["length"] for r in rows])
+    lengths = np.array([r["length"] for r in rows], dtype=np.int64)
+    starts, out = empty_layout(lengths)
     for row, at in zip(rows, starts.tolist()):
         codes.into(out, row["start"], row["length"], at)
-    seqset = SeqSet([r["name"] for r in rows], np.array([r["length"] for r in rows], dtype=np.int64), starts, out)
-    return with_letters(seqset, rows)
+    return with_letters(SeqSet([r["name"] for r in rows], lengths, starts, out), rows)
 
 
 def with_letters(seqset: SeqSet, rows: list[dict]) -> SeqSet:

@@ -7,6 +7,7 @@ import time
 import numpy as np
 
 from ..backend import get_backend
+from ..errors import InputError
 from ..coverage import STRANDS, table_coverage, union_length
 from ..formats import read_columns, write_tsv
 from ..schema import HSP
@@ -60,8 +61,8 @@ def read_hsp_coverage(path: str, query: Genome, reference: Genome) -> dict:
         out = {name: saved[name] for name in saved.files}
     nq, nr = (int(n) for n in out.pop("shape"))
     if (nq, nr) != (len(query.names), len(reference.names)):
-        raise ValueError(f"{path}: HSP coverage of {nq} x {nr} records, not of {query.name} ({len(query.names)}) "
-                         f"x {reference.name} ({len(reference.names)})")
+        raise InputError(f"HSP coverage of {nq} x {nr} records, not of {query.name} ({len(query.names)}) x "
+                         f"{reference.name} ({len(reference.names)})", path)
     out["qindex"], out["rindex"] = np.divmod(out["keys"], max(nr, 1))
     return out
 
