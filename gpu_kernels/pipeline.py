@@ -10,9 +10,8 @@ and its count of chains by (score, record pair). The backbone's second round, ac
 is a choice over the whole pair, so `assemble` ranks every part's chains in the pair's chain order
 (numbered as the whole pair numbers them, from the parts' counts), chooses the second round over
 them, aligns the few backbone chains no part aligned (they lost in their own part to a chain that
-another part's chain beats), and chooses the one-to-one alignments over the whole pair. The result
-equals the pair compared whole, whatever the parts (tests/test_pipeline.py,
-tests/test_workflow_pipeline.py)."""
+another part's chain beats), and chooses the one-to-one alignments over the whole pair. The result equals
+the pair compared whole, whatever the parts (tests/test_pipeline.py, tests/test_workflow_pipeline.py)."""
 from __future__ import annotations
 
 import gc
@@ -244,46 +243,66 @@ def take_texts(sources: dict, rows) -> dict:
         return dict(zip(kinds, pool.map(lambda kind: take_strings(sources[kind], rows), kinds)))
 
 
-def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: tuple = (),
-             all_chains: bool = True, write_all: bool | None = None) -> Pair:
-    """The pair's chains, backbone and alignments from its parts (in any order). late(chains, blocks,
-    chosen): place_and_align's result and the texts of its alignments for the chosen rows of the
-    pair's chains (backbone chains no part aligned; `blocks` as chain_blocks gives them), needed only
-    where there are any. all_chains: the pair's chains are every chain (each part placed every
-    chain's blocks), else the backbone's (with `secondary`, the chains no part aligned are placed
-    here too). write_all False: the pair's table and blocks keep the backbone's chains alone, though
-    the parts hold every chain (sizing.fits: every chain would weigh too much)."""
-    start = time.perf_counter()
+@dataclass
+class PairChains:
+    """The parts' chains of a genome pair in its order (score descending, then the head HSP in the
+    canonical order), `chain` their row, `backbone` chosen over the pair on their blocks; `number` each
+    one's number in the pair (counting the chains the parts left out, as the pair compared whole does)."""
+    chains: dict
+    blocks: dict
+    number: np.ndarray
+    rank_of: np.ndarray  # a part's chain (its row among the parts' laid end to end) -> its row here
+    base: np.ndarray  # where each part's chains start among the parts' laid end to end
+
+    def ranked(self, tables: list[dict], columns) -> tuple[dict, np.ndarray]:
+        """The parts' rows of other tables in the pair's chain order (a chain's rows in order), and the order."""
+        got = _cat(tables, columns)
+        owner = np.repeat(np.arange(len(tables)), [int(t["chain"].size) for t in tables])
+        got["chain"] = self.rank_of[self.base[owner] + got["chain"]]
+        moved = stable_argsort(got["chain"])
+        return {key: column[moved] for key, column in got.items()}, moved
+
+
+def pair_chains(parts: list[Part], qlens, rlens, params: Params, all_chains: bool = True, marks=None) -> PairChains:
+    """The pair's chains and their backbone from its parts (in any order): assemble's first steps, and what
+    the dotplots order the query by (workflow.gather). marks: a list each step's (name, time) is added to."""
     qlens, rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
+    marks = [] if marks is None else marks
     sizes = [int(p.chains["chain"].size) for p in parts]
     base = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
     chains = _cat([p.chains for p in parts], (*CHAIN.names, "head", "candidate", "tie"))
-    # the pair's chain order: score descending, then the head HSP in the canonical order; the pair's
-    # numbers count the chains the parts left out too (as the pair compared whole numbers them)
     number = chain_numbers(parts, chains)
     rank_of = np.empty(int(base[-1]), dtype=np.int64)
     order = stable_argsort(number)
     rank_of[order] = np.arange(order.size, dtype=np.int64)
     chains = {name: column[order] for name, column in chains.items()}
-    number = number[order]
     chains["chain"] = np.arange(order.size, dtype=np.int64)
-    marks = [("numbers", time.perf_counter())]
-
-    def ranked(tables: list[dict], columns) -> tuple[dict, np.ndarray]:
-        """The parts' rows in the pair's chain order (each chain's rows in their order) and the order."""
-        got = _cat(tables, columns)
-        owner = np.repeat(np.arange(len(tables)), [int(t["chain"].size) for t in tables])
-        got["chain"] = rank_of[base[owner] + got["chain"]]
-        moved = stable_argsort(got["chain"])
-        return {key: column[moved] for key, column in got.items()}, moved
-
-    blocks, _ = ranked([p.blocks for p in parts], BLOCKS)
+    marks.append(("numbers", time.perf_counter()))
+    out = PairChains(chains, {}, number[order], rank_of, base)
+    out.blocks, _ = out.ranked([p.blocks for p in parts], BLOCKS)
     marks.append(("blocks", time.perf_counter()))
     # parts that kept their first round's chains alone: that round, run again on them, keeps them all,
     # so the second round alone is left
     first_only = not all_chains and not params.aligning.secondary
-    chains["backbone"] = backbone(chains, blocks, qlens, rlens, pairs=not first_only)
+    chains["backbone"] = backbone(chains, out.blocks, qlens, rlens, pairs=not first_only)
     marks.append(("backbone", time.perf_counter()))
+    return out
+
+
+def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: tuple = (),
+             all_chains: bool = True, write_all: bool | None = None) -> Pair:
+    """The pair's chains, backbone (pair_chains) and alignments from its parts (in any order). late(chains,
+    blocks, chosen): place_and_align's result and the texts of its alignments for the chosen rows of
+    the pair's chains (backbone chains no part aligned; `blocks` as chain_blocks gives them), needed
+    only where there are any. all_chains: the pair's chains are every chain (each part placed every
+    chain's blocks), else the backbone's (with `secondary`, the chains no part aligned are placed
+    here too). write_all False: the pair's table and blocks keep the backbone's chains alone, though
+    the parts hold every chain (sizing.fits: every chain would weigh too much)."""
+    start = time.perf_counter()
+    qlens, rlens, marks = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64), []
+    found = pair_chains(parts, qlens, rlens, params, all_chains, marks)
+    chains, blocks, number, ranked = found.chains, found.blocks, found.number, found.ranked
+    order = chains["chain"]
     wanted = np.ones(order.size, dtype=bool) if params.aligning.secondary else chains["backbone"] == 1
     missing = np.flatnonzero(wanted & (chains["candidate"] == 0))
     al, index = ranked([p.alignments for p in parts], ALIGNED)  # the texts follow `index`

@@ -129,11 +129,13 @@ def test_backbone_chains_no_job_aligned_are_aligned_as_align_aligns_them(tmp_pat
     assert header_free("snps.tsv", (tmp_path / PAIR / "snps.tsv").read_bytes()) == expected["snps.tsv"]
 
 
-def test_the_coverage_pass_runs_beside_the_assembly_and_the_pictures_beside_the_tables(tmp_path, genomes):
+def test_the_coverage_pass_and_the_dots_run_beside_the_assembly_and_the_pictures_beside_the_tables(tmp_path, genomes):
     """The serial tail of a whole-genome run: the coverage tables' pass over the HSPs needs nothing
-    `assemble` makes (it runs beside it, reading the compare jobs' tables), and the pictures read that
-    pass's numbers, not the coverage tables (they once waited for them: 12.6 s of a 3 Gbp pair's run
-    after coverage's 15.3 s)."""
+    `assemble` makes (it runs beside it, reading the compare jobs' tables), nor does the gathering of
+    the dotplots' dots, so the pictures after the assembly only draw (their gathering once waited
+    for it: 7.4 s of a 3 Gbp pair's 15.4 s plots job, the HSP tables kept on disk meanwhile); and the
+    pictures read that pass's numbers, not the coverage tables (they once waited for them: 12.6 s of
+    a 3 Gbp pair's run after coverage's 15.3 s)."""
     import re
 
     _, query, reference = genomes
@@ -143,8 +145,10 @@ def test_the_coverage_pass_runs_beside_the_assembly_and_the_pictures_beside_the_
     names = dict(re.findall(r"^\s*(\d+)\[label = \"(\w+)\"", graph, re.M))
     edges = {(names[a], names[b]) for a, b in re.findall(r"^\s*(\d+) -> (\d+)", graph, re.M)}
     assert {("compare", "hsp_coverage"), ("hsp_coverage", "coverage"), ("hsp_coverage", "plots"),
-            ("assemble", "coverage"), ("assemble", "plots")} <= edges, edges
-    assert not {("assemble", "hsp_coverage"), ("coverage", "plots"), ("merge", "hsp_coverage")} & edges
+            ("compare", "dots"), ("hsp_coverage", "dots"), ("dots", "plots"), ("assemble", "coverage"),
+            ("assemble", "plots")} <= edges, edges
+    assert not {("assemble", "hsp_coverage"), ("coverage", "plots"), ("merge", "hsp_coverage"), ("assemble", "dots"),
+                ("compare", "plots")} & edges
     # a rule's priority made Snakemake's ILP scheduler take its 10 s limit to choose the jobs after
     # assemble (a 3 Gbp pair's run, one H200): the order comes from the threads asked for, not priorities
     rules = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "workflow", "rules")

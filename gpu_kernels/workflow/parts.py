@@ -86,13 +86,15 @@ def write_part_texts(text_parts_path: str, query, qbin: str, reference, rbins: l
     log.info("%s: texts of %d alignments (%s)", path, al["first"].size, ", ".join(kinds))
 
 
-def read_part(prefix: str) -> Part:
-    """A part as write_part left it."""
+def read_part(prefix: str, tables=tuple(TABLES)) -> Part:
+    """A part as write_part left it (its tables named in `tables`; the others empty)."""
     import pyarrow.parquet as pq
 
-    fields = {}
+    fields = {field: {} for field, _ in TABLES.values()}
     texts = {}
     for name, file in part_files(prefix).items():
+        if name not in tables:
+            continue
         table = pq.read_table(file)
         field, columns = TABLES[name]
         fields[field] = {column: table.column(column).to_numpy() for column in columns}

@@ -1,12 +1,11 @@
-"""A genome pair's pictures: the HSP table gathered once into bounded Dots (dots.py), then the grid
-dotplot, the interactive dotplot, the coverage heatmap and the pair dotplots drawn side by side."""
+"""A genome pair's pictures: what gather.py gathered of its HSPs drawn as the grid dotplot, the
+interactive dotplot, the coverage heatmap and the pair dotplots, side by side; and the `plot`
+command's dotplots of HSP tables."""
 from __future__ import annotations
 
 import logging
 import os
 import time
-from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import numpy as np
@@ -20,44 +19,7 @@ from .tables import read_hsp_coverage
 log = logging.getLogger(__name__)
 
 
-def gather_dots(hsps_path: str, columns, accumulator, add, threads: int) -> tuple:
-    """Row groups of an HSP table added into `threads` accumulators side by side (NumPy releases
-    the GIL in the big array operations), then merged into the first: (whole Dots or None,
-    {pair key: Dots})."""
-    import queue
-
-    free: queue.Queue = queue.Queue()
-    made = [accumulator() for _ in range(max(1, threads))]
-    for dots in made:
-        free.put(dots)
-
-    def task(chunk: dict) -> None:
-        dots = free.get()
-        try:
-            add(chunk, dots)
-        finally:
-            free.put(dots)
-
-    with ThreadPoolExecutor(max(1, threads)) as pool:
-        pending: deque = deque()
-        # two reading threads: eight gathered the 2.7 G HSP table no faster on an H200's host
-        # (13.2-13.5 s against 13.7-14.3 s) and held 1.4 GB more
-        for chunk in iter_hsps(hsps_path, columns, read_ahead=2):
-            pending.append(pool.submit(task, chunk))
-            while len(pending) > 2 * threads:  # row groups in memory stay bounded
-                pending.popleft().result()
-        for done in pending:
-            done.result()
-    whole, pair_dots = made[0]
-    for other_whole, other_pairs in made[1:]:
-        if whole is not None:
-            whole.merge(other_whole)
-        for key, dots in other_pairs.items():
-            pair_dots[key].merge(dots)
-    return whole, pair_dots
-
-
-def pair_pictures(hsps_path: str, summary_path: str, query: Genome, reference: Genome, grid_path: str | None,
+def pair_pictures(hsps_path, summary_path: str, query: Genome, reference: Genome, grid_path: str | None,
                   heatmap_path: str | None, pairs_dir: str | None, max_pair_plots: int, html_path: str | None = None,
                   order: str = "reference", threads: int = 1, chains_path: str | None = None,
                   layers: tuple = ("backbone", "chains", "hsps"), alignments_path: str | None = None,
@@ -65,95 +27,99 @@ def pair_pictures(hsps_path: str, summary_path: str, query: Genome, reference: G
     """Grid dotplot, interactive HTML dotplot, coverage heatmap and per chromosome pair dotplots of
     one genome pair, from the HSP table and the numbers of its pass for the coverage tables
     (summary_path: tables.hsp_coverage's; their coverage picks the pair dotplots and fills the
-    heatmap, where the HSPs lie orders the query where there is no backbone), so the pictures are
-    drawn beside the coverage tables, not after them.
+    heatmap, where the HSPs lie orders the query where there is no backbone): gather.gather_pictures,
+    then draw_pictures, in one process (the workflow runs them as two rules).
 
     order: "reference" orders and orients the query records along the reference by their best hits
     (by the backbone chains where chains_path, the chains table, is given), "file" keeps file order.
-    The HSP table is read once, a row group at a time, into bounded Dots: `threads` accumulators take
-    row groups side by side and are merged at the end. With chains, the dotplots draw the layers
-    asked for (backbone chains on top, other chains, the HSPs faded under them); with alignments_path
-    (the alignment table), the one-to-one alignments over them (layer "alignments"; without it the
-    backbone chains in its place). formats: other formats of each PNG written beside it (svg, pdf);
-    frame: the pair dotplots' frame (plots.pair_dotplot); low: where the identity colour scale starts
-    (the run's min_identity; None: the lowest identity drawn). hsps_path: one HSP table or a list of
-    them (a genome pair's compare jobs' tables, read as one)."""
-    from .dots import HTML_LINES, MAX_LINES, Dots, Layout, file_stem, short_names
+    hsps_path: one HSP table or a list of them (a genome pair's compare jobs' tables, read as one);
+    threads: the gathering's accumulators and the drawing processes; the other arguments as
+    draw_pictures'."""
+    from .gather import along_backbone, best_pairs, gather_pictures
+
+    chains = read_columns(chains_path) if chains_path else None
+    layout = along_backbone(chains, query, reference) if chains is not None and chains["backbone"].any() and \
+        len(query.names) > 1 else None
+    best = best_pairs(read_hsp_coverage(summary_path, query, reference), max_pair_plots, len(reference.names)) \
+        if pairs_dir else []
+    count = len(best) + sum(1 for path in (grid_path, html_path, heatmap_path) if path)
+    with picture_pool(count, threads) as pool:
+        gathered = gather_pictures(hsps_path, summary_path, query, reference, bool(grid_path or html_path),
+                                   bool(html_path), len(best), order, threads, layout)
+        draw_pictures(gathered, summary_path, query, reference, grid_path, heatmap_path, pairs_dir, html_path,
+                      chains, layers, alignments_path, formats, frame, low, pool)
+
+
+def gathered_pictures(dots_path: str, summary_path: str, query: Genome, reference: Genome, grid_path: str | None,
+                      heatmap_path: str | None, pairs_dir: str | None, html_path: str | None = None,
+                      threads: int = 1, chains_path: str | None = None, layers: tuple = ("backbone", "chains", "hsps"),
+                      alignments_path: str | None = None, formats: tuple = (), frame: str = "aligned",
+                      low: float | None = None) -> None:
+    """The `plots` rule: draw_pictures of what the `dots` rule gathered (dots_path: gather.Gathered's
+    file), on `threads` drawing processes."""
+    import zipfile
+
+    from .gather import Gathered
+
+    with zipfile.ZipFile(dots_path) as saved:  # how many pictures, before the processes are forked
+        pairs = sum(1 for name in saved.namelist() if name.startswith("pair") and name.endswith(".shape.npy"))
+    count = (pairs if pairs_dir else 0) + sum(1 for path in (grid_path, html_path, heatmap_path) if path)
+    with picture_pool(count, threads) as pool:
+        gathered = Gathered.load(dots_path, query, reference)
+        chains = read_columns(chains_path) if chains_path else None
+        draw_pictures(gathered, summary_path, query, reference, grid_path, heatmap_path, pairs_dir, html_path,
+                      chains, layers, alignments_path, formats, frame, low, pool)
+
+
+def draw_pictures(gathered, summary_path: str, query: Genome, reference: Genome, grid_path: str | None,
+                  heatmap_path: str | None, pairs_dir: str | None, html_path: str | None, chains: dict | None,
+                  layers: tuple, alignments_path: str | None, formats: tuple, frame: str, low: float | None,
+                  pool=None) -> None:
+    """The pictures of what was gathered (gather.Gathered), drawn side by side on pool (a
+    picture_pool's, or None: here). With chains (the chains table's columns), the dotplots draw the
+    layers asked for (backbone chains on top, other chains, the HSPs faded under them); with
+    alignments_path (the alignment table), the one-to-one alignments over them (layer "alignments";
+    without it the backbone chains in its place). formats: other formats of each PNG written beside
+    it (svg, pdf); frame: the pair dotplots' frame (plots.pair_dotplot); low: where the identity
+    colour scale starts (the run's min_identity; None: the lowest identity drawn)."""
+    from .dots import MAX_LINES, Dots, file_stem, short_names
     from .html import html_dotplot
     from .plots import coverage_heatmap, grid_dotplot, pair_dotplot
 
-    nr = len(reference.names)
-    pairs = read_hsp_coverage(summary_path, query, reference)
-    qindex, rindex, covered = pairs["qindex"], pairs["rindex"], pairs["query_both"]
-    chains = read_columns(chains_path) if chains_path else None
+    layout, whole = gathered.layout, gathered.whole
     aligned = one_to_one_rows(read_columns(alignments_path, ALIGNED_COLUMNS)) \
         if chains is not None and alignments_path and "alignments" in layers else None
     if aligned is None and "alignments" in layers:  # no alignments made: the backbone chains stand for them
         layers = tuple(dict.fromkeys("backbone" if name == "alignments" else name for name in layers))
-    layout = Layout(query.lengths, reference.lengths)
-    if order == "reference" and len(query.names) > 1:
-        layout = along_backbone(chains, query, reference) if chains is not None and chains["backbone"].any() else \
-            Layout.along_reference(query.lengths, reference.lengths, qindex, rindex, pairs["aligned_bases"],
-                                   pairs["aligned_reverse"], pairs["reference_centre"])
-    ranked = np.lexsort((qindex * nr + rindex, -covered))
-    best = [(int(qindex[i]), int(rindex[i])) for i in ranked[:max_pair_plots] if covered[i] > 0] if pairs_dir else []
-
-    def accumulator() -> tuple:
-        # one gathering serves both genome dotplots: the PNG takes the longest of the HTML one's lines
-        whole = Dots(layout.width, layout.height, layout, max_lines=HTML_LINES if html_path else MAX_LINES) \
-            if grid_path or html_path else None
-        return whole, {qi * nr + ri: Dots(reference.lengths[ri], query.lengths[qi]) for qi, ri in best}
-
-    def add(chunk: dict, dots: tuple) -> None:
-        whole, pair_dots = dots
-        if whole is not None:
-            whole.add(chunk)
-        if pair_dots and chunk["qrec"].size:
-            # rows are in (qrec, rrec) order: each chromosome pair is one run of a chunk, and a chunk
-            # that begins and ends in the same pair (most row groups of a big table) is one run
-            qrec, rrec = chunk["qrec"], chunk["rrec"]
-            bounds = [] if qrec[0] == qrec[-1] and rrec[0] == rrec[-1] else \
-                (np.flatnonzero(np.diff(qrec.astype(np.int64) * nr + rrec)) + 1).tolist()
-            for lo, hi in zip([0] + bounds, bounds + [qrec.size]):
-                key = int(qrec[lo]) * nr + int(rrec[lo])
-                if key in pair_dots:
-                    zeros = np.zeros(hi - lo, np.int64)
-                    pair_dots[key].add({**{c: v[lo:hi] for c, v in chunk.items()}, "qrec": zeros, "rrec": zeros})
-
-    count = len(best) + sum(1 for path in (grid_path, html_path, heatmap_path) if path)
-    with picture_pool(count, threads) as pool:
-        started = time.perf_counter()
-        whole, pair_dots = gather_dots(hsps_path, HSP.view("dots"), accumulator, add, threads) \
-            if grid_path or html_path or best else (None, {})
-        log.info("HSPs gathered into dots in %.1f s", time.perf_counter() - started)
-        grid_layers = chain_layers(chains, layers, lambda: Dots(layout.width, layout.height, layout),
-                                   alignments=aligned)
-        pictures = []  # (function, arguments): each picture drawn on its own, side by side
-        if grid_path:
-            pictures.append((grid_dotplot, (whole.reduced(MAX_LINES), query.names, reference.names, query.name,
-                                            reference.name, grid_path, low, grid_layers, formats)))
-        if html_path:
-            pictures.append((html_dotplot, (whole, query.names, reference.names, query.name, reference.name,
-                                            html_path, low, grid_layers)))
-        if heatmap_path:
-            pictures.append((coverage_heatmap, (*heatmap_matrices(pairs, qindex, rindex, query, reference, layout),
-                                                query.name, reference.name, heatmap_path, len(query.names), nr, formats)))
-        if pairs_dir:
-            os.makedirs(pairs_dir, exist_ok=True)
-            qshort, rshort = short_names(query.names), short_names(reference.names)
-            used: set[str] = set()
-            for qi, ri in best:
-                stem = f"{file_stem(qshort[qi])}__{file_stem(rshort[ri])}"
-                name = stem if stem not in used else f"{stem}_{qi}_{ri}"
-                used.add(name)
-                one, mine = (None if rows is None else {c: v[(rows["qrec"] == qi) & (rows["rrec"] == ri)]
-                                                        for c, v in rows.items()} for rows in (chains, aligned))
-                pair_layers = chain_layers(one, layers, lambda qi=qi, ri=ri: Dots(reference.lengths[ri], query.lengths[qi]),
-                                           single=True, alignments=mine)
-                pictures.append((pair_dotplot, (pair_dots[qi * nr + ri], qshort[qi], rshort[ri],
-                                                os.path.join(pairs_dir, name + ".png"), low, pair_layers, frame,
-                                                formats)))
-        draw_all(pictures, pool)
+    grid_layers = chain_layers(chains, layers, lambda: Dots(layout.width, layout.height, layout), alignments=aligned)
+    pictures = []  # (function, arguments): each picture drawn on its own, side by side
+    if grid_path:
+        pictures.append((grid_dotplot, (whole.reduced(MAX_LINES), query.names, reference.names, query.name,
+                                        reference.name, grid_path, low, grid_layers, formats)))
+    if html_path:
+        pictures.append((html_dotplot, (whole, query.names, reference.names, query.name, reference.name,
+                                        html_path, low, grid_layers)))
+    if heatmap_path:
+        pairs = read_hsp_coverage(summary_path, query, reference)
+        pictures.append((coverage_heatmap, (*heatmap_matrices(pairs, pairs["qindex"], pairs["rindex"], query,
+                                                              reference, layout),
+                                            query.name, reference.name, heatmap_path, len(query.names),
+                                            len(reference.names), formats)))
+    if pairs_dir:
+        os.makedirs(pairs_dir, exist_ok=True)
+        qshort, rshort = short_names(query.names), short_names(reference.names)
+        used: set[str] = set()
+        for (qi, ri), dots in gathered.pairs.items():
+            stem = f"{file_stem(qshort[qi])}__{file_stem(rshort[ri])}"
+            name = stem if stem not in used else f"{stem}_{qi}_{ri}"
+            used.add(name)
+            one, mine = (None if rows is None else {c: v[(rows["qrec"] == qi) & (rows["rrec"] == ri)]
+                                                    for c, v in rows.items()} for rows in (chains, aligned))
+            pair_layers = chain_layers(one, layers, lambda qi=qi, ri=ri: Dots(reference.lengths[ri], query.lengths[qi]),
+                                       single=True, alignments=mine)
+            pictures.append((pair_dotplot, (dots, qshort[qi], rshort[ri], os.path.join(pairs_dir, name + ".png"), low,
+                                            pair_layers, frame, formats)))
+    draw_all(pictures, pool)
 
 
 def chain_layers(chains: dict | None, layers, dots, single: bool = False, alignments: dict | None = None) -> dict | None:
@@ -197,24 +163,6 @@ def one_to_one_rows(al: dict) -> dict:
     rows["identities"] = al["matches"][keep]
     rows["aligned"] = (al["matches"] + al["mismatches"] - al["unknown"])[keep]
     return rows
-
-
-def along_backbone(chains: dict, query: Genome, reference: Genome):
-    """The query ordered and oriented along the reference by its backbone chains (Layout.along_reference's
-    rule, the backbone's aligned bases in place of the HSPs')."""
-    from .dots import Layout
-
-    keep = chains["backbone"] == 1
-    qrec, rrec = chains["qrec"][keep].astype(np.int64), chains["rrec"][keep].astype(np.int64)
-    aligned = chains["aligned"][keep].astype(np.float64)
-    centre = (chains["rstart"][keep] + chains["rend"][keep]) / 2.0
-    key = qrec * len(reference.names) + rrec
-    pairs, inverse = np.unique(key, return_inverse=True)
-    sums = np.bincount(inverse, aligned)
-    reverse = np.bincount(inverse, aligned * (chains["strand"][keep] == 1))
-    centres = np.bincount(inverse, aligned * centre) / np.maximum(sums, 1)
-    return Layout.along_reference(query.lengths, reference.lengths, pairs // len(reference.names),
-                                  pairs % len(reference.names), sums, reverse, centres)
 
 
 def heatmap_matrices(pairs, qindex: np.ndarray, rindex: np.ndarray, query: Genome, reference: Genome,

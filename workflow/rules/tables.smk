@@ -1,15 +1,19 @@
 # Coverage tables of both genomes: unions of HSP intervals per chromosome pair, per chromosome, per genome.
-# The pass over the HSPs runs beside the pair's assembly (it needs none of it); the tables add the
-# backbone's and the alignments' coverage once those are made, and the pictures read the same numbers.
+# The pass over the HSPs runs beside the pair's assembly (it needs none of it), and beside it the
+# dotplots' layout along the pair's backbone is chosen from the compare jobs' parts (as assemble
+# chooses it), so the dots are gathered before the assembly ends; the tables add the backbone's and
+# the alignments' coverage once those are made, and the pictures read the same numbers.
 
 
 rule hsp_coverage:
     input:
         hsps=dots_table,
+        parts=compare_outputs if OUT["chains_table"] else [],
         qtable=path("chromosomes", genome="{query}"),
         rtable=path("chromosomes", genome="{reference}"),
     output:
-        temp(path("hsp_coverage")),
+        coverage=temp(path("hsp_coverage")),
+        layout=temp(path("dots_layout")),
     log:
         log_path("hsp_coverage", "set", "query", "reference"),
     benchmark:
@@ -24,6 +28,14 @@ rule hsp_coverage:
     params:
         hsps=dots_tables,
         backend=BACKEND,
+        engine=pair_engine,
+        all_chains=lambda wc: all_hsps(wc.set, wc.query, wc.reference),
+        # the parts whose backbone orders the dotplots (none: they order by the HSPs, or file order)
+        parts=lambda wc: (
+            [part_prefix(p) for p in group_paths("bin_hsps", wc)]
+            if OUT["chains_table"] and OUT["dotplot_order"] == "reference"
+            else []
+        ),
     script:
         "../scripts/hsp_coverage.py"
 

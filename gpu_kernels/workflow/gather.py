@@ -1,0 +1,236 @@
+"""A genome pair's dotplots gathered, ready to draw: where the query records go (a Layout: along the
+pair's backbone, worked out from the compare jobs' parts beside the coverage tables' HSP pass), then
+the HSP tables read once into bounded Dots (dots.py) for the genome dotplots and for the pair
+dotplots of the most covered chromosome pairs. The workflow saves what is gathered (`dots` rule) and
+the pictures are drawn from it (pictures.py, `plots` rule) once the pair's chains and alignments are
+made, so the HSP tables are read and removed while the pair is still being assembled."""
+from __future__ import annotations
+
+import logging
+import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError
+from ..formats import iter_hsps
+from ..schema import HSP
+from .dots import HTML_LINES, LINE_FIELDS, MAX_LINES, RASTER, Dots, Layout
+from .genome import Genome
+from .tables import read_hsp_coverage
+
+log = logging.getLogger(__name__)
+
+
+def along_backbone(chains: dict, query: Genome, reference: Genome) -> Layout:
+    """The query ordered and oriented along the reference by its backbone chains (Layout.along_reference's
+    rule, the backbone's aligned bases in place of the HSPs')."""
+    keep = chains["backbone"] == 1
+    qrec, rrec = chains["qrec"][keep].astype(np.int64), chains["rrec"][keep].astype(np.int64)
+    aligned = chains["aligned"][keep].astype(np.float64)
+    centre = (chains["rstart"][keep] + chains["rend"][keep]) / 2.0
+    key = qrec * len(reference.names) + rrec
+    pairs, inverse = np.unique(key, return_inverse=True)
+    sums = np.bincount(inverse, aligned)
+    reverse = np.bincount(inverse, aligned * (chains["strand"][keep] == 1))
+    centres = np.bincount(inverse, aligned * centre) / np.maximum(sums, 1)
+    return Layout.along_reference(query.lengths, reference.lengths, pairs // len(reference.names),
+                                  pairs % len(reference.names), sums, reverse, centres)
+
+
+def backbone_layout(prefixes: list[str], query: Genome, reference: Genome, params, all_chains: bool = True,
+                    threads: int = 4) -> Layout | None:
+    """The dotplots' Layout along the pair's backbone, chosen from the compare jobs' parts (prefixes)
+    as `assemble` chooses it (pipeline.pair_chains), before the chains no part aligned are aligned
+    (their spans as the parts found them); None where there is no backbone chain."""
+    from ..pipeline import pair_chains
+    from .parts import read_part
+
+    if not prefixes or len(query.names) < 2:
+        return None
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max(1, threads)) as pool:  # Parquet's decoding releases the GIL
+        parts = list(pool.map(lambda prefix: read_part(prefix, ("chains", "blocks", "ranks")), prefixes))
+    chains = pair_chains(parts, query.lengths, reference.lengths, params, all_chains).chains
+    if not chains["backbone"].any():
+        return None
+    layout = along_backbone(chains, query, reference)
+    log.info("the dotplots' order along %d backbone chains (%.2f s)", int(chains["backbone"].sum()),
+             time.perf_counter() - started)
+    return layout
+
+
+def save_layout(path: str, layout: Layout | None) -> None:
+    """A Layout's query order and orientation (or none: the dots rule chooses one) at path (.npz)."""
+    from ..formats import atomic_path
+
+    arrays = {} if layout is None else {"order": layout.order, "flip": layout.flip, "qlens": layout.qlens}
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as handle:
+            np.savez(handle, **arrays)
+
+
+def load_layout(path: str, query: Genome, reference: Genome) -> Layout | None:
+    """save_layout's Layout of these genomes, or None."""
+    with np.load(path) as saved:
+        if "order" not in saved.files:
+            return None
+        if not np.array_equal(saved["qlens"], query.lengths):
+            raise InputError(f"a dotplot layout of other records than {query.name}'s", path)
+        return Layout(query.lengths, reference.lengths, saved["order"], saved["flip"])
+
+
+def best_pairs(summary: dict, max_pair_plots: int, nr: int) -> list[tuple[int, int]]:
+    """The most covered chromosome pairs (query bases covered on both strands; ties in record
+    order), at most max_pair_plots, as (query record, reference record)."""
+    qindex, rindex, covered = summary["qindex"], summary["rindex"], summary["query_both"]
+    ranked = np.lexsort((qindex * nr + rindex, -covered))
+    return [(int(qindex[i]), int(rindex[i])) for i in ranked[:max_pair_plots] if covered[i] > 0]
+
+
+@dataclass
+class Gathered:
+    """What a pair's pictures draw of its HSPs: the layout, the genome dotplots' Dots (None where
+    none is drawn) and each pair dotplot's Dots, in the order they are drawn."""
+    layout: Layout
+    whole: Dots | None = None
+    pairs: dict = field(default_factory=dict)  # (query record, reference record) -> Dots
+
+    def save(self, path: str) -> None:
+        """To path (.npz): the rasters' filled cells alone (a pair's raster is mostly empty)."""
+        from ..formats import atomic_path
+
+        arrays = {"order": self.layout.order, "flip": self.layout.flip, "qlens": self.layout.qlens,
+                  "rlens": self.layout.rlens, "pairs": np.array(list(self.pairs), dtype=np.int64).reshape(-1, 2)}
+        for name, dots in [("whole", self.whole)] + [(f"pair{k}", d) for k, d in enumerate(self.pairs.values())]:
+            if dots is not None:
+                arrays.update(_dots_arrays(name, dots))
+        with atomic_path(path) as tmp:
+            with open(tmp, "wb") as handle:
+                np.savez(handle, **arrays)
+
+    @classmethod
+    def load(cls, path: str, query: Genome, reference: Genome) -> "Gathered":
+        """Gathered.save's, checked to be of these genomes."""
+        with np.load(path) as saved:
+            arrays = {name: saved[name] for name in saved.files}
+        if not (np.array_equal(arrays["qlens"], query.lengths) and np.array_equal(arrays["rlens"], reference.lengths)):
+            raise InputError(f"dots of other genomes than {query.name} and {reference.name}", path)
+        layout = Layout(query.lengths, reference.lengths, arrays["order"], arrays["flip"])
+        whole = _dots_of("whole", arrays, layout) if "whole.shape" in arrays else None
+        pairs = {(int(qi), int(ri)): _dots_of(f"pair{k}", arrays, None) for k, (qi, ri) in enumerate(arrays["pairs"])}
+        return cls(layout, whole, pairs)
+
+
+def _dots_arrays(name: str, dots: Dots) -> dict:
+    """A Dots as named arrays (its raster's filled cells and their values)."""
+    cells = dots.cells.reshape(-1)
+    filled = np.flatnonzero(cells)
+    return {f"{name}.shape": np.array([dots.width, dots.height, dots.max_lines, dots.count, dots.rastered]),
+            f"{name}.unit": np.array(dots.unit), f"{name}.cells": filled.astype(np.int64),
+            f"{name}.values": cells[filled], **{f"{name}.{f}": dots.lines[f] for f in LINE_FIELDS}}
+
+
+def _dots_of(name: str, arrays: dict, layout: Layout | None) -> Dots:
+    width, height, max_lines, count, rastered = arrays[f"{name}.shape"].tolist()
+    dots = Dots(width, height, layout, int(max_lines))
+    cells = np.zeros(2 * RASTER * RASTER, dtype=np.float32)
+    cells[arrays[f"{name}.cells"]] = arrays[f"{name}.values"]
+    dots._cells = cells.reshape(2, RASTER * RASTER)
+    dots._lines = {f: arrays[f"{name}.{f}"] for f in LINE_FIELDS}
+    dots.count, dots._rastered, dots.unit = int(count), int(rastered), str(arrays[f"{name}.unit"])
+    return dots
+
+
+def gather_dots(hsps_path, columns, accumulator, add, threads: int) -> tuple:
+    """Row groups of an HSP table added into `threads` accumulators side by side (NumPy releases
+    the GIL in the big array operations), then merged into the first: (whole Dots or None,
+    {pair key: Dots})."""
+    import queue
+
+    free: queue.Queue = queue.Queue()
+    made = [accumulator() for _ in range(max(1, threads))]
+    for dots in made:
+        free.put(dots)
+
+    def task(chunk: dict) -> None:
+        dots = free.get()
+        try:
+            add(chunk, dots)
+        finally:
+            free.put(dots)
+
+    with ThreadPoolExecutor(max(1, threads)) as pool:
+        pending: deque = deque()
+        # two reading threads: eight gathered the 2.7 G HSP table no faster on an H200's host
+        # (13.2-13.5 s against 13.7-14.3 s) and held 1.4 GB more
+        for chunk in iter_hsps(hsps_path, columns, read_ahead=2):
+            pending.append(pool.submit(task, chunk))
+            while len(pending) > 2 * threads:  # row groups in memory stay bounded
+                pending.popleft().result()
+        for done in pending:
+            done.result()
+    whole, pair_dots = made[0]
+    for other_whole, other_pairs in made[1:]:
+        if whole is not None:
+            whole.merge(other_whole)
+        for key, dots in other_pairs.items():
+            pair_dots[key].merge(dots)
+    return whole, pair_dots
+
+
+def gather_pictures(hsps_path, summary_path: str, query: Genome, reference: Genome, whole: bool, html: bool,
+                    max_pair_plots: int, order: str = "reference", threads: int = 1,
+                    layout: Layout | None = None) -> Gathered:
+    """The HSPs of a genome pair gathered for its pictures: the genome dotplots' Dots (whole; html: with
+    the interactive dotplot's many lines), the pair dotplots' of the max_pair_plots most covered
+    chromosome pairs (summary_path: tables.hsp_coverage's numbers). order: "reference" orders and
+    orients the query records along the reference (by `layout` where given: backbone_layout's;
+    else by where the HSPs lie, the summary's numbers), "file" keeps file order. The HSP table
+    (hsps_path: one, or a list of them read as one) is read once, a row group at a time, into
+    `threads` accumulators side by side, merged at the end."""
+    nr = len(reference.names)
+    summary = read_hsp_coverage(summary_path, query, reference)
+    chosen = Layout(query.lengths, reference.lengths)
+    if order == "reference" and len(query.names) > 1:
+        chosen = layout if layout is not None else \
+            Layout.along_reference(query.lengths, reference.lengths, summary["qindex"], summary["rindex"],
+                                   summary["aligned_bases"], summary["aligned_reverse"], summary["reference_centre"])
+    best = best_pairs(summary, max_pair_plots, nr)
+
+    def accumulator() -> tuple:
+        # one gathering serves both genome dotplots: the PNG takes the longest of the HTML one's lines
+        dots = Dots(chosen.width, chosen.height, chosen, max_lines=HTML_LINES if html else MAX_LINES) if whole else None
+        return dots, {qi * nr + ri: Dots(reference.lengths[ri], query.lengths[qi]) for qi, ri in best}
+
+    def add(chunk: dict, dots: tuple) -> None:
+        all_dots, pair_dots = dots
+        if all_dots is not None:
+            all_dots.add(chunk)
+        if pair_dots and chunk["qrec"].size:
+            # rows are in (qrec, rrec) order: each chromosome pair is one run of a chunk, and a chunk
+            # that begins and ends in the same pair (most row groups of a big table) is one run
+            qrec, rrec = chunk["qrec"], chunk["rrec"]
+            bounds = [] if qrec[0] == qrec[-1] and rrec[0] == rrec[-1] else \
+                (np.flatnonzero(np.diff(qrec.astype(np.int64) * nr + rrec)) + 1).tolist()
+            for lo, hi in zip([0] + bounds, bounds + [qrec.size]):
+                key = int(qrec[lo]) * nr + int(rrec[lo])
+                if key in pair_dots:
+                    zeros = np.zeros(hi - lo, np.int64)
+                    pair_dots[key].add({**{c: v[lo:hi] for c, v in chunk.items()}, "qrec": zeros, "rrec": zeros})
+
+    started = time.perf_counter()
+    all_dots, pair_dots = gather_dots(hsps_path, HSP.view("dots"), accumulator, add, threads) \
+        if whole or best else (None, {})
+    log.info("HSPs gathered into dots in %.1f s", time.perf_counter() - started)
+    return Gathered(chosen, all_dots, {(qi, ri): pair_dots[qi * nr + ri] for qi, ri in best})
+
+
+def gather_pair(hsps_path, summary_path: str, layout_path: str, query: Genome, reference: Genome, out_path: str,
+                whole: bool, html: bool, max_pair_plots: int, order: str, threads: int) -> None:
+    """The `dots` rule: gather_pictures with the layout at layout_path (save_layout's), saved to out_path."""
+    gathered = gather_pictures(hsps_path, summary_path, query, reference, whole, html, max_pair_plots, order, threads,
+                               load_layout(layout_path, query, reference))
+    gathered.save(out_path)
