@@ -78,10 +78,18 @@ class SeqSet:
 
 
 def empty_layout(lengths) -> tuple[np.ndarray, np.ndarray]:
-    """(starts, codes of borders alone) of records of these lengths laid end to end with borders."""
+    """(starts, codes) of records of these lengths laid end to end with borders: the borders written,
+    the records' bytes left for the caller to write (a genome's 3 GB first touched by the threads
+    that write its records, not by one filling it with borders first)."""
+    from . import native
+
     lengths = np.asarray(lengths, dtype=np.int64)
     starts = GAP + np.concatenate(([0], np.cumsum(lengths + GAP)[:-1])).astype(np.int64)
-    return starts, np.full(int(GAP + lengths.sum() + GAP * lengths.size), BORDER, dtype=np.uint8)
+    codes = np.empty(int(GAP + lengths.sum() + GAP * lengths.size), dtype=np.uint8)
+    borders = np.concatenate(([0], starts + lengths)).astype(np.int64)
+    native.cpu().fill_spans(codes, borders, np.full(borders.size, GAP, dtype=np.int64), BORDER,
+                            min(native.threads(), max(1, borders.size >> 12)))
+    return starts, codes
 
 
 def make_seqset(names: list[str], arrays: list[np.ndarray]) -> SeqSet:

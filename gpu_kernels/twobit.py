@@ -78,7 +78,12 @@ class PackedCodes:
 
     def layout(self, starts, lengths) -> np.ndarray:
         """The whole file's layout again: these records (starts and lengths in the file) between borders."""
-        out = np.full(self.size, BORDER, dtype=np.uint8)
-        for start, length in zip(np.asarray(starts).tolist(), np.asarray(lengths).tolist()):
+        starts, lengths = np.asarray(starts, dtype=np.int64), np.asarray(lengths, dtype=np.int64)
+        out = np.empty(self.size, dtype=np.uint8)  # first touched by the unpacking threads
+        order = np.argsort(starts, kind="stable")
+        ends = np.concatenate(([0], (starts + lengths)[order]))
+        gaps = np.concatenate((starts[order], [self.size])) - ends
+        native.cpu().fill_spans(out, np.ascontiguousarray(ends), np.ascontiguousarray(np.maximum(gaps, 0)), BORDER, 1)
+        for start, length in zip(starts.tolist(), lengths.tolist()):
             self.into(out, start, length, start)
         return out
