@@ -230,6 +230,25 @@ class Dots:
         out._lines = out._keep_longest(self.lines)
         return out
 
+    def arrays(self, name: str) -> dict:
+        """These dots as arrays named NAME.field, for a file: the raster's filled cells alone (a pair
+        dotplot's raster is mostly empty) and the lines."""
+        cells = self.cells.reshape(-1)
+        filled = np.flatnonzero(cells)
+        return {f"{name}.shape": np.array([self.width, self.height, self.max_lines, self.count, self.rastered]),
+                f"{name}.unit": np.array(self.unit), f"{name}.cells": filled.astype(np.int64),
+                f"{name}.values": cells[filled], **{f"{name}.{f}": self.lines[f] for f in LINE_FIELDS}}
+
+    @classmethod
+    def of_arrays(cls, name: str, arrays: dict, layout: Layout | None = None) -> "Dots":
+        """The dots `arrays` gave arrays of, in this layout (None: one chromosome pair's)."""
+        width, height, max_lines, count, rastered = arrays[f"{name}.shape"].tolist()
+        out = cls(width, height, layout, int(max_lines))
+        out._cells.reshape(-1)[arrays[f"{name}.cells"]] = arrays[f"{name}.values"]
+        out._lines = {f: arrays[f"{name}.{f}"] for f in LINE_FIELDS}
+        out.count, out._rastered, out.unit = int(count), int(rastered), str(arrays[f"{name}.unit"])
+        return out
+
     @staticmethod
     def _length(lines: dict) -> np.ndarray:
         return np.abs(lines["x1"] - lines["x0"])

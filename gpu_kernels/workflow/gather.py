@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import InputError
 from ..formats import iter_hsps
 from ..schema import HSP
-from .dots import HTML_LINES, LINE_FIELDS, MAX_LINES, RASTER, Dots, Layout
+from .dots import HTML_LINES, MAX_LINES, Dots, Layout
 from .genome import Genome
 from .tables import read_hsp_coverage
 
@@ -106,10 +106,16 @@ class Gathered:
                   "rlens": self.layout.rlens, "pairs": np.array(list(self.pairs), dtype=np.int64).reshape(-1, 2)}
         for name, dots in [("whole", self.whole)] + [(f"pair{k}", d) for k, d in enumerate(self.pairs.values())]:
             if dots is not None:
-                arrays.update(_dots_arrays(name, dots))
+                arrays.update(dots.arrays(name))
         with atomic_path(path) as tmp:
             with open(tmp, "wb") as handle:
                 np.savez(handle, **arrays)
+
+    @staticmethod
+    def pair_count(path: str) -> int:
+        """How many pair dotplots a saved Gathered holds (read alone: before the drawing processes fork)."""
+        with np.load(path) as saved:
+            return int(saved["pairs"].shape[0])
 
     @classmethod
     def load(cls, path: str, query: Genome, reference: Genome) -> "Gathered":
@@ -119,29 +125,9 @@ class Gathered:
         if not (np.array_equal(arrays["qlens"], query.lengths) and np.array_equal(arrays["rlens"], reference.lengths)):
             raise InputError(f"dots of other genomes than {query.name} and {reference.name}", path)
         layout = Layout(query.lengths, reference.lengths, arrays["order"], arrays["flip"])
-        whole = _dots_of("whole", arrays, layout) if "whole.shape" in arrays else None
-        pairs = {(int(qi), int(ri)): _dots_of(f"pair{k}", arrays, None) for k, (qi, ri) in enumerate(arrays["pairs"])}
+        whole = Dots.of_arrays("whole", arrays, layout) if "whole.shape" in arrays else None
+        pairs = {(int(qi), int(ri)): Dots.of_arrays(f"pair{k}", arrays) for k, (qi, ri) in enumerate(arrays["pairs"])}
         return cls(layout, whole, pairs)
-
-
-def _dots_arrays(name: str, dots: Dots) -> dict:
-    """A Dots as named arrays (its raster's filled cells and their values)."""
-    cells = dots.cells.reshape(-1)
-    filled = np.flatnonzero(cells)
-    return {f"{name}.shape": np.array([dots.width, dots.height, dots.max_lines, dots.count, dots.rastered]),
-            f"{name}.unit": np.array(dots.unit), f"{name}.cells": filled.astype(np.int64),
-            f"{name}.values": cells[filled], **{f"{name}.{f}": dots.lines[f] for f in LINE_FIELDS}}
-
-
-def _dots_of(name: str, arrays: dict, layout: Layout | None) -> Dots:
-    width, height, max_lines, count, rastered = arrays[f"{name}.shape"].tolist()
-    dots = Dots(width, height, layout, int(max_lines))
-    cells = np.zeros(2 * RASTER * RASTER, dtype=np.float32)
-    cells[arrays[f"{name}.cells"]] = arrays[f"{name}.values"]
-    dots._cells = cells.reshape(2, RASTER * RASTER)
-    dots._lines = {f: arrays[f"{name}.{f}"] for f in LINE_FIELDS}
-    dots.count, dots._rastered, dots.unit = int(count), int(rastered), str(arrays[f"{name}.unit"])
-    return dots
 
 
 def gather_dots(hsps_path, columns, accumulator, add, threads: int) -> tuple:

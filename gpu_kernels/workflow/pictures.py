@@ -38,8 +38,7 @@ def pair_pictures(hsps_path, summary_path: str, query: Genome, reference: Genome
     from .gather import along_backbone, best_pairs, gather_pictures
 
     chains = read_columns(chains_path) if chains_path else None
-    layout = along_backbone(chains, query, reference) if chains is not None and chains["backbone"].any() and \
-        len(query.names) > 1 else None
+    layout = along_backbone(chains, query, reference) if chains is not None and chains["backbone"].any() else None
     best = best_pairs(read_hsp_coverage(summary_path, query, reference), max_pair_plots, len(reference.names)) \
         if pairs_dir else []
     count = len(best) + sum(1 for path in (grid_path, html_path, heatmap_path) if path)
@@ -57,13 +56,10 @@ def gathered_pictures(dots_path: str, summary_path: str, query: Genome, referenc
                       low: float | None = None) -> None:
     """The `plots` rule: draw_pictures of what the `dots` rule gathered (dots_path: gather.Gathered's
     file), on `threads` drawing processes."""
-    import zipfile
-
     from .gather import Gathered
 
-    with zipfile.ZipFile(dots_path) as saved:  # how many pictures, before the processes are forked
-        pairs = sum(1 for name in saved.namelist() if name.startswith("pair") and name.endswith(".shape.npy"))
-    count = (pairs if pairs_dir else 0) + sum(1 for path in (grid_path, html_path, heatmap_path) if path)
+    count = (Gathered.pair_count(dots_path) if pairs_dir else 0) + \
+        sum(1 for path in (grid_path, html_path, heatmap_path) if path)
     with picture_pool(count, threads) as pool:
         gathered = Gathered.load(dots_path, query, reference)
         chains = read_columns(chains_path) if chains_path else None
