@@ -1,9 +1,12 @@
 """The compiled code, built by `pip install -e .`: the C extensions of the CPU path (needs a C
 compiler and Python's headers; modules and sources listed in gpu_kernels/native.py) and, where nvcc
 is on the PATH, the CUDA kernels as fatbins (gpu_kernels/kernels.py), so a GPU run compiles none of
-its own kernels. Everything else about the package is in pyproject.toml."""
+its own kernels; and where CuPy finds a GPU, CuPy's own kernels compiled into its cache by the warm
+command (kernels.warm_at_install), so the first run after install compiles nothing either. Everything
+else about the package is in pyproject.toml."""
 import os
 import runpy
+import sys
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -26,6 +29,7 @@ class BuildWithKernels(build_ext):
             return
         print(f"CUDA kernels built ahead of time: {len(built)}" if built else "nvcc not found: CUDA kernels "
               "will be compiled on first use")
+        print(kernels["warm_at_install"](root or ".", sys.executable))
 
 
 setup(ext_modules=[Extension(f"gpu_kernels.{name}", [f"gpu_kernels/{f}" for f in files], include_dirs=["gpu_kernels"],

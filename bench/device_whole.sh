@@ -9,9 +9,10 @@
 #   bash bench/device_whole.sh sizes    # the GPU tests of the pipeline and the sketch; bench/size_estimate.py's
 #                                       # heavy20 pair on the GPU; the close pair's dry run as the README writes it
 #                                       # (no engine keys): its time and its outputs' size table
-#   bash bench/device_whole.sh first    # the warm command on a fresh kernel cache (WARM=0: not), then align on the
-#                                       # 150 Mbp pair ROUNDS times (default 3: the first after install against the
-#                                       # warm ones); STUDY=1: then, on a fresh cache again, what align compiles
+#   bash bench/device_whole.sh first    # on a fresh kernel cache what `pip install` runs (setup.py: the warm command
+#                                       # where CuPy finds a GPU; WARM=1: the warm command, WARM=0: neither), then
+#                                       # align on the 150 Mbp pair ROUNDS times (default 3: the first after install
+#                                       # against the warm ones); STUDY=1: then, on a fresh cache again, what align compiles
 #                                       # (bench/studies/after_warm.py)
 #   PART=1 bash bench/device_whole.sh close  # first, align (-vv, ROUNDS runs) on a compare job's size alone: the
 #                                       # close pair's records 7-9 against its records 7-12 (each stage's time)
@@ -21,7 +22,8 @@
 # MAXFREQ: align's --max-freq; ALIGN_OPTS: more options of align (PART=1 and the whole genomes'), e.g.
 # '--preset distant --seed 14of22 --transitions 0';
 # GPUS: the workflow's GPUs (default: every GPU of the machine, through profiles/multi-gpu); SLOTS: its
-# jobs_per_gpu (default 1; docs/WORKFLOW.md's turns on the GPU: SLOTS=2); WARM=1: the warm command first;
+# jobs_per_gpu (default 1; docs/WORKFLOW.md's turns on the GPU: SLOTS=2); WARM=1: the warm command first
+# (WARM=install: what `pip install` runs where CuPy finds a GPU);
 # DRY=0: no dry run first (Snakemake's start alone); LIFT=1: after the workflow, reference points drawn in
 # its one-to-one alignments (bench/liftover_check.py --save-points) and alignments.chain, xz-compressed in
 # 15 MB pieces, to $OUT (cat lift_chain.xz.* | xz -d, then liftover_check.py --saved-points here).
@@ -43,6 +45,10 @@ engine=${ENGINE:-$'engine: {fast: true, max_freq: 20}\nbins: {size: 500000000}'}
 [ "$engine" = none ] && engine="# the defaults"
 slots=${SLOTS:-1}; engine="$engine"$'\n'"jobs_per_gpu: $slots"
 peak() { /usr/bin/time -f "$1: %e s wall, %U user s, %M KB peak" "${@:2}"; }
+install_warm() {  # what `pip install` runs after building the kernels (setup.py: kernels.warm_at_install)
+    peak "the install's warm" python3 -c "import runpy, sys
+print(runpy.run_path('gpu_kernels/kernels.py')['warm_at_install']('.', sys.executable))" 2>&1 | tail -2
+}
 workflow650() {  # the workflow on 2 x 6 x 50 Mbp heavy genomes, every default output; its jobs' logs to $OUT
     rm -rf /tmp/w650/results /tmp/w650/.snakemake
     python3 bench/workflow_heavy.py --chromosomes 6 --size 50 --backend cupy --cores "$(nproc)" --workdir /tmp/w650 --config "jobs_per_gpu: $slots" -- \
@@ -69,7 +75,8 @@ if not os.path.exists('/tmp/hp/heavy_150_b.fa'):
     a, b, am, bm = heavy_pair(150_000_000, 1, seed=11); write_fasta('/tmp/hp/heavy_150_a.fa', ['chr1'], a, am)
     write_fasta('/tmp/hp/heavy_150_b.fa', ['chr1'], b, bm)"
     CUPY_CACHE_DIR=$(mktemp -d /tmp/cupy-fresh-XXXX); export CUPY_CACHE_DIR
-    [ "${WARM:-1}" = 1 ] && peak "warm command" python3 -m gpu_kernels warm 2>&1 | tail -2 | tee "$OUT/first.log"
+    [ "${WARM:-install}" = 1 ] && peak "warm command" python3 -m gpu_kernels warm 2>&1 | tail -2 | tee "$OUT/first.log"
+    [ "${WARM:-install}" = install ] && install_warm | tee "$OUT/first.log"
     for round in $(seq "${ROUNDS:-3}"); do
         peak "align 150 Mbp after warm, run $round" python3 -m gpu_kernels align /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa \
             --backend cupy -o /tmp/hp/al.paf -v 2> "$OUT/first_$round.log"
@@ -104,6 +111,7 @@ model=$what
 mkdir -p /tmp/hs
 # the kernels CuPy compiles itself, compiled once before any timed run (as the README's install does)
 [ "${WARM:-0}" = 1 ] && peak "warm command" python3 -m gpu_kernels warm 2>&1 | tail -1
+[ "${WARM:-0}" = install ] && install_warm
 [ -f "/tmp/hs/${model}_b.fa" ] || peak "simulated" python3 bench/human_sized.py --model "$model" --out "/tmp/hs/$model" \
     2>&1 | tee -a "$OUT/${model}.log"
 df -h /tmp | tail -1

@@ -138,6 +138,41 @@ def build_all(out: str = CUBINS, nvcc: str | None = None, threads: int = 0) -> l
         return list(pool.map(build, files()))
 
 
+
+
+def warm_at_install(package_root: str, python: str, timeout: float = 900) -> str:
+    """CuPy's own kernels (its sorts' helpers, scans, reductions, casts) compiled into its kernel cache by
+    `python -m gpu_kernels warm`, run by `python` with the package at package_root, where that
+    environment's CuPy finds a GPU: the first run after install then loads them rather than compiling
+    them one by one. pip's build isolation is undone for the
+    command (it would hide CuPy). Nothing is run, and why is returned, where there is no GPU or the
+    environment cannot run the command yet (its dependencies installed after the build); a line for the
+    install's log is returned either way. GPU_GENOME_COMPARE_WARM=0 skips it."""
+    import subprocess
+
+    if os.environ.get("GPU_GENOME_COMPARE_WARM", "1") == "0":
+        return "CuPy's kernels not compiled at install (GPU_GENOME_COMPARE_WARM=0)"
+    env = dict(os.environ)
+    paths = env.get("PYTHONPATH", "").split(os.pathsep)
+    if any("pip-build-env" in p for p in paths):  # pip's isolated build: its folders and its no-user-site left out
+        paths = [p for p in paths if "pip-build-env" not in p]
+        env.pop("PYTHONNOUSERSITE", None)
+    env["PYTHONPATH"] = os.pathsep.join([os.path.abspath(package_root), *[p for p in paths if p]])
+    probe = subprocess.run([python, "-c", "import cupy, pyarrow; assert cupy.cuda.runtime.getDeviceCount() > 0"],
+                           env=env, capture_output=True, text=True)
+    if probe.returncode:
+        return "no GPU that CuPy finds (or no CuPy or pyarrow yet): CuPy's kernels not compiled at install"
+    try:
+        done = subprocess.run([python, "-m", "gpu_kernels", "warm"], env=env, capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return f"warning: CuPy's kernels not compiled at install (the warm command took over {timeout:.0f} s)"
+    last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+    if done.returncode:
+        return f"warning: CuPy's kernels not compiled at install ({last}): the first GPU run compiles them"
+    return f"CuPy's kernels for this GPU: {last}"
+
+
 if __name__ == "__main__":
     for path in build_all():
         print(path)
