@@ -28,10 +28,11 @@ MAX_BIN = 500_000_000
 
 def compare_threads(backend: str, jobs_per_gpu: int) -> int:
     """A compare job's threads: 2 on the CPU (the jobs share the cores); on a GPU 8 alone, and fewer where
-    jobs share it (6 of 2, 4 of 3), so that they and the texts' jobs fit on 16 cores beside each other."""
+    jobs share it (6 of 2, 4 of 3, 3 of 4 or more), so that they and the texts' jobs fit on 16 cores
+    beside each other."""
     if backend != "cupy":
         return 2
-    return 8 if jobs_per_gpu == 1 else max(4, 12 // jobs_per_gpu)
+    return 8 if jobs_per_gpu == 1 else max(3, 12 // jobs_per_gpu)
 
 
 def bin_size(configured, genome_bases: int) -> int:

@@ -336,6 +336,18 @@ def dots_table(wc):
     return compare_outputs(wc)
 
 
+def dots_first(wc):
+    """Input function of alignments: the pair's dots where the pictures gather them from its compare
+    jobs' HSP tables, the largest temporary files of a whole-genome run, which are removed once the
+    dots are gathered: so that they are gone before the alignments' SNP file is written (the disk at
+    its peak)."""
+    if any(OUT[kind] for kind in PICTURE_KINDS) and not hsp_table_written(
+        wc.set, wc.query, wc.reference
+    ):
+        return path("dots", set=wc.set, query=wc.query, reference=wc.reference)
+    return []
+
+
 def dots_tables(wc):
     """Params function: the HSP tables behind dots_table (one file, or one a compare job)."""
     if hsp_table_written(wc.set, wc.query, wc.reference):
