@@ -5,12 +5,12 @@ import re
 
 import pytest
 
-from gpu_kernels.workflow.estimate import FAMILIES
+from gpu_kernels.workflow.estimate import FAMILIES, PairCounts
 from gpu_kernels.workflow.outputs import PAIR_OUTPUTS
 
 from gpu_kernels.workflow.config import coerce_overrides, schema_error
 from gpu_kernels.workflow.sizing import (FAST_AUTO_BASES, MAX_BIN, MIN_BIN, INDEX_PER_BASE, RESULTS_PER_BASE, bin_size, disk_need, disk_problem,
-                                         fast_for, free_bytes, pair_params)
+                                         by_estimate, fast_for, free_bytes, pair_params, repeat_bound)
 from gpu_kernels.workflow.sweep import engine_params
 
 UNITS = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9}
@@ -141,3 +141,60 @@ def test_a_pairs_hsp_texts_and_every_chain_are_written_where_they_weigh_little(t
     assert 0 < backbone.num_rows < every.num_rows
     assert set(backbone.column("backbone").to_pylist()) == {1}
     assert (small / "alignments.paf").read_bytes() == (plain / "alignments.paf").read_bytes()
+
+
+def counts(repeat_hsps: int, collinear_hsps: int) -> PairCounts:
+    return PairCounts(aligned=10**6, divergence=0.02, alignments=10, hsps=repeat_hsps + collinear_hsps,
+                      repeat_hsps=repeat_hsps, chains=10, collinear_hsps=collinear_hsps)
+
+
+@pytest.mark.parametrize("repeats, collinear, fast", [
+    (9_917_801, 26_200, True),  # the repeat-rich 2 x 20 Mbp pair's estimate
+    (1_140_000_000, 334_000, True),  # 2 x 150 Mbp of 30 % repeats: a billion HSPs
+    (118, 740, False),  # the bundled Mycoplasma pair
+    (2_000_000, 1_000_000, False),  # many copies, not most of the HSPs
+    (900_000, 1_000, False)])  # most of the HSPs, too few to matter
+def test_auto_fast_mode_follows_the_repeat_content_below_its_size(repeats, collinear, fast):
+    section = engine()
+    params = engine_params(section, {"k"})
+    made = counts(repeats, collinear)
+    assert repeat_bound(made) == fast
+    assert by_estimate(params, section, 20_000_000, 20_000_000)
+    assert pair_params(params, section, 20_000_000, 20_000_000, made).seeding.max_freq == (20 if fast else 0)
+    # a fast mode given (either way), another preset, or a size that decides alone: no estimate asked
+    assert not by_estimate(engine_params(engine(fast=False)), engine(fast=False), 20_000_000, 20_000_000)
+    assert not by_estimate(engine_params(engine(preset="distant"), {"preset"}), engine(preset="distant"), 10, 10)
+    assert not by_estimate(params, section, 3 * GBP, 3 * GBP)
+    never = engine(fast=False)
+    assert pair_params(engine_params(never), never, 20_000_000, 20_000_000, made).seeding.max_freq == 0
+
+
+def test_the_sketches_tell_a_repeat_rich_pair_from_a_repeat_poor_one():
+    """From the genomes' own sketches (as a run's scan makes them): 2 x 4 Mbp, 2 % apart, with and
+    without a family of 4,000 copies of 300 bases (30 % of each genome, copies 1 % from their
+    consensus): only the first is repeat-bound."""
+    import numpy as np
+    from test_sketch import pair_counts
+
+    rng = np.random.default_rng(3)
+    letters = np.frombuffer(b"ACGT", dtype=np.uint8)
+
+    unit = rng.integers(0, 4, 300)
+
+    def genome(base, repeats: bool):
+        seq = base.copy()
+        if repeats:
+            for at in rng.choice(seq.size // 300, 4000, replace=False) * 300:
+                copy = unit.copy()
+                hit = rng.random(300) < 0.01
+                copy[hit] = rng.integers(0, 4, int(hit.sum()))
+                seq[at:at + 300] = copy
+        hit = rng.random(seq.size) < 0.02
+        seq[hit] = (seq[hit] + rng.integers(1, 4, int(hit.sum()))) % 4
+        return letters[seq].tobytes().decode()
+
+    base = rng.integers(0, 4, 4_000_000)
+    rich = pair_counts([genome(base, True)], [genome(base, True)])
+    poor = pair_counts([genome(base, False)], [genome(base, False)])
+    assert repeat_bound(rich) and rich.repeat_hsps > 100 * rich.collinear_hsps, rich
+    assert not repeat_bound(poor) and poor.repeat_hsps < poor.collinear_hsps, poor

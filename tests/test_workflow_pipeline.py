@@ -146,9 +146,17 @@ def test_the_coverage_pass_and_the_dots_run_beside_the_assembly_and_the_pictures
     edges = {(names[a], names[b]) for a, b in re.findall(r"^\s*(\d+) -> (\d+)", graph, re.M)}
     assert {("compare", "hsp_coverage"), ("hsp_coverage", "coverage"), ("hsp_coverage", "plots"),
             ("compare", "dots"), ("hsp_coverage", "dots"), ("dots", "plots"), ("assemble", "coverage"),
-            ("assemble", "plots")} <= edges, edges
+            ("assemble", "plots"), ("dots", "alignments")} <= edges, edges
     assert not {("assemble", "hsp_coverage"), ("coverage", "plots"), ("merge", "hsp_coverage"), ("assemble", "dots"),
                 ("compare", "plots")} & edges
+    # the alignments wait for the dots only where the dots' HSP tables are the compare jobs' (removed
+    # once the dots are gathered, before the SNP file is written): not where the pair's table is kept
+    (tmp_path / "kept.yaml").write_text(open(made).read().replace("grid_dotplot: false", "grid_dotplot: true")
+                                        .replace(", hsps_auto_bases: 1000", ""))
+    graph = snakemake(tmp_path, "--rulegraph", "--configfile", "kept.yaml").stdout
+    names = dict(re.findall(r"^\s*(\d+)\[label = \"(\w+)\"", graph, re.M))
+    kept = {(names[a], names[b]) for a, b in re.findall(r"^\s*(\d+) -> (\d+)", graph, re.M)}
+    assert ("dots", "plots") in kept and ("dots", "alignments") not in kept, kept
     # a rule's priority made Snakemake's ILP scheduler take its 10 s limit to choose the jobs after
     # assemble (a 3 Gbp pair's run, one H200): the order comes from the threads asked for, not priorities
     rules = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "workflow", "rules")

@@ -150,25 +150,35 @@ def collinear_runs(query: np.ndarray, reference: np.ndarray) -> int:
     return int(np.count_nonzero(sizes >= MIN_RUN_SITES))
 
 
-def _pair_counts(qk, qc, rk, rc, max_freq: int) -> tuple[np.ndarray, np.ndarray]:
-    """The counts on both sides of the keys both hold (those more frequent than max_freq left out where
-    it is set, as fast mode leaves such words out)."""
-    both = qk[_in(qk, rk)]
-    a = _count_of(qk, qc, both).astype(np.float64)
-    b = _count_of(rk, rc, both).astype(np.float64)
-    if max_freq:
-        keep = (a <= max_freq) & (b <= max_freq)
-        a, b = a[keep], b[keep]
-    return a, b
+def _kept_words(sites: np.ndarray, max_freq: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each non-periodic 32-mer of the sites, sorted, and its copies that seed: every copy, or in fast
+    mode (max_freq) those in records that hold it at most max_freq times in their orientation (the
+    engine counts a word in its own record, on the strand it reads: words.drop_frequent)."""
+    words = sites[(sites["h32"] != 0) & (sites["flags"] & PERIODIC == 0)]
+    if not max_freq:
+        return _counts(words["h32"])
+    forward = words["flags"] & FORWARD
+    order = np.lexsort((forward, words["rec"], words["h32"]))
+    h, rec, forward = words["h32"][order], words["rec"][order], forward[order]
+    heads = np.flatnonzero(np.concatenate([[True], (h[1:] != h[:-1]) | (rec[1:] != rec[:-1]) |
+                                           (forward[1:] != forward[:-1])])) if h.size else np.zeros(0, np.int64)
+    sizes = np.diff(np.append(heads, h.size))
+    keep = sizes <= max_freq
+    keys, kept = h[heads][keep], sizes[keep]
+    if keys.size == 0:
+        return keys, kept
+    first = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+    return keys[first], np.add.reduceat(kept, first)
 
 
 def copy_seeds(query: np.ndarray, reference: np.ndarray, max_freq: int) -> float:
     """Seeds between repeat copies, in sites: for each non-periodic 32-mer on both sides, the pairs of
-    its copies beyond one a copy."""
-    def words(sites):
-        return _counts(sites["h32"][(sites["h32"] != 0) & (sites["flags"] & PERIODIC == 0)])
-
-    a, b = _pair_counts(*words(query), *words(reference), max_freq)
+    its copies that seed (_kept_words) beyond one a copy."""
+    qk, qc = _kept_words(query, max_freq)
+    rk, rc = _kept_words(reference, max_freq)
+    both = qk[_in(qk, rk)]
+    a = _count_of(qk, qc, both).astype(np.float64)
+    b = _count_of(rk, rc, both).astype(np.float64)
     return float(np.sum(a * b - np.minimum(a, b)))
 
 

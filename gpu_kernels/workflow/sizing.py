@@ -17,6 +17,13 @@ from ..params import Params
 # takes minutes); up to here the exhaustive table is written (outputs.hsps_auto_bases is smaller) and
 # its cost is seconds to a minute on a GPU.
 FAST_AUTO_BASES = 1_000_000_000
+# Fast mode below that too, for pairs whose exhaustive HSPs are mostly between repeat copies
+# (repeat_bound): the copies' HSPs estimated at more than REPEAT_RATIO times those along the alignments
+# and more than REPEAT_HSPS (a bacterial pair's few transposon copies stay exhaustive). Repeat-rich
+# pairs are hundreds of times over (a 2 x 150 Mbp pair of 30 % repeats about 3,400: a billion HSPs,
+# more memory than a laptop has), bacteria and repeat-poor pairs under one.
+REPEAT_RATIO = 10
+REPEAT_HSPS = 1_000_000
 
 # Bins under `bins.size: auto`: a sixth of the genome, within these bounds. Small genomes keep one bin
 # (or bins of 50 Mbp of contigs); a human-sized one gets about seven, so that its 28 compare jobs fill a
@@ -43,21 +50,37 @@ def bin_size(configured, genome_bases: int) -> int:
     return int(min(MAX_BIN, max(MIN_BIN, genome_bases // AUTO_BINS)))
 
 
-def fast_for(engine: dict, query_bases: int, reference_bases: int) -> bool:
+def repeat_bound(counts) -> bool:
+    """Whether a pair's exhaustive HSPs, as its genomes' sketches estimate them (estimate.PairCounts at
+    max_freq 0), are mostly between repeat copies: more than REPEAT_HSPS and REPEAT_RATIO times the
+    HSPs along its alignments. There fast mode keeps the alignments and their HSPs and leaves out the
+    copies' pairs, which would cost most of the run's time and memory."""
+    return counts is not None and counts.repeat_hsps > max(REPEAT_HSPS, REPEAT_RATIO * counts.collinear_hsps)
+
+
+def fast_for(engine: dict, query_bases: int, reference_bases: int, counts=None) -> bool:
     """Whether a pair is seeded in fast mode: `engine.fast` as given, or under `auto` for pairs of more
-    than FAST_AUTO_BASES bases together."""
+    than FAST_AUTO_BASES bases together and for pairs whose exhaustive HSPs (counts, the estimate at
+    max_freq 0, where the genomes have sketches) are mostly between repeat copies (repeat_bound)."""
     fast = engine.get("fast", "auto")
     if fast == "auto":
-        return query_bases + reference_bases > FAST_AUTO_BASES
+        return query_bases + reference_bases > FAST_AUTO_BASES or repeat_bound(counts)
     return bool(fast)
 
 
-def pair_params(params: Params, engine: dict, query_bases: int, reference_bases: int) -> Params:
+def by_estimate(params: Params, engine: dict, query_bases: int, reference_bases: int) -> bool:
+    """Whether pair_params' choice for a pair depends on its estimate (counts): `engine.fast: auto`, the
+    close preset, and a pair its size alone leaves exhaustive."""
+    return engine.get("fast", "auto") == "auto" and params.preset.preset == "close" and \
+        not fast_for(engine, query_bases, reference_bases)
+
+
+def pair_params(params: Params, engine: dict, query_bases: int, reference_bases: int, counts=None) -> Params:
     """A pair's parameters: its set's, with fast mode's word-frequency cap where `engine.fast: auto`
-    turns it on for this pair. A preset's own cap (the distant preset's) and a cap the config sets
-    with `fast: true` are left as they are."""
+    turns it on for this pair (fast_for; counts: its exhaustive estimate). A preset's own cap (the
+    distant preset's) and a cap the config sets with `fast: true` are left as they are."""
     if engine.get("fast", "auto") != "auto" or params.preset.preset != "close" or \
-            not fast_for(engine, query_bases, reference_bases):
+            not fast_for(engine, query_bases, reference_bases, counts):
         return params
     return params.replace(max_freq=int(engine["max_freq"]))  # the schema's default (20) where not given
 

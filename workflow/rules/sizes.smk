@@ -12,11 +12,13 @@ from gpu_kernels.workflow.estimate import (
     size_table,
 )
 from gpu_kernels.workflow.sizing import (
+    by_estimate,
     disk_need,
     disk_problem,
     fits,
     free_bytes,
     pair_params,
+    repeat_bound,
 )
 from gpu_kernels.workflow.sketch import load_sketch
 
@@ -24,14 +26,44 @@ from gpu_kernels.workflow.sketch import load_sketch
 HSP_TEXTS = [kind for kind in TEXT_KINDS if OUT[kind]]
 
 
+@functools.lru_cache(maxsize=None)
 def params_of(set_name, query, reference):
     """A genome pair's parameters: its set's, in fast mode where `engine.fast: auto` chooses it for the
-    pair's size (sizing.pair_params)."""
-    return pair_params(
-        PARAMS[set_name],
-        SETS[set_name],
-        genome_bases(query),
-        genome_bases(reference),
+    pair's size or its repeat content (sizing.pair_params, from the pair's estimate at the set's own
+    word-frequency cap)."""
+    bases = (genome_bases(query), genome_bases(reference))
+    exhaustive = (
+        estimate_with(set_name, query, reference, PARAMS[set_name])
+        if by_estimate(PARAMS[set_name], SETS[set_name], *bases)
+        else None
+    )
+    params = pair_params(PARAMS[set_name], SETS[set_name], *bases, exhaustive)
+    if (
+        params != PARAMS[set_name]
+        and repeat_bound(exhaustive)
+        and workflow.is_main_process
+    ):
+        print(
+            f"{set_name}/{query}_vs_{reference}: fast mode (max_freq {params.seeding.max_freq}): its "
+            f"genomes' sketches put {exhaustive.repeat_hsps:,} of its {exhaustive.hsps:,} exhaustive HSPs "
+            "between repeat copies (engine.fast: false keeps them)",
+            file=sys.stderr,
+        )
+    return params
+
+
+def estimate_with(set_name, query, reference, params):
+    """A genome pair's counts (estimate.estimate_pair) from its genomes' sketches under these
+    parameters; None where a genome has none (a read set)."""
+    sketches = [load_sketch(path("sketch", genome=g)) for g in (query, reference)]
+    if None in sketches:
+        return None
+    return estimate_pair(
+        *sketches,
+        (genome_bases(query), genome_bases(reference)),
+        params.seeding.max_freq,
+        params.reporting.min_len,
+        params.chaining.min_chain_score,
     )
 
 
@@ -66,17 +98,11 @@ def disk_check():
 def pair_estimate(set_name, query, reference):
     """(counts, widths) of a genome pair (estimate.py), from its genomes' sketches; None where a genome
     has none (a read set)."""
-    sketches = [load_sketch(path("sketch", genome=g)) for g in (query, reference)]
-    if None in sketches:
-        return None
-    params = params_of(set_name, query, reference)
-    counts = estimate_pair(
-        *sketches,
-        (genome_bases(query), genome_bases(reference)),
-        params.seeding.max_freq,
-        params.reporting.min_len,
-        params.chaining.min_chain_score,
+    counts = estimate_with(
+        set_name, query, reference, params_of(set_name, query, reference)
     )
+    if counts is None:
+        return None
     gz = [str(config["genomes"][g]).endswith(".gz") for g in (query, reference)]
     copies = sum(genome_bases(g) for g, z in zip((query, reference), gz) if z)
     return counts, Widths.of(CHROMOSOMES[query], CHROMOSOMES[reference], copies)
