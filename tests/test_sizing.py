@@ -165,6 +165,8 @@ def test_auto_fast_mode_follows_the_repeat_content_below_its_size(repeats, colli
     assert not by_estimate(engine_params(engine(fast=False)), engine(fast=False), 20_000_000, 20_000_000)
     assert not by_estimate(engine_params(engine(preset="distant"), {"preset"}), engine(preset="distant"), 10, 10)
     assert not by_estimate(params, section, 3 * GBP, 3 * GBP)
+    mems = engine(mode="mem")
+    assert not by_estimate(engine_params(mems, {"mode"}), mems, 20_000_000, 20_000_000)
     never = engine(fast=False)
     assert pair_params(engine_params(never), never, 20_000_000, 20_000_000, made).seeding.max_freq == 0
 

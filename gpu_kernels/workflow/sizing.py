@@ -20,8 +20,7 @@ FAST_AUTO_BASES = 1_000_000_000
 # Fast mode below that too, for pairs whose exhaustive HSPs are mostly between repeat copies
 # (repeat_bound): the copies' HSPs estimated at more than REPEAT_RATIO times those along the alignments
 # and more than REPEAT_HSPS (a bacterial pair's few transposon copies stay exhaustive). Repeat-rich
-# pairs are hundreds of times over (a 2 x 150 Mbp pair of 30 % repeats about 3,400: a billion HSPs,
-# more memory than a laptop has), bacteria and repeat-poor pairs under one.
+# pairs are hundreds of times over, bacteria and repeat-poor pairs under one (docs/WORKFLOW.md).
 REPEAT_RATIO = 10
 REPEAT_HSPS = 1_000_000
 
@@ -70,9 +69,10 @@ def fast_for(engine: dict, query_bases: int, reference_bases: int, counts=None) 
 
 def by_estimate(params: Params, engine: dict, query_bases: int, reference_bases: int) -> bool:
     """Whether pair_params' choice for a pair depends on its estimate (counts): `engine.fast: auto`, the
-    close preset, and a pair its size alone leaves exhaustive."""
+    close preset, HSPs (exact matches take no word-frequency cap), and a pair its size alone leaves
+    exhaustive."""
     return engine.get("fast", "auto") == "auto" and params.preset.preset == "close" and \
-        not fast_for(engine, query_bases, reference_bases)
+        params.matching.mode == "hsp" and not fast_for(engine, query_bases, reference_bases)
 
 
 def pair_params(params: Params, engine: dict, query_bases: int, reference_bases: int, counts=None) -> Params:
