@@ -17,7 +17,7 @@ import numpy as np
 
 from .backend import get_backend
 from .device import early_context
-from .engine import compare, load
+from .engine import compare_loaded, load
 from .errors import InputError, os_error_line
 from .fasta import load_pair
 from .formats import alignments, mummer_parts, paf_from_table, paf_on_thread, text_from_table, write_parts
@@ -127,6 +127,17 @@ def params_of(args: argparse.Namespace) -> Params:
     return given_params({name: getattr(args, name) for name in args.given})
 
 
+def fast_where_due(params: Params, args: argparse.Namespace, loaded) -> Params:
+    """The parameters with fast mode where the command line gives no --max-freq and the workflow would
+    choose it for the pair (sizing.command_line_params), said in one line on standard error."""
+    from .workflow.sizing import command_line_params
+
+    params, line = command_line_params(params, args.given, loaded.query, loaded.reference)
+    if line:
+        print(line, file=sys.stderr)
+    return params
+
+
 def run_align(args: argparse.Namespace) -> int:
     """The align command: the pair compared whole where it fits (engine.compare), else part by part
     through the homology pipeline (pipeline.py) and assembled; the same outputs either way."""
@@ -143,6 +154,7 @@ def run_align(args: argparse.Namespace) -> int:
                     "--chains": args.chains, "--chain-file": args.chain_file, "--chains-table": args.chains_table},
                    [args.query, args.reference])
     loaded = load(args.query, args.reference, params, backend=args.backend)
+    params = fast_where_due(params, args, loaded)
     from .formats.alignments import sam_name_problem
     from .formats.vcf import vcf_name_problem
 
@@ -195,7 +207,9 @@ def run_compare(args: argparse.Namespace) -> int:
                     "--chain-file": args.chain_file, "--chains-table": args.chains_table}, [args.query, args.reference])
     # an earlier run's outputs stay until this one's are complete (atomic_path): a run that fails
     # (a bad input, Ctrl-C) leaves them as they were
-    result = compare(args.query, args.reference, params, backend=args.backend)
+    loaded = load(args.query, args.reference, params, backend=args.backend)
+    params = fast_where_due(params, args, loaded)
+    result = compare_loaded(loaded, params)
     q, r = result.query, result.reference
     with ThreadPoolExecutor(1) as side:
         writing = []

@@ -20,7 +20,7 @@ class Seeding:
     """Words and seeds: word length, fast mode and strands."""
 
     k: int = field(default=32, metadata={"help": "word length, 8..32"})
-    max_freq: int = field(default=0, metadata={"help": "fast mode: skip words more frequent than this in their record (0: exhaustive)"})
+    max_freq: int = field(default=0, metadata={"help": "fast mode: skip words more frequent than this in their record (0: exhaustive; not given, 20 for a pair of more than 1 Gbp or one mostly of repeat copies' HSPs)"})
     strands: str = field(default="both", metadata={"help": "forward, reverse or both"})
     seed: str = field(default="exact", metadata={"help": "exact (k-mers), 12of19 or 14of22 (LASTZ's spaced seeds: distant genomes) or a 0/1 pattern"})
     transitions: int = field(default=1, metadata={"help": "spaced seeds: transitions (A-G, C-T) a seed holds, 0 or 1"})

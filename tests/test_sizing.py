@@ -171,19 +171,16 @@ def test_auto_fast_mode_follows_the_repeat_content_below_its_size(repeats, colli
     assert pair_params(engine_params(never), never, 20_000_000, 20_000_000, made).seeding.max_freq == 0
 
 
-def test_the_sketches_tell_a_repeat_rich_pair_from_a_repeat_poor_one():
-    """From the genomes' own sketches (as a run's scan makes them): 2 x 4 Mbp, 2 % apart, with and
-    without a family of 4,000 copies of 300 bases (30 % of each genome, copies 1 % from their
-    consensus): only the first is repeat-bound."""
+def repeat_pair(repeats: bool, seed: int = 3) -> tuple[str, str]:
+    """Two 4 Mbp genomes 2 % apart, with (repeats) a family of 4,000 copies of 300 bases in each (30 % of
+    it, copies 1 % from their consensus), or without."""
     import numpy as np
-    from test_sketch import pair_counts
 
-    rng = np.random.default_rng(3)
+    rng = np.random.default_rng(seed)
     letters = np.frombuffer(b"ACGT", dtype=np.uint8)
+    unit, base = rng.integers(0, 4, 300), rng.integers(0, 4, 4_000_000)
 
-    unit = rng.integers(0, 4, 300)
-
-    def genome(base, repeats: bool):
+    def genome():
         seq = base.copy()
         if repeats:
             for at in rng.choice(seq.size // 300, 4000, replace=False) * 300:
@@ -195,8 +192,67 @@ def test_the_sketches_tell_a_repeat_rich_pair_from_a_repeat_poor_one():
         seq[hit] = (seq[hit] + rng.integers(1, 4, int(hit.sum()))) % 4
         return letters[seq].tobytes().decode()
 
-    base = rng.integers(0, 4, 4_000_000)
-    rich = pair_counts([genome(base, True)], [genome(base, True)])
-    poor = pair_counts([genome(base, False)], [genome(base, False)])
+    return genome(), genome()
+
+
+def test_the_sketches_tell_a_repeat_rich_pair_from_a_repeat_poor_one():
+    """From the genomes' own sketches (as a run's scan makes them): only the repeat-rich pair of
+    repeat_pair is repeat-bound."""
+    from test_sketch import pair_counts
+
+    rich = pair_counts(*([g] for g in repeat_pair(True)))
+    poor = pair_counts(*([g] for g in repeat_pair(False)))
     assert repeat_bound(rich) and rich.repeat_hsps > 100 * rich.collinear_hsps, rich
     assert not repeat_bound(poor) and poor.repeat_hsps < poor.collinear_hsps, poor
+
+
+def test_a_command_sketches_a_genome_as_the_workflows_scan_does(tmp_path):
+    """align and compare choose fast mode from sketches of the sequences they read (sketch_of_codes):
+    the same sites as the genome scan's sketch of the FASTA file (mixed case, N runs, two records),
+    so that a command and the workflow choose alike."""
+    import numpy as np
+
+    from gpu_kernels.fasta import load_fasta
+    from gpu_kernels.workflow.genome import scan_cached
+    from gpu_kernels.workflow.sketch import load_sketch, sketch_of_codes
+
+    first, second = repeat_pair(True)
+    second = second[:1_000_000].lower() + "N" * 500 + second[1_000_500:]
+    path = tmp_path / "g.fa"
+    path.write_text(f">a\n{first[:1_500_000]}\n>b some words\n" +
+                    "\n".join(second[i:i + 70] for i in range(0, len(second), 70)) + "\n")
+    scan_cached(str(path), str(tmp_path / "scan.json"), str(tmp_path / "sketch.npz"), digest=False)
+    scanned = load_sketch(str(tmp_path / "sketch.npz"))
+    seqs = load_fasta(str(path))
+    made = sketch_of_codes(seqs.codes, seqs.starts, seqs.lengths)
+    assert made.shift == scanned.shift and made.sites.size > 1000
+    assert np.array_equal(made.sites, scanned.sites) and np.array_equal(made.runs, scanned.runs)
+
+
+def test_align_takes_fast_mode_where_the_workflow_would_and_says_so(tmp_path):
+    """align with no --max-freq on the repeat-rich pair: one line names fast mode and why, and the
+    alignments are those of --max-freq 20; a --max-freq given is kept (no line); the repeat-poor
+    pair stays exhaustive (no line)."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    def run(pair: str, *options):
+        done = subprocess.run([sys.executable, "-m", "gpu_kernels", "align", str(tmp_path / f"{pair}_q.fa"),
+                               str(tmp_path / f"{pair}_r.fa"), "--backend", "numpy", *options], cwd=ROOT,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout, [line for line in done.stderr.splitlines() if "fast mode" in line]
+
+    for pair, repeats in (("rich", True), ("poor", False)):
+        query, reference = repeat_pair(repeats)
+        (tmp_path / f"{pair}_q.fa").write_text(f">q\n{query}\n")
+        (tmp_path / f"{pair}_r.fa").write_text(f">r\n{reference}\n")
+    auto, lines = run("rich")
+    assert len(lines) == 1 and lines[0].startswith("fast mode (--max-freq 20): the genomes' sketches put ")
+    assert lines[0].endswith("exhaustive HSPs between repeat copies (--max-freq 0 keeps every HSP)")
+    given, none = run("rich", "--max-freq", "20")
+    assert auto == given and auto.count("\n") > 0 and none == []
+    assert run("rich", "--max-freq", "5")[1] == []
+    assert run("poor")[1] == []

@@ -85,6 +85,32 @@ def pair_params(params: Params, engine: dict, query_bases: int, reference_bases:
     return params.replace(max_freq=int(engine["max_freq"]))  # the schema's default (20) where not given
 
 
+def command_line_params(params: Params, given: set, query, reference, max_freq: int = 20) -> tuple[Params, str | None]:
+    """align's and compare's parameters where the command line gives no --max-freq: fast mode where the
+    workflow's `engine.fast: auto` turns it on for the pair (pair_params: by its size, or by its repeat
+    content from the two SeqSets' sketches, made as the genome scan makes them), so that a command and
+    the workflow give the same answers; and a line saying so (else None)."""
+    from .estimate import estimate_pair
+    from .sketch import sketch_of_codes
+    from ..arrays import to_host
+
+    engine = {"fast": "auto", "max_freq": max_freq}
+    bases = int(query.lengths.sum()), int(reference.lengths.sum())
+    if "max_freq" in given or params.matching.mode != "hsp":
+        return params, None
+    counts = None
+    if by_estimate(params, engine, *bases):
+        sketches = [sketch_of_codes(to_host(side.codes), side.starts, side.lengths) for side in (query, reference)]
+        counts = estimate_pair(*sketches, bases, params.seeding.max_freq, params.reporting.min_len,
+                               params.chaining.min_chain_score)
+    chosen = pair_params(params, engine, *bases, counts)
+    if chosen == params:
+        return params, None
+    why = (f"the genomes' sketches put {counts.repeat_hsps:,} of the pair's {counts.hsps:,} exhaustive HSPs between "
+           "repeat copies" if repeat_bound(counts) else f"a pair of more than {FAST_AUTO_BASES / 1e9:g} Gbp")
+    return chosen, f"fast mode (--max-freq {max_freq}): {why} (--max-freq 0 keeps every HSP)"
+
+
 @dataclass(frozen=True)
 class DiskNeed:
     """A run's disk need, estimated from its genomes' and pairs' bases (bytes)."""
