@@ -127,15 +127,19 @@ def params_of(args: argparse.Namespace) -> Params:
     return given_params({name: getattr(args, name) for name in args.given})
 
 
-def fast_where_due(params: Params, args: argparse.Namespace, loaded) -> Params:
-    """The parameters with fast mode where the command line gives no --max-freq and the workflow would
-    choose it for the pair (sizing.command_line_params), said in one line on standard error."""
+def load_choosing(args: argparse.Namespace, params: Params):
+    """The pair loaded (engine.load) and its parameters: fast mode where the command line gives no
+    --max-freq and the workflow would choose it for the pair (sizing.command_line_params: the
+    sequences' sketches made as soon as they are read, beside the backend's start), said in one line on
+    standard error."""
     from .workflow.sizing import command_line_params
 
-    params, line = command_line_params(params, args.given, loaded.query, loaded.reference)
+    loaded = load(args.query, args.reference, params, backend=args.backend,
+                  then=lambda query, reference: command_line_params(params, args.given, query, reference))
+    params, line = loaded.then
     if line:
         print(line, file=sys.stderr)
-    return params
+    return loaded, params
 
 
 def run_align(args: argparse.Namespace) -> int:
@@ -153,8 +157,7 @@ def run_align(args: argparse.Namespace) -> int:
                     "--maf": maf, "--psl": psl,
                     "--chains": args.chains, "--chain-file": args.chain_file, "--chains-table": args.chains_table},
                    [args.query, args.reference])
-    loaded = load(args.query, args.reference, params, backend=args.backend)
-    params = fast_where_due(params, args, loaded)
+    loaded, params = load_choosing(args, params)
     from .formats.alignments import sam_name_problem
     from .formats.vcf import vcf_name_problem
 
@@ -207,8 +210,7 @@ def run_compare(args: argparse.Namespace) -> int:
                     "--chain-file": args.chain_file, "--chains-table": args.chains_table}, [args.query, args.reference])
     # an earlier run's outputs stay until this one's are complete (atomic_path): a run that fails
     # (a bad input, Ctrl-C) leaves them as they were
-    loaded = load(args.query, args.reference, params, backend=args.backend)
-    params = fast_where_due(params, args, loaded)
+    loaded, params = load_choosing(args, params)
     result = compare_loaded(loaded, params)
     q, r = result.query, result.reference
     with ThreadPoolExecutor(1) as side:

@@ -307,6 +307,7 @@ class Loaded:
                  synced_times: bool = True):
         self.query, self.reference, self.backend, self.ready = query, reference, backend, ready
         self.sources, self.start, self.synced_times = sources, start, synced_times
+        self.then = None  # what load's `then` answered
 
     def wait(self) -> None:
         """The device readied (the warm-up's kernels compiled) before a stage runs on it."""
@@ -335,21 +336,30 @@ def fasta_sources(query, reference) -> dict:
     return sources
 
 
-def load(query, reference, params: Params, backend: str | NumpyBackend = "numpy") -> Loaded:
-    """Both sides read (FASTA paths, lists of fasta.Records or SeqSets) while the backend is made."""
+def load(query, reference, params: Params, backend: str | NumpyBackend = "numpy", then=None) -> Loaded:
+    """Both sides read (FASTA paths, lists of fasta.Records or SeqSets) while the backend is made.
+    then(query, reference): run on the reading thread once both are read, still beside the backend's
+    start; its answer is the Loaded's `then`."""
     start = time.perf_counter()
     sources = fasta_sources(query, reference)
+
+    def read():
+        sides = as_seqsets(query, reference, params.seeding.k, params.seeding.soft_mask)
+        return sides, None if then is None else then(*sides)
+
     # The files are read on a thread (without the interpreter's lock) while the backend is made (CuPy
     # imported, about 0.4 s) and the device readied on another (not in stats.timed: its synchronize
     # would make the CUDA context first, on this thread).
     with ThreadPoolExecutor(1, thread_name_prefix="read") as pool:
-        reading = pool.submit(as_seqsets, query, reference, params.seeding.k, params.seeding.soft_mask)
+        reading = pool.submit(read)
         backend = get_backend(backend) if isinstance(backend, str) else backend
         log.debug("backend %s made (%.2f s)", backend.name, time.perf_counter() - start)
         ready = backend.warm_up(params)
-        query, reference = reading.result()
+        (query, reference), answer = reading.result()
         log.debug("files read (%.2f s)", time.perf_counter() - start)
-    return Loaded(query, reference, backend, ready, sources, start)
+    loaded = Loaded(query, reference, backend, ready, sources, start)
+    loaded.then = answer
+    return loaded
 
 
 def compare(query, reference, params: Params | None = None, backend: str | NumpyBackend = "numpy",
