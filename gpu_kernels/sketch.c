@@ -92,7 +92,9 @@ typedef struct {
     int64_t *found, *run_found; /* what a piece found, written or not */
 } sketch_job;
 
-/* byte -> code: A C G T of either case (soft-masked bases count) 0..3, another letter 4, white space 5 */
+/* byte -> code: A C G T of either case (soft-masked bases count) 0..3, another letter 4, white space 5;
+   and the codes 0..4 themselves, so that a SeqSet's codes are sketched as the FASTA they were read from
+   (sketch_of_codes; a FASTA's sequence never holds those bytes: its reader refuses them) */
 static uint8_t CODES[256];
 static pthread_once_t codes_once = PTHREAD_ONCE_INIT;
 
@@ -101,6 +103,8 @@ static void fill_codes(void) {
         CODES[c] = 4;
     CODES['\n'] = CODES['\r'] = CODES[' '] = CODES['\t'] = 5;
     CODES['A'] = CODES['a'] = 0, CODES['C'] = CODES['c'] = 1, CODES['G'] = CODES['g'] = 2, CODES['T'] = CODES['t'] = 3;
+    for (int c = 0; c < 4; c++)
+        CODES[c] = (uint8_t)c;
 }
 
 static void sketch_piece(const sketch_job *j, int64_t i) {

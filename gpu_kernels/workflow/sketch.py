@@ -94,16 +94,13 @@ def make_sketch(data, spans: np.ndarray, shift: int, piece_bytes: int | None = N
     return Sketch(sites, shift, joined_runs(runs))
 
 
-CODE_LETTERS = np.frombuffer(b"ACGTNN", dtype=np.uint8)  # a sequence code's letter (encode.py's codes)
-
-
 def sketch_of_codes(codes: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> Sketch:
     """The sketch of a SeqSet's records (its codes on the host, each record's start and length) as the
-    genome scan makes it of the FASTA they were read from: the same sites, the same shift."""
-    letters = CODE_LETTERS[codes]
+    genome scan makes it of the FASTA they were read from: the same sites, the same shift (sketch.c
+    reads the codes 0-4 as the letters they stand for)."""
     starts = np.asarray(starts, dtype=np.int64)
     spans = np.column_stack((starts, starts + np.asarray(lengths, dtype=np.int64)))
-    return make_sketch(letters, spans, sketch_shift(int(np.sum(lengths))))
+    return make_sketch(np.ascontiguousarray(codes, dtype=np.uint8), spans, sketch_shift(int(np.sum(lengths))))
 
 
 # a piece's room: its bases' share of sites (1 in 2^shift) times ROOM_MARGIN, and ROOM_EXTRA; a run
