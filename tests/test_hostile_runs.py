@@ -288,8 +288,9 @@ def test_ctrl_c_gives_one_line_and_leaves_no_output(tmp_path):
     write_fasta(str(a), ["a"], first, fm)
     write_fasta(str(b), ["b"], second, sm)
     out = tmp_path / "o.paf"
-    proc = subprocess.Popen([sys.executable, "-m", "gpu_kernels", "compare", str(a), str(b), "-o", str(out)], cwd=ROOT,
-                            stderr=subprocess.PIPE, text=True)
+    # exhaustive (the repeat-rich pair would be seeded in fast mode, a line and a shorter run): a run to interrupt
+    proc = subprocess.Popen([sys.executable, "-m", "gpu_kernels", "compare", str(a), str(b), "-o", str(out),
+                             "--max-freq", "0"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
     time.sleep(2.5)
     proc.send_signal(signal.SIGINT)
     err = proc.communicate(timeout=120)[1]
