@@ -304,10 +304,10 @@ class Loaded:
     host idle while the device ran, and the device idle while the host queued the next stage)."""
 
     def __init__(self, query: SeqSet, reference: SeqSet, backend: NumpyBackend, ready, sources: dict, start: float,
-                 synced_times: bool = True):
+                 synced_times: bool = True, then=None):
         self.query, self.reference, self.backend, self.ready = query, reference, backend, ready
         self.sources, self.start, self.synced_times = sources, start, synced_times
-        self.then = None  # what load's `then` answered
+        self.then = then  # what load's `then` answered
 
     def wait(self) -> None:
         """The device readied (the warm-up's kernels compiled) before a stage runs on it."""
@@ -357,9 +357,7 @@ def load(query, reference, params: Params, backend: str | NumpyBackend = "numpy"
         ready = backend.warm_up(params)
         (query, reference), answer = reading.result()
         log.debug("files read (%.2f s)", time.perf_counter() - start)
-    loaded = Loaded(query, reference, backend, ready, sources, start)
-    loaded.then = answer
-    return loaded
+    return Loaded(query, reference, backend, ready, sources, start, then=answer)
 
 
 def compare(query, reference, params: Params | None = None, backend: str | NumpyBackend = "numpy",

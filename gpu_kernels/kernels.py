@@ -138,16 +138,14 @@ def build_all(out: str = CUBINS, nvcc: str | None = None, threads: int = 0) -> l
         return list(pool.map(build, files()))
 
 
-
-
 def warm_at_install(package_root: str, python: str, timeout: float = 900) -> str:
     """CuPy's own kernels (its sorts' helpers, scans, reductions, casts) compiled into its kernel cache by
     `python -m gpu_kernels warm`, run by `python` with the package at package_root, where that
     environment's CuPy finds a GPU: the first run after install then loads them rather than compiling
-    them one by one. pip's build isolation is undone for the
-    command (it would hide CuPy). Nothing is run, and why is returned, where there is no GPU or the
-    environment cannot run the command yet (its dependencies installed after the build); a line for the
-    install's log is returned either way. GPU_GENOME_COMPARE_WARM=0 skips it."""
+    them one by one. pip's build isolation is undone for the command (it would hide CuPy). Nothing is
+    run, and why is returned, where there is no GPU or the environment cannot run the command yet (its
+    dependencies installed after the build); a line for the install's log is returned either way.
+    GPU_GENOME_COMPARE_WARM=0 skips it."""
     import subprocess
 
     if os.environ.get("GPU_GENOME_COMPARE_WARM", "1") == "0":

@@ -265,6 +265,13 @@ def estimate_pair(query: Sketch, reference: Sketch, bases: tuple[int, int], max_
                       int(collinear), record_pairs(q, r))
 
 
+def estimate_params(query: Sketch, reference: Sketch, bases: tuple[int, int], params) -> PairCounts:
+    """estimate_pair under a pair's parameters (params.Params: its word-frequency cap, least HSP length
+    and least chain score)."""
+    return estimate_pair(query, reference, bases, params.seeding.max_freq, params.reporting.min_len,
+                         params.chaining.min_chain_score)
+
+
 def record_pairs(query: np.ndarray, reference: np.ndarray) -> int:
     """Record pairs that share a site (of at most as many as both genomes' records make): those with
     HSPs, which get a pair dotplot each. Both sorted by 20-mer (estimate_pair)."""

@@ -85,30 +85,40 @@ def pair_params(params: Params, engine: dict, query_bases: int, reference_bases:
     return params.replace(max_freq=int(engine["max_freq"]))  # the schema's default (20) where not given
 
 
-def command_line_params(params: Params, given: set, query, reference, max_freq: int = 20) -> tuple[Params, str | None]:
-    """align's and compare's parameters where the command line gives no --max-freq: fast mode where the
-    workflow's `engine.fast: auto` turns it on for the pair (pair_params: by its size, or by its repeat
-    content from the two SeqSets' sketches, made as the genome scan makes them), so that a command and
-    the workflow give the same answers; and a line saying so (else None)."""
-    from .estimate import estimate_pair
-    from .sketch import sketch_of_codes
-    from ..arrays import to_host
+def fast_choice(params: Params, engine: dict, bases: tuple[int, int], exhaustive) -> tuple[Params, object]:
+    """pair_params for a pair of these bases, and the estimate it went by: exhaustive() (the pair's
+    estimate.PairCounts at the set's own cap) is asked for only where the choice depends on it
+    (by_estimate), else None."""
+    counts = exhaustive() if by_estimate(params, engine, *bases) else None
+    return pair_params(params, engine, *bases, counts), counts
 
-    engine = {"fast": "auto", "max_freq": max_freq}
-    bases = int(query.lengths.sum()), int(reference.lengths.sum())
-    if "max_freq" in given or params.matching.mode != "hsp":
-        return params, None
-    counts = None
-    if by_estimate(params, engine, *bases):
-        sketches = [sketch_of_codes(to_host(side.codes), side.starts, side.lengths) for side in (query, reference)]
-        counts = estimate_pair(*sketches, bases, params.seeding.max_freq, params.reporting.min_len,
-                               params.chaining.min_chain_score)
-    chosen = pair_params(params, engine, *bases, counts)
-    if chosen == params:
-        return params, None
+
+def fast_line(chosen: Params, counts, option: str, keep: str) -> str:
+    """The line that says fast mode was chosen (option: how the cap is named; keep: how to keep every HSP)."""
     why = (f"the genomes' sketches put {counts.repeat_hsps:,} of the pair's {counts.hsps:,} exhaustive HSPs between "
            "repeat copies" if repeat_bound(counts) else f"a pair of more than {FAST_AUTO_BASES / 1e9:g} Gbp")
-    return chosen, f"fast mode (--max-freq {max_freq}): {why} (--max-freq 0 keeps every HSP)"
+    return f"fast mode ({option} {chosen.seeding.max_freq}): {why} ({keep} keeps every HSP)"
+
+
+def command_line_params(params: Params, given: set, query, reference, max_freq: int = 20) -> tuple[Params, str | None]:
+    """align's and compare's parameters where the command line gives no --max-freq: fast mode where the
+    workflow's `engine.fast: auto` turns it on for the pair (fast_choice: by its size, or by its repeat
+    content from the two SeqSets' sketches, made as the genome scan makes them), so that a command and
+    the workflow give the same answers; and a line saying so (else None)."""
+    from ..arrays import to_host
+    from .estimate import estimate_params
+    from .sketch import sketch_of_codes
+
+    if "max_freq" in given or params.matching.mode != "hsp":
+        return params, None
+    bases = int(query.lengths.sum()), int(reference.lengths.sum())
+
+    def exhaustive():
+        sketches = [sketch_of_codes(to_host(side.codes), side.starts, side.lengths) for side in (query, reference)]
+        return estimate_params(*sketches, bases, params)
+
+    chosen, counts = fast_choice(params, {"fast": "auto", "max_freq": max_freq}, bases, exhaustive)
+    return (params, None) if chosen == params else (chosen, fast_line(chosen, counts, "--max-freq", "--max-freq 0"))
 
 
 @dataclass(frozen=True)

@@ -7,17 +7,17 @@ import functools
 
 from gpu_kernels.workflow.estimate import (
     Widths,
-    estimate_pair,
+    estimate_params,
     output_bytes,
     size_table,
 )
 from gpu_kernels.workflow.sizing import (
-    by_estimate,
     disk_need,
     disk_problem,
+    fast_choice,
+    fast_line,
     fits,
     free_bytes,
-    pair_params,
     repeat_bound,
 )
 from gpu_kernels.workflow.sketch import load_sketch
@@ -29,41 +29,35 @@ HSP_TEXTS = [kind for kind in TEXT_KINDS if OUT[kind]]
 @functools.lru_cache(maxsize=None)
 def params_of(set_name, query, reference):
     """A genome pair's parameters: its set's, in fast mode where `engine.fast: auto` chooses it for the
-    pair's size or its repeat content (sizing.pair_params, from the pair's estimate at the set's own
-    word-frequency cap)."""
-    bases = (genome_bases(query), genome_bases(reference))
-    exhaustive = (
-        estimate_with(set_name, query, reference, PARAMS[set_name])
-        if by_estimate(PARAMS[set_name], SETS[set_name], *bases)
-        else None
+    pair's size or its repeat content (sizing.fast_choice, from the pair's estimate at the set's own
+    word-frequency cap); a line says so where the repeat content chose it."""
+    chosen, counts = fast_choice(
+        PARAMS[set_name],
+        SETS[set_name],
+        (genome_bases(query), genome_bases(reference)),
+        lambda: estimate_with(set_name, query, reference, PARAMS[set_name]),
     )
-    params = pair_params(PARAMS[set_name], SETS[set_name], *bases, exhaustive)
-    if (
-        params != PARAMS[set_name]
-        and repeat_bound(exhaustive)
-        and workflow.is_main_process
-    ):
-        print(
-            f"{set_name}/{query}_vs_{reference}: fast mode (max_freq {params.seeding.max_freq}): its "
-            f"genomes' sketches put {exhaustive.repeat_hsps:,} of its {exhaustive.hsps:,} exhaustive HSPs "
-            "between repeat copies (engine.fast: false keeps them)",
-            file=sys.stderr,
-        )
-    return params
+    if chosen != PARAMS[set_name] and repeat_bound(counts) and workflow.is_main_process:
+        line = fast_line(chosen, counts, "max_freq", "engine.fast: false")
+        print(f"{set_name}/{query}_vs_{reference}: {line}", file=sys.stderr)
+    return chosen
 
 
+@functools.lru_cache(maxsize=None)
+def sketch_of(genome):
+    """A genome's sketch (the scan's), read once; None for a read set."""
+    return load_sketch(path("sketch", genome=genome))
+
+
+@functools.lru_cache(maxsize=None)
 def estimate_with(set_name, query, reference, params):
-    """A genome pair's counts (estimate.estimate_pair) from its genomes' sketches under these
-    parameters; None where a genome has none (a read set)."""
-    sketches = [load_sketch(path("sketch", genome=g)) for g in (query, reference)]
+    """A genome pair's counts (estimate.estimate_params) from its genomes' sketches under these
+    parameters, made once; None where a genome has none (a read set)."""
+    sketches = [sketch_of(g) for g in (query, reference)]
     if None in sketches:
         return None
-    return estimate_pair(
-        *sketches,
-        (genome_bases(query), genome_bases(reference)),
-        params.seeding.max_freq,
-        params.reporting.min_len,
-        params.chaining.min_chain_score,
+    return estimate_params(
+        *sketches, (genome_bases(query), genome_bases(reference)), params
     )
 
 
