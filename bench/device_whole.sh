@@ -12,7 +12,8 @@
 #   bash bench/device_whole.sh first    # on a fresh kernel cache what `pip install` runs (setup.py: the warm command
 #                                       # where CuPy finds a GPU; WARM=1: the warm command, WARM=0: neither), then
 #                                       # align on the 150 Mbp pair ROUNDS times (default 3: the first after install
-#                                       # against the warm ones); STUDY=1: then, on a fresh cache again, what align compiles
+#                                       # against the warm ones); TRUTH=1: then both scored against the pair's
+#                                       # truth beside --max-freq 0 (exhaustive); STUDY=1: then, on a fresh cache again, what align compiles
 #                                       # (bench/studies/after_warm.py)
 #   PART=1 bash bench/device_whole.sh close  # first, align (-vv, ROUNDS runs) on a compare job's size alone: the
 #                                       # close pair's records 7-9 against its records 7-12 (each stage's time)
@@ -82,6 +83,15 @@ if not os.path.exists('/tmp/hp/heavy_150_b.fa'):
             --backend cupy -o /tmp/hp/al.paf -v 2> "$OUT/first_$round.log"
         tail -2 "$OUT/first_$round.log" | tee -a "$OUT/first.log"
     done
+    if [ "${TRUTH:-0}" = 1 ]; then  # the same pair's truth: the default (fast mode chosen) beside --max-freq 0
+        [ -f /tmp/hp/t150_truth.npz ] || python3 bench/simulate.py --model heavy --length 150e6 --chromosomes 1 \
+            --seed 11 --truth --out /tmp/hp/t150 > /dev/null
+        cmp -s /tmp/hp/t150_a.fa /tmp/hp/heavy_150_a.fa && echo "the truth's pair is the timed pair" | tee -a "$OUT/first.log"
+        peak "align 150 Mbp --max-freq 0" python3 -m gpu_kernels align /tmp/hp/heavy_150_a.fa /tmp/hp/heavy_150_b.fa \
+            --backend cupy --max-freq 0 -o /tmp/hp/al_exh.paf 2>&1 | tail -1 | tee -a "$OUT/first.log"
+        python3 bench/score_alignments.py --truth /tmp/hp/t150_truth.npz --only tp:A:P default=/tmp/hp/al.paf+ \
+            exhaustive=/tmp/hp/al_exh.paf+ 2>&1 | tee -a "$OUT/first.log"
+    fi
     if [ "${STUDY:-0}" = 1 ]; then  # on a fresh cache again (the warm command first where WARM=1)
         CUPY_CACHE_DIR=$(mktemp -d /tmp/cupy-fresh-XXXX); export CUPY_CACHE_DIR
         [ "${WARM:-1}" = 1 ] && python3 -m gpu_kernels warm > /dev/null 2>&1
