@@ -182,46 +182,99 @@ def lastz_blocks(path: str, query_lengths: dict, reference_names, numbered: bool
                     r += n
 
 
+def paf_block_arrays(path: str, only: str | None = None):
+    """paf_blocks' blocks a PAF row at a time, as arrays: (query name, reference name, strand, query
+    starts, reference starts, lengths), the CIGAR parsed in array passes (cigar_runs)."""
+    with open(path, "rb") as handle:
+        for line in handle:
+            f = line.rstrip(b"\n").split(b"\t")
+            if only and only.encode() not in f[12:]:
+                continue
+            cigar = next((t[5:] for t in f[12:] if t.startswith(b"cg:Z:")), None)
+            if cigar is None:
+                cigar = b"%dM" % (int(f[3]) - int(f[2]))
+            reverse = f[4] == b"-"
+            length, op = cigar_runs(cigar)
+            on_q = np.isin(op, np.frombuffer(b"M=XI", np.uint8))
+            on_r = np.isin(op, np.frombuffer(b"M=XDN", np.uint8))
+            block = np.isin(op, np.frombuffer(b"M=X", np.uint8))
+            q_moved = np.concatenate(([0], np.cumsum(np.where(on_q, length, 0))))[:-1]
+            r = int(f[7]) + np.concatenate(([0], np.cumsum(np.where(on_r, length, 0))))[:-1]
+            n = length[block]
+            q = int(f[3]) - q_moved[block] - n if reverse else int(f[2]) + q_moved[block]
+            yield f[0].decode(), f[5].decode(), int(reverse), q, r[block], n
+
+
+def _batched(blocks, most: int = 1 << 20):
+    """Block tuples as paf_block_arrays gives them: consecutive blocks of one name pair and strand
+    together, at most `most` to a batch."""
+    key, rows = None, []
+    for qname, rname, reverse, q, r, n in blocks:
+        if (qname, rname, reverse) != key or len(rows) >= most:
+            if rows:
+                yield (*key, *np.array(rows, dtype=np.int64).T)
+            key, rows = (qname, rname, reverse), []
+        rows.append((q, r, n))
+    if rows:
+        yield (*key, *np.array(rows, dtype=np.int64).T)
+
+
+def _columns(q, r, n, reverse: int, most: int = 1 << 24):
+    """The column pairs (query, reference positions) of blocks, at most about `most` at a time."""
+    ends = np.cumsum(n)
+    first = 0
+    while first < n.size:
+        last = max(first + 1, int(np.searchsorted(ends, (ends[first - 1] if first else 0) + most, "right")))
+        qb, rb, nb = q[first:last], r[first:last], n[first:last]
+        step = np.arange(int(nb.sum()), dtype=np.int64) - np.repeat(np.cumsum(nb) - nb, nb)
+        qs = np.repeat(qb, nb) + step
+        rs = np.repeat(rb + nb - 1, nb) - step if reverse else np.repeat(rb, nb) + step
+        yield qs, rs
+        first = last
+
+
 def score(truth: Truth, path: str, only: str | None = None, shifts: Shifts | None = None) -> dict:
     """Aligned pairs, true among them, and the query bases whose true pair is aligned (a boolean array
     per chromosome) of a PAF file (only: of its rows with that tag), of a MUMmer delta file (a name
     ending in .delta) or of LASTZ's general format with cigarx (a name ending in .general). shifts: also
     the wrong pairs that are Shifts.equal ("shifted") and the query bases whose true pair is aligned or
-    so shifted ("held_shifted"). A name ending in .psl: PSL's blocks (psl_blocks)."""
+    so shifted ("held_shifted"). A name ending in .psl: PSL's blocks (psl_blocks). Blocks are scored
+    in batches of columns (a chromosome-long PAF row holds millions)."""
     aligned = correct = shifted = 0
     held = {name: np.zeros(p.size, dtype=bool) for name, p in truth.partner.items()}
     held_shifted = {name: np.zeros(p.size, dtype=bool) for name, p in truth.partner.items()}
     off = dict.fromkeys(OFFSETS, 0)
     if path.endswith(".general"):  # LASTZ's, with cigarx; a simulated pair's records share their names
         lengths = {name: p.size for name, p in truth.partner.items()}
-        blocks = lastz_blocks(path, lengths, list(lengths))
+        batches = _batched(lastz_blocks(path, lengths, list(lengths)))
     elif path.endswith(".psl"):
-        blocks = psl_blocks(path)
+        batches = _batched(psl_blocks(path))
+    elif path.endswith(".delta"):
+        batches = _batched(delta_blocks(path))
     else:
-        blocks = delta_blocks(path) if path.endswith(".delta") else paf_blocks(path, only)
-    for qname, rname, reverse, q, r, n in blocks:
-        qs = np.arange(q, q + n)
-        rs = np.arange(r, r + n)[::-1] if reverse else np.arange(r, r + n)
-        if truth.n is not None and qname in truth.n[0] and rname in truth.n[1]:
-            known = ~(truth.n[0][qname][qs] | truth.n[1][rname][rs])
-            qs, rs = qs[known], rs[known]
-        aligned += qs.size
-        if qname not in truth.partner or qname != rname:  # chromosome i descends from ancestor i only
-            continue
-        ok = (truth.partner[qname][qs] == rs) & (truth.strand[qname][qs] == reverse)
-        correct += int(ok.sum())
-        held[qname][qs[ok]] = True
-        if shifts is not None:
-            equal, stands_for = shifts.equal(qname, qs[~ok], rs[~ok], reverse)
-            shifted += int(equal.sum())
-            held_shifted[qname][qs[ok]] = True
-            held_shifted[qname][stands_for[equal]] = True
-        partner = truth.partner[qname][qs][~ok]
-        distance = np.abs(rs[~ok] - partner)
-        off["no partner"] += int((partner < 0).sum())
-        for label, (lo, hi) in OFFSETS.items():
-            if lo:
-                off[label] += int(((partner >= 0) & (distance >= lo) & (distance <= hi)).sum())
+        batches = paf_block_arrays(path, only)
+    for qname, rname, reverse, q_starts, r_starts, lengths in batches:
+        for qs, rs in _columns(q_starts, r_starts, lengths, reverse):
+            if truth.n is not None and qname in truth.n[0] and rname in truth.n[1]:
+                known = ~(truth.n[0][qname][qs] | truth.n[1][rname][rs])
+                qs, rs = qs[known], rs[known]
+            aligned += qs.size
+            if qname not in truth.partner or qname != rname:  # chromosome i descends from ancestor i only
+                continue
+            ok = (truth.partner[qname][qs] == rs) & (truth.strand[qname][qs] == reverse)
+            correct += int(ok.sum())
+            held[qname][qs[ok]] = True
+            if shifts is not None:
+                equal, stands_for = shifts.equal(qname, qs[~ok], rs[~ok], reverse)
+                shifted += int(equal.sum())
+                held_shifted[qname][qs[ok]] = True
+                held_shifted[qname][stands_for[equal]] = True
+            partner = truth.partner[qname][qs][~ok]
+            distance = np.abs(rs[~ok] - partner)
+            off["no partner"] += int((partner < 0).sum())
+            for label, (lo, hi) in OFFSETS.items():
+                if lo:
+                    off[label] += int(((partner >= 0) & (distance >= lo) & (distance <= hi)).sum())
     return {"aligned": aligned, "correct": correct, "held": held, "off": off, "shifted": shifted,
             "held_shifted": held_shifted}
 
