@@ -274,53 +274,16 @@ typedef struct {
     int failed;
 } extend_job;
 
-/* One end (tests/oracle_align.extend): rows along the query, cells |j - i| <= band; the best cell the
- * highest, the first of equal ones in row order; no row after one whose best is more than xdrop
- * below it. Returns the best score; its columns written at ops, outwards from the end. */
+/* One end (scoring.h's extend_rows, then its path traced back): returns the best score; its columns
+ * written at ops, outwards from the end. */
 static int64_t extend_end(const extend_job *x, int64_t e, uint8_t *dir, int32_t *hrow, int32_t *frow) {
     const int64_t s = x->step[e];
     const uint8_t *q = x->q + x->qpos[e], *r = (x->strand[e] ? x->rr : x->rf) + x->rpos[e];
-    const int64_t lq = x->lq[e], lr = x->lr[e], lo = -x->band, w = 2 * (int64_t)x->band + 1;
-    const int32_t go = x->go + x->ge, ge = x->ge;
-    int32_t best = 0;
-    int64_t bi = 0, bj = 0;
-    for (int64_t d = 0; d < w; d++)
-        hrow[d] = frow[d] = NEG;
-    for (int64_t i = 0; i <= lq; i++) {
-        int32_t e_ = NEG, hleft = NEG, row_best = NEG;
-        const int64_t j0 = i + lo > 0 ? i + lo : 0, j1 = i - lo < lr ? i - lo : lr;
-        uint8_t *row = dir + i * w;
-        for (int64_t j = j0; j <= j1; j++) {
-            const int64_t d = j - i - lo;
-            int32_t h = 0, fv = NEG;
-            if (i == 0 && j == 0) {
-                e_ = NEG;
-                row[d] = 0;
-            } else {
-                const uint8_t a = i > 0 ? q[s * (i - 1)] : 0, c = j > 0 ? r[s * (j - 1)] : 0;
-                const int32_t diag = i > 0 && j > 0 ? hrow[d] + column_score(a, c, x->match, x->mismatch) : NEG;
-                row[d] = cell(j > j0, i > 0 && d + 1 < w, hleft, &e_, d + 1 < w ? hrow[d + 1] : NEG,
-                              d + 1 < w ? frow[d + 1] : NEG, diag, go, ge, &h, &fv);
-            }
-            hrow[d] = h;
-            frow[d] = fv;
-            hleft = h;
-            if (h > row_best)
-                row_best = h;
-            if (h > best) {
-                best = h;
-                bi = i;
-                bj = j;
-            }
-        }
-        for (int64_t d = 0; d < j0 - i - lo && d < w; d++)
-            hrow[d] = frow[d] = NEG;
-        for (int64_t d = j1 - i - lo + 1 > 0 ? j1 - i - lo + 1 : 0; d < w; d++)
-            hrow[d] = frow[d] = NEG;
-        if (row_best < best - x->xdrop)
-            break;
-    }
-    fill_trace(dir, w, lo, bi, bj, q, r, s, x->ops + x->at[e], x->counts + COUNT_KINDS * e);
+    int64_t bi, bj;
+    const int32_t best = extend_rows(q, r, s, x->lq[e], x->lr[e], x->band, x->match, x->mismatch, x->go + x->ge,
+                                     x->ge, x->xdrop, hrow, frow, dir, &bi, &bj);
+    fill_trace(dir, 2 * (int64_t)x->band + 1, -x->band, bi, bj, q, r, s, x->ops + x->at[e],
+               x->counts + COUNT_KINDS * e);
     x->dq[e] = bi;
     x->dr[e] = bj;
     return best;

@@ -1,5 +1,5 @@
-// Gapped alignments on the device (align.py, align_chains_cupy): align.c's anchors and gap fills,
-// the same integer DP and the same traceback choices, so both give the same columns.
+// Gapped alignments on the device (align.py, align_chains_cupy): align.c's anchors, gap fills and
+// ends' extensions, the same integer DP and the same traceback choices, so both give the same columns.
 //
 // align_anchors: a thread a chain block; its runs of at least min_anchor identical ACGT columns,
 //   counted (fill 0) or written where the counts' sums say (fill 1).
@@ -104,5 +104,39 @@ extern "C" __global__ void align_fill(const unsigned char* q, const unsigned cha
         if (lane == 0)
             columns[g] = fill_trace(dir, w, lo, dx, dy, qs, rs, 1, ops_all + at[g], counts + COUNT_KINDS * g);
         __syncwarp();
+    }
+}
+
+// align_extend: a thread an alignment's end (align.c's align_extend, through scoring.h's extend_rows), in two
+//   passes: the first (dir_all unused) finds each end's best cell (score, dq, dr); the second computes the
+//   rows up to that cell's again, writing their direction bytes (at the end's dir_at: (dq + 1) x (2 band +
+//   1)), and traces its path back into ops (at the end's at). Ends first .. first + n - 1; rows_all: two
+//   rows of 2 band + 1 ints a thread of the launch.
+extern "C" __global__ void align_extend(const unsigned char* q, const unsigned char* rf, const unsigned char* rr,
+                                        const long long* qpos, const long long* rpos, const signed char* step,
+                                        const long long* lq, const long long* lr, const signed char* strand,
+                                        const long long* at, long long first, long long n, int match, int mismatch,
+                                        int gap_open, int gap_extend, long long band, int xdrop, int pass,
+                                        long long* score, long long* dq, long long* dr, long long* counts,
+                                        unsigned char* ops, const long long* dir_at, unsigned char* dir_all,
+                                        int* rows_all) {
+    const long long w = 2 * band + 1, threads = (long long)gridDim.x * blockDim.x;
+    const long long me = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    int* hrow = rows_all + me * 2 * w;
+    for (long long t = me; t < n; t += threads) {
+        const long long e = first + t;
+        const unsigned char *qs = q + qpos[e], *rs = (strand[e] ? rr : rf) + rpos[e];
+        long long bi, bj;
+        if (pass == 0) {
+            score[e] = extend_rows(qs, rs, step[e], lq[e], lr[e], band, match, mismatch, gap_open + gap_extend,
+                                   gap_extend, xdrop, hrow, hrow + w, 0, &bi, &bj);
+            dq[e] = bi;
+            dr[e] = bj;
+        } else {
+            unsigned char* dir = dir_all + dir_at[t];
+            extend_rows(qs, rs, step[e], dq[e], lr[e], band, match, mismatch, gap_open + gap_extend, gap_extend,
+                        xdrop, hrow, hrow + w, dir, &bi, &bj);
+            fill_trace(dir, w, -band, bi, bj, qs, rs, step[e], ops + at[e], counts + COUNT_KINDS * e);
+        }
     }
 }

@@ -21,6 +21,7 @@ import numpy as np
 from . import native
 from .arrays import BLOCK, WARP, array_module, blocks as grid, cupy, exclusive_sum, kernel, launch_parts, to_host
 from .chains import _Clock, block_positions
+from .ends import end_arguments, extend_ends, extend_ends_cupy
 from .letters import NONE
 from .one_to_one import one_to_one
 from .params import Params
@@ -158,8 +159,8 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
     """align_chains on the device (align.cu): the same alignments. The anchors, the gaps' fills and
     the pieces are made on the device, in launches of at most FILL_BYTES of direction bytes; the
     alignments' columns come back to the host for the text. codes: both sides' codes on the device
-    (compare's), else copied there. device_done(): called once what the host needs is copied there
-    and this function's device arrays are dropped, before the ends' extensions on the host."""
+    (compare's), else copied there. device_done(): called once the ends are extended (extend_ends_cupy),
+    what the host needs is copied there and this function's device arrays are dropped."""
     cp = cupy()
     a = params.aligning
     clock = _Clock(cp)
@@ -223,81 +224,32 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
     found = pieces(achain, alen, g, gscore, gcounts, abs(dx - dy), params)
     host = [to_host(v) for v in (achain, astrand, ax, ay, alen, g, gat, gcols, ops[:int(gat[-1])])]
     found = {name: to_host(v) for name, v in found.items()}
+    extended = extend_ends_cupy(*end_arguments(found, chains, host[0], host[1], *host[2:5], query, reference),
+                                query, reference, params, codes=(q, rf, rr))
+    clock.mark("ends")
     if device_done is not None:
         del q, rf, rr, blocks, on_device, qpos, rpos, length, strand, count, at, ax, ay, alen, achain, astrand, owner
         del g, gq, gr, dx, dy, gat, ops, gscore, gcols, gcounts
         device_done()
-    out = finish(found, chains, *host, query, reference, params)
+    out = finish(found, chains, *host, query, reference, params, extended=extended)
     clock.mark(f"pieces ({int(out['qstart'].size)})")
     clock.log("alignments on the device")
     return out
 
 
-# per alignment, what its ends' extensions add: bases on the query and the reference at its start
-# and at its end, and where each extension's columns lie in the extensions' ops (outwards from the end)
-EXTENSION = ("dq_start", "dr_start", "dq_end", "dr_end", "at_start", "cols_start", "at_end", "cols_end")
-
-
-def extend_ends(found: dict, achain, ax, ay, alen, qoff, qlen, roff, rlen, strand, query: SeqSet,
-                reference: SeqSet, params: Params, threads: int = 0) -> tuple:
-    """The X-drop extensions of each alignment at its start and its end (align.c's align_extend, on
-    the host for both backends), up to max_gap bases, the records' ends and, where the chain was cut,
-    the next piece's anchors: (the extension columns (n, 8) as EXTENSION names them, their ops; the
-    score and columns by kind they add)."""
-    a = params.aligning
-    first, last = found["first"], found["last"]
-    n = int(first.size)
-    ext = np.zeros((n, len(EXTENSION)), dtype=np.int64)
-    if n == 0 or not a.end_xdrop:  # added: score, then the columns by kind (COUNT_KINDS)
-        return ext, np.zeros(0, dtype=np.uint8), np.zeros((n, 1 + COUNT_KINDS), dtype=np.int64)
-    # every piece's two ends (its start's n rows, then its end's): a chain's own ends up to the records'
-    # ends, the ends where it was cut (a long indel, a fill or a drop under zdrop) up to the next piece's anchors
-    max_gap = params.chaining.max_gap
-    xs, ys = ax[first], ay[first]
-    xe, ye = ax[last] + alen[last], ay[last] + alen[last]
-    before = np.zeros(n, dtype=bool)  # a piece of the chain comes before it
-    before[1:] = achain[first[1:]] == achain[last[:-1]]
-    after = np.zeros(n, dtype=bool)
-    after[:-1] = before[1:]
-    lq = np.concatenate((xs - qoff, qoff + qlen - xe))
-    lr = np.concatenate((ys - roff, roff + rlen - ye))
-    lq[:n][before], lr[:n][before] = (xs - np.roll(xe, 1))[before], (ys - np.roll(ye, 1))[before]
-    lq[n:][after], lr[n:][after] = (np.roll(xs, -1) - xe)[after], (np.roll(ys, -1) - ye)[after]
-    lq, lr = np.clip(lq, 0, max_gap), np.clip(lr, 0, max_gap)
-    qpos = np.concatenate((xs - 1, xe))
-    rpos = np.concatenate((ys - 1, ye))
-    step = np.repeat(np.array([-1, 1], dtype=np.int8), n)
-    at = exclusive_sum(lq + lr)
-    ops = np.zeros(int(at[-1]), dtype=np.uint8)
-    score, dq, dr = (np.empty(2 * n, dtype=np.int64) for _ in range(3))
-    counts = np.empty((2 * n, COUNT_KINDS), dtype=np.int64)
-    native.module("_cpu").align_extend(
-        query.codes, reference.codes, reference.reverse_codes, qpos, rpos, step, lq, lr,
-        np.ascontiguousarray(np.concatenate((strand, strand))), at[:-1].copy(), a.align_match, a.align_mismatch,
-        a.gap_open, a.gap_extend, a.band, a.end_xdrop, score, dq, dr, counts, ops, threads or native.threads())
-    cols = counts[:, :UNKNOWN].sum(axis=1)
-    ext[:, 0], ext[:, 1], ext[:, 4], ext[:, 5] = dq[:n], dr[:n], at[:n], cols[:n]
-    ext[:, 2], ext[:, 3], ext[:, 6], ext[:, 7] = dq[n:], dr[n:], at[n:-1], cols[n:]
-    both = np.column_stack((score, counts))
-    added = both[:n] + both[n:]
-    return ext, ops, added
-
-
 def finish(found: dict, chains: dict, achain, astrand, ax, ay, alen, g, gat, gcols, ops, query: SeqSet,
-           reference: SeqSet, params: Params, threads: int = 0) -> dict:
-    """The alignments' columns from their pieces (on the host): the chains' ends extended, those
-    under min_align_score dropped; chain, records, strand, spans in record coordinates (the
-    reference's forward ones), the one-to-one ones, and what their text is made of."""
+           reference: SeqSet, params: Params, threads: int = 0, extended: tuple | None = None) -> dict:
+    """The alignments' columns from their pieces (on the host): the chains' ends extended (extend_ends,
+    unless `extended` holds its answer: the device's), those under min_align_score dropped; chain,
+    records, strand, spans in record coordinates (the reference's forward ones), the one-to-one ones,
+    and what their text is made of."""
     first, last = found["first"], found["last"]
+    ends = end_arguments(found, chains, achain, astrand, ax, ay, alen, query, reference)
+    qoff, roff, rlen, strand = ends[5], ends[7], ends[8], ends[9]
     chain = achain[first]
     qrec, rrec = chains["qrec"][chain].astype(np.int64), chains["rrec"][chain].astype(np.int64)
-    strand = astrand[first]
     reverse = strand == 1
-    qoff = query.starts[qrec]
-    roff = np.where(reverse, reference.reverse_starts()[rrec], reference.starts[rrec])
-    rlen = reference.lengths[rrec]
-    ext, eops, added = extend_ends(found, achain, ax, ay, alen, qoff, query.lengths[qrec], roff, rlen, strand,
-                                   query, reference, params, threads)
+    ext, eops, added = extended if extended is not None else extend_ends(*ends, query, reference, params, threads)
     columns = {name: found[name] + added[:, k] for k, name in enumerate(("score", "matches", "mismatches",
                                                                          "insertions", "deletions", "unknown"))}
     keep = np.flatnonzero(columns["score"] >= params.aligning.min_align_score)

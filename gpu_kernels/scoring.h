@@ -1,6 +1,7 @@
 /* Alignment scoring, defined once for the host (align.c) and the device (align.cu): a column's score,
  * one cell of the affine-gap (Gotoh) recurrence with the traceback's choices, the band of a gap, a
- * gap's pieces and band as the fills take them, the fills' traceback, and the microsatellite test of
+ * gap's pieces and band as the fills take them, the fills' traceback, an end's X-drop extension, and the
+ * microsatellite test of
  * anchors. Both twins include this file, so that their columns stay the same (tests/test_gpu_stages.py);
  * kernels.source puts its text in place of the include for NVRTC and for the fatbins' digests.
  * docs/DEFINITIONS.md, "What an alignment is", gives the rules; tests/oracle_align.py is the oracle. */
@@ -141,6 +142,59 @@ SCORING_FN scoring_i64 fill_trace(const unsigned char *dir, scoring_i64 w, scori
         ops[n - 1 - k] = t;
     }
     return n;
+}
+
+/* An alignment's end extended with an X-drop (docs/DEFINITIONS.md, "What an alignment is", 6;
+ * tests/oracle_align.extend): rows i = 0 .. last_row along the query bases q[step * (i - 1)], cells
+ * |j - i| <= band with j <= lr along the reference's r[step * (j - 1)]; no row after one whose best is
+ * more than xdrop below the best so far. hrow, frow: scratch of 2 band + 1 ints each; dir: a direction
+ * byte a cell (row i at dir + i * (2 band + 1)), or none (0). The best cell (the highest, the first of
+ * equal ones in row order; (0, 0) where none beats 0) at *bi, *bj; returns its score. Run again to
+ * last_row = *bi, it computes the same rows: the device's second pass writes the directions so. */
+SCORING_FN int extend_rows(const unsigned char *q, const unsigned char *r, scoring_i64 step, scoring_i64 last_row,
+                           scoring_i64 lr, scoring_i64 band, int match, int mismatch, int go, int ge, int xdrop,
+                           int *hrow, int *frow, unsigned char *dir, scoring_i64 *bi, scoring_i64 *bj) {
+    const scoring_i64 lo = -band, w = 2 * band + 1;
+    int best = 0;
+    *bi = *bj = 0;
+    for (scoring_i64 d = 0; d < w; d++)
+        hrow[d] = frow[d] = NEG;
+    for (scoring_i64 i = 0; i <= last_row; i++) {
+        int e = NEG, hleft = NEG, row_best = NEG;
+        const scoring_i64 j0 = i + lo > 0 ? i + lo : 0, j1 = i - lo < lr ? i - lo : lr;
+        for (scoring_i64 j = j0; j <= j1; j++) {
+            const scoring_i64 d = j - i - lo;
+            int h = 0, fv = NEG;
+            unsigned char bits = 0;
+            if (i == 0 && j == 0) {
+                e = NEG;
+            } else {
+                const unsigned char a = i > 0 ? q[step * (i - 1)] : 0, c = j > 0 ? r[step * (j - 1)] : 0;
+                const int diag = i > 0 && j > 0 ? hrow[d] + column_score(a, c, match, mismatch) : NEG;
+                bits = cell(j > j0, i > 0 && d + 1 < w, hleft, &e, d + 1 < w ? hrow[d + 1] : NEG,
+                            d + 1 < w ? frow[d + 1] : NEG, diag, go, ge, &h, &fv);
+            }
+            if (dir)
+                dir[i * w + d] = bits;
+            hrow[d] = h;
+            frow[d] = fv;
+            hleft = h;
+            if (h > row_best)
+                row_best = h;
+            if (h > best) {
+                best = h;
+                *bi = i;
+                *bj = j;
+            }
+        }
+        for (scoring_i64 d = 0; d < j0 - i - lo && d < w; d++)
+            hrow[d] = frow[d] = NEG;
+        for (scoring_i64 d = j1 - i - lo + 1 > 0 ? j1 - i - lo + 1 : 0; d < w; d++)
+            hrow[d] = frow[d] = NEG;
+        if (row_best < best - xdrop)
+            break;
+    }
+    return best;
 }
 
 /* Whether a run of n bases repeats a unit of at most MAX_PERIOD bases throughout (a microsatellite). */

@@ -273,6 +273,26 @@ def test_device_alignments_in_several_launches(monkeypatch):
                                                      secondary=True)) > 0
 
 
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6), records=st.integers(1, 3), band=st.sampled_from([0, 3, 16]),
+       end_xdrop=st.sampled_from([1, 20, 200, 10_000]), zdrop=st.sampled_from([0, 30]))
+def test_device_ends_equal_the_host_ones_on_drawn_chains(seed, records, band, end_xdrop, zdrop):
+    """The ends' extensions on the device (ends.extend_ends_cupy: two passes, a thread an end) give the
+    host's columns, scores and ops, from records' ends and from cuts alike."""
+    same_alignments(*drawn_case(seed, records), Params(band=band, end_xdrop=end_xdrop, zdrop=zdrop, min_anchor=6,
+                                                       min_align_score=0, secondary=True))
+
+
+def test_device_ends_in_several_launches(monkeypatch):
+    """Ends split over launches of a small scratch budget (threads' rows and direction bytes) give the
+    same alignments."""
+    import gpu_kernels.ends as ends
+
+    monkeypatch.setattr(ends, "EXTEND_BYTES", 600)
+    assert same_alignments(*drawn_case(11, 3), Params(band=3, min_anchor=6, zdrop=30, min_align_score=0,
+                                                      secondary=True)) > 0
+
+
 def test_alignments_are_the_same_on_both_backends(tmp_path):
     """align on the GPU backend: byte for byte the CPU backend's PAF (cg:Z, cs:Z) and delta, and the
     same alignment table."""

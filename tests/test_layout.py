@@ -107,7 +107,7 @@ def test_import_gpu_kernels_is_the_engine_alone():
     assert out.strip() == "[]"
 
 
-@pytest.mark.parametrize("stage", ["words", "seeds", "diagonals", "extend", "hsps", "coverage"])
+@pytest.mark.parametrize("stage", ["words", "seeds", "diagonals", "extend", "hsps", "coverage", "ends"])
 def test_each_stage_holds_its_twins(stage):
     """Every CuPy function of a stage sits beside its NumPy twin, with the same signature."""
     import importlib
