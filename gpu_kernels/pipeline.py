@@ -105,8 +105,8 @@ def homology(query: SeqSet, reference: SeqSet, params: Params, backend, texts: t
     else:
         del table, members  # the device's chains, dropped with the result's (Result.drop_device)
         chosen = np.flatnonzero(chains["candidate"])
-        # the device handed on as soon as the candidates' pieces are found: their ends are extended on the
-        # host while the next job takes it
+        # the device handed on as soon as the candidates' pieces are found and their ends extended: the
+        # part's host stages run while the next job takes it
         placed_table, placed, al = place_and_align(
             chains, blocks, chosen, query, reference, params, backend, result.codes,
             device_done=None if device_done is None else lambda: device_done(result))

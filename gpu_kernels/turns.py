@@ -9,8 +9,8 @@ against 0.9 Gbp of reference, within the half of the free memory a job's seeds l
 the turn on for the backbone's first round on the host (host_stage: the device memory it holds then,
 its HSPs and chains, a few GB, stays held; the next job's seeds budget the memory free as they
 begin, and a tile that finds too little is split), takes it again for the placement and alignment,
-and hands it on once its alignments' pieces are found (pipeline.homology's device_done), before
-their ends are extended on the host, holding then only the bins' codes its callers still name.
+and hands it on once its alignments' pieces are found and their ends extended (pipeline.homology's
+device_done), before the part's host stages, holding then only the bins' codes its callers still name.
 
 A turn is an exclusive flock on one file per device (`gpu_kernels-<bus>.turn.lock` in the lock
 directory, opened by claim_device). The kernel drops a killed job's lock. A process that shares no
