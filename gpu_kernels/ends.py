@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import native
-from .arrays import BLOCK, blocks as grid, cupy, exclusive_sum, kernel, launch_parts, to_host
+from .arrays import BLOCK, array_module, blocks as grid, cupy, exclusive_sum, kernel, launch_parts, to_host
 from .params import Params
 from .schema import COUNT_KINDS, UNKNOWN
 from .seqset import SeqSet
@@ -42,8 +42,20 @@ def _end_frames(found: dict, achain, ax, ay, alen, qoff, qlen, roff, rlen, stran
     return qpos, rpos, step, lq, lr, np.ascontiguousarray(np.concatenate((strand, strand))), exclusive_sum(lq + lr)
 
 
+def _packed(ops, at, cols) -> tuple:
+    """Each end's columns (cols of them, written at `at` in ops) laid end to end: (the ops, where each
+    end's start), on ops' device. An end may take max_gap bases a side and most take a few hundred
+    columns: unpacked, a compare job's ends weighed a GB, most of it zeros, handed to its texts' job."""
+    xp = array_module(ops)
+    packed_at = exclusive_sum(cols)
+    k = xp.arange(int(packed_at[-1]), dtype=xp.int64)
+    owner = xp.searchsorted(packed_at[1:], k, side="right")
+    return ops[at[owner] + k - packed_at[owner]], packed_at
+
+
 def _extended(n: int, at, score, dq, dr, counts) -> tuple:
-    """extend_ends' answer from the ends' scores, extents and columns by kind (the start's n, then the end's)."""
+    """extend_ends' answer, on the host, but the ops packed (_packed): from the ends' scores,
+    extents and columns by kind (the start's n, then the end's), and where their ops went (at)."""
     ext = np.zeros((n, len(EXTENSION)), dtype=np.int64)
     cols = counts[:, :UNKNOWN].sum(axis=1)
     ext[:, 0], ext[:, 1], ext[:, 4], ext[:, 5] = dq[:n], dr[:n], at[:n], cols[:n]
@@ -74,6 +86,7 @@ def extend_ends(found: dict, achain, ax, ay, alen, qoff, qlen, roff, rlen, stran
         *codes, qpos, rpos, step, lq, lr, strands, at[:-1].copy(),
         a.align_match, a.align_mismatch, a.gap_open, a.gap_extend, a.band, a.end_xdrop, score, dq, dr, counts, ops,
         threads or native.threads())
+    ops, at = _packed(ops, at, counts[:, :UNKNOWN].sum(axis=1))
     ext, added = _extended(n, at, score, dq, dr, counts)
     return ext, ops, added
 
@@ -95,37 +108,38 @@ def extend_ends_cupy(found: dict, achain, ax, ay, alen, qoff, qlen, roff, rlen, 
     if n == 0 or not a.end_xdrop:
         return extend_ends(found, achain, ax, ay, alen, qoff, qlen, roff, rlen, strand, query, reference, params)
     frames = _end_frames(found, achain, ax, ay, alen, qoff, qlen, roff, rlen, strand, params.chaining.max_gap)
-    at_host = frames[-1]
     qpos, rpos, step, lq, lr, strands, at = (cp.asarray(v) for v in frames)
     ends, w = 2 * n, 2 * a.band + 1
-    ops = cp.zeros(max(int(at_host[-1]), 1), dtype=cp.uint8)
     score, dq, dr = (cp.zeros(ends, dtype=cp.int64) for _ in range(3))
     counts = cp.zeros((ends, COUNT_KINDS), dtype=cp.int64)
     extend = kernel("align.cu", "align_extend")
     threads = max(1, min(ends, EXTEND_BYTES // (8 * w)))  # two rows of w ints a thread
     blocks = (threads + BLOCK - 1) // BLOCK
     rows = cp.empty(blocks * BLOCK * 2 * w, dtype=cp.int32)
-    none = cp.zeros(1, dtype=cp.int64)
+    none, no_ops = cp.zeros(1, dtype=cp.int64), cp.zeros(1, dtype=cp.uint8)
+    q, rf, rr = codes or (cp.asarray(c) for c in (query.codes, reference.codes, reference.reverse_codes))
 
-    def launch(first: int, size: int, pass_: int, dir_at, dirs) -> None:
+    def launch(first: int, size: int, pass_: int, ops_at, ops, dir_at, dirs) -> None:
         extend((min(blocks, grid(size)),), (BLOCK,), (
-            q, rf, rr, qpos, rpos, step, lq, lr, strands, at, cp.int64(first), cp.int64(size),
+            q, rf, rr, qpos, rpos, step, lq, lr, strands, ops_at, cp.int64(first), cp.int64(size),
             cp.int32(a.align_match), cp.int32(a.align_mismatch), cp.int32(a.gap_open), cp.int32(a.gap_extend),
             cp.int64(a.band), cp.int32(a.end_xdrop), cp.int32(pass_), score, dq, dr, counts, ops, dir_at, dirs, rows))
 
-    q, rf, rr = codes or (cp.asarray(c) for c in (query.codes, reference.codes, reference.reverse_codes))
     for first in range(0, ends, threads):
-        launch(first, min(threads, ends - first), 0, none, ops)
+        launch(first, min(threads, ends - first), 0, at, no_ops, none, no_ops)
+    bound = exclusive_sum(dq + dr)  # a path to the best cell (dq, dr) takes at most dq + dr columns
+    ops = cp.zeros(max(int(bound[-1]), 1), dtype=cp.uint8)
     cells = ((dq + 1) * w).get()
     for part in launch_parts(np.cumsum(cells), EXTEND_BYTES):
         dir_at = exclusive_sum(cp.asarray(cells[part]))
         dirs = cp.empty(max(int(dir_at[-1]), 1), dtype=cp.uint8)
         for first in range(part.start, part.stop, threads):
             size = min(threads, part.stop - first)
-            launch(first, size, 1, dir_at[first - part.start:], dirs)
+            launch(first, size, 1, bound, ops, dir_at[first - part.start:], dirs)
         del dirs
-    ext, added = _extended(n, at_host, *(to_host(v) for v in (score, dq, dr, counts)))
-    return ext, to_host(ops[:int(at_host[-1])]), added
+    ops, packed_at = _packed(ops, bound, counts[:, :UNKNOWN].sum(axis=1))
+    ext, added = _extended(n, *(to_host(v) for v in (packed_at, score, dq, dr, counts)))
+    return ext, to_host(ops), added
 
 
 def end_arguments(found: dict, chains: dict, achain, astrand, ax, ay, alen, query: SeqSet, reference: SeqSet) -> tuple:
