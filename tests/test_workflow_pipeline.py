@@ -74,6 +74,22 @@ def test_workflow_alignments_are_aligns_whatever_the_bins(tmp_path, genomes, bin
     jobs = list((tmp_path / "results/logs/compare").rglob("*.log"))
     assert len(jobs) > 1 or bins == 1_000_000, jobs
     assert not (tmp_path / PAIR / "bins").exists() or not any((tmp_path / PAIR / "bins").iterdir())  # temporary
+    log = (tmp_path / "results/logs/alignments/default/q/r.log").read_text()
+    assert f"the compare jobs' texts removed ({len(jobs)} files" in log, log
+
+
+def test_notemp_keeps_the_compare_jobs_texts(tmp_path, genomes):
+    """Snakemake's --notemp keeps the temporary files, the texts the alignments job would otherwise
+    remove as soon as it holds them among them; the outputs are the same."""
+    folder, query, reference = genomes
+    snakemake(tmp_path, "--cores", "2", "--notemp", "--configfile", config(tmp_path, query, reference, 12_000, 20_000))
+    texts = list((tmp_path / PAIR / "bins").glob("*.texts.bin"))
+    assert len(texts) == len(list((tmp_path / "results/logs/compare").rglob("*.log"))) > 1
+    assert "texts removed" not in (tmp_path / "results/logs/alignments/default/q/r.log").read_text()
+    expected = align_files(folder, query, reference)
+    got = run_files(tmp_path)
+    for name in SAME:
+        assert header_free(name, got[name]) == header_free(name, expected[name]), name
 
 
 def test_a_changed_alignment_parameter_reruns_to_aligns_result(tmp_path, genomes):

@@ -183,16 +183,20 @@ def assembled_alignments(assembled_path: str) -> str:
 
 
 def write_pair_alignments(assembled_path: str, texts_paths: list, query, reference, paths: dict,
-                          sam_seq: bool = True) -> None:
+                          sam_seq: bool = True, release: bool = False) -> None:
     """An assembled pair's alignments (assemble_pair's) with their texts, taken from the compare jobs'
     texts (texts_paths, in the parts' order) and the late chains', written where paths say
     (align.write_aligned's kinds), their tables' metadata assemble_pair's. The VCF reads its anchor
     bases from both genomes' memory-mapped codes (a human-sized genome is not copied), as the SAM lines'
-    SEQ (sam_seq) the query's; both give the N columns of the cuts where one-to-one alignments meet."""
+    SEQ (sam_seq) the query's; both give the N columns of the cuts where one-to-one alignments meet.
+    release: the compare jobs' texts files are removed once every kind the outputs need is taken into
+    memory (before the SNP file, the largest, is written: on a human-sized pair they weighed half the
+    FASTA beside it); they are this job's alone, temporary, so a failed run makes them again."""
     import pyarrow.parquet as pq
 
     from ..align import write_aligned
     from ..formats.strings import load_tables, take_strings
+    from ..pipeline import texts_of
     from .genome import mapped_genome
 
     with open(os.path.join(assembled_path, "meta.json")) as handle:
@@ -202,6 +206,7 @@ def write_pair_alignments(assembled_path: str, texts_paths: list, query, referen
     rows = al.pop("source")
 
     sources = (*texts_paths, os.path.join(assembled_path, "late_texts.bin"))
+    needed, taken_kinds = set(texts_of(kind for kind, path in paths.items() if path)), set()
 
     @functools.lru_cache(maxsize=None)
     def text(kind: str) -> tuple:
@@ -210,7 +215,19 @@ def write_pair_alignments(assembled_path: str, texts_paths: list, query, referen
         with ThreadPoolExecutor(4) as pool:
             tables = list(pool.map(lambda path: load_tables(path, names=[kind])[kind], sources))
         taken = take_strings(tables, rows)
+        del tables
         log.info("%s of %d alignments taken from %d parts", kind, rows.size, len(texts_paths))
+        taken_kinds.add(kind)
+        if release and needed <= taken_kinds:
+            freed = 0
+            for path in texts_paths:
+                try:
+                    freed += os.path.getsize(path)
+                    os.remove(path)
+                except FileNotFoundError:
+                    pass
+            log.info("the compare jobs' texts removed (%d files, %.2f GB): every kind the outputs need is taken",
+                     len(texts_paths), freed / 1e9)
         return taken
 
     os.makedirs(os.path.dirname(next(p for p in paths.values() if p)) or ".", exist_ok=True)

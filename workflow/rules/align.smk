@@ -43,6 +43,14 @@ rule assemble:
         "../scripts/assemble.py"
 
 
+# The alignments job removes the compare jobs' texts once it holds every kind its outputs need, before
+# the largest (the SNPs) is written; --notemp keeps them. Told through the environment, not a param: a
+# param would rerun finished pairs, compare jobs and all, whenever the flag changed.
+os.environ["GPU_GENOME_COMPARE_NOTEMP"] = (
+    "1" if workflow.storage_settings.notemp else "0"
+)
+
+
 rule alignments:
     input:
         assembled=path("assembled"),

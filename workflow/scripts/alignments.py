@@ -15,7 +15,8 @@ sm = snakemake  # noqa: F821
 def step():
     query, reference = genomes(sm)
     paths = {ALIGN_KINDS[kind]: sm.output.get(kind) for kind in ALIGN_KINDS}
-    write_pair_alignments(sm.input.assembled, list(sm.input.texts), query, reference, paths, bool(sm.params.sam_seq))
+    write_pair_alignments(sm.input.assembled, list(sm.input.texts), query, reference, paths, bool(sm.params.sam_seq),
+                          release=os.environ.get("GPU_GENOME_COMPARE_NOTEMP") != "1")
 
 
 run(sm, step)
