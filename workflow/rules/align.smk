@@ -43,14 +43,6 @@ rule assemble:
         "../scripts/assemble.py"
 
 
-# The alignments job removes the compare jobs' texts once it holds every kind its outputs need, before
-# the largest (the SNPs) is written; --notemp keeps them. Told through the environment, not a param: a
-# param would rerun finished pairs, compare jobs and all, whenever the flag changed.
-os.environ["GPU_GENOME_COMPARE_NOTEMP"] = (
-    "1" if workflow.storage_settings.notemp else "0"
-)
-
-
 rule alignments:
     input:
         assembled=path("assembled"),
@@ -69,6 +61,11 @@ rule alignments:
     conda:
         "../envs/engine.yaml"
     threads: 8  # the texts are read and printed on threads
+    # the compare jobs' texts are removed once this job holds every kind its outputs need, before the
+    # largest (the SNPs) is written; --notemp keeps them. A resource, not a param: a param would rerun
+    # finished pairs, compare jobs and all, whenever the flag changed
+    resources:
+        keep_texts=int(workflow.storage_settings.notemp),
     params:  # what the tables' metadata and the delta's header say: the assembled pair's (assemble's)
         engine=pair_engine,
         fasta=lambda wc: {

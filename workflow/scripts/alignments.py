@@ -16,7 +16,7 @@ def step():
     query, reference = genomes(sm)
     paths = {ALIGN_KINDS[kind]: sm.output.get(kind) for kind in ALIGN_KINDS}
     write_pair_alignments(sm.input.assembled, list(sm.input.texts), query, reference, paths, bool(sm.params.sam_seq),
-                          release=os.environ.get("GPU_GENOME_COMPARE_NOTEMP") != "1")
+                          release=not sm.resources.get("keep_texts", 0))
 
 
 run(sm, step)
