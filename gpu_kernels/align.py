@@ -245,7 +245,7 @@ def finish(found: dict, chains: dict, achain, astrand, ax, ay, alen, g, gat, gco
     and what their text is made of."""
     first, last = found["first"], found["last"]
     ends = end_arguments(found, chains, achain, astrand, ax, ay, alen, query, reference)
-    qoff, roff, rlen, strand = ends[5], ends[7], ends[8], ends[9]
+    qoff, roff, rlen, strand = ends.qoff, ends.roff, ends.rlen, ends.strand
     chain = achain[first]
     qrec, rrec = chains["qrec"][chain].astype(np.int64), chains["rrec"][chain].astype(np.int64)
     reverse = strand == 1

@@ -5,6 +5,8 @@ the next piece's anchors. The host's (align.c's align_extend, on threads) and th
 oracle. align.finish joins what they add to the alignments."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from . import native
@@ -142,12 +144,27 @@ def extend_ends_cupy(found: dict, achain, ax, ay, alen, qoff, qlen, roff, rlen, 
     return ext, to_host(ops), added
 
 
-def end_arguments(found: dict, chains: dict, achain, astrand, ax, ay, alen, query: SeqSet, reference: SeqSet) -> tuple:
-    """extend_ends' arguments before the codes (on the host): the pieces, their anchors, and their records'
-    offsets and lengths in the codes of each one's strand."""
+class EndArguments(NamedTuple):
+    """extend_ends' arguments before the SeqSets (on the host), in its order: the pieces, their anchors,
+    and each piece's records' offsets and lengths in the codes of its strand, and its strand."""
+    found: dict
+    achain: np.ndarray
+    ax: np.ndarray
+    ay: np.ndarray
+    alen: np.ndarray
+    qoff: np.ndarray
+    qlen: np.ndarray
+    roff: np.ndarray
+    rlen: np.ndarray
+    strand: np.ndarray
+
+
+def end_arguments(found: dict, chains: dict, achain, astrand, ax, ay, alen, query: SeqSet,
+                  reference: SeqSet) -> EndArguments:
+    """extend_ends' arguments for the pieces `found` of chains (align.pieces'), from their anchors."""
     chain = achain[found["first"]]
     qrec, rrec = chains["qrec"][chain].astype(np.int64), chains["rrec"][chain].astype(np.int64)
     strand = astrand[found["first"]]
     qoff = query.starts[qrec]
     roff = np.where(strand == 1, reference.reverse_starts()[rrec], reference.starts[rrec])
-    return found, achain, ax, ay, alen, qoff, query.lengths[qrec], roff, reference.lengths[rrec], strand
+    return EndArguments(found, achain, ax, ay, alen, qoff, query.lengths[qrec], roff, reference.lengths[rrec], strand)

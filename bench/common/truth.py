@@ -104,26 +104,10 @@ def paf_blocks(path: str, only: str | None = None, numbered: bool = False):
     query start, reference start, length) per M/=/X run, the query start counted on its forward
     strand (a reverse block covers query [q, q + length) against reference [r, r + length) reversed).
     only: a tag (tp:A:P) a row must carry to count. numbered: each block with its row's number last."""
-    with open(path) as handle:
-        for row, line in enumerate(handle):
-            f = line.rstrip("\n").split("\t")
-            if only and only not in f[12:]:
-                continue
-            cigar = next((t[5:] for t in f[12:] if t.startswith("cg:Z:")), None)
-            if cigar is None:
-                cigar = f"{int(f[3]) - int(f[2])}M"
-            reverse = f[4] == "-"
-            q = int(f[3]) if reverse else int(f[2])
-            r = int(f[7])
-            for length, op in re.findall(r"(\d+)([MIDNSHP=X])", cigar):
-                n = int(length)
-                if op in "M=X":
-                    block = (f[0], f[5], int(reverse), (q - n if reverse else q), r, n)
-                    yield block + (row,) if numbered else block
-                if op in "M=XI":
-                    q = q - n if reverse else q + n
-                if op in "M=XDN":
-                    r += n
+    for row, qname, rname, reverse, q, r, n in _paf_rows(path, only):
+        for block in zip(q.tolist(), r.tolist(), n.tolist()):
+            found = (qname, rname, reverse, *block)
+            yield found + (row,) if numbered else found
 
 
 def psl_blocks(path: str, numbered: bool = False):
@@ -182,11 +166,12 @@ def lastz_blocks(path: str, query_lengths: dict, reference_names, numbered: bool
                     r += n
 
 
-def paf_block_arrays(path: str, only: str | None = None):
-    """paf_blocks' blocks a PAF row at a time, as arrays: (query name, reference name, strand, query
-    starts, reference starts, lengths), the CIGAR parsed in array passes (cigar_runs)."""
+def _paf_rows(path: str, only: str | None = None):
+    """Each PAF row's blocks as arrays, its CIGAR parsed in array passes (cigar_runs): (its row number,
+    query name, reference name, strand, query starts, reference starts, lengths), as paf_blocks counts
+    them."""
     with open(path, "rb") as handle:
-        for line in handle:
+        for row, line in enumerate(handle):
             f = line.rstrip(b"\n").split(b"\t")
             if only and only.encode() not in f[12:]:
                 continue
@@ -202,7 +187,14 @@ def paf_block_arrays(path: str, only: str | None = None):
             r = int(f[7]) + np.concatenate(([0], np.cumsum(np.where(on_r, length, 0))))[:-1]
             n = length[block]
             q = int(f[3]) - q_moved[block] - n if reverse else int(f[2]) + q_moved[block]
-            yield f[0].decode(), f[5].decode(), int(reverse), q, r[block], n
+            yield row, f[0].decode(), f[5].decode(), int(reverse), q, r[block], n
+
+
+def paf_block_arrays(path: str, only: str | None = None):
+    """paf_blocks' blocks a PAF row at a time, as arrays: (query name, reference name, strand, query
+    starts, reference starts, lengths)."""
+    for _, *blocks in _paf_rows(path, only):
+        yield tuple(blocks)
 
 
 def _batched(blocks, most: int = 1 << 20):
