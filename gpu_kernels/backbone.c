@@ -6,6 +6,7 @@
  * read where they lie (their chain's rows), in record coordinates, and placed as they are counted. */
 #include "cpu.h"
 
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,11 +34,18 @@ static int cover_open(cover *c, int64_t bases) {
 static void cover_close(cover *c) {
     free(c->bits);
     free(c->filled);
+    c->bits = NULL;
+    c->filled = NULL;
 }
+
+/* Helpers read a cover while its taker writes it (take_list): every word is read and written whole
+ * (relaxed atomics, plain moves on x86-64), and each only ever grows while a list is taken. */
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
 /* The covered bases of [lo, hi) within one superblock, from its count where it is full or empty. */
 INLINE int64_t count_in(const cover *c, int64_t lo, int64_t hi) {
-    const int filled = c->filled[lo >> SUPER_SHIFT];
+    const int filled = LOAD(c->filled[lo >> SUPER_SHIFT]);
     if (filled == 0 || filled == SUPER_BASES)
         return filled ? hi - lo : 0;
     int64_t total = 0;
@@ -45,7 +53,7 @@ INLINE int64_t count_in(const cover *c, int64_t lo, int64_t hi) {
         const int64_t word = at >> 6, bit = at & 63;
         const int64_t take = (hi - at < 64 - bit) ? hi - at : 64 - bit;
         const uint64_t mask = (take == 64 ? ~0ULL : ((1ULL << take) - 1)) << bit;
-        total += __builtin_popcountll(c->bits[word] & mask);
+        total += __builtin_popcountll(LOAD(c->bits[word]) & mask);
         at += take;
     }
     return total;
@@ -68,12 +76,13 @@ INLINE void cover_mark(cover *c, int64_t lo, int64_t hi, int set) {
         const int64_t take = (hi - at < 64 - bit) ? hi - at : 64 - bit;
         const uint64_t mask = (take == 64 ? ~0ULL : ((1ULL << take) - 1)) << bit;
         const uint64_t old = c->bits[word];
+        uint16_t *filled = &c->filled[at >> SUPER_SHIFT];
         if (set) {
-            c->filled[at >> SUPER_SHIFT] += (uint16_t)__builtin_popcountll(mask & ~old);
-            c->bits[word] = old | mask;
+            STORE(*filled, (uint16_t)(*filled + __builtin_popcountll(mask & ~old)));
+            STORE(c->bits[word], old | mask);
         } else {
-            c->filled[at >> SUPER_SHIFT] -= (uint16_t)__builtin_popcountll(mask & old);
-            c->bits[word] = old & ~mask;
+            STORE(*filled, (uint16_t)(*filled - __builtin_popcountll(mask & old)));
+            STORE(c->bits[word], old & ~mask);
         }
         at += take;
     }
@@ -99,13 +108,14 @@ INLINE void block_at(const chain_set *s, int64_t c, int64_t k, int laid, int64_t
     *rhi = rbase + (s->strand[c] ? rlen - s->y0[k] : s->ye[k]);
 }
 
-/* Chain c's choice (1: kept, its bases covered) against the covers; covered bases only grow block by
- * block, so the count stops once half of either side is covered. */
-INLINE uint8_t choose(const chain_set *s, int64_t c, int laid, cover *q, cover *r) {
+/* Whether chain c is rejected by the covers as they are: half of its aligned bases on either side
+ * covered already, or none at all; covered bases only grow block by block, so the count stops once
+ * half of either side is covered. A chain rejected stays rejected while the covers grow. */
+INLINE int rejected(const chain_set *s, int64_t c, int laid, const cover *q, const cover *r) {
     int64_t qlen = 0, rlen = 0, qcov = 0, rcov = 0, qlo, qhi, rlo, rhi;
     const int64_t first = s->starts[c], last = s->starts[c + 1];
     if (first == last)
-        return 0;  /* no aligned base: nothing new on either genome */
+        return 1;  /* no aligned base: nothing new on either genome */
     for (int64_t k = first; k < last; k++) {
         qlen += s->xe[k] - s->x0[k];
         rlen += s->ye[k] - s->y0[k];
@@ -115,9 +125,17 @@ INLINE uint8_t choose(const chain_set *s, int64_t c, int laid, cover *q, cover *
         qcov += cover_count(q, qlo, qhi);
         rcov += cover_count(r, rlo, rhi);
         if (2 * qcov >= qlen || 2 * rcov >= rlen)
-            return 0;
+            return 1;
     }
-    for (int64_t k = first; k < last; k++) {
+    return 0;
+}
+
+/* Chain c's choice (1: kept, its bases covered) against the covers. */
+INLINE uint8_t choose(const chain_set *s, int64_t c, int laid, cover *q, cover *r) {
+    int64_t qlo, qhi, rlo, rhi;
+    if (rejected(s, c, laid, q, r))
+        return 0;
+    for (int64_t k = s->starts[c]; k < s->starts[c + 1]; k++) {
         block_at(s, c, k, laid, &qlo, &qhi, &rlo, &rhi);
         cover_mark(q, qlo, qhi, 1);
         cover_mark(r, rlo, rhi, 1);
@@ -156,13 +174,90 @@ static int chains_ok(const chain_set *s) {
 typedef struct {
     const chain_set *s;
     const int64_t *order, *bounds;  /* group g: chains order[bounds[g], bounds[g + 1]) */
+    const int64_t *small;           /* the groups a thread takes alone: small[0, groups) */
     int64_t groups, qlongest, rlongest;
     uint8_t *first;
-    int64_t next;                   /* the next group a thread takes */
+    int64_t next;                   /* the next of them a thread takes */
     int failed;
 } round_one;
 
-/* One record pair's chains (the first round) and the second round, compiled twice: with the popcnt
+/* A list of chains taken in order against covers of their own by one taker (thread 0), with helpers
+ * (the other threads) testing the chains ahead of it against the covers as they are: a chain a helper
+ * finds rejected the taker passes over, since covered bases only grow while a list is taken; the
+ * others it chooses itself. So the choices are one thread's, however many help (the helpers only
+ * save the taker the counts of the chains that are rejected: most of a repeat-rich pair's). */
+typedef struct {
+    const chain_set *s;
+    const int64_t *ids;  /* the chains in the order they are taken: ids[0, m) */
+    int64_t m, batch, ahead;
+    int laid;
+    cover *q, *r;
+    uint8_t *out;        /* out[ids[d]]: 1 kept */
+    uint8_t *no;         /* no[d] = 1: a helper found ids[d] rejected */
+    /* the next batch a helper takes; how far the taker is: each on a cache line of its own */
+    _Alignas(64) int64_t next;
+    _Alignas(64) int64_t at;
+    char pad[56];
+} chain_list;
+
+#define HELPER_PATIENCE_NS 200000000  /* how long a helper waits for the taker to move on before it stops */
+
+/* A helper's wait between looks at how far the taker is (a look pulls its cache line from the taker). */
+static void nap(void) {
+    struct timespec span = {0, 20000};
+    nanosleep(&span, NULL);
+}
+
+static int64_t now_ns(void) {
+    struct timespec at;
+    clock_gettime(CLOCK_MONOTONIC, &at);
+    return (int64_t)at.tv_sec * 1000000000 + at.tv_nsec;
+}
+
+INLINE void take_part(chain_list *l, int t) {
+    /* the list's fields read once: the taker's writes of bytes (out) would have them read again */
+    const chain_set *s = l->s;
+    const int64_t *ids = l->ids, m = l->m, batch = l->batch, ahead = l->ahead;
+    const int laid = l->laid;
+    cover *q = l->q, *r = l->r;
+    uint8_t *out = l->out, *no = l->no;
+    if (t == 0) {
+        for (int64_t d = 0; d < m; d++) {
+            if ((d & 63) == 0)  /* read by helpers now and then: written as rarely */
+                STORE(l->at, d);
+            out[ids[d]] = LOAD(no[d]) ? 0 : choose(s, ids[d], laid, q, r);
+        }
+        STORE(l->at, m);
+        return;
+    }
+    for (;;) {
+        const int64_t lo = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED) * batch;
+        if (lo >= m)
+            return;
+        /* not far ahead of the taker, where the covers are still to grow; never waiting on it for long
+         * (a helper run before the taker, where no thread was to be had, stops) */
+        int64_t seen = LOAD(l->at), since = 0;
+        for (int64_t waits = 1; lo > seen + ahead; waits++) {
+            nap();
+            const int64_t now = LOAD(l->at);
+            if (now != seen)
+                since = 0, seen = now;
+            else if (!since)
+                since = now_ns();
+            else if (now_ns() - since > HELPER_PATIENCE_NS)
+                return;
+        }
+        const int64_t hi = lo + batch < m ? lo + batch : m;
+        for (int64_t d = lo; d < hi; d++) {
+            if ((d & 63) == 0 && LOAD(l->at) > d)  /* the taker is past it */
+                d = LOAD(l->at);
+            if (d < hi && rejected(s, ids[d], laid, q, r))
+                STORE(no[d], 1);
+        }
+    }
+}
+
+/* One record pair's chains (the first round) and the list's part, compiled twice: with the popcnt
  * instruction where the CPU has it (x86-64 without -mpopcnt calls a library routine a word, a
  * seventh of the backbone's time), else plainly. */
 INLINE void one_group(round_one *j, int64_t g, cover *q, cover *r) {
@@ -171,16 +266,9 @@ INLINE void one_group(round_one *j, int64_t g, cover *q, cover *r) {
     uncover(j->s, j->order, j->first, j->bounds[g], j->bounds[g + 1], q, r);
 }
 
-INLINE void second_round(const chain_set *s, const uint8_t *first, uint8_t *keep, cover *q, cover *r) {
-    for (int64_t c = 0; c < s->chains; c++)
-        keep[c] = first[c] ? choose(s, c, 1, q, r) : 0;
-}
-
 static void one_group_plain(round_one *j, int64_t g, cover *q, cover *r) { one_group(j, g, q, r); }
 
-static void second_round_plain(const chain_set *s, const uint8_t *first, uint8_t *keep, cover *q, cover *r) {
-    second_round(s, first, keep, q, r);
-}
+static void take_part_plain(chain_list *l, int t) { take_part(l, t); }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HAS_POPCNT __builtin_cpu_supports("popcnt")
@@ -188,14 +276,11 @@ __attribute__((target("popcnt"))) static void one_group_popcnt(round_one *j, int
     one_group(j, g, q, r);
 }
 
-__attribute__((target("popcnt"))) static void second_round_popcnt(const chain_set *s, const uint8_t *first,
-                                                                   uint8_t *keep, cover *q, cover *r) {
-    second_round(s, first, keep, q, r);
-}
+__attribute__((target("popcnt"))) static void take_part_popcnt(chain_list *l, int t) { take_part(l, t); }
 #else
 #define HAS_POPCNT 0
 #define one_group_popcnt one_group_plain
-#define second_round_popcnt second_round_plain
+#define take_part_popcnt take_part_plain
 #endif
 
 static void round_one_part(void *p, int t, int threads) {
@@ -212,13 +297,36 @@ static void round_one_part(void *p, int t, int threads) {
             if (g >= j->groups)
                 break;
             if (fast)
-                one_group_popcnt(j, g, &q, &r);
+                one_group_popcnt(j, j->small[g], &q, &r);
             else
-                one_group_plain(j, g, &q, &r);
+                one_group_plain(j, j->small[g], &q, &r);
         }
     }
     cover_close(&q);
     cover_close(&r);
+}
+
+static void list_part(void *p, int t, int threads) {
+    (void)threads;
+    if (HAS_POPCNT)
+        take_part_popcnt((chain_list *)p, t);
+    else
+        take_part_plain((chain_list *)p, t);
+}
+
+/* ids[0, m) taken in order against q and r on `threads` threads (take_part); 0 where memory ran out. */
+static int take_list(const chain_set *s, const int64_t *ids, int64_t m, int laid, cover *q, cover *r, uint8_t *out,
+                     int64_t batch, int threads) {
+    uint8_t *no = calloc((size_t)m + 1, 1);
+    if (!no)
+        return 0;
+    threads = threads < 1 ? 1 : threads;
+    if ((int64_t)threads > m / batch + 1)
+        threads = (int)(m / batch + 1);
+    chain_list l = {s, ids, m, batch, batch * threads, laid, q, r, out, no, 1, 0, {0}};
+    run_parallel(list_part, &l, threads);
+    free(no);
+    return 1;
 }
 
 static int64_t longest(const int64_t *lengths, int64_t n) {
@@ -228,17 +336,63 @@ static int64_t longest(const int64_t *lengths, int64_t n) {
     return most;
 }
 
-/* backbone(starts, x0, xe, y0, ye, strand, qrec, rrec, qlens, rlens, order, bounds, first, keep, threads):
- * chain c's blocks [starts[c], starts[c + 1]), x0 xe on its query record and y0 ye on its reference
+/* The two rounds: the record pairs of at least `big` chains each taken by every thread (take_list),
+ * the others a thread each; then the first round's chains over the genomes laid end to end
+ * (take_list); 0 where memory ran out. */
+static int both_rounds(const chain_set *s, const int64_t *order, const int64_t *bounds, int64_t groups,
+                       uint8_t *first, uint8_t *keep, int64_t batch, int64_t big, int threads) {
+    const int64_t qlongest = longest(s->qlens, s->nq), rlongest = longest(s->rlens, s->nr);
+    int64_t *small = malloc(((size_t)groups + 1) * 8), *ids = malloc(((size_t)s->chains + 1) * 8), smalls = 0;
+    cover q = {0}, r = {0};
+    int ok = small && ids;
+    for (int64_t g = 0; g < groups && ok; g++) {
+        if (threads < 2 || bounds[g + 1] - bounds[g] < big) {
+            small[smalls++] = g;
+            continue;
+        }
+        if (!q.bits)
+            ok = cover_open(&q, qlongest) && cover_open(&r, rlongest);
+        ok = ok && take_list(s, order + bounds[g], bounds[g + 1] - bounds[g], 0, &q, &r, first, batch, threads);
+        if (ok)
+            uncover(s, order, first, bounds[g], bounds[g + 1], &q, &r);
+    }
+    cover_close(&q);
+    cover_close(&r);
+    if (ok && smalls) {
+        round_one j = {s, order, bounds, small, smalls, qlongest, rlongest, first, 0, 0};
+        run_parallel(round_one_part, &j, smalls < threads ? (int)smalls : threads);
+        ok = !j.failed;
+    }
+    if (ok && !groups)
+        memset(first, 1, (size_t)s->chains);
+    int64_t m = 0;
+    for (int64_t c = 0; c < s->chains && ok; c++)
+        if (first[c])
+            ids[m++] = c;
+        else
+            keep[c] = 0;
+    ok = ok && cover_open(&q, s->qoff[s->nq]) && cover_open(&r, s->roff[s->nr]) &&
+         take_list(s, ids, m, 1, &q, &r, keep, batch, threads);
+    cover_close(&q);
+    cover_close(&r);
+    free(small);
+    free(ids);
+    return ok;
+}
+
+/* backbone(starts, x0, xe, y0, ye, strand, qrec, rrec, qlens, rlens, order, bounds, first, keep, threads, batch,
+ * big): chain c's blocks [starts[c], starts[c + 1]), x0 xe on its query record and y0 ye on its reference
  * strand (strand[c], int8), its records qrec[c] and rrec[c] of lengths qlens and rlens. The first
  * round takes the chains by record pair (group g: chains order[bounds[g], bounds[g + 1]), each in
  * chain order) and writes first[c] (int8; with no groups, every chain is taken as the first round's);
- * the second takes the first round's chains in chain order over every record and writes keep[c]. */
+ * the second takes the first round's chains in chain order over every record and writes keep[c].
+ * batch: chains a helper tests at once; big: the chains of a record pair that every thread takes. */
 PyObject *py_backbone(PyObject *self, PyObject *args) {
     Py_buffer b[14];
     int threads;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*w*w*i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6],
-                          &b[7], &b[8], &b[9], &b[10], &b[11], &b[12], &b[13], &threads))
+    long long batch, big;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*w*w*iLL", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6],
+                          &b[7], &b[8], &b[9], &b[10], &b[11], &b[12], &b[13], &threads, &batch, &big))
         return NULL;
     const int64_t chains = b[12].len, n = b[1].len / 8, groups = b[11].len / 8 - 1;
     int ok = check_items(&b[0], "backbone", 8, chains + 1) && check_items(&b[5], "backbone", 1, chains) &&
@@ -247,7 +401,7 @@ PyObject *py_backbone(PyObject *self, PyObject *args) {
              check_items(&b[13], "backbone", 1, chains);
     for (int k = 2; k < 5 && ok; k++)
         ok = check_items(&b[k], "backbone", 8, n);
-    ok = ok && b[8].len % 8 == 0 && b[9].len % 8 == 0;
+    ok = ok && b[8].len % 8 == 0 && b[9].len % 8 == 0 && batch > 0 && big > 0;
     int64_t *qoff = NULL, *roff = NULL;
     if (ok) {
         const int64_t nq = b[8].len / 8, nr = b[9].len / 8;
@@ -279,21 +433,9 @@ PyObject *py_backbone(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "backbone: blocks outside their records, or groups out of order");
         } else {
             uint8_t *first = (uint8_t *)b[12].buf, *keep = (uint8_t *)b[13].buf;
-            round_one j = {&s, order, bounds, groups, longest(qlens, nq), longest(rlens, nr), first, 0, 0};
             int made;
-            cover q = {0}, r = {0};
             Py_BEGIN_ALLOW_THREADS
-            if (groups)
-                run_parallel(round_one_part, &j, threads < 1 ? 1 : (groups < threads ? (int)groups : threads));
-            else
-                memset(first, 1, (size_t)chains);
-            made = !j.failed && cover_open(&q, qoff[nq]) && cover_open(&r, roff[nr]);
-            if (made && HAS_POPCNT)
-                second_round_popcnt(&s, first, keep, &q, &r);
-            else if (made)
-                second_round_plain(&s, first, keep, &q, &r);
-            cover_close(&q);
-            cover_close(&r);
+            made = both_rounds(&s, order, bounds, groups, first, keep, batch, big, threads < 1 ? 1 : threads);
             Py_END_ALLOW_THREADS
             if (!made) {
                 ok = 0;

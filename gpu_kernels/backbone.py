@@ -11,8 +11,12 @@ from . import native
 
 log = logging.getLogger(__name__)
 
+BATCH = 2048       # chains a helper thread tests at once ahead of the round's taker (backbone.c take_list)
+BIG_PAIR = 32_768  # a record pair of this many chains is taken by every thread, the others a thread each
 
-def backbone(table: dict, blocks: dict, qlens, rlens, pairs: bool = True, first: list | None = None) -> np.ndarray:
+
+def backbone(table: dict, blocks: dict, qlens, rlens, pairs: bool = True, first: list | None = None,
+             threads: int = 0, batch: int = BATCH, big: int = BIG_PAIR) -> np.ndarray:
     """The one-to-one chains (int8 1), chosen in two rounds (docs/DEFINITIONS.md "What a chain is", 5): within each
     record pair, then among the first round's chains of every record pair. Each round takes chains in
     chain order and keeps one where more than half of its aligned bases on the query and more than
@@ -21,7 +25,10 @@ def backbone(table: dict, blocks: dict, qlens, rlens, pairs: bool = True, first:
     inversion's own chain. A record pair is never split between the parts of a pair compared in
     parts (pipeline.py), so the first round is each part's own and the second needs no other chains.
     pairs=False: one round over every chain (align.one_to_one's, over alignments). first: a list given
-    the first round's choice (int8 a chain)."""
+    the first round's choice (int8 a chain). A round's chains are taken in order by one thread while
+    the others test those ahead of it against the covers as they are, and the ones they find rejected
+    it passes over (covers only grow within a round): the same choices on any number of threads
+    (threads: 0, native.threads()); batch and big (backbone.c) are settings for the tests."""
     started = time.perf_counter()
     as64 = lambda values: np.ascontiguousarray(values, dtype=np.int64)  # noqa: E731
     chains = int(table["chain"].size)
@@ -41,7 +48,7 @@ def backbone(table: dict, blocks: dict, qlens, rlens, pairs: bool = True, first:
     native.module("_cpu").backbone(
         starts, *(as64(blocks[name]) for name in ("x0", "xe", "y0", "ye")),
         np.ascontiguousarray(table["strand"], dtype=np.int8), qrec, rrec, as64(qlens), as64(rlens), order, bounds,
-        round_one, keep, native.threads())
+        round_one, keep, threads or native.threads(), batch, big)
     if first is not None:
         first.append(keep.copy() if one_round else round_one)
     log.debug("backbone: %d chains of %d blocks in %d record pairs, %d in the first round, %d kept (%.2f s)",

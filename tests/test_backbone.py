@@ -78,3 +78,21 @@ def test_backbone_equals_its_oracle_on_long_overlapping_chains(seed):
     want = oracle(table, blocks, qlens, rlens)
     assert 0 < int(want.sum()) < want.size  # some chains kept, some not
     assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_helper_threads_change_no_choice(seed):
+    """Each round's chains taken by one thread with others testing those ahead of it (backbone.c
+    take_list): small batches and record pairs counted big at a few chains, so that helpers run in
+    every round, give the oracle's choice on any number of threads, run after run."""
+    table, blocks, qlens, rlens = drawn_chains(10 + seed, records=2, chains=300)
+    want = oracle(table, blocks, qlens, rlens)
+    assert 0 < int(want.sum()) < want.size
+    for threads in (1, 2, 3, 5):
+        for batch, big in ((1, 2), (3, 10), (16, 50), (4096, 10)):
+            for _ in range(3):
+                got = backbone(table, blocks, qlens, rlens, threads=threads, batch=batch, big=big)
+                assert np.array_equal(got, want), (threads, batch, big)
+    # one round (align.one_to_one's) the same way
+    one = backbone(table, blocks, qlens, rlens, pairs=False, threads=1)
+    assert np.array_equal(backbone(table, blocks, qlens, rlens, pairs=False, threads=4, batch=2, big=2), one)
