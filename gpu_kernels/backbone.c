@@ -200,18 +200,13 @@ typedef struct {
     char pad[56];
 } chain_list;
 
-#define HELPER_PATIENCE_NS 200000000  /* how long a helper waits for the taker to move on before it stops */
+#define NEAR 128  /* chains between a helper and the taker below which the helper leaves them to it */
+#define HELPER_PATIENCE 10000  /* naps (20 us or more each) a helper waits for the taker to move on */
 
 /* A helper's wait between looks at how far the taker is (a look pulls its cache line from the taker). */
 static void nap(void) {
     struct timespec span = {0, 20000};
     nanosleep(&span, NULL);
-}
-
-static int64_t now_ns(void) {
-    struct timespec at;
-    clock_gettime(CLOCK_MONOTONIC, &at);
-    return (int64_t)at.tv_sec * 1000000000 + at.tv_nsec;
 }
 
 INLINE void take_part(chain_list *l, int t) {
@@ -236,22 +231,22 @@ INLINE void take_part(chain_list *l, int t) {
             return;
         /* not far ahead of the taker, where the covers are still to grow; never waiting on it for long
          * (a helper run before the taker, where no thread was to be had, stops) */
-        int64_t seen = LOAD(l->at), since = 0;
-        for (int64_t waits = 1; lo > seen + ahead; waits++) {
+        int64_t seen = LOAD(l->at);
+        for (int naps = 0; lo > seen + ahead;) {
             nap();
             const int64_t now = LOAD(l->at);
-            if (now != seen)
-                since = 0, seen = now;
-            else if (!since)
-                since = now_ns();
-            else if (now_ns() - since > HELPER_PATIENCE_NS)
+            naps = now == seen ? naps + 1 : 0;
+            seen = now;
+            if (naps > HELPER_PATIENCE)
                 return;
         }
+        /* the batch up to where the taker is: from there on it is the taker's (were the helper to go on
+         * beside it, each would count the same chains, the taker first) */
         const int64_t hi = lo + batch < m ? lo + batch : m;
         for (int64_t d = lo; d < hi; d++) {
-            if ((d & 63) == 0 && LOAD(l->at) > d)  /* the taker is past it */
-                d = LOAD(l->at);
-            if (d < hi && rejected(s, ids[d], laid, q, r))
+            if ((d & 63) == 0 && LOAD(l->at) + NEAR > d)
+                break;
+            if (rejected(s, ids[d], laid, q, r))
                 STORE(no[d], 1);
         }
     }
@@ -336,8 +331,8 @@ static int64_t longest(const int64_t *lengths, int64_t n) {
     return most;
 }
 
-/* The two rounds: the record pairs of at least `big` chains each taken by every thread (take_list),
- * the others a thread each; then the first round's chains over the genomes laid end to end
+/* The two rounds: the record pairs of at least `big` chains and over twice a thread's share of them each
+ * taken by every thread (take_list), the others a thread each (side by side, they keep more threads busy); then the first round's chains over the genomes laid end to end
  * (take_list); 0 where memory ran out. */
 static int both_rounds(const chain_set *s, const int64_t *order, const int64_t *bounds, int64_t groups,
                        uint8_t *first, uint8_t *keep, int64_t batch, int64_t big, int threads) {
@@ -346,7 +341,9 @@ static int both_rounds(const chain_set *s, const int64_t *order, const int64_t *
     cover q = {0}, r = {0};
     int ok = small && ids;
     for (int64_t g = 0; g < groups && ok; g++) {
-        if (threads < 2 || bounds[g + 1] - bounds[g] < big) {
+        /* a record pair of over twice a thread's share of the chains (a straggler), and big: on every thread */
+        const int64_t size = bounds[g + 1] - bounds[g];
+        if (threads < 2 || size < big || size * threads < 2 * bounds[groups]) {
             small[smalls++] = g;
             continue;
         }

@@ -12,7 +12,7 @@ from . import native
 log = logging.getLogger(__name__)
 
 BATCH = 2048       # chains a helper thread tests at once ahead of the round's taker (backbone.c take_list)
-BIG_PAIR = 32_768  # a record pair of this many chains is taken by every thread, the others a thread each
+BIG_PAIR = 32_768  # a record pair of this many chains, over twice a thread's share, is taken by every thread
 
 
 def backbone(table: dict, blocks: dict, qlens, rlens, pairs: bool = True, first: list | None = None,

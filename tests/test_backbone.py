@@ -86,6 +86,9 @@ def test_helper_threads_change_no_choice(seed):
     take_list): small batches and record pairs counted big at a few chains, so that helpers run in
     every round, give the oracle's choice on any number of threads, run after run."""
     table, blocks, qlens, rlens = drawn_chains(10 + seed, records=2, chains=300)
+    # most chains in one record pair, so that it is over twice a thread's share (taken by every thread)
+    qlens = rlens = [max(qlens + rlens)] * 2
+    table["qrec"][np.arange(300) % 5 > 0] = table["rrec"][np.arange(300) % 5 > 0] = 0
     want = oracle(table, blocks, qlens, rlens)
     assert 0 < int(want.sum()) < want.size
     for threads in (1, 2, 3, 5):
