@@ -110,3 +110,49 @@ def test_batches_on_the_host_keep_every_row_in_order():
     assert [len(b["a"]) for b in got] == [22, 43, 2]  # at least 20 rows a batch but the last
     assert got[1]["a"] is not chunks[4]["a"] and all(np.array_equal(np.concatenate([b[k] for b in got]),
                                                                   np.concatenate([c[k] for c in chunks])) for k in "ab")
+
+
+def test_compare_jobs_shares_merge_to_the_pass_over_their_tables(tmp_path):
+    """save_part_coverage of each compare job's rows (a query record against a group of reference
+    records: every record pair whole in one job), merged by hsp_coverage, gives the pass over the
+    jobs' HSP tables read as one: the same numbers, array by array; and so do shares of rows cut
+    anywhere (a union is a union)."""
+    from gpu_kernels.formats import HspWriter
+    from gpu_kernels.hsps import sort_rows
+    from gpu_kernels.params import Params
+    from gpu_kernels.workflow.genome import Genome
+    from gpu_kernels.workflow.tables import hsp_coverage, save_part_coverage
+
+    hsps = random_hsps(6000, 3, 4, seed=8)
+    hsps["length"] = hsps["qend"] - hsps["qstart"]
+    hsps["rend"] = hsps["rstart"] + hsps["length"]
+    hsps["identities"] = hsps["length"]
+    hsps["score"] = hsps["length"]
+    hsps = sort_rows({name: np.asarray(column, dtype=np.int64) for name, column in hsps.items()})
+    query = Genome.of("Q", ["q1", "q2", "q3"], [4000] * 3)
+    reference = Genome.of("R", ["r1", "r2", "r3", "r4"], [4000] * 4)
+    jobs = [(hsps["qrec"] == q) & ((hsps["rrec"] < 2) == low) for q in range(3) for low in (True, False)]
+    tables, shares = [], []
+    for k, rows in enumerate(jobs):
+        part = {name: column[rows] for name, column in hsps.items()}
+        tables.append(str(tmp_path / f"job{k}.parquet"))
+        with HspWriter(tables[-1], query.names, query.lengths, reference.names, reference.lengths, Params(),
+                       row_group_rows=500) as writer:
+            writer.write(part)
+        shares.append(str(tmp_path / f"job{k}.npz"))
+        save_part_coverage(shares[-1], part, 3, 4)
+    cut = np.arange(hsps["qstart"].size) % 3  # rows cut anywhere, record pairs split between shares
+    anywhere = []
+    for k in range(3):
+        anywhere.append(str(tmp_path / f"cut{k}.npz"))
+        save_part_coverage(anywhere[-1], {name: column[cut == k] for name, column in hsps.items()}, 3, 4)
+    numbers = {}
+    for name, parts in (("pass", None), ("shares", shares), ("cut", anywhere)):
+        hsp_coverage(tables, query, reference, str(tmp_path / f"{name}.npz"), parts=parts)
+        with np.load(tmp_path / f"{name}.npz") as saved:
+            numbers[name] = {key: saved[key] for key in saved.files}
+    assert numbers["pass"]["keys"].size == 12 and int(numbers["pass"]["hsps"].sum()) == 6000
+    for name in ("shares", "cut"):
+        assert numbers[name].keys() == numbers["pass"].keys()
+        for key, column in numbers["pass"].items():
+            assert np.array_equal(numbers[name][key], column), (name, key)
