@@ -113,7 +113,7 @@ def test_batches_on_the_host_keep_every_row_in_order():
 
 
 def test_compare_jobs_shares_merge_to_the_pass_over_their_tables(tmp_path):
-    """part_coverage_state of each compare job's rows (a query record against a group of reference
+    """save_part_coverage of each compare job's rows (a query record against a group of reference
     records: every record pair whole in one job), merged by hsp_coverage, gives the pass over the
     jobs' HSP tables read as one: the same numbers, array by array; and so do shares of rows cut
     anywhere (a union is a union)."""
@@ -121,7 +121,7 @@ def test_compare_jobs_shares_merge_to_the_pass_over_their_tables(tmp_path):
     from gpu_kernels.hsps import sort_rows
     from gpu_kernels.params import Params
     from gpu_kernels.workflow.genome import Genome
-    from gpu_kernels.workflow.tables import hsp_coverage, part_coverage_state, save_part_coverage
+    from gpu_kernels.workflow.tables import hsp_coverage, save_part_coverage
 
     hsps = random_hsps(6000, 3, 4, seed=8)
     hsps["length"] = hsps["qend"] - hsps["qstart"]
@@ -140,13 +140,12 @@ def test_compare_jobs_shares_merge_to_the_pass_over_their_tables(tmp_path):
                        row_group_rows=500) as writer:
             writer.write(part)
         shares.append(str(tmp_path / f"job{k}.npz"))
-        save_part_coverage(shares[-1], part_coverage_state(part, 3, 4))
+        save_part_coverage(shares[-1], part, 3, 4)
     cut = np.arange(hsps["qstart"].size) % 3  # rows cut anywhere, record pairs split between shares
     anywhere = []
     for k in range(3):
         anywhere.append(str(tmp_path / f"cut{k}.npz"))
-        rows = {name: column[cut == k] for name, column in hsps.items()}
-        save_part_coverage(anywhere[-1], part_coverage_state(rows, 3, 4))
+        save_part_coverage(anywhere[-1], {name: column[cut == k] for name, column in hsps.items()}, 3, 4)
     numbers = {}
     for name, parts in (("pass", None), ("shares", shares), ("cut", anywhere)):
         hsp_coverage(tables, query, reference, str(tmp_path / f"{name}.npz"), parts=parts)

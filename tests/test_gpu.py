@@ -259,15 +259,14 @@ def test_coverage_tables_on_the_device_equal_the_host_ones(tmp_path, monkeypatch
 
 
 def test_a_compare_jobs_coverage_share_on_the_device_is_the_hosts(tmp_path):
-    """part_coverage_state of device columns (as a compare job makes it, its table on the GPU) saves
+    """save_part_coverage of device columns (as a compare job saves it, its table on the GPU) saves
     what it saves of the same columns on the host."""
-    from gpu_kernels.workflow.tables import part_coverage_state, save_part_coverage
+    from gpu_kernels.workflow.tables import save_part_coverage
 
     result = compare(MYCO_232, MYCO_7422, Params(k=16), backend="numpy")
     host = {name: np.asarray(column) for name, column in result.table.items()}
-    save_part_coverage(str(tmp_path / "host.npz"), part_coverage_state(host, 1, 1))
-    device = {name: cp.asarray(column) for name, column in host.items()}
-    save_part_coverage(str(tmp_path / "device.npz"), part_coverage_state(device, 1, 1))
+    save_part_coverage(str(tmp_path / "host.npz"), host, 1, 1)
+    save_part_coverage(str(tmp_path / "device.npz"), {name: cp.asarray(c) for name, c in host.items()}, 1, 1)
     with np.load(tmp_path / "host.npz") as want, np.load(tmp_path / "device.npz") as got:
         assert want.files == got.files and int(want["sum_hsps"].sum()) > 500
         for name in want.files:

@@ -15,7 +15,7 @@ from ..matches import find_matches, matches_to_hsps
 from ..params import Params
 from ..turns import end_turn, take_turn
 from .genome import Genome, load_bin
-from .tables import part_coverage_state, save_part_coverage
+from .tables import save_part_coverage
 
 log = logging.getLogger(__name__)
 
@@ -101,11 +101,10 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[s
         os.makedirs(os.path.dirname(hsps_path) or ".", exist_ok=True)
         write_table(hsps_path, table, home, query.names, query.lengths, reference.names, reference.lengths, params,
                     extra)
-        share = part_coverage_state(table, len(query.names), len(reference.names))
+        save_part_coverage(part_coverage(hsps_path), table, len(query.names), len(reference.names))
         del table
         result.drop_device()
         end_turn()
-        save_part_coverage(part_coverage(hsps_path), share)
 
     clock = time.perf_counter()
     part = homology(qset, rset, params, home, (), qindex, rindex, pieces, result=result, text_parts=True,

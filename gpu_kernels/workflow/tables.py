@@ -20,25 +20,19 @@ SIDES = ("query", "reference")
 PAIR_COLUMNS = ("aligned_bases", "aligned_reverse", "reference_centre")  # where a pair's HSPs lie
 
 
-def part_coverage_state(hsps: dict, nq: int, nr: int) -> dict:
+def save_part_coverage(path: str, hsps: dict, nq: int, nr: int) -> None:
     """A compare job's share of hsp_coverage's pass: the TableCoverage state of its HSP table's rows
-    (columns on the host or the device, genome-wide record indices), as host arrays. Every record
-    pair lies whole in one job, so the pair's pass merges the jobs' shares (covered segments and
-    per-pair sums, saved by save_part_coverage) instead of reading every HSP once more."""
+    (columns on the host or the device, genome-wide record indices), saved at path (.npz) beside the
+    table. Every record pair lies whole in one job, so the pair's pass merges these small files
+    (covered segments and per-pair sums) instead of reading every HSP once more."""
     from ..arrays import array_module
+    from ..formats import atomic_path
 
     coverage = TableCoverage(nq, nr, array_module(hsps["qstart"]))
     coverage.add({name: hsps[name] for name in HSP.view("coverage")})
-    return coverage.state()
-
-
-def save_part_coverage(path: str, state: dict) -> None:
-    """A part_coverage_state at path (.npz), beside the job's HSP table."""
-    from ..formats import atomic_path
-
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as handle:
-            np.savez(handle, **state)
+            np.savez(handle, **coverage.state())
 
 
 def hsp_coverage(hsps_path, query: Genome, reference: Genome, out_path: str, backend: str = "numpy",
