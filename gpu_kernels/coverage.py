@@ -147,34 +147,10 @@ class TableCoverage:
                 "aligned_bases": count(inverse, weights=length, minlength=n),
                 "aligned_reverse": count(inverse[reverse], weights=length[reverse], minlength=n),
                 "centre_weight": count(inverse, weights=length * (hsps["rstart"] + length / 2), minlength=n)}
-        self._add_sums(to_host(keys), {name: to_host(column) for name, column in sums.items()})
-
-    def _add_sums(self, keys: np.ndarray, sums: dict) -> None:
-        """Per-pair sums of more rows (host arrays, one row a key) added to those so far."""
-        self.keys, inverse = np.unique(np.concatenate((self.keys, keys)), return_inverse=True)
-        self.sums = {name: np.bincount(inverse, weights=np.concatenate((self.sums[name], sums[name])),
+        keys = np.concatenate((self.keys, to_host(keys)))
+        self.keys, inverse = np.unique(keys, return_inverse=True)
+        self.sums = {name: np.bincount(inverse, weights=np.concatenate((self.sums[name], to_host(sums[name]))),
                                        minlength=self.keys.size) for name in PAIR_SUMS}
-
-    def state(self) -> dict:
-        """What has been taken in, as host arrays (a compare job's, saved beside its HSP table): the
-        covered segments of each side and the per-pair sums. add_state of states gives the coverage of
-        all of their rows, in any order."""
-        out = {"keys": self.keys, **{f"sum_{name}": self.sums[name] for name in PAIR_SUMS}}
-        for side in ("query", "reference"):
-            for name, column in zip(("group", "start", "end"), self._intervals(side)):
-                out[f"{side}_{name}"] = to_host(column)
-        return out
-
-    def add_state(self, state: dict) -> None:
-        """Take in another TableCoverage's state() (another part of the same genome pair's rows)."""
-        xp = self.xp
-        for side in ("query", "reference"):
-            theirs = [xp.asarray(state[f"{side}_{name}"]) for name in ("group", "start", "end")]
-            if theirs[0].size:
-                parts = [theirs] + ([self.covered[side]] if side in self.covered else [])
-                self.covered[side] = merge_intervals(*(concatenate([p[i] for p in parts]) for i in range(3)))
-        self._add_sums(np.asarray(state["keys"], dtype=np.int64),
-                       {name: np.asarray(state[f"sum_{name}"], dtype=np.float64) for name in PAIR_SUMS})
 
     def pairs(self) -> tuple[np.ndarray, np.ndarray, dict, dict]:
         """pair_coverage's result for every chunk added."""

@@ -258,21 +258,6 @@ def test_coverage_tables_on_the_device_equal_the_host_ones(tmp_path, monkeypatch
     assert result.table["qstart"].size > 500 and outputs["numpy"] == outputs["cupy"]
 
 
-def test_a_compare_jobs_coverage_share_on_the_device_is_the_hosts(tmp_path):
-    """save_part_coverage of device columns (as a compare job saves it, its table on the GPU) saves
-    what it saves of the same columns on the host."""
-    from gpu_kernels.workflow.tables import save_part_coverage
-
-    result = compare(MYCO_232, MYCO_7422, Params(k=16), backend="numpy")
-    host = {name: np.asarray(column) for name, column in result.table.items()}
-    save_part_coverage(str(tmp_path / "host.npz"), host, 1, 1)
-    save_part_coverage(str(tmp_path / "device.npz"), {name: cp.asarray(c) for name, c in host.items()}, 1, 1)
-    with np.load(tmp_path / "host.npz") as want, np.load(tmp_path / "device.npz") as got:
-        assert want.files == got.files and int(want["sum_hsps"].sum()) > 500
-        for name in want.files:
-            assert np.array_equal(want[name], got[name]), name
-
-
 def test_running_max_matches():
     from gpu_kernels.arrays import running_max_cupy as running_max
 

@@ -15,7 +15,6 @@ from ..matches import find_matches, matches_to_hsps
 from ..params import Params
 from ..turns import end_turn, take_turn
 from .genome import Genome, load_bin
-from .tables import save_part_coverage
 
 log = logging.getLogger(__name__)
 
@@ -44,11 +43,6 @@ def compare_group(query: Genome, reference: Genome, qbin: str, rbins: list[str],
 def part_prefix(hsps_path: str) -> str:
     """Where a compare job's part is written (workflow.parts.part_files): `part` beside its HSP table."""
     return os.path.join(os.path.dirname(hsps_path), "part")
-
-
-def part_coverage(hsps_path: str) -> str:
-    """Where a compare job's share of the coverage tables' pass is saved (tables.save_part_coverage)."""
-    return os.path.join(os.path.dirname(hsps_path), "coverage.npz")
 
 
 # bytes an HSP takes in a Parquet table (its columns delta-packed and compressed), for the log's estimate
@@ -101,7 +95,6 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[s
         os.makedirs(os.path.dirname(hsps_path) or ".", exist_ok=True)
         write_table(hsps_path, table, home, query.names, query.lengths, reference.names, reference.lengths, params,
                     extra)
-        save_part_coverage(part_coverage(hsps_path), table, len(query.names), len(reference.names))
         del table
         result.drop_device()
         end_turn()

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..backend import get_backend
 from ..errors import InputError
-from ..coverage import STRANDS, TableCoverage, table_coverage, union_length
+from ..coverage import STRANDS, table_coverage, union_length
 from ..formats import read_columns, write_tsv
 from ..schema import HSP
 from .genome import Genome
@@ -20,23 +20,8 @@ SIDES = ("query", "reference")
 PAIR_COLUMNS = ("aligned_bases", "aligned_reverse", "reference_centre")  # where a pair's HSPs lie
 
 
-def save_part_coverage(path: str, hsps: dict, nq: int, nr: int) -> None:
-    """A compare job's share of hsp_coverage's pass: the TableCoverage state of its HSP table's rows
-    (columns on the host or the device, genome-wide record indices), saved at path (.npz) beside the
-    table. Every record pair lies whole in one job, so the pair's pass merges these small files
-    (covered segments and per-pair sums) instead of reading every HSP once more."""
-    from ..arrays import array_module
-    from ..formats import atomic_path
-
-    coverage = TableCoverage(nq, nr, array_module(hsps["qstart"]))
-    coverage.add({name: hsps[name] for name in HSP.view("coverage")})
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as handle:
-            np.savez(handle, **coverage.state())
-
-
 def hsp_coverage(hsps_path, query: Genome, reference: Genome, out_path: str, backend: str = "numpy",
-                 threads: int = 2, parts: list[str] | None = None) -> None:
+                 threads: int = 2) -> None:
     """The coverage tables' pass over the HSPs (unions of intervals on the backend's device), written as
     a small .npz (a few numbers a record pair with HSPs and a record): per chromosome pair with HSPs
     (`keys`, qrec * len(reference) + rrec, ascending) its HSP count, covered bases of each side
@@ -44,8 +29,7 @@ def hsp_coverage(hsps_path, query: Genome, reference: Genome, out_path: str, bac
     record of each side its covered bases (`query_records_both`, ...). It needs nothing the pair's
     assembly makes, so it runs beside it; the coverage tables and the pictures read it.
     hsps_path: one HSP table or a list of them (a genome pair's compare jobs' tables, read as one);
-    threads: the table's reading threads (on the CuPy backend); parts: where each compare job of the
-    tables saved its share (save_part_coverage), merged in place of the pass over the tables."""
+    threads: the table's reading threads (on the CuPy backend)."""
     from ..formats import atomic_path
 
     nq, nr = len(query.names), len(reference.names)
@@ -53,14 +37,8 @@ def hsp_coverage(hsps_path, query: Genome, reference: Genome, out_path: str, bac
     engine = get_backend(backend)
     # a batch of row groups at a time: memory holds a batch and the covered segments, not the table
     longest = max(int(query.lengths.max(initial=0)), int(reference.lengths.max(initial=0)))
-    if parts:
-        coverage = TableCoverage(nq, nr, engine.xp)
-        for part in parts:
-            with np.load(part) as saved:
-                coverage.add_state({name: saved[name] for name in saved.files})
-    else:
-        chunks = engine.table_batches(hsps_path, HSP.view("coverage"), engine.batch_rows, longest < 2**31, threads)
-        coverage = table_coverage(chunks, nq, nr, engine.xp)
+    chunks = engine.table_batches(hsps_path, HSP.view("coverage"), engine.batch_rows, longest < 2**31, threads)
+    coverage = table_coverage(chunks, nq, nr, engine.xp)
     keys, counts, per_pair, alignment = coverage.pairs()
     saved = {"shape": np.array([nq, nr], dtype=np.int64), "keys": keys.astype(np.int64),
              "hsps": counts.astype(np.int64), **{name: alignment[name].astype(np.int64) for name in PAIR_COLUMNS}}
@@ -73,8 +51,7 @@ def hsp_coverage(hsps_path, query: Genome, reference: Genome, out_path: str, bac
     with atomic_path(out_path) as tmp:
         with open(tmp, "wb") as handle:
             np.savez(handle, **saved)
-    log.info("HSPs' coverage: %d record pairs%s (%.2f s)", keys.size,
-             f", from {len(parts)} compare jobs' shares" if parts else "", time.perf_counter() - started)
+    log.info("HSPs' coverage: %d record pairs (%.2f s)", keys.size, time.perf_counter() - started)
 
 
 def read_hsp_coverage(path: str, query: Genome, reference: Genome) -> dict:

@@ -1,6 +1,5 @@
 # Coverage tables of both genomes: unions of HSP intervals per chromosome pair, per chromosome, per genome.
-# The pass over the HSPs runs beside the pair's assembly (it needs none of it): each compare job saved
-# its share of it (covered segments and sums) beside its HSP table, merged here; and beside it the
+# The pass over the HSPs runs beside the pair's assembly (it needs none of it), and beside it the
 # dotplots' layout along the pair's backbone is chosen from the compare jobs' parts (as assemble
 # chooses it), so the dots are gathered before the assembly ends; the tables add the backbone's and
 # the alignments' coverage once those are made, and the pictures read the same numbers.
@@ -28,12 +27,6 @@ rule hsp_coverage:
         gpu=1 if BACKEND == "cupy" else 0,
     params:
         hsps=dots_tables,
-        # each compare job's share of the pass, saved beside its HSP table (none: the pass reads the tables)
-        shares=lambda wc: (
-            []
-            if hsp_table_written(wc.set, wc.query, wc.reference)
-            else [part_coverage(p) for p in group_paths("bin_hsps", wc)]
-        ),
         backend=BACKEND,
         engine=pair_engine,
         all_chains=lambda wc: all_hsps(wc.set, wc.query, wc.reference),

@@ -22,8 +22,7 @@ def step():
     with ThreadPoolExecutor(1) as pool:
         layout = pool.submit(backbone_layout, list(sm.params.parts), query, reference, Params(**sm.params.engine),
                              bool(sm.params.all_chains))
-        hsp_coverage(sm.params.hsps, query, reference, str(sm.output.coverage), sm.params.backend, sm.threads,
-                     list(sm.params.shares))
+        hsp_coverage(sm.params.hsps, query, reference, str(sm.output.coverage), sm.params.backend, sm.threads)
         save_layout(sm.output.layout, layout.result())
 
 
