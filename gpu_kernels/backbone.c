@@ -309,13 +309,14 @@ static void list_part(void *p, int t, int threads) {
         take_part_plain((chain_list *)p, t);
 }
 
-/* ids[0, m) taken in order against q and r on `threads` threads (take_part); 0 where memory ran out. */
+/* ids[0, m) taken in order against q and r on `threads` threads (take_part), on one where there are fewer than
+ * `big` (helpers cost more than they save on short lists); 0 where memory ran out. */
 static int take_list(const chain_set *s, const int64_t *ids, int64_t m, int laid, cover *q, cover *r, uint8_t *out,
-                     int64_t batch, int threads) {
+                     int64_t batch, int64_t big, int threads) {
     uint8_t *no = calloc((size_t)m + 1, 1);
     if (!no)
         return 0;
-    threads = threads < 1 ? 1 : threads;
+    threads = threads < 1 || m < big ? 1 : threads;
     if ((int64_t)threads > m / batch + 1)
         threads = (int)(m / batch + 1);
     chain_list l = {s, ids, m, batch, batch * threads, laid, q, r, out, no, 1, 0, {0}};
@@ -349,7 +350,7 @@ static int both_rounds(const chain_set *s, const int64_t *order, const int64_t *
         }
         if (!q.bits)
             ok = cover_open(&q, qlongest) && cover_open(&r, rlongest);
-        ok = ok && take_list(s, order + bounds[g], bounds[g + 1] - bounds[g], 0, &q, &r, first, batch, threads);
+        ok = ok && take_list(s, order + bounds[g], bounds[g + 1] - bounds[g], 0, &q, &r, first, batch, big, threads);
         if (ok)
             uncover(s, order, first, bounds[g], bounds[g + 1], &q, &r);
     }
@@ -369,7 +370,7 @@ static int both_rounds(const chain_set *s, const int64_t *order, const int64_t *
         else
             keep[c] = 0;
     ok = ok && cover_open(&q, s->qoff[s->nq]) && cover_open(&r, s->roff[s->nr]) &&
-         take_list(s, ids, m, 1, &q, &r, keep, batch, threads);
+         take_list(s, ids, m, 1, &q, &r, keep, batch, big, threads);
     cover_close(&q);
     cover_close(&r);
     free(small);
@@ -383,7 +384,7 @@ static int both_rounds(const chain_set *s, const int64_t *order, const int64_t *
  * round takes the chains by record pair (group g: chains order[bounds[g], bounds[g + 1]), each in
  * chain order) and writes first[c] (int8; with no groups, every chain is taken as the first round's);
  * the second takes the first round's chains in chain order over every record and writes keep[c].
- * batch: chains a helper tests at once; big: the chains of a record pair that every thread takes. */
+ * batch: chains a helper tests at once; big: the fewest chains of a record pair or a round that every thread takes. */
 PyObject *py_backbone(PyObject *self, PyObject *args) {
     Py_buffer b[14];
     int threads;

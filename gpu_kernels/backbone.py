@@ -12,7 +12,9 @@ from . import native
 log = logging.getLogger(__name__)
 
 BATCH = 2048       # chains a helper thread tests at once ahead of the round's taker (backbone.c take_list)
-BIG_PAIR = 32_768  # a record pair of this many chains, over twice a thread's share, is taken by every thread
+# a round of this many chains, or a record pair of as many and over twice a thread's share, is taken by every
+# thread: a whole pair's second round (assemble's, 2.8 M chains on the close 3 Gbp pair), not a compare job's
+BIG_PAIR = 1 << 18
 
 
 def backbone(table: dict, blocks: dict, qlens, rlens, pairs: bool = True, first: list | None = None,
