@@ -332,9 +332,9 @@ static int64_t longest(const int64_t *lengths, int64_t n) {
     return most;
 }
 
-/* The two rounds: the record pairs of at least `big` chains and over twice a thread's share of them each
- * taken by every thread (take_list), the others a thread each (side by side, they keep more threads busy); then the first round's chains over the genomes laid end to end
- * (take_list); 0 where memory ran out. */
+/* The two rounds: a record pair of at least `big` chains and over twice a thread's share of them taken by
+ * every thread (take_list), the others a thread each, side by side; then the first round's chains over
+ * the genomes laid end to end (take_list); 0 where memory ran out. */
 static int both_rounds(const chain_set *s, const int64_t *order, const int64_t *bounds, int64_t groups,
                        uint8_t *first, uint8_t *keep, int64_t batch, int64_t big, int threads) {
     const int64_t qlongest = longest(s->qlens, s->nq), rlongest = longest(s->rlens, s->nr);
@@ -350,7 +350,7 @@ static int both_rounds(const chain_set *s, const int64_t *order, const int64_t *
         }
         if (!q.bits)
             ok = cover_open(&q, qlongest) && cover_open(&r, rlongest);
-        ok = ok && take_list(s, order + bounds[g], bounds[g + 1] - bounds[g], 0, &q, &r, first, batch, big, threads);
+        ok = ok && take_list(s, order + bounds[g], size, 0, &q, &r, first, batch, big, threads);
         if (ok)
             uncover(s, order, first, bounds[g], bounds[g + 1], &q, &r);
     }

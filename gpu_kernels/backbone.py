@@ -27,10 +27,10 @@ def backbone(table: dict, blocks: dict, qlens, rlens, pairs: bool = True, first:
     inversion's own chain. A record pair is never split between the parts of a pair compared in
     parts (pipeline.py), so the first round is each part's own and the second needs no other chains.
     pairs=False: one round over every chain (align.one_to_one's, over alignments). first: a list given
-    the first round's choice (int8 a chain). A round's chains are taken in order by one thread while
-    the others test those ahead of it against the covers as they are, and the ones they find rejected
-    it passes over (covers only grow within a round): the same choices on any number of threads
-    (threads: 0, native.threads()); batch and big (backbone.c) are settings for the tests."""
+    the first round's choice (int8 a chain). A round of `big` chains or more is taken in order by one
+    thread while the others test those ahead of it against the covers as they are, and the ones they
+    find rejected it passes over (covers only grow within a round): the same choices on any number of
+    threads (threads: 0, native.threads()); batch and big (backbone.c) are settings for the tests."""
     started = time.perf_counter()
     as64 = lambda values: np.ascontiguousarray(values, dtype=np.int64)  # noqa: E731
     chains = int(table["chain"].size)
