@@ -94,6 +94,7 @@ typedef struct {
     const int64_t *qrec, *rrec, *qlens, *rlens;  /* each chain's records; the records' lengths */
     const int64_t *qoff, *roff;                  /* where the records lie on the genomes laid end to end */
     int64_t chains, n, nq, nr;
+    int64_t min_new;  /* kept also where this many of its bases on each genome are uncovered (0: never) */
 } chain_set;
 
 /* Block k of chain c: [qlo, qhi) on the query and [rlo, rhi) on the reference's forward strand, on
@@ -108,9 +109,9 @@ INLINE void block_at(const chain_set *s, int64_t c, int64_t k, int laid, int64_t
     *rhi = rbase + (s->strand[c] ? rlen - s->y0[k] : s->ye[k]);
 }
 
-/* Whether chain c is rejected by the covers as they are: half of its aligned bases on either side
- * covered already, or none at all; covered bases only grow block by block, so the count stops once
- * half of either side is covered. A chain rejected stays rejected while the covers grow. */
+/* Whether chain c is rejected by the covers as they are: half of its aligned bases on either side covered
+ * already, unless min_new are not on both; or none at all. Covered bases only grow, so the count stops once
+ * the rule can no longer keep it, and a chain rejected stays rejected while the covers grow. */
 INLINE int rejected(const chain_set *s, int64_t c, int laid, const cover *q, const cover *r) {
     int64_t qlen = 0, rlen = 0, qcov = 0, rcov = 0, qlo, qhi, rlo, rhi;
     const int64_t first = s->starts[c], last = s->starts[c + 1];
@@ -120,11 +121,12 @@ INLINE int rejected(const chain_set *s, int64_t c, int laid, const cover *q, con
         qlen += s->xe[k] - s->x0[k];
         rlen += s->ye[k] - s->y0[k];
     }
+    const int64_t least = s->min_new > 0 ? s->min_new : INT64_MAX;
     for (int64_t k = first; k < last; k++) {
         block_at(s, c, k, laid, &qlo, &qhi, &rlo, &rhi);
         qcov += cover_count(q, qlo, qhi);
         rcov += cover_count(r, rlo, rhi);
-        if (2 * qcov >= qlen || 2 * rcov >= rlen)
+        if ((2 * qcov >= qlen || 2 * rcov >= rlen) && (qlen - qcov < least || rlen - rcov < least))
             return 1;
     }
     return 0;
@@ -379,18 +381,19 @@ static int both_rounds(const chain_set *s, const int64_t *order, const int64_t *
 }
 
 /* backbone(starts, x0, xe, y0, ye, strand, qrec, rrec, qlens, rlens, order, bounds, first, keep, threads, batch,
- * big): chain c's blocks [starts[c], starts[c + 1]), x0 xe on its query record and y0 ye on its reference
+ * big, min_new): chain c's blocks [starts[c], starts[c + 1]), x0 xe on its query record and y0 ye on its reference
  * strand (strand[c], int8), its records qrec[c] and rrec[c] of lengths qlens and rlens. The first
  * round takes the chains by record pair (group g: chains order[bounds[g], bounds[g + 1]), each in
  * chain order) and writes first[c] (int8; with no groups, every chain is taken as the first round's);
  * the second takes the first round's chains in chain order over every record and writes keep[c].
- * batch: chains a helper tests at once; big: the fewest chains of a record pair or a round that every thread takes. */
+ * batch: chains a helper tests at once; big: the fewest chains of a record pair or a round that every thread
+ * takes; min_new: a chain over half covered is kept where this many on each genome are not (0: never). */
 PyObject *py_backbone(PyObject *self, PyObject *args) {
     Py_buffer b[14];
     int threads;
-    long long batch, big;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*w*w*iLL", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6],
-                          &b[7], &b[8], &b[9], &b[10], &b[11], &b[12], &b[13], &threads, &batch, &big))
+    long long batch, big, min_new;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*w*w*iLLL", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6],
+                          &b[7], &b[8], &b[9], &b[10], &b[11], &b[12], &b[13], &threads, &batch, &big, &min_new))
         return NULL;
     const int64_t chains = b[12].len, n = b[1].len / 8, groups = b[11].len / 8 - 1;
     int ok = check_items(&b[0], "backbone", 8, chains + 1) && check_items(&b[5], "backbone", 1, chains) &&
@@ -419,7 +422,7 @@ PyObject *py_backbone(PyObject *self, PyObject *args) {
         chain_set s = {(const int64_t *)b[0].buf, (const int64_t *)b[1].buf, (const int64_t *)b[2].buf,
                        (const int64_t *)b[3].buf, (const int64_t *)b[4].buf, (const int8_t *)b[5].buf,
                        (const int64_t *)b[6].buf, (const int64_t *)b[7].buf, qlens, rlens, qoff, roff,
-                       chains, n, nq, nr};
+                       chains, n, nq, nr, min_new};
         const int64_t *order = (const int64_t *)b[10].buf, *bounds = (const int64_t *)b[11].buf;
         const int64_t ordered = b[10].len / 8;
         ok = ok && groups >= 0 && chains_ok(&s) && (groups == 0 || (bounds[0] == 0 && bounds[groups] == ordered));

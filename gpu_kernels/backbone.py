@@ -18,7 +18,7 @@ BIG_PAIR = 1 << 18
 
 
 def backbone(table: dict, blocks: dict, qlens, rlens, pairs: bool = True, first: list | None = None,
-             threads: int = 0, batch: int = BATCH, big: int = BIG_PAIR) -> np.ndarray:
+             threads: int = 0, batch: int = BATCH, big: int = BIG_PAIR, min_new: int = 0) -> np.ndarray:
     """The one-to-one chains (int8 1), chosen in two rounds (docs/DEFINITIONS.md "What a chain is", 5): within each
     record pair, then among the first round's chains of every record pair. Each round takes chains in
     chain order and keeps one where more than half of its aligned bases on the query and more than
@@ -30,7 +30,9 @@ def backbone(table: dict, blocks: dict, qlens, rlens, pairs: bool = True, first:
     the first round's choice (int8 a chain). A round of `big` chains or more is taken in order by one
     thread while the others test those ahead of it against the covers as they are, and the ones they
     find rejected it passes over (covers only grow within a round): the same choices on any number of
-    threads (threads: 0, native.threads()); batch and big (backbone.c) are settings for the tests."""
+    threads (threads: 0, native.threads()); batch and big (backbone.c) are settings for the tests.
+    min_new: a chain is kept also where at least this many of its aligned bases on the query and as
+    many on the reference are not yet covered (0: the half alone; one_to_one's alignments)."""
     started = time.perf_counter()
     as64 = lambda values: np.ascontiguousarray(values, dtype=np.int64)  # noqa: E731
     chains = int(table["chain"].size)
@@ -50,7 +52,7 @@ def backbone(table: dict, blocks: dict, qlens, rlens, pairs: bool = True, first:
     native.module("_cpu").backbone(
         starts, *(as64(blocks[name]) for name in ("x0", "xe", "y0", "ye")),
         np.ascontiguousarray(table["strand"], dtype=np.int8), qrec, rrec, as64(qlens), as64(rlens), order, bounds,
-        round_one, keep, threads or native.threads(), batch, big)
+        round_one, keep, threads or native.threads(), batch, big, min_new)
     if first is not None:
         first.append(keep.copy() if one_round else round_one)
     log.debug("backbone: %d chains of %d blocks in %d record pairs, %d in the first round, %d kept (%.2f s)",

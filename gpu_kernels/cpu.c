@@ -234,7 +234,8 @@ static PyMethodDef methods[] = {
     {"take_chains", py_take_chains, METH_VARARGS,
      "take_chains(best, pred, visit, chain, scores, heads) -> chains: best-first extraction (chains.c)"},
     {"backbone", py_backbone, METH_VARARGS,
-     "backbone(starts, x0, xe, y0, ye, strand, qrec, rrec, qlens, rlens, order, bounds, first, keep, threads): "
+     "backbone(starts, x0, xe, y0, ye, strand, qrec, rrec, qlens, rlens, order, bounds, first, keep, threads, batch, "
+     "big, min_new): "
      "the one-to-one chains, the first round a record pair at a time on all cores (backbone.c)"},
     {"chain_seams", py_chain_seams, METH_VARARGS,
      "chain_seams(q, rf, rr, qpos, rpos, x0, xe, y0, trim, seam, strand, match, mismatch, n_score, start, end, "

@@ -27,14 +27,19 @@ log = logging.getLogger(__name__)
 (SKIP_FRONT, SKIP_BACK, DQ_FRONT, DR_FRONT, DQ_BACK, DR_BACK, CUT_EQ, CUT_X, CUT_I, CUT_D, CUT_N, CUT_SCORE, COLUMNS,
  EMPTIED, TRIM_FIELDS) = range(15)
 TEXT_KINDS = {"cigar": 0, "cs": 1, "delta": 2}
+# bases of an alignment on each genome, not yet covered, that make it one-to-one however much else of it is
+MIN_NEW = 500
 
 
 def one_to_one(al: dict, qlens, rlens, eligible=None) -> np.ndarray:
     """The one-to-one alignments (int8 1), taken by score descending (ties: table order): one joins
     where more than half of its span on the query and more than half on the reference are not yet
-    covered by one that joined (chains.backbone's rule, on the gapped spans). A chain of the backbone
-    can hold a repeat hit where its HSPs left the true alignment's bases uncovered; once the true
-    chain's gaps are filled, that hit overlaps it and is secondary. eligible: the rows that may join
+    covered by one that joined (chains.backbone's rule, on the gapped spans), or at least MIN_NEW bases
+    on each are. A chain of the backbone can hold a repeat hit where its HSPs left the true alignment's
+    bases uncovered; once the true chain's gaps are filled, that hit overlaps it and is secondary. And
+    where a chain took such a hit past an assembly gap it could not bridge, the true alignment of the
+    stretch before the gap overlaps it by more than half, yet holds the gap's flanks alone (MIN_NEW;
+    the cut then gives each its own bases). eligible: the rows that may join
     (the backbone chains' alignments: with `secondary` the others are only added, never chosen)."""
     if eligible is not None:
         rows = np.flatnonzero(np.asarray(eligible))
@@ -52,7 +57,7 @@ def one_to_one(al: dict, qlens, rlens, eligible=None) -> np.ndarray:
     spans = {"chain": ranked["chain"], "x0": al["qstart"][order], "xe": al["qend"][order],
              "y0": np.where(reverse, rlen - rend, rstart), "ye": np.where(reverse, rlen - rstart, rend)}
     keep = np.zeros(n, dtype=np.int8)
-    keep[order] = backbone(ranked, spans, qlens, rlens, pairs=False)
+    keep[order] = backbone(ranked, spans, qlens, rlens, pairs=False, min_new=MIN_NEW)
     return keep
 
 

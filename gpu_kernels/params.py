@@ -122,7 +122,7 @@ class Chaining:
     """Chains of HSPs and their one-to-one backbone (docs/DEFINITIONS.md "What a chain is")."""
 
     max_gap: int = field(default=10_000, metadata={"help": "most bases between two consecutive HSPs of a chain, on either genome"})
-    max_shift: int = field(default=2_000, metadata={"help": "most a chain's diagonal moves between two HSPs (the longest indel bridged)"})
+    max_shift: int = field(default=5_000, metadata={"help": "most a chain's diagonal moves between two HSPs (the longest indel bridged)"})
     chain_gap_open: int = field(default=5, metadata={"help": "cost of a diagonal shift (an indel) between two HSPs"})
     chain_gap_extend: int = field(default=1, metadata={"help": "cost of each base a shift moves the diagonal by"})
     chain_gap_base: int = field(default=1, metadata={"help": "hundredths of a score point a base of the gap costs (unaligned bases)"})
@@ -153,7 +153,7 @@ class Aligning:
 
     align_match: int = field(default=2, metadata={"help": "score of an identical ACGT column"})
     align_mismatch: int = field(default=3, metadata={"help": "cost of any other column of two bases"})
-    gap_open: int = field(default=5, metadata={"help": "cost of opening a gap (a run of I or D columns), besides its columns'"})
+    gap_open: int = field(default=6, metadata={"help": "cost of opening a gap (a run of I or D columns), besides its columns'"})
     gap_extend: int = field(default=2, metadata={"help": "cost of each column of a gap"})
     band: int = field(default=8, metadata={"help": "diagonals searched on either side of a gap's two ends' diagonals"})
     min_anchor: int = field(default=12, metadata={"help": "shortest run of identical columns of an HSP kept as an anchor"})
@@ -199,7 +199,7 @@ class Preset:
 PRESETS: dict[str, dict] = {
     "close": {},
     "distant": {"seed": "12of19", "max_freq": 200, "min_chain_score": 40, "drop_mismatch": 0, "drop_gap": 0,
-                "align_mismatch": 2, "gap_open": 6, "band": 32, "gamma": 8.0},
+                "align_mismatch": 2, "gap_open": 6, "band": 32, "gamma": 8.0, "max_shift": 2_000},
 }
 
 

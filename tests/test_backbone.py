@@ -35,8 +35,9 @@ def drawn_chains(seed: int, records: int, chains: int) -> tuple[dict, dict, list
     return table, blocks, qlens, rlens
 
 
-def oracle(table: dict, blocks: dict, qlens: list, rlens: list) -> np.ndarray:
-    """The two rounds, base by base: within each record pair, then among the first round's chains."""
+def oracle(table: dict, blocks: dict, qlens: list, rlens: list, min_new: int = 0) -> np.ndarray:
+    """The two rounds, base by base: within each record pair, then among the first round's chains; a
+    chain kept where more than half of its bases on each genome are new, or (min_new) that many."""
     qoff, roff = np.concatenate(([0], np.cumsum(qlens))), np.concatenate(([0], np.cumsum(rlens)))
     spans = {c: ([], []) for c in range(table["chain"].size)}
     for c, x0, xe, y0, ye in zip(*(blocks[name].tolist() for name in ("chain", "x0", "xe", "y0", "ye"))):
@@ -58,7 +59,8 @@ def oracle(table: dict, blocks: dict, qlens: list, rlens: list) -> np.ndarray:
                 for lo, hi in spans[c][side]:
                     mask[lo:hi] = True
                 new.append(mask)
-            if all(2 * int((new[s] & ~covered[s]).sum()) > int(new[s].sum()) for s in (0, 1)):
+            fresh = [int((new[s] & ~covered[s]).sum()) for s in (0, 1)]
+            if all(2 * fresh[s] > int(new[s].sum()) for s in (0, 1)) or (min_new and min(fresh) >= min_new):
                 covered[0][new[0]] = covered[1][new[1]] = True
                 kept.add(c)
         return kept
@@ -78,6 +80,42 @@ def test_backbone_equals_its_oracle_on_long_overlapping_chains(seed):
     want = oracle(table, blocks, qlens, rlens)
     assert 0 < int(want.sum()) < want.size  # some chains kept, some not
     assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_enough_new_bases_keep_a_chain_mostly_covered(seed):
+    """min_new (one_to_one's alignments): a chain over half covered is kept where that many of its bases
+    on each genome are not, as the oracle keeps it, on one thread and on several; more chains than the
+    half alone keeps."""
+    table, blocks, qlens, rlens = drawn_chains(20 + seed, records=2, chains=150)
+    half = backbone(table, blocks, qlens, rlens, pairs=False)
+    assert np.array_equal(half, oracle_one_round(table, blocks, qlens, rlens))
+    kept = []
+    for min_new in (500, 4_000):
+        want = oracle_one_round(table, blocks, qlens, rlens, min_new)
+        for threads, batch, big in ((1, 2048, 1 << 18), (4, 2, 2)):
+            got = backbone(table, blocks, qlens, rlens, pairs=False, threads=threads, batch=batch, big=big,
+                           min_new=min_new)
+            assert np.array_equal(got, want), (min_new, threads)
+        kept.append(int(want.sum()))
+    assert kept[0] > int(half.sum()) and kept[0] >= kept[1] >= int(half.sum())
+
+
+def oracle_one_round(table: dict, blocks: dict, qlens: list, rlens: list, min_new: int = 0) -> np.ndarray:
+    """The oracle's rounds over every chain at once (backbone's pairs=False): one record pair of all."""
+    one = {name: (np.zeros_like(values) if name in ("qrec", "rrec") else values) for name, values in table.items()}
+    laid = {name: values.copy() for name, values in blocks.items()}
+    qoff, roff = np.concatenate(([0], np.cumsum(qlens))), np.concatenate(([0], np.cumsum(rlens)))
+    chain = blocks["chain"]
+    reverse = table["strand"][chain] == 1
+    rlen = np.asarray(rlens)[table["rrec"][chain]]
+    laid["x0"], laid["xe"] = blocks["x0"] + qoff[table["qrec"][chain]], blocks["xe"] + qoff[table["qrec"][chain]]
+    # the reference's forward spans laid end to end, then read on the strand of one record of all
+    r0 = np.where(reverse, rlen - blocks["ye"], blocks["y0"]) + roff[table["rrec"][chain]]
+    r1 = np.where(reverse, rlen - blocks["y0"], blocks["ye"]) + roff[table["rrec"][chain]]
+    total = int(roff[-1])
+    laid["y0"], laid["ye"] = np.where(reverse, total - r1, r0), np.where(reverse, total - r0, r1)
+    return oracle(one, laid, [int(qoff[-1])], [total], min_new)
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -126,3 +126,42 @@ def test_shifts_count_an_indel_placed_elsewhere_in_its_run(tmp_path):
     assert stands_for[:2].tolist() == [3, 4]  # the true pairs (3, 3) and (4, 4) that the deletion moved
     # on the reverse strand the same letters do not match (A against T's complement is not a run's shift)
     assert not shifts.equal("c", np.array([4]), np.array([3]), 1)[0].any()
+
+
+def test_a_maf_pairs_truth_pairs_the_bases_its_columns_hold(tmp_path):
+    """bench/maf_pair.py: from a MAF of two species, one block on the query's reverse strand and one
+    species missing from a third block, every base the truth pairs holds the letter of its partner (or
+    its complement, across strands), and every column of two bases is a pair of the truth."""
+    import numpy as np
+
+    sys.path.insert(0, BENCH)
+    from common.truth import Truth
+
+    rng = np.random.default_rng(5)
+
+    def bases(n):
+        return "".join(rng.choice(list("ACGT"), n))
+
+    first, second = bases(40), bases(30)
+    gapped = first[:10] + "--" + first[12:]  # the query lacks two of the reference's bases
+    text = ("##maf version=1\n\na\ns ref.c1 0 40 + 100 " + first + "\ns qry.x 50 38 + 200 " + gapped + "\n\n"
+            "a\ns ref.c1 40 30 + 100 " + second + "\ns qry.y 10 30 - 80 " + second.lower() + "\n\n"
+            "a\ns ref.c1 70 20 + 100 " + bases(20) + "\n\n")
+    (tmp_path / "in.maf").write_text(text)
+    subprocess.run([sys.executable, os.path.join(BENCH, "maf_pair.py"), str(tmp_path / "in.maf"), "--query", "qry",
+                    "--reference", "ref", "--n-gaps", "0", "--out", str(tmp_path / "p")], check=True,
+                   capture_output=True)
+    truth = Truth(str(tmp_path / "p_truth.npz"))
+
+    def read(path):
+        return "".join(line.strip() for line in open(path) if not line.startswith(">"))
+
+    query, reference = read(tmp_path / "p_a.fa"), read(tmp_path / "p_b.fa")
+    assert len(reference) == 70 and len(query) == 68  # the block without the query is left out of both
+    partner, strand = truth.partner["c1"], truth.strand["c1"]
+    complement = str.maketrans("ACGT", "TGCA")
+    paired = np.flatnonzero(partner >= 0)
+    assert paired.size == 38 + 30 and set(strand[paired].tolist()) == {0, 1}
+    for q in paired:
+        r = reference[partner[q]]
+        assert query[q] == (r.translate(complement) if strand[q] else r)

@@ -11,7 +11,8 @@ From the sites and periodic runs the genomes share:
 - the alignments: runs of single-copy sites shared by both genomes, collinear on one strand;
 - the HSPs: the stretches between indels that hold an exact 32-mer (along the alignments, and between
   repeat copies: each 32-mer's pairs of copies beyond one a copy, over the 32-mers such a stretch
-  holds), and the diagonals on which two periodic runs of one family meet (closed form);
+  holds where the copies of its 20-mer family are as far apart as their 32-mers say), and the
+  diagonals on which two periodic runs of one family meet (closed form);
 - the chains: the alignments, the periodic runs' diagonals long enough to score a chain, and the
   repeat copies' HSPs a few dozen a chain.
 Each output's bytes follow from those counts and its rows' widths (the names and coordinates of the
@@ -21,6 +22,7 @@ pair's records), a row's fixed characters read off the outputs of the bundled pa
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -171,15 +173,46 @@ def _kept_words(sites: np.ndarray, max_freq: int) -> tuple[np.ndarray, np.ndarra
     return keys[first], np.add.reduceat(kept, first)
 
 
-def copy_seeds(query: np.ndarray, reference: np.ndarray, max_freq: int) -> float:
-    """Seeds between repeat copies, in sites: for each non-periodic 32-mer on both sides, the pairs of
-    its copies that seed (_kept_words) beyond one a copy."""
+DIVERGENCES = np.linspace(1e-3, UNRELATED, 256)
+
+
+@lru_cache(maxsize=None)
+def _hsps_a_seed_table(min_len: int) -> np.ndarray:
+    """_hsps_a_seed at each of DIVERGENCES (made once a process: a many-genomes run estimates every pair)."""
+    seeds = np.array([np.prod(segments(x, WORD_K)) for x in DIVERGENCES])
+    return np.array([segments(x, min_len)[0] for x in DIVERGENCES]) / np.maximum(seeds, 1e-12)
+
+
+def _hsps_a_seed(d: np.ndarray, min_len: int) -> np.ndarray:
+    """HSPs (stretches of at least min_len that hold an exact 32-mer) a seed, between copies a base of
+    which breaks a word with chance d."""
+    return np.interp(d, DIVERGENCES, _hsps_a_seed_table(min_len))
+
+
+def copy_hsps(query: np.ndarray, reference: np.ndarray, max_freq: int, min_len: int) -> float:
+    """HSPs between repeat copies, in sites: each non-periodic 32-mer on both sides seeds the pairs of
+    its copies that seed (_kept_words) beyond one a copy, and a seed makes as many HSPs as its family's
+    divergence gives (_hsps_a_seed). A family is the 32-mers around one 20-mer: of its pairs of 20-mer
+    copies, the share whose 32-mers match too is (1 - d)^12. Families apart, since the seeds come mostly
+    from a genome's young copies, many to an HSP, and the HSPs from its old ones, a few seeds each (a
+    real genome's Alus: a single d over all seeds gave a twentieth of the HSPs)."""
     qk, qc = _kept_words(query, max_freq)
     rk, rc = _kept_words(reference, max_freq)
     both = qk[_in(qk, rk)]
+    if both.size == 0:
+        return 0.0
     a = _count_of(qk, qc, both).astype(np.float64)
     b = _count_of(rk, rc, both).astype(np.float64)
-    return float(np.sum(a * b - np.minimum(a, b)))
+    q, r = (sites[(sites["h32"] != 0) & (sites["flags"] & PERIODIC == 0)] for sites in (query, reference))
+    by32 = np.argsort(q["h32"], kind="stable")
+    family = q["h20"][by32][np.searchsorted(q["h32"][by32], both)]
+    families, of = np.unique(family, return_inverse=True)
+    pairs20 = _count_of(*_counts(q["h20"]), families).astype(np.float64) * _count_of(*_counts(r["h20"]), families)
+    every = _count_of(*_counts(q["h32"]), both).astype(np.float64) * _count_of(*_counts(r["h32"]), both)
+    share = np.clip(np.bincount(of, every, families.size) / np.maximum(pairs20, 1), 1e-9, 1.0)
+    # identical copies (d 0) still make an HSP a copy pair: as many as copies 0.1 % apart
+    d = np.clip(1 - share ** (1 / (WORD_K - SITE_K)), 1e-3, UNRELATED)
+    return float(np.sum((a * b - np.minimum(a, b)) * _hsps_a_seed(d, min_len)[of]))
 
 
 def _family_sums(runs: np.ndarray, shortest: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -214,18 +247,6 @@ def tandem_pairs(query: np.ndarray, reference: np.ndarray, max_freq: int, shorte
     return float(np.sum(np.maximum(rn[j] * qw[i] + qn[i] * rw[j] - qn[i] * rn[j] * less, 0) / period))
 
 
-def repeat_divergence(query: np.ndarray, reference: np.ndarray) -> float:
-    """d between repeat copies: of the 20-mers shared and found more than once, the share whose 32-mer
-    is shared too is (1 - d)^12."""
-    keys, counts = _counts(np.concatenate([query["h20"], reference["h20"]]))
-    sites = query[(query["h32"] != 0) & (query["flags"] & PERIODIC == 0)]
-    many = sites[(_count_of(keys, counts, sites["h20"]) > 2) & _in(sites["h20"], _counts(reference["h20"])[0])]
-    if many.size == 0:
-        return 0.0
-    shared = float(_in(many["h32"], _counts(reference["h32"])[0]).mean())
-    return min(0.5, max(0.0, 1 - max(shared, 1e-9) ** (1 / (WORD_K - SITE_K))))
-
-
 def segments(d: float, min_len: int) -> tuple[float, float]:
     """(HSPs an aligned base, seeds an HSP) where a base breaks a word with chance d: the stretches
     between indels (of mean length 1 / (d * INDEL_SHARE)) at least min_len long that hold an exact
@@ -254,8 +275,7 @@ def estimate_pair(query: Sketch, reference: Sketch, bases: tuple[int, int], max_
     aligned = share * min(bases)
     alignments = int(RUN_ALIGNMENTS * collinear_runs(q, r)) if aligned else 0
     tandem = tandem_pairs(query.runs, reference.runs, max_freq)
-    # identical copies (d 0) still make an HSP a copy pair: as long as those of copies 0.1 % apart
-    copies = copy_seeds(q, r, max_freq) * float(1 << shift) / segments(max(repeat_divergence(q, r), 1e-3), min_len)[1]
+    copies = copy_hsps(q, r, max_freq, min_len) * float(1 << shift)
     collinear = aligned * segments(d, min_len)[0] + alignments
     # the periodic runs' diagonals that can make a chain: those they meet on by half its least score
     # (an upper bound, so that every chain is written only where they surely weigh little)
