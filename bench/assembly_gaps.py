@@ -38,20 +38,19 @@ def compare(prefix: str, label: str, ours: list[str], threads: int, rounds: int,
         env = dict(os.environ, PYTHONPATH=os.path.abspath(checkout))
         out = os.path.join(folder, f"{name}.paf")
         # run from the checkout: `python -m` puts the working folder first on the path
-        commands.append((name, out, dict(args=[sys.executable, "-m", "gpu_kernels", "align", query, reference, "-o",
-                                               out, "--threads", str(threads), "--backend", "numpy"], env=env,
-                                         cwd=os.path.abspath(checkout))))
+        commands.append((name, out, [sys.executable, "-m", "gpu_kernels", "align", query, reference, "-o", out,
+                                     "--threads", str(threads), "--backend", "numpy"],
+                         dict(env=env, cwd=os.path.abspath(checkout))))
     if shutil.which("minimap2"):
         out = os.path.join(folder, "mm2.paf")
-        commands.append(("minimap2 asm20", out, dict(args=["minimap2", "-x", "asm20", "-c", "--cs", "-t",
-                                                            str(threads), reference, query], out=out)))
-    took = {name: [] for name, _, _ in commands}
+        commands.append(("minimap2 asm20", out, ["minimap2", "-x", "asm20", "-c", "--cs", "-t", str(threads),
+                                                 reference, query], dict(out=out)))
+    took = {name: [] for name, *_ in commands}
     for _ in range(rounds):
-        for name, _, how in commands:
-            how = dict(how)
-            took[name].append(run(how.pop("args"), **how))
+        for name, _, args, how in commands:
+            took[name].append(run(args, **how))
     rows = []
-    for name, out, _ in commands:
+    for name, out, *_ in commands:
         got = score(truth, out, "tp:A:P")
         recall = 100 * sum(h.sum() for h in got["held"].values()) / max(1, truth.true_pairs())
         cpu = " / ".join(f"{t['cpu']:.1f}" for t in took[name])

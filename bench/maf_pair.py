@@ -25,13 +25,10 @@ from collections import defaultdict
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from gpu_kernels.encode import COMPLEMENT, ENCODE  # noqa: E402  (simulate.py's codes: A C G T N = 0 1 2 3 4)
 from simulate import N_CODE, NO_ORIGIN, assembly_gaps, write_fasta, write_truth  # noqa: E402
-
-CODES = np.full(256, N_CODE, dtype=np.uint8)  # letters (either case) to simulate.py's codes, the rest N
-for _i, _letter in enumerate(b"ACGT"):
-    CODES[_letter] = CODES[_letter | 0x20] = _i
-COMPLEMENT = np.array([3, 2, 1, 0, N_CODE], dtype=np.uint8)
 
 
 def blocks(path: str, query: str, reference: str):
@@ -70,7 +67,7 @@ def main() -> None:
         ids = np.where(rbase & qbase, column + 1 + np.arange(rtext.size), NO_ORIGIN)
         column += rtext.size
         for side, (src, start, strand, size, _), text, base in ((0, ref, rtext, rbase), (1, qry, qtext, qbase)):
-            codes, origin = CODES[text[base]], ids[base]
+            codes, origin = ENCODE[text[base]], ids[base]
             if strand == "-":  # to the source's forward strand, as simulate.flipped marks it
                 codes, origin = COMPLEMENT[codes[::-1]], -origin[::-1]
                 start = size - start - codes.size
@@ -79,25 +76,21 @@ def main() -> None:
         sys.exit(f"{args.maf}: no block holds both {args.query} and {args.reference}")
 
     rng = np.random.default_rng(args.seed)
-    names = []
-    genomes = ([], [], [], [], [], [])  # query codes, masks, origins; reference codes, masks, origins
+    names, codes, origins = [], ([], []), ([], [])  # each side's records: reference 0, query 1
     for src in sorted(pieces, key=lambda s: -sum(p[2].size for p in pieces[s][0])):
         names.append(src.split(".", 1)[1] if "." in src else src)
-        for side, out in ((1, 0), (0, 3)):
+        for side in (1, 0):  # the query's N runs drawn first
             ordered = sorted(pieces[src][side], key=lambda p: (p[0], p[1]))
-            codes = np.concatenate([p[2] for p in ordered])
-            origin = np.concatenate([p[3] for p in ordered])
-            codes, origin = assembly_gaps(rng, codes, origin, int(round(codes.size * args.n_gaps / 1e6)))
-            genomes[out].append(codes)
-            genomes[out + 1].append(np.zeros(codes.size, dtype=bool))  # uppercase: no soft mask kept
-            genomes[out + 2].append(origin)
-    write_fasta(f"{args.out}_a.fa", names, genomes[0], genomes[1])
-    write_fasta(f"{args.out}_b.fa", names, genomes[3], genomes[4])
-    write_truth(f"{args.out}_truth.npz", names, genomes[2], genomes[5])
-    for name, q, r, qo in zip(names, genomes[0], genomes[3], genomes[2]):
+            made = assembly_gaps(rng, np.concatenate([p[2] for p in ordered]), np.concatenate([p[3] for p in ordered]),
+                                 int(round(sum(p[2].size for p in ordered) * args.n_gaps / 1e6)))
+            codes[side].append(made[0])
+            origins[side].append(made[1])
+    write_fasta(f"{args.out}_a.fa", names, codes[1])
+    write_fasta(f"{args.out}_b.fa", names, codes[0])
+    write_truth(f"{args.out}_truth.npz", names, origins[1], origins[0])
+    for name, r, q, qo in zip(names, codes[0], codes[1], origins[1]):
         print(f"{name}: query {q.size:,} bp ({int((q == N_CODE).sum()):,} N), reference {r.size:,} bp "
               f"({int((r == N_CODE).sum()):,} N), {int((qo != NO_ORIGIN).sum()):,} aligned pairs in the truth")
-
 
 if __name__ == "__main__":
     main()

@@ -152,13 +152,15 @@ def collinear_runs(query: np.ndarray, reference: np.ndarray) -> int:
     return int(np.count_nonzero(sizes >= MIN_RUN_SITES))
 
 
-def _kept_words(sites: np.ndarray, max_freq: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each non-periodic 32-mer of the sites, sorted, and its copies that seed: every copy, or in fast
-    mode (max_freq) those in records that hold it at most max_freq times in their orientation (the
-    engine counts a word in its own record, on the strand it reads: words.drop_frequent)."""
-    words = sites[(sites["h32"] != 0) & (sites["flags"] & PERIODIC == 0)]
-    if not max_freq:
-        return _counts(words["h32"])
+def _words(sites: np.ndarray) -> np.ndarray:
+    """The sites holding a non-periodic 32-mer (the engine's words that the copies' seeds come from)."""
+    return sites[(sites["h32"] != 0) & (sites["flags"] & PERIODIC == 0)]
+
+
+def _kept_words(words: np.ndarray, max_freq: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each 32-mer of the words (_words), sorted, and its copies that seed in fast mode (max_freq): those
+    in records that hold it at most max_freq times in their orientation (the engine counts a word in its
+    own record, on the strand it reads: words.drop_frequent)."""
     forward = words["flags"] & FORWARD
     order = np.lexsort((forward, words["rec"], words["h32"]))
     h, rec, forward = words["h32"][order], words["rec"][order], forward[order]
@@ -196,19 +198,20 @@ def copy_hsps(query: np.ndarray, reference: np.ndarray, max_freq: int, min_len: 
     copies, the share whose 32-mers match too is (1 - d)^12. Families apart, since the seeds come mostly
     from a genome's young copies, many to an HSP, and the HSPs from its old ones, a few seeds each (a
     real genome's Alus: a single d over all seeds gave a twentieth of the HSPs)."""
-    qk, qc = _kept_words(query, max_freq)
-    rk, rc = _kept_words(reference, max_freq)
+    q, r = _words(query), _words(reference)
+    by32 = np.argsort(q["h32"], kind="stable")
+    q32 = q["h32"][by32]
+    every_q, every_r = _counts(q32), _counts(r["h32"])  # every copy: the families' divergence
+    qk, qc = _kept_words(q, max_freq) if max_freq else every_q
+    rk, rc = _kept_words(r, max_freq) if max_freq else every_r
     both = qk[_in(qk, rk)]
     if both.size == 0:
         return 0.0
     a = _count_of(qk, qc, both).astype(np.float64)
     b = _count_of(rk, rc, both).astype(np.float64)
-    q, r = (sites[(sites["h32"] != 0) & (sites["flags"] & PERIODIC == 0)] for sites in (query, reference))
-    by32 = np.argsort(q["h32"], kind="stable")
-    family = q["h20"][by32][np.searchsorted(q["h32"][by32], both)]
-    families, of = np.unique(family, return_inverse=True)
+    families, of = np.unique(q["h20"][by32][np.searchsorted(q32, both)], return_inverse=True)
     pairs20 = _count_of(*_counts(q["h20"]), families).astype(np.float64) * _count_of(*_counts(r["h20"]), families)
-    every = _count_of(*_counts(q["h32"]), both).astype(np.float64) * _count_of(*_counts(r["h32"]), both)
+    every = _count_of(*every_q, both).astype(np.float64) * _count_of(*every_r, both)
     share = np.clip(np.bincount(of, every, families.size) / np.maximum(pairs20, 1), 1e-9, 1.0)
     # identical copies (d 0) still make an HSP a copy pair: as many as copies 0.1 % apart
     d = np.clip(1 - share ** (1 / (WORD_K - SITE_K)), 1e-3, UNRELATED)
