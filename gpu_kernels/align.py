@@ -20,7 +20,7 @@ import numpy as np
 
 from . import native
 from .arrays import BLOCK, WARP, array_module, blocks as grid, cupy, exclusive_sum, kernel, launch_parts, to_host
-from .chains import _Clock, block_positions
+from .chains import StageClock, block_positions
 from .ends import end_arguments, extend_ends, extend_ends_cupy
 from .letters import NONE
 from .one_to_one import one_to_one
@@ -102,7 +102,7 @@ def align_chains(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, p
     a = params.aligning
     cpu = native.module("_cpu")
     threads = threads or native.threads()
-    clock = _Clock()
+    clock = StageClock()
     blocks = chosen_blocks(chains, blocks, params)
     q, rf, rr = query.codes, reference.codes, reference.reverse_codes
     qpos, rpos, length, strand = block_positions(chains, blocks, query, reference)
@@ -163,7 +163,7 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
     what the host needs is copied there and this function's device arrays are dropped."""
     cp = cupy()
     a = params.aligning
-    clock = _Clock(cp)
+    clock = StageClock(cp)
     blocks = chosen_blocks(chains, blocks, params)
     q, rf = (cp.asarray(c) for c in (codes or (query.codes, reference.codes)))
     rr = reverse_complement(rf)

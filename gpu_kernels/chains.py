@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 NULL = np.uint64(0)  # a kernel's pointer argument left out
 
 
-class _Clock:
+class StageClock:
     """Stage times of one chaining, logged at its end (-v); device work is waited for at each mark."""
 
     def __init__(self, xp=np):
@@ -49,7 +49,7 @@ class _Clock:
         log.info("%s: %s", what, ", ".join(self.parts))
 
 
-def _run_starts(values):
+def run_starts(values):
     """Whether each element starts a run of equal values (bool), on the array's device."""
     xp = array_module(values)
     starts = xp.ones(values.size, dtype=bool)
@@ -77,7 +77,7 @@ def chain_hsps(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
     a merged table), so it is not checked (a check costs a tenth of the chaining)."""
     c = params.chaining
     h = {name: np.asarray(column) for name, column in complete(hsps).items()}
-    clock = _Clock()
+    clock = StageClock()
     n = int(h["qstart"].size)
     nr = max(1, len(rlens))
     cpu = native.module("_cpu")
@@ -157,7 +157,7 @@ def _members(chain_ranked, x, xe, y, ye) -> tuple:
     members = xp.flatnonzero(chain_ranked >= 0)
     members = members[stable_argsort(chain_ranked[members])]
     mchain = chain_ranked[members]
-    first = _run_starts(mchain)
+    first = run_starts(mchain)
     prev = xp.concatenate((xp.zeros(1, dtype=xp.int64), members[:-1]))[:members.size]
     trim = xp.where(first, 0, xp.maximum(0, xp.maximum(xe[prev] - x[members], ye[prev] - y[members])))
     return members, mchain, trim
@@ -208,7 +208,7 @@ def chain_hsps_cupy(hsps: dict, qlens, rlens, params: Params, threads: int = 0,
         table, chain_of, members = chain_hsps({name: to_host(column) for name, column in hsps.items()}, qlens, rlens,
                                               params, threads)
         return table, cp.asarray(chain_of), members
-    clock = _Clock(cp)
+    clock = StageClock(cp)
     x, xe, y, ye = chain_coords(h, rlens)
     group = (h["qrec"].astype(cp.int64) * nr + h["rrec"]) * 2 + h["strand"]
     kept, best, pred, component, starts, work = component_dp(x, xe, y, ye, h["score"], group,
@@ -290,7 +290,7 @@ def component_dp(x, xe, y, ye, score, group, bucket, params: Params, clock=None)
         clock.mark("components")
     # components: the kept HSPs by root (their first HSP), the DP order within
     members = stable_argsort(root).astype(cp.int64, copy=False)
-    first = _run_starts(root[members])
+    first = run_starts(root[members])
     del root
     starts = cp.concatenate((cp.flatnonzero(first), cp.asarray([k], dtype=cp.int64)))
     components = int(starts.size) - 1
@@ -335,7 +335,7 @@ def _bucket_index(group, bucket) -> tuple:
     place[byb] = cp.arange(n, dtype=cp.int64)
     cellb = cell[byb]
     del cell
-    starts = _run_starts(cellb)
+    starts = run_starts(cellb)
     run = cp.cumsum(starts, dtype=cp.int64) - 1
     settle()
     edges = cp.concatenate((cp.flatnonzero(starts), cp.asarray([n], dtype=cp.int64)))
@@ -384,14 +384,14 @@ def chain_blocks(hsps: dict, members: dict, rlens) -> dict:
     sub = {"qstart": h["qstart"][rows], "qend": h["qend"][rows], "rstart": h["rstart"][rows], "rend": rend,
            "rrec": h["rrec"][rows], "strand": h["strand"][rows]}
     x, xe, y, ye = chain_coords(sub, rlens)
-    return _blocks_of(members["chain"], x + trim, xe, y + trim, ye)
+    return blocks_of(members["chain"], x + trim, xe, y + trim, ye)
 
 
-def _blocks_of(chain, x0, xe, y0, ye) -> dict:
+def blocks_of(chain, x0, xe, y0, ye) -> dict:
     """Block columns (chain by chain, each in chain order) with the gaps `dx`, `dy` to the next block
     of the chain (0 after the last) and `first`, `last` marking each chain's ends; on their device."""
     xp = array_module(chain)
-    first = _run_starts(chain)
+    first = run_starts(chain)
     last = xp.concatenate((first[1:], xp.ones(min(1, chain.size), dtype=bool)))
     dx, dy = xp.zeros(chain.size, dtype=xp.int64), xp.zeros(chain.size, dtype=xp.int64)
     dx[:-1], dy[:-1] = x0[1:] - xe[:-1], y0[1:] - ye[:-1]

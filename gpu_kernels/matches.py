@@ -35,7 +35,7 @@ from .hsps import in_order, order_by
 from .seeds import PARTS_PER_THREAD, key_batches
 from .seqset import SeqSet, record_slice, reverse_complement
 from .words import MAX_K, compiled_words
-from .matches_runs import _blanked, _lap, all_n_key, n_run_mems, whole_matches
+from .matches_runs import blanked_records, log_lap, all_n_key, n_run_mems, whole_matches
 from .mums import short_mums, unique_mask, word_floor
 from .match_batches import MATCH_ROWS, MatchSpill, TooManyMatches, bounded_batches, run_end
 
@@ -134,9 +134,9 @@ def strand_mems_cupy(qcodes, rcodes, rwords, min_match: int, limit: int | None =
     allowed = qk != cp.uint64(all_n_key(k))  # the all-N words' MEMs come from the N runs (n_run_mems)
     qk, qp = qk[allowed], qp[allowed]
     del allowed
-    lap = _lap("query words sorted", lap, cp)
+    lap = log_lap("query words sorted", lap, cp)
     runs = n_run_mems(qcodes, rcodes, k, min_match)
-    lap = _lap(f"{runs[0].size} MEMs of N runs", lap, cp)
+    lap = log_lap(f"{runs[0].size} MEMs of N runs", lap, cp)
     rk, rbefore, rp = rwords
     empty = cp.zeros(0, dtype=cp.int64)
     if qk.size == 0 or rk.size == 0:
@@ -211,7 +211,7 @@ def skip_unmatchable(query: SeqSet, min_match: int) -> SeqSet:
         return query
     log.info("%d query records skipped: %d shorter than %d, %d with no A, C, G or T", skip.size,
              int(short.sum()), min_match, int((empty & ~short).sum()))
-    return _blanked(query, skip)
+    return blanked_records(query, skip)
 
 
 def whole_records(query: SeqSet, min_match: int) -> np.ndarray:
@@ -324,7 +324,7 @@ def _matches(query: SeqSet, reference: SeqSet, min_match: int, unique: bool, bac
             yield found, 0, len(query.names)
     if whole.size < len(query.names):
         if whole.size:  # the rest's words are looked up as usual; the whole records' become borders
-            query = _blanked(query, whole)
+            query = blanked_records(query, whole)
         rwords = _reference_words(rcodes, min_match, backend)
         yield from bounded_batches(
             query, lambda batch, limit: batch_matches(batch, reference, rcodes, rwords, min_match, unique, backend, limit),
@@ -383,7 +383,7 @@ def batch_matches(query: SeqSet, reference: SeqSet, rcodes, rwords, min_match: i
         except TooManyMatches as over:
             raise TooManyMatches(held + over.rows * (2 - strand)) from None
         del codes
-        lap = _lap("MEMs found", start, xp)
+        lap = log_lap("MEMs found", start, xp)
         # record starts on this strand, ascending (the reverse strand holds the last record first)
         starts = xp.asarray(query.starts if strand == 0 else query.reverse_starts()[::-1].copy())
         qrec = xp.searchsorted(starts, qs, side="right") - 1
@@ -398,7 +398,7 @@ def batch_matches(query: SeqSet, reference: SeqSet, rcodes, rwords, min_match: i
         rs = rs - rstarts[rrec]
         strands.append({"qrec": qrec, "rrec": rrec, "strand": xp.full(qs.size, strand, dtype=xp.int64), "qstart": qs,
                         "rstart": rs, "length": length})
-        _lap("their records" + (" and uniqueness" if unique else ""), lap, xp)
+        log_lap("their records" + (" and uniqueness" if unique else ""), lap, xp)
         log.info("strand %d: %d %s (%.2f s)", strand, qs.size, "MUMs" if unique else "MEMs", time.perf_counter() - start)
     start = time.perf_counter()
     table = _in_order({name: xp.concatenate([s[name] for s in strands]) for name in strands[0]})

@@ -206,7 +206,7 @@ def whole_record_matches_cupy(qcodes, starts, rcodes, index, length: int, strand
     return cp.searchsorted(ends, cp.arange(out.size, dtype=cp.int64), side="right"), out
 
 
-def _lap(step: str, since: float, xp=np) -> float:
+def log_lap(step: str, since: float, xp=np) -> float:
     """Log a step's seconds at debug level (a device array module's device synchronized first, only
     then); the time now."""
     if log.isEnabledFor(logging.DEBUG):
@@ -217,7 +217,7 @@ def _lap(step: str, since: float, xp=np) -> float:
     return time.perf_counter()
 
 
-def _blanked(query: SeqSet, records: np.ndarray) -> SeqSet:
+def blanked_records(query: SeqSet, records: np.ndarray) -> SeqSet:
     """The query with the codes of `records` made borders (they hold no word): a copy, on the codes'
     device (fill_spans: fasta.c, fasta.cu)."""
     starts = np.ascontiguousarray(np.asarray(query.starts, dtype=np.int64)[records])
@@ -239,10 +239,10 @@ def whole_matches(query: SeqSet, records: np.ndarray, reference: SeqSet, rcodes,
     start = time.perf_counter()
     xp = backend.xp
     index = backend.whole_index(rcodes, min_match)
-    lap = _lap("reference windows' index", start, xp)
+    lap = log_lap("reference windows' index", start, xp)
     qcodes = backend.to_device(query.codes)
     starts = np.asarray(query.starts, dtype=np.int64)[records]
-    _lap("query codes where they are matched", lap, xp)
+    log_lap("query codes where they are matched", lap, xp)
     backend.synchronize()
     log.info("%d query records of %d looked up whole; reference windows: %d (%.2f s)", records.size, min_match,
              index[0].size, time.perf_counter() - start)
@@ -250,9 +250,9 @@ def whole_matches(query: SeqSet, records: np.ndarray, reference: SeqSet, rcodes,
     for strand in (0, 1):
         start = time.perf_counter()
         rec, rs = backend.whole_record_matches(qcodes, starts, rcodes, index, min_match, strand)
-        lap = _lap("records looked up", start, xp)
+        lap = log_lap("records looked up", start, xp)
         rec, rs = backend.to_host(rec), backend.to_host(rs)
-        _lap("their hits on the host", lap, xp)
+        log_lap("their hits on the host", lap, xp)
         if unique:  # the record's string occurs once in the reference
             alone = np.bincount(rec, minlength=records.size)[rec] == 1
             rec, rs = rec[alone], rs[alone]

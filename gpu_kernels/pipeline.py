@@ -25,7 +25,7 @@ import numpy as np
 from .align import TEXT_PARTS, align_chains, text_of
 from .arrays import row_groups, stable_argsort, to_host
 from .backbone import backbone
-from .chains import _blocks_of
+from .chains import blocks_of
 from .diagonals import keys_fit
 from .encode import GAP
 from .errors import InputError
@@ -196,7 +196,7 @@ def place_and_align(chains: dict, blocks: dict, chosen, query: SeqSet, reference
     sub["chain"] = np.arange(chosen.size, dtype=np.int64)
     sub["backbone"] = np.ones(chosen.size, dtype=np.int8)  # aligned whatever the backbone
     inside = np.isin(blocks["chain"], chosen)
-    mine = _blocks_of(np.searchsorted(chosen, blocks["chain"][inside]), *(blocks[name][inside]
+    mine = blocks_of(np.searchsorted(chosen, blocks["chain"][inside]), *(blocks[name][inside]
                                                                         for name in ("x0", "xe", "y0", "ye")))
     mine["trim"] = blocks["trim"][inside]
     table, placed = refine(sub, mine, query, reference, params, codes=codes)
@@ -343,7 +343,7 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
     placed = {name: column[row_of[placed["chain"]] >= 0] for name, column in placed.items()}
     # the blocks name their chain's row of the table written (the chain formats read it so), the
     # table and the alignments the pair's chain numbers
-    pieces = _blocks_of(row_of[placed["chain"]], placed["x0"], placed["xe"], placed["y0"], placed["ye"])
+    pieces = blocks_of(row_of[placed["chain"]], placed["x0"], placed["xe"], placed["y0"], placed["ye"])
     al["chain"] = number[al["chain"]]
     chains["chain"] = number
     marks.append(("the rest", time.perf_counter()))

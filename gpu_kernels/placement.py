@@ -13,7 +13,7 @@ from . import native
 from .arrays import BLOCK, array_module, cupy, kernel, to_host
 from .arrays import count as count_true
 from .arrays import blocks as grid  # in functions whose `blocks` are the chains' blocks
-from .chains import _blocks_of, _run_starts, block_positions
+from .chains import blocks_of, run_starts, block_positions
 from .params import Params
 from .seqset import SeqSet, reverse_complement
 
@@ -55,7 +55,7 @@ def _keep_tandems(chain, count, plain) -> bool:
     xp = array_module(count)
     if not chain.size:
         return False
-    first = _run_starts(chain)
+    first = run_starts(chain)
     empty = xp.add.reduceat(count, xp.flatnonzero(first)) == 0
     if not count_true(empty):  # scan.cu's count on the device: CuPy's any() is two CUB kernels of 2 s to compile
         return False
@@ -116,7 +116,7 @@ def _pieces(chains: dict, blocks: dict, pblock, px0, pxe, pids, rlens, start: fl
     diagonal = (np.asarray(blocks["x0"]) - np.asarray(blocks["y0"]))[pblock]
     x0, xe = px0, pxe
     y0, ye = x0 - diagonal, xe - diagonal
-    placed = _blocks_of(chain, x0, xe, y0, ye)
+    placed = blocks_of(chain, x0, xe, y0, ye)
     table = dict(chains)
     if chain.size:
         starts, ends = np.flatnonzero(placed["first"]), np.flatnonzero(placed["last"])

@@ -29,7 +29,7 @@ def test_body_pieces_cover_each_body_in_order(piece, monkeypatch):
 
 
 def test_blanked_records_and_batches_are_the_records_own_codes():
-    """matches._blanked makes exactly the chosen records' codes borders (fasta.c's fill_spans) in a
+    """matches.blanked_records makes exactly the chosen records' codes borders (fasta.c's fill_spans) in a
     copy, and the batches' records (views of the codes, as seqset.record_slice cuts them) hold each
     record's codes at its start with the borders around, as make_seqset lays them out."""
     from gpu_kernels import matches as M
@@ -39,7 +39,7 @@ def test_blanked_records_and_batches_are_the_records_own_codes():
     records = [rng.integers(0, 5, int(rng.integers(1, 500))).astype(np.uint8) for _ in range(50)]
     query = make_seqset([f"q{i}" for i in range(50)], records)
     chosen = np.array([0, 3, 4, 17, 49])
-    blanked = M._blanked(query, chosen)
+    blanked = M.blanked_records(query, chosen)
     for i, codes in enumerate(records):
         got = blanked.codes[blanked.starts[i]:blanked.starts[i] + codes.size]
         assert np.array_equal(got, np.full(codes.size, 5) if i in chosen else codes)

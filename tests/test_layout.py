@@ -1,4 +1,5 @@
-"""The package's shape: no import cycle, and the engine never imports the workflow subpackage."""
+"""The package's shape: no import cycle, no private name used outside its file, and the engine never
+imports the workflow subpackage."""
 import ast
 import os
 
@@ -87,6 +88,57 @@ def test_no_import_cycle():
 
 def test_a_cycle_is_found():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+
+
+def private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_crossings(path: str, source: str | None = None) -> list[str]:
+    """Private names (one leading underscore) of other gpu_kernels modules that a file uses: imported
+    by name, or read off a module of the package it imported (`native._x`)."""
+    name = module_name(path)
+    package = name if path.endswith("__init__.py") else name.rsplit(".", 1)[0]
+    tree = ast.parse(open(path).read() if source is None else source)
+    found, modules = [], set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                target = ".".join(base[: len(base) - node.level + 1] + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if not target.startswith("gpu_kernels"):
+                continue
+            for alias in node.names:
+                if private(alias.name):
+                    found.append(f"{target}.{alias.name}")
+                elif os.path.exists(os.path.join(ROOT, *f"{target}.{alias.name}".split(".")) + ".py"):
+                    modules.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            modules.update(a.asname for a in node.names if a.name.startswith("gpu_kernels") and a.asname)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules \
+                and private(node.attr):
+            found.append(f"{node.value.id}.{node.attr}")
+    return found
+
+
+def test_no_private_name_crosses_a_file():
+    crossings = {}
+    for folder, _, files in os.walk(PACKAGE):
+        for file in files:
+            if file.endswith(".py"):
+                path = os.path.join(folder, file)
+                if found := private_crossings(path):
+                    crossings[os.path.relpath(path, ROOT)] = found
+    assert not crossings, crossings
+
+
+def test_a_private_crossing_is_found():
+    path = os.path.join(PACKAGE, "align.py")
+    source = "from .chains import _helper, public\nfrom . import native\nnative._module\nnative.module\n"
+    assert private_crossings(path, source) == ["gpu_kernels.chains._helper", "native._module"]
 
 
 def test_engine_never_imports_the_workflow():

@@ -8,7 +8,7 @@ import matplotlib
 import numpy as np
 
 from .dots import Dots, short_names
-from .plots import LAYER_NAMES, LAYER_STYLES, LAYERS, MAX_BORDERS, RAMPS, STRAND_NAMES, _borders, _shown_labels, atomic_path
+from .plots import LAYER_NAMES, LAYER_STYLES, LAYERS, MAX_BORDERS, RAMPS, STRAND_NAMES, border_positions, shown_labels, atomic_path
 
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -124,7 +124,7 @@ def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
                                       ("strand", "@strand"), ("length", "@length{0,0} bp"),
                                       ("identity", "@identity{0.00} %")], line_policy="interp"))
     # record borders as one glyph (a Span each would make 20,000 contigs quadratic to build)
-    xs, ys = _borders(layout.roff, 10 * MAX_BORDERS), _borders(np.sort(layout.qoff), 10 * MAX_BORDERS)
+    xs, ys = border_positions(layout.roff, 10 * MAX_BORDERS), border_positions(np.sort(layout.qoff), 10 * MAX_BORDERS)
     if xs.size or ys.size:
         fig.segment(np.concatenate((xs, np.zeros(ys.size))), np.concatenate((np.zeros(xs.size), ys)),
                     np.concatenate((xs, np.full(ys.size, float(layout.width)))),
@@ -133,14 +133,14 @@ def html_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
     fig.xaxis.formatter = fig.yaxis.formatter = NumeralTickFormatter(format="0,0")
     # names where they fit, as in the PNG (12 pixels apart)
     if len(rnames) > 1:
-        shown = _shown_labels(layout.roff, layout.rlens, width, 14)
+        shown = shown_labels(layout.roff, layout.rlens, width, 14)
         centres = layout.roff + layout.rlens / 2
         fig.xaxis.ticker = FixedTicker(ticks=[float(centres[i]) for i in shown])
         fig.xaxis.major_label_overrides = {float(centres[i]): str(rshort[i]) for i in shown}
         fig.xaxis.major_label_orientation = 1.2
-        fig.xaxis.major_label_policy = AllLabels()  # _shown_labels spaced them (Bokeh's own policy dropped them)
+        fig.xaxis.major_label_policy = AllLabels()  # shown_labels spaced them (Bokeh's own policy dropped them)
     if len(qnames) > 1:
-        shown = _shown_labels(layout.qoff, layout.qlens, height, 12)
+        shown = shown_labels(layout.qoff, layout.qlens, height, 12)
         centres = layout.qoff + layout.qlens / 2
         fig.yaxis.ticker = FixedTicker(ticks=[float(centres[i]) for i in shown])
         fig.yaxis.major_label_overrides = {float(centres[i]): str(qshort[i]) + (" (-)" if layout.flip[i] else "")

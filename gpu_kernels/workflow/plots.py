@@ -209,7 +209,7 @@ def pair_dotplot(dots: Dots, qname: str, rname: str, path: str, min_identity: fl
     save_png(fig, path, dpi=110, formats=formats)
 
 
-def _shown_labels(offsets_, lengths, room: float, gap: float) -> list[int]:
+def shown_labels(offsets_, lengths, room: float, gap: float) -> list[int]:
     """Records whose names fit along an axis of `room` units, the longest first, each at least `gap`
     from the names already placed (names of 1,000 contigs never print over each other)."""
     total = max(1, int(np.sum(lengths)))
@@ -226,8 +226,8 @@ def _shown_labels(offsets_, lengths, room: float, gap: float) -> list[int]:
 
 
 def _label_records(axis, offsets_, lengths, names, room_points: float, fontsize: float) -> None:
-    """Record names at record centres where they fit (see _shown_labels)."""
-    shown = _shown_labels(offsets_, lengths, room_points, fontsize * 1.3)
+    """Record names at record centres where they fit (see shown_labels)."""
+    shown = shown_labels(offsets_, lengths, room_points, fontsize * 1.3)
     axis.set_ticks([offsets_[i] + lengths[i] / 2 for i in shown])
     axis.set_ticklabels([names[i] for i in shown], fontsize=fontsize)
     axis.set_tick_params(length=0)
@@ -236,7 +236,7 @@ def _label_records(axis, offsets_, lengths, names, room_points: float, fontsize:
 MAX_BORDERS = 300  # record borders drawn on a side of a PNG dotplot at most (ten times as many in the HTML one)
 
 
-def _borders(starts, most: int) -> np.ndarray:
+def border_positions(starts, most: int) -> np.ndarray:
     """Where borders between records go, or none when there are more than `most` records."""
     return starts[1:].astype(float) if starts.size <= most else np.zeros(0)
 
@@ -259,7 +259,7 @@ def grid_dotplot(dots: Dots, qnames, rnames, qgenome: str, rgenome: str, path: s
     draw_layers(dots, layers, ax, norm)
     # record borders: one collection a side (1,000 contigs are 1,000 lines, not 1,000 artists), and
     # none on a side of more than MAX_BORDERS records, whose borders would paint the plot grey
-    xs, ys = _borders(layout.roff, MAX_BORDERS), _borders(np.sort(layout.qoff), MAX_BORDERS)
+    xs, ys = border_positions(layout.roff, MAX_BORDERS), border_positions(np.sort(layout.qoff), MAX_BORDERS)
     borders = [[(x, 0), (x, layout.height)] for x in xs] + [[(0, y), (layout.width, y)] for y in ys]
     if borders:
         ax.add_collection(LineCollection(borders, colors="0.8", linewidths=0.5, zorder=1))
@@ -349,10 +349,10 @@ def stacked_dotplot(dots_list: list, qgenomes: list, rnames, rgenome: str, path:
     low = min(d.identity_range(min_identity)[0] for d in dots_list)
     norm = Normalize(low, 100.0)
     layout = dots_list[0].layout
-    xs = _borders(layout.roff, MAX_BORDERS)
+    xs = border_positions(layout.roff, MAX_BORDERS)
     for ax, dots, genome in zip(axes, dots_list, qgenomes):
         draw_dots(dots, ax, norm)
-        ys = _borders(np.sort(dots.layout.qoff), MAX_BORDERS)
+        ys = border_positions(np.sort(dots.layout.qoff), MAX_BORDERS)
         borders = [[(x, 0), (x, dots.layout.height)] for x in xs] + [[(0, y), (width, y)] for y in ys]
         if borders:
             ax.add_collection(LineCollection(borders, colors="0.8", linewidths=0.5, zorder=1))
