@@ -14,9 +14,9 @@ class VersionAction(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from . import __version__
+        from .release import version
 
-        print(f"{parser.prog} {__version__}")
+        print(f"{parser.prog} {version()}")
         parser.exit()
 
 

@@ -241,9 +241,9 @@ def write_vcf(path: str, al: dict, snps: tuple, reference, query, command: str =
 
 def vcf_header(rnames, rlens, command: str) -> bytes:
     """The meta-information lines and the column line."""
-    from .. import __version__
+    from ..release import version
 
-    lines = ["##fileformat=VCFv4.3", f"##source=gpu-genome-compare {__version__}"]
+    lines = ["##fileformat=VCFv4.3", f"##source=gpu-genome-compare {version()}"]
     if command:
         lines.append("##commandline=\"" + command.replace("\\", "\\\\").replace("\"", "\\\"") + "\"")
     lines += [f"##contig=<ID={name},length={int(length)}>" for name, length in zip(rnames, rlens)]
