@@ -4,6 +4,7 @@
  * byte and ACGT count (encode_counts), then, once Python has laid the records out, the codes
  * written at each piece's place (encode_records). */
 #include "cpu.h"
+#include "codes.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,8 +13,6 @@
 #include <unistd.h>
 
 #define PIECE (1 << 20)
-#define SKIP 0xfe     /* table entry of a byte dropped (line break, blank) */
-#define INVALID 0xff  /* table entry of a byte that is no sequence letter */
 
 typedef struct {
     int64_t record, lo, hi;   /* bytes [lo, hi) of the data, in one record's body */

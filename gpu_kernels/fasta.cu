@@ -4,8 +4,7 @@
 // written). The bodies come cut into pieces (lo, hi) of at most a few KB, each inside one body, the
 // pieces of a record consecutive; a warp takes a piece, its lanes a byte each, 32 bytes a step.
 
-#define SKIP 0xfe
-#define INVALID 0xff
+#include "codes.h"
 
 // The table in shared memory: a byte's entry is read once for each byte of the file.
 __device__ __forceinline__ void load_table(unsigned char* shared, const unsigned char* __restrict__ table)

@@ -5,6 +5,7 @@
  * difference or border; it is kept when at least min_match long. Every other pair lies inside a MEM
  * found from its own left end, so no pair is stored and no MEM is walked twice. */
 #include "cpu.h"
+#include "codes.h"
 
 static int mem_start(const pairs *f, part_items *out, int64_t q, int64_t r) {
     if (q > 0 && r > 0) {
@@ -50,10 +51,8 @@ PyObject *py_mem_starts(PyObject *self, PyObject *args) {
  * min_match long is a match whole or not at all, wherever it occurs in the reference, so each one is
  * looked up once, by the hash of its codes, among the hashes of every reference window of that
  * length (sorted); a hit is then compared base by base. The hash of codes c_0 .. c_{L-1} is the sum
- * of (c_j + 1) * B^(L-1-j) mod 2^64 (B odd), rolled along the reference one base at a time. */
-#define HASH_BASE 0x9E3779B97F4A7C15ULL
-
-static inline uint64_t hash_symbol(uint8_t c) { return (uint64_t)c + 1; }
+ * of (c_j + 1) * B^(L-1-j) mod 2^64 (codes.h's HASH_BASE and hash_symbol), rolled along the reference
+ * one base at a time. */
 
 typedef struct {
     const uint8_t *codes;

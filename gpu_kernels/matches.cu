@@ -169,10 +169,8 @@ extern "C" __global__ void match_keys(const unsigned char* __restrict__ codes, l
 // Whole records (matches.py, whole_index_cupy and whole_record_matches_cupy; matches.c has the hash):
 // a query record exactly min_match long is looked up once, by the hash of its codes, among the hashes
 // of every reference window of that length, and each hit compared base by base.
-#define HASH_BASE 0x9E3779B97F4A7C15ULL
+#include "codes.h"
 #define WINDOWS_A_THREAD 64
-
-__device__ __forceinline__ unsigned long long hash_symbol(unsigned char c) { return (unsigned long long)c + 1; }
 
 // hashes[p], valid[p] of every window of `length` codes: a thread rolls the hash along 64 windows.
 extern "C" __global__ void window_hashes(const unsigned char* __restrict__ codes, long long n, long long length,

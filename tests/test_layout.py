@@ -270,6 +270,27 @@ def test_spaced_seeds_are_defined_once_for_both_twins():
     assert "SPACED_FN int hoxd70(" in kernels.source("spaced.cu")
 
 
+def test_sequence_code_constants_are_defined_once_for_both_twins():
+    """fasta.c and fasta.cu take the byte table's SKIP and INVALID, matches.c and matches.cu the whole
+    records' hash, from codes.h; none writes them again, the device's sources hold the header's text,
+    and the Python twins' constants are the header's."""
+    import re
+
+    from gpu_kernels import fasta, kernels, matches_runs
+
+    for name in ("fasta.c", "fasta.cu", "matches.c", "matches.cu"):
+        with open(os.path.join(ROOT, "gpu_kernels", name)) as handle:
+            text = handle.read()
+        assert '#include "codes.h"' in text, name
+        assert not re.search(r"#define (SKIP|INVALID|HASH_BASE)\b|0x9E3779B97F4A7C15|hash_symbol\([^)]*\) *\{", text), name
+    with open(os.path.join(ROOT, "gpu_kernels", "codes.h")) as handle:
+        header = handle.read()
+    defined = {name: int(value, 16) for name, value in re.findall(r"#define (\w+) (0x[0-9A-Fa-f]+)", header)}
+    assert defined["SKIP"] == fasta.SKIP and defined["HASH_BASE"] == matches_runs.HASH_BASE
+    assert "CODES_FN codes_u64 hash_symbol(" in kernels.source("matches.cu")
+    assert "#define SKIP 0xfe" in kernels.source("fasta.cu")
+
+
 def test_the_citation_file_names_this_release():
     """CITATION.cff (GitHub's "Cite this repository", Zenodo): the fields the format requires, and the
     version and licence pyproject.toml gives."""
