@@ -14,6 +14,7 @@
  * a chain put where their columns score best (once a seam), then each block cut at its drops and
  * each piece's ends moved past tandem runs (tests/oracle_chains.refine). */
 #include "cpu.h"
+#include "link.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +28,6 @@ typedef struct {
     int failed;
 } dp_job;
 
-static inline int64_t labs64(int64_t v) { return v < 0 ? -v : v; }
-
 /* Whether buffers 0..count-1 but `skip` each hold n int64 (a Python error set where one does not). */
 static int int64_columns(const Py_buffer *b, int count, int skip, const char *name, int64_t n) {
     for (int k = 0; k < count; k++)
@@ -37,28 +36,14 @@ static int int64_columns(const Py_buffer *b, int count, int skip, const char *na
     return 1;
 }
 
-/* What HSP i adds after HSP j: its trimmed score less the gap cost; 0 with *ok = 0 where j cannot
- * precede i. The same arithmetic as tests/oracle_chains.link. */
+/* What HSP i adds after HSP j (link.h); 0 with *ok = 0 where j cannot precede i. */
 static inline int64_t link_gain(const dp_job *d, int64_t j, int64_t i, int *ok) {
-    *ok = 0;
-    if (!(d->x[j] < d->x[i] && d->y[j] < d->y[i] && d->xe[j] < d->xe[i] && d->ye[j] < d->ye[i]))
+    int64_t overlap;
+    *ok = linkable(d->x, d->xe, d->y, d->ye, j, i, d->max_gap, d->max_shift, &overlap);
+    if (!*ok)
         return 0;
-    const int64_t dx = d->x[i] - d->xe[j], dy = d->y[i] - d->ye[j];
-    const int64_t shift = labs64(dx - dy);
-    if (dx > d->max_gap || dy > d->max_gap || shift > d->max_shift)
-        return 0;
-    int64_t overlap = 0;
-    if (-dx > overlap)
-        overlap = -dx;
-    if (-dy > overlap)
-        overlap = -dy;
-    const int64_t length = d->xe[i] - d->x[i];
-    if (overlap >= length)
-        return 0;
-    *ok = 1;
-    const int64_t gain = d->score[i] * (length - overlap) / length;  /* scores are >= 0: floor */
-    const int64_t gap = (dx < dy ? dx : dy) + overlap;
-    return gain - ((shift ? d->gap_open : 0) + shift * d->gap_extend + gap * d->gap_base / 100);
+    return link_add(d->score[i], d->xe[i] - d->x[i], overlap, d->x[i] - d->xe[j], d->y[i] - d->ye[j], d->gap_open,
+                    d->gap_extend, d->gap_base);
 }
 
 /* The last position in [from, to) of byb whose HSP comes before i in the DP order, plus one. */

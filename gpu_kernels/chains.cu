@@ -22,29 +22,13 @@
 //   candidates 32 at a time, then the best (value, latest HSP) among them: chains.c's dp_group.
 // chain_take: a thread a component; chains.c's take_chains over its HSPs in visit order (best
 //   descending, then the DP order); a chain is named by the HSP that started it.
-// chain_seams, chain_pieces: a thread a chain block; chains.c's twins (the seams placed, then the drops cut).
+// chain_seams, chain_pieces: a thread a chain block; placement.c's twins (the seams placed, then the drops cut).
 // Launch: 1-D grid-stride loops, BLOCK threads a block (chain_dp: whole warps).
+#include "link.h"
+#include "placement.h"
 
 #define NO_VALUE (-0x7fffffffffffffffLL - 1)
 #define UNSET (-(1LL << 62))  // best before chain_dp writes it (chains.py)
-
-__device__ __forceinline__ bool linkable(const long long* x, const long long* xe, const long long* y,
-                                         const long long* ye, long long j, long long i, long long max_gap,
-                                         long long max_shift, long long* overlap_out) {
-    if (!(x[j] < x[i] && y[j] < y[i] && xe[j] < xe[i] && ye[j] < ye[i]))
-        return false;
-    const long long dx = x[i] - xe[j], dy = y[i] - ye[j];
-    const long long shift = dx > dy ? dx - dy : dy - dx;
-    if (dx > max_gap || dy > max_gap || shift > max_shift)
-        return false;
-    long long overlap = 0;
-    if (-dx > overlap)
-        overlap = -dx;
-    if (-dy > overlap)
-        overlap = -dy;
-    *overlap_out = overlap;
-    return overlap < xe[i] - x[i];
-}
 
 // The first position in [lo, hi) of byb whose HSP is not before i in the DP order.
 __device__ __forceinline__ long long before(const long long* byb, long long lo, long long hi, long long i) {
@@ -190,12 +174,8 @@ extern "C" __global__ void chain_dp(const long long* xb, const long long* xeb, c
                     long long overlap;
                     if (live && linkable(xb, xeb, yb, yeb, k, p, max_gap, max_shift, &overlap)) {
                         const long long j = byb[k];
-                        // chains.c's link_gain
-                        const long long dx = xb[p] - xeb[k], dy = yb[p] - yeb[k];
-                        const long long shift = dx > dy ? dx - dy : dy - dx;
-                        const long long gap = (dx < dy ? dx : dy) + overlap;
-                        const long long add = score[i] * (length - overlap) / length -
-                                              ((shift ? gap_open : 0) + shift * gap_extend + gap * gap_base / 100);
+                        const long long add = link_add(score[i], length, overlap, xb[p] - xeb[k], yb[p] - yeb[k],
+                                                       gap_open, gap_extend, gap_base);  // chains.c's link_gain
                         const long long before_j = __ldcg(&best_b[k]);
                         if (before_j == UNSET)
                             atomicAdd(unset_reads, 1ULL);  // cannot happen: j comes first in i's component
@@ -250,14 +230,10 @@ extern "C" __global__ void chain_take(const long long* best, const long long* pr
     }
 }
 
-__device__ __forceinline__ long long column_score(unsigned char a, unsigned char b, long long match,
-                                                  long long mismatch, long long n_score) {
-    if (a == N_CODE || b == N_CODE)
-        return n_score;
-    return a == b ? match : mismatch;
-}
+// placement.c's twins: the block seams, their pieces and the tandem runs at their ends
+// (placement.h holds their column score and tandem helpers)
 
-// chains.c's seams_part and place_seam: each block's query start and end once the seams are placed
+// placement.c's seams_part and place_seam: each block's query start and end once the seams are placed
 extern "C" __global__ void chain_seams(const unsigned char* qc, const unsigned char* rf, const unsigned char* rr,
                                        const long long* qpos, const long long* rpos, const long long* x0,
                                        const long long* xe, const long long* y0, const long long* trim,
@@ -281,11 +257,11 @@ extern "C" __global__ void chain_seams(const unsigned char* qc, const unsigned c
         const unsigned char* rb = (strand[b] ? rr : rf) + (rpos[b] - y0[b]) - db;
         long long s = 0;
         for (long long t = lo; t < hi; t++)
-            s += column_score(q[t + shift], rb[t + shift], match, mismatch, n_score);
+            s += block_score(q[t + shift], rb[t + shift], match, mismatch, n_score);
         long long best = s, at = lo;
         for (long long t = lo; t < hi; t++) {
-            s += column_score(q[t], ra[t], match, mismatch, n_score) -
-                 column_score(q[t + shift], rb[t + shift], match, mismatch, n_score);
+            s += block_score(q[t], ra[t], match, mismatch, n_score) -
+                 block_score(q[t + shift], rb[t + shift], match, mismatch, n_score);
             if (s > best)
                 best = s, at = t + 1;
         }
@@ -294,85 +270,7 @@ extern "C" __global__ void chain_seams(const unsigned char* qc, const unsigned c
     }
 }
 
-// chains.c's repeats, repeat_run, tandem_span, any_tandem and past_tandems: a piece's ends moved past
-// tandem runs
-__device__ __forceinline__ bool repeats(const unsigned char* q, long long i, int unit) {
-    return (q[i] < 4) & (q[i] == q[i - unit]);
-}
-
-__device__ __forceinline__ void repeat_run(const unsigned char* q, long long i, int unit, long long* u, long long* v) {
-    for (*u = i; repeats(q, *u - 1, unit); (*u)--)
-        ;
-    for (*v = i + 1; repeats(q, *v, unit); (*v)++)
-        ;
-}
-
-__device__ bool tandem_span(const unsigned char* q, long long x, long long least, long long* start, long long* end) {
-    bool found = false;
-    for (int unit = 1; unit <= TANDEM_UNIT; unit++) {
-        for (long long i = x; i <= x + unit;) {
-            if (!repeats(q, i, unit)) {
-                i++;
-                continue;
-            }
-            long long u, v;
-            repeat_run(q, i, unit, &u, &v);
-            if (v - u + unit >= least) {
-                *start = found && *start < u - unit ? *start : u - unit;
-                *end = found && *end > v ? *end : v;
-                found = true;
-            }
-            i = v + 1;
-        }
-    }
-    return found;
-}
-
-__device__ bool any_tandem(const unsigned char* q, long long lo, long long hi, long long least) {
-    long long first = lo, last = hi;
-    while (first > lo - least + 2 && q[first - 1] != BORDER)
-        first--;
-    while (last < hi + least - 1 && q[last] != BORDER)
-        last++;
-    for (int unit = 1; unit <= TANDEM_UNIT; unit++) {
-        const long long need = least - unit;
-        const long long end = hi + unit + need - 1 < last ? hi + unit + need - 1 : last;
-        for (long long i = lo - need + 1 > first ? lo - need + 1 : first; i < end; i += need) {
-            if (!repeats(q, i, unit))
-                continue;
-            long long u, v;
-            repeat_run(q, i, unit, &u, &v);
-            if (v - u >= need && u <= hi - 1 + unit && v > lo)
-                return true;
-        }
-    }
-    return false;
-}
-
-__device__ bool past_tandems(const unsigned char* q, long long least, long long* from, long long* to) {
-    long long a = *from, z = *to, s, e;
-    if (!any_tandem(q, a, a + TANDEM_FLANK < z ? a + TANDEM_FLANK : z, least) &&
-        !any_tandem(q, z - TANDEM_FLANK > a ? z - TANDEM_FLANK : a, z, least))
-        return true;
-    for (long long t = a; t < a + TANDEM_FLANK && t < z;) {
-        if (tandem_span(q, t, least, &s, &e))
-            a = t = e;
-        else
-            t++;
-    }
-    if (a >= z)
-        return false;
-    for (long long t = z - 1; t >= z - TANDEM_FLANK && t >= a;) {
-        if (tandem_span(q, t, least, &s, &e))
-            z = s, t = s - 1;
-        else
-            t--;
-    }
-    *from = a, *to = z;
-    return z > a;
-}
-
-// chains.c's pieces_part: each block's pieces between its drops, their ends past tandem runs,
+// placement.c's pieces_part: each block's pieces between its drops, their ends past tandem runs,
 // counted (fill 0; 2: the plain blocks only) or written from count[b] on (fill 1)
 extern "C" __global__ void chain_pieces(const unsigned char* qc, const unsigned char* rf, const unsigned char* rr,
                                         const long long* qpos, const long long* rpos, const long long* x0,
@@ -404,14 +302,14 @@ extern "C" __global__ void chain_pieces(const unsigned char* qc, const unsigned 
             pieces++;
         };
         while (i < last) {
-            score += column_score(q[i], r[i], match, block_mismatch, n_score);
+            score += block_score(q[i], r[i], match, block_mismatch, n_score);
             i++;
             if (score > high) {
                 high = score, peak = i;
             } else if (drop && score <= high - drop) {
                 long long low = score, bottom = i, k = i, run = score;
                 while (k < last) {
-                    run += column_score(q[k], r[k], match, block_mismatch, n_score);
+                    run += block_score(q[k], r[k], match, block_mismatch, n_score);
                     k++;
                     if (run >= low + drop)
                         break;

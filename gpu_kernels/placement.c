@@ -3,6 +3,7 @@
  * (once a seam), chain_pieces then cuts each block at its drops and moves each piece's ends past
  * tandem runs; blocks on threads. */
 #include "cpu.h"
+#include "placement.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,97 +24,7 @@ typedef struct {
 } refine_job;
 
 static inline int64_t column_score(const refine_job *j, uint8_t a, uint8_t b) {
-    if (a == N_CODE || b == N_CODE)
-        return j->n_score;
-    return a == b ? j->match : j->mismatch;
-}
-
-/* Whether query base i repeats the one unit before it (borders and N stop a tandem run). */
-static inline int repeats(const uint8_t *q, int64_t i, int unit) { return (q[i] < 4) & (q[i] == q[i - unit]); }
-
-/* The run [*u, *v) of query bases that repeat the one unit before them around i (one of them). */
-static inline void repeat_run(const uint8_t *q, int64_t i, int unit, int64_t *u, int64_t *v) {
-    for (*u = i; repeats(q, *u - 1, unit); (*u)--)
-        ;
-    for (*v = i + 1; repeats(q, *v, unit); (*v)++)
-        ;
-}
-
-/* The tandem runs (units of 1 to TANDEM_UNIT, at least `least` bases) that hold query position x:
- * whether any does, and where the first of them starts and the last ends. A run of a unit holds x
- * when its repeated bases reach into [x, x + unit]. */
-static int tandem_span(const uint8_t *q, int64_t x, int64_t least, int64_t *start, int64_t *end) {
-    int found = 0;
-    for (int unit = 1; unit <= TANDEM_UNIT; unit++) {
-        for (int64_t i = x; i <= x + unit;) {
-            if (!repeats(q, i, unit)) {
-                i++;
-                continue;
-            }
-            int64_t u, v;
-            repeat_run(q, i, unit, &u, &v);
-            if (v - u + unit >= least) {
-                *start = found && *start < u - unit ? *start : u - unit;
-                *end = found && *end > v ? *end : v;
-                found = 1;
-            }
-            i = v + 1;
-        }
-    }
-    return found;
-}
-
-/* Whether a tandem run holds any query position in [lo, hi): a run of a unit holds one there when
- * least - unit (`need`) of its repeated bases in a row reach into [lo, hi - 1 + unit]. Such a row has
- * `need` of them within need - 1 of that stretch, so one base in every `need` is looked at there, and
- * the row found is followed only from a repeated one (most windows hold no run). The stretch ends at
- * the borders of the record of [lo, hi): no run holds a border, and a long `least` would reach past
- * them, out of the codes. */
-static int any_tandem(const uint8_t *q, int64_t lo, int64_t hi, int64_t least) {
-    int64_t first = lo, last = hi;
-    while (first > lo - least + 2 && q[first - 1] != BORDER)
-        first--;
-    while (last < hi + least - 1 && q[last] != BORDER)
-        last++;
-    for (int unit = 1; unit <= TANDEM_UNIT; unit++) {
-        const int64_t need = least - unit;
-        const int64_t end = hi + unit + need - 1 < last ? hi + unit + need - 1 : last;
-        for (int64_t i = lo - need + 1 > first ? lo - need + 1 : first; i < end; i += need) {
-            if (!repeats(q, i, unit))
-                continue;
-            int64_t u, v;
-            repeat_run(q, i, unit, &u, &v);
-            if (v - u >= need && u <= hi - 1 + unit && v > lo)
-                return 1;
-        }
-    }
-    return 0;
-}
-
-/* A piece [*from, *to) with its ends moved past tandem runs: its start to the first with none in the
- * TANDEM_FLANK columns from it, its end to the last with none in the TANDEM_FLANK before it. Whether
- * anything is left. */
-static int past_tandems(const uint8_t *q, int64_t least, int64_t *from, int64_t *to) {
-    int64_t a = *from, z = *to, s, e;
-    if (!any_tandem(q, a, a + TANDEM_FLANK < z ? a + TANDEM_FLANK : z, least) &&
-        !any_tandem(q, z - TANDEM_FLANK > a ? z - TANDEM_FLANK : a, z, least))
-        return 1;
-    for (int64_t t = a; t < a + TANDEM_FLANK && t < z;) {
-        if (tandem_span(q, t, least, &s, &e))
-            a = t = e;
-        else
-            t++;
-    }
-    if (a >= z)
-        return 0;
-    for (int64_t t = z - 1; t >= z - TANDEM_FLANK && t >= a;) {
-        if (tandem_span(q, t, least, &s, &e))
-            z = s, t = s - 1;
-        else
-            t--;
-    }
-    *from = a, *to = z;
-    return z > a;
+    return block_score(a, b, j->match, j->mismatch, j->n_score);
 }
 
 /* The codes of block b's query and of its reference strand, indexed by query position: the

@@ -291,6 +291,39 @@ def test_sequence_code_constants_are_defined_once_for_both_twins():
     assert "#define SKIP 0xfe" in kernels.source("fasta.cu")
 
 
+def test_chain_links_are_defined_once_for_both_twins():
+    """chains.c and chains.cu take whether an HSP can precede another and what the link adds from
+    link.h; neither writes them again, and the device's source holds the header's text."""
+    import re
+
+    from gpu_kernels import kernels
+
+    for name in ("chains.c", "chains.cu"):
+        with open(os.path.join(ROOT, "gpu_kernels", name)) as handle:
+            text = handle.read()
+        assert '#include "link.h"' in text, name
+        assert not re.search(r"gap \* (d->)?gap_base / 100", text), name  # the link's cost written out again
+        assert not re.search(r"^[\w ]*\b(bool|int) linkable\(", text, re.M), name
+    assert "LINK_FN link_i64 link_add(" in kernels.source("chains.cu")
+
+
+def test_placement_helpers_are_defined_once_for_both_twins():
+    """placement.c and chains.cu take a block column's score and the tandem runs' helpers from
+    placement.h; neither writes them again, and the device's source holds the header's text."""
+    import re
+
+    from gpu_kernels import kernels
+
+    for name in ("placement.c", "chains.cu"):
+        with open(os.path.join(ROOT, "gpu_kernels", name)) as handle:
+            text = handle.read()
+        assert '#include "placement.h"' in text, name
+        assert not re.search(r"^[\w ]*\b(void|int|bool|long long|int64_t) \*?(repeats|repeat_run|tandem_span|any_tandem|"
+                             r"past_tandems|block_score)\(", text, re.M), name  # defined here again
+        assert not re.search(r"a == N_CODE \|\| b == N_CODE", text), name  # a column's score written out again
+    assert "PLACEMENT_CALL int past_tandems(" in kernels.source("chains.cu")
+
+
 def test_the_citation_file_names_this_release():
     """CITATION.cff (GitHub's "Cite this repository", Zenodo): the fields the format requires, and the
     version and licence pyproject.toml gives."""
