@@ -235,93 +235,61 @@ def test_no_source_file_grows_past_450_lines():
     assert not long, long
 
 
-def test_alignment_scoring_is_defined_once_for_both_twins():
-    """align.c and align.cu take a column's score, the affine-gap cell, the band and the
-    microsatellite test from scoring.h; neither writes them again, and the device's source (what NVRTC
-    compiles and the fatbins' digests read) holds the header's text."""
+# What the C and CUDA twins compute the same way, written once in a header both include: (header,
+# the sources that include it, what would be written out again (a pattern of a definition or of its
+# arithmetic), a line the device's source (what NVRTC compiles and the fatbins' digests read) holds).
+SHARED_HEADERS = {
+    "scoring.h": (("align.c", "align.cu"),
+                  (r"a < 4 \? (x->|f->)?match",  # a column's score
+                   r"^[\w ]*\b(void|int|uint8_t|bool|char) \*?(cell|band_of|periodic|column_score)\("),
+                  ("align.cu", "SCORING_FN unsigned char cell(")),
+    "spaced.h": (("spaced.c", "spaced.cu"),
+                 (r"\b(91|-114|-125)\b",  # HOXD70
+                  r"^[\w ]*\b(void|int|int64_t|long long|spaced_i64) \*?(window_key|key_range|walk_side|spaced_hsp|"
+                  r"hoxd70)\("),
+                 ("spaced.cu", "SPACED_FN int hoxd70(")),
+    "codes.h": (("fasta.c", "fasta.cu", "matches.c", "matches.cu"),
+                (r"#define (SKIP|INVALID|HASH_BASE)\b|0x9E3779B97F4A7C15", r"hash_symbol\([^)]*\) *\{"),
+                ("matches.cu", "CODES_FN codes_u64 hash_symbol(")),
+    "link.h": (("chains.c", "chains.cu"),
+               (r"gap \* (d->)?gap_base / 100",  # the link's cost
+                r"^[\w ]*\b(bool|int) linkable\("),
+               ("chains.cu", "LINK_FN link_i64 link_add(")),
+    "placement.h": (("placement.c", "chains.cu"),
+                    (r"a == N_CODE \|\| b == N_CODE",  # a block column's score
+                     r"^[\w ]*\b(void|int|bool|long long|int64_t) \*?(repeats|repeat_run|tandem_span|any_tandem|"
+                     r"past_tandems|block_score)\("),
+                    ("chains.cu", "PLACEMENT_CALL int past_tandems(")),
+}
+
+
+@pytest.mark.parametrize("header", sorted(SHARED_HEADERS))
+def test_twins_share_what_they_compute_alike(header):
+    """Each source includes its header and writes none of it again; the device's source holds the
+    header's text (kernels.source puts it in place of the include)."""
     import re
 
     from gpu_kernels import kernels
 
-    for name in ("align.c", "align.cu"):
+    sources, written_again, (device_source, line) = SHARED_HEADERS[header]
+    for name in sources:
         with open(os.path.join(ROOT, "gpu_kernels", name)) as handle:
             text = handle.read()
-        assert '#include "scoring.h"' in text, name
-        assert not re.search(r"a < 4 \? (x->|f->)?match", text), name  # a column's score written out again
-        assert not re.search(r"^[\w ]*\b(void|int|uint8_t|bool|char) \*?(cell|band_of|periodic|column_score)\(", text,
-                             re.M), name  # defined here again
-    assert "SCORING_FN unsigned char cell(" in kernels.source("align.cu")
+        assert f'#include "{header}"' in text, name
+        for pattern in written_again:
+            assert not re.search(pattern, text, re.M), (name, pattern)
+    assert line in kernels.source(device_source)
 
 
-def test_spaced_seeds_are_defined_once_for_both_twins():
-    """spaced.c and spaced.cu take the window key, the lookup, HOXD70 and the extension from spaced.h;
-    neither writes them again, and the device's source holds the header's text."""
+def test_python_twins_constants_are_the_headers():
+    """fasta.py's SKIP and matches_runs.py's HASH_BASE are codes.h's."""
     import re
 
-    from gpu_kernels import kernels
+    from gpu_kernels import fasta, matches_runs
 
-    for name in ("spaced.c", "spaced.cu"):
-        with open(os.path.join(ROOT, "gpu_kernels", name)) as handle:
-            text = handle.read()
-        assert '#include "spaced.h"' in text, name
-        assert not re.search(r"\b(91|-114|-125)\b", text), name  # HOXD70 written out again
-        assert not re.search(r"^[\w ]*\b(void|int|int64_t|long long|spaced_i64) \*?(window_key|key_range|walk_side|"
-                             r"spaced_hsp|hoxd70)\(", text, re.M), name  # defined here again
-    assert "SPACED_FN int hoxd70(" in kernels.source("spaced.cu")
-
-
-def test_sequence_code_constants_are_defined_once_for_both_twins():
-    """fasta.c and fasta.cu take the byte table's SKIP and INVALID, matches.c and matches.cu the whole
-    records' hash, from codes.h; none writes them again, the device's sources hold the header's text,
-    and the Python twins' constants are the header's."""
-    import re
-
-    from gpu_kernels import fasta, kernels, matches_runs
-
-    for name in ("fasta.c", "fasta.cu", "matches.c", "matches.cu"):
-        with open(os.path.join(ROOT, "gpu_kernels", name)) as handle:
-            text = handle.read()
-        assert '#include "codes.h"' in text, name
-        assert not re.search(r"#define (SKIP|INVALID|HASH_BASE)\b|0x9E3779B97F4A7C15|hash_symbol\([^)]*\) *\{", text), name
     with open(os.path.join(ROOT, "gpu_kernels", "codes.h")) as handle:
-        header = handle.read()
-    defined = {name: int(value, 16) for name, value in re.findall(r"#define (\w+) (0x[0-9A-Fa-f]+)", header)}
+        defined = {name: int(value, 16) for name, value in re.findall(r"#define (\w+) (0x[0-9A-Fa-f]+)", handle.read())}
     assert defined["SKIP"] == fasta.SKIP and defined["HASH_BASE"] == matches_runs.HASH_BASE
-    assert "CODES_FN codes_u64 hash_symbol(" in kernels.source("matches.cu")
-    assert "#define SKIP 0xfe" in kernels.source("fasta.cu")
-
-
-def test_chain_links_are_defined_once_for_both_twins():
-    """chains.c and chains.cu take whether an HSP can precede another and what the link adds from
-    link.h; neither writes them again, and the device's source holds the header's text."""
-    import re
-
-    from gpu_kernels import kernels
-
-    for name in ("chains.c", "chains.cu"):
-        with open(os.path.join(ROOT, "gpu_kernels", name)) as handle:
-            text = handle.read()
-        assert '#include "link.h"' in text, name
-        assert not re.search(r"gap \* (d->)?gap_base / 100", text), name  # the link's cost written out again
-        assert not re.search(r"^[\w ]*\b(bool|int) linkable\(", text, re.M), name
-    assert "LINK_FN link_i64 link_add(" in kernels.source("chains.cu")
-
-
-def test_placement_helpers_are_defined_once_for_both_twins():
-    """placement.c and chains.cu take a block column's score and the tandem runs' helpers from
-    placement.h; neither writes them again, and the device's source holds the header's text."""
-    import re
-
-    from gpu_kernels import kernels
-
-    for name in ("placement.c", "chains.cu"):
-        with open(os.path.join(ROOT, "gpu_kernels", name)) as handle:
-            text = handle.read()
-        assert '#include "placement.h"' in text, name
-        assert not re.search(r"^[\w ]*\b(void|int|bool|long long|int64_t) \*?(repeats|repeat_run|tandem_span|any_tandem|"
-                             r"past_tandems|block_score)\(", text, re.M), name  # defined here again
-        assert not re.search(r"a == N_CODE \|\| b == N_CODE", text), name  # a column's score written out again
-    assert "PLACEMENT_CALL int past_tandems(" in kernels.source("chains.cu")
 
 
 def test_the_citation_file_names_this_release():
