@@ -230,31 +230,38 @@ def test_compiled_raster_marks_the_cells_of_segment_midpoints():
         assert np.array_equal(np.sort(dots.lines["qstart"]), np.sort(hsps["qstart"][ranked[:100]]))
 
 
-def test_plots_step_draws_the_same_bytes_on_processes_as_in_one(tmp_path):
-    """The plots rule's pictures (grid, HTML, heatmap, a pair dotplot for each of 6 chromosome pairs)
-    drawn side by side on forked processes equal those drawn one after another."""
+def covered_table(tmp_path, hsps: dict, nq: int, nr: int, length: int, row_group_rows: int | None = None) -> tuple:
+    """many_hsps' HSPs written as a pair's HSP table (records of `length` bases) with its coverage pass
+    and tables: (table, coverage summary, query Genome, reference Genome)."""
     from gpu_kernels.formats import HspWriter
     from gpu_kernels.hsps import sort_rows
     from gpu_kernels.params import Params
     from gpu_kernels.workflow.genome import Genome
-    from gpu_kernels.workflow.pictures import pair_pictures
     from gpu_kernels.workflow.tables import coverage_tables, hsp_coverage
 
-    hsps = many_hsps(6000, seed=3)
     hsps["length"] = hsps["qend"] - hsps["qstart"]
     hsps["rend"] = hsps["rstart"] + hsps["length"]
     hsps["score"] = 2 * hsps["identities"] - hsps["length"]
     hsps = sort_rows({name: np.asarray(column, dtype=np.int64) for name, column in hsps.items()})
-    query = Genome.of("Q", ["q1", "q2"], [10**6 + 5000] * 2)
-    reference = Genome.of("R", ["r1", "r2", "r3"], [10**6 + 5000] * 3)
+    query = Genome.of("Q", [f"q{k + 1}" for k in range(nq)], [length] * nq)
+    reference = Genome.of("R", [f"r{k + 1}" for k in range(nr)], [length] * nr)
     table = str(tmp_path / "hsps.parquet")
-    with HspWriter(table, query.names, query.lengths, reference.names, reference.lengths, Params(),
-                   row_group_rows=1000) as writer:
+    rows = {} if row_group_rows is None else {"row_group_rows": row_group_rows}
+    with HspWriter(table, query.names, query.lengths, reference.names, reference.lengths, Params(), **rows) as writer:
         writer.write(hsps)
     tables = [str(tmp_path / f"{name}.tsv") for name in ("pairs", "query", "reference", "genomes")]
     summary = str(tmp_path / "hsp_coverage.npz")
     hsp_coverage(table, query, reference, summary)
     coverage_tables(summary, query, reference, *tables)
+    return table, summary, query, reference
+
+
+def test_plots_step_draws_the_same_bytes_on_processes_as_in_one(tmp_path):
+    """The plots rule's pictures (grid, HTML, heatmap, a pair dotplot for each of 6 chromosome pairs)
+    drawn side by side on forked processes equal those drawn one after another."""
+    from gpu_kernels.workflow.pictures import pair_pictures
+
+    table, summary, query, reference = covered_table(tmp_path, many_hsps(6000, seed=3), 2, 3, 10**6 + 5000, 1000)
     drawn = {}
     for threads in (1, 3):
         out = tmp_path / f"threads{threads}"
@@ -319,27 +326,10 @@ def test_figures_for_papers_in_svg_and_pdf_beside_the_png(tmp_path):
     drawn again (no dates, no random ids)."""
     import xml.etree.ElementTree as ET
 
-    from gpu_kernels.formats import HspWriter
-    from gpu_kernels.hsps import sort_rows
-    from gpu_kernels.params import Params
-    from gpu_kernels.workflow.genome import Genome
     from gpu_kernels.workflow.pictures import pair_pictures
-    from gpu_kernels.workflow.tables import coverage_tables, hsp_coverage
 
-    hsps = many_hsps(2000, seed=7, nq=2, nr=2, span=10**5)
-    hsps["length"] = hsps["qend"] - hsps["qstart"]
-    hsps["rend"] = hsps["rstart"] + hsps["length"]
-    hsps["score"] = 2 * hsps["identities"] - hsps["length"]
-    hsps = sort_rows({name: np.asarray(column, dtype=np.int64) for name, column in hsps.items()})
-    query = Genome.of("Q", ["q1", "q2"], [10**5 + 5000] * 2)
-    reference = Genome.of("R", ["r1", "r2"], [10**5 + 5000] * 2)
-    table = str(tmp_path / "hsps.parquet")
-    with HspWriter(table, query.names, query.lengths, reference.names, reference.lengths, Params()) as writer:
-        writer.write(hsps)
-    tables = [str(tmp_path / f"{name}.tsv") for name in ("pairs", "query", "reference", "genomes")]
-    summary = str(tmp_path / "hsp_coverage.npz")
-    hsp_coverage(table, query, reference, summary)
-    coverage_tables(summary, query, reference, *tables)
+    table, summary, query, reference = covered_table(tmp_path, many_hsps(2000, seed=7, nq=2, nr=2, span=10**5), 2, 2,
+                                                     10**5 + 5000)
     drawn = {}
     for run in ("first", "again"):
         out = tmp_path / run
