@@ -42,7 +42,8 @@ def mutated(rng, seq: str, rate: float) -> str:
 @pytest.mark.parametrize("room", ["enough", "none"])
 def test_sites_and_periodic_runs_are_the_oracles(room, monkeypatch):
     """Whole records and records cut in pieces anywhere; with no room, every piece is read a second time
-    with the room its first reading found it needs."""
+    with the room its first reading found it needs. The sites come in 20-mer order (the oracle's file
+    order within a 20-mer)."""
     if room == "none":
         monkeypatch.setattr(sketch, "ROOM_MARGIN", 0.0)
         monkeypatch.setattr(sketch, "ROOM_EXTRA", 1)
@@ -59,7 +60,7 @@ def test_sites_and_periodic_runs_are_the_oracles(room, monkeypatch):
     # whole records, and records cut in pieces anywhere (a run of "ac" through a cut, a piece of blanks)
     for piece_bytes in (None, 1, 7, 61, 250):
         made = make_sketch(text, spans, 2, piece_bytes)
-        assert [tuple(int(v) for v in row) for row in made.sites.tolist()] == sites
+        assert [tuple(int(v) for v in row) for row in made.sites.tolist()] == sorted(sites, key=lambda site: site[0])
         assert [tuple(int(v) for v in row) for row in made.runs.tolist()] == runs
     kinds = [kind for kind, _ in runs]
     assert family("AC" * 16, 2) == family("TG" * 16, 2) == family("CA" * 16, 2)  # rotations and strands: one
@@ -171,3 +172,27 @@ def test_output_bytes_follow_the_counts_and_the_table_sums_them():
     table = size_table([("default/A_vs_B", sizes, 1_200_000)])
     assert table[1].split()[0] == "default/A_vs_B" and table[-1].startswith("  total ")
     assert sum(by_family(sizes).values()) == sum(sizes.values())
+
+
+@pytest.mark.parametrize("max_freq", [1, 3, 20])
+def test_fast_modes_seeding_copies_are_those_of_records_that_hold_few(max_freq):
+    """_kept_words: each 32-mer's copies in records that hold it at most max_freq times on one strand,
+    summed over records, as a count a record and strand gives them; 32-mers none of whose records keeps
+    its copies are left out."""
+    from collections import Counter
+
+    from gpu_kernels.workflow.estimate import _kept_words
+    from gpu_kernels.workflow.sketch import FORWARD, SITE
+
+    rng = np.random.default_rng(max_freq)
+    words = np.zeros(5000, dtype=SITE)
+    words["h32"] = rng.integers(1, 60, words.size) ** 3  # a few 32-mers of many copies, and rare ones
+    words["rec"] = rng.integers(0, 4, words.size)
+    words["flags"] = rng.integers(0, 2, words.size) * FORWARD
+    held = Counter(zip(words["h32"].tolist(), words["rec"].tolist(), (words["flags"] & FORWARD).tolist()))
+    expected = Counter()
+    for (h32, _, _), copies in held.items():
+        if copies <= max_freq:
+            expected[h32] += copies
+    keys, kept = _kept_words(words, max_freq)
+    assert dict(zip(keys.tolist(), kept.tolist())) == dict(expected) and np.all(np.diff(keys.astype(np.float64)) > 0)

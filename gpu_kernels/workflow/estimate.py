@@ -157,22 +157,30 @@ def _words(sites: np.ndarray) -> np.ndarray:
     return sites[(sites["h32"] != 0) & (sites["flags"] & PERIODIC == 0)]
 
 
-def _kept_words(words: np.ndarray, max_freq: int) -> tuple[np.ndarray, np.ndarray]:
+def _kept_words(words: np.ndarray, max_freq: int, by32: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Each 32-mer of the words (_words), sorted, and its copies that seed in fast mode (max_freq): those
     in records that hold it at most max_freq times in their orientation (the engine counts a word in its
-    own record, on the strand it reads: words.drop_frequent)."""
-    forward = words["flags"] & FORWARD
-    order = np.lexsort((forward, words["rec"], words["h32"]))
-    h, rec, forward = words["h32"][order], words["rec"][order], forward[order]
-    heads = np.flatnonzero(np.concatenate([[True], (h[1:] != h[:-1]) | (rec[1:] != rec[:-1]) |
-                                           (forward[1:] != forward[:-1])])) if h.size else np.zeros(0, np.int64)
+    own record, on the strand it reads: words.drop_frequent). by32: the words' stable order by 32-mer,
+    where the caller has it. Only a 32-mer of more than max_freq copies in all can lose some, so only
+    its copies are counted by record and orientation."""
+    by32 = np.argsort(words["h32"], kind="stable") if by32 is None else by32
+    h = words["h32"][by32]
+    heads = np.flatnonzero(np.concatenate([[True], h[1:] != h[:-1]])) if h.size else np.zeros(0, np.int64)
     sizes = np.diff(np.append(heads, h.size))
-    keep = sizes <= max_freq
-    keys, kept = h[heads][keep], sizes[keep]
-    if keys.size == 0:
-        return keys, kept
-    first = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
-    return keys[first], np.add.reduceat(kept, first)
+    keys, kept = h[heads], sizes.copy()
+    big = sizes > max_freq
+    if big.any():
+        mine = by32[np.repeat(big, sizes)]
+        run = np.repeat(np.flatnonzero(big), sizes[big])
+        forward, rec = words["flags"][mine] & FORWARD, words["rec"][mine]
+        order = np.lexsort((forward, rec, run))
+        run, rec, forward = run[order], rec[order], forward[order]
+        starts = np.flatnonzero(np.concatenate([[True], (run[1:] != run[:-1]) | (rec[1:] != rec[:-1]) |
+                                                (forward[1:] != forward[:-1])]))
+        counts = np.diff(np.append(starts, run.size))
+        kept[big] = np.bincount(run[starts], np.where(counts <= max_freq, counts, 0), keys.size).astype(np.int64)[big]
+    keep = kept > 0
+    return keys[keep], kept[keep]
 
 
 DIVERGENCES = np.linspace(1e-3, UNRELATED, 256)
@@ -202,7 +210,7 @@ def copy_hsps(query: np.ndarray, reference: np.ndarray, max_freq: int, min_len: 
     by32 = np.argsort(q["h32"], kind="stable")
     q32 = q["h32"][by32]
     every_q, every_r = _counts(q32), _counts(r["h32"])  # every copy: the families' divergence
-    qk, qc = _kept_words(q, max_freq) if max_freq else every_q
+    qk, qc = _kept_words(q, max_freq, by32) if max_freq else every_q
     rk, rc = _kept_words(r, max_freq) if max_freq else every_r
     both = qk[_in(qk, rk)]
     if both.size == 0:
@@ -270,9 +278,9 @@ def estimate_pair(query: Sketch, reference: Sketch, bases: tuple[int, int], max_
                   min_len: int, min_chain_score: int = 300) -> PairCounts:
     """A pair's counts from the two genomes' sketches and bases (query, reference)."""
     shift = max(query.shift, reference.shift)
-    # sorted by 20-mer once: every count and search below reads them in that order
-    q, r = (sites[np.argsort(sites["h20"], kind="stable")] for sites in (coarsened(query.sites, shift),
-                                                                          coarsened(reference.sites, shift)))
+    # sorted by 20-mer once (make_sketch keeps them so): every count and search below reads them in that order
+    q, r = (sites if _sorted(sites["h20"]) else sites[np.argsort(sites["h20"], kind="stable")]
+            for sites in (coarsened(query.sites, shift), coarsened(reference.sites, shift)))
     small, large = (q, r) if bases[0] <= bases[1] else (r, q)
     d, share = divergence_and_share(small, large)
     aligned = share * min(bases)

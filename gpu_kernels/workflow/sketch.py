@@ -55,7 +55,7 @@ def make_sketch(data, spans: np.ndarray, shift: int, piece_bytes: int | None = N
     """The sketch of the record bodies data[spans[i, 0]:spans[i, 1]] (FASTA text: line breaks and
     blanks skipped, bases of any case), records numbered in spans' order. The bodies are cut in pieces
     of about piece_bytes (by default a share of the genome that keeps every thread busy), the same
-    sketch for any cut."""
+    sketch for any cut. Its sites come in 20-mer order (records and positions in order within one)."""
     from .. import native
     from ..fasta import BLANK_TABLE
 
@@ -91,7 +91,9 @@ def make_sketch(data, spans: np.ndarray, shift: int, piece_bytes: int | None = N
         again = [np.ascontiguousarray(column[over]) for column in pieces[1:6]]
         _, _, sites_again, runs_again = _written(cpu, (data, *again, shift), found[over], run_found[over], threads)
     sites, runs = _spliced(sites, room, found, over, sites_again), _spliced(runs, run_room, run_found, over, runs_again)
-    return Sketch(sites, shift, joined_runs(runs))
+    # in 20-mer order (stable: records and positions in order within a 20-mer), as estimate.py reads them,
+    # so that each pair's estimate finds them sorted (a many-genomes run estimates every pair)
+    return Sketch(sites[np.argsort(sites["h20"], kind="stable")], shift, joined_runs(runs))
 
 
 def sketch_of_codes(codes: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> Sketch:
