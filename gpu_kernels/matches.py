@@ -45,9 +45,14 @@ MEM_BATCH_WORDS = 1 << 22  # query words whose pairs the CPU enumerates at once
 log = logging.getLogger(__name__)
 
 
-def match_words_cupy(codes, k: int):
-    """(keys, positions) of the words of k symbols (3 bits each) with no border inside, in position
-    order, on the device (matches.cu's match_keys): words.compiled_words(codes, k, 3)'s twin."""
+def match_words(codes, k: int):
+    """(keys, positions) of the words of k symbols (3 bits each: N a fifth symbol) with no border
+    inside, sorted by key, positions in order within a key (words.c)."""
+    return compiled_words(codes, k, 3)
+
+
+def _position_words_cupy(codes, k: int):
+    """match_words' words on the device (matches.cu's match_keys), in position order."""
     cp = cupy()
     n = max(0, codes.size - k + 1)
     keys = cp.empty(n, dtype=cp.uint64)
@@ -58,9 +63,9 @@ def match_words_cupy(codes, k: int):
     return keys[pos], pos
 
 
-def sorted_match_words(codes, k: int):
-    """The words of match_words_cupy sorted by key (CuPy's stable radix sort)."""
-    keys, pos = match_words_cupy(codes, k)
+def match_words_cupy(codes, k: int):
+    """match_words on the device (CuPy's stable radix sort); positions int64."""
+    keys, pos = _position_words_cupy(codes, k)
     order = stable_argsort(keys)
     return keys[order], pos[order]
 
@@ -72,7 +77,7 @@ def match_k(min_match: int) -> int:
 
 def reference_words(rcodes, min_match: int):
     """The reference's match words, once for both query strands: all of them, sorted (matches.c)."""
-    return compiled_words(rcodes, match_k(min_match), 3)
+    return match_words(rcodes, match_k(min_match))
 
 
 def reference_words_cupy(rcodes, min_match: int):
@@ -80,7 +85,7 @@ def reference_words_cupy(rcodes, min_match: int):
     (keys, symbols before, positions), ordered by key, then by that symbol (CuPy's stable radix sorts),
     so that matches.cu skips the words of one key whose pairs extend to the left in one run."""
     cp = cupy()
-    keys, pos = match_words_cupy(rcodes, match_k(min_match))
+    keys, pos = _position_words_cupy(rcodes, match_k(min_match))
     before = rcodes[cp.maximum(pos - 1, 0)]
     before[pos == 0] = BORDER
     order = cp.argsort(before, kind="stable")
@@ -95,7 +100,7 @@ def strand_mems(qcodes, rcodes, rwords, min_match: int, limit: int | None = None
     query words a batch at a time; nothing but the MEMs is held. Past `limit` MEMs it stops and
     raises TooManyMatches with their number estimated from the words walked so far."""
     k = match_k(min_match)
-    qkeys, qpos = compiled_words(qcodes, k, 3)
+    qkeys, qpos = match_words(qcodes, k)
     allowed = qkeys != np.uint64(all_n_key(k))  # the all-N words' MEMs come from the N runs (n_run_mems)
     if not allowed.all():
         qkeys, qpos = qkeys[allowed], qpos[allowed]
@@ -130,7 +135,7 @@ def strand_mems_cupy(qcodes, rcodes, rwords, min_match: int, limit: int | None =
     cp = cupy()
     k = match_k(min_match)
     lap = time.perf_counter()
-    qk, qp = sorted_match_words(qcodes, k)
+    qk, qp = match_words_cupy(qcodes, k)
     allowed = qk != cp.uint64(all_n_key(k))  # the all-N words' MEMs come from the N runs (n_run_mems)
     qk, qp = qk[allowed], qp[allowed]
     del allowed
