@@ -402,6 +402,14 @@ def final_outputs():
     return targets + [path("summary_tsv"), path("summary_png")]
 
 
+def row_threads(wc):
+    """Threads of a many-genomes row job (rules/many.smk's ROWS): two (its host half beside its device
+    turns, or a CPU compare's passes), or one on the CPU where two a row would leave rows waiting for
+    cores."""
+    cores = host_cores()
+    return 1 if BACKEND != "cupy" and cores and 2 * len(ROWS) > cores else 2
+
+
 def host_cores():
     """--cores where it is given (0 where it is not: a report, a cluster's submit host)."""
     try:

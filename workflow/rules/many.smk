@@ -17,13 +17,6 @@ ROWS = {
 }
 
 
-def row_threads(wc):
-    """Threads of a row job: two (its host half beside its device turns, or a CPU compare's
-    passes), or one on the CPU where two a row would leave rows waiting for cores."""
-    cores = host_cores()
-    return 1 if BACKEND != "cupy" and cores and 2 * len(ROWS) > cores else 2
-
-
 _ORDER = {g: i for i, g in enumerate(config["genomes"])}
 # the genomes of each row's pairs, in the list's order
 MEMBERS = {
