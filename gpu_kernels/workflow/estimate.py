@@ -136,19 +136,20 @@ def collinear_runs(query: np.ndarray, reference: np.ndarray) -> int:
         return 0
     hit = r[_search(r["h20"], q["h20"])]
     order = np.lexsort((q["pos"], q["rec"]))
-    q, hit = q[order], hit[order]
+    # the columns the runs read, apart (indexing them is several times faster than the sites' records)
+    qpos, qrec, hpos, hrec = q["pos"][order], q["rec"][order], hit["pos"][order], hit["rec"][order]
+    same = (q["flags"][order] & FORWARD) == (hit["flags"][order] & FORWARD)
     # twice: the sites of runs too short to count (a paralog's word) are set aside, and the runs they
     # cut are counted whole
     for _ in range(2):
-        same = (q["flags"] & FORWARD) == (hit["flags"] & FORWARD)
-        diagonal = np.where(same, hit["pos"] - q["pos"], hit["pos"] + q["pos"])
-        new = np.ones(q.size, dtype=bool)
-        new[1:] = (q["rec"][1:] != q["rec"][:-1]) | (hit["rec"][1:] != hit["rec"][:-1]) | (same[1:] != same[:-1]) | \
-            (np.abs(np.diff(diagonal)) > JUMP + np.abs(np.diff(q["pos"])) // 20)
+        diagonal = np.where(same, hpos - qpos, hpos + qpos)
+        new = np.ones(qpos.size, dtype=bool)
+        new[1:] = (qrec[1:] != qrec[:-1]) | (hrec[1:] != hrec[:-1]) | (same[1:] != same[:-1]) | \
+            (np.abs(np.diff(diagonal)) > JUMP + np.abs(np.diff(qpos)) // 20)
         starts = np.flatnonzero(new)
-        sizes = np.diff(np.concatenate([starts, [q.size]]))
+        sizes = np.diff(np.concatenate([starts, [qpos.size]]))
         kept = np.repeat(sizes >= MIN_RUN_SITES, sizes)
-        q, hit = q[kept], hit[kept]
+        qpos, qrec, hpos, hrec, same = qpos[kept], qrec[kept], hpos[kept], hrec[kept], same[kept]
     return int(np.count_nonzero(sizes >= MIN_RUN_SITES))
 
 
@@ -207,11 +208,11 @@ def copy_hsps(query: np.ndarray, reference: np.ndarray, max_freq: int, min_len: 
     from a genome's young copies, many to an HSP, and the HSPs from its old ones, a few seeds each (a
     real genome's Alus: a single d over all seeds gave a twentieth of the HSPs)."""
     q, r = _words(query), _words(reference)
-    by32 = np.argsort(q["h32"], kind="stable")
+    by32, rby32 = (np.argsort(words["h32"], kind="stable") for words in (q, r))
     q32 = q["h32"][by32]
-    every_q, every_r = _counts(q32), _counts(r["h32"])  # every copy: the families' divergence
+    every_q, every_r = _counts(q32), _counts(r["h32"][rby32])  # every copy: the families' divergence
     qk, qc = _kept_words(q, max_freq, by32) if max_freq else every_q
-    rk, rc = _kept_words(r, max_freq) if max_freq else every_r
+    rk, rc = _kept_words(r, max_freq, rby32) if max_freq else every_r
     both = qk[_in(qk, rk)]
     if both.size == 0:
         return 0.0
