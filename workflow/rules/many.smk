@@ -98,8 +98,6 @@ rule row:
     # on the CPU a row's compare takes its threads too, and one thread a row where the rows outnumber
     # half the cores keeps every core on a row (ten genomes on 2 cores: 26 s against 30 s)
     threads: row_threads
-    # the rows of most pairs first, so that the last rows to run are short ones (no core idles on a long one)
-    priority: lambda wc: len(ROWS[wc.genome])
     resources:
         gpu=1 if BACKEND == "cupy" else 0,
     params:
