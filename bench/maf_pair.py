@@ -92,5 +92,6 @@ def main() -> None:
         print(f"{name}: query {q.size:,} bp ({int((q == N_CODE).sum()):,} N), reference {r.size:,} bp "
               f"({int((r == N_CODE).sum()):,} N), {int((qo != NO_ORIGIN).sum()):,} aligned pairs in the truth")
 
+
 if __name__ == "__main__":
     main()

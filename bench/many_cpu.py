@@ -14,47 +14,29 @@ import argparse
 import hashlib
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from common.measure import table  # noqa: E402
-from common.wfbench import ROOT  # noqa: E402
+from common.wfbench import ROOT, run_workflow  # noqa: E402
 from rule_spans import job_spans  # noqa: E402
 
 
 def one_run(root: str, genomes: str, cores: int, results: str) -> tuple[float, int]:
-    """(wall seconds, peak used host bytes) of the README's many-genomes command run from checkout `root`."""
+    """(wall seconds, peak used host bytes over the start's) of the README's many-genomes command run from
+    checkout `root`."""
     import psutil
-
-    peak, done = [0], threading.Event()
-
-    def sample():
-        while not done.wait(0.2):
-            peak[0] = max(peak[0], psutil.virtual_memory().used)
 
     config = os.path.join(results, "run.yaml")
     with open(config, "w") as handle:
         handle.write(f"results: {results}\n")
-    env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    sampler = threading.Thread(target=sample, daemon=True)
-    base = psutil.virtual_memory().used
-    sampler.start()
-    start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", str(cores), "--configfile",
-                           os.path.join(root, "config", "many_genomes.yaml"), genomes, config, "-q"],
-                          cwd=root, env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    done.set()
-    sampler.join()
-    if proc.returncode:
-        print(proc.stdout[-2000:], proc.stderr[-4000:])
-        raise SystemExit(f"snakemake failed after {wall:.1f} s")
-    return wall, peak[0] - base
+    base, memory = psutil.virtual_memory().used, []
+    wall = run_workflow(results, os.path.join(root, "config", "many_genomes.yaml"), cores, [genomes, config, "-q"],
+                        memory, root)
+    return wall, memory[0] - base
 
 
 def span(spans: dict, rule: str, origin: float) -> str:

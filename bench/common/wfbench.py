@@ -12,10 +12,12 @@ from collections import defaultdict
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def run_workflow(workdir: str, config: str, cores: int, extra: list[str] | tuple = (), memory: list | None = None
-                 ) -> float:
+def run_workflow(workdir: str, config: str, cores: int, extra: list[str] | tuple = (), memory: list | None = None,
+                 root: str = ROOT) -> float:
     """Wall seconds of one Snakemake run of the repository's workflow; exits with its log tail on failure.
-    memory: a list given the host's peak used memory in bytes over the run (sampled every 0.2 s)."""
+    memory: a list given the host's peak used memory in bytes over the run (sampled every 0.2 s). root:
+    another checkout of the repository whose workflow and package run (extra follows config: more
+    config files, then options)."""
     import threading
 
     start = time.perf_counter()
@@ -32,8 +34,10 @@ def run_workflow(workdir: str, config: str, cores: int, extra: list[str] | tuple
     sampler = threading.Thread(target=sample, daemon=True) if memory is not None else None
     if sampler:
         sampler.start()
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", os.path.join(ROOT, "workflow", "Snakefile"), "-d", workdir,
-                           "--cores", str(cores), "--configfile", config, *extra], capture_output=True, text=True)
+    env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")} if root != ROOT else None
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", os.path.join(root, "workflow", "Snakefile"), "-d", workdir,
+                           "--cores", str(cores), "--configfile", config, *extra], capture_output=True, text=True,
+                          env=env, cwd=root if root != ROOT else None)
     wall = time.perf_counter() - start
     done.set()
     if sampler:

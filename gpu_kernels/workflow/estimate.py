@@ -158,17 +158,16 @@ def _words(sites: np.ndarray) -> np.ndarray:
     return sites[(sites["h32"] != 0) & (sites["flags"] & PERIODIC == 0)]
 
 
-def _kept_words(words: np.ndarray, max_freq: int, by32: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _kept_words(words: np.ndarray, max_freq: int, by32: np.ndarray | None = None,
+                every: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Each 32-mer of the words (_words), sorted, and its copies that seed in fast mode (max_freq): those
     in records that hold it at most max_freq times in their orientation (the engine counts a word in its
-    own record, on the strand it reads: words.drop_frequent). by32: the words' stable order by 32-mer,
-    where the caller has it. Only a 32-mer of more than max_freq copies in all can lose some, so only
-    its copies are counted by record and orientation."""
+    own record, on the strand it reads: words.drop_frequent). by32, every: the words' stable order by
+    32-mer and _counts of the 32-mers in it, where the caller has them. Only a 32-mer of more than
+    max_freq copies in all can lose some, so only its copies are counted by record and orientation."""
     by32 = np.argsort(words["h32"], kind="stable") if by32 is None else by32
-    h = words["h32"][by32]
-    heads = np.flatnonzero(np.concatenate([[True], h[1:] != h[:-1]])) if h.size else np.zeros(0, np.int64)
-    sizes = np.diff(np.append(heads, h.size))
-    keys, kept = h[heads], sizes.copy()
+    keys, sizes = _counts(words["h32"][by32]) if every is None else every
+    kept = sizes.copy()
     big = sizes > max_freq
     if big.any():
         mine = by32[np.repeat(big, sizes)]
@@ -211,8 +210,8 @@ def copy_hsps(query: np.ndarray, reference: np.ndarray, max_freq: int, min_len: 
     by32, rby32 = (np.argsort(words["h32"], kind="stable") for words in (q, r))
     q32 = q["h32"][by32]
     every_q, every_r = _counts(q32), _counts(r["h32"][rby32])  # every copy: the families' divergence
-    qk, qc = _kept_words(q, max_freq, by32) if max_freq else every_q
-    rk, rc = _kept_words(r, max_freq, rby32) if max_freq else every_r
+    qk, qc = _kept_words(q, max_freq, by32, every_q) if max_freq else every_q
+    rk, rc = _kept_words(r, max_freq, rby32, every_r) if max_freq else every_r
     both = qk[_in(qk, rk)]
     if both.size == 0:
         return 0.0
