@@ -95,9 +95,21 @@ def draw_dots(dots: Dots, ax, norm: Normalize, alpha: float = 1.0, linewidth: fl
     for drawn in (0, 1):
         keep = lines["drawn"] == drawn
         if keep.any():
-            ax.add_collection(LineCollection(segments[keep], colors=RAMPS[drawn](norm(lines["identity"][keep]),
-                                                                                 alpha=alpha),
-                                             linewidths=linewidth, zorder=zorder))
+            paths, colours = colour_paths(segments[keep], RAMPS[drawn](norm(lines["identity"][keep]), alpha=alpha))
+            ax.add_collection(LineCollection(paths, colors=colours, linewidths=linewidth, zorder=zorder))
+
+
+def colour_paths(segments: np.ndarray, rgba: np.ndarray) -> tuple[list, np.ndarray]:
+    """Segments (n, 2, 2) of colours rgba (n, 4) as one path a colour (a ramp has 256), the segments
+    apart by NaN points (which break a path where matplotlib draws it): a LineCollection of 20,000
+    paths spent more time making matplotlib's Path objects than drawing them. Each colour's segments
+    keep their order, drawn after those of the colours before it."""
+    colours, group = np.unique(rgba, axis=0, return_inverse=True)
+    group = group.ravel()
+    order = np.argsort(group, kind="stable")
+    points = np.concatenate((segments[order], np.full((order.size, 1, 2), np.nan)), axis=1).reshape(-1, 2)
+    ends = np.cumsum(np.bincount(group, minlength=len(colours))) * 3
+    return np.split(points, ends[:-1]), colours
 
 
 def colour_key(fig, norm: Normalize, ax=None, cax=None, fontsize: float = 7) -> None:

@@ -91,9 +91,10 @@ rule plots:
         log_path("plots", "set", "query", "reference", kind="benchmark")
     conda:
         "../envs/engine.yaml"
-    # drawing processes side by side: half the cores, 8 to 16, so that it runs beside the alignments'
-    # texts; Snakemake lowers it to --cores
-    threads: min(16, max(8, host_cores() // 2))
+    # drawing processes side by side: half the cores less one, 7 to 15, so that it runs beside the
+    # alignments' texts (8) and leaves a core to the coverage tables and the summary, which become
+    # ready with it; Snakemake lowers it to --cores
+    threads: min(15, max(7, host_cores() // 2 - 1))
     params:
         low=lowest_identity,
         layers=OUT["dotplot_layers"],
