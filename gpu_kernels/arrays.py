@@ -381,6 +381,37 @@ def running_max_cupy(values):
     return out
 
 
+def take_columns(columns: dict, index=None, tables: list | None = None) -> dict:
+    """Host columns gathered side by side (NumPy's take and concatenate release the interpreter's lock;
+    a whole pair's 2.8 M chains and their blocks are tens of columns): each column at index, or (tables
+    given: a list of dicts, `columns` then the names) each name's columns concatenated, then at index
+    where given."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from . import native
+
+    names = list(columns)
+
+    def one(name):
+        column = np.concatenate([np.asarray(t[name]) for t in tables]) if tables is not None else columns[name]
+        return column if index is None else column[index]
+
+    with ThreadPoolExecutor(max(1, min(len(names), native.threads()))) as pool:
+        return dict(zip(names, pool.map(one, names)))
+
+
+def unique_groups(keys: np.ndarray) -> np.ndarray:
+    """Each host int64 key's number among the distinct keys in ascending order (np.unique's inverse),
+    by the compiled radix sort (stable_argsort), not NumPy's comparison sort."""
+    order = stable_argsort(keys)
+    ordered = keys[order]
+    new = np.ones(order.size, dtype=bool)
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    group = np.empty(order.size, dtype=np.int64)
+    group[order] = np.cumsum(new) - 1
+    return group
+
+
 def row_groups(rows) -> np.ndarray:
     """Each row's number among the distinct rows of an int64 matrix in lexicographic order
     (np.unique(rows, axis=0)'s inverse): one int64 key a row where the columns' spans fit in 62 bits
@@ -394,8 +425,7 @@ def row_groups(rows) -> np.ndarray:
         for column, (lo, span) in enumerate(zip(low, spans)):
             key *= span
             key += rows[:, column] - lo
-        _, group = np.unique(key, return_inverse=True)
-        return group.reshape(-1).astype(np.int64, copy=False)
+        return unique_groups(key)
     order = np.lexsort(rows.T[::-1])
     ordered = rows[order]
     new = np.ones(order.size, dtype=bool)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .align import TEXT_PARTS, align_chains, text_of
-from .arrays import row_groups, stable_argsort, to_host
+from .arrays import row_groups, stable_argsort, take_columns, to_host
 from .backbone import backbone
 from .chains import blocks_of
 from .diagonals import keys_fit
@@ -216,7 +216,7 @@ def place_and_align(chains: dict, blocks: dict, chosen, query: SeqSet, reference
 
 
 def _cat(tables: list, names) -> dict:
-    return {name: np.concatenate([np.asarray(t[name]) for t in tables]) for name in names}
+    return take_columns(dict.fromkeys(names), tables=tables)
 
 
 @dataclass
@@ -260,7 +260,7 @@ class PairChains:
         owner = np.repeat(np.arange(len(tables)), [int(t["chain"].size) for t in tables])
         got["chain"] = self.rank_of[self.base[owner] + got["chain"]]
         moved = stable_argsort(got["chain"])
-        return {key: column[moved] for key, column in got.items()}, moved
+        return take_columns(got, moved), moved
 
 
 def pair_chains(parts: list[Part], qlens, rlens, params: Params, all_chains: bool = True, marks=None) -> PairChains:
@@ -275,7 +275,7 @@ def pair_chains(parts: list[Part], qlens, rlens, params: Params, all_chains: boo
     rank_of = np.empty(int(base[-1]), dtype=np.int64)
     order = stable_argsort(number)
     rank_of[order] = np.arange(order.size, dtype=np.int64)
-    chains = {name: column[order] for name, column in chains.items()}
+    chains = take_columns(chains, order)
     chains["chain"] = np.arange(order.size, dtype=np.int64)
     marks.append(("numbers", time.perf_counter()))
     out = PairChains(chains, {}, number[order], rank_of, base)

@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 
 from generate import related_pair
 from gpu_kernels import Params, native
-from gpu_kernels.arrays import stable_argsort
+from gpu_kernels.arrays import row_groups, stable_argsort, take_columns, unique_groups
 from gpu_kernels.diagonals import decode_keys, filter_keys, key_width
 from gpu_kernels.encode import encode
 from gpu_kernels.seeds import KeptSeeds, count_seeds, seed_groups, seed_keys
@@ -364,3 +364,25 @@ def test_extension_is_the_oracles_walk(seed, match, mismatch, n_score, xdrop, mi
         left = oracle.walk(qs, rs, i - 1, i - 1, -1, p)
         assert (qstart[n] - q.starts[0], qend[n] - q.starts[0]) == (i - left[1], i + k + right[1])
         assert score[n] == left[0] + right[0] - k * match and ids[n] == k + left[2] + right[2]
+
+
+@pytest.mark.parametrize("seed, n, span", [(1, 0, 5), (2, 1, 5), (3, 5000, 3), (4, 100_000, 1 << 40), (5, 70_000, 1 << 62)])
+def test_row_groups_are_numpy_unique_inverse(seed, n, span):
+    """The rows' group numbers (the radix sort's) are np.unique's inverse, whichever path a span takes."""
+    rng = np.random.default_rng(seed)
+    rows = np.column_stack([rng.integers(-span // 2, span // 2, n, dtype=np.int64),
+                            rng.integers(0, 3, n, dtype=np.int64)])
+    expected = np.unique(rows, axis=0, return_inverse=True)[1].reshape(-1) if n else np.zeros(0, dtype=np.int64)
+    assert np.array_equal(row_groups(rows), expected)
+    assert np.array_equal(unique_groups(rows[:, 0]), np.unique(rows[:, 0], return_inverse=True)[1].reshape(-1))
+
+
+def test_take_columns_is_each_column_taken_or_concatenated():
+    rng = np.random.default_rng(6)
+    tables = [{"a": rng.integers(0, 9, n), "b": rng.random(n)} for n in (5, 0, 40_000)]
+    index = rng.permutation(40_005)
+    whole = take_columns(dict.fromkeys("ab"), tables=tables)
+    assert all(np.array_equal(whole[k], np.concatenate([t[k] for t in tables])) for k in "ab")
+    taken = take_columns(whole, index)
+    assert list(taken) == ["a", "b"] and all(np.array_equal(taken[k], whole[k][index]) for k in "ab")
+    assert all(np.array_equal(v, whole[k][index[:7]]) for k, v in take_columns(whole, index[:7], tables=None).items())
