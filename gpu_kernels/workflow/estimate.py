@@ -21,6 +21,7 @@ pair's records), a row's fixed characters read off the outputs of the bundled pa
 """
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -282,16 +283,21 @@ def estimate_pair(query: Sketch, reference: Sketch, bases: tuple[int, int], max_
     q, r = (sites if _sorted(sites["h20"]) else sites[np.argsort(sites["h20"], kind="stable")]
             for sites in (coarsened(query.sites, shift), coarsened(reference.sites, shift)))
     small, large = (q, r) if bases[0] <= bases[1] else (r, q)
-    d, share = divergence_and_share(small, large)
-    aligned = share * min(bases)
-    alignments = int(RUN_ALIGNMENTS * collinear_runs(q, r)) if aligned else 0
-    tandem = tandem_pairs(query.runs, reference.runs, max_freq)
-    copies = copy_hsps(q, r, max_freq, min_len) * float(1 << shift)
+    # the four counts apart side by side (their sorts and searches release the interpreter's lock):
+    # the estimate is part of every run's start
+    with ThreadPoolExecutor(4) as pool:
+        shared = pool.submit(divergence_and_share, small, large)
+        runs = pool.submit(collinear_runs, q, r)
+        tandems = pool.submit(lambda: (tandem_pairs(query.runs, reference.runs, max_freq),
+                                       tandem_pairs(query.runs, reference.runs, max_freq, min_chain_score // 2)))
+        copies = copy_hsps(q, r, max_freq, min_len) * float(1 << shift)
+        (d, share), (tandem, tandem_chains) = shared.result(), tandems.result()
+        aligned = share * min(bases)
+        alignments = int(RUN_ALIGNMENTS * runs.result()) if aligned else 0
     collinear = aligned * segments(d, min_len)[0] + alignments
     # the periodic runs' diagonals that can make a chain: those they meet on by half its least score
     # (an upper bound, so that every chain is written only where they surely weigh little)
-    chains = alignments + tandem_pairs(query.runs, reference.runs, max_freq, min_chain_score // 2) + \
-        copies / COPY_HSPS
+    chains = alignments + tandem_chains + copies / COPY_HSPS
     return PairCounts(int(aligned), d, alignments, int(collinear + tandem + copies), int(tandem + copies), int(chains),
                       int(collinear), record_pairs(q, r))
 
