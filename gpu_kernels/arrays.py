@@ -381,11 +381,11 @@ def running_max_cupy(values):
     return out
 
 
-def take_columns(columns: dict, index=None, tables: list | None = None) -> dict:
+def take_columns(columns: dict, index=None, tables: list | None = None, threads: int = 0) -> dict:
     """Host columns gathered side by side (NumPy's take and concatenate release the interpreter's lock;
     a whole pair's 2.8 M chains and their blocks are tens of columns): each column at index, or (tables
     given: a list of dicts, `columns` then the names) each name's columns concatenated, then at index
-    where given."""
+    where given; on `threads` threads (0: native.threads())."""
     from concurrent.futures import ThreadPoolExecutor
 
     from . import native
@@ -396,7 +396,7 @@ def take_columns(columns: dict, index=None, tables: list | None = None) -> dict:
         column = np.concatenate([np.asarray(t[name]) for t in tables]) if tables is not None else columns[name]
         return column if index is None else column[index]
 
-    with ThreadPoolExecutor(max(1, min(len(names), native.threads()))) as pool:
+    with ThreadPoolExecutor(max(1, min(len(names), threads or native.threads()))) as pool:
         return dict(zip(names, pool.map(one, names)))
 
 

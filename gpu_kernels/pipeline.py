@@ -215,8 +215,8 @@ def place_and_align(chains: dict, blocks: dict, chosen, query: SeqSet, reference
     return table, placed, al
 
 
-def _cat(tables: list, names) -> dict:
-    return take_columns(dict.fromkeys(names), tables=tables)
+def _cat(tables: list, names, threads: int = 0) -> dict:
+    return take_columns(dict.fromkeys(names), tables=tables, threads=threads)
 
 
 @dataclass
@@ -253,32 +253,35 @@ class PairChains:
     number: np.ndarray
     rank_of: np.ndarray  # a part's chain (its row among the parts' laid end to end) -> its row here
     base: np.ndarray  # where each part's chains start among the parts' laid end to end
+    threads: int = 0  # the columns' gathers (arrays.take_columns)
 
     def ranked(self, tables: list[dict], columns) -> tuple[dict, np.ndarray]:
         """The parts' rows of other tables in the pair's chain order (a chain's rows in order), and the order."""
-        got = _cat(tables, columns)
+        got = _cat(tables, columns, self.threads)
         owner = np.repeat(np.arange(len(tables)), [int(t["chain"].size) for t in tables])
         got["chain"] = self.rank_of[self.base[owner] + got["chain"]]
         moved = stable_argsort(got["chain"])
-        return take_columns(got, moved), moved
+        return take_columns(got, moved, threads=self.threads), moved
 
 
-def pair_chains(parts: list[Part], qlens, rlens, params: Params, all_chains: bool = True, marks=None) -> PairChains:
+def pair_chains(parts: list[Part], qlens, rlens, params: Params, all_chains: bool = True, marks=None,
+                threads: int = 0) -> PairChains:
     """The pair's chains and their backbone from its parts (in any order): assemble's first steps, and what
-    the dotplots order the query by (workflow.gather). marks: a list each step's (name, time) is added to."""
+    the dotplots order the query by (workflow.gather). marks: a list each step's (name, time) is added to;
+    threads: the columns' gathers' (0: native.threads())."""
     qlens, rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
     marks = [] if marks is None else marks
     sizes = [int(p.chains["chain"].size) for p in parts]
     base = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-    chains = _cat([p.chains for p in parts], (*CHAIN.names, "head", "candidate", "tie"))
+    chains = _cat([p.chains for p in parts], (*CHAIN.names, "head", "candidate", "tie"), threads)
     number = chain_numbers(parts, chains)
     rank_of = np.empty(int(base[-1]), dtype=np.int64)
     order = stable_argsort(number)
     rank_of[order] = np.arange(order.size, dtype=np.int64)
-    chains = take_columns(chains, order)
+    chains = take_columns(chains, order, threads=threads)
     chains["chain"] = np.arange(order.size, dtype=np.int64)
     marks.append(("numbers", time.perf_counter()))
-    out = PairChains(chains, {}, number[order], rank_of, base)
+    out = PairChains(chains, {}, number[order], rank_of, base, threads)
     out.blocks, _ = out.ranked([p.blocks for p in parts], BLOCKS)
     marks.append(("blocks", time.perf_counter()))
     # parts that kept their first round's chains alone: that round, run again on them, keeps them all,

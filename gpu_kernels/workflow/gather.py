@@ -53,7 +53,9 @@ def backbone_layout(prefixes: list[str], query: Genome, reference: Genome, param
     started = time.perf_counter()
     with ThreadPoolExecutor(max(1, threads)) as pool:  # Parquet's decoding releases the GIL
         parts = list(pool.map(lambda prefix: read_part(prefix, ("chains", "blocks", "ranks")), prefixes))
-    chains = pair_chains(parts, query.lengths, reference.lengths, params, all_chains).chains
+    # half the job's threads for the columns' gathers: the coverage tables' pass reads beside it
+    chains = pair_chains(parts, query.lengths, reference.lengths, params, all_chains,
+                         threads=max(1, threads // 2)).chains
     if not chains["backbone"].any():
         return None
     layout = along_backbone(chains, query, reference)
