@@ -165,7 +165,10 @@ def gather_dots(hsps_path, columns, accumulator, add, threads: int) -> tuple:
         if whole is not None:
             whole.merge(other_whole)
         for key, dots in other_pairs.items():
-            pair_dots[key].merge(dots)
+            if key in pair_dots:
+                pair_dots[key].merge(dots)
+            else:
+                pair_dots[key] = dots
     return whole, pair_dots
 
 
@@ -188,16 +191,21 @@ def gather_pictures(hsps_path, summary_path: str, query: Genome, reference: Geno
                                    summary["aligned_bases"], summary["aligned_reverse"], summary["reference_centre"])
     best = best_pairs(summary, max_pair_plots, nr)
 
+    wanted = {qi * nr + ri for qi, ri in best}
+
     def accumulator() -> tuple:
-        # one gathering serves both genome dotplots: the PNG takes the longest of the HTML one's lines
+        # one gathering serves both genome dotplots: the PNG takes the longest of the HTML one's lines.
+        # A pair dotplot's Dots are made by the accumulators that meet its HSPs (a pair's rows are a
+        # few row groups of one table), not by all: each holds a raster of 8 MB, 50 pairs by 16 threads
+        # were most of a whole-genome dots job's memory and of its merge
         dots = Dots(chosen.width, chosen.height, chosen, max_lines=HTML_LINES if html else MAX_LINES) if whole else None
-        return dots, {qi * nr + ri: Dots(reference.lengths[ri], query.lengths[qi]) for qi, ri in best}
+        return dots, {}
 
     def add(chunk: dict, dots: tuple) -> None:
         all_dots, pair_dots = dots
         if all_dots is not None:
             all_dots.add(chunk)
-        if pair_dots and chunk["qrec"].size:
+        if wanted and chunk["qrec"].size:
             # rows are in (qrec, rrec) order: each chromosome pair is one run of a chunk, and a chunk
             # that begins and ends in the same pair (most row groups of a big table) is one run
             qrec, rrec = chunk["qrec"], chunk["rrec"]
@@ -205,7 +213,9 @@ def gather_pictures(hsps_path, summary_path: str, query: Genome, reference: Geno
                 (np.flatnonzero(np.diff(qrec.astype(np.int64) * nr + rrec)) + 1).tolist()
             for lo, hi in zip([0] + bounds, bounds + [qrec.size]):
                 key = int(qrec[lo]) * nr + int(rrec[lo])
-                if key in pair_dots:
+                if key in wanted:
+                    if key not in pair_dots:
+                        pair_dots[key] = Dots(reference.lengths[key % nr], query.lengths[key // nr])
                     zeros = np.zeros(hi - lo, np.int64)
                     pair_dots[key].add({**{c: v[lo:hi] for c, v in chunk.items()}, "qrec": zeros, "rrec": zeros})
 
@@ -213,7 +223,8 @@ def gather_pictures(hsps_path, summary_path: str, query: Genome, reference: Geno
     all_dots, pair_dots = gather_dots(hsps_path, HSP.view("dots"), accumulator, add, threads) \
         if whole or best else (None, {})
     log.info("HSPs gathered into dots in %.1f s", time.perf_counter() - started)
-    return Gathered(chosen, all_dots, {(qi, ri): pair_dots[qi * nr + ri] for qi, ri in best})
+    return Gathered(chosen, all_dots, {(qi, ri): pair_dots.get(qi * nr + ri) or Dots(reference.lengths[ri], query.lengths[qi])
+                                       for qi, ri in best})
 
 
 def gather_pair(hsps_path, summary_path: str, layout_path: str, query: Genome, reference: Genome, out_path: str,
