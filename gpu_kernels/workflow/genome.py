@@ -55,10 +55,11 @@ def content_digest(data) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def _scan(data, path: str) -> tuple[list[Chromosome], np.ndarray | None]:
-    """The records and their bodies' spans in data (None for FASTQ)."""
+def _scan(data, path: str, sketch: bool = False) -> tuple[list[Chromosome], np.ndarray | None, object]:
+    """The records and their bodies' spans in data (None for FASTQ), and with sketch the genome's
+    (sketch.make_sketch: its count of the blanks gives the records' lengths too; else None)."""
     if data.lstrip()[:1] == b"@":
-        return scan_fastq(data.lstrip(), path), None
+        return scan_fastq(data.lstrip(), path), None, None
     from .. import native
 
     # white space counted in place (no copy of a body), on all cores: the scan runs at the start of
@@ -70,13 +71,20 @@ def _scan(data, path: str) -> tuple[list[Chromosome], np.ndarray | None]:
         records = layout(data, path)
         names = [name for name, _, _ in records]
         spans = np.array([(start, end) for _, start, end in records], dtype=np.int64).reshape(-1, 2)
-    blanks = np.zeros(len(names), dtype=np.int64)
-    native.cpu().count_in_spans(data, np.ascontiguousarray(spans[:, 0]), np.ascontiguousarray(spans[:, 1]),
-                                BLANK_TABLE, blanks, native.threads())
-    lengths = spans[:, 1] - spans[:, 0] - blanks
+    lengths = np.zeros(len(names), dtype=np.int64)
+    made = None
+    if sketch:
+        from .sketch import make_sketch
+
+        made = make_sketch(data, spans, None, lengths=lengths)
+    else:
+        blanks = np.zeros(len(names), dtype=np.int64)
+        native.cpu().count_in_spans(data, np.ascontiguousarray(spans[:, 0]), np.ascontiguousarray(spans[:, 1]),
+                                    BLANK_TABLE, blanks, native.threads())
+        lengths = spans[:, 1] - spans[:, 0] - blanks
     if (lengths == 0).any():
         raise InputError("empty record, no sequence", path, names[int(np.flatnonzero(lengths == 0)[0])])
-    return [Chromosome(name, length) for name, length in zip(names, lengths.tolist())], spans
+    return [Chromosome(name, length) for name, length in zip(names, lengths.tolist())], spans, made
 
 
 def scan_cached(path: str, cache: str, sketch: str | None = None,
@@ -104,12 +112,7 @@ def scan_cached(path: str, cache: str, sketch: str | None = None,
     # the digest (one core) beside the scan and sketch (all cores)
     with ThreadPoolExecutor(1) as pool:
         digested = pool.submit(content_digest, data) if digest else None
-        chromosomes, spans = _scan(data, path)
-        made = None
-        if sketch is not None and spans is not None:
-            from .sketch import make_sketch, sketch_shift
-
-            made = make_sketch(data, spans, sketch_shift(sum(c.length for c in chromosomes)))
+        chromosomes, spans, made = _scan(data, path, sketch is not None)
         found = digested.result() if digested is not None else None
     del data
     try:

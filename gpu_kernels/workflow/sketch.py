@@ -51,11 +51,14 @@ MERGE_GAP = 40  # sketch.c's: periodic 32-mers of a family this near are one run
 PIECES_A_THREAD, MIN_PIECE = 8, 1 << 20
 
 
-def make_sketch(data, spans: np.ndarray, shift: int, piece_bytes: int | None = None) -> Sketch:
+def make_sketch(data, spans: np.ndarray, shift: int | None, piece_bytes: int | None = None,
+                lengths: np.ndarray | None = None) -> Sketch:
     """The sketch of the record bodies data[spans[i, 0]:spans[i, 1]] (FASTA text: line breaks and
     blanks skipped, bases of any case), records numbered in spans' order. The bodies are cut in pieces
     of about piece_bytes (by default a share of the genome that keeps every thread busy), the same
-    sketch for any cut. Its sites come in 20-mer order (records and positions in order within one)."""
+    sketch for any cut. Its sites come in 20-mer order (records and positions in order within one).
+    shift None: the genome's (sketch_shift of its bases, counted here); lengths: an int64 array a
+    record, given each record's bases (the scan's lengths, from the one count of the blanks)."""
     from .. import native
     from ..fasta import BLANK_TABLE
 
@@ -75,6 +78,10 @@ def make_sketch(data, spans: np.ndarray, shift: int, piece_bytes: int | None = N
     cpu = native.cpu()
     cpu.count_in_spans(data, starts, ends, BLANK_TABLE, blanks, threads)
     held = ends - starts - blanks
+    if lengths is not None:
+        lengths[:] = np.bincount(recs, weights=held, minlength=spans.shape[0]).astype(np.int64)
+    if shift is None:
+        shift = sketch_shift(int(held.sum()))
     bases = exclusive_sum(held)[:-1]
     bases -= np.repeat(bases[first_piece], cuts)
     firsts = np.ascontiguousarray(spans[recs, 0])
