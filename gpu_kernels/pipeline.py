@@ -215,10 +215,6 @@ def place_and_align(chains: dict, blocks: dict, chosen, query: SeqSet, reference
     return table, placed, al
 
 
-def _cat(tables: list, names, threads: int = 0) -> dict:
-    return take_columns(dict.fromkeys(names), tables=tables, threads=threads)
-
-
 @dataclass
 class Pair:
     """A genome pair made whole: its chains (CHAIN columns in chain order, `backbone` chosen over the
@@ -257,7 +253,7 @@ class PairChains:
 
     def ranked(self, tables: list[dict], columns) -> tuple[dict, np.ndarray]:
         """The parts' rows of other tables in the pair's chain order (a chain's rows in order), and the order."""
-        got = _cat(tables, columns, self.threads)
+        got = take_columns(dict.fromkeys(columns), tables=tables, threads=self.threads)
         owner = np.repeat(np.arange(len(tables)), [int(t["chain"].size) for t in tables])
         got["chain"] = self.rank_of[self.base[owner] + got["chain"]]
         moved = stable_argsort(got["chain"])
@@ -273,7 +269,8 @@ def pair_chains(parts: list[Part], qlens, rlens, params: Params, all_chains: boo
     marks = [] if marks is None else marks
     sizes = [int(p.chains["chain"].size) for p in parts]
     base = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-    chains = _cat([p.chains for p in parts], (*CHAIN.names, "head", "candidate", "tie"), threads)
+    chains = take_columns(dict.fromkeys((*CHAIN.names, "head", "candidate", "tie")), tables=[p.chains for p in parts],
+                          threads=threads)
     number = chain_numbers(parts, chains)
     rank_of = np.empty(int(base[-1]), dtype=np.int64)
     order = stable_argsort(number)
