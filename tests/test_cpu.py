@@ -366,7 +366,8 @@ def test_extension_is_the_oracles_walk(seed, match, mismatch, n_score, xdrop, mi
         assert score[n] == left[0] + right[0] - k * match and ids[n] == k + left[2] + right[2]
 
 
-@pytest.mark.parametrize("seed, n, span", [(1, 0, 5), (2, 1, 5), (3, 5000, 3), (4, 100_000, 1 << 40), (5, 70_000, 1 << 62)])
+@pytest.mark.parametrize("seed, n, span", [(1, 0, 5), (2, 1, 5), (3, 5000, 3), (4, 100_000, 1 << 40),
+                                           (5, 70_000, 1 << 62)])
 def test_row_groups_are_numpy_unique_inverse(seed, n, span):
     """The rows' group numbers (the radix sort's) are np.unique's inverse, whichever path a span takes."""
     rng = np.random.default_rng(seed)

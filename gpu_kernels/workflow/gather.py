@@ -223,8 +223,8 @@ def gather_pictures(hsps_path, summary_path: str, query: Genome, reference: Geno
     all_dots, pair_dots = gather_dots(hsps_path, HSP.view("dots"), accumulator, add, threads) \
         if whole or best else (None, {})
     log.info("HSPs gathered into dots in %.1f s", time.perf_counter() - started)
-    return Gathered(chosen, all_dots, {(qi, ri): pair_dots.get(qi * nr + ri) or Dots(reference.lengths[ri], query.lengths[qi])
-                                       for qi, ri in best})
+    return Gathered(chosen, all_dots, {(qi, ri): pair_dots.get(qi * nr + ri) or
+                                       Dots(reference.lengths[ri], query.lengths[qi]) for qi, ri in best})
 
 
 def gather_pair(hsps_path, summary_path: str, layout_path: str, query: Genome, reference: Genome, out_path: str,
