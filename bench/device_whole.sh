@@ -23,7 +23,8 @@
 # MAXFREQ: align's --max-freq; ALIGN_OPTS: more options of align (PART=1 and the whole genomes'), e.g.
 # '--preset distant --seed 14of22 --transitions 0';
 # GPUS: the workflow's GPUs (default: every GPU of the machine, through profiles/multi-gpu); SLOTS: its
-# jobs_per_gpu (default 1; docs/WORKFLOW.md's turns on the GPU: SLOTS=2); WARM=1: the warm command first
+# jobs_per_gpu (default 1; docs/WORKFLOW.md's turns on the GPU: SLOTS=2); TURNS: its turns_per_gpu (jobs holding
+# the GPU at once; default 1; the GPU's memory at its peak is printed); WARM=1: the warm command first
 # (WARM=install: what `pip install` runs where CuPy finds a GPU);
 # DRY=0: no dry run first (Snakemake's start alone); LIFT=1: after the workflow, reference points drawn in
 # its one-to-one alignments (bench/liftover_check.py --save-points) and alignments.chain, xz-compressed in
@@ -45,6 +46,7 @@ fi
 engine=${ENGINE:-$'engine: {fast: true, max_freq: 20}\nbins: {size: 500000000}'}
 [ "$engine" = none ] && engine="# the defaults"
 slots=${SLOTS:-1}; engine="$engine"$'\n'"jobs_per_gpu: $slots"
+[ -n "${TURNS:-}" ] && engine="$engine"$'\n'"turns_per_gpu: $TURNS"
 peak() { /usr/bin/time -f "$1: %e s wall, %U user s, %M KB peak" "${@:2}"; }
 install_warm() {  # what `pip install` runs after building the kernels (setup.py: kernels.warm_at_install)
     peak "the install's warm" python3 -c "import runpy, sys
@@ -150,7 +152,7 @@ if [ "${WORKFLOW:-1}" = 1 ]; then
             > /dev/null 2> "$OUT/dry.log"; tail -1 "$OUT/dry.log"
     fi
     began=$(date +%s.%N)
-    nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 500 > "$OUT/busy_${model}.csv" &
+    nvidia-smi --query-gpu=index,utilization.gpu,memory.used --format=csv,noheader,nounits -lms 500 > "$OUT/busy_${model}.csv" &
     sampler=$!
     # the disk the run takes at its peak, beside what the FASTA files take (df every second)
     used0=$(df -B1 --output=used /tmp | tail -1)
@@ -165,6 +167,8 @@ if [ "${WORKFLOW:-1}" = 1 ]; then
     sort -n "$OUT/disk_${model}.txt" | tail -1 | awk -v u="$used0" -v f="$fasta" '{printf "disk at its peak: %.1f GB over the start (%.2fx the FASTA, %.1f GB)\n", ($1 - u) / 1e9, ($1 - u) / f, f / 1e9}' | \
         tee -a "$OUT/workflow_${model}.log"
     python3 bench/gpu_busy.py "$OUT/busy_${model}.csv" "/tmp/wf_${model}/results/logs/compare" | tee -a "$OUT/workflow_${model}.log"
+    awk -F', ' '$3 > peak {peak = $3} END {printf "GPU memory at its peak: %.1f GiB\n", peak / 1024}' "$OUT/busy_${model}.csv" | \
+        tee -a "$OUT/workflow_${model}.log"
     awk -v a="$began" -v b="$ended" 'BEGIN {printf "snakemake: %.1f s from its command to its exit\n", b - a}' | \
         tee -a "$OUT/workflow_${model}.log"
     python3 bench/rule_spans.py "/tmp/wf_${model}/results/logs/benchmarks" --since "$began" | tee -a "$OUT/workflow_${model}.log"

@@ -28,7 +28,7 @@ def busy_fractions(path: str) -> dict[int, float]:
     with open(path) as handle:
         for line in handle:
             fields = [f.strip() for f in line.split(",")]
-            if len(fields) == 2 and fields[0].isdigit() and fields[1].isdigit():
+            if len(fields) >= 2 and fields[0].isdigit() and fields[1].isdigit():  # more columns: memory.used
                 samples.append((int(fields[0]), int(fields[1])))
     gpus = sorted({g for g, _ in samples}) or [0]
     rounds = [samples[k:k + len(gpus)] for k in range(0, len(samples) - len(gpus) + 1, len(gpus))]
