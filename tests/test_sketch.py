@@ -79,6 +79,21 @@ def test_a_coarser_shift_keeps_the_finer_ones_sites_below_its_threshold(tmp_path
     assert load_sketch(str(tmp_path / "none.npz")) is None
 
 
+def test_the_sketch_counts_the_records_bases_and_its_shift_as_the_scan_would():
+    """make_sketch with no shift: the genome's own (sketch_shift of its bases), and each record's bases
+    (blanks left out) where asked for: what the genome scan takes from its one count of the blanks."""
+    rng = np.random.default_rng(8)
+    records = [random_seq(rng, 70_000), random_seq(rng, 33), random_seq(rng, 5_000).lower()]
+    text, spans = fasta(records)
+    for piece_bytes in (None, 1000, 64):
+        lengths = np.zeros(len(records), dtype=np.int64)
+        made = make_sketch(text, spans, None, piece_bytes, lengths=lengths)
+        assert lengths.tolist() == [len(r) for r in records]
+        expected = make_sketch(text, spans, sketch_shift(sum(map(len, records))), piece_bytes)
+        assert made.shift == expected.shift and np.array_equal(made.sites, expected.sites)
+        assert np.array_equal(made.runs, expected.runs)
+
+
 def test_the_shift_keeps_a_genome_between_its_bounds():
     assert sketch_shift(900_000) == 5  # a bacterium: a 32nd of its bases
     assert sketch_shift(3_100_000_000) == 11  # a human-sized genome: about 1.5 M sites
