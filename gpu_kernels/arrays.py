@@ -381,23 +381,33 @@ def running_max_cupy(values):
     return out
 
 
-def take_columns(columns: dict, index=None, tables: list | None = None, threads: int = 0) -> dict:
-    """Host columns gathered side by side (NumPy's take and concatenate release the interpreter's lock;
-    a whole pair's 2.8 M chains and their blocks are tens of columns): each column at index, or (tables
-    given: a list of dicts, `columns` then the names) each name's columns concatenated, then at index
-    where given; on `threads` threads (0: native.threads())."""
+def _side_by_side(make, names, threads: int = 0) -> dict:
+    """{name: make(name)} made on threads (NumPy's take and concatenate release the interpreter's lock;
+    a whole pair's 2.8 M chains and their blocks are tens of columns; threads 0: native.threads())."""
     from concurrent.futures import ThreadPoolExecutor
 
     from . import native
 
-    names = list(columns)
-
-    def one(name):
-        column = np.concatenate([np.asarray(t[name]) for t in tables]) if tables is not None else columns[name]
-        return column if index is None else column[index]
-
+    names = list(names)
     with ThreadPoolExecutor(max(1, min(len(names), threads or native.threads()))) as pool:
-        return dict(zip(names, pool.map(one, names)))
+        return dict(zip(names, pool.map(make, names)))
+
+
+def take_columns(columns: dict, index, threads: int = 0) -> dict:
+    """Host columns, each at index, gathered side by side."""
+    return _side_by_side(lambda name: columns[name][index], columns, threads)
+
+
+def concat_columns(tables: list, names, threads: int = 0) -> dict:
+    """The named host columns of several tables (dicts), each concatenated, side by side."""
+    return _side_by_side(lambda name: np.concatenate([np.asarray(t[name]) for t in tables]), names, threads)
+
+
+def _numbered(order: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """Each row's group number, given the rows' sorted order and where a sorted row starts a new group."""
+    group = np.empty(order.size, dtype=np.int64)
+    group[order] = np.cumsum(new) - 1
+    return group
 
 
 def unique_groups(keys: np.ndarray) -> np.ndarray:
@@ -407,9 +417,7 @@ def unique_groups(keys: np.ndarray) -> np.ndarray:
     ordered = keys[order]
     new = np.ones(order.size, dtype=bool)
     np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
-    group = np.empty(order.size, dtype=np.int64)
-    group[order] = np.cumsum(new) - 1
-    return group
+    return _numbered(order, new)
 
 
 def row_groups(rows) -> np.ndarray:
@@ -430,6 +438,4 @@ def row_groups(rows) -> np.ndarray:
     ordered = rows[order]
     new = np.ones(order.size, dtype=bool)
     new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
-    group = np.empty(order.size, dtype=np.int64)
-    group[order] = np.cumsum(new) - 1
-    return group
+    return _numbered(order, new)

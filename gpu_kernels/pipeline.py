@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .align import TEXT_PARTS, align_chains, text_of
-from .arrays import row_groups, stable_argsort, take_columns, to_host
+from .arrays import concat_columns, row_groups, stable_argsort, take_columns, to_host
 from .backbone import backbone
 from .chains import blocks_of
 from .diagonals import keys_fit
@@ -249,15 +249,15 @@ class PairChains:
     number: np.ndarray
     rank_of: np.ndarray  # a part's chain (its row among the parts' laid end to end) -> its row here
     base: np.ndarray  # where each part's chains start among the parts' laid end to end
-    threads: int = 0  # the columns' gathers (arrays.take_columns)
+    threads: int = 0  # the columns' gathers (arrays.take_columns, concat_columns)
 
     def ranked(self, tables: list[dict], columns) -> tuple[dict, np.ndarray]:
         """The parts' rows of other tables in the pair's chain order (a chain's rows in order), and the order."""
-        got = take_columns(dict.fromkeys(columns), tables=tables, threads=self.threads)
+        got = concat_columns(tables, columns, self.threads)
         owner = np.repeat(np.arange(len(tables)), [int(t["chain"].size) for t in tables])
         got["chain"] = self.rank_of[self.base[owner] + got["chain"]]
         moved = stable_argsort(got["chain"])
-        return take_columns(got, moved, threads=self.threads), moved
+        return take_columns(got, moved, self.threads), moved
 
 
 def pair_chains(parts: list[Part], qlens, rlens, params: Params, all_chains: bool = True, marks=None,
@@ -269,13 +269,12 @@ def pair_chains(parts: list[Part], qlens, rlens, params: Params, all_chains: boo
     marks = [] if marks is None else marks
     sizes = [int(p.chains["chain"].size) for p in parts]
     base = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-    chains = take_columns(dict.fromkeys((*CHAIN.names, "head", "candidate", "tie")), tables=[p.chains for p in parts],
-                          threads=threads)
+    chains = concat_columns([p.chains for p in parts], (*CHAIN.names, "head", "candidate", "tie"), threads)
     number = chain_numbers(parts, chains)
     rank_of = np.empty(int(base[-1]), dtype=np.int64)
     order = stable_argsort(number)
     rank_of[order] = np.arange(order.size, dtype=np.int64)
-    chains = take_columns(chains, order, threads=threads)
+    chains = take_columns(chains, order, threads)
     chains["chain"] = np.arange(order.size, dtype=np.int64)
     marks.append(("numbers", time.perf_counter()))
     out = PairChains(chains, {}, number[order], rank_of, base, threads)

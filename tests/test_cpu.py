@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 
 from generate import related_pair
 from gpu_kernels import Params, native
-from gpu_kernels.arrays import row_groups, stable_argsort, take_columns, unique_groups
+from gpu_kernels.arrays import concat_columns, row_groups, stable_argsort, take_columns, unique_groups
 from gpu_kernels.diagonals import decode_keys, filter_keys, key_width
 from gpu_kernels.encode import encode
 from gpu_kernels.seeds import KeptSeeds, count_seeds, seed_groups, seed_keys
@@ -382,8 +382,8 @@ def test_take_columns_is_each_column_taken_or_concatenated():
     rng = np.random.default_rng(6)
     tables = [{"a": rng.integers(0, 9, n), "b": rng.random(n)} for n in (5, 0, 40_000)]
     index = rng.permutation(40_005)
-    whole = take_columns(dict.fromkeys("ab"), tables=tables)
+    whole = concat_columns(tables, "ab")
     assert all(np.array_equal(whole[k], np.concatenate([t[k] for t in tables])) for k in "ab")
     taken = take_columns(whole, index)
     assert list(taken) == ["a", "b"] and all(np.array_equal(taken[k], whole[k][index]) for k in "ab")
-    assert all(np.array_equal(v, whole[k][index[:7]]) for k, v in take_columns(whole, index[:7], tables=None).items())
+    assert all(np.array_equal(v, whole[k][index[:7]]) for k, v in take_columns(whole, index[:7], 1).items())
