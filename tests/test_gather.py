@@ -20,7 +20,7 @@ def test_gathered_dots_saved_then_drawn_are_the_pictures_drawn_at_once(tmp_path)
     from gpu_kernels.hsps import sort_rows
     from gpu_kernels.params import Params
     from gpu_kernels.workflow.dots import Layout
-    from gpu_kernels.workflow.gather import Gathered, gather_pictures, load_layout, save_layout
+    from gpu_kernels.workflow.gather import Gathered, gather_pictures
     from gpu_kernels.workflow.genome import Genome
     from gpu_kernels.workflow.pictures import draw_pictures, gathered_pictures
     from gpu_kernels.workflow.tables import hsp_coverage
@@ -39,13 +39,7 @@ def test_gathered_dots_saved_then_drawn_are_the_pictures_drawn_at_once(tmp_path)
     summary = str(tmp_path / "hsp_coverage.npz")
     hsp_coverage(table, query, reference, summary)
     layout = Layout(query.lengths, reference.lengths, np.array([2, 0, 1]), np.array([False, True, False]))
-    save_layout(str(tmp_path / "layout.npz"), layout)
-    loaded = load_layout(str(tmp_path / "layout.npz"), query, reference)
-    assert np.array_equal(loaded.qoff, layout.qoff) and np.array_equal(loaded.flip, layout.flip)
-    save_layout(str(tmp_path / "none.npz"), None)
-    assert load_layout(str(tmp_path / "none.npz"), query, reference) is None
-
-    gathered = gather_pictures(table, summary, query, reference, True, True, 4, "reference", 2, loaded)
+    gathered = gather_pictures(table, summary, query, reference, True, True, 4, "reference", 2, layout)
     gathered.save(str(tmp_path / "dots.npz"))
     assert (tmp_path / "dots.npz").stat().st_size < 8 * 1000 * 1000  # not 5 rasters of 8 MB
     out = tmp_path / "apart"
@@ -74,14 +68,14 @@ def test_the_workflows_pictures_are_those_of_its_merged_table_and_chains(tmp_pat
     from wfhelpers import coverage_of
 
     _, query, reference = genomes
-    made = config(tmp_path, query, reference, outputs=", hsps_auto_bases: 1000")
+    made = config(tmp_path, query, reference, outputs=", hsps_auto_bases: 1000, chained_hsps: true")
     text = open(made).read()
     for kind in ("grid_dotplot", "html_dotplot", "coverage_heatmap", "pair_dotplots"):
         text = text.replace(f"{kind}: false", f"{kind}: true")
     (tmp_path / "config.yaml").write_text(text)
     snakemake(tmp_path, "all", f"{PAIR}/chained_hsps.parquet", "--cores", "2", "--configfile", "config.yaml")
     pair = tmp_path / PAIR
-    assert not (pair / "dots.npz").exists() and not (pair / "dots_layout.npz").exists()
+    assert not (pair / "dots.npz").exists() and not list(pair.rglob("shares.npz"))
     out = tmp_path / "own"
     out.mkdir()
     q, r, _ = coverage_of(pair / "chained_hsps.parquet", out)

@@ -72,7 +72,7 @@ def test_the_readmes_slurm_command_keeps_the_profiles_limits_and_sends_gpu_jobs_
     rules = "".join(open(os.path.join(ROOT, "workflow", "rules", name)).read()
                     for name in os.listdir(os.path.join(ROOT, "workflow", "rules")))
     gpu_rules = set(re.findall(r"rule (\w+):(?:(?!\nrule ).)*?\n\s+gpu=1 if", rules, re.S))
-    assert gpu_rules == {"compare", "hsp_coverage", "row"}  # row: many genomes (comparisons.many)
+    assert gpu_rules == {"compare", "row"}  # row: many genomes (comparisons.many)
     readme = open(os.path.join(ROOT, "README.md")).read()
     comment = "".join(line.lstrip("# ") for line in open(profile_path) if line.startswith("#"))
     for text in (readme, comment):

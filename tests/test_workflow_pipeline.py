@@ -111,9 +111,9 @@ def test_a_changed_alignment_parameter_reruns_to_aligns_result(tmp_path, genomes
 def test_the_exhaustive_hsp_table_and_secondary_chains_are_opt_in_past_the_size(tmp_path, genomes):
     folder, query, reference = genomes
     # the merged table of the HSPs in chains is asked for here only to check that the coverage tables,
-    # made from the compare jobs' tables directly, are those of that table
+    # made from the compare jobs' shares, are those of that table
     snakemake(tmp_path, "all", f"{PAIR}/chained_hsps.parquet", "--cores", "2", "--configfile",
-              config(tmp_path, query, reference, outputs=", hsps_auto_bases: 1000"))
+              config(tmp_path, query, reference, outputs=", hsps_auto_bases: 1000, chained_hsps: true"))
     pair = tmp_path / PAIR
     assert not (pair / "hsps.parquet").exists()
     _, _, merged = coverage_of(pair / "chained_hsps.parquet", tmp_path)
@@ -146,12 +146,12 @@ def test_backbone_chains_no_job_aligned_are_aligned_as_align_aligns_them(tmp_pat
 
 
 def test_the_coverage_pass_and_the_dots_run_beside_the_assembly_and_the_pictures_beside_the_tables(tmp_path, genomes):
-    """The serial tail of a whole-genome run: the coverage tables' pass over the HSPs needs nothing
-    `assemble` makes (it runs beside it, reading the compare jobs' tables), nor does the gathering of
-    the dotplots' dots, so the pictures after the assembly only draw (their gathering once waited
-    for it: 7.4 s of a 3 Gbp pair's 15.4 s plots job, the HSP tables kept on disk meanwhile); and the
-    pictures read that pass's numbers, not the coverage tables (they once waited for them: 12.6 s of
-    a 3 Gbp pair's run after coverage's 15.3 s)."""
+    """The serial tail of a whole-genome run: the compare jobs' shares of the coverage tables and the
+    dotplots' dots are merged beside `assemble` (they need nothing it makes), so the pictures after the
+    assembly only draw (their gathering once waited for it: 7.4 s of a 3 Gbp pair's 15.4 s plots job);
+    the pictures read that merge's numbers, not the coverage tables (they once waited for them: 12.6 s
+    of a 3 Gbp pair's run after coverage's 15.3 s); and nothing waits for an HSP table the pair's
+    outputs do not hold: the alignments start once the pair is assembled."""
     import re
 
     _, query, reference = genomes
@@ -161,18 +161,10 @@ def test_the_coverage_pass_and_the_dots_run_beside_the_assembly_and_the_pictures
     names = dict(re.findall(r"^\s*(\d+)\[label = \"(\w+)\"", graph, re.M))
     edges = {(names[a], names[b]) for a, b in re.findall(r"^\s*(\d+) -> (\d+)", graph, re.M)}
     assert {("compare", "hsp_coverage"), ("hsp_coverage", "coverage"), ("hsp_coverage", "plots"),
-            ("compare", "dots"), ("hsp_coverage", "dots"), ("dots", "plots"), ("assemble", "coverage"),
-            ("assemble", "plots"), ("dots", "alignments")} <= edges, edges
-    assert not {("assemble", "hsp_coverage"), ("coverage", "plots"), ("merge", "hsp_coverage"), ("assemble", "dots"),
-                ("compare", "plots")} & edges
-    # the alignments wait for the dots only where the dots' HSP tables are the compare jobs' (removed
-    # once the dots are gathered, before the SNP file is written): not where the pair's table is kept
-    (tmp_path / "kept.yaml").write_text(open(made).read().replace("grid_dotplot: false", "grid_dotplot: true")
-                                        .replace(", hsps_auto_bases: 1000", ""))
-    graph = snakemake(tmp_path, "--rulegraph", "--configfile", "kept.yaml").stdout
-    names = dict(re.findall(r"^\s*(\d+)\[label = \"(\w+)\"", graph, re.M))
-    kept = {(names[a], names[b]) for a, b in re.findall(r"^\s*(\d+) -> (\d+)", graph, re.M)}
-    assert ("dots", "plots") in kept and ("dots", "alignments") not in kept, kept
+            ("assemble", "coverage"), ("assemble", "plots"), ("assemble", "alignments")} <= edges, edges
+    assert not {("assemble", "hsp_coverage"), ("coverage", "plots"), ("merge", "hsp_coverage"),
+                ("compare", "plots"), ("hsp_coverage", "alignments")} & edges
+    assert "merge" not in names.values()
     # a rule's priority made Snakemake's ILP scheduler take its 10 s limit to choose the jobs after
     # assemble (a 3 Gbp pair's run, one H200): the order comes from the threads asked for, not priorities
     rules = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "workflow", "rules")

@@ -11,8 +11,10 @@ static inline int64_t item(const Py_buffer *b, Py_ssize_t i) {
 
 /* The raster half of Dots.add in one pass, the GIL released: each HSP shorter than `floor` marks the
  * cell of its segment's midpoint (in the layout: record offsets, flipped query records) with its
- * identity, the highest winning. The same double arithmetic as Layout.midpoints and Dots._mark, so
- * the same cells and float32 values. Returns the HSPs marked. */
+ * identity, the highest winning. A query record's rows start at its offset's row and its midpoints'
+ * rows count from there (Dots.rows), so a cell does not depend on the other records' places. The same
+ * double arithmetic as Dots._mark and shares.py, so the same cells and float32 values. Returns the
+ * HSPs marked. */
 static PyObject *py_raster_mark(PyObject *self, PyObject *args) {
     Py_buffer b[12];
     double xscale, yscale, floor;
@@ -47,8 +49,9 @@ static PyObject *py_raster_mark(PyObject *self, PyObject *args) {
             }
             const int f = flip[q] != 0;
             const int64_t x2 = 2 * (roff[r] + rstart[i]) + length;
-            const int64_t y2 = 2 * qoff[q] + (f ? 2 * qlens[q] - qstart[i] - qend[i] : qstart[i] + qend[i]);
-            int64_t ix = (int64_t)((double)x2 * xscale), iy = (int64_t)((double)y2 * yscale);
+            const int64_t y2 = f ? 2 * qlens[q] - qstart[i] - qend[i] : qstart[i] + qend[i];
+            int64_t ix = (int64_t)((double)x2 * xscale);
+            int64_t iy = (int64_t)((double)(2 * qoff[q]) * yscale) + (int64_t)((double)y2 * yscale);
             ix = ix < 0 ? 0 : ix > raster - 1 ? raster - 1 : ix;
             iy = iy < 0 ? 0 : iy > raster - 1 ? raster - 1 : iy;
             const int64_t cell = (int64_t)((strand[i] ^ f) & 1) * raster * raster + iy * raster + ix;

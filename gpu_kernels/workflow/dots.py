@@ -207,9 +207,24 @@ class Dots:
         order = np.lexsort((lines["strand"], lines["rstart"], lines["qstart"], lines["rrec"], lines["qrec"],
                             -self._length(lines)))
         if order.size > self.max_lines:
-            rest = {name: v[order[self.max_lines:]] for name, v in lines.items()}
-            self._mark(rest["x0"] + rest["x1"], rest["y0"] + rest["y1"], rest["drawn"], rest["identity"])
+            self._mark({name: v[order[self.max_lines:]] for name, v in lines.items()})
         return {name: v[order[:self.max_lines]] for name, v in lines.items()}
+
+    def take(self, cell, value, lines: dict, count: int) -> "Dots":
+        """Take in dots gathered elsewhere (a compare job's share, shares.py): raster cells (drawn *
+        RASTER**2 + row * RASTER + column) with identities, the highest winning; candidate lines (the
+        HSP columns of LINE_FIELDS and `identities`); and how many HSPs they stand for in all."""
+        from .shares import _max_cells
+
+        cell, value = _max_cells(np.asarray(cell, dtype=np.int64), np.asarray(value, dtype=np.float32))
+        cells = self._cells.reshape(-1)
+        cells[cell] = np.maximum(cells[cell], value)
+        self.count += count
+        self._rastered += count - lines["qstart"].size
+        p = self.layout.points(lines)
+        self._pending.append({name: p[name] for name in LINE_FIELDS})
+        self._sort_in()
+        return self
 
     def merge(self, other: "Dots") -> "Dots":
         """Take in the dots another accumulator gathered from other HSPs of the same plot: the
@@ -268,14 +283,27 @@ class Dots:
         self._rastered += marked
         return marked
 
-    def _mark(self, x2, y2, drawn, identity) -> None:
-        """Mark the raster cells of segment midpoints (given doubled: x0 + x1, y0 + y1) with their
-        identity, by drawn orientation."""
-        ix = np.clip((x2 * (RASTER / (2 * self.width))).astype(np.int64), 0, RASTER - 1)
-        iy = np.clip((y2 * (RASTER / (2 * self.height))).astype(np.int64), 0, RASTER - 1)
+    def rows(self, qrec, y2) -> np.ndarray:
+        """The raster rows of query midpoints given doubled along their own records as drawn (y2: qstart +
+        qend, or 2 * qlen - qstart - qend on a flipped record): a record's rows begin at its offset's row,
+        so that a cell depends on its record's place and orientation alone (what a compare job's share
+        keeps before the layout is chosen, shares.py). The same double arithmetic as dots.c."""
+        start = (2 * self.layout.qoff[qrec] * (RASTER / (2 * self.height))).astype(np.int64)
+        return np.minimum(start + (np.asarray(y2, dtype=np.int64) * (RASTER / (2 * self.height))).astype(np.int64),
+                          RASTER - 1)
+
+    def _mark(self, lines: dict) -> None:
+        """Mark the raster cells of some lines' midpoints (their fields as kept) with their identity, by
+        drawn orientation."""
+        qrec = np.asarray(lines["qrec"], dtype=np.int64)
+        qstart, qend = (np.asarray(lines[c], dtype=np.int64) for c in ("qstart", "qend"))
+        flip = self.layout.flip[qrec]
+        y2 = np.where(flip, 2 * self.layout.qlens[qrec] - qstart - qend, qstart + qend)
+        ix = np.clip(((lines["x0"] + lines["x1"]) * (RASTER / (2 * self.width))).astype(np.int64), 0, RASTER - 1)
+        iy = self.rows(qrec, y2)
         # lines dropped from the kept ones: at most a few max_lines a chunk, so NumPy's scatter will do
-        np.maximum.at(self._cells, (np.asarray(drawn).astype(np.int64), iy * RASTER + ix),
-                      np.asarray(identity, dtype=np.float32))
+        np.maximum.at(self._cells, (np.asarray(lines["drawn"]).astype(np.int64), iy * RASTER + ix),
+                      np.asarray(lines["identity"], dtype=np.float32))
         self._rastered += ix.size
 
     def identity_range(self, low: float | None = None) -> tuple[float, float]:

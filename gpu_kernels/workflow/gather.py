@@ -1,9 +1,9 @@
 """A genome pair's dotplots gathered, ready to draw: where the query records go (a Layout: along the
-pair's backbone, worked out from the compare jobs' parts beside the coverage tables' HSP pass), then
-the HSP tables read once into bounded Dots (dots.py) for the genome dotplots and for the pair
-dotplots of the most covered chromosome pairs. The workflow saves what is gathered (`dots` rule) and
-the pictures are drawn from it (pictures.py, `plots` rule) once the pair's chains and alignments are
-made, so the HSP tables are read and removed while the pair is still being assembled."""
+pair's backbone, worked out from the compare jobs' parts), then the HSPs gathered into bounded Dots
+(dots.py) for the genome dotplots and for the pair dotplots of the most covered chromosome pairs:
+from an HSP table read once (gather_pictures: the command line's pictures), or in the workflow from
+the compare jobs' shares of them (shares.py, merged by the `hsp_coverage` rule, which saves a
+Gathered), drawn (pictures.py, `plots` rule) once the pair's chains and alignments are made."""
 from __future__ import annotations
 
 import logging
@@ -64,32 +64,23 @@ def backbone_layout(prefixes: list[str], query: Genome, reference: Genome, param
     return layout
 
 
-def save_layout(path: str, layout: Layout | None) -> None:
-    """A Layout's query order and orientation (or none: the dots rule chooses one) at path (.npz)."""
-    from ..formats import atomic_path
-
-    arrays = {} if layout is None else {"order": layout.order, "flip": layout.flip, "qlens": layout.qlens}
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as handle:
-            np.savez(handle, **arrays)
-
-
-def load_layout(path: str, query: Genome, reference: Genome) -> Layout | None:
-    """save_layout's Layout of these genomes, or None."""
-    with np.load(path) as saved:
-        if "order" not in saved.files:
-            return None
-        if not np.array_equal(saved["qlens"], query.lengths):
-            raise InputError(f"a dotplot layout of other records than {query.name}'s", path)
-        return Layout(query.lengths, reference.lengths, saved["order"], saved["flip"])
-
-
 def best_pairs(summary: dict, max_pair_plots: int, nr: int) -> list[tuple[int, int]]:
     """The most covered chromosome pairs (query bases covered on both strands; ties in record
     order), at most max_pair_plots, as (query record, reference record)."""
     qindex, rindex, covered = summary["qindex"], summary["rindex"], summary["query_both"]
     ranked = np.lexsort((qindex * nr + rindex, -covered))
     return [(int(qindex[i]), int(rindex[i])) for i in ranked[:max_pair_plots] if covered[i] > 0]
+
+
+def choose_layout(summary: dict, query: Genome, reference: Genome, order: str, layout: Layout | None) -> Layout:
+    """The dotplots' layout: file order, or (order "reference") `layout` where given (backbone_layout's),
+    else along the reference by where the HSPs lie (summary: read_hsp_coverage's numbers)."""
+    if order != "reference" or len(query.names) < 2:
+        return Layout(query.lengths, reference.lengths)
+    if layout is not None:
+        return layout
+    return Layout.along_reference(query.lengths, reference.lengths, summary["qindex"], summary["rindex"],
+                                  summary["aligned_bases"], summary["aligned_reverse"], summary["reference_centre"])
 
 
 @dataclass
@@ -184,11 +175,7 @@ def gather_pictures(hsps_path, summary_path: str, query: Genome, reference: Geno
     `threads` accumulators side by side, merged at the end."""
     nr = len(reference.names)
     summary = read_hsp_coverage(summary_path, query, reference)
-    chosen = Layout(query.lengths, reference.lengths)
-    if order == "reference" and len(query.names) > 1:
-        chosen = layout if layout is not None else \
-            Layout.along_reference(query.lengths, reference.lengths, summary["qindex"], summary["rindex"],
-                                   summary["aligned_bases"], summary["aligned_reverse"], summary["reference_centre"])
+    chosen = choose_layout(summary, query, reference, order, layout)
     best = best_pairs(summary, max_pair_plots, nr)
 
     wanted = {qi * nr + ri for qi, ri in best}
@@ -225,11 +212,3 @@ def gather_pictures(hsps_path, summary_path: str, query: Genome, reference: Geno
     log.info("HSPs gathered into dots in %.1f s", time.perf_counter() - started)
     return Gathered(chosen, all_dots, {(qi, ri): pair_dots.get(qi * nr + ri) or
                                        Dots(reference.lengths[ri], query.lengths[qi]) for qi, ri in best})
-
-
-def gather_pair(hsps_path, summary_path: str, layout_path: str, query: Genome, reference: Genome, out_path: str,
-                whole: bool, html: bool, max_pair_plots: int, order: str, threads: int) -> None:
-    """The `dots` rule: gather_pictures with the layout at layout_path (save_layout's), saved to out_path."""
-    gathered = gather_pictures(hsps_path, summary_path, query, reference, whole, html, max_pair_plots, order, threads,
-                               load_layout(layout_path, query, reference))
-    gathered.save(out_path)

@@ -25,24 +25,30 @@ TIME_KEYS = ("load_s", "words_s", "seeds_s", "diagonals_s", "extend_s", "hsps_s"
 
 def compare_group(query: Genome, reference: Genome, qbin: str, rbins: list[str], params: Params, backend: str,
                   hsps_path: str, stats_path: str, labels: dict, pieces: bool = True, all_hsps: bool = True,
-                  text_parts_path: str | None = None) -> None:
+                  text_parts_path: str | None = None, write_hsps: bool = True, share: dict | None = None) -> None:
     """One query bin against a group of reference bins through the homology pipeline, in one
     comparison (the engine takes any number of records a side). It leaves its part (workflow.parts:
     chains and alignments, what their texts are made of, every chain's blocks as written where `pieces`)
-    beside a Parquet HSP table with genome-wide record indices in the canonical order (every HSP
-    where all_hsps, else those in chains: what the coverage and the dotplots read), and a stats
-    table. text_parts_path: where what the texts are made of goes (a file of its own, so that it is
-    removed once the texts' job has read it; default: beside the part)."""
+    beside, where write_hsps, a Parquet HSP table with genome-wide record indices in the canonical
+    order (every HSP where all_hsps, else those in chains), where `share` (shares.make_share's
+    whole, html and max_pair_plots) its share of the pair's coverage tables and pictures (of the
+    same HSPs), and a stats table. text_parts_path: where what the texts are made of goes (a file of
+    its own, so that it is removed once the texts' job has read it; default: beside the part)."""
     start = time.perf_counter()
     qset, qindex = load_bin(query.codes, query.rows, qbin)
     compare_bins(query, reference, qbin, rbins, qset, qindex, params, get_backend(backend), hsps_path, stats_path,
-                 labels, pieces, all_hsps, text_parts_path)
+                 labels, pieces, all_hsps, text_parts_path, write_hsps, share)
     log.info("job done in %.1f s", time.perf_counter() - start)
 
 
 def part_prefix(hsps_path: str) -> str:
     """Where a compare job's part is written (workflow.parts.part_files): `part` beside its HSP table."""
     return os.path.join(os.path.dirname(hsps_path), "part")
+
+
+def share_path(hsps_path: str) -> str:
+    """Where a compare job's share (shares.py) is written: beside its HSP table."""
+    return os.path.join(os.path.dirname(hsps_path), "shares.npz")
 
 
 # bytes an HSP takes in a Parquet table (its columns delta-packed and compressed), for the log's estimate
@@ -52,13 +58,15 @@ HSP_TABLE_BYTES = 12
 def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[str], qset, qindex, params: Params,
                  backend,
                  hsps_path: str, stats_path: str, labels: dict, pieces: bool = True, all_hsps: bool = True,
-                 text_parts_path: str | None = None) -> None:
+                 text_parts_path: str | None = None, write_hsps: bool = True, share: dict | None = None) -> None:
     """A query bin (already loaded) against a reference bin or a list of them through the homology
-    pipeline: its part, and its HSP table (every HSP, or the chained ones) with genome-wide record
-    indices, in the canonical order."""
+    pipeline: its part, and of its HSPs (every HSP, or the chained ones; genome-wide record indices,
+    the canonical order) the table (write_hsps) and the share (compare_group's)."""
     from ..result import Result
     from ..pipeline import homology
+    from ..schema import HSP
     from .parts import write_part
+    from .shares import make_share, save_share
 
     rset, rindex = load_bin(reference.codes, reference.rows, rbin)
     log.info("comparing %s:%s (%d records, %d bp) with %s:%s (%d records, %d bp), %s",
@@ -86,15 +94,22 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[s
         if not all_hsps:  # the chained HSPs only: the exhaustive table is the seed's output, asked for
             chained = result.chain_of >= 0
             table = {name: column[chained] for name, column in table.items()}
-        log.info("HSP table: %d of %d HSPs (%s), about %.1f MB", int(table["qstart"].size), rows,
-                 "every HSP" if all_hsps else "those in chains", int(table["qstart"].size) * HSP_TABLE_BYTES / 1e6)
         # bin-local record indices to genome-wide ones: an increasing map, so the row order holds
         table = dict(table)
         table["qrec"] = home.to_device(qindex)[table["qrec"]]
         table["rrec"] = home.to_device(rindex)[table["rrec"]]
         os.makedirs(os.path.dirname(hsps_path) or ".", exist_ok=True)
-        write_table(hsps_path, table, home, query.names, query.lengths, reference.names, reference.lengths, params,
-                    extra)
+        if share is not None:
+            clock = time.perf_counter()
+            save_share(share_path(hsps_path), make_share({name: table[name] for name in HSP.view("dots")},
+                                                         query.lengths, reference.lengths, **share))
+            log.info("share of the coverage tables and pictures: %d HSPs (%s; %.2f s)", int(table["qstart"].size),
+                     "every HSP" if all_hsps else "those in chains", time.perf_counter() - clock)
+        if write_hsps:
+            log.info("HSP table: %d of %d HSPs (%s), about %.1f MB", int(table["qstart"].size), rows,
+                     "every HSP" if all_hsps else "those in chains", int(table["qstart"].size) * HSP_TABLE_BYTES / 1e6)
+            write_table(hsps_path, table, home, query.names, query.lengths, reference.names, reference.lengths,
+                        params, extra)
         del table
         result.drop_device()
         end_turn()

@@ -30,15 +30,19 @@ def hsp_coverage(hsps_path, query: Genome, reference: Genome, out_path: str, bac
     assembly makes, so it runs beside it; the coverage tables and the pictures read it.
     hsps_path: one HSP table or a list of them (a genome pair's compare jobs' tables, read as one);
     threads: the table's reading threads (on the CuPy backend)."""
-    from ..formats import atomic_path
-
     nq, nr = len(query.names), len(reference.names)
     started = time.perf_counter()
     engine = get_backend(backend)
     # a batch of row groups at a time: memory holds a batch and the covered segments, not the table
     longest = max(int(query.lengths.max(initial=0)), int(reference.lengths.max(initial=0)))
     chunks = engine.table_batches(hsps_path, HSP.view("coverage"), engine.batch_rows, longest < 2**31, threads)
-    coverage = table_coverage(chunks, nq, nr, engine.xp)
+    saved = coverage_numbers(table_coverage(chunks, nq, nr, engine.xp), nq, nr)
+    save_numbers(out_path, saved)
+    log.info("HSPs' coverage: %d record pairs (%.2f s)", saved["keys"].size, time.perf_counter() - started)
+
+
+def coverage_numbers(coverage, nq: int, nr: int) -> dict:
+    """hsp_coverage's numbers of a TableCoverage (see hsp_coverage)."""
     keys, counts, per_pair, alignment = coverage.pairs()
     saved = {"shape": np.array([nq, nr], dtype=np.int64), "keys": keys.astype(np.int64),
              "hsps": counts.astype(np.int64), **{name: alignment[name].astype(np.int64) for name in PAIR_COLUMNS}}
@@ -47,11 +51,16 @@ def hsp_coverage(hsps_path, query: Genome, reference: Genome, out_path: str, bac
         for strand in STRANDS:
             saved[f"{side}_{strand}"] = per_pair[side][strand].astype(np.int64)
             saved[f"{side}_records_{strand}"] = records[strand].astype(np.int64)
-    del coverage
-    with atomic_path(out_path) as tmp:
+    return saved
+
+
+def save_numbers(path: str, saved: dict) -> None:
+    """hsp_coverage's numbers to path (.npz), written whole or not at all."""
+    from ..formats import atomic_path
+
+    with atomic_path(path) as tmp:
         with open(tmp, "wb") as handle:
             np.savez(handle, **saved)
-    log.info("HSPs' coverage: %d record pairs (%.2f s)", keys.size, time.perf_counter() - started)
 
 
 def read_hsp_coverage(path: str, query: Genome, reference: Genome) -> dict:

@@ -46,7 +46,6 @@ rule assemble:
 rule alignments:
     input:
         assembled=path("assembled"),
-        dots=dots_first,
         texts=lambda wc: group_paths("bin_texts", wc),
         qcodes=path("codes", genome="{query}"),
         qtable=path("chromosomes", genome="{query}"),

@@ -327,32 +327,18 @@ def all_hsps(set_name, query, reference):
     return genome_bases(query) + genome_bases(reference) <= OUT["hsps_auto_bases"]
 
 
-def dots_table(wc):
-    """Input function: what the coverage tables and the dotplots read: the pair's HSP table where it
-    is written (hsp_table_written), else its compare jobs' parts (every HSP, or those in chains:
-    all_hsps), read as one table in merge order, with no merged copy made."""
-    if hsp_table_written(wc.set, wc.query, wc.reference):
-        return path("hsps", set=wc.set, query=wc.query, reference=wc.reference)
-    return compare_outputs(wc)
+def hsps_kept(wc):
+    """Params function of compare: whether its HSP table is written (the pair's merged table is, or
+    outputs.chained_hsps asks for the HSPs in chains as one table)."""
+    return hsp_table_written(wc.set, wc.query, wc.reference) or OUT["chained_hsps"]
 
 
-def dots_first(wc):
-    """Input function of alignments: the pair's dots where the pictures gather them from its compare
-    jobs' HSP tables, the largest temporary files of a whole-genome run, which are removed once the
-    dots are gathered: so that they are gone before the alignments' SNP file is written (the disk at
-    its peak)."""
-    if any(OUT[kind] for kind in PICTURE_KINDS) and not hsp_table_written(
-        wc.set, wc.query, wc.reference
-    ):
-        return path("dots", set=wc.set, query=wc.query, reference=wc.reference)
-    return []
-
-
-def dots_tables(wc):
-    """Params function: the HSP tables behind dots_table (one file, or one a compare job)."""
-    if hsp_table_written(wc.set, wc.query, wc.reference):
-        return [path("hsps", set=wc.set, query=wc.query, reference=wc.reference)]
-    return group_paths("bin_hsps", wc)
+# what each compare job's share of the pictures holds (shares.make_share)
+SHARE = {
+    "whole": OUT["grid_dotplot"] or OUT["html_dotplot"],
+    "html": OUT["html_dotplot"],
+    "max_pair_plots": OUT["max_pair_dotplots"] if OUT["pair_dotplots"] else 0,
+}
 
 
 def lowest_identity(wc):

@@ -36,6 +36,8 @@ rule compare:
         all_hsps=lambda wc: all_hsps(wc.set, wc.query, wc.reference),
         pieces=lambda wc: all_hsps(wc.set, wc.query, wc.reference)
         and any(OUT[kind] for kind in CHAIN_KINDS),
+        write_hsps=hsps_kept,
+        share=SHARE,
     script:
         "../scripts/compare.py"
 

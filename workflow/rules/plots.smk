@@ -1,34 +1,6 @@
 # Plots: the genome grid dotplot (PNG and interactive HTML), the coverage heatmap, and dotplots of the
-# most covered chromosome pairs. Their dots are gathered from the HSPs while the pair is assembled
-# (the HSP tables are then removed), and drawn with the chains and alignments once those are made.
-
-
-rule dots:
-    input:
-        hsps=dots_table,
-        coverage=path("hsp_coverage"),  # picks the pair dotplots
-        layout=path("dots_layout"),
-        qtable=path("chromosomes", genome="{query}"),
-        rtable=path("chromosomes", genome="{reference}"),
-    output:
-        temp(path("dots")),
-    log:
-        log_path("dots", "set", "query", "reference"),
-    benchmark:
-        log_path("dots", "set", "query", "reference", kind="benchmark")
-    conda:
-        "../envs/engine.yaml"
-    # accumulators side by side (the raster pass releases the GIL): half the cores, 8 to 16, beside
-    # the assembly; Snakemake lowers it to --cores
-    threads: min(16, max(8, host_cores() // 2))
-    params:
-        hsps=dots_tables,
-        whole=OUT["grid_dotplot"] or OUT["html_dotplot"],
-        html=OUT["html_dotplot"],
-        max_pair_dotplots=OUT["max_pair_dotplots"] if OUT["pair_dotplots"] else 0,
-        order=OUT["dotplot_order"],
-    script:
-        "../scripts/dots.py"
+# most covered chromosome pairs. Their dots are merged from the compare jobs' shares while the pair is
+# assembled (hsp_coverage), and drawn with the chains and alignments once those are made.
 
 
 rule plots:

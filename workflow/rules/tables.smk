@@ -1,33 +1,29 @@
 # Coverage tables of both genomes: unions of HSP intervals per chromosome pair, per chromosome, per genome.
-# The pass over the HSPs runs beside the pair's assembly (it needs none of it), and beside it the
-# dotplots' layout along the pair's backbone is chosen from the compare jobs' parts (as assemble
-# chooses it), so the dots are gathered before the assembly ends; the tables add the backbone's and
-# the alignments' coverage once those are made, and the pictures read the same numbers.
+# Each compare job keeps its share of them and of the pictures' dots (shares.py) from its HSPs while they
+# are on the device, so no HSP table is read here: the shares are merged beside the dotplots' layout
+# along the pair's backbone, chosen from the compare jobs' parts as assemble chooses it, before the
+# assembly ends; the tables add the backbone's and the alignments' coverage once those are made, and
+# the pictures read the same numbers.
 
 
 rule hsp_coverage:
     input:
-        hsps=dots_table,
-        parts=compare_outputs if OUT["chains_table"] else [],
+        parts=compare_outputs,
         qtable=path("chromosomes", genome="{query}"),
         rtable=path("chromosomes", genome="{reference}"),
     output:
         coverage=temp(path("hsp_coverage")),
-        layout=temp(path("dots_layout")),
+        dots=temp(path("dots")),
     log:
         log_path("hsp_coverage", "set", "query", "reference"),
     benchmark:
         log_path("hsp_coverage", "set", "query", "reference", kind="benchmark")
     conda:
         "../envs/engine.yaml"
-    # the table's reading threads, each copying its row groups into page-locked memory for the GPU: four
-    # keep it ahead of assemble, which runs beside it
+    # the parts' reading threads and the layout's gathers
     threads: 4
-    resources:
-        gpu=1 if BACKEND == "cupy" else 0,
     params:
-        hsps=dots_tables,
-        backend=BACKEND,
+        shares=lambda wc: group_paths("bin_shares", wc),
         engine=pair_engine,
         all_chains=lambda wc: all_hsps(wc.set, wc.query, wc.reference),
         # the parts whose backbone orders the dotplots (none: they order by the HSPs, or file order)
@@ -36,6 +32,8 @@ rule hsp_coverage:
             if OUT["chains_table"] and OUT["dotplot_order"] == "reference"
             else []
         ),
+        order=OUT["dotplot_order"],
+        share=SHARE,
     script:
         "../scripts/hsp_coverage.py"
 

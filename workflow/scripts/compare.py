@@ -18,7 +18,8 @@ def step():
     labels = {"set": w.set, "query": w.query, "reference": w.reference}
     compare_group(query, reference, w.qbin, list(sm.params.rbins), Params(**sm.params.engine), sm.params.backend,
                   sm.params.hsps, sm.params.stats, labels,
-                  bool(sm.params.pieces), bool(sm.params.all_hsps), sm.output.text_parts)
+                  bool(sm.params.pieces), bool(sm.params.all_hsps), sm.output.text_parts, bool(sm.params.write_hsps),
+                  dict(sm.params.share))
 
 
 run(sm, step)

@@ -1,0 +1,233 @@
+"""A compare job's share of its genome pair's coverage tables and pictures, made from its HSPs while
+they are on the device, so that no HSP table need be written past outputs.hsps' size.
+
+A share holds what one pass over the pair's HSP table would have gathered from the job's rows:
+- the coverage pass's covered segments and per-pair sums (coverage.TableCoverage's state);
+- the genome dotplot's dots before the layout is chosen: the job's longest HSPs as they are (the
+  dotplot keeps the longest as lines), and every other one's raster cell in its query record's own
+  rows (dots.Dots.rows), in both orientations of the record, the highest identity a cell;
+- the dots of the job's most covered chromosome pairs (a chromosome pair's HSPs are all in one job,
+  so the pair's most covered overall are among them).
+
+`merge_shares` joins a pair's shares into tables.hsp_coverage's numbers and gather.Gathered's dots:
+the same numbers and dots as the pass over the merged table (tests/test_shares.py). Either backend:
+the share of a CuPy table is made on the device, a few small arrays come back.
+"""
+from __future__ import annotations
+
+import logging
+import time
+
+import numpy as np
+
+from ..arrays import array_module, stable_argsort, to_host
+from ..coverage import PAIR_SUMS, TableCoverage, merge_intervals
+from .dots import HTML_LINES, MAX_LINES, RASTER, Dots, Layout
+
+log = logging.getLogger(__name__)
+
+SIDES = ("query", "reference")
+LINE_COLUMNS = ("qrec", "rrec", "qstart", "qend", "rstart", "strand", "identities")  # a line's HSP
+
+
+def _value(xp, hsps, rows, length):
+    """The raster's value of rows: identity in percent as float32, dots.c's arithmetic."""
+    identities = hsps["identities"][rows].astype(xp.float64)
+    return ((100.0 * identities) / xp.maximum(length, 1).astype(xp.float64)).astype(xp.float32)
+
+
+def _longest(hsps: dict, rows, length, count: int) -> np.ndarray:
+    """The `count` first of rows in the dotplots' total order of lines (longest first, then record
+    pair, query start, reference start, strand: Dots._keep_longest's), as host indices into rows."""
+    xp = array_module(length)
+    n = int(length.size)
+    if n > count:  # a partial sort finds the floor; the ties at it are ordered on the host
+        floor = xp.partition(length, n - count)[n - count] if count else length.max() + 1
+        candidates = xp.nonzero(length >= floor)[0]
+    else:
+        candidates = xp.arange(n)
+    host = {name: to_host(hsps[name][rows[candidates]]) for name in ("qrec", "rrec", "qstart", "rstart", "strand")}
+    order = np.lexsort((host["strand"], host["rstart"], host["qstart"], host["rrec"], host["qrec"],
+                        -to_host(length[candidates])))
+    return to_host(candidates)[order[:count]]
+
+
+def _max_cells(key, value) -> tuple[np.ndarray, np.ndarray]:
+    """Each key once (ascending) with its highest value, on the host."""
+    xp = array_module(key)
+    if key.size == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.float32)
+    order = stable_argsort(value.view(xp.int32))  # identities are not negative: their bits order them
+    order = order[stable_argsort(key[order])]
+    key, value = key[order], value[order]
+    last = xp.ones(key.size, dtype=bool)
+    last[:-1] = key[1:] != key[:-1]
+    return to_host(key[last]), to_host(value[last])
+
+
+def _lines_and_rest(hsps: dict, rows, count: int) -> tuple[dict, object]:
+    """The lines kept of rows (LINE_COLUMNS on the host, in the total order) and the other rows."""
+    xp = array_module(rows)
+    length = hsps["qend"][rows] - hsps["qstart"][rows]
+    kept = _longest(hsps, rows, length, count)
+    lines = {name: to_host(hsps[name][rows[xp.asarray(kept)]]) for name in LINE_COLUMNS}
+    rest = xp.ones(rows.size, dtype=bool)
+    rest[xp.asarray(kept)] = False
+    return lines, rows[rest]
+
+
+def _whole_share(hsps: dict, qlens: np.ndarray, rlens: np.ndarray, html: bool) -> dict:
+    """The genome dotplot's share: its lines' HSPs and every other HSP's cell in both orientations of
+    its query record (key: ((qrec * 2 + strand) * 2 + flipped) * RASTER + row within the record, then
+    * RASTER + column)."""
+    xp = array_module(hsps["qstart"])
+    rows = xp.arange(hsps["qstart"].size)
+    lines, rest = _lines_and_rest(hsps, rows, HTML_LINES if html else MAX_LINES)
+    width, height = max(1.0, float(rlens.sum())), max(1.0, float(qlens.sum()))
+    qrec, rrec = hsps["qrec"][rest].astype(xp.int64), hsps["rrec"][rest].astype(xp.int64)
+    qstart, qend = hsps["qstart"][rest].astype(xp.int64), hsps["qend"][rest].astype(xp.int64)
+    length = qend - qstart
+    roff = xp.asarray(np.concatenate(([0], np.cumsum(rlens)[:-1])).astype(np.int64))
+    x2 = 2 * (roff[rrec] + hsps["rstart"][rest].astype(xp.int64)) + length
+    column = xp.clip((x2 * (RASTER / (2 * width))).astype(xp.int64), 0, RASTER - 1)
+    value = _value(xp, hsps, rest, length)
+    base = (qrec * 2 + hsps["strand"][rest].astype(xp.int64)) * 2
+    keys, values = [], []
+    for flipped, y2 in ((0, qstart + qend), (1, 2 * xp.asarray(qlens)[qrec] - qstart - qend)):
+        row = xp.minimum((y2 * (RASTER / (2 * height))).astype(xp.int64), RASTER)
+        keys.append(((base + flipped) * (RASTER + 1) + row) * RASTER + column)
+        values.append(value)
+    key, value = _max_cells(xp.concatenate(keys), xp.concatenate(values))
+    return {"whole.key": key, "whole.value": value, "whole.count": np.array(int(hsps["qstart"].size)),
+            **{f"whole.{name}": column for name, column in lines.items()}}
+
+
+def _pair_dots(hsps: dict, rows, qlen: int, rlen: int) -> Dots:
+    """One chromosome pair's dotplot of rows (all of the pair's HSPs), as gather.gather_pictures
+    gathers it from a table (records numbered 0)."""
+    xp = array_module(rows)
+    dots = Dots(rlen, qlen)
+    lines, rest = _lines_and_rest(hsps, rows, dots.max_lines)  # one record pair: its order is that of records 0
+    lines["qrec"], lines["rrec"] = np.zeros_like(lines["qrec"]), np.zeros_like(lines["rrec"])
+    qstart, qend = hsps["qstart"][rest].astype(xp.int64), hsps["qend"][rest].astype(xp.int64)
+    length = qend - qstart
+    x2 = 2 * hsps["rstart"][rest].astype(xp.int64) + length
+    column = xp.clip((x2 * (RASTER / (2 * dots.width))).astype(xp.int64), 0, RASTER - 1)
+    row = xp.clip(((qstart + qend) * (RASTER / (2 * dots.height))).astype(xp.int64), 0, RASTER - 1)
+    cell, value = _max_cells((hsps["strand"][rest].astype(xp.int64) * RASTER + row) * RASTER + column,
+                             _value(xp, hsps, rest, length))
+    dots.take(cell, value, lines, int(rows.size))
+    return dots
+
+
+def coverage_state(coverage: TableCoverage) -> dict:
+    """A TableCoverage's covered segments and per-pair sums as host arrays (a share's `coverage.*`)."""
+    state = {"coverage.keys": coverage.keys, **{f"coverage.{name}": coverage.sums[name] for name in PAIR_SUMS}}
+    for side in SIDES:
+        for name, column in zip(("group", "start", "end"), coverage._intervals(side)):
+            state[f"coverage.{side}.{name}"] = to_host(column).astype(np.int64)
+    return state
+
+
+def make_share(hsps: dict, qlens, rlens, whole: bool, html: bool, max_pair_plots: int) -> dict:
+    """A compare job's share (arrays by name, on the host) of its HSPs (HSP.view("dots") columns with
+    genome-wide record indices, NumPy or CuPy): the coverage pass's state; with whole, the genome
+    dotplot's (html: as many lines as the interactive dotplot draws); the dots of its max_pair_plots
+    most covered chromosome pairs (gather.best_pairs' rule)."""
+    from .gather import best_pairs
+
+    xp = array_module(hsps["qstart"])
+    qlens, rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
+    nr = rlens.size
+    coverage = TableCoverage(qlens.size, nr, xp)
+    coverage.add(hsps)
+    share = coverage_state(coverage)
+    if whole:
+        share.update(_whole_share(hsps, qlens, rlens, html))
+    best = []
+    if max_pair_plots:
+        keys, _, per_pair, _ = coverage.pairs()
+        qindex, rindex = np.divmod(keys, max(nr, 1))
+        best = best_pairs({"qindex": qindex, "rindex": rindex, "query_both": per_pair["query"]["both"]},
+                          max_pair_plots, nr)
+    if best:
+        pair = hsps["qrec"].astype(xp.int64) * nr + hsps["rrec"].astype(xp.int64)
+        order = stable_argsort(pair)
+        bounds = to_host(xp.searchsorted(pair[order], xp.asarray([[qi * nr + ri, qi * nr + ri + 1]
+                                                                   for qi, ri in best], dtype=xp.int64).ravel()))
+        for k, (qi, ri) in enumerate(best):
+            share.update(_pair_dots(hsps, order[int(bounds[2 * k]):int(bounds[2 * k + 1])], int(qlens[qi]),
+                                    int(rlens[ri])).arrays(f"pair{k}"))
+    share["pairs"] = np.array(best, dtype=np.int64).reshape(-1, 2)
+    return share
+
+
+def save_share(path: str, share: dict) -> None:
+    """A share to path (.npz), written whole or not at all."""
+    from ..formats import atomic_path
+
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as handle:
+            np.savez(handle, **share)
+
+
+def load_share(path: str) -> dict:
+    with np.load(path) as saved:
+        return {name: saved[name] for name in saved.files}
+
+
+def merged_coverage(shares: list[dict], nq: int, nr: int) -> TableCoverage:
+    """One TableCoverage of the shares' states: their segments' union, their sums added."""
+    coverage = TableCoverage(nq, nr, np)
+    for side in SIDES:
+        columns = [np.concatenate([s[f"coverage.{side}.{name}"] for s in shares]) for name in ("group", "start", "end")]
+        coverage.covered[side] = merge_intervals(*columns)
+    keys = np.concatenate([s["coverage.keys"] for s in shares])
+    coverage.keys, inverse = np.unique(keys, return_inverse=True)
+    coverage.sums = {name: np.bincount(inverse.ravel(), np.concatenate([s[f"coverage.{name}"] for s in shares]),
+                                       coverage.keys.size) for name in PAIR_SUMS}
+    return coverage
+
+
+def merged_whole(shares: list[dict], layout: Layout, html: bool) -> Dots:
+    """The genome dotplot's Dots of the shares in this layout."""
+    dots = Dots(layout.width, layout.height, layout, max_lines=HTML_LINES if html else MAX_LINES)
+    key = np.concatenate([s["whole.key"] for s in shares])
+    value = np.concatenate([s["whole.value"] for s in shares])
+    rest, column = np.divmod(key, RASTER)
+    rest, row = np.divmod(rest, RASTER + 1)
+    rest, flipped = np.divmod(rest, 2)
+    qrec, strand = np.divmod(rest, 2)
+    keep = flipped == layout.flip[qrec]
+    qrec, strand, row, column, value = qrec[keep], strand[keep], row[keep], column[keep], value[keep]
+    start = (2 * layout.qoff[qrec] * (RASTER / (2 * dots.height))).astype(np.int64)
+    cell = (strand ^ layout.flip[qrec]) * RASTER * RASTER + np.minimum(start + row, RASTER - 1) * RASTER + column
+    lines = {name: np.concatenate([s[f"whole.{name}"] for s in shares]) for name in LINE_COLUMNS}
+    dots.take(cell, value, lines, sum(int(s["whole.count"]) for s in shares))
+    return dots
+
+
+def merge_shares(paths: list[str], query, reference, layout, order: str, whole: bool, html: bool,
+                 max_pair_plots: int):
+    """A genome pair's shares (one a compare job) joined: (tables.hsp_coverage's numbers, gather.Gathered
+    of its dotplots), in the layout given (backbone_layout's; or a function that returns it, called
+    once the shares are read and their coverage merged) or the one chosen as gather_pictures chooses it."""
+    from .gather import Gathered, best_pairs, choose_layout
+    from .tables import coverage_numbers
+
+    started = time.perf_counter()
+    shares = [load_share(path) for path in paths]
+    nq, nr = len(query.names), len(reference.names)
+    numbers = coverage_numbers(merged_coverage(shares, nq, nr), nq, nr)
+    summary = {**numbers, "qindex": numbers["keys"] // max(nr, 1), "rindex": numbers["keys"] % max(nr, 1)}
+    chosen = choose_layout(summary, query, reference, order, layout() if callable(layout) else layout)
+    gathered = Gathered(chosen, merged_whole(shares, chosen, html) if whole and shares else None)
+    held = {(int(qi), int(ri)): (s, k) for s in shares for k, (qi, ri) in enumerate(s["pairs"])}
+    for qi, ri in best_pairs(summary, max_pair_plots, nr):
+        if (qi, ri) in held:
+            s, k = held[(qi, ri)]
+            gathered.pairs[(qi, ri)] = Dots.of_arrays(f"pair{k}", s)
+        else:
+            gathered.pairs[(qi, ri)] = Dots(reference.lengths[ri], query.lengths[qi])
+    log.info("%d compare jobs' shares merged (%.2f s)", len(shares), time.perf_counter() - started)
+    return numbers, gathered
