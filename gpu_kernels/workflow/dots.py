@@ -12,6 +12,7 @@ import re
 
 import numpy as np
 
+from ..arrays import array_module, stable_argsort, to_host
 from ..native import module
 from ..schema import HSP
 
@@ -119,6 +120,20 @@ class Layout:
                 "rstart": rstart, "strand": strand, "length": length}
 
 
+def max_cells(key, value) -> tuple[np.ndarray, np.ndarray]:
+    """Each key once (ascending) with its highest value (not negative), on the host; NumPy or CuPy."""
+    xp = array_module(key)
+    if key.size == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.float32)
+    order = stable_argsort(value.view(xp.int32))  # identities are not negative: their bits order them
+    order = order[stable_argsort(key[order])]
+    key, value = key[order], value[order]
+    last = xp.ones(key.size, dtype=bool)
+    last[:-1] = key[1:] != key[:-1]
+    return to_host(key[last]), to_host(value[last])
+
+
+
 # ---------------------------------------------------------------------------------------------
 # Dots: what a dotplot draws, gathered in bounded memory
 
@@ -214,9 +229,7 @@ class Dots:
         """Take in dots gathered elsewhere (a compare job's share, shares.py): raster cells (drawn *
         RASTER**2 + row * RASTER + column) with identities, the highest winning; candidate lines (the
         HSP columns of LINE_FIELDS and `identities`); and how many HSPs they stand for in all."""
-        from .shares import _max_cells
-
-        cell, value = _max_cells(np.asarray(cell, dtype=np.int64), np.asarray(value, dtype=np.float32))
+        cell, value = max_cells(np.asarray(cell, dtype=np.int64), np.asarray(value, dtype=np.float32))
         cells = self._cells.reshape(-1)
         cells[cell] = np.maximum(cells[cell], value)
         self.count += count

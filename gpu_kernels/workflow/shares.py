@@ -22,7 +22,7 @@ import numpy as np
 
 from ..arrays import array_module, stable_argsort, to_host
 from ..coverage import PAIR_SUMS, TableCoverage, merge_intervals
-from .dots import HTML_LINES, MAX_LINES, RASTER, Dots, Layout
+from .dots import HTML_LINES, MAX_LINES, RASTER, Dots, Layout, max_cells
 
 log = logging.getLogger(__name__)
 
@@ -50,19 +50,6 @@ def _longest(hsps: dict, rows, length, count: int) -> np.ndarray:
     order = np.lexsort((host["strand"], host["rstart"], host["qstart"], host["rrec"], host["qrec"],
                         -to_host(length[candidates])))
     return to_host(candidates)[order[:count]]
-
-
-def _max_cells(key, value) -> tuple[np.ndarray, np.ndarray]:
-    """Each key once (ascending) with its highest value, on the host."""
-    xp = array_module(key)
-    if key.size == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.float32)
-    order = stable_argsort(value.view(xp.int32))  # identities are not negative: their bits order them
-    order = order[stable_argsort(key[order])]
-    key, value = key[order], value[order]
-    last = xp.ones(key.size, dtype=bool)
-    last[:-1] = key[1:] != key[:-1]
-    return to_host(key[last]), to_host(value[last])
 
 
 def _lines_and_rest(hsps: dict, rows, count: int) -> tuple[dict, object]:
@@ -97,7 +84,7 @@ def _whole_share(hsps: dict, qlens: np.ndarray, rlens: np.ndarray, html: bool) -
         row = xp.minimum((y2 * (RASTER / (2 * height))).astype(xp.int64), RASTER)
         keys.append(((base + flipped) * (RASTER + 1) + row) * RASTER + column)
         values.append(value)
-    key, value = _max_cells(xp.concatenate(keys), xp.concatenate(values))
+    key, value = max_cells(xp.concatenate(keys), xp.concatenate(values))
     return {"whole.key": key, "whole.value": value, "whole.count": np.array(int(hsps["qstart"].size)),
             **{f"whole.{name}": column for name, column in lines.items()}}
 
@@ -114,7 +101,7 @@ def _pair_dots(hsps: dict, rows, qlen: int, rlen: int) -> Dots:
     x2 = 2 * hsps["rstart"][rest].astype(xp.int64) + length
     column = xp.clip((x2 * (RASTER / (2 * dots.width))).astype(xp.int64), 0, RASTER - 1)
     row = xp.clip(((qstart + qend) * (RASTER / (2 * dots.height))).astype(xp.int64), 0, RASTER - 1)
-    cell, value = _max_cells((hsps["strand"][rest].astype(xp.int64) * RASTER + row) * RASTER + column,
+    cell, value = max_cells((hsps["strand"][rest].astype(xp.int64) * RASTER + row) * RASTER + column,
                              _value(xp, hsps, rest, length))
     dots.take(cell, value, lines, int(rows.size))
     return dots
