@@ -209,7 +209,8 @@ def test_html_dotplot_carries_every_hsp_and_opens_in_chromium(tmp_path):
 
 def test_compiled_raster_marks_the_cells_of_segment_midpoints():
     """Dots.add's compiled raster pass gives the cells and float32 identities of each segment's
-    midpoint as points() draws it (flipped query records, both strands, int32 and int64 records),
+    midpoint as points() draws it (flipped query records, both strands, int32 and int64 records; a
+    record's rows counted from its offset's row),
     the highest identity winning; the longest HSPs stay lines."""
     qlens, rlens = np.array([700_000, 1_000_000]), np.array([400_000, 900_000, 300_000])
     layout = plots.Layout(qlens, rlens, order=[1, 0], flip=[True, False])
@@ -222,7 +223,10 @@ def test_compiled_raster_marks_the_cells_of_segment_midpoints():
         ranked = np.lexsort((p["strand"], p["rstart"], p["qstart"], p["rrec"], p["qrec"], -p["length"]))
         short = ranked[100:]
         ix = np.clip(((p["x0"] + p["x1"]) * (plots.RASTER / (2 * dots.width))).astype(np.int64), 0, plots.RASTER - 1)
-        iy = np.clip(((p["y0"] + p["y1"]) * (plots.RASTER / (2 * dots.height))).astype(np.int64), 0, plots.RASTER - 1)
+        # a query record's rows count from the row of its offset (its cells do not move with the others')
+        scale, qoff = plots.RASTER / (2 * dots.height), layout.qoff[p["qrec"]]
+        iy = np.minimum((2 * qoff * scale).astype(np.int64) + ((p["y0"] + p["y1"] - 2 * qoff) * scale).astype(np.int64),
+                        plots.RASTER - 1)
         expected = np.zeros((2, plots.RASTER ** 2), dtype=np.float32)
         np.maximum.at(expected, (p["drawn"][short].astype(np.int64), (iy * plots.RASTER + ix)[short]),
                       p["identity"][short].astype(np.float32))
