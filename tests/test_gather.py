@@ -1,6 +1,6 @@
-"""The dotplots' dots gathered apart from their drawing (gpu_kernels/workflow/gather.py): what the
-`dots` rule saves and the `plots` rule draws gives the pictures one process draws, and the workflow's
-layout along the backbone, chosen from the compare jobs' parts, is the chains table's."""
+"""The dotplots' dots gathered apart from their drawing: the compare jobs' shares (gpu_kernels/workflow/
+shares.py) merged by `hsp_coverage` and drawn by `plots` give the pictures one process draws from the
+pair's HSP table and chains (gpu_kernels/workflow/gather.py, pictures.py)."""
 import numpy as np
 
 from test_plots import many_hsps
@@ -12,18 +12,19 @@ def pictures(folder) -> dict:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def test_gathered_dots_saved_then_drawn_are_the_pictures_drawn_at_once(tmp_path):
-    """gather_pictures, Gathered.save and .load, then gathered_pictures: the same PNG, HTML and pair
-    dotplot bytes as pair_pictures, with a layout given (the query records reordered and one flipped);
-    the saved file holds a raster's filled cells alone."""
+def test_the_compare_jobs_shares_merged_then_drawn_are_the_pictures_of_their_table(tmp_path):
+    """A table's rows split among compare jobs, each job's share made, merged as hsp_coverage merges
+    them, then drawn by gathered_pictures: the same PNG, HTML, heatmap and pair dotplot bytes as
+    pair_pictures draws from the table in one process; the merged file holds a raster's filled cells
+    alone."""
     from gpu_kernels.formats import HspWriter
     from gpu_kernels.hsps import sort_rows
     from gpu_kernels.params import Params
-    from gpu_kernels.workflow.dots import Layout
-    from gpu_kernels.workflow.gather import Gathered, gather_pictures
+    from gpu_kernels.schema import HSP
+    from gpu_kernels.workflow.shares import make_share, merge_shares, save_share
     from gpu_kernels.workflow.genome import Genome
-    from gpu_kernels.workflow.pictures import draw_pictures, gathered_pictures
-    from gpu_kernels.workflow.tables import hsp_coverage
+    from gpu_kernels.workflow.pictures import gathered_pictures, pair_pictures
+    from gpu_kernels.workflow.tables import hsp_coverage, save_numbers
 
     hsps = many_hsps(20_000, seed=5, nq=3)
     hsps["length"] = hsps["qend"] - hsps["qstart"]
@@ -38,23 +39,25 @@ def test_gathered_dots_saved_then_drawn_are_the_pictures_drawn_at_once(tmp_path)
         writer.write(hsps)
     summary = str(tmp_path / "hsp_coverage.npz")
     hsp_coverage(table, query, reference, summary)
-    layout = Layout(query.lengths, reference.lengths, np.array([2, 0, 1]), np.array([False, True, False]))
-    gathered = gather_pictures(table, summary, query, reference, True, True, 4, "reference", 2, layout)
-    gathered.save(str(tmp_path / "dots.npz"))
+    paths = []
+    for qbin, rgroup in (([0], [0, 1]), ([0], [2]), ([1, 2], [0, 1, 2])):
+        rows = np.isin(hsps["qrec"], qbin) & np.isin(hsps["rrec"], rgroup)
+        paths.append(str(tmp_path / f"share{len(paths)}.npz"))
+        save_share(paths[-1], make_share({c: hsps[c][rows] for c in HSP.view("dots")}, query.lengths,
+                                         reference.lengths, True, True, 4))
+    numbers, merged = merge_shares(paths, query, reference, 4)
+    save_numbers(str(tmp_path / "merged_coverage.npz"), numbers)
+    save_share(str(tmp_path / "dots.npz"), merged)
     assert (tmp_path / "dots.npz").stat().st_size < 8 * 1000 * 1000  # not 5 rasters of 8 MB
     out = tmp_path / "apart"
-    gathered_pictures(str(tmp_path / "dots.npz"), summary, query, reference, str(out / "grid.png"),
-                      str(out / "heatmap.png"), str(out / "pairs"), str(out / "dotplot.html"), 1)
+    gathered_pictures(str(tmp_path / "dots.npz"), str(tmp_path / "merged_coverage.npz"), query, reference,
+                      str(out / "grid.png"), str(out / "heatmap.png"), str(out / "pairs"), str(out / "dotplot.html"),
+                      1, layers=("hsps",))
     at_once = tmp_path / "at_once"
-    draw_pictures(gathered, summary, query, reference, str(at_once / "grid.png"), str(at_once / "heatmap.png"),
-                  str(at_once / "pairs"), str(at_once / "dotplot.html"), None, ("hsps",), None, (), "aligned", None)
+    pair_pictures(table, summary, query, reference, str(at_once / "grid.png"), str(at_once / "heatmap.png"),
+                  str(at_once / "pairs"), 4, str(at_once / "dotplot.html"), layers=("hsps",))
     drawn = pictures(out)
     assert len(drawn) == 3 + 4 and drawn == pictures(at_once)
-    again = Gathered.load(str(tmp_path / "dots.npz"), query, reference)
-    assert list(again.pairs) == list(gathered.pairs) and again.whole.count == 20_000
-    assert np.array_equal(again.whole.cells, gathered.whole.cells)
-    # the layout given is the one drawn: the records' places differ from the HSPs' own order
-    assert not np.array_equal(again.layout.qoff, Layout(query.lengths, reference.lengths).qoff)
 
 
 def test_the_workflows_pictures_are_those_of_its_merged_table_and_chains(tmp_path, genomes):  # noqa: F811

@@ -68,7 +68,7 @@ def same_dots(got, want) -> None:
 def test_merged_shares_are_the_pass_over_the_whole_table(tmp_path, html):
     from gpu_kernels.workflow.dots import Layout
     from gpu_kernels.workflow.genome import Genome
-    from gpu_kernels.workflow.shares import make_share, merge_shares, save_share
+    from gpu_kernels.workflow.shares import gathered, load_share, make_share, merge_shares, save_share
 
     hsps = table(90_000, seed=3)
     query = Genome.of("Q", [f"q{i}" for i in range(QLENS.size)], QLENS)
@@ -77,17 +77,22 @@ def test_merged_shares_are_the_pass_over_the_whole_table(tmp_path, html):
     for k, job in enumerate(jobs(hsps)):
         paths.append(str(tmp_path / f"share{k}.npz"))
         save_share(paths[-1], make_share(job, QLENS, RLENS, True, html, 6))
+    numbers, merged = merge_shares(paths, query, reference, 6)
+    save_share(str(tmp_path / "merged.npz"), merged)
+    merged = load_share(str(tmp_path / "merged.npz"))
+    summary = {**numbers, "qindex": numbers["keys"] // RLENS.size, "rindex": numbers["keys"] % RLENS.size}
     for layout in (Layout(QLENS, RLENS), Layout(QLENS, RLENS, [3, 0, 4, 2, 1], [True, False, False, True, True])):
-        numbers, gathered = merge_shares(paths, query, reference, layout, "reference", True, html, 6)
+        placed = gathered(merged, summary, query, reference, "reference", layout)
         want_numbers, want_whole, want_pairs = oracle(hsps, layout, html, 6)
         assert numbers.keys() == want_numbers.keys()
         for name in want_numbers:
             assert np.array_equal(numbers[name], want_numbers[name]), name
-        same_dots(gathered.whole, want_whole)
-        assert list(gathered.pairs) == list(want_pairs) and len(want_pairs) == 6
+        assert np.array_equal(placed.layout.qoff, layout.qoff) and np.array_equal(placed.layout.flip, layout.flip)
+        same_dots(placed.whole, want_whole)
+        assert list(placed.pairs) == list(want_pairs) and len(want_pairs) == 6
         for key in want_pairs:
-            same_dots(gathered.pairs[key], want_pairs[key])
-        assert gathered.whole.rastered > 0 and want_whole.lines["x0"].size > 1000
+            same_dots(placed.pairs[key], want_pairs[key])
+        assert placed.whole.rastered > 0 and want_whole.lines["x0"].size > 1000
 
 
 def test_a_records_raster_rows_count_from_its_offsets_row():

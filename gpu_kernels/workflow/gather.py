@@ -1,9 +1,9 @@
 """A genome pair's dotplots gathered, ready to draw: where the query records go (a Layout: along the
-pair's backbone, worked out from the compare jobs' parts), then the HSPs gathered into bounded Dots
+pair's backbone, from its chains table), then the HSPs gathered into bounded Dots
 (dots.py) for the genome dotplots and for the pair dotplots of the most covered chromosome pairs:
 from an HSP table read once (gather_pictures: the command line's pictures), or in the workflow from
-the compare jobs' shares of them (shares.py, merged by the `hsp_coverage` rule, which saves a
-Gathered), drawn (pictures.py, `plots` rule) once the pair's chains and alignments are made."""
+the compare jobs' shares of them (shares.py, merged by the `hsp_coverage` rule and placed by the
+`plots` rule), drawn (pictures.py) once the pair's chains and alignments are made."""
 from __future__ import annotations
 
 import logging
@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError
 from ..formats import iter_hsps
 from ..schema import HSP
 from .dots import HTML_LINES, MAX_LINES, Dots, Layout
@@ -24,9 +23,12 @@ from .tables import read_hsp_coverage
 log = logging.getLogger(__name__)
 
 
-def along_backbone(chains: dict, query: Genome, reference: Genome) -> Layout:
-    """The query ordered and oriented along the reference by its backbone chains (Layout.along_reference's
-    rule, the backbone's aligned bases in place of the HSPs')."""
+def along_backbone(chains: dict | None, query: Genome, reference: Genome) -> Layout | None:
+    """The query ordered and oriented along the reference by its backbone chains (the chains table's
+    columns; Layout.along_reference's rule, the backbone's aligned bases in place of the HSPs'); None
+    where there are no chains or no backbone chain."""
+    if chains is None or not chains["backbone"].any():
+        return None
     keep = chains["backbone"] == 1
     qrec, rrec = chains["qrec"][keep].astype(np.int64), chains["rrec"][keep].astype(np.int64)
     aligned = chains["aligned"][keep].astype(np.float64)
@@ -40,30 +42,6 @@ def along_backbone(chains: dict, query: Genome, reference: Genome) -> Layout:
                                   pairs % len(reference.names), sums, reverse, centres)
 
 
-def backbone_layout(prefixes: list[str], query: Genome, reference: Genome, params, all_chains: bool = True,
-                    threads: int = 4) -> Layout | None:
-    """The dotplots' Layout along the pair's backbone, chosen from the compare jobs' parts (prefixes)
-    as `assemble` chooses it (pipeline.pair_chains), before the chains no part aligned are aligned
-    (their spans as the parts found them); None where there is no backbone chain."""
-    from ..pipeline import pair_chains
-    from .parts import read_part
-
-    if not prefixes or len(query.names) < 2:
-        return None
-    started = time.perf_counter()
-    with ThreadPoolExecutor(max(1, threads)) as pool:  # Parquet's decoding releases the GIL
-        parts = list(pool.map(lambda prefix: read_part(prefix, ("chains", "blocks", "ranks")), prefixes))
-    # half the job's threads for the columns' gathers: the coverage tables' pass reads beside it
-    chains = pair_chains(parts, query.lengths, reference.lengths, params, all_chains,
-                         threads=max(1, threads // 2)).chains
-    if not chains["backbone"].any():
-        return None
-    layout = along_backbone(chains, query, reference)
-    log.info("the dotplots' order along %d backbone chains (%.2f s)", int(chains["backbone"].sum()),
-             time.perf_counter() - started)
-    return layout
-
-
 def best_pairs(summary: dict, max_pair_plots: int, nr: int) -> list[tuple[int, int]]:
     """The most covered chromosome pairs (query bases covered on both strands; ties in record
     order), at most max_pair_plots, as (query record, reference record)."""
@@ -73,7 +51,7 @@ def best_pairs(summary: dict, max_pair_plots: int, nr: int) -> list[tuple[int, i
 
 
 def choose_layout(summary: dict, query: Genome, reference: Genome, order: str, layout: Layout | None) -> Layout:
-    """The dotplots' layout: file order, or (order "reference") `layout` where given (backbone_layout's),
+    """The dotplots' layout: file order, or (order "reference") `layout` where given (along_backbone's),
     else along the reference by where the HSPs lie (summary: read_hsp_coverage's numbers)."""
     if order != "reference" or len(query.names) < 2:
         return Layout(query.lengths, reference.lengths)
@@ -90,37 +68,6 @@ class Gathered:
     layout: Layout
     whole: Dots | None = None
     pairs: dict = field(default_factory=dict)  # (query record, reference record) -> Dots
-
-    def save(self, path: str) -> None:
-        """To path (.npz): the rasters' filled cells alone (a pair's raster is mostly empty)."""
-        from ..formats import atomic_path
-
-        arrays = {"order": self.layout.order, "flip": self.layout.flip, "qlens": self.layout.qlens,
-                  "rlens": self.layout.rlens, "pairs": np.array(list(self.pairs), dtype=np.int64).reshape(-1, 2)}
-        for name, dots in [("whole", self.whole)] + [(f"pair{k}", d) for k, d in enumerate(self.pairs.values())]:
-            if dots is not None:
-                arrays.update(dots.arrays(name))
-        with atomic_path(path) as tmp:
-            with open(tmp, "wb") as handle:
-                np.savez(handle, **arrays)
-
-    @staticmethod
-    def pair_count(path: str) -> int:
-        """How many pair dotplots a saved Gathered holds (read alone: before the drawing processes fork)."""
-        with np.load(path) as saved:
-            return int(saved["pairs"].shape[0])
-
-    @classmethod
-    def load(cls, path: str, query: Genome, reference: Genome) -> "Gathered":
-        """Gathered.save's, checked to be of these genomes."""
-        with np.load(path) as saved:
-            arrays = {name: saved[name] for name in saved.files}
-        if not (np.array_equal(arrays["qlens"], query.lengths) and np.array_equal(arrays["rlens"], reference.lengths)):
-            raise InputError(f"dots of other genomes than {query.name} and {reference.name}", path)
-        layout = Layout(query.lengths, reference.lengths, arrays["order"], arrays["flip"])
-        whole = Dots.of_arrays("whole", arrays, layout) if "whole.shape" in arrays else None
-        pairs = {(int(qi), int(ri)): Dots.of_arrays(f"pair{k}", arrays) for k, (qi, ri) in enumerate(arrays["pairs"])}
-        return cls(layout, whole, pairs)
 
 
 def gather_dots(hsps_path, columns, accumulator, add, threads: int) -> tuple:
@@ -169,7 +116,7 @@ def gather_pictures(hsps_path, summary_path: str, query: Genome, reference: Geno
     """The HSPs of a genome pair gathered for its pictures: the genome dotplots' Dots (whole; html: with
     the interactive dotplot's many lines), the pair dotplots' of the max_pair_plots most covered
     chromosome pairs (summary_path: tables.hsp_coverage's numbers). order: "reference" orders and
-    orients the query records along the reference (by `layout` where given: backbone_layout's;
+    orients the query records along the reference (by `layout` where given: along_backbone's;
     else by where the HSPs lie, the summary's numbers), "file" keeps file order. The HSP table
     (hsps_path: one, or a list of them read as one) is read once, a row group at a time, into
     `threads` accumulators side by side, merged at the end."""

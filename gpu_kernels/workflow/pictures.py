@@ -38,7 +38,7 @@ def pair_pictures(hsps_path, summary_path: str, query: Genome, reference: Genome
     from .gather import along_backbone, best_pairs, gather_pictures
 
     chains = read_columns(chains_path) if chains_path else None
-    layout = along_backbone(chains, query, reference) if chains is not None and chains["backbone"].any() else None
+    layout = along_backbone(chains, query, reference)
     best = best_pairs(read_hsp_coverage(summary_path, query, reference), max_pair_plots, len(reference.names)) \
         if pairs_dir else []
     count = len(best) + sum(1 for path in (grid_path, html_path, heatmap_path) if path)
@@ -53,17 +53,21 @@ def gathered_pictures(dots_path: str, summary_path: str, query: Genome, referenc
                       heatmap_path: str | None, pairs_dir: str | None, html_path: str | None = None,
                       threads: int = 1, chains_path: str | None = None, layers: tuple = ("backbone", "chains", "hsps"),
                       alignments_path: str | None = None, formats: tuple = (), frame: str = "aligned",
-                      low: float | None = None) -> None:
-    """The `plots` rule: draw_pictures of what the `dots` rule gathered (dots_path: gather.Gathered's
-    file), on `threads` drawing processes."""
-    from .gather import Gathered
+                      low: float | None = None, order: str = "reference") -> None:
+    """The `plots` rule: draw_pictures of the compare jobs' shares as `hsp_coverage` merged them
+    (dots_path: shares.merge_shares' share of the pictures), placed as pair_pictures places an HSP
+    table's (along the backbone of chains_path, the chains table, where given), on `threads` drawing
+    processes."""
+    from .gather import along_backbone
+    from .shares import gathered, load_share
 
-    count = (Gathered.pair_count(dots_path) if pairs_dir else 0) + \
-        sum(1 for path in (grid_path, html_path, heatmap_path) if path)
+    share = load_share(dots_path)
+    count = (len(share["pairs"]) if pairs_dir else 0) + sum(1 for path in (grid_path, html_path, heatmap_path) if path)
     with picture_pool(count, threads) as pool:
-        gathered = Gathered.load(dots_path, query, reference)
         chains = read_columns(chains_path) if chains_path else None
-        draw_pictures(gathered, summary_path, query, reference, grid_path, heatmap_path, pairs_dir, html_path,
+        layout = along_backbone(chains, query, reference)
+        placed = gathered(share, read_hsp_coverage(summary_path, query, reference), query, reference, order, layout)
+        draw_pictures(placed, summary_path, query, reference, grid_path, heatmap_path, pairs_dir, html_path,
                       chains, layers, alignments_path, formats, frame, low, pool)
 
 

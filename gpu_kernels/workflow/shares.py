@@ -63,30 +63,35 @@ def _lines_and_rest(hsps: dict, rows, count: int) -> tuple[dict, object]:
     return lines, rows[rest]
 
 
-def _whole_share(hsps: dict, qlens: np.ndarray, rlens: np.ndarray, html: bool) -> dict:
-    """The genome dotplot's share: its lines' HSPs and every other HSP's cell in both orientations of
-    its query record (key: ((qrec * 2 + strand) * 2 + flipped) * RASTER + row within the record, then
-    * RASTER + column)."""
-    xp = array_module(hsps["qstart"])
-    rows = xp.arange(hsps["qstart"].size)
-    lines, rest = _lines_and_rest(hsps, rows, HTML_LINES if html else MAX_LINES)
+def _whole_cells(xp, hsps: dict, rows, qlens: np.ndarray, rlens: np.ndarray) -> tuple:
+    """The genome dotplot's cells of rows in both orientations of their query records (key: ((qrec * 2
+    + strand) * 2 + flipped) * (RASTER + 1) + row within the record, then * RASTER + column), and
+    their values: dots.c's and Dots.rows' arithmetic before the records' places are known."""
     width, height = max(1.0, float(rlens.sum())), max(1.0, float(qlens.sum()))
-    qrec, rrec = hsps["qrec"][rest].astype(xp.int64), hsps["rrec"][rest].astype(xp.int64)
-    qstart, qend = hsps["qstart"][rest].astype(xp.int64), hsps["qend"][rest].astype(xp.int64)
+    qrec, rrec = hsps["qrec"][rows].astype(xp.int64), hsps["rrec"][rows].astype(xp.int64)
+    qstart, qend = hsps["qstart"][rows].astype(xp.int64), hsps["qend"][rows].astype(xp.int64)
     length = qend - qstart
     roff = xp.asarray(np.concatenate(([0], np.cumsum(rlens)[:-1])).astype(np.int64))
-    x2 = 2 * (roff[rrec] + hsps["rstart"][rest].astype(xp.int64)) + length
+    x2 = 2 * (roff[rrec] + hsps["rstart"][rows].astype(xp.int64)) + length
     column = xp.clip((x2 * (RASTER / (2 * width))).astype(xp.int64), 0, RASTER - 1)
-    value = _value(xp, hsps, rest, length)
-    base = (qrec * 2 + hsps["strand"][rest].astype(xp.int64)) * 2
-    keys, values = [], []
+    value = _value(xp, hsps, rows, length)
+    base = (qrec * 2 + hsps["strand"][rows].astype(xp.int64)) * 2
+    keys = []
     for flipped, y2 in ((0, qstart + qend), (1, 2 * xp.asarray(qlens)[qrec] - qstart - qend)):
         row = xp.minimum((y2 * (RASTER / (2 * height))).astype(xp.int64), RASTER)
         keys.append(((base + flipped) * (RASTER + 1) + row) * RASTER + column)
-        values.append(value)
-    key, value = max_cells(xp.concatenate(keys), xp.concatenate(values))
+    return xp.concatenate(keys), xp.concatenate((value, value))
+
+
+def _whole_share(hsps: dict, qlens: np.ndarray, rlens: np.ndarray, max_lines: int) -> dict:
+    """The genome dotplot's share: its lines' HSPs (the max_lines first in the total order) and every
+    other HSP's cells (_whole_cells), the highest identity a cell."""
+    xp = array_module(hsps["qstart"])
+    rows = xp.arange(hsps["qstart"].size)
+    lines, rest = _lines_and_rest(hsps, rows, max_lines)
+    key, value = max_cells(*_whole_cells(xp, hsps, rest, qlens, rlens))
     return {"whole.key": key, "whole.value": value, "whole.count": np.array(int(hsps["qstart"].size)),
-            **{f"whole.{name}": column for name, column in lines.items()}}
+            "whole.max_lines": np.array(max_lines), **{f"whole.{name}": column for name, column in lines.items()}}
 
 
 def _pair_dots(hsps: dict, rows, qlen: int, rlen: int) -> Dots:
@@ -130,7 +135,7 @@ def make_share(hsps: dict, qlens, rlens, whole: bool, html: bool, max_pair_plots
     coverage.add(hsps)
     share = coverage_state(coverage)
     if whole:
-        share.update(_whole_share(hsps, qlens, rlens, html))
+        share.update(_whole_share(hsps, qlens, rlens, HTML_LINES if html else MAX_LINES))
     best = []
     if max_pair_plots:
         keys, _, per_pair, _ = coverage.pairs()
@@ -176,30 +181,41 @@ def merged_coverage(shares: list[dict], nq: int, nr: int) -> TableCoverage:
     return coverage
 
 
-def merged_whole(shares: list[dict], layout: Layout, html: bool) -> Dots:
-    """The genome dotplot's Dots of the shares in this layout."""
-    dots = Dots(layout.width, layout.height, layout, max_lines=HTML_LINES if html else MAX_LINES)
-    key = np.concatenate([s["whole.key"] for s in shares])
-    value = np.concatenate([s["whole.value"] for s in shares])
-    rest, column = np.divmod(key, RASTER)
+def merged_whole(shares: list[dict], qlens: np.ndarray, rlens: np.ndarray) -> dict:
+    """One genome dotplot share of several (each job's): the lines kept of all theirs, the others'
+    cells added to theirs."""
+    max_lines = int(shares[0]["whole.max_lines"])
+    lines = {name: np.concatenate([s[f"whole.{name}"] for s in shares]) for name in LINE_COLUMNS}
+    merged = _whole_share(lines, qlens, rlens, max_lines)
+    key, value = max_cells(np.concatenate([merged["whole.key"]] + [s["whole.key"] for s in shares]),
+                           np.concatenate([merged["whole.value"]] + [s["whole.value"] for s in shares]))
+    return {**merged, "whole.key": key, "whole.value": value,
+            "whole.count": np.array(sum(int(s["whole.count"]) for s in shares))}
+
+
+def whole_dots(share: dict, layout: Layout) -> Dots:
+    """The genome dotplot's Dots of a share (one job's, or merged_whole's) in this layout."""
+    dots = Dots(layout.width, layout.height, layout, max_lines=int(share["whole.max_lines"]))
+    rest, column = np.divmod(share["whole.key"], RASTER)
     rest, row = np.divmod(rest, RASTER + 1)
     rest, flipped = np.divmod(rest, 2)
     qrec, strand = np.divmod(rest, 2)
     keep = flipped == layout.flip[qrec]
-    qrec, strand, row, column, value = qrec[keep], strand[keep], row[keep], column[keep], value[keep]
+    qrec, strand, row, column = qrec[keep], strand[keep], row[keep], column[keep]
     start = (2 * layout.qoff[qrec] * (RASTER / (2 * dots.height))).astype(np.int64)
     cell = (strand ^ layout.flip[qrec]) * RASTER * RASTER + np.minimum(start + row, RASTER - 1) * RASTER + column
-    lines = {name: np.concatenate([s[f"whole.{name}"] for s in shares]) for name in LINE_COLUMNS}
-    dots.take(cell, value, lines, sum(int(s["whole.count"]) for s in shares))
+    lines = {name: share[f"whole.{name}"] for name in LINE_COLUMNS}
+    # the share's lines are in the raster nowhere: those past max_lines are marked as the Dots keep theirs
+    dots.take(cell, share["whole.value"][keep], lines, int(share["whole.count"]))
     return dots
 
 
-def merge_shares(paths: list[str], query, reference, layout, order: str, whole: bool, html: bool,
-                 max_pair_plots: int):
-    """A genome pair's shares (one a compare job) joined: (tables.hsp_coverage's numbers, gather.Gathered
-    of its dotplots), in the layout given (backbone_layout's; or a function that returns it, called
-    once the shares are read and their coverage merged) or the one chosen as gather_pictures chooses it."""
-    from .gather import Gathered, best_pairs, choose_layout
+def merge_shares(paths: list[str], query, reference, max_pair_plots: int) -> tuple[dict, dict]:
+    """A genome pair's shares (one a compare job) joined, before the dotplots' layout is chosen:
+    (tables.hsp_coverage's numbers, one share of the pictures: the genome dotplot's, as one job's,
+    and the dots of the pair's max_pair_plots most covered chromosome pairs, `pairs` naming them).
+    gathered() places it in a layout."""
+    from .gather import best_pairs
     from .tables import coverage_numbers
 
     started = time.perf_counter()
@@ -207,14 +223,28 @@ def merge_shares(paths: list[str], query, reference, layout, order: str, whole: 
     nq, nr = len(query.names), len(reference.names)
     numbers = coverage_numbers(merged_coverage(shares, nq, nr), nq, nr)
     summary = {**numbers, "qindex": numbers["keys"] // max(nr, 1), "rindex": numbers["keys"] % max(nr, 1)}
-    chosen = choose_layout(summary, query, reference, order, layout() if callable(layout) else layout)
-    gathered = Gathered(chosen, merged_whole(shares, chosen, html) if whole and shares else None)
+    merged = merged_whole(shares, query.lengths, reference.lengths) if shares and "whole.key" in shares[0] else {}
     held = {(int(qi), int(ri)): (s, k) for s in shares for k, (qi, ri) in enumerate(s["pairs"])}
-    for qi, ri in best_pairs(summary, max_pair_plots, nr):
+    best = best_pairs(summary, max_pair_plots, nr)
+    for k, (qi, ri) in enumerate(best):
         if (qi, ri) in held:
-            s, k = held[(qi, ri)]
-            gathered.pairs[(qi, ri)] = Dots.of_arrays(f"pair{k}", s)
+            s, j = held[(qi, ri)]
+            merged.update({f"pair{k}." + name.split(".", 1)[1]: column for name, column in s.items()
+                           if name.startswith(f"pair{j}.")})
         else:
-            gathered.pairs[(qi, ri)] = Dots(reference.lengths[ri], query.lengths[qi])
+            merged.update(Dots(reference.lengths[ri], query.lengths[qi]).arrays(f"pair{k}"))
+    merged["pairs"] = np.array(best, dtype=np.int64).reshape(-1, 2)
     log.info("%d compare jobs' shares merged (%.2f s)", len(shares), time.perf_counter() - started)
-    return numbers, gathered
+    return numbers, merged
+
+
+def gathered(share: dict, summary: dict, query, reference, order: str, layout: Layout | None = None):
+    """merge_shares' share of the pictures as gather.Gathered, in the layout given (along the pair's
+    backbone) or the one chosen as gather_pictures chooses it (summary: read_hsp_coverage's numbers)."""
+    from .gather import Gathered, choose_layout
+
+    chosen = choose_layout(summary, query, reference, order, layout)
+    out = Gathered(chosen, whole_dots(share, chosen) if "whole.key" in share else None)
+    for k, (qi, ri) in enumerate(share["pairs"]):
+        out.pairs[(int(qi), int(ri))] = Dots.of_arrays(f"pair{k}", share)
+    return out

@@ -1,6 +1,7 @@
 # Plots: the genome grid dotplot (PNG and interactive HTML), the coverage heatmap, and dotplots of the
 # most covered chromosome pairs. Their dots are merged from the compare jobs' shares while the pair is
-# assembled (hsp_coverage), and drawn with the chains and alignments once those are made.
+# assembled (hsp_coverage), placed along the pair's backbone (the chains table's) and drawn with the
+# chains and alignments once those are made.
 
 
 rule plots:
@@ -72,5 +73,6 @@ rule plots:
         layers=OUT["dotplot_layers"],
         formats=OUT["figure_formats"],
         frame=OUT["pair_dotplot_frame"],
+        order=OUT["dotplot_order"],
     script:
         "../scripts/plots.py"

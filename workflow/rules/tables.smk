@@ -1,9 +1,8 @@
 # Coverage tables of both genomes: unions of HSP intervals per chromosome pair, per chromosome, per genome.
 # Each compare job keeps its share of them and of the pictures' dots (shares.py) from its HSPs while they
-# are on the device, so no HSP table is read here: the shares are merged beside the dotplots' layout
-# along the pair's backbone, chosen from the compare jobs' parts as assemble chooses it, before the
-# assembly ends; the tables add the backbone's and the alignments' coverage once those are made, and
-# the pictures read the same numbers.
+# are on the device, so no HSP table is read here: hsp_coverage merges the shares beside the pair's
+# assembly (it needs nothing of it); the tables add the backbone's and the alignments' coverage once
+# those are made, and the pictures read the same numbers.
 
 
 rule hsp_coverage:
@@ -20,20 +19,9 @@ rule hsp_coverage:
         log_path("hsp_coverage", "set", "query", "reference", kind="benchmark")
     conda:
         "../envs/engine.yaml"
-    # the parts' reading threads and the layout's gathers
-    threads: 4
     params:
         shares=lambda wc: group_paths("bin_shares", wc),
-        engine=pair_engine,
-        all_chains=lambda wc: all_hsps(wc.set, wc.query, wc.reference),
-        # the parts whose backbone orders the dotplots (none: they order by the HSPs, or file order)
-        parts=lambda wc: (
-            [part_prefix(p) for p in group_paths("bin_hsps", wc)]
-            if OUT["chains_table"] and OUT["dotplot_order"] == "reference"
-            else []
-        ),
-        order=OUT["dotplot_order"],
-        share=SHARE,
+        max_pair_plots=SHARE["max_pair_plots"],
     script:
         "../scripts/hsp_coverage.py"
 

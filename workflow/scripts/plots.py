@@ -18,4 +18,4 @@ run(sm, lambda: gathered_pictures(sm.input.dots, sm.input.coverage, Genome(w.que
                                   sm.output.heatmap or None, sm.output.pairs or None, sm.output.html or None,
                                   sm.threads, sm.input.chains or None, tuple(sm.params.layers),
                                   assembled_alignments(sm.input.alignments) if sm.input.alignments else None,
-                                  tuple(sm.params.formats), sm.params.frame, sm.params.low))
+                                  tuple(sm.params.formats), sm.params.frame, sm.params.low, sm.params.order))
