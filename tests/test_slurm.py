@@ -54,7 +54,7 @@ def threaded_rules() -> list[str]:
 
 
 def test_every_threaded_rule_is_found():
-    assert {"compare", "hsp_coverage", "assemble", "alignments", "plots", "part_texts", "index"} <= set(threaded_rules())
+    assert {"compare", "assemble", "alignments", "plots", "part_texts", "index"} <= set(threaded_rules())
 
 
 def test_the_readmes_slurm_command_keeps_the_profiles_limits_and_sends_gpu_jobs_to_gpus():
