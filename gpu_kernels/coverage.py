@@ -156,7 +156,7 @@ class TableCoverage:
         """pair_coverage's result for every chunk added."""
         per_pair = {}
         for side in ("query", "reference"):
-            group, start, end = self._intervals(side)
+            group, start, end = self.intervals(side)
             pair = group >> 1
             per_pair[side] = {name: covered_bases(pair[sel], start[sel], end[sel], self.keys)
                               for name, sel in (("forward", (group & 1) == 0), ("reverse", (group & 1) == 1))}
@@ -169,7 +169,7 @@ class TableCoverage:
 
     def records(self, side: str) -> dict[str, np.ndarray]:
         """record_coverage's result for every chunk added."""
-        group, start, end = self._intervals(side)
+        group, start, end = self.intervals(side)
         pair = group >> 1
         record = pair // self.nr if side == "query" else pair % self.nr
         records = np.arange(self.nq if side == "query" else self.nr, dtype=np.int64)
@@ -178,7 +178,8 @@ class TableCoverage:
         out["both"] = covered_bases(record, start, end, records)
         return out
 
-    def _intervals(self, side: str) -> tuple:
+    def intervals(self, side: str) -> tuple:
+        """The disjoint covered segments of one side so far: (pair * 2 + strand, start, end)."""
         if side in self.covered:
             return self.covered[side]
         empty = self.xp.zeros(0, dtype=self.xp.int64)

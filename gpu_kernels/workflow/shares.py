@@ -116,7 +116,7 @@ def coverage_state(coverage: TableCoverage) -> dict:
     """A TableCoverage's covered segments and per-pair sums as host arrays (a share's `coverage.*`)."""
     state = {"coverage.keys": coverage.keys, **{f"coverage.{name}": coverage.sums[name] for name in PAIR_SUMS}}
     for side in SIDES:
-        for name, column in zip(("group", "start", "end"), coverage._intervals(side)):
+        for name, column in zip(("group", "start", "end"), coverage.intervals(side)):
             state[f"coverage.{side}.{name}"] = to_host(column).astype(np.int64)
     return state
 
