@@ -328,9 +328,14 @@ def all_hsps(set_name, query, reference):
 
 
 def hsps_kept(wc):
-    """Params function of compare: whether its HSP table is written (the pair's merged table is, or
-    outputs.chained_hsps asks for the HSPs in chains as one table)."""
-    return hsp_table_written(wc.set, wc.query, wc.reference) or OUT["chained_hsps"]
+    """Params function of compare: whether its HSP table is written (the pair's merged table is, as
+    the exact-match modes' MUMmer text needs it, or outputs.chained_hsps asks for the HSPs in chains
+    as one table)."""
+    return (
+        hsp_table_written(wc.set, wc.query, wc.reference)
+        or PARAMS[wc.set].matching.mode != "hsp"
+        or OUT["chained_hsps"]
+    )
 
 
 # what each compare job's share of the pictures holds (shares.make_share)
