@@ -163,9 +163,10 @@ def save_share(path: str, share: dict) -> None:
             np.savez(handle, **share)
 
 
-def load_share(path: str) -> dict:
+def load_share(path: str, prefix: str = "") -> dict:
+    """save_share's arrays (those whose names begin with prefix)."""
     with np.load(path) as saved:
-        return {name: saved[name] for name in saved.files}
+        return {name: saved[name] for name in saved.files if name.startswith(prefix)}
 
 
 def merged_coverage(shares: list[dict], nq: int, nr: int) -> TableCoverage:
@@ -214,27 +215,35 @@ def merge_shares(paths: list[str], query, reference, max_pair_plots: int) -> tup
     """A genome pair's shares (one a compare job) joined, before the dotplots' layout is chosen:
     (tables.hsp_coverage's numbers, one share of the pictures: the genome dotplot's, as one job's,
     and the dots of the pair's max_pair_plots most covered chromosome pairs, `pairs` naming them).
-    gathered() places it in a layout."""
+    gathered() places it in a layout. The shares are read twice, a part at a time (their coverage,
+    then the rest one share after another), so memory holds the coverage's segments and one share."""
     from .gather import best_pairs
     from .tables import coverage_numbers
 
     started = time.perf_counter()
-    shares = [load_share(path) for path in paths]
     nq, nr = len(query.names), len(reference.names)
-    numbers = coverage_numbers(merged_coverage(shares, nq, nr), nq, nr)
+    coverage = merged_coverage([load_share(path, "coverage.") for path in paths], nq, nr)
+    numbers = coverage_numbers(coverage, nq, nr)
+    del coverage
     summary = {**numbers, "qindex": numbers["keys"] // max(nr, 1), "rindex": numbers["keys"] % max(nr, 1)}
-    merged = merged_whole(shares, query.lengths, reference.lengths) if shares and "whole.key" in shares[0] else {}
-    held = {(int(qi), int(ri)): (s, k) for s in shares for k, (qi, ri) in enumerate(s["pairs"])}
-    best = best_pairs(summary, max_pair_plots, nr)
-    for k, (qi, ri) in enumerate(best):
-        if (qi, ri) in held:
-            s, j = held[(qi, ri)]
-            merged.update({f"pair{k}." + name.split(".", 1)[1]: column for name, column in s.items()
-                           if name.startswith(f"pair{j}.")})
-        else:
-            merged.update(Dots(reference.lengths[ri], query.lengths[qi]).arrays(f"pair{k}"))
-    merged["pairs"] = np.array(best, dtype=np.int64).reshape(-1, 2)
-    log.info("%d compare jobs' shares merged (%.2f s)", len(shares), time.perf_counter() - started)
+    best = {pair: k for k, pair in enumerate(best_pairs(summary, max_pair_plots, nr))}
+    merged: dict = {}
+    pairs: dict = {}
+    for path in paths:
+        share = load_share(path, "whole.")
+        if share:
+            merged = merged_whole([merged, share] if merged else [share], query.lengths, reference.lengths)
+        with np.load(path) as saved:
+            for j, (qi, ri) in enumerate(saved["pairs"].tolist()):
+                if (qi, ri) in best:
+                    pairs.update({f"pair{best[(qi, ri)]}." + name.split(".", 1)[1]: saved[name]
+                                  for name in saved.files if name.startswith(f"pair{j}.")})
+    for (qi, ri), k in best.items():  # a pair no share holds: none of its HSPs
+        if f"pair{k}.shape" not in pairs:
+            pairs.update(Dots(reference.lengths[ri], query.lengths[qi]).arrays(f"pair{k}"))
+    merged.update(pairs)
+    merged["pairs"] = np.array(list(best), dtype=np.int64).reshape(-1, 2)
+    log.info("%d compare jobs' shares merged (%.2f s)", len(paths), time.perf_counter() - started)
     return numbers, merged
 
 
