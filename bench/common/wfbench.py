@@ -67,8 +67,9 @@ def print_rules(rules: dict) -> None:
     started and its last ended, in seconds after the first job of the run started."""
     origin = min((end - t for jobs in rules.values() for t, _, end in jobs), default=0.0)
     print(f"{'rule':<12} {'jobs':>5} {'sum s':>8} {'max s':>8} {'max RSS MB':>11} {'from s':>7} {'to s':>7}")
-    for rule in ("index", "compare", "merge", "stats", "texts", "alignments", "hsp_coverage", "coverage", "plots", "mummer_text",
-                 "summary"):
+    known = ("index", "compare", "part_texts", "merge", "stats", "texts", "assemble", "alignments", "hsp_coverage",
+             "dots", "coverage", "plots", "mummer_text", "summary")
+    for rule in known + tuple(sorted(set(rules) - set(known))):  # every rule that ran, the known ones in flow order
         if rule in rules:
             times = [t for t, _, _ in rules[rule]]
             print(f"{rule:<12} {len(times):5d} {sum(times):8.1f} {max(times):8.1f} "
