@@ -57,7 +57,6 @@ TEMPLATES = {
     "bin_text_parts": BINS + ".text_parts.bin",
     "assembled": PAIR + "/assembled",
     "hsp_coverage": PAIR + "/hsp_coverage.npz",
-    "dots_layout": PAIR + "/dots_layout.npz",
     "dots": PAIR + "/dots.npz",
     **{kind: f"{PAIR}/{name}" for kind, name in PAIR_OUTPUTS.items()},
     "hsp_table": PAIR + "/{hsptable}.parquet",
