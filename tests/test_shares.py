@@ -131,3 +131,18 @@ def test_a_share_made_on_the_device_is_the_hosts():
         assert host.keys() == device.keys()
         for name in host:
             assert np.array_equal(host[name], device[name]), name
+
+
+def test_a_share_cut_short_is_one_clear_error(tmp_path):
+    from gpu_kernels.errors import InputError
+    from gpu_kernels.workflow.shares import load_share, make_share, save_share
+
+    path = tmp_path / "share.npz"
+    save_share(str(path), make_share(table(2000, seed=1), QLENS, RLENS, True, False, 2))
+    assert load_share(str(path), "pairs")["pairs"].shape[1] == 2
+    path.write_bytes(path.read_bytes()[:1000])
+    with pytest.raises(InputError, match="not a readable compare job's share"):
+        load_share(str(path))
+    np.savez(tmp_path / "other.npz", x=np.zeros(3))
+    with pytest.raises(InputError, match="not a compare job's share"):
+        load_share(str(tmp_path / "other.npz"))

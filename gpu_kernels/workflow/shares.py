@@ -164,9 +164,19 @@ def save_share(path: str, share: dict) -> None:
 
 
 def load_share(path: str, prefix: str = "") -> dict:
-    """save_share's arrays (those whose names begin with prefix)."""
-    with np.load(path) as saved:
-        return {name: saved[name] for name in saved.files if name.startswith(prefix)}
+    """save_share's arrays (those whose names begin with prefix); one clear error where the file is no
+    share (cut short, of another kind)."""
+    import zipfile
+
+    from ..errors import InputError
+
+    try:
+        with np.load(path) as saved:
+            if "pairs" not in saved.files:
+                raise InputError("not a compare job's share (no `pairs`)", path)
+            return {name: saved[name] for name in saved.files if name.startswith(prefix)}
+    except (zipfile.BadZipFile, ValueError, EOFError) as error:
+        raise InputError(f"not a readable compare job's share ({error})", path) from None
 
 
 def merged_coverage(shares: list[dict], nq: int, nr: int) -> TableCoverage:
@@ -233,11 +243,11 @@ def merge_shares(paths: list[str], query, reference, max_pair_plots: int) -> tup
         share = load_share(path, "whole.")
         if share:
             merged = merged_whole([merged, share] if merged else [share], query.lengths, reference.lengths)
-        with np.load(path) as saved:
-            for j, (qi, ri) in enumerate(saved["pairs"].tolist()):
-                if (qi, ri) in best:
-                    pairs.update({f"pair{best[(qi, ri)]}." + name.split(".", 1)[1]: saved[name]
-                                  for name in saved.files if name.startswith(f"pair{j}.")})
+        held = [(j, best[(qi, ri)]) for j, (qi, ri) in enumerate(load_share(path, "pairs")["pairs"].tolist())
+                if (qi, ri) in best]
+        for j, k in held:
+            pairs.update({f"pair{k}." + name.split(".", 1)[1]: column
+                          for name, column in load_share(path, f"pair{j}.").items()})
     for (qi, ri), k in best.items():  # a pair no share holds: none of its HSPs
         if f"pair{k}.shape" not in pairs:
             pairs.update(Dots(reference.lengths[ri], query.lengths[qi]).arrays(f"pair{k}"))
