@@ -117,6 +117,11 @@ def test_the_exhaustive_hsp_table_and_secondary_chains_are_opt_in_past_the_size(
     pair = tmp_path / PAIR
     assert not (pair / "hsps.parquet").exists()
     _, _, merged = coverage_of(pair / "chained_hsps.parquet", tmp_path)
+    # without outputs.chained_hsps the compare jobs keep their shares alone: asked for, one clear line
+    (pair / "chained_hsps.parquet").unlink()
+    failed = snakemake(tmp_path, f"{PAIR}/chained_hsps.parquet", "--cores", "2", "--configfile",
+                       config(tmp_path, query, reference, outputs=", hsps_auto_bases: 1000"), check=False)
+    assert failed.returncode != 0 and "set outputs.chained_hsps: true" in failed.stdout + failed.stderr
     for made, name in zip(merged, ("coverage_pairs.tsv", "coverage_query.tsv")):
         got, want = read_tsv(pair / name), read_tsv(made)
         keys = [k for k in want[0] if not k.endswith("genome")]  # coverage_of names the genomes Q and R

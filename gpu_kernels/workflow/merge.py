@@ -4,12 +4,14 @@ and MUMmer's text for the exact-match modes."""
 from __future__ import annotations
 
 import logging
+import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ..formats import (HspWriter, iter_hsps, mummer_parts, read_hsps, read_meta, read_tsv, text_from_table, write_parts,
                        write_tsv)
+from ..errors import InputError
 from ..hsps import concat, sort_rows
 from ..matches import hsps_to_matches
 from ..params import Params
@@ -48,6 +50,10 @@ def merge(parts: list[str], stats_parts: list[str], query: Genome, reference: Ge
     """All bin pairs of a genome pair into one Parquet HSP table (streamed), and the stats table where
     stats_path names it. sources: the genomes' FASTA paths (query_fasta, reference_fasta), kept in the table's metadata
     for the formats that name them."""
+    missing = [part for part in parts if not os.path.exists(part)]
+    if missing:  # past outputs.hsps' size the compare jobs keep their shares alone
+        raise InputError("the compare jobs kept no HSP table: set outputs.chained_hsps: true to merge the HSPs in "
+                         "chains", missing[0])
     stats = [row for p in stats_parts for row in read_tsv(p)]
     seeds = sum(int(r["seeds"]) for r in stats)
     kept = sum(int(r["kept_seeds"]) for r in stats)
