@@ -133,7 +133,6 @@ def max_cells(key, value) -> tuple[np.ndarray, np.ndarray]:
     return to_host(key[last]), to_host(value[last])
 
 
-
 # ---------------------------------------------------------------------------------------------
 # Dots: what a dotplot draws, gathered in bounded memory
 

@@ -51,7 +51,6 @@ TEMPLATES = {
     "index_list": "{results}/index/genomes.tsv",
     "bin_group": BINS,
     "bin_hsps": BINS + "/hsps.parquet",
-    "bin_shares": BINS + "/shares.npz",
     "bin_stats": BINS + "/stats.tsv",
     "bin_texts": BINS + ".texts.bin",
     "bin_text_parts": BINS + ".text_parts.bin",

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import logging
 import time
+import zipfile
+from contextlib import contextmanager
 
 import numpy as np
 
-from ..arrays import array_module, stable_argsort, to_host
+from ..arrays import array_module, is_sorted, stable_argsort, to_host
 from ..coverage import PAIR_SUMS, TableCoverage, merge_intervals
-from .dots import HTML_LINES, MAX_LINES, RASTER, Dots, Layout, max_cells
+from .dots import HTML_LINES, MAX_LINES, RASTER, Dots, Layout, max_cells, offsets
 
 log = logging.getLogger(__name__)
 
@@ -36,31 +38,30 @@ def _value(xp, hsps, rows, length):
     return ((100.0 * identities) / xp.maximum(length, 1).astype(xp.float64)).astype(xp.float32)
 
 
-def _longest(hsps: dict, rows, length, count: int) -> np.ndarray:
+def _scaled(xp, doubled, span: float, top: int):
+    """Raster cells (rows or columns) of doubled midpoints along `span` bases: dots.c's arithmetic."""
+    return xp.clip((doubled * (RASTER / (2 * span))).astype(xp.int64), 0, top)
+
+
+def _lines_and_rest(hsps: dict, rows, count: int) -> tuple[dict, object]:
     """The `count` first of rows in the dotplots' total order of lines (longest first, then record
-    pair, query start, reference start, strand: Dots._keep_longest's), as host indices into rows."""
-    xp = array_module(length)
+    pair, query start, reference start, strand: Dots._keep_longest's) as LINE_COLUMNS on the host, in
+    that order, and the other rows. A partial sort finds the floor; the rows at or above it come to
+    the host once and are ordered there."""
+    xp = array_module(rows)
+    length = hsps["qend"][rows] - hsps["qstart"][rows]
     n = int(length.size)
-    if n > count:  # a partial sort finds the floor; the ties at it are ordered on the host
+    if n > count:
         floor = xp.partition(length, n - count)[n - count] if count else length.max() + 1
         candidates = xp.nonzero(length >= floor)[0]
     else:
         candidates = xp.arange(n)
-    host = {name: to_host(hsps[name][rows[candidates]]) for name in ("qrec", "rrec", "qstart", "rstart", "strand")}
+    host = {name: to_host(hsps[name][rows[candidates]]) for name in LINE_COLUMNS}
     order = np.lexsort((host["strand"], host["rstart"], host["qstart"], host["rrec"], host["qrec"],
-                        -to_host(length[candidates])))
-    return to_host(candidates)[order[:count]]
-
-
-def _lines_and_rest(hsps: dict, rows, count: int) -> tuple[dict, object]:
-    """The lines kept of rows (LINE_COLUMNS on the host, in the total order) and the other rows."""
-    xp = array_module(rows)
-    length = hsps["qend"][rows] - hsps["qstart"][rows]
-    kept = _longest(hsps, rows, length, count)
-    lines = {name: to_host(hsps[name][rows[xp.asarray(kept)]]) for name in LINE_COLUMNS}
-    rest = xp.ones(rows.size, dtype=bool)
-    rest[xp.asarray(kept)] = False
-    return lines, rows[rest]
+                        host["qstart"] - host["qend"]))[:count]
+    rest = xp.ones(n, dtype=bool)
+    rest[xp.asarray(to_host(candidates)[order])] = False
+    return {name: column[order] for name, column in host.items()}, rows[rest]
 
 
 def _whole_cells(xp, hsps: dict, rows, qlens: np.ndarray, rlens: np.ndarray) -> tuple:
@@ -71,15 +72,13 @@ def _whole_cells(xp, hsps: dict, rows, qlens: np.ndarray, rlens: np.ndarray) -> 
     qrec, rrec = hsps["qrec"][rows].astype(xp.int64), hsps["rrec"][rows].astype(xp.int64)
     qstart, qend = hsps["qstart"][rows].astype(xp.int64), hsps["qend"][rows].astype(xp.int64)
     length = qend - qstart
-    roff = xp.asarray(np.concatenate(([0], np.cumsum(rlens)[:-1])).astype(np.int64))
-    x2 = 2 * (roff[rrec] + hsps["rstart"][rows].astype(xp.int64)) + length
-    column = xp.clip((x2 * (RASTER / (2 * width))).astype(xp.int64), 0, RASTER - 1)
+    x2 = 2 * (xp.asarray(offsets(rlens))[rrec] + hsps["rstart"][rows].astype(xp.int64)) + length
+    column = _scaled(xp, x2, width, RASTER - 1)
     value = _value(xp, hsps, rows, length)
     base = (qrec * 2 + hsps["strand"][rows].astype(xp.int64)) * 2
     keys = []
     for flipped, y2 in ((0, qstart + qend), (1, 2 * xp.asarray(qlens)[qrec] - qstart - qend)):
-        row = xp.minimum((y2 * (RASTER / (2 * height))).astype(xp.int64), RASTER)
-        keys.append(((base + flipped) * (RASTER + 1) + row) * RASTER + column)
+        keys.append(((base + flipped) * (RASTER + 1) + _scaled(xp, y2, height, RASTER)) * RASTER + column)
     return xp.concatenate(keys), xp.concatenate((value, value))
 
 
@@ -104,8 +103,7 @@ def _pair_dots(hsps: dict, rows, qlen: int, rlen: int) -> Dots:
     qstart, qend = hsps["qstart"][rest].astype(xp.int64), hsps["qend"][rest].astype(xp.int64)
     length = qend - qstart
     x2 = 2 * hsps["rstart"][rest].astype(xp.int64) + length
-    column = xp.clip((x2 * (RASTER / (2 * dots.width))).astype(xp.int64), 0, RASTER - 1)
-    row = xp.clip(((qstart + qend) * (RASTER / (2 * dots.height))).astype(xp.int64), 0, RASTER - 1)
+    column, row = _scaled(xp, x2, dots.width, RASTER - 1), _scaled(xp, qstart + qend, dots.height, RASTER - 1)
     cell, value = max_cells((hsps["strand"][rest].astype(xp.int64) * RASTER + row) * RASTER + column,
                              _value(xp, hsps, rest, length))
     dots.take(cell, value, lines, int(rows.size))
@@ -144,7 +142,8 @@ def make_share(hsps: dict, qlens, rlens, whole: bool, html: bool, max_pair_plots
                           max_pair_plots, nr)
     if best:
         pair = hsps["qrec"].astype(xp.int64) * nr + hsps["rrec"].astype(xp.int64)
-        order = stable_argsort(pair)
+        # a compare job's table is in the canonical order, its record pairs already in runs
+        order = xp.arange(pair.size) if is_sorted(pair) else stable_argsort(pair)
         bounds = to_host(xp.searchsorted(pair[order], xp.asarray([[qi * nr + ri, qi * nr + ri + 1]
                                                                    for qi, ri in best], dtype=xp.int64).ravel()))
         for k, (qi, ri) in enumerate(best):
@@ -163,20 +162,25 @@ def save_share(path: str, share: dict) -> None:
             np.savez(handle, **share)
 
 
-def load_share(path: str, prefix: str = "") -> dict:
-    """save_share's arrays (those whose names begin with prefix); one clear error where the file is no
+@contextmanager
+def _opened(path: str):
+    """A share's file, open (its arrays read when asked for); one clear error where the file is no
     share (cut short, of another kind)."""
-    import zipfile
-
     from ..errors import InputError
 
     try:
         with np.load(path) as saved:
             if "pairs" not in saved.files:
                 raise InputError("not a compare job's share (no `pairs`)", path)
-            return {name: saved[name] for name in saved.files if name.startswith(prefix)}
+            yield saved
     except (zipfile.BadZipFile, ValueError, EOFError) as error:
         raise InputError(f"not a readable compare job's share ({error})", path) from None
+
+
+def load_share(path: str, prefix: str = "") -> dict:
+    """save_share's arrays (those whose names begin with prefix)."""
+    with _opened(path) as saved:
+        return {name: saved[name] for name in saved.files if name.startswith(prefix)}
 
 
 def merged_coverage(shares: list[dict], nq: int, nr: int) -> TableCoverage:
@@ -240,14 +244,14 @@ def merge_shares(paths: list[str], query, reference, max_pair_plots: int) -> tup
     merged: dict = {}
     pairs: dict = {}
     for path in paths:
-        share = load_share(path, "whole.")
-        if share:
-            merged = merged_whole([merged, share] if merged else [share], query.lengths, reference.lengths)
-        held = [(j, best[(qi, ri)]) for j, (qi, ri) in enumerate(load_share(path, "pairs")["pairs"].tolist())
-                if (qi, ri) in best]
-        for j, k in held:
-            pairs.update({f"pair{k}." + name.split(".", 1)[1]: column
-                          for name, column in load_share(path, f"pair{j}.").items()})
+        with _opened(path) as saved:  # read once: the genome dotplot's arrays, the best pairs' dots
+            share = {name: saved[name] for name in saved.files if name.startswith("whole.")}
+            if share:
+                merged = merged_whole([merged, share] if merged else [share], query.lengths, reference.lengths)
+            for j, (qi, ri) in enumerate(saved["pairs"].tolist()):
+                if (qi, ri) in best:
+                    pairs.update({f"pair{best[(qi, ri)]}." + name.split(".", 1)[1]: saved[name]
+                                  for name in saved.files if name.startswith(f"pair{j}.")})
     for (qi, ri), k in best.items():  # a pair no share holds: none of its HSPs
         if f"pair{k}.shape" not in pairs:
             pairs.update(Dots(reference.lengths[ri], query.lengths[qi]).arrays(f"pair{k}"))

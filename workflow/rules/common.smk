@@ -36,7 +36,7 @@ from gpu_kernels.workflow.outputs import (
 from gpu_kernels.pipeline import texts_of
 from gpu_kernels.ani import MATRICES
 from gpu_kernels.workflow.many import members_digest, rows_of
-from gpu_kernels.workflow.jobs import part_prefix
+from gpu_kernels.workflow.jobs import part_prefix, share_path
 from gpu_kernels.workflow.report import run_description
 from gpu_kernels.workflow.sweep import engine_params, override_set, param_sets
 from gpu_kernels.workflow.sizing import bin_size, compare_threads

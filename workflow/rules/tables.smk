@@ -20,7 +20,7 @@ rule hsp_coverage:
     conda:
         "../envs/engine.yaml"
     params:
-        shares=lambda wc: group_paths("bin_shares", wc),
+        shares=lambda wc: [share_path(p) for p in group_paths("bin_hsps", wc)],
         max_pair_plots=SHARE["max_pair_plots"],
     script:
         "../scripts/hsp_coverage.py"
