@@ -13,10 +13,13 @@ import numpy as np
 
 from .report import covered
 
-# ani.tsv's columns: the issue's five, then what they are made of
+# ani.tsv's columns: the issue's five, then what they are made of, then the many-genomes screen's
+# estimate (containment ANI, workflow/screen.py) and whether the pair was aligned or screened
 ANI_COLUMNS = ("query", "reference", "ani", "aligned_fraction_query", "aligned_fraction_reference", "anim",
                "matches", "mismatches", "insertions", "deletions", "aligned_query", "aligned_reference",
-               "query_length", "reference_length", "alignments")
+               "query_length", "reference_length", "alignments", "screen_ani", "status")
+COUNTS = ("matches", "mismatches", "insertions", "deletions", "aligned_query", "aligned_reference", "query_length",
+          "reference_length", "alignments")
 # pyANI's file names (ANIm_<matrix>.tab) and what each holds
 MATRICES = {"percentage_identity": "ani", "alignment_coverage": "aligned_fraction", "alignment_lengths": "aligned",
             "similarity_errors": "mismatches"}
@@ -54,8 +57,8 @@ def read_rows(paths: list[str]):
     import pandas as pd
 
     # genome names as written: `NA`, `nan`, `null` and `None` are names, not pandas' missing values
-    numbers = [c for c in ANI_COLUMNS if c not in ("query", "reference")]
-    tables = [pd.read_csv(p, sep="\t", dtype={"query": str, "reference": str}, keep_default_na=False,
+    numbers = [c for c in ANI_COLUMNS if c not in ("query", "reference", "status")]
+    tables = [pd.read_csv(p, sep="\t", dtype={"query": str, "reference": str, "status": str}, keep_default_na=False,
                           na_values={c: ["NA", ""] for c in numbers}) for p in paths]
     return (pd.concat(tables, ignore_index=True) if tables
             else pd.DataFrame(columns=list(ANI_COLUMNS)))
@@ -68,7 +71,9 @@ def write_rows(path: str, rows) -> None:
     import pandas as pd
 
     table = pd.DataFrame(rows, columns=list(ANI_COLUMNS))
-    write_tsv(path, table.round({"ani": 4, "anim": 4, "aligned_fraction_query": 6, "aligned_fraction_reference": 6})
+    table = table.astype({name: "Int64" for name in COUNTS})  # counts stay integers beside a screened pair's NA
+    write_tsv(path, table.round({"ani": 4, "anim": 4, "aligned_fraction_query": 6, "aligned_fraction_reference": 6,
+                                 "screen_ani": 2})
               .astype(object).where(table.notna(), "NA"))
 
 

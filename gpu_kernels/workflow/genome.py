@@ -162,9 +162,9 @@ def bin_name(number: int) -> str:
     return f"b{number + 1:05d}"
 
 
-def write_index(fasta: str, codes_path: str, table_path: str, bin_size: int) -> None:
-    """Encode a genome once: its codes file (records laid end to end, two bits a base: twobit.py) and a
-    chromosome table. A record of no
+def write_index(fasta: str, codes_path: str, table_path: str, bin_size: int, screen_path: str | None = None) -> None:
+    """Encode a genome once: its codes file (records laid end to end, two bits a base: twobit.py), a
+    chromosome table and, with screen_path, its screen sketch (screen.py: many-genomes runs). A record of no
     A, C, G or T (a read of a read set, a scaffold of gaps) is taken, said in the log, and aligned
     nowhere, as nucmer, minimap2 and mummer take it; the command line's compare still refuses one."""
     started = time.perf_counter()
@@ -192,6 +192,12 @@ def write_index(fasta: str, codes_path: str, table_path: str, bin_size: int) -> 
                 lo, hi = np.searchsorted(pos, [start, start + length])
                 iupac = "".join(f"{p}{chr(c)}" for p, c in zip((pos[lo:hi] - start).tolist(), let[lo:hi].tolist()))
                 handle.write(f"{name}\t{length}\t{n_counts[index]}\t{start}\t{bin_of[index]}\t{iupac}\n")
+    if screen_path is not None:
+        from .screen import save_screen, screen_sketch
+
+        hashes, shift = screen_sketch(loaded.codes, loaded.starts, loaded.lengths)
+        save_screen(screen_path, hashes, shift)
+        log.info("screen sketch: %d 20-mers (1 in 2^%d)", hashes.size, shift)
     log.info("index written (%.2f s)", time.perf_counter() - started)
 
 
@@ -257,10 +263,11 @@ def mapped_genome(genome: "Genome") -> SeqSet:
 
 
 class Genome:
-    """A genome's index files and chromosome table."""
+    """A genome's index files (codes, chromosome table, and in a many-genomes run the screen sketch)
+    and chromosome table."""
 
-    def __init__(self, name: str, codes: str | None, table: str | None):
-        self.name, self.codes, self.table = name, codes, table
+    def __init__(self, name: str, codes: str | None, table: str | None, screen: str | None = None):
+        self.name, self.codes, self.table, self.screen = name, codes, table, screen
         self.rows = read_table(table) if table else []
         self.names = np.array([r["name"] for r in self.rows])
         self.lengths = np.array([r["length"] for r in self.rows], dtype=np.int64)
@@ -273,11 +280,12 @@ class Genome:
         return genome
 
 
-def write_index_list(path: str, names: list, codes: list, tables: list) -> None:
-    """The genomes' index files listed (name, codes, table), a genome a line."""
+def write_index_list(path: str, names: list, codes: list, tables: list, screens: list) -> None:
+    """The genomes' index files listed (name, codes, table, screen sketch), a genome a line."""
     from ..formats import write_tsv
 
-    write_tsv(path, [{"genome": n, "codes": c, "table": t} for n, c, t in zip(names, codes, tables)])
+    write_tsv(path, [{"genome": n, "codes": c, "table": t, "screen": s}
+                     for n, c, t, s in zip(names, codes, tables, screens)])
 
 
 def read_index_list(path: str, names) -> dict:
@@ -285,4 +293,4 @@ def read_index_list(path: str, names) -> dict:
     from ..formats import read_tsv
 
     rows = {row["genome"]: row for row in read_tsv(path)}
-    return {name: Genome(name, rows[name]["codes"], rows[name]["table"]) for name in names}
+    return {name: Genome(name, rows[name]["codes"], rows[name]["table"], rows[name]["screen"]) for name in names}

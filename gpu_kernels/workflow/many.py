@@ -20,6 +20,7 @@ from ..engine import Loaded
 from ..params import Params
 from ..turns import end_turn, take_turn
 from .genome import WHOLE, load_bin
+from .screen import ALIGNED, screen_pairs
 
 log = logging.getLogger(__name__)
 
@@ -61,22 +62,27 @@ def members_digest(pairs: list[tuple], genomes: list[str], digests: dict) -> str
 
 def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, backend: str, paths_of,
               rows_path: str, sam_seq: bool = True, snps_min_ani: float = 0.0,
-              overlap: bool | None = None) -> list[dict]:
+              overlap: bool | None = None, screen: float = 0.0) -> list[dict]:
     """A row's pairs aligned in turn and written: genomes, name -> workflow.genome.Genome (its index);
     fasta, name -> its FASTA (the delta's header names it); paths_of(query, reference): the pair's
     output paths by align.write_aligned's kinds (and pairs.CHAIN_PATHS); rows_path: the row's ANI rows
     (ani.tsv's layout); snps_min_ani: the SNP and VCF files of pairs of this ANI or more only (a
     distant pair's SNP table is most of its outputs and seldom read); overlap: a run's host half beside
     the next run's compare (default: on a device, where the device's turn is the job's wait; on the CPU
-    the compare takes every core the job has). Returns the rows."""
+    the compare takes every core the job has); screen: pairs of a lower containment ANI (percent) are
+    not aligned (screen.py; 0: every pair is). Returns the rows."""
     from ..batch import batches, compare_queries, fits_together
     from ..pairs import align_loaded, finish_whole
 
     start = time.perf_counter()
+    every = {pair: at for at, pair in enumerate(pairs)}
+    pairs, rows, estimates = screen_pairs(pairs, genomes, screen)
+    log.info("screen: %d of %d pairs share too little to align (containment ANI under %g %%; %.2f s)",
+             len(rows), len(every), screen, time.perf_counter() - start)
     device = get_backend(backend)
-    ready = device.warm_up(params)
+    ready = device.warm_up(params) if pairs else None
     overlap = not device.on_host if overlap is None else overlap
-    sets, rows = {}, []
+    sets = {}
     last = {g: number for number, pair in enumerate(pairs, 1) for g in pair}  # the last pair holding each genome
 
     def seqset(name: str):
@@ -94,7 +100,7 @@ def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, ba
     def row_of(q: str, r: str) -> tuple:
         """The pair's ANI row (filled once aligned) and its variants_if for align_loaded."""
         qset, rset = seqset(q), seqset(r)
-        row = {"query": q, "reference": r}
+        row = {"query": q, "reference": r, "screen_ani": estimates[(q, r)], "status": ALIGNED}
 
         def close(al) -> bool:  # asked once a pair, before its files
             row.update(pair_ani(al, qset.lengths, rset.lengths))  # the pair's ANI row, made here once
@@ -154,6 +160,7 @@ def align_row(pairs: list[tuple], genomes: dict, fasta: dict, params: Params, ba
         if behind is not None:
             behind.result()
     end_turn()
+    rows.sort(key=lambda row: every[(row["query"], row["reference"])])  # the row's pairs in their order
     write_rows(rows_path, rows)
-    log.info("%d pairs in %.1f s", len(pairs), time.perf_counter() - start)
+    log.info("%d pairs in %.1f s", len(every), time.perf_counter() - start)
     return rows

@@ -48,6 +48,7 @@ TEMPLATES = {
     "sketch": "{results}/index/{genome}/sketch.npz",
     "codes": "{results}/index/{genome}/codes.2bit",
     "chromosomes": "{results}/index/{genome}/chromosomes.tsv",
+    "screen": "{results}/index/{genome}/screen.npz",
     "index_list": "{results}/index/genomes.tsv",
     "bin_group": BINS,
     "bin_hsps": BINS + "/hsps.parquet",

@@ -1,4 +1,5 @@
-# Index: encode each genome once; compare jobs read the encoded codes, never the FASTA.
+# Index: encode each genome once; compare jobs read the encoded codes, never the FASTA. A many-genomes
+# run's index holds each genome's screen sketch too (gpu_kernels/workflow/screen.py).
 
 
 rule index:
@@ -7,6 +8,7 @@ rule index:
     output:
         codes=path("codes"),
         chromosomes=path("chromosomes"),
+        **({"screen": path("screen")} if MANY else {}),
     log:
         log_path("index", "genome"),
     benchmark:

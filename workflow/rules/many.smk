@@ -66,6 +66,7 @@ rule index_list:
     input:
         codes=[path("codes", genome=g) for g in config["genomes"]],
         tables=[path("chromosomes", genome=g) for g in config["genomes"]],
+        screens=[path("screen", genome=g) for g in config["genomes"]],
     output:
         path("index_list"),
     log:
@@ -111,6 +112,7 @@ rule row:
         },
         sam_seq=OUT["sam_seq"],
         snps_min_ani=OUT["snps_min_ani"],
+        screen=config["comparisons"]["screen"],
     script:
         "../scripts/many.py"
 

@@ -1,4 +1,5 @@
-"""Snakemake script: encode one genome (codes.2bit, two bits a base, and the chromosome table)."""
+"""Snakemake script: encode one genome (codes.2bit, two bits a base, the chromosome table and, in a
+many-genomes run, the screen sketch)."""
 import os
 import sys
 
@@ -7,5 +8,6 @@ from _setup import run  # noqa: E402
 
 from gpu_kernels.workflow.genome import write_index  # noqa: E402
 
-run(snakemake, lambda: write_index(snakemake.input.fasta, snakemake.output.codes,  # noqa: F821
-                                   snakemake.output.chromosomes, snakemake.params.bin_size))  # noqa: F821
+sm = snakemake  # noqa: F821
+run(sm, lambda: write_index(sm.input.fasta, sm.output.codes, sm.output.chromosomes, sm.params.bin_size,
+                            sm.output.get("screen")))

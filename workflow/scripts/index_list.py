@@ -9,4 +9,5 @@ from gpu_kernels.workflow.genome import write_index_list  # noqa: E402
 
 sm = snakemake  # noqa: F821
 
-run(sm, lambda: write_index_list(sm.output[0], list(sm.params.genomes), list(sm.input.codes), list(sm.input.tables)))
+run(sm, lambda: write_index_list(sm.output[0], list(sm.params.genomes), list(sm.input.codes), list(sm.input.tables),
+                                list(sm.input.screens)))

@@ -20,7 +20,7 @@ def step():
     os.makedirs(folder, exist_ok=True)
     align_row([tuple(p) for p in sm.params.pairs], genomes, dict(sm.params.fasta), Params(**sm.params.engine),
               sm.params.backend, pair_paths(folder, dict(sm.params.kinds)), os.path.join(folder, ROW_ANI),
-              bool(sm.params.sam_seq), float(sm.params.snps_min_ani))
+              bool(sm.params.sam_seq), float(sm.params.snps_min_ani), screen=float(sm.params.screen))
 
 
 run(sm, step)
