@@ -186,6 +186,36 @@ static int64_t fill_gap(const fill_job *f, int64_t g, uint8_t *dir, int32_t *hro
     return hrow[dy - dx - lo];
 }
 
+/* A gap of as many query as reference bases whose diagonal outscores every other path: its columns
+ * written and counted as fill_gap's traceback would (1), or nothing done (0). Any other path holds an I
+ * and a D run, each costing at least go + ge, and at most dx - 1 column pairs, each at most match, so a
+ * diagonal scoring more than match (dx - 1) - 2 (go + ge) is the DP's one best path. Most gaps between
+ * anchors of a close pair are a substitution or two: this skips their band's DP (the device's twin
+ * fills them: the same columns). */
+static int diagonal_gap(const fill_job *f, int64_t g) {
+    const int64_t dx = f->dx[g];
+    if (dx != f->dy[g])
+        return 0;
+    const uint8_t *q = f->q + f->qpos[g], *r = (f->strand[g] ? f->rr : f->rf) + f->rpos[g];
+    int64_t score = 0;
+    for (int64_t k = 0; k < dx; k++)
+        score += column_score(q[k], r[k], f->match, f->mismatch);
+    if (score <= (int64_t)f->match * (dx - 1) - 2 * (int64_t)(f->go + f->ge))
+        return 0;
+    uint8_t *ops = f->ops + f->at[g];
+    int64_t *counts = f->counts + COUNT_KINDS * g;
+    counts[0] = counts[1] = counts[2] = counts[3] = counts[4] = 0;
+    for (int64_t k = 0; k < dx; k++) {
+        const uint8_t op = q[k] == r[k] && q[k] < 4 ? 0 : 1;
+        ops[k] = op;
+        counts[op]++;
+        counts[4] += q[k] > 3 || r[k] > 3;
+    }
+    f->columns[g] = dx;
+    f->score[g] = score;
+    return 1;
+}
+
 static void fill_part(void *arg, int t, int threads) {
     fill_job *f = (fill_job *)arg;
     (void)t, (void)threads;
@@ -196,6 +226,8 @@ static void fill_part(void *arg, int t, int threads) {
         const int64_t g = __atomic_fetch_add(&f->next, 1, __ATOMIC_RELAXED);
         if (g >= f->n)
             break;
+        if (diagonal_gap(f, g))
+            continue;
         const int64_t dx = f->dx[g], dy = f->dy[g];
         int64_t lo, hi;
         band_of(dx, dy, f->band, &lo, &hi);
