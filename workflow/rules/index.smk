@@ -6,9 +6,9 @@ rule index:
     input:
         fasta=lambda wc: config["genomes"][wc.genome],
     output:
+        **({"screen": path("screen")} if MANY else {}),
         codes=path("codes"),
         chromosomes=path("chromosomes"),
-        **({"screen": path("screen")} if MANY else {}),
     log:
         log_path("index", "genome"),
     benchmark:
