@@ -1,7 +1,8 @@
 """Many genomes in one run: the set's genome pairs in rows, a row a job (its outputs in one folder).
 A genome's row holds its pairs with the genomes listed before it, so adding a genome at the end of
 the list makes one new row (its pairs with every genome before it) and leaves the finished rows as
-they were. A row's job reads each genome's index once and aligns its pairs one after another in one
+they were. A row's job screens its pairs (screen.py: pairs whose genomes share next to nothing are not
+aligned), reads each genome's index once and aligns the others one after another in one
 process (as pairs.align_loaded does: compared whole, chained, the one-to-one alignments chosen), writing
 each pair's outputs and the row's ANI rows (ani.py). The HSPs of a run of pairs with one reference
 are found in one pass (batch.py), then each pair is chained, placed, aligned and written on the host
