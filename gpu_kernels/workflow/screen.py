@@ -6,7 +6,7 @@ Two genomes are compared at the larger of their shifts (a coarser sketch is a su
 and the share of the smaller genome's 20-mers found in the larger, its containment c, gives the
 containment ANI c^(1/20) (Mash's and sourmash's estimate of the identity of a genome contained in
 another). Homologous sequence at identity p over a share f of the smaller genome keeps about f * p^20
-of its 20-mers, so genera that share only rRNA operons and a few conserved genes (1-2 % of a genome)
+of its 20-mers, so genera that share only rRNA operons and a few conserved genes (under 1 % of a genome)
 sit at 64-69 %, pairs of other orders of one class (Klebsiella and Vibrio) at 72-76 %, and pairs that
 align at 80 % at 78 % and above (docs/WORKFLOW.md, "The screen"). A pair under the setting's
 `comparisons.screen` (percent) is screened: no alignment, no pair folder, a row of ani.tsv that says
@@ -19,9 +19,10 @@ import math
 
 import numpy as np
 
+from .sketch import SITE_K, make_sketch
+
 SCREEN_SITES = 1 << 16  # about this many 20-mers a genome (0.5 MB), whatever its size
 MIN_SITES = 1000
-SITE_K = 20
 ALIGNED, SCREENED = "aligned", "screened"  # ani.tsv's status of a pair
 
 
@@ -33,8 +34,6 @@ def screen_shift(bases: int) -> int:
 def screen_sketch(codes: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, int]:
     """A genome's screen sketch from its records' codes (starts and lengths into codes, as a SeqSet
     lays them): the sorted distinct 20-mer hashes its sites hold, and their shift."""
-    from .sketch import make_sketch
-
     starts, lengths = (np.asarray(a, dtype=np.int64) for a in (starts, lengths))
     shift = screen_shift(int(lengths.sum()))
     spans = np.column_stack((starts, starts + lengths))
