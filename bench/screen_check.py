@@ -80,11 +80,10 @@ def main() -> None:
     (_, _, on), (_, _, off) = runs.values()
     both = on.merge(off, on=["query", "reference"], suffixes=("", "_all"))
     both["shared_all"] = both[["aligned_fraction_query_all", "aligned_fraction_reference_all"]].max(axis=1)
-    screened, kept = both[both["status"] == "screened"], both[both["status"] == "aligned"]
     if args.fastani:
         values = fastani(genomes, args.cores)
         both["fastani"] = [values.get(frozenset((q, r)), float("nan")) for q, r in zip(both["query"], both["reference"])]
-        screened = both[both["status"] == "screened"]
+    screened, kept = both[both["status"] == "screened"], both[both["status"] == "aligned"]
     columns = [c for c in on.columns if c not in ("query", "reference", "status")]
     same = all(kept[c].astype(str).equals(kept[f"{c}_all"].astype(str)) for c in columns if f"{c}_all" in kept)
     rows = [["pairs screened", f"{len(screened)} of {len(both)}"],

@@ -21,7 +21,7 @@ from typing import Callable, NamedTuple
 
 from . import delta, gecko, paf
 from .chains import write_chain_text  # noqa: F401
-from .files import atomic_path, write_parts  # noqa: F401
+from .files import atomic_path, save_arrays, write_parts  # noqa: F401
 from .gecko import gecko_header, gecko_text  # noqa: F401
 from .mummer import mummer_parts  # noqa: F401
 from .paf import paf_text  # noqa: F401

@@ -80,6 +80,15 @@ def atomic_path(path: str):
 PENDING: set[str] = set()
 
 
+def save_arrays(path: str, **arrays) -> None:
+    """Named arrays as an .npz file (numpy.savez), written whole or not at all."""
+    import numpy as np
+
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as handle:
+            np.savez(handle, **arrays)
+
+
 def _remove_stale(path: str, begun: float) -> None:
     """The temporary files an earlier write of path left (a process killed with -9 while it wrote)
     removed once this one is complete: those untouched since before it began (a write still under

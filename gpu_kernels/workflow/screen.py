@@ -43,11 +43,9 @@ def screen_sketch(codes: np.ndarray, starts: np.ndarray, lengths: np.ndarray) ->
 
 def save_screen(path: str, hashes: np.ndarray, shift: int) -> None:
     """A screen sketch as an .npz file (written whole or not at all)."""
-    from ..formats import atomic_path
+    from ..formats import save_arrays
 
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as handle:
-            np.savez(handle, hashes=hashes, shift=np.int64(shift))
+    save_arrays(path, hashes=hashes, shift=np.int64(shift))
 
 
 def load_screen(path: str) -> tuple[np.ndarray, int]:
@@ -93,16 +91,14 @@ def screen_pairs(pairs: list[tuple], genomes: dict, min_ani: float) -> tuple[lis
     last = {g: at for at, pair in enumerate(pairs) for g in pair}
     sketches, kept, rows, estimates = {}, [], [], {}
     for at, (q, r) in enumerate(pairs):
-        known = genomes[q].screen is not None and genomes[r].screen is not None
-        if known:
+        shared = sites = 0  # no sketch: no sites, so no estimate (NaN) and never screened
+        if genomes[q].screen is not None and genomes[r].screen is not None:
             for name in (q, r):
                 if name not in sketches:
                     sketches[name] = load_screen(genomes[name].screen)
             shared, sites = containment(sketches[q], sketches[r])
-            estimates[(q, r)] = containment_ani(shared, sites)
-        else:
-            estimates[(q, r)] = math.nan
-        if known and is_screened(shared, sites, min_ani):
+        estimates[(q, r)] = containment_ani(shared, sites)
+        if is_screened(shared, sites, min_ani):
             rows.append({"query": q, "reference": r, "query_length": int(genomes[q].lengths.sum()),
                          "reference_length": int(genomes[r].lengths.sum()), "screen_ani": estimates[(q, r)],
                          "status": SCREENED})

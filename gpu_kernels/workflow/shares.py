@@ -155,11 +155,9 @@ def make_share(hsps: dict, qlens, rlens, whole: bool, html: bool, max_pair_plots
 
 def save_share(path: str, share: dict) -> None:
     """A share to path (.npz), written whole or not at all."""
-    from ..formats import atomic_path
+    from ..formats import save_arrays
 
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as handle:
-            np.savez(handle, **share)
+    save_arrays(path, **share)
 
 
 @contextmanager

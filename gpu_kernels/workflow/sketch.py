@@ -169,11 +169,9 @@ def coarsened(sites: np.ndarray, shift: int) -> np.ndarray:
 
 def save_sketch(sketch: Sketch, path: str) -> None:
     """A sketch as an .npz file (written whole or not at all)."""
-    from ..formats import atomic_path
+    from ..formats import save_arrays
 
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as handle:
-            np.savez(handle, sites=sketch.sites, shift=np.int64(sketch.shift), runs=sketch.runs)
+    save_arrays(path, sites=sketch.sites, shift=np.int64(sketch.shift), runs=sketch.runs)
 
 
 def load_sketch(path: str) -> Sketch | None:

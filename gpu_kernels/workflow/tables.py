@@ -56,11 +56,9 @@ def coverage_numbers(coverage, nq: int, nr: int) -> dict:
 
 def save_numbers(path: str, saved: dict) -> None:
     """hsp_coverage's numbers to path (.npz), written whole or not at all."""
-    from ..formats import atomic_path
+    from ..formats import save_arrays
 
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as handle:
-            np.savez(handle, **saved)
+    save_arrays(path, **saved)
 
 
 def read_hsp_coverage(path: str, query: Genome, reference: Genome) -> dict:
