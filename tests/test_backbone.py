@@ -137,3 +137,40 @@ def test_helper_threads_change_no_choice(seed):
     # one round (align.one_to_one's) the same way
     one = backbone(table, blocks, qlens, rlens, pairs=False, threads=1)
     assert np.array_equal(backbone(table, blocks, qlens, rlens, pairs=False, threads=4, batch=2, big=2), one)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("seed", range(4))
+def test_the_device_twin_makes_the_hosts_choices(seed):
+    """backbone_cupy (backbone.cu: a warp a record pair, then one over the first round's chains) against the
+    oracle and the host's twin: many record pairs (more than the warps' covers, so that warps take several
+    and clear their covers between them), one record pair, pairs=False and min_new; the first round too."""
+    import cupy as cp
+
+    from gpu_kernels import backbone as bb
+
+    table, blocks, qlens, rlens = drawn_chains(30 + seed, records=4 + 3 * seed, chains=400)
+    device_table = {name: cp.asarray(values) for name, values in table.items()}
+    device_blocks = {name: cp.asarray(values) for name, values in blocks.items()}
+    cover_bytes = bb.COVER_BYTES
+    try:
+        bb.COVER_BYTES = 8 * (max(qlens) // 64 + max(rlens) // 64 + 2) * (1 + seed)  # a few warps' covers
+        host_first, device_first = [], []
+        got = bb.backbone_cupy(device_table, device_blocks, qlens, rlens, first=device_first)
+    finally:
+        bb.COVER_BYTES = cover_bytes
+    want = bb.backbone(table, blocks, qlens, rlens, first=host_first)
+    assert np.array_equal(want, oracle(table, blocks, qlens, rlens))
+    assert np.array_equal(cp.asnumpy(got), want)
+    assert np.array_equal(cp.asnumpy(device_first[0]), host_first[0])
+    for min_new in (0, 500):
+        assert np.array_equal(cp.asnumpy(bb.backbone_cupy(device_table, device_blocks, qlens, rlens, pairs=False,
+                                                          min_new=min_new)),
+                              bb.backbone(table, blocks, qlens, rlens, pairs=False, min_new=min_new))
+    single = {name: (np.zeros_like(values) if name in ("qrec", "rrec") else values) for name, values in table.items()}
+    lens = [max(qlens)], [max(rlens)]
+    assert np.array_equal(cp.asnumpy(bb.backbone_cupy({k: cp.asarray(v) for k, v in single.items()}, device_blocks,
+                                                      *lens)), bb.backbone(single, blocks, *lens))
+    outside = dict(device_blocks, xe=device_blocks["xe"] + 10**9)
+    with pytest.raises(ValueError, match="outside their records"):
+        bb.backbone_cupy(device_table, outside, qlens, rlens)
