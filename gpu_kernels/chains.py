@@ -20,11 +20,14 @@ import numpy as np
 
 from . import native
 from .arrays import BLOCK, array_module, blocks, columns_to_host, cupy, kernel, settle, stable_argsort, to_host
-from .backbone import backbone, backbone_cupy
+from .backbone import backbone
 from .hsps import complete, in_order, order_by
 from .params import Params
 from .schema import CHAIN, HSP
 from .seqset import SeqSet
+from .turns import host_stage
+
+HAND_ON_CHAINS = 1 << 18  # chains whose backbone's first round is worth handing the device on for (turns.py)
 
 log = logging.getLogger(__name__)
 NULL = np.uint64(0)  # a kernel's pointer argument left out
@@ -162,26 +165,21 @@ def _members(chain_ranked, x, xe, y, ye) -> tuple:
 
 def _finished(h: dict, rows, mchain, trim, scores, qlens, rlens, clock=None) -> tuple[dict, dict]:
     """(the chains table, the members with their blocks), on the host, from the members: rows of h
-    chain by chain, their chains, trims, and the chains' scores; the backbone chosen on their device
-    (backbone.cu on a GPU: the table's and blocks' columns are not copied for it)."""
+    chain by chain, their chains, trims, and the chains' scores (on the table's device; the backbone
+    is kept on the host)."""
     members = {"rows": rows, "trim": trim, "chain": mchain}
     members.update(chain_blocks(h, members, rlens))
     table = _chain_table(h, rows, trim, scores, members["first"], members["last"])
     if clock:
         clock.mark("table and blocks")
-    first = []
-    on_device = not isinstance(table["chain"], np.ndarray)
-    if on_device:
-        table["backbone"] = backbone_cupy(table, members, qlens, rlens, first=first)
-        members["first_round"] = first[0]  # a chain's (not a block's): the backbone's first round (pipeline.py)
-        if clock:
-            clock.mark("backbone")
     table, members = columns_to_host(table), columns_to_host(members)
     if clock:
         clock.mark("to the host")
-    if not on_device:
+    first = []
+    # a workflow job sharing its device hands it on meanwhile, where the round takes a while
+    with host_stage(int(table["score"].size) >= HAND_ON_CHAINS):
         table["backbone"] = backbone(table, members, qlens, rlens, first=first)
-        members["first_round"] = first[0]
+    members["first_round"] = first[0]  # a chain's (not a block's): the backbone's first round (pipeline.py)
     return table, members
 
 
