@@ -217,6 +217,27 @@ extern "C" __global__ void words_write(const unsigned char* __restrict__ valid, 
     }
 }
 
+// keep_write: the words whose keep[i] is set (counted by words_count) -> their keys and positions, in order.
+extern "C" __global__ void keep_write(const unsigned char* __restrict__ keep, i64 n, const u64* __restrict__ keys,
+                                      const i64* __restrict__ pos, const i64* __restrict__ offsets,
+                                      u64* __restrict__ out_keys, i64* __restrict__ out_pos)
+{
+    __shared__ int scratch[WARPS];
+    const i64 base = (i64)blockIdx.x * TILE;
+    i64 to = offsets[blockIdx.x];
+    for (int j = 0; j < SELECT_ITEMS; ++j) {
+        const i64 i = base + (i64)j * BLOCK + threadIdx.x;
+        const bool kept = i < n && keep[i] != 0;
+        int round;
+        const int slot = block_place(kept, scratch, &round);
+        if (kept) {
+            out_keys[to + slot] = keys[i];
+            out_pos[to + slot] = pos[i];
+        }
+        to += round;
+    }
+}
+
 extern "C" __global__ void window_count(const i64* __restrict__ pos, i64 n, i64 lo, i64 hi, i64* __restrict__ counts)
 {
     __shared__ i64 scratch[WARPS];

@@ -155,8 +155,10 @@ def drop_frequent(keys, pos, starts, max_freq: int):
     starts are the sorted record start offsets of the array the positions index. Counting per
     record, over the whole record, keeps the seed set independent of tiling and of binning. On the
     host the words kept are moved down in place by words.c (keys and pos are the words just made),
-    and the first of them returned: the NumPy steps below made about 1 GB of temporaries for 20 M
-    words, 2 s of page faults on a 2-core machine.
+    and the first of them returned (NumPy's steps made about 1 GB of temporaries for 20 M words, 2 s
+    of page faults on a 2-core machine). On the device a byte a word marks the kept ones (words.cu
+    frequent_keep), which select.cu then takes: CuPy's steps held about 32 bytes of temporaries a
+    word, 30 GB for a 0.94 Gbp reference bin, which an 80 GB card running three compare jobs lacked.
     """
     xp = array_module(keys)
     if not max_freq or keys.size == 0:
@@ -166,10 +168,13 @@ def drop_frequent(keys, pos, starts, max_freq: int):
         kept = native.cpu().drop_frequent(keys, pos, pos.dtype.itemsize, np.ascontiguousarray(starts, dtype=np.int64),
                                           max_freq)
         return keys[:kept], pos[:kept]
-    record = xp.searchsorted(xp.asarray(starts), pos, side="right")
-    edge = xp.ones(keys.size, dtype=bool)
-    edge[1:] = (keys[1:] != keys[:-1]) | (record[1:] != record[:-1])
-    run = xp.cumsum(edge) - 1
-    sizes = xp.diff(xp.concatenate((xp.flatnonzero(edge), xp.array([keys.size]))))
-    keep = sizes[run] <= max_freq
-    return keys[keep], pos[keep]
+    cp = xp
+    n = int(keys.size)
+    keys, pos64 = cp.ascontiguousarray(keys, dtype=cp.uint64), cp.ascontiguousarray(pos, dtype=cp.int64)
+    starts = cp.ascontiguousarray(cp.asarray(starts), dtype=cp.int64)
+    keep = cp.zeros(n, dtype=cp.uint8)
+    kernel("words.cu", "frequent_keep")((blocks(n),), (BLOCK,), (keys, pos64, cp.int64(n), starts,
+                                                                   cp.int64(starts.size), cp.int64(max_freq), keep))
+    kept_keys, kept_pos = select("words_count", "keep_write", n, (keep, cp.int64(n)), (keep, cp.int64(n), keys, pos64),
+                                 [cp.uint64, cp.int64])
+    return kept_keys, kept_pos.astype(pos.dtype, copy=False)

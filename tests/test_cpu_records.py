@@ -102,6 +102,32 @@ def test_fast_mode_filter_keeps_the_rare_words_of_each_record(seed, n, records, 
     assert got_pos.dtype == pos.dtype
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("seed", range(6))
+def test_the_device_fast_mode_filter_keeps_the_hosts_words(seed):
+    """drop_frequent on the device (words.cu frequent_keep, select.cu keep_write) keeps the host's words:
+    runs of one key across records, runs longer than max_freq by one and by thousands, positions int64."""
+    import cupy as cp
+
+    from gpu_kernels.words import drop_frequent
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 200_000))
+    total = n + 1000
+    starts = np.concatenate(([0], np.sort(rng.choice(np.arange(1, total), size=int(rng.integers(0, 40)),
+                                                     replace=False)))).astype(np.int64)
+    pos = np.sort(rng.choice(total, size=n, replace=False)).astype(np.int64)
+    keys = rng.integers(0, max(1, n // int(rng.choice([1, 3, 30]))), n).astype(np.uint64)
+    keys[rng.random(n) < 0.05] = 7  # one key of thousands of copies
+    order = np.lexsort((pos, keys))
+    keys, pos = keys[order], pos[order]
+    for max_freq in (1, 2, 20):
+        want = drop_frequent(keys.copy(), pos.copy(), starts, max_freq)
+        got = drop_frequent(cp.asarray(keys), cp.asarray(pos), cp.asarray(starts), max_freq)
+        assert got[1].dtype == cp.int64
+        assert np.array_equal(cp.asnumpy(got[0]), want[0]) and np.array_equal(cp.asnumpy(got[1]), want[1])
+
+
 @pytest.mark.parametrize("spaces", [b"", b"\r", b" \t", b"\r \t"])
 def test_the_genome_scan_counts_the_bases_read_fasta_reads(tmp_path, spaces):
     """workflow.genome.scan_fasta's lengths (white space counted in place, only the kinds the file holds)
