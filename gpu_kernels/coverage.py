@@ -93,7 +93,11 @@ def group_totals(group, values) -> tuple:
 def covered_bases(group, start, end, keys: np.ndarray) -> np.ndarray:
     """Bases in the union of each group's intervals, for each of keys (sorted host int64; 0 for a
     key without intervals)."""
-    group, start, end = merge_intervals(group, start, end)
+    return disjoint_bases(*merge_intervals(group, start, end), keys)
+
+
+def disjoint_bases(group, start, end, keys: np.ndarray) -> np.ndarray:
+    """covered_bases of intervals already disjoint within each group, ordered by group."""
     groups, totals = group_totals(group, end - start)
     out = np.zeros(keys.size, dtype=np.int64)
     groups, totals = to_host(groups), to_host(totals)
@@ -158,7 +162,8 @@ class TableCoverage:
         for side in ("query", "reference"):
             group, start, end = self.intervals(side)
             pair = group >> 1
-            per_pair[side] = {name: covered_bases(pair[sel], start[sel], end[sel], self.keys)
+            # a (pair, strand) group's segments are disjoint and in order already: one strand's are summed
+            per_pair[side] = {name: disjoint_bases(pair[sel], start[sel], end[sel], self.keys)
                               for name, sel in (("forward", (group & 1) == 0), ("reverse", (group & 1) == 1))}
             per_pair[side]["both"] = covered_bases(pair, start, end, self.keys)
         aligned = self.sums["aligned_bases"]

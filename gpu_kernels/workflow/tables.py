@@ -43,11 +43,16 @@ def hsp_coverage(hsps_path, query: Genome, reference: Genome, out_path: str, bac
 
 def coverage_numbers(coverage, nq: int, nr: int) -> dict:
     """hsp_coverage's numbers of a TableCoverage (see hsp_coverage)."""
-    keys, counts, per_pair, alignment = coverage.pairs()
+    from concurrent.futures import ThreadPoolExecutor
+
+    # on the host side by side (their sorts and gathers release the GIL); on a device one after another
+    with ThreadPoolExecutor(3 if coverage.xp is np else 1) as pool:
+        pairs, *by_side = [pool.submit(coverage.pairs)] + [pool.submit(coverage.records, side) for side in SIDES]
+        keys, counts, per_pair, alignment = pairs.result()
+        by_side = [future.result() for future in by_side]
     saved = {"shape": np.array([nq, nr], dtype=np.int64), "keys": keys.astype(np.int64),
              "hsps": counts.astype(np.int64), **{name: alignment[name].astype(np.int64) for name in PAIR_COLUMNS}}
-    for side in SIDES:
-        records = coverage.records(side)
+    for side, records in zip(SIDES, by_side):
         for strand in STRANDS:
             saved[f"{side}_{strand}"] = per_pair[side][strand].astype(np.int64)
             saved[f"{side}_records_{strand}"] = records[strand].astype(np.int64)
