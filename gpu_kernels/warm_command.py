@@ -1,6 +1,6 @@
 """The warm command (`gpu-genome-compare warm`): every kernel a GPU run compiles, compiled once into
-CuPy's kernel cache, on a small simulated pair (warm_pair) and the chains' stage on a table past 2 GB
-a column (warm.rehearse_large_chains)."""
+CuPy's kernel cache, on a small simulated pair (warm_pair), a workflow compare job's share
+(warm.rehearse_share) and the chains' stage on a table past 2 GB a column (warm.rehearse_large_chains)."""
 from __future__ import annotations
 
 import sys
@@ -10,7 +10,7 @@ import numpy as np
 
 from .backend import get_backend
 from .encode import COMPLEMENT
-from .warm import rehearse_large_chains
+from .warm import rehearse_large_chains, rehearse_share
 
 BASES = np.frombuffer(b"ACGT", dtype=np.uint8)  # a code's letter
 
@@ -85,6 +85,7 @@ def run_warm(args, main) -> int:
                 print(f"error: warm: {argv[0]} on the warm-up pair exited with status {status}", file=sys.stderr)
                 return status
     backend = get_backend("cupy")
+    rehearse_share(backend)  # a workflow compare job's share, which none of the commands above makes
     try:
         rehearse_large_chains(backend)
     except backend.xp.cuda.memory.OutOfMemoryError:  # a smaller GPU: a first whole-genome run compiles these

@@ -34,11 +34,29 @@ def compare_group(query: Genome, reference: Genome, qbin: str, rbins: list[str],
     whole, html and max_pair_plots) its share of the pair's coverage tables and pictures (of the
     same HSPs), and a stats table. text_parts_path: where what the texts are made of goes (a file of
     its own, so that it is removed once the texts' job has read it; default: beside the part)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     start = time.perf_counter()
-    qset, qindex = load_bin(query.codes, query.rows, qbin)
-    compare_bins(query, reference, qbin, rbins, qset, qindex, params, get_backend(backend), hsps_path, stats_path,
-                 labels, pieces, all_hsps, text_parts_path, write_hsps, share)
+    engine = get_backend(backend)
+    with ThreadPoolExecutor(1, thread_name_prefix="warm") as pool:
+        # the share's kernels loaded while the job reads its bins and waits for its turn, not in its turn
+        warming = None
+        if share is not None and engine.name == "cupy":
+            warming = pool.submit(_warm_share, engine, engine.xp.cuda.runtime.getDevice())
+        qset, qindex = load_bin(query.codes, query.rows, qbin)
+        compare_bins(query, reference, qbin, rbins, qset, qindex, params, engine, hsps_path, stats_path,
+                     labels, pieces, all_hsps, text_parts_path, write_hsps, share, warming)
     log.info("job done in %.1f s", time.perf_counter() - start)
+
+
+def _warm_share(engine, device: int) -> None:
+    """warm.rehearse_share, a warm-up only: where it fails the share compiles its kernels in the turn."""
+    from ..warm import rehearse_share
+
+    try:
+        rehearse_share(engine, device)
+    except Exception as error:  # noqa: BLE001 (any failure: the job goes on without the warm-up)
+        log.warning("the share's kernels not rehearsed (%s): they load in the device's turn", error)
 
 
 def part_prefix(hsps_path: str) -> str:
@@ -58,10 +76,12 @@ HSP_TABLE_BYTES = 12
 def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[str], qset, qindex, params: Params,
                  backend,
                  hsps_path: str, stats_path: str, labels: dict, pieces: bool = True, all_hsps: bool = True,
-                 text_parts_path: str | None = None, write_hsps: bool = True, share: dict | None = None) -> None:
+                 text_parts_path: str | None = None, write_hsps: bool = True, share: dict | None = None,
+                 warming=None) -> None:
     """A query bin (already loaded) against a reference bin or a list of them through the homology
     pipeline: its part, and of its HSPs (every HSP, or the chained ones; genome-wide record indices,
-    the canonical order) the table (write_hsps) and the share (compare_group's)."""
+    the canonical order) the table (write_hsps) and the share (compare_group's; warming: the future
+    of its kernels' rehearsal, waited for first)."""
     from ..result import Result
     from ..pipeline import homology
     from ..schema import HSP
@@ -100,6 +120,8 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[s
         table["rrec"] = home.to_device(rindex)[table["rrec"]]
         os.makedirs(os.path.dirname(hsps_path) or ".", exist_ok=True)
         if share is not None:
+            if warming is not None:
+                warming.result()
             clock = time.perf_counter()
             save_share(share_path(hsps_path), make_share({name: table[name] for name in HSP.view("dots")},
                                                          query.lengths, reference.lengths, **share))
