@@ -197,24 +197,33 @@ extern "C" __global__ void words_count(const unsigned char* __restrict__ valid, 
     if (threadIdx.x == 0) counts[blockIdx.x] = kept;
 }
 
-extern "C" __global__ void words_write(const unsigned char* __restrict__ valid, i64 n, const u64* __restrict__ keys,
-                                       i64 at, const i64* __restrict__ offsets, u64* __restrict__ out_keys,
-                                       i64* __restrict__ out_pos)
+// The rows kept (kept(i)) written in order as words: their keys and their positions (position(i)).
+template <typename Kept, typename Position>
+__device__ void write_words(i64 n, Kept kept_at, Position position, const u64* __restrict__ keys,
+                            const i64* __restrict__ offsets, u64* __restrict__ out_keys, i64* __restrict__ out_pos)
 {
     __shared__ int scratch[WARPS];
     const i64 base = (i64)blockIdx.x * TILE;
     i64 to = offsets[blockIdx.x];
     for (int j = 0; j < SELECT_ITEMS; ++j) {
         const i64 i = base + (i64)j * BLOCK + threadIdx.x;
-        const bool kept = i < n && valid[i] != 0;
+        const bool kept = i < n && kept_at(i);
         int round;
         const int slot = block_place(kept, scratch, &round);
         if (kept) {
             out_keys[to + slot] = keys[i];
-            out_pos[to + slot] = i + at;
+            out_pos[to + slot] = position(i);
         }
         to += round;
     }
+}
+
+extern "C" __global__ void words_write(const unsigned char* __restrict__ valid, i64 n, const u64* __restrict__ keys,
+                                       i64 at, const i64* __restrict__ offsets, u64* __restrict__ out_keys,
+                                       i64* __restrict__ out_pos)
+{
+    write_words(n, [=](i64 i) { return valid[i] != 0; }, [=](i64 i) { return i + at; }, keys, offsets, out_keys,
+                out_pos);
 }
 
 // keep_write: the words whose keep[i] is set (counted by words_count) -> their keys and positions, in order.
@@ -222,20 +231,8 @@ extern "C" __global__ void keep_write(const unsigned char* __restrict__ keep, i6
                                       const i64* __restrict__ pos, const i64* __restrict__ offsets,
                                       u64* __restrict__ out_keys, i64* __restrict__ out_pos)
 {
-    __shared__ int scratch[WARPS];
-    const i64 base = (i64)blockIdx.x * TILE;
-    i64 to = offsets[blockIdx.x];
-    for (int j = 0; j < SELECT_ITEMS; ++j) {
-        const i64 i = base + (i64)j * BLOCK + threadIdx.x;
-        const bool kept = i < n && keep[i] != 0;
-        int round;
-        const int slot = block_place(kept, scratch, &round);
-        if (kept) {
-            out_keys[to + slot] = keys[i];
-            out_pos[to + slot] = pos[i];
-        }
-        to += round;
-    }
+    write_words(n, [=](i64 i) { return keep[i] != 0; }, [=](i64 i) { return pos[i]; }, keys, offsets, out_keys,
+                out_pos);
 }
 
 extern "C" __global__ void window_count(const i64* __restrict__ pos, i64 n, i64 lo, i64 hi, i64* __restrict__ counts)
@@ -255,20 +252,8 @@ extern "C" __global__ void window_write(const i64* __restrict__ pos, i64 n, i64 
                                         const u64* __restrict__ keys, const i64* __restrict__ offsets,
                                         u64* __restrict__ out_keys, i64* __restrict__ out_pos)
 {
-    __shared__ int scratch[WARPS];
-    const i64 base = (i64)blockIdx.x * TILE;
-    i64 to = offsets[blockIdx.x];
-    for (int j = 0; j < SELECT_ITEMS; ++j) {
-        const i64 i = base + (i64)j * BLOCK + threadIdx.x;
-        const bool kept = i < n && pos[i] >= lo && pos[i] < hi;
-        int round;
-        const int slot = block_place(kept, scratch, &round);
-        if (kept) {
-            out_keys[to + slot] = keys[i];
-            out_pos[to + slot] = pos[i];
-        }
-        to += round;
-    }
+    write_words(n, [=](i64 i) { return pos[i] >= lo && pos[i] < hi; }, [=](i64 i) { return pos[i]; }, keys, offsets,
+                out_keys, out_pos);
 }
 
 // gather1/4/8: out[i] = in[order[i]] for values of 1, 4 or 8 bytes (arrays.gather: values[order],
