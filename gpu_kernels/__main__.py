@@ -361,8 +361,9 @@ def main(argv: list[str] | None = None) -> int:
             return run_align(args)
         if args.command == "warm":
             from .warm_command import run_warm
+            from .workflow.shares import rehearse_share
 
-            return run_warm(args, main)
+            return run_warm(args, main, rehearse_share)
         if args.command == "report":
             from .report import run_report
             from .workflow.pictures import table_dotplot

@@ -182,31 +182,11 @@ def rehearse(backend, params: Params | None = None, device: int | None = None) -
     return took
 
 
-def rehearse_share(backend, device: int | None = None) -> float:
-    """A workflow compare job's share of the coverage tables and pictures (workflow/shares.make_share) made
-    once of the rehearsal table, its records renumbered as the job renumbers them: about 40 kernels of
-    CuPy's, loaded from its cache in 2 s of a job's turn on the device (12 s compiled on a fresh machine),
-    are loaded while the job waits for its turn (jobs.compare_group), and compiled by the warm command.
-    Returns the seconds taken."""
-    from .schema import HSP
-    from .workflow.shares import make_share
-
-    start = time.perf_counter()
-
-    def run(backend, params) -> None:
-        _, table = _records(backend)
-        # as compare_bins' device_done takes them: the HSPs in chains, records numbered in the genome
-        chained = backend.xp.zeros(int(table["qstart"].size), dtype=backend.xp.int64) >= 0
-        table = {name: table[name][chained] for name in HSP.view("dots")}
-        index = backend.to_device(np.zeros(1, dtype=np.int64))
-        table["qrec"], table["rrec"] = index[table["qrec"]], index[table["rrec"]]
-        lengths = np.asarray(_seqset().lengths, dtype=np.int64)
-        make_share(table, lengths, lengths, True, True, 3)
-
-    _on_device(device, run, backend, None)
-    took = time.perf_counter() - start
-    log.debug("the share's kernels ready in %.2f s", took)
-    return took
+def rehearsal_records(backend) -> tuple[np.ndarray, dict]:
+    """(the record lengths, the final table) of the rehearsals: a one-record pair's HSPs of both strands, as
+    compare gives them, on the backend's device (workflow/shares.rehearse_share's input)."""
+    seqs, table = _records(backend)
+    return np.asarray(seqs.lengths, dtype=np.int64), table
 
 
 # ---------------------------------------------------------------------------------------------

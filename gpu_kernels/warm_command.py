@@ -1,6 +1,6 @@
 """The warm command (`gpu-genome-compare warm`): every kernel a GPU run compiles, compiled once into
 CuPy's kernel cache, on a small simulated pair (warm_pair), a workflow compare job's share
-(warm.rehearse_share) and the chains' stage on a table past 2 GB a column (warm.rehearse_large_chains)."""
+(workflow/shares.rehearse_share) and the chains' stage on a table past 2 GB a column (warm.rehearse_large_chains)."""
 from __future__ import annotations
 
 import sys
@@ -10,7 +10,7 @@ import numpy as np
 
 from .backend import get_backend
 from .encode import COMPLEMENT
-from .warm import rehearse_large_chains, rehearse_share
+from .warm import rehearse_large_chains
 
 BASES = np.frombuffer(b"ACGT", dtype=np.uint8)  # a code's letter
 
@@ -51,11 +51,12 @@ def warm_pair(directory: str, length: int = 1 << 21, prefix: str = "") -> tuple[
     return paths[0], paths[1]
 
 
-def run_warm(args, main) -> int:
+def run_warm(args, main, share_rehearsal=None) -> int:
     """`gpu-genome-compare warm`: align (every output), compare and mems run once on the GPU on a small
     simulated pair (warm_pair), so that CuPy compiles the kernels of every stage into its kernel cache
     (~/.cupy/kernel_cache, or CUPY_CACHE_DIR): a fresh machine's or container's first comparison then
-    loads them instead of compiling them one by one. main: the command line's (its commands run)."""
+    loads them instead of compiling them one by one. main: the command line's (its commands run);
+    share_rehearsal: the workflow's (shares.rehearse_share, called with the backend)."""
     import tempfile
 
     from .device import gpu_available
@@ -85,7 +86,8 @@ def run_warm(args, main) -> int:
                 print(f"error: warm: {argv[0]} on the warm-up pair exited with status {status}", file=sys.stderr)
                 return status
     backend = get_backend("cupy")
-    rehearse_share(backend)  # a workflow compare job's share, which none of the commands above makes
+    if share_rehearsal is not None:  # a workflow compare job's share, which none of the commands above makes
+        share_rehearsal(backend)
     try:
         rehearse_large_chains(backend)
     except backend.xp.cuda.memory.OutOfMemoryError:  # a smaller GPU: a first whole-genome run compiles these

@@ -120,6 +120,21 @@ def test_shares_that_hold_one_record_pair_are_merged_as_the_pass(tmp_path):
             assert np.array_equal(numbers[name], want[name]), (cut, name)
 
 
+def test_the_share_rehearsal_makes_a_compare_jobs_share(monkeypatch):
+    """rehearse_share makes a share as a compare job does (its HSPs in chains, records numbered in the genome,
+    the genome dotplot with the interactive one's lines and pair dotplots), so that its kernels are the job's."""
+    from gpu_kernels.backend import NumpyBackend
+    from gpu_kernels.workflow import shares
+
+    made = []
+    real = shares.make_share
+    monkeypatch.setattr(shares, "make_share", lambda *args: made.append(real(*args)) or made[-1])
+    assert shares.rehearse_share(NumpyBackend()) > 0
+    share = made[0]
+    assert int(share["whole.count"]) > 10_000 and share["whole.qstart"].size > 1000
+    assert share["pairs"].shape == (1, 2) and share["coverage.keys"].size == 1
+
+
 def test_a_records_raster_rows_count_from_its_offsets_row():
     """Dots' raster against a plain loop: each HSP's midpoint marks (drawn strand, the row of its
     record's offset plus the row of its midpoint along the record as drawn, the column along the

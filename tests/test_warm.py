@@ -56,21 +56,6 @@ def _fake_python(tmp_path, probe_status: int, warm_status: int):
     return str(script), tmp_path / "calls"
 
 
-def test_the_share_rehearsal_makes_a_compare_jobs_share(monkeypatch):
-    """rehearse_share makes a share as a compare job does (its HSPs in chains, records numbered in the genome,
-    the genome dotplot with the interactive one's lines and pair dotplots), so that its kernels are the job's."""
-    from gpu_kernels import warm
-    from gpu_kernels.workflow import shares
-
-    made = []
-    real = shares.make_share
-    monkeypatch.setattr(shares, "make_share", lambda *args: made.append(real(*args)) or made[-1])
-    assert warm.rehearse_share(NumpyBackend()) > 0
-    share = made[0]
-    assert int(share["whole.count"]) > 10_000
-    assert share["whole.qstart"].size > 1000 and share["pairs"].shape == (1, 2) and share["coverage.keys"].size == 1
-
-
 def test_install_runs_warm_where_cupy_finds_a_gpu_outside_pips_isolation(tmp_path, monkeypatch):
     """The warm command runs with the package root on the path and without the variables of pip's
     build isolation (which would hide CuPy), and its last line goes to the install's log."""

@@ -50,8 +50,8 @@ def compare_group(query: Genome, reference: Genome, qbin: str, rbins: list[str],
 
 
 def _warm_share(engine, device: int) -> None:
-    """warm.rehearse_share, a warm-up only: where it fails the share compiles its kernels in the turn."""
-    from ..warm import rehearse_share
+    """shares.rehearse_share, a warm-up only: where it fails the share loads its kernels in the turn."""
+    from .shares import rehearse_share
 
     try:
         rehearse_share(engine, device)

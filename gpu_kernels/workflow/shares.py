@@ -154,6 +154,30 @@ def make_share(hsps: dict, qlens, rlens, whole: bool, html: bool, max_pair_plots
     return share
 
 
+def rehearse_share(backend, device: int | None = None) -> float:
+    """make_share once on the rehearsal table (warm.rehearsal_records) as a compare job calls it (its HSPs in
+    chains, records numbered in the genome, the genome dotplot with the interactive one's lines, pair
+    dotplots): about 40 kernels of CuPy's, loaded from its cache in 2 s of a job's turn on the device (12 s
+    compiled on a fresh machine), are loaded while the job waits for its turn (jobs.compare_group) and
+    compiled by the warm command. device: the CUDA device (a thread starts on device 0). The seconds taken."""
+    from contextlib import nullcontext
+
+    from ..schema import HSP
+    from ..warm import rehearsal_records
+
+    start = time.perf_counter()
+    with backend.xp.cuda.Device(device) if device is not None else nullcontext():
+        lengths, table = rehearsal_records(backend)
+        chained = backend.xp.zeros(int(table["qstart"].size), dtype=backend.xp.int64) >= 0
+        table = {name: table[name][chained] for name in HSP.view("dots")}
+        index = backend.to_device(np.zeros(1, dtype=np.int64))  # a bin's records numbered in the genome
+        table["qrec"], table["rrec"] = index[table["qrec"]], index[table["rrec"]]
+        make_share(table, lengths, lengths, True, True, 3)
+    took = time.perf_counter() - start
+    log.debug("the share's kernels ready in %.2f s", took)
+    return took
+
+
 def save_share(path: str, share: dict) -> None:
     """A share to path (.npz), written whole or not at all."""
     from ..formats import save_arrays
