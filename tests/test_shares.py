@@ -95,29 +95,24 @@ def test_merged_shares_are_the_pass_over_the_whole_table(tmp_path, html):
         assert placed.whole.rastered > 0 and want_whole.lines["x0"].size > 1000
 
 
-def test_shares_that_hold_one_record_pair_are_merged_as_the_pass(tmp_path):
-    """Compare jobs share no record pair, so merge_shares only orders their segments; shares whose rows
-    share record pairs (a job's rows cut in two) have their segments merged: the pass's numbers either way."""
-    from gpu_kernels.coverage import table_coverage
+def test_shares_that_hold_one_chromosome_pair_twice_are_refused(tmp_path):
+    """A chromosome pair's numbers are whole in the one compare job that holds it, so shares of two jobs that
+    both hold one (here a job's rows cut in two) are not a run's: one clear error, no numbers."""
+    from gpu_kernels.errors import InputError
     from gpu_kernels.workflow.genome import Genome
     from gpu_kernels.workflow.shares import make_share, merge_shares, save_share
-    from gpu_kernels.workflow.tables import coverage_numbers
 
-    hsps = table(40_000, seed=5)
+    job = jobs(table(20_000, seed=5))[0]
+    paths = []
+    for h in (0, 1):
+        rows = np.arange(job["qstart"].size) % 2 == h
+        paths.append(str(tmp_path / f"half{h}.npz"))
+        save_share(paths[-1], make_share({name: column[rows] for name, column in job.items()}, QLENS, RLENS, False,
+                                         False, 0))
     query = Genome.of("Q", [f"q{i}" for i in range(QLENS.size)], QLENS)
     reference = Genome.of("R", [f"r{i}" for i in range(RLENS.size)], RLENS)
-    want = coverage_numbers(table_coverage([hsps], QLENS.size, RLENS.size), QLENS.size, RLENS.size)
-    for cut in (False, True):
-        paths = []
-        for k, job in enumerate(jobs(hsps)):
-            halves = [np.arange(job["qstart"].size) % 2 == h for h in (0, 1)] if cut else [slice(None)]
-            for h, rows in enumerate(halves):
-                paths.append(str(tmp_path / f"share{cut:d}_{k}_{h}.npz"))
-                save_share(paths[-1], make_share({name: column[rows] for name, column in job.items()}, QLENS, RLENS,
-                                                 False, False, 0))
-        numbers, _ = merge_shares(paths, query, reference, 0)
-        for name in want:
-            assert np.array_equal(numbers[name], want[name]), (cut, name)
+    with pytest.raises(InputError, match="hold one chromosome pair"):
+        merge_shares(paths, query, reference, 0)
 
 
 def test_the_share_rehearsal_makes_a_compare_jobs_share(monkeypatch):

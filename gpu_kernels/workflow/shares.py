@@ -23,8 +23,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..arrays import array_module, gather, is_sorted, stable_argsort, to_host
-from ..coverage import PAIR_SUMS, TableCoverage, merge_intervals
+from ..arrays import array_module, is_sorted, stable_argsort, to_host
+from ..coverage import STRANDS, TableCoverage, covered_bases, disjoint_bases, merge_intervals
 from .dots import HTML_LINES, MAX_LINES, RASTER, Dots, Layout, max_cells, offsets
 
 log = logging.getLogger(__name__)
@@ -112,10 +112,22 @@ def _pair_dots(hsps: dict, rows, qlen: int, rlen: int) -> Dots:
 
 
 def coverage_state(coverage: TableCoverage) -> dict:
-    """A TableCoverage's covered segments and per-pair sums as host arrays (a share's `coverage.*`)."""
-    state = {"coverage.keys": coverage.keys, **{f"coverage.{name}": coverage.sums[name] for name in PAIR_SUMS}}
+    """A TableCoverage's share of hsp_coverage's numbers, as host arrays (`coverage.*`): each chromosome
+    pair's numbers whole (a pair's HSPs are all in one compare job, so no other job adds to them: its
+    `keys`, `hsps`, PAIR_COLUMNS and covered bases of each side and strand, `query_both` ...), and for
+    the records' numbers, which other jobs add to, each side's covered segments of each record and
+    strand (`coverage.query.group`: record * 2 + strand, `start`, `end`; disjoint, in order)."""
+    from .tables import PAIR_COLUMNS
+
+    keys, counts, per_pair, alignment = coverage.pairs()
+    state = {"coverage.keys": keys, "coverage.hsps": counts,
+             **{f"coverage.{name}": alignment[name] for name in PAIR_COLUMNS},
+             **{f"coverage.{side}_{strand}": per_pair[side][strand] for side in SIDES for strand in STRANDS}}
     for side in SIDES:
-        for name, column in zip(("group", "start", "end"), coverage.intervals(side)):
+        group, start, end = coverage.intervals(side)
+        pair = group >> 1
+        record = pair // coverage.nr if side == "query" else pair % coverage.nr
+        for name, column in zip(("group", "start", "end"), merge_intervals(record * 2 + (group & 1), start, end)):
             state[f"coverage.{side}.{name}"] = to_host(column).astype(np.int64)
     return state
 
@@ -137,9 +149,8 @@ def make_share(hsps: dict, qlens, rlens, whole: bool, html: bool, max_pair_plots
         share.update(_whole_share(hsps, qlens, rlens, HTML_LINES if html else MAX_LINES))
     best = []
     if max_pair_plots:
-        keys, _, per_pair, _ = coverage.pairs()
-        qindex, rindex = np.divmod(keys, max(nr, 1))
-        best = best_pairs({"qindex": qindex, "rindex": rindex, "query_both": per_pair["query"]["both"]},
+        qindex, rindex = np.divmod(share["coverage.keys"], max(nr, 1))
+        best = best_pairs({"qindex": qindex, "rindex": rindex, "query_both": share["coverage.query_both"]},
                           max_pair_plots, nr)
     if best:
         pair = hsps["qrec"].astype(xp.int64) * nr + hsps["rrec"].astype(xp.int64)
@@ -206,31 +217,38 @@ def load_share(path: str, prefix: str = "") -> dict:
         return {name: saved[name] for name in saved.files if name.startswith(prefix)}
 
 
-def merged_coverage(shares: list[dict], nq: int, nr: int) -> TableCoverage:
-    """One TableCoverage of the shares' states: their segments' union, their sums added. Compare jobs
-    share no record pair, so their segments (each share's disjoint and in order within its groups) are
-    only put in group order, by a sort of the groups alone; shares that do share one are merged."""
-    coverage = TableCoverage(nq, nr, np)
+def merged_numbers(shares: list[dict], nq: int, nr: int) -> dict:
+    """hsp_coverage's numbers (tables.coverage_numbers') of the shares' states: the chromosome pairs' numbers
+    put in order (no two compare jobs hold one pair: InputError where they do), each record's covered bases
+    from the union of its segments in every share."""
+    from ..errors import InputError
+    from .tables import PAIR_COLUMNS
 
-    def union(side: str) -> tuple:
-        groups = [s[f"coverage.{side}.group"] for s in shares]
-        columns = [np.concatenate([s[f"coverage.{side}.{name}"] for s in shares]) for name in ("group", "start", "end")]
-        heads = [g[np.concatenate(([True], g[1:] != g[:-1]))] if g.size else g for g in groups]
-        apart = all(np.all(h[1:] > h[:-1]) for h in heads) and np.unique(np.concatenate(heads)).size == sum(
-            h.size for h in heads)
-        if not apart:
-            return merge_intervals(*columns)
-        order = stable_argsort(columns[0])
-        return tuple(gather(column, order) for column in columns)
+    keys = np.concatenate([s["coverage.keys"] for s in shares]).astype(np.int64)
+    if np.unique(keys).size < keys.size:
+        raise InputError("two compare jobs' shares hold one chromosome pair: not the shares of one run")
+    order = np.argsort(keys, kind="stable")
+    numbers = {"shape": np.array([nq, nr], dtype=np.int64), "keys": keys[order]}
+    per_pair = ("hsps", *PAIR_COLUMNS, *(f"{side}_{strand}" for side in SIDES for strand in STRANDS))
+    for name in per_pair:
+        numbers[name] = np.concatenate([s[f"coverage.{name}"] for s in shares]).astype(np.int64)[order]
+
+    def records(side: str) -> dict:
+        group, start, end = (np.concatenate([s[f"coverage.{side}.{name}"] for s in shares])
+                             for name in ("group", "start", "end"))
+        group, start, end = merge_intervals(group, start, end)  # a record and strand's, disjoint and in order
+        record, every = group >> 1, np.arange(nq if side == "query" else nr, dtype=np.int64)
+        return {"forward": disjoint_bases(record[(group & 1) == 0], start[(group & 1) == 0], end[(group & 1) == 0],
+                                          every),
+                "reverse": disjoint_bases(record[(group & 1) == 1], start[(group & 1) == 1], end[(group & 1) == 1],
+                                          every),
+                "both": covered_bases(record, start, end, every)}
 
     with ThreadPoolExecutor(2) as pool:  # the two sides side by side: sorts and gathers release the GIL
-        for side, covered in zip(SIDES, pool.map(union, SIDES)):
-            coverage.covered[side] = covered
-    keys = np.concatenate([s["coverage.keys"] for s in shares])
-    coverage.keys, inverse = np.unique(keys, return_inverse=True)
-    coverage.sums = {name: np.bincount(inverse.ravel(), np.concatenate([s[f"coverage.{name}"] for s in shares]),
-                                       coverage.keys.size) for name in PAIR_SUMS}
-    return coverage
+        for side, counts in zip(SIDES, pool.map(records, SIDES)):
+            for strand in STRANDS:
+                numbers[f"{side}_records_{strand}"] = counts[strand].astype(np.int64)
+    return numbers
 
 
 def merged_whole(shares: list[dict], qlens: np.ndarray, rlens: np.ndarray) -> dict:
@@ -269,13 +287,10 @@ def merge_shares(paths: list[str], query, reference, max_pair_plots: int) -> tup
     gathered() places it in a layout. The shares are read twice, a part at a time (their coverage,
     then the rest one share after another), so memory holds the coverage's segments and one share."""
     from .gather import best_pairs
-    from .tables import coverage_numbers
 
     started = time.perf_counter()
     nq, nr = len(query.names), len(reference.names)
-    coverage = merged_coverage([load_share(path, "coverage.") for path in paths], nq, nr)
-    numbers = coverage_numbers(coverage, nq, nr)
-    del coverage
+    numbers = merged_numbers([load_share(path, "coverage.") for path in paths], nq, nr)
     summary = {**numbers, "qindex": numbers["keys"] // max(nr, 1), "rindex": numbers["keys"] % max(nr, 1)}
     best = {pair: k for k, pair in enumerate(best_pairs(summary, max_pair_plots, nr))}
     merged: dict = {}
