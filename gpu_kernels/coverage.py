@@ -105,6 +105,15 @@ def disjoint_bases(group, start, end, keys: np.ndarray) -> np.ndarray:
     return out
 
 
+def strand_bases(group, start, end, keys: np.ndarray) -> dict[str, np.ndarray]:
+    """covered_bases of each of keys on the forward strand, the reverse one and either (STRANDS), of segments
+    disjoint and in order within each group (key * 2 + strand): one strand's are summed, the two merged."""
+    key, forward, reverse = group >> 1, (group & 1) == 0, (group & 1) == 1
+    return {"forward": disjoint_bases(key[forward], start[forward], end[forward], keys),
+            "reverse": disjoint_bases(key[reverse], start[reverse], end[reverse], keys),
+            "both": covered_bases(key, start, end, keys)}
+
+
 STRANDS = ("forward", "reverse", "both")
 PAIR_SUMS = ("hsps", "aligned_bases", "aligned_reverse", "centre_weight")
 
@@ -158,14 +167,7 @@ class TableCoverage:
 
     def pairs(self) -> tuple[np.ndarray, np.ndarray, dict, dict]:
         """pair_coverage's result for every chunk added."""
-        per_pair = {}
-        for side in ("query", "reference"):
-            group, start, end = self.intervals(side)
-            pair = group >> 1
-            # a (pair, strand) group's segments are disjoint and in order already: one strand's are summed
-            per_pair[side] = {name: disjoint_bases(pair[sel], start[sel], end[sel], self.keys)
-                              for name, sel in (("forward", (group & 1) == 0), ("reverse", (group & 1) == 1))}
-            per_pair[side]["both"] = covered_bases(pair, start, end, self.keys)
+        per_pair = {side: strand_bases(*self.intervals(side), self.keys) for side in ("query", "reference")}
         aligned = self.sums["aligned_bases"]
         alignment = {"aligned_bases": aligned.astype(np.int64),
                      "aligned_reverse": self.sums["aligned_reverse"].astype(np.int64),
@@ -174,14 +176,16 @@ class TableCoverage:
 
     def records(self, side: str) -> dict[str, np.ndarray]:
         """record_coverage's result for every chunk added."""
+        return strand_bases(*self.record_segments(side), np.arange(self.nq if side == "query" else self.nr,
+                                                                   dtype=np.int64))
+
+    def record_segments(self, side: str) -> tuple:
+        """The disjoint covered segments of each record and strand of one side so far, over every chromosome
+        pair: (record * 2 + strand, start, end), in order."""
         group, start, end = self.intervals(side)
         pair = group >> 1
         record = pair // self.nr if side == "query" else pair % self.nr
-        records = np.arange(self.nq if side == "query" else self.nr, dtype=np.int64)
-        out = {name: covered_bases(record[sel], start[sel], end[sel], records)
-               for name, sel in (("forward", (group & 1) == 0), ("reverse", (group & 1) == 1))}
-        out["both"] = covered_bases(record, start, end, records)
-        return out
+        return merge_intervals(record * 2 + (group & 1), start, end)
 
     def intervals(self, side: str) -> tuple:
         """The disjoint covered segments of one side so far: (pair * 2 + strand, start, end)."""

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..arrays import array_module, is_sorted, stable_argsort, to_host
-from ..coverage import STRANDS, TableCoverage, covered_bases, disjoint_bases, merge_intervals
+from ..coverage import STRANDS, TableCoverage, merge_intervals, strand_bases
 from .dots import HTML_LINES, MAX_LINES, RASTER, Dots, Layout, max_cells, offsets
 
 log = logging.getLogger(__name__)
@@ -124,10 +124,7 @@ def coverage_state(coverage: TableCoverage) -> dict:
              **{f"coverage.{name}": alignment[name] for name in PAIR_COLUMNS},
              **{f"coverage.{side}_{strand}": per_pair[side][strand] for side in SIDES for strand in STRANDS}}
     for side in SIDES:
-        group, start, end = coverage.intervals(side)
-        pair = group >> 1
-        record = pair // coverage.nr if side == "query" else pair % coverage.nr
-        for name, column in zip(("group", "start", "end"), merge_intervals(record * 2 + (group & 1), start, end)):
+        for name, column in zip(("group", "start", "end"), coverage.record_segments(side)):
             state[f"coverage.{side}.{name}"] = to_host(column).astype(np.int64)
     return state
 
@@ -234,15 +231,9 @@ def merged_numbers(shares: list[dict], nq: int, nr: int) -> dict:
         numbers[name] = np.concatenate([s[f"coverage.{name}"] for s in shares]).astype(np.int64)[order]
 
     def records(side: str) -> dict:
-        group, start, end = (np.concatenate([s[f"coverage.{side}.{name}"] for s in shares])
-                             for name in ("group", "start", "end"))
-        group, start, end = merge_intervals(group, start, end)  # a record and strand's, disjoint and in order
-        record, every = group >> 1, np.arange(nq if side == "query" else nr, dtype=np.int64)
-        return {"forward": disjoint_bases(record[(group & 1) == 0], start[(group & 1) == 0], end[(group & 1) == 0],
-                                          every),
-                "reverse": disjoint_bases(record[(group & 1) == 1], start[(group & 1) == 1], end[(group & 1) == 1],
-                                          every),
-                "both": covered_bases(record, start, end, every)}
+        segments = merge_intervals(*(np.concatenate([s[f"coverage.{side}.{name}"] for s in shares])
+                                     for name in ("group", "start", "end")))
+        return strand_bases(*segments, np.arange(nq if side == "query" else nr, dtype=np.int64))
 
     with ThreadPoolExecutor(2) as pool:  # the two sides side by side: sorts and gathers release the GIL
         for side, counts in zip(SIDES, pool.map(records, SIDES)):
