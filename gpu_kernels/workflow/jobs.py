@@ -119,12 +119,13 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[s
         table["qrec"] = home.to_device(qindex)[table["qrec"]]
         table["rrec"] = home.to_device(rindex)[table["rrec"]]
         os.makedirs(os.path.dirname(hsps_path) or ".", exist_ok=True)
+        made = None
         if share is not None:
             if warming is not None:
                 warming.result()
             clock = time.perf_counter()
-            save_share(share_path(hsps_path), make_share({name: table[name] for name in HSP.view("dots")},
-                                                         query.lengths, reference.lengths, **share))
+            made = make_share({name: table[name] for name in HSP.view("dots")}, query.lengths, reference.lengths,
+                              **share)
             log.info("share of the coverage tables and pictures: %d HSPs (%s; %.2f s)", int(table["qstart"].size),
                      "every HSP" if all_hsps else "those in chains", time.perf_counter() - clock)
         if write_hsps:
@@ -135,6 +136,8 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[s
         del table
         result.drop_device()
         end_turn()
+        if made is not None:  # the file written once the next job has the device
+            save_share(share_path(hsps_path), made)
 
     clock = time.perf_counter()
     part = homology(qset, rset, params, home, (), qindex, rindex, pieces, result=result, text_parts=True,
