@@ -4,6 +4,10 @@ of 8 reference records, about 13 M HSPs in chains), each step of make_share time
 at each mark), then make_share whole.
 
     python bench/studies/share_profile.py [--hsps 13000000] [--backend cupy]
+
+With --merge FOLDER: 28 shares drawn on the host into FOLDER (7 query bins of 4 records against 4 groups of 6
+reference records, --hsps each, --repeats of them off the diagonal, as repeat copies lie), then
+hsp_coverage's merge of them (shares.merge_shares, best of two), and a digest of what it gives.
 """
 from __future__ import annotations
 
@@ -37,11 +41,49 @@ def drawn(n: int, qlens: np.ndarray, rlens: np.ndarray, seed: int = 1) -> dict:
     return {name: column[order] for name, column in table.items()}
 
 
+def merge(folder: str, hsps: int, repeats: float) -> None:
+    """The --merge study: 28 drawn shares written to folder (once), then their merge timed."""
+    import glob
+    import hashlib
+    import types
+
+    qlens, rlens = np.full(28, 125_000_000, dtype=np.int64), np.full(24, 120_000_000, dtype=np.int64)
+    os.makedirs(folder, exist_ok=True)
+    for k in range(28):
+        path = os.path.join(folder, f"s{k:02d}.npz")
+        if not os.path.exists(path):
+            table = drawn(hsps, qlens[:4], rlens[:6], seed=k)
+            rng = np.random.default_rng(100 + k)
+            off = rng.random(table["qstart"].size) < repeats
+            length = table["qend"] - table["qstart"]
+            table["rstart"] = np.where(off, (rng.random(off.size) * (rlens[0] - length)).astype(np.int64),
+                                       table["rstart"])
+            table["qrec"] = table["qrec"] + 4 * (k // 4)
+            table["rrec"] = table["rrec"] + 6 * (k % 4)
+            shares.save_share(path, shares.make_share(table, qlens, rlens, True, True, 20))
+    genome = lambda lengths: types.SimpleNamespace(names=[str(i) for i in range(lengths.size)], lengths=lengths)
+    paths, best = sorted(glob.glob(os.path.join(folder, "s*.npz"))), float("inf")
+    for _ in range(2):
+        started = time.perf_counter()
+        numbers, merged = shares.merge_shares(paths, genome(qlens), genome(rlens), 20)
+        best = min(best, time.perf_counter() - started)
+    digest = hashlib.blake2b(digest_size=8)
+    for name, array in sorted({**numbers, **{"share." + k: v for k, v in merged.items()}}.items()):
+        digest.update(name.encode() + np.ascontiguousarray(array).tobytes())
+    print(f"{len(paths)} shares of {hsps} HSPs ({repeats:.0%} off the diagonal): merged in {best:.2f} s (best of "
+          f"2); {len(numbers) + len(merged)} arrays, digest {digest.hexdigest()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hsps", type=int, default=13_000_000)
     parser.add_argument("--backend", default="cupy", choices=("cupy", "numpy"))
+    parser.add_argument("--merge", metavar="FOLDER", help="draw 28 shares there and time their merge")
+    parser.add_argument("--repeats", type=float, default=0.6, help="--merge: the share of HSPs off the diagonal")
     args = parser.parse_args()
+    if args.merge:
+        merge(args.merge, args.hsps, args.repeats)
+        return
     qlens = np.array([125_000_000] * 4, dtype=np.int64)
     rlens = np.array([117_000_000] * 8, dtype=np.int64)
     host = drawn(args.hsps, qlens, rlens)

@@ -276,7 +276,8 @@ def merge_shares(paths: list[str], query, reference, max_pair_plots: int) -> tup
     (tables.hsp_coverage's numbers, one share of the pictures: the genome dotplot's, as one job's,
     and the dots of the pair's max_pair_plots most covered chromosome pairs, `pairs` naming them).
     gathered() places it in a layout. The shares are read twice, a part at a time (their coverage,
-    then the rest one share after another), so memory holds the coverage's segments and one share."""
+    then the rest one share after another), so memory holds the coverage's segments, then the genome
+    dotplot's arrays of every share (its lines and cells) and one share's pair dots."""
     from .gather import best_pairs
 
     started = time.perf_counter()
@@ -284,13 +285,13 @@ def merge_shares(paths: list[str], query, reference, max_pair_plots: int) -> tup
     numbers = merged_numbers([load_share(path, "coverage.") for path in paths], nq, nr)
     summary = {**numbers, "qindex": numbers["keys"] // max(nr, 1), "rindex": numbers["keys"] % max(nr, 1)}
     best = {pair: k for k, pair in enumerate(best_pairs(summary, max_pair_plots, nr))}
-    merged: dict = {}
+    wholes: list = []
     pairs: dict = {}
     for path in paths:
         with _opened(path) as saved:  # read once: the genome dotplot's arrays, the best pairs' dots
             share = {name: saved[name] for name in saved.files if name.startswith("whole.")}
             if share:
-                merged = merged_whole([merged, share] if merged else [share], query.lengths, reference.lengths)
+                wholes.append(share)
             for j, (qi, ri) in enumerate(saved["pairs"].tolist()):
                 if (qi, ri) in best:
                     pairs.update({f"pair{best[(qi, ri)]}." + name.split(".", 1)[1]: saved[name]
@@ -298,6 +299,10 @@ def merge_shares(paths: list[str], query, reference, max_pair_plots: int) -> tup
     for (qi, ri), k in best.items():  # a pair no share holds: none of its HSPs
         if f"pair{k}.shape" not in pairs:
             pairs.update(Dots(reference.lengths[ri], query.lengths[qi]).arrays(f"pair{k}"))
+    # all the jobs' genome dotplot shares in one pass: one share at a time, the cells merged so far were
+    # sorted again for every job
+    merged = merged_whole(wholes, query.lengths, reference.lengths) if wholes else {}
+    del wholes
     merged.update(pairs)
     merged["pairs"] = np.array(list(best), dtype=np.int64).reshape(-1, 2)
     log.info("%d compare jobs' shares merged (%.2f s)", len(paths), time.perf_counter() - started)
