@@ -439,11 +439,12 @@ def write_chains(pair: Pair, records: tuple, paths: dict, meta: dict, params: Pa
     """An assembled pair's chains where paths say (chains_paf, chain_file, chains_table)."""
     from .formats import HspWriter, write_chain_text
 
-    qnames, qlens, rnames, rlens = records
-    for kind in ("chains_paf", "chain_file"):
-        if paths.get(kind):
-            write_chain_text(kind, paths[kind], pair.chains, pair.pieces, qnames, qlens, rnames, rlens)
-    if paths.get("chains_table"):
+    def write(kind: str) -> None:
+        if kind != "chains_table":
+            return write_chain_text(kind, paths[kind], pair.chains, pair.pieces, *records)
         extra = {key: value for key, value in meta.items() if key not in ("query", "reference", "params")}
-        with HspWriter(paths["chains_table"], qnames, qlens, rnames, rlens, params, extra, record=CHAIN) as writer:
+        with HspWriter(paths[kind], *records, params, extra, record=CHAIN) as writer:
             writer.write(pair.chains)
+
+    with ThreadPoolExecutor(1 if "-" in paths.values() else 3) as pool:  # side by side, but to standard output
+        list(pool.map(write, [kind for kind in ("chains_paf", "chain_file", "chains_table") if paths.get(kind)]))
