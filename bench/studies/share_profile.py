@@ -61,11 +61,12 @@ def merge(folder: str, hsps: int, repeats: float) -> None:
             table["qrec"] = table["qrec"] + 4 * (k // 4)
             table["rrec"] = table["rrec"] + 6 * (k % 4)
             shares.save_share(path, shares.make_share(table, qlens, rlens, True, True, 20))
-    genome = lambda lengths: types.SimpleNamespace(names=[str(i) for i in range(lengths.size)], lengths=lengths)
+    query, reference = (types.SimpleNamespace(names=[str(i) for i in range(lengths.size)], lengths=lengths)
+                        for lengths in (qlens, rlens))
     paths, best = sorted(glob.glob(os.path.join(folder, "s*.npz"))), float("inf")
     for _ in range(2):
         started = time.perf_counter()
-        numbers, merged = shares.merge_shares(paths, genome(qlens), genome(rlens), 20)
+        numbers, merged = shares.merge_shares(paths, query, reference, 20)
         best = min(best, time.perf_counter() - started)
     digest = hashlib.blake2b(digest_size=8)
     for name, array in sorted({**numbers, **{"share." + k: v for k, v in merged.items()}}.items()):

@@ -299,8 +299,8 @@ def merge_shares(paths: list[str], query, reference, max_pair_plots: int) -> tup
     for (qi, ri), k in best.items():  # a pair no share holds: none of its HSPs
         if f"pair{k}.shape" not in pairs:
             pairs.update(Dots(reference.lengths[ri], query.lengths[qi]).arrays(f"pair{k}"))
-    # all the jobs' genome dotplot shares in one pass: one share at a time, the cells merged so far were
-    # sorted again for every job
+    # every job's genome dotplot share in one pass: merged job by job, the growing set of cells merged so
+    # far would be sorted again for each
     merged = merged_whole(wholes, query.lengths, reference.lengths) if wholes else {}
     del wholes
     merged.update(pairs)
