@@ -334,8 +334,8 @@ def write_aligned(al: dict, text, records: tuple, paths: dict, meta: dict, refer
     table a kind, made by text_of or kept from a pipeline's parts); records: (query names, lengths,
     reference names, lengths). First the one-to-one alignments are cut where they share bases
     (one_to_one.trimmed, which reads the N columns of its cuts from query and reference), so that every
-    output, count and variant holds each base once. The table is compressed on a thread beside the texts
-    (both release the interpreter's lock). reference and query: the SeqSets the VCF (kind vcf:
+    output, count and variant holds each base once. Then every kind's texts are made side by side, and
+    the files written side by side (one at a time where one is standard output). reference and query: the SeqSets the VCF (kind vcf:
     formats/vcf.py) reads its bases from; the query's bases are also the SAM lines' SEQ where sam_seq
     (else `*`). variants_if(al): asked once the alignments are cut, whether the SNP and VCF files are
     written (many genomes: close pairs only). Returns the alignments as written."""
@@ -349,41 +349,52 @@ def write_aligned(al: dict, text, records: tuple, paths: dict, meta: dict, refer
     al, text = trimmed(al, text, query, reference, Params(**meta["params"]) if meta.get("params") else Params())
     if variants_if is not None and not variants_if(al):
         paths = {kind: path for kind, path in paths.items() if kind not in ("snps", "vcf")}
-    with ThreadPoolExecutor(2) as side:
-        # the cs strings made beside the CIGARs: a few long alignments keep each pass's last threads
-        # busy alone, so two passes at once fill the cores better
-        cs = side.submit(text, "cs") if paths.get("paf") else None
-        cigars = text("cigar")
-        log.info("CIGARs: %d bytes (%.2f s)", len(cigars[0]), time.perf_counter() - start)
-        table = side.submit(formats.write_table, paths["table"], al, cigars, meta) if paths.get("table") else None
-        if cs is not None:
-            cs = cs.result()
-            log.info("cs strings: %d bytes (%.2f s)", len(cs[0]), time.perf_counter() - start)
-            formats.write_paf(paths["paf"], al, cigars, cs, qnames, qlens, rnames, rlens)
-            log.info("%s: PAF written (%.2f s)", paths["paf"], time.perf_counter() - start)
-        if paths.get("delta"):
-            formats.write_delta(paths["delta"], al, text("delta"), meta)
-        if paths.get("snps"):
-            formats.write_snps(paths["snps"], al, text("snps"))
-        if paths.get("vcf"):
+    wanted = [kind for kind, outputs in (("cigar", ("paf", "table", "liftover", "sam", "maf", "psl")),
+                                         ("cs", ("paf",)), ("delta", ("delta",)), ("snps", ("snps", "vcf")))
+              if any(paths.get(out) for out in outputs)]
+    with ThreadPoolExecutor(max(1, len(wanted))) as side:
+        # every kind's texts made (or taken from parts) side by side: a few long alignments keep each
+        # pass's last threads busy alone; then the files written side by side, once every text is made
+        # (a workflow's parts are released then, before the largest file is written)
+        texts = {kind: side.submit(text, kind) for kind in wanted}
+        made = {kind: future.result() for kind, future in texts.items()}
+        log.info("texts made: %s (%.2f s)", ", ".join(f"{kind} {len(made[kind][0])} bytes" for kind in wanted),
+                 time.perf_counter() - start)
+    cigars = made.get("cigar")
+    writers = []
+    if paths.get("table"):
+        writers.append(lambda: formats.write_table(paths["table"], al, cigars, meta))
+    if paths.get("paf"):
+        writers.append(lambda: formats.write_paf(paths["paf"], al, cigars, made["cs"], qnames, qlens, rnames, rlens))
+    if paths.get("delta"):
+        writers.append(lambda: formats.write_delta(paths["delta"], al, made["delta"], meta))
+    if paths.get("snps"):
+        writers.append(lambda: formats.write_snps(paths["snps"], al, made["snps"]))
+    if paths.get("vcf"):
+        def vcf() -> None:
             from .formats.vcf import write_vcf
 
-            count = write_vcf(paths["vcf"], al, text("snps"), reference, query, formats.COMMAND_LINE[0])
-            log.info("%s: %d VCF records (%.2f s)", paths["vcf"], count, time.perf_counter() - start)
-        if paths.get("liftover"):
-            from .formats.chains import write_alignment_chains
+            count = write_vcf(paths["vcf"], al, made["snps"], reference, query, formats.COMMAND_LINE[0])
+            log.info("%s: %d VCF records", paths["vcf"], count)
 
-            write_alignment_chains(paths["liftover"], al, cigars, qnames, qlens, rnames, rlens)
-        if paths.get("sam"):
-            formats.write_sam(paths["sam"], al, cigars, qnames, qlens, rnames, rlens, query if sam_seq else None)
-        if paths.get("maf") or paths.get("psl"):
-            from .formats import ucsc
+        writers.append(vcf)
+    if paths.get("liftover"):
+        from .formats.chains import write_alignment_chains
 
-            if paths.get("maf"):
-                ucsc.write_maf(paths["maf"], al, cigars, query, reference, formats.COMMAND_LINE[0])
-            if paths.get("psl"):
-                ucsc.write_psl(paths["psl"], al, cigars, qnames, qlens, rnames, rlens)
-        if table is not None:
-            table.result()
-            log.info("%s: alignment table written (%.2f s)", paths["table"], time.perf_counter() - start)
+        writers.append(lambda: write_alignment_chains(paths["liftover"], al, cigars, qnames, qlens, rnames, rlens))
+    if paths.get("sam"):
+        writers.append(lambda: formats.write_sam(paths["sam"], al, cigars, qnames, qlens, rnames, rlens,
+                                                 query if sam_seq else None))
+    if paths.get("maf") or paths.get("psl"):
+        from .formats import ucsc
+
+        if paths.get("maf"):
+            writers.append(lambda: ucsc.write_maf(paths["maf"], al, cigars, query, reference, formats.COMMAND_LINE[0]))
+        if paths.get("psl"):
+            writers.append(lambda: ucsc.write_psl(paths["psl"], al, cigars, qnames, qlens, rnames, rlens))
+    # one at a time where one goes to standard output (its lines would interleave)
+    with ThreadPoolExecutor(1 if "-" in paths.values() else max(1, len(writers))) as side:
+        for done in [side.submit(write) for write in writers]:
+            done.result()
+    log.info("alignments written (%.2f s)", time.perf_counter() - start)
     return al

@@ -64,11 +64,18 @@ def same_dots(got, want) -> None:
         assert np.array_equal(got.lines[name], want.lines[name]), name
 
 
-@pytest.mark.parametrize("html", [False, True])
-def test_merged_shares_are_the_pass_over_the_whole_table(tmp_path, html):
+@pytest.mark.parametrize("html,lines", [(False, None), (True, None), (False, 300)])
+def test_merged_shares_are_the_pass_over_the_whole_table(tmp_path, monkeypatch, html, lines):
+    """lines: the dotplots' MAX_LINES made small, so that every pair dotplot has more HSPs than lines and
+    the lines' floor falls among ties."""
+    from gpu_kernels.workflow import dots, shares
     from gpu_kernels.workflow.dots import Layout
     from gpu_kernels.workflow.genome import Genome
     from gpu_kernels.workflow.shares import gathered, load_share, make_share, merge_shares, save_share
+
+    if lines is not None:
+        monkeypatch.setattr(dots, "MAX_LINES", lines)
+        monkeypatch.setattr(shares, "MAX_LINES", lines)
 
     hsps = table(90_000, seed=3)
     query = Genome.of("Q", [f"q{i}" for i in range(QLENS.size)], QLENS)
@@ -92,7 +99,9 @@ def test_merged_shares_are_the_pass_over_the_whole_table(tmp_path, html):
         assert list(placed.pairs) == list(want_pairs) and len(want_pairs) == 6
         for key in want_pairs:
             same_dots(placed.pairs[key], want_pairs[key])
-        assert placed.whole.rastered > 0 and want_whole.lines["x0"].size > 1000
+        assert placed.whole.rastered > 0 and want_whole.lines["x0"].size > (1000 if lines is None else 299)
+        if lines is not None:
+            assert all(dots.rastered > 0 for dots in want_pairs.values())
 
 
 def test_shares_that_hold_one_chromosome_pair_twice_are_refused(tmp_path):
@@ -156,9 +165,15 @@ def test_a_records_raster_rows_count_from_its_offsets_row():
 
 
 @pytest.mark.gpu
-def test_a_share_made_on_the_device_is_the_hosts():
+@pytest.mark.parametrize("lines", [None, 300])
+def test_a_share_made_on_the_device_is_the_hosts(monkeypatch, lines):
     cp = pytest.importorskip("cupy")
+    from gpu_kernels.workflow import dots, shares
     from gpu_kernels.workflow.shares import make_share
+
+    if lines is not None:  # pair dotplots of more HSPs than lines
+        monkeypatch.setattr(dots, "MAX_LINES", lines)
+        monkeypatch.setattr(shares, "MAX_LINES", lines)
 
     for job in jobs(table(60_000, seed=4)):
         host = make_share(job, QLENS, RLENS, True, True, 4)

@@ -119,13 +119,14 @@ def main() -> None:
         keys, _, per_pair, _ = coverage.pairs()
         mark("coverage.pairs")
         qindex, rindex = np.divmod(keys, rlens.size)
-        best = best_pairs({"qindex": qindex, "rindex": rindex, "query_both": per_pair["query"]["both"]}, 3, rlens.size)
-        pair = hsps["qrec"].astype(xp.int64) * rlens.size + hsps["rrec"].astype(xp.int64)
-        for qi, ri in best:
-            shares._pair_dots(hsps, xp.flatnonzero(pair == qi * rlens.size + ri), int(qlens[qi]), int(rlens[ri]))
-        mark(f"pair dots ({len(best)})")
+        best = best_pairs({"qindex": qindex, "rindex": rindex, "query_both": per_pair["query"]["both"]}, 50,
+                          rlens.size)
+        ended = shares._pairs_dots(hsps, best, qlens, rlens)
+        mark(f"pair dots ({len(best)}) on the device")
+        ended()
+        mark("their Dots on the host")
         started = time.perf_counter()
-        shares.make_share(hsps, qlens, rlens, True, True, 3)
+        shares.make_share(hsps, qlens, rlens, True, True, 50)
         sync()
         print(f"{args.backend}, {args.hsps} HSPs, {attempt}: " + ", ".join(marks) +
               f"; make_share {time.perf_counter() - started:.3f} s")

@@ -86,7 +86,7 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[s
     from ..pipeline import homology
     from ..schema import HSP
     from .parts import write_part
-    from .shares import make_share, save_share
+    from .shares import save_share, start_share
 
     rset, rindex = load_bin(reference.codes, reference.rows, rbin)
     log.info("comparing %s:%s (%d records, %d bp) with %s:%s (%d records, %d bp), %s",
@@ -123,11 +123,12 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[s
         if share is not None:
             if warming is not None:
                 warming.result()
-            clock = time.perf_counter()
-            made = make_share({name: table[name] for name in HSP.view("dots")}, query.lengths, reference.lengths,
-                              **share)
-            log.info("share of the coverage tables and pictures: %d HSPs (%s; %.2f s)", int(table["qstart"].size),
-                     "every HSP" if all_hsps else "those in chains", time.perf_counter() - clock)
+            clock, steps = time.perf_counter(), []
+            made = start_share({name: table[name] for name in HSP.view("dots")}, query.lengths, reference.lengths,
+                              **share, steps=steps)
+            log.info("share of the coverage tables and pictures: %d HSPs (%s; %.2f s: %s)", int(table["qstart"].size),
+                     "every HSP" if all_hsps else "those in chains", time.perf_counter() - clock,
+                     ", ".join(f"{name} {seconds:.2f} s" for name, seconds in steps))
         if write_hsps:
             log.info("HSP table: %d of %d HSPs (%s), about %.1f MB", int(table["qstart"].size), rows,
                      "every HSP" if all_hsps else "those in chains", int(table["qstart"].size) * HSP_TABLE_BYTES / 1e6)
@@ -136,8 +137,8 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[s
         del table
         result.drop_device()
         end_turn()
-        if made is not None:  # the file written once the next job has the device
-            save_share(share_path(hsps_path), made)
+        if made is not None:  # ended (the pair dotplots' host work) and written once the next job has the device
+            save_share(share_path(hsps_path), made())
 
     clock = time.perf_counter()
     part = homology(qset, rset, params, home, (), qindex, rindex, pieces, result=result, text_parts=True,

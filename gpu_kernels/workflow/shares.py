@@ -23,7 +23,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..arrays import array_module, is_sorted, stable_argsort, to_host
+from ..arrays import array_module, stable_argsort, to_host
 from ..coverage import STRANDS, TableCoverage, merge_intervals, strand_bases
 from .dots import HTML_LINES, MAX_LINES, RASTER, Dots, Layout, max_cells, offsets
 
@@ -94,21 +94,69 @@ def _whole_share(hsps: dict, qlens: np.ndarray, rlens: np.ndarray, max_lines: in
             "whole.max_lines": np.array(max_lines), **{f"whole.{name}": column for name, column in lines.items()}}
 
 
-def _pair_dots(hsps: dict, rows, qlen: int, rlen: int) -> Dots:
-    """One chromosome pair's dotplot of rows (all of the pair's HSPs), as gather.gather_pictures
-    gathers it from a table (records numbered 0)."""
-    xp = array_module(rows)
-    dots = Dots(rlen, qlen)
-    lines, rest = _lines_and_rest(hsps, rows, dots.max_lines)  # one record pair: its order is that of records 0
-    lines["qrec"], lines["rrec"] = np.zeros_like(lines["qrec"]), np.zeros_like(lines["rrec"])
-    qstart, qend = hsps["qstart"][rest].astype(xp.int64), hsps["qend"][rest].astype(xp.int64)
+def _pairs_dots(hsps: dict, best: list, qlens: np.ndarray, rlens: np.ndarray):
+    """The pair dotplots of the chromosome pairs `best` ((query record, reference record), each pair's HSPs
+    all among hsps), as gather.gather_pictures gathers each from a table (records numbered 0): every
+    pair at once on the HSPs' device (a few steps however many pairs), then a function that makes
+    each pair's Dots on the host. A pair's lines are its first max_lines HSPs in the dotplots' total
+    order (Dots._keep_longest's: longest first, then query start, reference start, strand; ties in
+    row order), the others its raster's cells."""
+    xp = array_module(hsps["qstart"])
+    nr, lines_each, cells_each = rlens.size, MAX_LINES, 2 * RASTER * RASTER
+    wanted = np.array([qi * nr + ri for qi, ri in best], dtype=np.int64)
+    by_key = np.argsort(wanted)
+    keys = xp.asarray(wanted[by_key])
+    pair = hsps["qrec"].astype(xp.int64) * nr + hsps["rrec"].astype(xp.int64)
+    at = xp.minimum(xp.searchsorted(keys, pair), keys.size - 1)
+    rows = xp.flatnonzero(keys[at] == pair)
+    k = xp.asarray(by_key)[at[rows]]  # each row's place in best
+    qstart, qend = hsps["qstart"][rows].astype(xp.int64), hsps["qend"][rows].astype(xp.int64)
     length = qend - qstart
-    x2 = 2 * hsps["rstart"][rest].astype(xp.int64) + length
-    column, row = _scaled(xp, x2, dots.width, RASTER - 1), _scaled(xp, qstart + qend, dots.height, RASTER - 1)
-    cell, value = max_cells((hsps["strand"][rest].astype(xp.int64) * RASTER + row) * RASTER + column,
-                             _value(xp, hsps, rest, length))
-    dots.take(cell, value, lines, int(rows.size))
-    return dots
+    counts = to_host(xp.bincount(k, minlength=len(best)))
+    # each pair's floor (its max_lines-th longest length): the rows at or above it are the candidates
+    ranked = stable_argsort(k * (1 << 32) + ((1 << 32) - 1 - length))
+    first = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    deep = counts > lines_each
+    floor = np.zeros(len(best), dtype=np.int64)
+    if deep.any():
+        floor[deep] = to_host(length[ranked[xp.asarray(first[deep] + lines_each - 1)]])
+    candidates = xp.flatnonzero(length >= xp.asarray(floor)[k])
+    # the candidates in the total order, pair by pair (stable sorts, least significant key first)
+    order = candidates
+    for key in (hsps["strand"][rows].astype(xp.int64), hsps["rstart"][rows].astype(xp.int64), qstart,
+                k * (1 << 32) + ((1 << 32) - 1 - length)):
+        order = order[stable_argsort(key[order])]
+    rank = xp.arange(order.size) - xp.asarray(np.concatenate(([0], np.cumsum(to_host(
+        xp.bincount(k[order], minlength=len(best))))[:-1])))[k[order]]
+    chosen = order[rank < lines_each]
+    line_pair = to_host(k[chosen])
+    lines = {name: to_host(hsps[name][rows[chosen]]) for name in LINE_COLUMNS}
+    rest = xp.ones(rows.size, dtype=bool)
+    rest[chosen] = False
+    rest = xp.flatnonzero(rest)
+    kr, length_r = k[rest], length[rest]
+    spans = [(max(1.0, float(rlens[ri])), max(1.0, float(qlens[qi]))) for qi, ri in best]  # Dots' width, height
+    x2 = 2 * hsps["rstart"][rows[rest]].astype(xp.int64) + length_r
+    column = xp.clip((x2 * xp.asarray([RASTER / (2 * w) for w, _ in spans])[kr]).astype(xp.int64), 0, RASTER - 1)
+    row = xp.clip(((qstart[rest] + qend[rest]) * xp.asarray([RASTER / (2 * h) for _, h in spans])[kr])
+                  .astype(xp.int64), 0, RASTER - 1)
+    cell, value = max_cells(kr * cells_each + (hsps["strand"][rows[rest]].astype(xp.int64) * RASTER + row) * RASTER
+                            + column, _value(xp, hsps, rows[rest], length_r))
+
+    def made() -> list:
+        """Each pair's Dots, in best's order (host work alone)."""
+        bounds = np.searchsorted(cell, np.arange(len(best) + 1, dtype=np.int64) * cells_each)
+        line_bounds = np.searchsorted(line_pair, np.arange(len(best) + 1))
+        out = []
+        for j, (width, height) in enumerate(spans):
+            mine = {name: column[line_bounds[j]:line_bounds[j + 1]] for name, column in lines.items()}
+            mine["qrec"], mine["rrec"] = np.zeros_like(mine["qrec"]), np.zeros_like(mine["rrec"])
+            low, high = bounds[j], bounds[j + 1]
+            out.append(Dots(width, height).take(cell[low:high] - j * cells_each, value[low:high], mine,
+                                                int(counts[j])))
+        return out
+
+    return made
 
 
 def coverage_state(coverage: TableCoverage) -> dict:
@@ -129,37 +177,68 @@ def coverage_state(coverage: TableCoverage) -> dict:
     return state
 
 
-def make_share(hsps: dict, qlens, rlens, whole: bool, html: bool, max_pair_plots: int) -> dict:
+def make_share(hsps: dict, qlens, rlens, whole: bool, html: bool, max_pair_plots: int,
+               steps: list | None = None) -> dict:
     """A compare job's share (arrays by name, on the host) of its HSPs (HSP.view("dots") columns with
     genome-wide record indices, NumPy or CuPy): the coverage pass's state; with whole, the genome
     dotplot's (html: as many lines as the interactive dotplot draws); the dots of its max_pair_plots
-    most covered chromosome pairs (gather.best_pairs' rule)."""
+    most covered chromosome pairs (gather.best_pairs' rule). steps, a list: each step's name and
+    seconds appended (the device synchronized at each: the job's log says where its turn went)."""
+    return start_share(hsps, qlens, rlens, whole, html, max_pair_plots, steps)()
+
+
+def start_share(hsps: dict, qlens, rlens, whole: bool, html: bool, max_pair_plots: int,
+                steps: list | None = None):
+    """make_share in two halves: what reads the HSPs now (on their device), and a function that ends
+    it on the host (the pair dotplots' Dots) and returns the share: a compare job calls it once the
+    device is handed on."""
     from .gather import best_pairs
 
     xp = array_module(hsps["qstart"])
+    mark = _stepper(xp, steps)
+    mark("the kernels queued before")
     qlens, rlens = np.asarray(qlens, dtype=np.int64), np.asarray(rlens, dtype=np.int64)
     nr = rlens.size
     coverage = TableCoverage(qlens.size, nr, xp)
     coverage.add(hsps)
+    mark("coverage")
     share = coverage_state(coverage)
+    mark("coverage state")
     if whole:
         share.update(_whole_share(hsps, qlens, rlens, HTML_LINES if html else MAX_LINES))
+        mark("genome dotplot")
     best = []
     if max_pair_plots:
         qindex, rindex = np.divmod(share["coverage.keys"], max(nr, 1))
         best = best_pairs({"qindex": qindex, "rindex": rindex, "query_both": share["coverage.query_both"]},
                           max_pair_plots, nr)
-    if best:
-        pair = hsps["qrec"].astype(xp.int64) * nr + hsps["rrec"].astype(xp.int64)
-        # a compare job's table is in the canonical order, its record pairs already in runs
-        order = xp.arange(pair.size) if is_sorted(pair) else stable_argsort(pair)
-        bounds = to_host(xp.searchsorted(pair[order], xp.asarray([[qi * nr + ri, qi * nr + ri + 1]
-                                                                   for qi, ri in best], dtype=xp.int64).ravel()))
-        for k, (qi, ri) in enumerate(best):
-            share.update(_pair_dots(hsps, order[int(bounds[2 * k]):int(bounds[2 * k + 1])], int(qlens[qi]),
-                                    int(rlens[ri])).arrays(f"pair{k}"))
+    pairs = _pairs_dots(hsps, best, qlens, rlens) if best else (lambda: [])
     share["pairs"] = np.array(best, dtype=np.int64).reshape(-1, 2)
-    return share
+    mark("pair dotplots")
+
+    def ended() -> dict:
+        for k, dots in enumerate(pairs()):
+            share.update(dots.arrays(f"pair{k}"))
+        return share
+
+    return ended
+
+
+def _stepper(xp, steps: list | None):
+    """make_share's step marks: a no-op without steps, else (name, seconds since the last mark)
+    appended, the device synchronized first."""
+    if steps is None:
+        return lambda name: None
+    last = [time.perf_counter()]
+
+    def mark(name: str) -> None:
+        if xp is not np:
+            xp.cuda.get_current_stream().synchronize()
+        now = time.perf_counter()
+        steps.append((name, now - last[0]))
+        last[0] = now
+
+    return mark
 
 
 def rehearse_share(backend, device: int | None = None) -> float:
