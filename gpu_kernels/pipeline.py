@@ -30,7 +30,7 @@ from .diagonals import keys_fit
 from .encode import GAP
 from .errors import InputError
 from .one_to_one import one_to_one
-from .formats.strings import take_strings
+from .formats.strings import take_texts
 from .params import Params
 from .placement import refine_blocks
 from .schema import ALIGNMENT, CHAIN
@@ -49,7 +49,7 @@ PIECES = ("chain", "x0", "xe", "y0", "ye")
 
 def texts_of(kinds) -> tuple:
     """The text kinds the alignment outputs named (OUTPUT_TEXTS' keys) are made of, in a fixed order
-    (the CIGARs always: align.write_aligned logs them)."""
+    (the CIGARs always: the one-to-one cuts read them)."""
     wanted = {"cigar"} | {text for kind in kinds for text in OUTPUT_TEXTS.get(kind, ())}
     return tuple(text for text in ("cigar", "cs", "delta", "snps") if text in wanted)
 
@@ -221,22 +221,13 @@ class Pair:
     pair), their blocks as written, the alignments (ALIGNED columns, `chain` the pair's, `backbone`
     the one-to-one ones) and their texts. Where the parts came without their texts (the workflow's
     texts are made beside the GPU and read by another job), `texts` is empty and `rows` says where
-    each alignment's texts are among the parts' laid end to end, then `late_texts` (take_texts)."""
+    each alignment's texts are among the parts' laid end to end, then `late_texts` (formats.strings.take_texts)."""
     chains: dict
     pieces: dict
     alignments: dict
     texts: dict
     rows: np.ndarray | None = None
     late_texts: dict | None = None
-
-
-def take_texts(sources: dict, rows) -> dict:
-    """Each kind's strings at `rows` of its string tables laid end to end (kind: a list of tables,
-    the parts' in order, then the late chains'): Arrow's take copies a kind's texts without the
-    interpreter's lock, so the kinds go side by side."""
-    kinds = list(sources)
-    with ThreadPoolExecutor(max(1, len(kinds))) as pool:
-        return dict(zip(kinds, pool.map(lambda kind: take_strings(sources[kind], rows), kinds)))
 
 
 @dataclass
@@ -251,8 +242,12 @@ class PairChains:
     base: np.ndarray  # where each part's chains start among the parts' laid end to end
     threads: int = 0  # the columns' gathers (arrays.take_columns, concat_columns)
 
-    def ranked(self, tables: list[dict], columns) -> tuple[dict, np.ndarray]:
-        """The parts' rows of other tables in the pair's chain order (a chain's rows in order), and the order."""
+    def ranked(self, tables: list[dict], columns, keep=None) -> tuple[dict, np.ndarray]:
+        """The parts' rows of other tables in the pair's chain order (a chain's rows in order), and the
+        order; keep (a bool a chain of the pair): only the rows of those chains (the order is then theirs)."""
+        if keep is not None:
+            masks = [keep[self.rank_of[self.base[n] + np.asarray(t["chain"])]] for n, t in enumerate(tables)]
+            tables = [{name: np.asarray(t[name])[mask] for name in columns} for t, mask in zip(tables, masks)]
         got = concat_columns(tables, columns, self.threads)
         owner = np.repeat(np.arange(len(tables)), [int(t["chain"].size) for t in tables])
         got["chain"] = self.rank_of[self.base[owner] + got["chain"]]
@@ -306,7 +301,11 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
     missing = np.flatnonzero(wanted & (chains["candidate"] == 0))
     al, index = ranked([p.alignments for p in parts], ALIGNED)  # the texts follow `index`
     late_texts = {kind: (b"", np.zeros(1, dtype=np.int64)) for kind in texts}
-    placed, _ = ranked([p.pieces for p in parts], PIECES)
+    written = chains["chain"] if all_chains and write_all is not False else np.flatnonzero(chains["backbone"] == 1)
+    row_of = np.full(order.size, -1, dtype=np.int64)
+    row_of[written] = np.arange(written.size, dtype=np.int64)
+    # the pieces of the chains written alone (a whole genome's parts hold tens of millions)
+    placed, _ = ranked([p.pieces for p in parts], PIECES, None if written.size == order.size else row_of >= 0)
     keep = np.flatnonzero(wanted[al["chain"]])
     rows = index[keep]
     if missing.size:
@@ -336,9 +335,6 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
         if carried else {}
     marks.append(("texts", time.perf_counter()))
     al["backbone"] = one_to_one(al, qlens, rlens, chains["backbone"][al["chain"]] == 1)
-    written = chains["chain"] if all_chains and write_all is not False else np.flatnonzero(chains["backbone"] == 1)
-    row_of = np.full(order.size, -1, dtype=np.int64)
-    row_of[written] = np.arange(written.size, dtype=np.int64)
     placed = {name: column[row_of[placed["chain"]] >= 0] for name, column in placed.items()}
     # the blocks name their chain's row of the table written (the chain formats read it so), the
     # table and the alignments the pair's chain numbers

@@ -233,3 +233,31 @@ def test_gammas_fit_is_each_parts_own_and_the_log_says_so(tmp_path, caplog):
     plain = align_outputs(tmp_path, query, reference, "g0", "--preset", "distant", "--gamma", "0")
     assert align_outputs(tmp_path, query, reference, "g0p", "--preset", "distant", "--gamma", "0",
                          "--part-bases", "20000") == plain
+
+
+def test_the_backbones_chains_written_alone_are_those_of_every_chain(tmp_path):
+    """assemble with write_all False (every chain would weigh too much) keeps the backbone's chains and
+    only their pieces: the same rows and pieces as the backbone's among every chain's, renumbered."""
+    from gpu_kernels.backend import NumpyBackend
+    from gpu_kernels.pipeline import align_late, assemble, homology
+
+    query, reference = duplicated_genomes(tmp_path, 2)
+    params = Params(part_bases=25_000)
+    q, r = load_fasta(query), load_fasta(reference)
+    backend = NumpyBackend()
+    parts = [homology(q.subset(qb), r.subset(rb), params, backend, (), qb, rb, True)
+             for qb, rb in part_pairs(q, r, params)]
+    pairs = [assemble(parts, q.lengths, r.lengths, params, align_late(q, r, params, (), backend), (), True, write_all)
+             for write_all in (True, False)]
+    every, alone = pairs
+    kept = np.flatnonzero(every.chains["backbone"] == 1)
+    assert 0 < kept.size < every.chains["chain"].size
+    for name in every.chains:
+        assert np.array_equal(every.chains[name][kept], alone.chains[name]), name
+    row = np.full(every.chains["chain"].size, -1)
+    row[kept] = np.arange(kept.size)
+    inside = row[every.pieces["chain"]] >= 0
+    assert inside.sum() < inside.size
+    for name in alone.pieces:
+        want = every.pieces[name][inside] if name != "chain" else row[every.pieces["chain"][inside]]
+        assert np.array_equal(want, alone.pieces[name]), name

@@ -87,6 +87,17 @@ def load_tables(path: str, threads: int = 4, names=None) -> dict:
     return {name: (arrays[f"{name}.data"], arrays[f"{name}.offsets"]) for name in names}
 
 
+def take_texts(sources: dict, rows) -> dict:
+    """Each kind's strings at `rows` of its string tables laid end to end (kind: a list of tables,
+    a pipeline's parts' in order, then its late chains'): take_strings copies without the
+    interpreter's lock, so the kinds go side by side."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    kinds = list(sources)
+    with ThreadPoolExecutor(max(1, len(kinds))) as pool:
+        return dict(zip(kinds, pool.map(lambda kind: take_strings(sources[kind], rows), kinds)))
+
+
 def reordered(text: tuple, order) -> tuple:
     """A string table with its strings in the given order."""
     return take_strings([text], order)
