@@ -106,22 +106,34 @@ def compiled_words(codes, k: int, bits: int, out: tuple | None = None, scratch: 
 def words_cupy(codes, k: int, out: tuple | None = None, scratch: list | None = None):
     """words on the device (word keys from words.cu, a chunk of windows at a time); positions always
     int64, as seeds.cu reads them. Chunks are joined and sorted into fresh arrays: device memory has
-    room, and sorting in place would add kernels to compile on a fresh machine (out, scratch: unused)."""
+    room, and sorting in place would add kernels to compile on a fresh machine (out, scratch: unused).
+    The positions are not held while the keys are sorted (each chunk's valid windows are, a byte a
+    window): a 0.94 Gbp bin's positions are 7.5 GB, and the sort's buffers peak there."""
     cp = cupy()
     n = codes.size - k + 1
-    keys, pos = [], []
+    keys, valids = [], []
     for at in range(0, max(n, 1), CHUNK_CUPY):
         part, valid = word_keys_cupy(codes[at:at + CHUNK_CUPY + k - 1], k)
-        # the valid windows' keys and positions, in order (select.cu)
+        # the valid windows' keys, in order (select.cu)
         size = int(part.size)
         kept = select("words_count", "words_write", size, (valid, cp.int64(size)),
                       (valid, cp.int64(size), part, cp.int64(at)), [cp.uint64, cp.int64])
         keys.append(kept[0])
-        pos.append(kept[1])
-        del part, valid, kept
-    keys, pos = (keys[0], pos[0]) if len(keys) == 1 else (concatenate(keys), concatenate(pos))
+        valids.append((at, valid))
+        del part, kept
+    keys = keys[0] if len(keys) == 1 else concatenate(keys)
     order = cp.argsort(keys, kind="stable")
-    return gather(keys, order), gather(pos, order)
+    keys = gather(keys, order)
+    # each valid window's position, in window order: what words_write wrote beside its key
+    pos = []
+    while valids:
+        at, valid = valids.pop(0)
+        pos.append(cp.flatnonzero(valid))
+        if at:
+            pos[-1] += at
+        del valid
+    pos = pos[0] if len(pos) == 1 else concatenate(pos)
+    return keys, gather(pos, order)
 
 
 def words_in(keys, pos, lo: int, hi: int, total: int):

@@ -11,6 +11,8 @@ unset PYTHONDONTWRITEBYTECODE
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 if [ -d .whl ]; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl 2>&1 | grep -v -i warning | tail -3
+    # their bytecode compiled as pip compiles it for a user (the first snakemake run would compile it)
+    python3 -m compileall -q -j 0 /tmp/site > /dev/null 2>&1
     export PYTHONPATH=/tmp/site:$(pwd)
     export PATH=/tmp/site/bin:$PATH
     [ -d .whl/bin ] && export PATH=$(pwd)/.whl/bin:$PATH  # peer tools carried beside the wheels (minimap2)
