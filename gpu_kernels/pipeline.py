@@ -138,18 +138,20 @@ def _ranks(chains: dict) -> tuple:
     """What numbers a part's chains among the pair's (score descending, then the head HSP in the
     canonical order: query record, reference record, its row): each chain's `tie` (the part's
     chains before it of its score and record pair: a record pair is whole in one part) and the
-    part's count of chains of each (score, query record, reference record)."""
-    key = np.column_stack((-chains["score"].astype(np.int64), chains["qrec"].astype(np.int64),
-                           chains["rrec"].astype(np.int64)))
-    order = np.lexsort((chains["chain"], key[:, 2], key[:, 1], key[:, 0]))
+    part's count of chains of each (score, query record, reference record). Stable radix sorts, one
+    key at a time (a whole genome's part holds millions of chains)."""
+    score, qrec, rrec = (chains[name].astype(np.int64) for name in ("score", "qrec", "rrec"))
+    number = np.asarray(chains["chain"], dtype=np.int64)
+    order = np.arange(number.size) if bool((number[1:] >= number[:-1]).all()) else stable_argsort(number)
+    for key in (rrec, qrec, -score):
+        order = order[stable_argsort(key[order])]
+    score, qrec, rrec = score[order], qrec[order], rrec[order]
     new = np.ones(order.size, dtype=bool)
-    new[1:] = np.any(key[order][1:] != key[order][:-1], axis=1)
+    new[1:] = (score[1:] != score[:-1]) | (qrec[1:] != qrec[:-1]) | (rrec[1:] != rrec[:-1])
     starts = np.flatnonzero(new)
-    group = np.cumsum(new) - 1
     tie = np.empty(order.size, dtype=np.int64)
-    tie[order] = np.arange(order.size, dtype=np.int64) - starts[group]
-    top = key[order][starts]
-    return tie, {"score": -top[:, 0], "qrec": top[:, 1], "rrec": top[:, 2],
+    tie[order] = np.arange(order.size, dtype=np.int64) - starts[np.cumsum(new) - 1]
+    return tie, {"score": score[starts], "qrec": qrec[starts], "rrec": rrec[starts],
                  "count": np.diff(np.append(starts, order.size)).astype(np.int64)}
 
 
