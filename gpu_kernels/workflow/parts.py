@@ -58,15 +58,19 @@ def write_part(part: Part, prefix: str, text_parts_path: str | None = None) -> N
                            column_encoding=encodings)
 
     started = time.perf_counter()
-    with ThreadPoolExecutor(4) as pool:  # pyarrow encodes and compresses without the interpreter's lock
+    # pyarrow encodes and compresses without the interpreter's lock: the tables and what the texts rule
+    # makes the alignments' texts of, side by side
+    with ThreadPoolExecutor(5) as pool:
+        packed = None if part.text_parts is None else \
+            pool.submit(save_arrays, text_parts_path or f"{prefix}.text_parts.bin", part.text_parts)
         for done in [pool.submit(write, name, file) for name, file in part_files(prefix).items()]:
             done.result()
-    tables = time.perf_counter() - started
-    if part.text_parts is not None:  # what the texts rule makes the alignments' texts of
-        save_arrays(text_parts_path or f"{prefix}.text_parts.bin", part.text_parts)
-        sizes = sum(np.asarray(v).nbytes for v in part.text_parts.values())
-        log.info("part's tables written in %.2f s; what its texts are made of (%.1f MB) packed in %.2f s", tables,
-                 sizes / 1e6, time.perf_counter() - started - tables)
+        tables = time.perf_counter() - started
+        if packed is not None:
+            packed.result()
+            sizes = sum(np.asarray(v).nbytes for v in part.text_parts.values())
+            log.info("part's tables written in %.2f s, beside them what its texts are made of (%.1f MB) packed, "
+                     "%.2f s in all", tables, sizes / 1e6, time.perf_counter() - started)
 
 
 def write_part_texts(text_parts_path: str, query, qbin: str, reference, rbins: list[str], kinds: tuple, path: str) -> None:
