@@ -342,6 +342,8 @@ def write_aligned(al: dict, text, records: tuple, paths: dict, meta: dict, refer
     from concurrent.futures import ThreadPoolExecutor
 
     from .formats import alignments as formats
+    from .formats import ucsc
+    from .formats.chains import write_alignment_chains
     from .one_to_one import trimmed
 
     qnames, qlens, rnames, rlens = records
@@ -352,49 +354,38 @@ def write_aligned(al: dict, text, records: tuple, paths: dict, meta: dict, refer
     wanted = [kind for kind, outputs in (("cigar", ("paf", "table", "liftover", "sam", "maf", "psl")),
                                          ("cs", ("paf",)), ("delta", ("delta",)), ("snps", ("snps", "vcf")))
               if any(paths.get(out) for out in outputs)]
-    with ThreadPoolExecutor(max(1, len(wanted))) as side:
-        # every kind's texts made (or taken from parts) side by side: a few long alignments keep each
-        # pass's last threads busy alone; then the files written side by side, once every text is made
-        # (a workflow's parts are released then, before the largest file is written)
-        texts = {kind: side.submit(text, kind) for kind in wanted}
-        made = {kind: future.result() for kind, future in texts.items()}
-        log.info("texts made: %s (%.2f s)", ", ".join(f"{kind} {len(made[kind][0])} bytes" for kind in wanted),
-                 time.perf_counter() - start)
-    cigars = made.get("cigar")
-    writers = []
-    if paths.get("table"):
-        writers.append(lambda: formats.write_table(paths["table"], al, cigars, meta))
-    if paths.get("paf"):
-        writers.append(lambda: formats.write_paf(paths["paf"], al, cigars, made["cs"], qnames, qlens, rnames, rlens))
-    if paths.get("delta"):
-        writers.append(lambda: formats.write_delta(paths["delta"], al, made["delta"], meta))
-    if paths.get("snps"):
-        writers.append(lambda: formats.write_snps(paths["snps"], al, made["snps"]))
-    if paths.get("vcf"):
-        def vcf() -> None:
-            from .formats.vcf import write_vcf
+    texts: dict = {}
 
-            count = write_vcf(paths["vcf"], al, made["snps"], reference, query, formats.COMMAND_LINE[0])
-            log.info("%s: %d VCF records", paths["vcf"], count)
+    def got(*kinds):
+        """The texts of the last of kinds, once every one of them is made."""
+        return [texts[kind].result() for kind in kinds][-1]
 
-        writers.append(vcf)
-    if paths.get("liftover"):
-        from .formats.chains import write_alignment_chains
+    def vcf() -> None:
+        from .formats.vcf import write_vcf
 
-        writers.append(lambda: write_alignment_chains(paths["liftover"], al, cigars, qnames, qlens, rnames, rlens))
-    if paths.get("sam"):
-        writers.append(lambda: formats.write_sam(paths["sam"], al, cigars, qnames, qlens, rnames, rlens,
-                                                 query if sam_seq else None))
-    if paths.get("maf") or paths.get("psl"):
-        from .formats import ucsc
+        count = write_vcf(paths["vcf"], al, got(*wanted, "snps"), reference, query, formats.COMMAND_LINE[0])
+        log.info("%s: %d VCF records", paths["vcf"], count)
 
-        if paths.get("maf"):
-            writers.append(lambda: ucsc.write_maf(paths["maf"], al, cigars, query, reference, formats.COMMAND_LINE[0]))
-        if paths.get("psl"):
-            writers.append(lambda: ucsc.write_psl(paths["psl"], al, cigars, qnames, qlens, rnames, rlens))
-    # one at a time where one goes to standard output (its lines would interleave)
-    with ThreadPoolExecutor(1 if "-" in paths.values() else max(1, len(writers))) as side:
-        for done in [side.submit(write) for write in writers]:
+    # each file as soon as its texts are made; the SNPs and the VCF, the largest, once every kind is (a
+    # workflow's compare jobs' texts are removed then)
+    writers = {
+        "table": lambda: formats.write_table(paths["table"], al, got("cigar"), meta),
+        "paf": lambda: formats.write_paf(paths["paf"], al, got("cigar"), got("cs"), qnames, qlens, rnames, rlens),
+        "delta": lambda: formats.write_delta(paths["delta"], al, got("delta"), meta),
+        "snps": lambda: formats.write_snps(paths["snps"], al, got(*wanted, "snps")),
+        "vcf": vcf,
+        "liftover": lambda: write_alignment_chains(paths["liftover"], al, got("cigar"), qnames, qlens, rnames, rlens),
+        "sam": lambda: formats.write_sam(paths["sam"], al, got("cigar"), qnames, qlens, rnames, rlens,
+                                         query if sam_seq else None),
+        "maf": lambda: ucsc.write_maf(paths["maf"], al, got("cigar"), query, reference, formats.COMMAND_LINE[0]),
+        "psl": lambda: ucsc.write_psl(paths["psl"], al, got("cigar"), qnames, qlens, rnames, rlens)}
+    writers = [write for kind, write in writers.items() if paths.get(kind)]
+    # the texts made side by side (a few long alignments keep each pass's last threads busy alone); the
+    # files written side by side, but one at a time where one goes to standard output (lines would interleave)
+    with ThreadPoolExecutor(max(1, len(wanted))) as making, \
+            ThreadPoolExecutor(1 if "-" in paths.values() else max(1, len(writers))) as writing:
+        texts.update({kind: making.submit(text, kind) for kind in wanted})
+        for done in [writing.submit(write) for write in writers]:
             done.result()
     log.info("alignments written (%.2f s)", time.perf_counter() - start)
     return al
