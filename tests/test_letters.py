@@ -180,6 +180,42 @@ def test_the_genome_index_keeps_the_letters(tmp_path):
     assert np.array_equal(picked.letters[0], want[0]) and picked.letters[1].tobytes() == want[1].tobytes()
 
 
+def test_a_records_window_reads_as_the_record_on_both_strands(tmp_path):
+    """load_windows (the assembly's late chains): each window, at its record's coordinates, reads the
+    record's bases on the forward strand and on the reverse one, and its IUPAC letters, those inside it."""
+    from gpu_kernels.workflow.genome import Genome, load_records, load_windows, write_index
+
+    text, _ = drawn_fasta(random.Random(11), 6)
+    path = tmp_path / "drawn.fa"
+    path.write_text(text)
+    codes, table = str(tmp_path / "codes.2bit"), str(tmp_path / "chromosomes.tsv")
+    write_index(str(path), codes, table, 50_000_000)
+    genome = Genome("drawn", codes, table)
+    whole = load_records(genome, range(len(genome.rows)))
+    rng = random.Random(3)
+    records = [rng.randrange(len(genome.rows)) for _ in range(8)] + [1, 1]  # a record twice: two windows
+    firsts = [rng.randrange(int(genome.lengths[r])) for r in records]
+    ends = [rng.randint(first + 1, int(genome.lengths[r])) for r, first in zip(records, firsts)]
+    windows = load_windows(genome, records, firsts, ends)
+    letters = dict(zip(whole.letters[0].tolist(), whole.letters[1].tolist()))
+    got = dict(zip(windows.letters[0].tolist(), windows.letters[1].tolist())) if windows.letters else {}
+    inside = 0
+    for j, (r, first, end) in enumerate(zip(records, firsts, ends)):
+        length = int(genome.lengths[r])
+        assert windows.names[j] == whole.names[r] and int(windows.lengths[j]) == length
+        at, want = int(windows.starts[j]), int(whole.starts[r])
+        assert np.array_equal(windows.codes[at + first:at + end], whole.codes[want + first:want + end])
+        back, want_back = int(windows.reverse_starts()[j]), int(whole.reverse_starts()[r])
+        y0, y1 = length - end, length - first  # the window on the reverse strand
+        assert np.array_equal(windows.reverse_codes[back + y0:back + y1],
+                              whole.reverse_codes[want_back + y0:want_back + y1])
+        for place in range(first, end):
+            if want + place in letters:
+                inside += 1
+                assert got[at + place] == letters[want + place]
+    assert inside and len(got) == inside
+
+
 def test_vcf_lists_no_iupac_letter(tmp_path):
     """VCF's REF and ALT hold A, C, G, T and N only: an IUPAC letter's SNP line has no VCF record."""
     query, reference = iupac_pair(tmp_path, False)

@@ -1,6 +1,7 @@
 """The workflow's unit of work is the homology pipeline on a bin pair: its alignments and chains are
 `align`'s, whatever the bins, and a changed alignment parameter reruns what it changes."""
 import os
+import re
 
 import pytest
 
@@ -135,17 +136,23 @@ def test_the_exhaustive_hsp_table_and_secondary_chains_are_opt_in_past_the_size(
     assert float(read_tsv(pair / "coverage_query.tsv")[0]["coverage_aligned"]) > 0.5
 
 
-def test_backbone_chains_no_job_aligned_are_aligned_as_align_aligns_them(tmp_path):
+@pytest.mark.parametrize("max_gap", [None, 300])
+def test_backbone_chains_no_job_aligned_are_aligned_as_align_aligns_them(tmp_path, max_gap):
     """Genomes (seed 109) whose jobs, a query record each against the whole reference, leave backbone
     chains unaligned (each lost in its own job to a chain that another job's chain beats): the
-    assemble rule aligns them on the records they lie on, and the PAF (the late chains' texts among
-    the parts') is align's."""
+    assemble rule aligns them on windows of the records they lie on, and the PAF (the late chains'
+    texts among the parts') is align's. With a max_gap of 300 the windows are inside the records."""
     query, reference = duplicated_genomes(tmp_path, 109)
-    snakemake(tmp_path, "--cores", "2", "--configfile", config(tmp_path, query, reference,
+    engine = "" if max_gap is None else f"max_gap: {max_gap}"
+    snakemake(tmp_path, "--cores", "2", "--configfile", config(tmp_path, query, reference, engine=engine,
                                                                outputs=", hsps_auto_bases: 1000"))
     log = (tmp_path / "results/logs/assemble/default/q/r.log").read_text()
     assert "no part aligned: aligned here" in log
-    expected = align_files(tmp_path, query, reference)
+    if max_gap is not None:
+        windows = re.search(r"windows of (\d+) query and (\d+) reference bases \(their records: (\d+) and (\d+)\)",
+                            log)
+        assert int(windows[1]) < int(windows[3]) and int(windows[2]) < int(windows[4]), windows[0]
+    expected = align_files(tmp_path, query, reference, *([] if max_gap is None else ["--max-gap", str(max_gap)]))
     assert (tmp_path / PAIR / "alignments.paf").read_bytes() == expected["alignments.paf"]
     assert header_free("snps.tsv", (tmp_path / PAIR / "snps.tsv").read_bytes()) == expected["snps.tsv"]
 
@@ -157,7 +164,6 @@ def test_the_coverage_pass_and_the_dots_run_beside_the_assembly_and_the_pictures
     the pictures read that merge's numbers, not the coverage tables (they once waited for them: 12.6 s
     of a 3 Gbp pair's run after coverage's 15.3 s); and nothing waits for an HSP table the pair's
     outputs do not hold: the alignments start once the pair is assembled."""
-    import re
 
     _, query, reference = genomes
     made = config(tmp_path, query, reference, outputs=", hsps_auto_bases: 1000")

@@ -253,6 +253,31 @@ def load_records(genome: "Genome", indices) -> SeqSet:
     return unpacked(genome.codes, [genome.rows[int(i)] for i in indices])
 
 
+def load_windows(genome: "Genome", records, firsts, ends) -> SeqSet:
+    """Windows of a genome's records (each one's record index, first base and end in the record) as the
+    records of a SeqSet, read from its codes, each at its record's coordinates: a window's name and
+    length are its record's, and its start is where its record's base 0 would lie, so that a stage
+    reading a record's bases at their own positions (placement, alignment, their texts; either strand)
+    reads the window's. The caller keeps those reads within the windows."""
+    rows = [genome.rows[int(i)] for i in records]
+    firsts, ends = np.asarray(firsts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
+    codes = PackedCodes(genome.codes)
+    at, out = empty_layout(ends - firsts)
+    for row, first, end, where in zip(rows, firsts.tolist(), ends.tolist(), at.tolist()):
+        codes.into(out, row["start"] + first, end - first, where)
+    starts = at - firsts
+    windows = SeqSet([r["name"] for r in rows], np.array([r["length"] for r in rows], dtype=np.int64), starts, out)
+    places, letters = [], []  # the IUPAC letters inside the windows alone
+    for row, first, end, start in zip(rows, firsts.tolist(), ends.tolist(), starts.tolist()):
+        for place, letter in re.findall(r"(\d+)([A-Z])", row.get("iupac", "")):
+            if first <= int(place) < end:
+                places.append(start + int(place))
+                letters.append(ord(letter))
+    if places:
+        windows.letters = (np.array(places, dtype=np.int64), np.array(letters, dtype=np.uint8))
+    return windows
+
+
 def mapped_genome(genome: "Genome") -> SeqSet:
     """Every record of a genome as a SeqSet laid as its codes file lays them (for reading a few bases
     of each record: the records unpacked, the borders the file's)."""

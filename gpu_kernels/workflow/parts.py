@@ -129,7 +129,7 @@ def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: 
 
     from ..formats.files import atomic_path
     from ..formats.strings import save_tables
-    from .genome import load_records
+    from .genome import load_windows
     from .sizing import chains_bytes, fits
 
     from concurrent.futures import ThreadPoolExecutor
@@ -143,17 +143,23 @@ def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: 
              sum(int(p.chains["chain"].size) for p in parts), sum(int(p.alignments["chain"].size) for p in parts))
 
     def late(chains, blocks, chosen):
-        """The late chains aligned on the records they lie on alone, read from the genomes' codes
-        (numbered among them here, in the genomes again after)."""
-        needed = [np.unique(np.asarray(chains[side][chosen], dtype=np.int64)) for side in ("qrec", "rrec")]
-        sides = [load_records(g, rows) for g, rows in zip((query, reference), needed)]
+        """The late chains aligned on windows of the records they lie on (late_windows), read from the
+        genomes' codes: each chain its own window of each side, numbered among them here, in the genomes
+        again after."""
+        windows = late_windows(chains, blocks, chosen, query.lengths, reference.lengths, params)
+        sides = [load_windows(genome, *side) for genome, side in zip((query, reference), windows)]
+        log.info("late chains placed and aligned on windows of %d query and %d reference bases (their records: "
+                 "%d and %d)", *(int((ends - firsts).sum()) for _, firsts, ends in windows),
+                 *(int(genome.lengths[np.unique(records)].sum()) for genome, (records, _, _) in zip((query, reference),
+                                                                                                     windows)))
         local = dict(chains)
-        for side, rows in zip(("qrec", "rrec"), needed):
-            local[side] = np.searchsorted(rows, np.asarray(chains[side], dtype=np.int64)).astype(np.int32)
+        for side in ("qrec", "rrec"):
+            local[side] = np.zeros(np.asarray(chains[side]).size, dtype=np.int32)
+            local[side][chosen] = np.arange(chosen.size, dtype=np.int32)
         table, placed, al, made = align_late(*sides, params, texts)(local, blocks, chosen)
         al = dict(al)
-        for side, rows in zip(("qrec", "rrec"), needed):
-            al[side] = rows[np.asarray(al[side], dtype=np.int64)].astype(np.int32)
+        for side, (records, _, _) in zip(("qrec", "rrec"), windows):
+            al[side] = records[np.asarray(al[side], dtype=np.int64)].astype(np.int32)
         return table, placed, al, made
 
     if all_chains and not write_all:
@@ -178,6 +184,32 @@ def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: 
             json.dump(meta, handle)
     with atomic_path(assembled_alignments(assembled_path)) as tmp:
         pq.write_table(pa.table(numbers), tmp, compression="zstd")
+
+
+def late_windows(chains: dict, blocks: dict, chosen, qlens, rlens, params: Params) -> tuple:
+    """Each chosen chain's window of its query record and of its reference record ((records, firsts,
+    ends) a side, in chosen's order): its blocks' span, widened by max_gap and a margin on each side
+    and kept within the record. Placement and alignment read a chain's bases within its blocks, and
+    its ends' extensions at most max_gap bases past them (ends._end_frames), so the windows hold every
+    base they read."""
+    chosen = np.asarray(chosen, dtype=np.int64)
+    inside = np.isin(blocks["chain"], chosen)
+    owner = np.searchsorted(chosen, np.asarray(blocks["chain"])[inside])
+    low, high = np.full((2, chosen.size), np.iinfo(np.int64).max), np.full((2, chosen.size), -1)
+    for side, (start, end) in enumerate((("x0", "xe"), ("y0", "ye"))):
+        np.minimum.at(low[side], owner, np.asarray(blocks[start])[inside])
+        np.maximum.at(high[side], owner, np.asarray(blocks[end])[inside])
+    qrec, rrec = (np.asarray(chains[name], dtype=np.int64)[chosen] for name in ("qrec", "rrec"))
+    qlen, rlen = np.asarray(qlens, dtype=np.int64)[qrec], np.asarray(rlens, dtype=np.int64)[rrec]
+    reverse = np.asarray(chains["strand"])[chosen] == 1
+    # the reference blocks lie on the chain's strand: a reverse strand's span, on the forward one
+    rlow, rhigh = np.where(reverse, rlen - high[1], low[1]), np.where(reverse, rlen - low[1], high[1])
+    margin = params.chaining.max_gap + WINDOW_MARGIN
+    return ((qrec, np.maximum(0, low[0] - margin), np.minimum(qlen, high[0] + margin)),
+            (rrec, np.maximum(0, rlow - margin), np.minimum(rlen, rhigh + margin)))
+
+
+WINDOW_MARGIN = 1024  # bases past max_gap on each side of a late chain's window
 
 
 def assembled_alignments(assembled_path: str) -> str:
