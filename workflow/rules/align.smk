@@ -1,6 +1,6 @@
 # Alignments: a genome pair's chains and gapped alignments assembled from its compare jobs' parts
 # (the homology pipeline's: gpu_kernels/pipeline.py); the one-to-one backbone is chosen over the whole
-# pair here. Both genomes' codes are read only where a backbone chain was aligned by no part. The
+# pair here. Windows of both genomes' codes are read only where a backbone chain was aligned by no part. The
 # alignments' texts are written by a job of their own, beside the coverage tables and dotplots, which
 # read the alignments' numbers alone.
 
