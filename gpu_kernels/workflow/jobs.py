@@ -125,7 +125,7 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[s
                 warming.result()
             clock, steps = time.perf_counter(), []
             made = start_share({name: table[name] for name in HSP.view("dots")}, query.lengths, reference.lengths,
-                              **share, steps=steps)
+                               **share, steps=steps)
             log.info("share of the coverage tables and pictures: %d HSPs (%s; %.2f s: %s)", int(table["qstart"].size),
                      "every HSP" if all_hsps else "those in chains", time.perf_counter() - clock,
                      ", ".join(f"{name} {seconds:.2f} s" for name, seconds in steps))
