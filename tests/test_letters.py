@@ -161,18 +161,25 @@ def test_snps_equal_show_snps_on_iupac_letters(tmp_path):
     assert len(differ) < len(theirs) / 100, sorted(differ)
 
 
-def test_the_genome_index_keeps_the_letters(tmp_path):
-    """The workflow's index (the chromosome table's iupac column) gives load_bin and load_records the
-    letters load_fasta finds."""
-    from gpu_kernels.workflow.genome import WHOLE, Genome, load_bin, load_records, write_index
+def drawn_index(tmp_path, seed: int, records: int):
+    """A drawn FASTA (drawn_fasta's) and the workflow's index of it: (its path, the index's Genome)."""
+    from gpu_kernels.workflow.genome import Genome, write_index
 
-    text, _ = drawn_fasta(random.Random(9), 5)
+    text, _ = drawn_fasta(random.Random(seed), records)
     path = tmp_path / "drawn.fa"
     path.write_text(text)
     codes, table = str(tmp_path / "codes.2bit"), str(tmp_path / "chromosomes.tsv")
     write_index(str(path), codes, table, 50_000_000)
-    genome = Genome("drawn", codes, table)
-    whole, direct = load_bin(codes, genome.rows, WHOLE)[0], load_fasta(str(path))
+    return path, Genome("drawn", codes, table)
+
+
+def test_the_genome_index_keeps_the_letters(tmp_path):
+    """The workflow's index (the chromosome table's iupac column) gives load_bin and load_records the
+    letters load_fasta finds."""
+    from gpu_kernels.workflow.genome import WHOLE, load_bin, load_records
+
+    path, genome = drawn_index(tmp_path, 9, 5)
+    whole, direct = load_bin(genome.codes, genome.rows, WHOLE)[0], load_fasta(str(path))
     assert whole.letters[0].size and np.array_equal(whole.letters[0], direct.letters[0])
     assert whole.letters[1].tobytes() == direct.letters[1].tobytes()
     picked = load_records(genome, [3, 1])
@@ -183,14 +190,9 @@ def test_the_genome_index_keeps_the_letters(tmp_path):
 def test_a_records_window_reads_as_the_record_on_both_strands(tmp_path):
     """load_windows (the assembly's late chains): each window, at its record's coordinates, reads the
     record's bases on the forward strand and on the reverse one, and its IUPAC letters, those inside it."""
-    from gpu_kernels.workflow.genome import Genome, load_records, load_windows, write_index
+    from gpu_kernels.workflow.genome import load_records, load_windows
 
-    text, _ = drawn_fasta(random.Random(11), 6)
-    path = tmp_path / "drawn.fa"
-    path.write_text(text)
-    codes, table = str(tmp_path / "codes.2bit"), str(tmp_path / "chromosomes.tsv")
-    write_index(str(path), codes, table, 50_000_000)
-    genome = Genome("drawn", codes, table)
+    _, genome = drawn_index(tmp_path, 11, 6)
     whole = load_records(genome, range(len(genome.rows)))
     rng = random.Random(3)
     records = [rng.randrange(len(genome.rows)) for _ in range(8)] + [1, 1]  # a record twice: two windows
