@@ -423,3 +423,21 @@ def test_packed_arrays_come_back_as_they_were_saved_and_take_little_room(tmp_pat
     (tmp_path / "other.bin").write_bytes(b"PAR1 not packed\n")
     with pytest.raises(InputError, match="not a file of packed arrays"):
         packed.load_arrays(tmp_path / "other.bin")
+
+
+@pytest.mark.parametrize("slice_rows", [3, 10_000])
+def test_the_snp_file_holds_the_one_to_one_rows_lines_in_order(tmp_path, monkeypatch, slice_rows):
+    """write_snps: the header, then the lines of the rows with backbone 1, in row order, however the rows
+    are sliced (the secondary rows' lines left out without the table copied in their order)."""
+    from gpu_kernels.formats import alignments
+
+    monkeypatch.setattr(alignments, "SLICE_ROWS", slice_rows)
+    rng = np.random.default_rng(5)
+    lines = [b"".join(b"%d\tA\tG\t%d\t1\t1\tr\tq\n" % (i, j) for j in range(rng.integers(0, 4))) for i in range(40)]
+    table = (b"".join(lines), np.concatenate(([0], np.cumsum([len(x) for x in lines]))).astype(np.int64))
+    for backbone in (np.ones(40, dtype=np.int8), (rng.random(40) < 0.6).astype(np.int8)):
+        path = tmp_path / "snps.tsv"
+        alignments.write_snps(str(path), {"backbone": backbone, "qstart": np.zeros(40, dtype=np.int64)}, table)
+        text = path.read_bytes()
+        assert text.startswith(b"#P1\t") and text.split(b"\n", 1)[1] == b"".join(
+            line for line, one in zip(lines, backbone) if one)

@@ -12,7 +12,7 @@ from .delta import header as delta_header, pair_headers
 from .files import write_pieces
 from .parquet import arrow_integers
 from .rows import STRANDS, format_rows, name_problem, name_table
-from .strings import reordered
+from .strings import reordered, take_strings
 
 
 def paf_text(al: dict, cigars: tuple, cs: tuple, qnames, qlens, rnames, rlens) -> memoryview:
@@ -241,11 +241,14 @@ def write_snps(path: str, al: dict, snps: tuple) -> int:
     backbone 1: a secondary alignment's differences are a repeat copy's, not the two genomes'),
     alignment by alignment, after a header line."""
     one = np.flatnonzero(np.asarray(al["backbone"]) == 1)
-    if one.size < int(al["qstart"].size):
-        snps = reordered(snps, one)
     header = b"#P1\tSUB1\tSUB2\tP2\tFRM1\tFRM2\tREFERENCE\tQUERY\n"
-    return write_pieces(path, header, ((hi - lo, sub_table(snps, lo, hi)[0]) for lo, hi in slices(one.size, snps)),
-                        "one-to-one alignments' SNPs and indels")
+    if one.size == int(al["qstart"].size):
+        pieces = ((hi - lo, sub_table(snps, lo, hi)[0]) for lo, hi in slices(one.size, snps))
+    else:  # the one-to-one rows' lines taken a slice at a time: a whole genome's are GBs, not copied whole
+        offsets = np.asarray(snps[1], dtype=np.int64)
+        sizes = (None, np.concatenate(([0], np.cumsum(offsets[one + 1] - offsets[one]))))
+        pieces = ((hi - lo, take_strings([snps], one[lo:hi])[0]) for lo, hi in slices(one.size, sizes))
+    return write_pieces(path, header, pieces, "one-to-one alignments' SNPs and indels")
 
 
 def write_delta(path: str, al: dict, indels: tuple, meta: dict) -> int:
