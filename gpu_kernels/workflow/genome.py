@@ -235,14 +235,18 @@ def unpacked(codes_path: str, rows: list[dict]) -> SeqSet:
     return with_letters(SeqSet([r["name"] for r in rows], lengths, starts, out), rows)
 
 
-def with_letters(seqset: SeqSet, rows: list[dict]) -> SeqSet:
+def with_letters(seqset: SeqSet, rows: list[dict], firsts=None, ends=None) -> SeqSet:
     """The SeqSet of these chromosome table rows given their IUPAC letters (the table's iupac column:
-    each letter's place in its record, then the letter; letters.py)."""
+    each letter's place in its record, then the letter; letters.py); with firsts and ends (a record's
+    window each, load_windows'), those inside the windows alone."""
     places, letters = [], []
-    for row, start in zip(rows, seqset.starts.tolist()):
+    firsts = [0] * len(rows) if firsts is None else np.asarray(firsts).tolist()
+    ends = [r["length"] for r in rows] if ends is None else np.asarray(ends).tolist()
+    for row, start, first, end in zip(rows, seqset.starts.tolist(), firsts, ends):
         for place, letter in re.findall(r"(\d+)([A-Z])", row.get("iupac", "")):
-            places.append(start + int(place))
-            letters.append(ord(letter))
+            if first <= int(place) < end:
+                places.append(start + int(place))
+                letters.append(ord(letter))
     if places:
         seqset.letters = (np.array(places, dtype=np.int64), np.array(letters, dtype=np.uint8))
     return seqset
@@ -265,17 +269,8 @@ def load_windows(genome: "Genome", records, firsts, ends) -> SeqSet:
     at, out = empty_layout(ends - firsts)
     for row, first, end, where in zip(rows, firsts.tolist(), ends.tolist(), at.tolist()):
         codes.into(out, row["start"] + first, end - first, where)
-    starts = at - firsts
-    windows = SeqSet([r["name"] for r in rows], np.array([r["length"] for r in rows], dtype=np.int64), starts, out)
-    places, letters = [], []  # the IUPAC letters inside the windows alone
-    for row, first, end, start in zip(rows, firsts.tolist(), ends.tolist(), starts.tolist()):
-        for place, letter in re.findall(r"(\d+)([A-Z])", row.get("iupac", "")):
-            if first <= int(place) < end:
-                places.append(start + int(place))
-                letters.append(ord(letter))
-    if places:
-        windows.letters = (np.array(places, dtype=np.int64), np.array(letters, dtype=np.uint8))
-    return windows
+    windows = SeqSet([r["name"] for r in rows], np.array([r["length"] for r in rows], dtype=np.int64), at - firsts, out)
+    return with_letters(windows, rows, firsts, ends)
 
 
 def mapped_genome(genome: "Genome") -> SeqSet:

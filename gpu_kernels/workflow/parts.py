@@ -148,10 +148,11 @@ def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: 
         again after."""
         windows = late_windows(chains, blocks, chosen, query.lengths, reference.lengths, params)
         sides = [load_windows(genome, *side) for genome, side in zip((query, reference), windows)]
+        read = [int((ends - firsts).sum()) for _, firsts, ends in windows]
+        whole = [int(genome.lengths[np.unique(records)].sum()) for genome, (records, _, _) in zip((query, reference),
+                                                                                                 windows)]
         log.info("late chains placed and aligned on windows of %d query and %d reference bases (their records: "
-                 "%d and %d)", *(int((ends - firsts).sum()) for _, firsts, ends in windows),
-                 *(int(genome.lengths[np.unique(records)].sum()) for genome, (records, _, _) in zip((query, reference),
-                                                                                                     windows)))
+                 "%d and %d)", *read, *whole)
         local = dict(chains)
         for side in ("qrec", "rrec"):
             local[side] = np.zeros(np.asarray(chains[side]).size, dtype=np.int32)

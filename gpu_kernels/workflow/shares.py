@@ -23,7 +23,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..arrays import array_module, stable_argsort, to_host
+from ..arrays import array_module, exclusive_sum, stable_argsort, to_host
 from ..coverage import STRANDS, TableCoverage, merge_intervals, strand_bases
 from .dots import HTML_LINES, MAX_LINES, RASTER, Dots, Layout, max_cells, offsets
 
@@ -114,8 +114,9 @@ def _pairs_dots(hsps: dict, best: list, qlens: np.ndarray, rlens: np.ndarray):
     length = qend - qstart
     counts = to_host(xp.bincount(k, minlength=len(best)))
     # each pair's floor (its max_lines-th longest length): the rows at or above it are the candidates
-    ranked = stable_argsort(k * (1 << 32) + ((1 << 32) - 1 - length))
-    first = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    longest_first = k * (1 << 32) + ((1 << 32) - 1 - length)  # by pair, then longest first
+    ranked = stable_argsort(longest_first)
+    first = exclusive_sum(counts)[:-1]
     deep = counts > lines_each
     floor = np.zeros(len(best), dtype=np.int64)
     if deep.any():
@@ -123,11 +124,10 @@ def _pairs_dots(hsps: dict, best: list, qlens: np.ndarray, rlens: np.ndarray):
     candidates = xp.flatnonzero(length >= xp.asarray(floor)[k])
     # the candidates in the total order, pair by pair (stable sorts, least significant key first)
     order = candidates
-    for key in (hsps["strand"][rows].astype(xp.int64), hsps["rstart"][rows].astype(xp.int64), qstart,
-                k * (1 << 32) + ((1 << 32) - 1 - length)):
+    for key in (hsps["strand"][rows].astype(xp.int64), hsps["rstart"][rows].astype(xp.int64), qstart, longest_first):
         order = order[stable_argsort(key[order])]
-    rank = xp.arange(order.size) - xp.asarray(np.concatenate(([0], np.cumsum(to_host(
-        xp.bincount(k[order], minlength=len(best))))[:-1])))[k[order]]
+    starts = xp.asarray(exclusive_sum(to_host(xp.bincount(k[order], minlength=len(best)))))
+    rank = xp.arange(order.size) - starts[k[order]]
     chosen = order[rank < lines_each]
     line_pair = to_host(k[chosen])
     lines = {name: to_host(hsps[name][rows[chosen]]) for name in LINE_COLUMNS}
@@ -136,10 +136,9 @@ def _pairs_dots(hsps: dict, best: list, qlens: np.ndarray, rlens: np.ndarray):
     rest = xp.flatnonzero(rest)
     kr, length_r = k[rest], length[rest]
     spans = [(max(1.0, float(rlens[ri])), max(1.0, float(qlens[qi]))) for qi, ri in best]  # Dots' width, height
+    width, height = (xp.asarray(side)[kr] for side in zip(*spans))
     x2 = 2 * hsps["rstart"][rows[rest]].astype(xp.int64) + length_r
-    column = xp.clip((x2 * xp.asarray([RASTER / (2 * w) for w, _ in spans])[kr]).astype(xp.int64), 0, RASTER - 1)
-    row = xp.clip(((qstart[rest] + qend[rest]) * xp.asarray([RASTER / (2 * h) for _, h in spans])[kr])
-                  .astype(xp.int64), 0, RASTER - 1)
+    column, row = _scaled(xp, x2, width, RASTER - 1), _scaled(xp, qstart[rest] + qend[rest], height, RASTER - 1)
     cell, value = max_cells(kr * cells_each + (hsps["strand"][rows[rest]].astype(xp.int64) * RASTER + row) * RASTER
                             + column, _value(xp, hsps, rows[rest], length_r))
 
