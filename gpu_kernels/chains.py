@@ -172,12 +172,12 @@ def _finished(h: dict, rows, mchain, trim, scores, qlens, rlens, clock=None) -> 
     table = _chain_table(h, rows, trim, scores, members["first"], members["last"])
     if clock:
         clock.mark("table and blocks")
-    table, members = columns_to_host(table), columns_to_host(members)
-    if clock:
-        clock.mark("to the host")
     first = []
-    # a workflow job sharing its device hands it on meanwhile, where the round takes a while
+    # a workflow job sharing its device hands it on for the copies and the round, where they take a while
     with host_stage(int(table["score"].size) >= HAND_ON_CHAINS):
+        table, members = columns_to_host(table), columns_to_host(members)
+        if clock:
+            clock.mark("to the host")
         table["backbone"] = backbone(table, members, qlens, rlens, first=first)
     members["first_round"] = first[0]  # a chain's (not a block's): the backbone's first round (pipeline.py)
     return table, members

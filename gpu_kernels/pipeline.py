@@ -35,6 +35,7 @@ from .params import Params
 from .placement import refine_blocks
 from .schema import ALIGNMENT, CHAIN
 from .seqset import SeqSet
+from .turns import take_turn
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +101,7 @@ def homology(query: SeqSet, reference: SeqSet, params: Params, backend, texts: t
     first_only = not pieces and not params.aligning.secondary
     first_round = np.asarray(to_host(members["first_round"])) == 1 if first_only else None
     if pieces:
+        take_turn()  # handed on for the backbone's first round (chains.host_stage), where the job shares its device
         chains.update({name: np.asarray(to_host(v)) for name, v in result.chain().items() if name in CHAIN.names})
         placed, al = result.chained[1], result.align()
     else:
@@ -118,10 +120,8 @@ def homology(query: SeqSet, reference: SeqSet, params: Params, backend, texts: t
     made = {kind: text_of(al, query, reference, kind) for kind in texts}
     alignments = {name: np.asarray(al[name]) for name in ALIGNED}
     for columns in (chains, alignments):
-        if qindex is not None:
-            columns["qrec"] = np.asarray(qindex, dtype=np.int32)[columns["qrec"]]
-        if rindex is not None:
-            columns["rrec"] = np.asarray(rindex, dtype=np.int32)[columns["rrec"]]
+        for side, index in (("qrec", qindex), ("rrec", rindex)):
+            columns[side] = columns[side] if index is None else np.asarray(index, dtype=np.int32)[columns[side]]
     chains["tie"], ranks = _ranks(chains)
     if first_only:
         # the backbone's first round (within each record pair, whole in a part) holds every chain the
@@ -197,10 +197,12 @@ def place_and_align(chains: dict, blocks: dict, chosen, query: SeqSet, reference
     sub = {name: np.asarray(chains[name])[chosen] for name in CHAIN.names}
     sub["chain"] = np.arange(chosen.size, dtype=np.int64)
     sub["backbone"] = np.ones(chosen.size, dtype=np.int8)  # aligned whatever the backbone
-    inside = np.isin(blocks["chain"], chosen)
-    mine = blocks_of(np.searchsorted(chosen, blocks["chain"][inside]), *(blocks[name][inside]
-                                                                        for name in ("x0", "xe", "y0", "ye")))
+    local = np.full(np.asarray(chains["score"]).size, -1, dtype=np.int64)  # a chain's row among the chosen
+    local[chosen] = np.arange(chosen.size, dtype=np.int64)
+    inside = local[blocks["chain"]] >= 0
+    mine = blocks_of(local[blocks["chain"][inside]], *(blocks[name][inside] for name in ("x0", "xe", "y0", "ye")))
     mine["trim"] = blocks["trim"][inside]
+    take_turn()  # the host's work above done outside the device's turn (turns.host_stage)
     table, placed = refine(sub, mine, query, reference, params, codes=codes)
     on_host = {}
 

@@ -6,10 +6,10 @@ run meanwhile, so the device goes from one job's kernels to the next's without w
 
 A job copies its bins' codes to the device before it takes its turn (1.5 GB for a 0.5 Gbp query bin
 against 0.9 Gbp of reference, within the half of the free memory a job's seeds leave free), hands
-the turn on for the backbone's first round on the host (host_stage: the device memory it holds then,
-its HSPs and chains, a few GB, stays held; the next job's seeds budget the memory free as they
-begin, and a tile that finds too little is split), takes it again for the placement and alignment,
-and hands it on once its alignments' pieces are found and their ends extended (pipeline.homology's
+the turn on for the copies of its chains to the host and the backbone's first round there (host_stage:
+the device memory it holds then, its HSPs and chains, a few GB, stays held; the next job's seeds
+budget the memory free as they begin, and a tile that finds too little is split), takes it again as
+its placement's device work begins (the host's work before it done outside the turn), and hands it on once its alignments' pieces are found and their ends extended (pipeline.homology's
 device_done), before the part's host stages, holding then only the bins' codes its callers still name.
 
 A turn is an exclusive flock on one file per device (`gpu_kernels-<bus>.turn.lock` in the lock
@@ -57,6 +57,13 @@ def _settle(free: bool = True) -> int:
     return int(pool.used_bytes())
 
 
+def _free_blocks() -> None:
+    """This job's pool's free blocks back to the device."""
+    from .arrays import cupy
+
+    cupy().get_default_memory_pool().free_all_blocks()
+
+
 def _hand_on(free: bool) -> int:
     """The turn let go, this job's device work settled first (_settle's): the bytes it still holds."""
     held = _settle(free=free)
@@ -67,11 +74,13 @@ def _hand_on(free: bool) -> int:
 
 @contextmanager
 def host_stage(long: bool = True):
-    """A host stage between a job's kernels (the backbone's first round): the turn handed on for it
-    (the job's queued kernels done, its pool's free blocks given back) and taken again after it, so
-    that the next job's kernels run meanwhile; the device memory the job holds stays its own. long
-    False: the stage is too short to be worth a hand-over (a small pair of a many-genomes job, whose
-    pool keeps its blocks from pair to pair)."""
+    """A host stage between a job's kernels (the copies of its chains to the host and the backbone's
+    first round): the turn handed on for it (the job's queued kernels done, its pool's free blocks
+    given back) and not taken again here: the job's next device step takes it (take_turn), so that
+    the host's work between the two is not done in the turn either. The device memory the job holds
+    stays its own; what the stage lets go (the chains' device copies) goes back to the device as it
+    ends. long False: the stage is too short to be worth a hand-over (a small pair of a many-genomes
+    job, whose pool keeps its blocks from pair to pair)."""
     if not _turn["held"] or not long:
         yield
         return
@@ -79,7 +88,7 @@ def host_stage(long: bool = True):
     try:
         yield
     finally:
-        take_turn()
+        _free_blocks()
 
 
 def end_turn(last: bool = True) -> None:

@@ -95,5 +95,12 @@ def run_warm(args, main, share_rehearsal=None) -> int:
               file=sys.stderr)
     finally:
         backend.xp.get_default_memory_pool().free_all_blocks()
+    font_cache()
     print(f"kernels compiled and cached in {time.perf_counter() - start:.1f} s", file=sys.stderr)
     return 0
+
+
+def font_cache() -> None:
+    """matplotlib's font list built and saved (once a machine, in its cache folder), which the workflow's
+    first pictures would otherwise build in their job (1.6 s of a whole-genome run's last job)."""
+    import matplotlib.font_manager  # noqa: F401 (the list is built and saved as the module loads)

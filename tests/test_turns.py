@@ -13,6 +13,7 @@ from gpu_kernels.device import open_lock, try_lock
 @pytest.fixture
 def turn_file(tmp_path, monkeypatch):
     monkeypatch.setattr(turns, "_settle", lambda free=True: 0)
+    monkeypatch.setattr(turns, "_free_blocks", lambda: None)
     monkeypatch.setattr(turns, "_turn", {"handle": None, "held": False})
     return str(tmp_path / "gpu_kernels-0000_00_00_0.turn.lock")
 
@@ -69,13 +70,17 @@ def test_a_many_genomes_job_takes_a_turn_a_pair(turn_file):
     assert turns._turn["handle"] is None
 
 
-def test_a_long_host_stage_hands_the_turn_on_and_takes_it_back(turn_file):
-    """host_stage: the next job's kernels run while this one's backbone round runs on the host; a short
-    stage (a small pair's) and a job alone on its device keep what they hold."""
+def test_a_long_host_stage_hands_the_turn_on_until_the_next_device_step(turn_file):
+    """host_stage: the next job's kernels run while this one's chains come to the host and its backbone
+    round runs there, and until this one's next device step takes the turn again (the host's work
+    between them outside the turn too); a short stage (a small pair's) and a job alone on its device
+    keep what they hold."""
     turns.share_device(open_lock(turn_file))
     turns.take_turn()
     with turns.host_stage():
         assert free(turn_file) and not turns._turn["held"]
+    assert free(turn_file) and not turns._turn["held"]
+    turns.take_turn()
     assert not free(turn_file) and turns._turn["held"]
     with turns.host_stage(long=False):
         assert not free(turn_file)
@@ -83,3 +88,33 @@ def test_a_long_host_stage_hands_the_turn_on_and_takes_it_back(turn_file):
     with turns.host_stage():  # no turn held: nothing to hand on
         assert free(turn_file)
     assert free(turn_file)
+
+
+def test_a_part_places_its_chains_in_the_turn_after_its_backbone_round_outside_it(turn_file, monkeypatch, tmp_path):
+    """pipeline.homology on a shared device: the backbone's first round runs with the turn handed on
+    (chains.host_stage), the placement takes it back before its first kernel (place_and_align)."""
+    from generate import duplicated_genomes
+    from gpu_kernels import backbone as backbone_module, chains, pipeline
+    from gpu_kernels.backend import NumpyBackend
+    from gpu_kernels.fasta import load_fasta
+    from gpu_kernels.params import Params
+
+    seen = {}
+    monkeypatch.setattr(chains, "HAND_ON_CHAINS", 0)
+
+    def watched(name, work):
+        def run(*args, **kwargs):
+            seen[name] = (turns._turn["held"], free(turn_file))
+            return work(*args, **kwargs)
+        return run
+
+    monkeypatch.setattr(chains, "backbone", watched("backbone", backbone_module.backbone))
+    backend = NumpyBackend()
+    monkeypatch.setattr(backend, "refine_blocks", watched("placement", backend.refine_blocks), raising=False)
+    query, reference = duplicated_genomes(tmp_path, 1)
+    turns.share_device(open_lock(turn_file))
+    turns.take_turn()
+    part = pipeline.homology(load_fasta(query), load_fasta(reference), Params(), backend, pieces=False)
+    assert part.alignments["chain"].size > 0
+    assert seen == {"backbone": (False, True), "placement": (True, False)}
+    turns.end_turn()

@@ -89,3 +89,11 @@ def test_install_outside_pip_keeps_the_users_path(tmp_path, monkeypatch):
     python, calls = _fake_python(tmp_path, 0, 0)
     warm_at_install(str(tmp_path / "src"), python)
     assert calls.read_text().splitlines()[0].split("|")[1] == f"{tmp_path / 'src'}:/opt/site"
+
+
+def test_the_warm_command_builds_matplotlibs_font_list(tmp_path):
+    """The first pictures after install read matplotlib's font list rather than building it in their job."""
+    env = {**os.environ, "MPLCONFIGDIR": str(tmp_path)}
+    code = "from gpu_kernels.warm_command import font_cache; font_cache()"
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, cwd=ROOT)
+    assert list(tmp_path.glob("fontlist-*.json"))

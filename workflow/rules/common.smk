@@ -39,7 +39,7 @@ from gpu_kernels.workflow.many import members_digest, rows_of
 from gpu_kernels.workflow.jobs import part_prefix, share_path
 from gpu_kernels.workflow.report import run_description
 from gpu_kernels.workflow.sweep import engine_params, override_set, param_sets
-from gpu_kernels.workflow.sizing import bin_size, compare_threads
+from gpu_kernels.workflow.sizing import PART_TEXTS_THREADS, bin_size, compare_threads
 
 
 def fail(message):

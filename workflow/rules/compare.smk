@@ -70,7 +70,7 @@ rule part_texts:
         )
     conda:
         "../envs/engine.yaml"
-    threads: 4
+    threads: PART_TEXTS_THREADS
     params:
         kinds=texts_of(ALIGN_KINDS[kind] for kind in ALIGN_KINDS if OUT[kind]),
         rbins=lambda wc: reference_groups(wc.set, wc.reference)[wc.rgroup],
