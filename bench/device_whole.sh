@@ -143,7 +143,7 @@ if [ "${ALIGN:-1}" = 1 ]; then
     grep -v DEBUG "$OUT/align_${model}.log" | grep -i "part \|alignments (\|assembled\|peak\|error" | tail -40
 fi
 if [ "${WORKFLOW:-1}" = 1 ]; then
-    rm -rf "/tmp/wf_${model}/results" "/tmp/wf_${model}/.snakemake/log"
+    rm -rf "/tmp/wf_${model}/results" "/tmp/wf_${model}/.snakemake"  # a killed run's lock too
     if [ "${DRY:-1}" = 1 ]; then  # Snakemake's start alone (the genome scan and the job graph), results elsewhere
         rm -rf /tmp/dry_results
         printf 'genomes:\n  A: %s\n  B: %s\nresults: /tmp/dry_results\n%s\n' "/tmp/hs/${model}_a.fa" "/tmp/hs/${model}_b.fa" \
