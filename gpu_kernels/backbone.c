@@ -69,22 +69,35 @@ INLINE int64_t cover_count(const cover *c, int64_t lo, int64_t hi) {
     return total;
 }
 
-/* [lo, hi) covered (set) or uncovered, the superblocks' counts kept. */
+/* [lo, hi) covered (set) or uncovered, the superblocks' counts kept: a superblock the range holds whole
+ * is written a word at a time with no bit read (a one-to-one alignment spans a chromosome), the others a
+ * word at a time with their count stored once. A helper reading meanwhile sees a count at most the
+ * covered bits (each is stored after its bits), so its counts stay lower bounds. */
 INLINE void cover_mark(cover *c, int64_t lo, int64_t hi, int set) {
     for (int64_t at = lo; at < hi;) {
-        const int64_t word = at >> 6, bit = at & 63;
-        const int64_t take = (hi - at < 64 - bit) ? hi - at : 64 - bit;
-        const uint64_t mask = (take == 64 ? ~0ULL : ((1ULL << take) - 1)) << bit;
-        const uint64_t old = c->bits[word];
-        uint16_t *filled = &c->filled[at >> SUPER_SHIFT];
-        if (set) {
-            STORE(*filled, (uint16_t)(*filled + __builtin_popcountll(mask & ~old)));
-            STORE(c->bits[word], old | mask);
-        } else {
-            STORE(*filled, (uint16_t)(*filled - __builtin_popcountll(mask & old)));
-            STORE(c->bits[word], old & ~mask);
+        const int64_t super = at >> SUPER_SHIFT, next = (super + 1) << SUPER_SHIFT, end = next < hi ? next : hi;
+        uint16_t *filled = &c->filled[super];
+        if (at == next - SUPER_BASES && end == next) {
+            const uint16_t whole = set ? SUPER_BASES : 0;
+            if (*filled != whole) {
+                for (int64_t word = at >> 6; word < next >> 6; word++)
+                    STORE(c->bits[word], set ? ~0ULL : 0ULL);
+                STORE(*filled, whole);
+            }
+            at = end;
+            continue;
         }
-        at += take;
+        int64_t changed = 0;
+        for (; at < end;) {
+            const int64_t word = at >> 6, bit = at & 63;
+            const int64_t take = (end - at < 64 - bit) ? end - at : 64 - bit;
+            const uint64_t mask = (take == 64 ? ~0ULL : ((1ULL << take) - 1)) << bit;
+            const uint64_t old = c->bits[word];
+            changed += __builtin_popcountll(mask & (set ? ~old : old));
+            STORE(c->bits[word], set ? old | mask : old & ~mask);
+            at += take;
+        }
+        STORE(*filled, (uint16_t)(set ? *filled + changed : *filled - changed));
     }
 }
 

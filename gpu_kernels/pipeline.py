@@ -188,10 +188,9 @@ def _first_round(chains: dict, blocks: dict, pieces: dict, alignments: dict, kee
 
 def place_and_align(chains: dict, blocks: dict, chosen, query: SeqSet, reference: SeqSet, params: Params,
                     backend=None, codes=None, device_done=None) -> tuple:
-    """Some chains of a table (rows `chosen`) placed (refine_blocks) and aligned, whatever their
-    backbone: (their CHAIN rows as placed, numbered from 0; their blocks as written, `chain` the
-    table's number; their alignments, `chain` the table's number). device_done: align_chains', with
-    the placed blocks on the host first."""
+    """Some chains of a table (rows `chosen`, each once) placed (refine_blocks) and aligned, whatever their backbone:
+    (their CHAIN rows as placed, numbered from 0; their blocks as written, `chain` the table's number; their
+    alignments, `chain` the table's number). device_done: align_chains', with the placed blocks on the host first."""
     refine = backend.refine_blocks if backend is not None else refine_blocks
     align = backend.align_chains if backend is not None else align_chains
     sub = {name: np.asarray(chains[name])[chosen] for name in CHAIN.names}
@@ -339,7 +338,8 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
         if carried else {}
     marks.append(("texts", time.perf_counter()))
     al["backbone"] = one_to_one(al, qlens, rlens, chains["backbone"][al["chain"]] == 1)
-    placed = {name: column[row_of[placed["chain"]] >= 0] for name, column in placed.items()}
+    written_rows = row_of[placed["chain"]] >= 0
+    placed = {name: column[written_rows] for name, column in placed.items()}
     # the blocks name their chain's row of the table written (the chain formats read it so), the
     # table and the alignments the pair's chain numbers
     pieces = blocks_of(row_of[placed["chain"]], placed["x0"], placed["xe"], placed["y0"], placed["ye"])
