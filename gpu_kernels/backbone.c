@@ -5,101 +5,11 @@
  * two records; the second takes the first round's chains on the genomes laid end to end. Blocks are
  * read where they lie (their chain's rows), in record coordinates, and placed as they are counted. */
 #include "cpu.h"
+#include "cover.h"
 
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define INLINE static inline __attribute__((always_inline))
-
-/* A genome's covered bases: a bit a base, and for each superblock of 64 words (4,096 bases) how many
- * of its bases are covered. Once the best chains are kept, most chains lie where every base is
- * covered (or none is): their blocks are counted from the small table of counts, not from bits far
- * apart in a bitset of hundreds of megabytes (a cache miss a block: 1.4-2.6 s a compare job on a
- * 3 Gbp pair). */
-#define SUPER_SHIFT 12
-#define SUPER_BASES (1 << SUPER_SHIFT)
-
-typedef struct {
-    uint64_t *bits;
-    uint16_t *filled;  /* covered bases a superblock, 0 to 4,096 */
-} cover;
-
-static int cover_open(cover *c, int64_t bases) {
-    c->bits = calloc((size_t)(bases / 64 + 1), 8);
-    c->filled = calloc((size_t)(bases / SUPER_BASES + 1), 2);
-    return c->bits && c->filled;
-}
-
-static void cover_close(cover *c) {
-    free(c->bits);
-    free(c->filled);
-    c->bits = NULL;
-    c->filled = NULL;
-}
-
-/* Helpers read a cover while its taker writes it (take_list): every word is read and written whole
- * (relaxed atomics, plain moves on x86-64), and each only ever grows while a list is taken. */
-#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
-#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
-
-/* The covered bases of [lo, hi) within one superblock, from its count where it is full or empty. */
-INLINE int64_t count_in(const cover *c, int64_t lo, int64_t hi) {
-    const int filled = LOAD(c->filled[lo >> SUPER_SHIFT]);
-    if (filled == 0 || filled == SUPER_BASES)
-        return filled ? hi - lo : 0;
-    int64_t total = 0;
-    for (int64_t at = lo; at < hi;) {
-        const int64_t word = at >> 6, bit = at & 63;
-        const int64_t take = (hi - at < 64 - bit) ? hi - at : 64 - bit;
-        const uint64_t mask = (take == 64 ? ~0ULL : ((1ULL << take) - 1)) << bit;
-        total += __builtin_popcountll(LOAD(c->bits[word]) & mask);
-        at += take;
-    }
-    return total;
-}
-
-INLINE int64_t cover_count(const cover *c, int64_t lo, int64_t hi) {
-    int64_t total = 0;
-    for (int64_t at = lo; at < hi;) {
-        const int64_t next = ((at >> SUPER_SHIFT) + 1) << SUPER_SHIFT, end = next < hi ? next : hi;
-        total += count_in(c, at, end);
-        at = end;
-    }
-    return total;
-}
-
-/* [lo, hi) covered (set) or uncovered, the superblocks' counts kept: a superblock the range holds whole
- * is written a word at a time with no bit read (a one-to-one alignment spans a chromosome), the others a
- * word at a time with their count stored once. A helper reading meanwhile sees a count at most the
- * covered bits (each is stored after its bits), so its counts stay lower bounds. */
-INLINE void cover_mark(cover *c, int64_t lo, int64_t hi, int set) {
-    for (int64_t at = lo; at < hi;) {
-        const int64_t super = at >> SUPER_SHIFT, next = (super + 1) << SUPER_SHIFT, end = next < hi ? next : hi;
-        uint16_t *filled = &c->filled[super];
-        if (at == next - SUPER_BASES && end == next) {
-            const uint16_t whole = set ? SUPER_BASES : 0;
-            if (*filled != whole) {
-                for (int64_t word = at >> 6; word < next >> 6; word++)
-                    STORE(c->bits[word], set ? ~0ULL : 0ULL);
-                STORE(*filled, whole);
-            }
-            at = end;
-            continue;
-        }
-        int64_t changed = 0;
-        for (; at < end;) {
-            const int64_t word = at >> 6, bit = at & 63;
-            const int64_t take = (end - at < 64 - bit) ? end - at : 64 - bit;
-            const uint64_t mask = (take == 64 ? ~0ULL : ((1ULL << take) - 1)) << bit;
-            const uint64_t old = c->bits[word];
-            changed += __builtin_popcountll(mask & (set ? ~old : old));
-            STORE(c->bits[word], set ? old | mask : old & ~mask);
-            at += take;
-        }
-        STORE(*filled, (uint16_t)(set ? *filled + changed : *filled - changed));
-    }
-}
 
 typedef struct {
     const int64_t *starts, *x0, *xe, *y0, *ye;   /* chain c's blocks: [starts[c], starts[c + 1]) */

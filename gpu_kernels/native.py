@@ -17,7 +17,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCES = {"_format": ["format.c", "format_cigar.c"], "_cpu": ["cpu.c", "sort.c", "fasta.c", "fasta_layout.c", "bytes.c", "twobit.c", "sketch.c", "extend.c", "sweep.c", "spaced.c", "words.c", "seeds.c", "matches.c", "chains.c", "placement.c", "backbone.c", "align.c", "align_text.c", "align_trim.c", "posterior.c", "pieces.c"],
            "_dots": ["workflow/dots.c"]}
-HEADERS = ["cpu.h", "scoring.h", "extend.h", "spaced.h", "posterior.h"]
+HEADERS = ["cpu.h", "scoring.h", "extend.h", "spaced.h", "posterior.h", "cover.h"]
 # the sequence codes the C loops test for, from kernels.py (read as a file: setup.py runs this one alone)
 _SHARED = runpy.run_path(os.path.join(HERE, "kernels.py"))
 # -ffp-contract=off: no product and sum fused into one rounding where the CPU has FMA (posterior.h's

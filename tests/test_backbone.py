@@ -137,3 +137,25 @@ def test_helper_threads_change_no_choice(seed):
     # one round (align.one_to_one's) the same way
     one = backbone(table, blocks, qlens, rlens, pairs=False, threads=1)
     assert np.array_equal(backbone(table, blocks, qlens, rlens, pairs=False, threads=4, batch=2, big=2), one)
+
+
+def test_a_superblock_partly_covered_again_after_whole_ones_counts_only_its_own_bits():
+    """A thread's covers are uncovered between record pairs (its record-local coordinates serve the next
+    pair): a superblock whose bits were set (a short chain) then covered whole by a long chain and
+    uncovered whole holds stale bits; the next record pair's chains there must count only their own (chain
+    3 lies where chain 0's stale bits were: kept), as the oracle says, on one thread and on several."""
+    rows = [  # chain, qrec, rrec, x0, xe, y0, ye
+        (0, 0, 0, 0, 1_000, 0, 1_000),  # part of the query cover's first superblock
+        (1, 0, 0, 0, 8_192, 10_000, 18_192),  # the first two superblocks whole
+        (2, 1, 1, 0, 500, 0, 500),  # the next record pair: that superblock partly covered again
+        (3, 1, 1, 1_000, 3_000, 5_000, 7_000),  # where chain 0's bits were: nothing of this pair covers it
+    ]
+    table = {"chain": np.arange(4), "qrec": np.array([r[1] for r in rows]), "rrec": np.array([r[2] for r in rows]),
+             "strand": np.zeros(4, dtype=np.int8)}
+    blocks = {name: np.array([r[k] for r in rows], dtype=np.int64)
+              for k, name in ((0, "chain"), (3, "x0"), (4, "xe"), (5, "y0"), (6, "ye"))}
+    lens = [20_000, 20_000]
+    want = oracle(table, blocks, lens, lens)
+    assert want.tolist() == [1, 1, 1, 1]
+    for threads in (1, 2):
+        assert backbone(table, blocks, lens, lens, threads=threads).tolist() == want.tolist()
