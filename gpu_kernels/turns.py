@@ -9,8 +9,9 @@ against 0.9 Gbp of reference, within the half of the free memory a job's seeds l
 the turn on for the copies of its chains to the host and the backbone's first round there (host_stage:
 the device memory it holds then, its HSPs and chains, a few GB, stays held; the next job's seeds
 budget the memory free as they begin, and a tile that finds too little is split), takes it again as
-its placement's device work begins (the host's work before it done outside the turn), and hands it on once its alignments' pieces are found and their ends extended (pipeline.homology's
-device_done), before the part's host stages, holding then only the bins' codes its callers still name.
+its placement's device work begins (the host's work before it done outside the turn), and hands it
+on once its alignments' pieces are found and their ends extended (pipeline.homology's device_done),
+before the part's host stages, holding then only the bins' codes its callers still name.
 
 A turn is an exclusive flock on one file per device (`gpu_kernels-<bus>.turn.lock` in the lock
 directory, opened by claim_device). The kernel drops a killed job's lock. A process that shares no

@@ -35,8 +35,8 @@ MAX_BIN = 500_000_000
 def compare_threads(backend: str, jobs_per_gpu: int) -> int:
     """A compare job's threads: 2 on the CPU (the jobs share the cores); on a GPU 8 alone, and fewer where
     jobs share it (4 of 2, 3 of 3, 2 of 4 or more: a job sharing its GPU keeps about 1.3 cores busy), so
-    that they and two texts' jobs (PART_TEXTS_THREADS each) fit on 16 cores beside each other: with one,
-    the texts' jobs fell behind the compare jobs and held the cores `assemble` waited for as they ended."""
+    that they and two texts' jobs (PART_TEXTS_THREADS each) fit on 16 cores beside each other: the texts'
+    jobs keep up with the compare jobs, and leave `assemble` its cores as the last compare job ends."""
     if backend != "cupy":
         return 2
     return 8 if jobs_per_gpu == 1 else max(2, 9 // jobs_per_gpu)
