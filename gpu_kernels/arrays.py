@@ -212,6 +212,14 @@ def exclusive_sum(counts):
     return at
 
 
+def places(size: int, rows) -> np.ndarray:
+    """Each of `size` host items' place among `rows` (distinct indices, in their order), -1 where it is
+    not one of them."""
+    out = np.full(size, -1, dtype=np.int64)
+    out[rows] = np.arange(len(rows), dtype=np.int64)
+    return out
+
+
 def launch_parts(ends: np.ndarray, limit: int):
     """Slices of items whose sizes' running totals are ends (host, ascending), each at most limit in all
     or a single item: the launches of a kernel whose scratch is sized so."""

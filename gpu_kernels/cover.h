@@ -79,10 +79,11 @@ INLINE void cover_mark(cover *c, int64_t lo, int64_t hi, int set) {
         const int64_t super = at >> SUPER_SHIFT, next = (super + 1) << SUPER_SHIFT, end = next < hi ? next : hi;
         uint16_t *filled = &c->filled[super];
         const int64_t before = *filled;
-        if ((at == next - SUPER_BASES && end == next) || before == (set ? SUPER_BASES : 0)) {
-            if (at == next - SUPER_BASES && end == next)
-                STORE(*filled, (uint16_t)(set ? SUPER_BASES : 0));
-            at = end;  /* wholly marked, or nothing of it to change */
+        const int whole = at == next - SUPER_BASES && end == next;
+        if (whole)
+            STORE(*filled, (uint16_t)(set ? SUPER_BASES : 0));
+        if (whole || before == (set ? SUPER_BASES : 0)) {  /* wholly marked, or nothing of it to change */
+            at = end;
             continue;
         }
         if (before == 0 || before == SUPER_BASES)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .align import TEXT_PARTS, align_chains, text_of
-from .arrays import concat_columns, row_groups, stable_argsort, take_columns, to_host
+from .arrays import concat_columns, places, row_groups, stable_argsort, take_columns, to_host
 from .backbone import backbone
 from .chains import blocks_of
 from .diagonals import keys_fit
@@ -172,8 +172,7 @@ def chain_numbers(parts: list, chains: dict) -> np.ndarray:
 def _first_round(chains: dict, blocks: dict, pieces: dict, alignments: dict, keep) -> tuple:
     """A part's tables cut to the chains `keep` marks (the candidates among them), renumbered."""
     stored = np.flatnonzero(keep | (chains["candidate"] == 1))
-    number = np.full(keep.size, -1, dtype=np.int64)
-    number[stored] = np.arange(stored.size, dtype=np.int64)
+    number = places(keep.size, stored)
 
     def cut(table: dict) -> dict:
         rows = number[table["chain"]] >= 0
@@ -196,8 +195,7 @@ def place_and_align(chains: dict, blocks: dict, chosen, query: SeqSet, reference
     sub = {name: np.asarray(chains[name])[chosen] for name in CHAIN.names}
     sub["chain"] = np.arange(chosen.size, dtype=np.int64)
     sub["backbone"] = np.ones(chosen.size, dtype=np.int8)  # aligned whatever the backbone
-    local = np.full(np.asarray(chains["score"]).size, -1, dtype=np.int64)  # a chain's row among the chosen
-    local[chosen] = np.arange(chosen.size, dtype=np.int64)
+    local = places(np.asarray(chains["score"]).size, chosen)  # a chain's row among the chosen
     inside = local[blocks["chain"]] >= 0
     mine = blocks_of(local[blocks["chain"][inside]], *(blocks[name][inside] for name in ("x0", "xe", "y0", "ye")))
     mine["trim"] = blocks["trim"][inside]
@@ -305,8 +303,7 @@ def assemble(parts: list[Part], qlens, rlens, params: Params, late=None, texts: 
     al, index = ranked([p.alignments for p in parts], ALIGNED)  # the texts follow `index`
     late_texts = {kind: (b"", np.zeros(1, dtype=np.int64)) for kind in texts}
     written = chains["chain"] if all_chains and write_all is not False else np.flatnonzero(chains["backbone"] == 1)
-    row_of = np.full(order.size, -1, dtype=np.int64)
-    row_of[written] = np.arange(written.size, dtype=np.int64)
+    row_of = places(order.size, written)
     # the pieces of the chains written alone (a whole genome's parts hold tens of millions)
     placed, _ = ranked([p.pieces for p in parts], PIECES, None if written.size == order.size else row_of >= 0)
     keep = np.flatnonzero(wanted[al["chain"]])

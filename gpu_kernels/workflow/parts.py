@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ..arrays import places
 from ..formats.strings import arrow_strings
 from ..pipeline import ALIGNED, BLOCKS, PIECES, Part, align_late, assemble, write_chains
 from ..params import Params
@@ -154,9 +155,8 @@ def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: 
         log.info("late chains placed and aligned on windows of %d query and %d reference bases (their records: "
                  "%d and %d)", *read, *whole)
         local = dict(chains)
-        for side in ("qrec", "rrec"):
-            local[side] = np.zeros(np.asarray(chains[side]).size, dtype=np.int32)
-            local[side][chosen] = np.arange(chosen.size, dtype=np.int32)
+        for side in ("qrec", "rrec"):  # each chosen chain's own window (the others are not read)
+            local[side] = places(np.asarray(chains[side]).size, chosen).astype(np.int32)
         table, placed, al, made = align_late(*sides, params, texts)(local, blocks, chosen)
         al = dict(al)
         for side, (records, _, _) in zip(("qrec", "rrec"), windows):
@@ -194,8 +194,9 @@ def late_windows(chains: dict, blocks: dict, chosen, qlens, rlens, params: Param
     its ends' extensions at most max_gap bases past them (ends._end_frames), so the windows hold every
     base they read."""
     chosen = np.asarray(chosen, dtype=np.int64)
-    inside = np.isin(blocks["chain"], chosen)
-    owner = np.searchsorted(chosen, np.asarray(blocks["chain"])[inside])
+    owner = places(np.asarray(chains["qrec"]).size, chosen)[np.asarray(blocks["chain"])]  # a block's chosen chain
+    inside = owner >= 0
+    owner = owner[inside]
     low, high = np.full((2, chosen.size), np.iinfo(np.int64).max), np.full((2, chosen.size), -1)
     for side, (start, end) in enumerate((("x0", "xe"), ("y0", "ye"))):
         np.minimum.at(low[side], owner, np.asarray(blocks[start])[inside])
