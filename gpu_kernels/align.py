@@ -131,6 +131,7 @@ def align_chains(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, p
     found = pieces(achain, alen, g, gscore, gcounts, abs(dx - dy), params)
     if device_done is not None:
         device_done()
+        clock.mark("device handed on")
     out = finish(found, chains, achain, astrand, ax, ay, alen, g, gat, gcols, ops, query, reference, params, threads)
     clock.mark(f"pieces ({int(out['qstart'].size)})")
     clock.log("alignments")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from ..backend import NumpyBackend, get_backend
 from ..engine import compare
@@ -34,9 +35,9 @@ def compare_group(query: Genome, reference: Genome, qbin: str, rbins: list[str],
     whole, html and max_pair_plots) its share of the pair's coverage tables and pictures (of the
     same HSPs), and a stats table. text_parts_path: where what the texts are made of goes (a file of
     its own, so that it is removed once the texts' job has read it; default: beside the part)."""
-    from concurrent.futures import ThreadPoolExecutor
 
     start = time.perf_counter()
+    log.info("the job's process began %.2f s ago", process_age())
     engine = get_backend(backend)
     with ThreadPoolExecutor(1, thread_name_prefix="warm") as pool:
         # the share's kernels loaded while the job reads its bins and waits for its turn, not in its turn
@@ -47,6 +48,27 @@ def compare_group(query: Genome, reference: Genome, qbin: str, rbins: list[str],
         compare_bins(query, reference, qbin, rbins, qset, qindex, params, engine, hsps_path, stats_path,
                      labels, pieces, all_hsps, text_parts_path, write_hsps, share, warming)
     log.info("job done in %.1f s", time.perf_counter() - start)
+
+
+def _save_share(path: str, made) -> None:
+    """A job's share ended (start_share's function) and written, its time logged."""
+    from .shares import save_share
+
+    clock = time.perf_counter()
+    save_share(path, made())
+    log.info("share written (%.2f s)", time.perf_counter() - clock)
+
+
+def process_age() -> float:
+    """Seconds since this process began (Linux's /proc; 0 elsewhere): a job's start (the interpreter,
+    Snakemake's script preamble, the imports) is time its slot does no work."""
+    try:
+        with open("/proc/self/stat") as handle:
+            ticks = int(handle.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime") as handle:
+            return max(0.0, float(handle.read().split()[0]) - ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def _warm_share(engine, device: int) -> None:
@@ -86,7 +108,7 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[s
     from ..pipeline import homology
     from ..schema import HSP
     from .parts import write_part
-    from .shares import save_share, start_share
+    from .shares import start_share
 
     rset, rindex = load_bin(reference.codes, reference.rows, rbin)
     log.info("comparing %s:%s (%d records, %d bp) with %s:%s (%d records, %d bp), %s",
@@ -137,17 +159,21 @@ def compare_bins(query: Genome, reference: Genome, qbin: str, rbin: str | list[s
         del table
         result.drop_device()
         end_turn()
-        if made is not None:  # ended (the pair dotplots' host work) and written once the next job has the device
-            save_share(share_path(hsps_path), made())
+        if made is not None:  # ended (the pair dotplots' host work) and written once the next job has the device,
+            # beside the part's host stages
+            saving.append(sharing.submit(_save_share, share_path(hsps_path), made))
 
-    clock = time.perf_counter()
-    part = homology(qset, rset, params, home, (), qindex, rindex, pieces, result=result, text_parts=True,
-                    device_done=device_done)
-    log.info("homology pipeline after the comparison: %.2f s", time.perf_counter() - clock)
-    clock = time.perf_counter()
-    write_part(part, part_prefix(hsps_path), text_parts_path)
-    log.info("part written: %d chains, %d blocks (%.2f s)", part.chains["chain"].size, part.blocks["chain"].size,
-             time.perf_counter() - clock)
+    clock, saving = time.perf_counter(), []
+    with ThreadPoolExecutor(1, thread_name_prefix="share") as sharing:
+        part = homology(qset, rset, params, home, (), qindex, rindex, pieces, result=result, text_parts=True,
+                        device_done=device_done)
+        log.info("homology pipeline after the comparison: %.2f s", time.perf_counter() - clock)
+        clock = time.perf_counter()
+        write_part(part, part_prefix(hsps_path), text_parts_path)
+        log.info("part written: %d chains, %d blocks (%.2f s)", part.chains["chain"].size, part.blocks["chain"].size,
+                 time.perf_counter() - clock)
+        for saved in saving:
+            saved.result()
     write_tsv(stats_path, [stats])
     log.info("%d HSPs (%d forward, %d reverse), %d chains, %d candidate alignments in %.2f s", stats["hsps"],
              stats["hsps_forward"], stats["hsps_reverse"], part.chains["chain"].size, part.alignments["chain"].size,
