@@ -292,6 +292,13 @@ def compare_jobs(set_name, query, reference):
     return [(qb, group, rbins) for qb in BINS[query] for group, rbins in groups.items()]
 
 
+def compare_priority(wc):
+    """Larger bin pairs (query by reference bases) first, so that the small ones fill the slots at the end."""
+    bases = dict(zip(BINS[wc.reference], BIN_BASES[wc.reference]))
+    rbases = sum(bases[b] for b in reference_groups(wc.set, wc.reference)[wc.rgroup])
+    return BIN_BASES[wc.query][BINS[wc.query].index(wc.qbin)] * rbases / 1e12  # Mbp x Mbp
+
+
 def group_paths(kind, wc):
     """The outputs (kind bin_hsps or bin_stats) of every compare job of the genome pair, in merge
     order."""

@@ -1,6 +1,13 @@
 # Compare: one job per query bin and group of reference bins (by default the whole reference genome,
 # up to bins.group_size bases), compared at once through the homology pipeline: CuPy started, kernels
 # loaded and the query bin read once. A bin is one chromosome, or many small contigs.
+from snakemake.rules import Rule
+
+# on a GPU, the longest jobs first (Snakemake 9 takes a priority a job; earlier ones, none); on the CPU
+# none, so that the texts' jobs, which free disk, are not left behind the compare jobs
+COMPARE_PRIORITY = (
+    compare_priority if BACKEND == "cupy" and hasattr(Rule, "expand_priority") else 0
+)
 
 
 rule compare:
@@ -25,6 +32,7 @@ rule compare:
     # the CPU stages' threads (words, seeds, extension; on a GPU, the backbone and the alignments' ends):
     # fewer each where jobs share a GPU, so that they and the texts' jobs fit beside each other
     threads: compare_threads(BACKEND, config["jobs_per_gpu"])
+    priority: COMPARE_PRIORITY
     resources:
         gpu=1 if BACKEND == "cupy" else 0,
     params:
