@@ -9,7 +9,7 @@ from gpu_kernels.workflow.estimate import FAMILIES, PairCounts
 from gpu_kernels.workflow.outputs import PAIR_OUTPUTS
 
 from gpu_kernels.workflow.config import coerce_overrides, schema_error
-from gpu_kernels.workflow.sizing import (FAST_AUTO_BASES, MAX_BIN, MIN_BIN, INDEX_PER_BASE, RESULTS_PER_BASE, bin_size, disk_need, disk_problem,
+from gpu_kernels.workflow.sizing import (FAST_AUTO_BASES, MALLOC_TUNABLES, MAX_BIN, MIN_BIN, INDEX_PER_BASE, RESULTS_PER_BASE, bin_size, disk_need, disk_problem,
                                          by_estimate, fast_for, free_bytes, pair_params, repeat_bound)
 from gpu_kernels.workflow.sweep import engine_params
 
@@ -283,3 +283,31 @@ def test_on_a_gpu_the_largest_compare_jobs_go_first(tmp_path):
                 assert priority == ""
             else:
                 assert float(priority) == pytest.approx(sizes[qbin] * sizes[f"b0000{group[-1]}"] / 1e12)
+
+
+def test_the_jobs_malloc_setting_reuses_large_arrays_without_faulting_pages_in():
+    """sizing.MALLOC_TUNABLES, which the Snakefile gives every job: arrays of 8 to 400 MB freed and taken
+    again come from the process's heap, with no page faulted in; without it, glibc maps each afresh."""
+    import platform
+    import subprocess
+    import sys
+
+    if platform.libc_ver()[0] != "glibc":
+        pytest.skip("GLIBC_TUNABLES is glibc's")
+    probe = ("import resource, numpy as np\n"
+             "faults = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_minflt\n"
+             "for size in (8 << 20, 64 << 20, 400 << 20):\n"
+             "    a = np.ones(size // 8); del a\n"
+             "    before = faults()\n"
+             "    for _ in range(3):\n"
+             "        a = np.ones(size // 8); del a\n"
+             "    print(faults() - before)\n")
+
+    def faulted(tunables):
+        env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}
+        env.update({"GLIBC_TUNABLES": tunables} if tunables else {})
+        done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
+        return [int(n) for n in done.stdout.split()]
+
+    assert faulted(MALLOC_TUNABLES) == [0, 0, 0]
+    assert min(faulted(None)[1:]) > 100  # glibc's default: each 64 and 400 MB array mapped and faulted in afresh

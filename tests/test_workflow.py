@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from common.contigs import fragmented_pair  # bench/common: the benchmarks make the same drafts
+from gpu_kernels.workflow.sizing import MALLOC_TUNABLES
 from wfhelpers import SNAKEFILE, comparable, read_tsv, snakemake, workdir
 
 PAIR = "results/default/Mhyo232_vs_Mhyo7422"
@@ -227,6 +228,8 @@ def test_the_distant_genomes_setting_runs_and_writes_alignment_chains(tmp_path):
     assert one_to_one >= 1 and len(chains) == one_to_one
     log = next((cwd / "results/logs/compare").rglob("*.log")).read_text()
     assert "preset='distant'" in log and "seed='14of22'" in log and "transitions=0" in log
+    # the Snakefile's malloc setting reaches the jobs (sizing.MALLOC_TUNABLES)
+    assert f"(GLIBC_TUNABLES {MALLOC_TUNABLES})" in log
 
 
 @pytest.mark.parametrize("config, expected", [

@@ -37,7 +37,8 @@ def compare_group(query: Genome, reference: Genome, qbin: str, rbins: list[str],
     its own, so that it is removed once the texts' job has read it; default: beside the part)."""
 
     start = time.perf_counter()
-    log.info("the job's process began %.2f s ago", process_age())
+    log.info("the job's process began %.2f s ago (GLIBC_TUNABLES %s)", process_age(),
+             os.environ.get("GLIBC_TUNABLES", "unset"))
     engine = get_backend(backend)
     with ThreadPoolExecutor(1, thread_name_prefix="warm") as pool:
         # the share's kernels loaded while the job reads its bins and waits for its turn, not in its turn

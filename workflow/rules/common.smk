@@ -40,6 +40,9 @@ from gpu_kernels.workflow.jobs import part_prefix, share_path
 from gpu_kernels.workflow.report import run_description
 from gpu_kernels.workflow.sweep import engine_params, override_set, param_sets
 from gpu_kernels.workflow.sizing import PART_TEXTS_THREADS, bin_size, compare_threads
+from gpu_kernels.workflow.sizing import MALLOC_TUNABLES
+
+os.environ.setdefault("GLIBC_TUNABLES", MALLOC_TUNABLES)  # the jobs inherit it
 
 
 def fail(message):
@@ -290,13 +293,6 @@ def compare_jobs(set_name, query, reference):
     the order the merge reads their tables."""
     groups = reference_groups(set_name, reference)
     return [(qb, group, rbins) for qb in BINS[query] for group, rbins in groups.items()]
-
-
-def compare_priority(wc):
-    """Larger bin pairs (query by reference bases) first, so that the small ones fill the slots at the end."""
-    bases = dict(zip(BINS[wc.reference], BIN_BASES[wc.reference]))
-    rbases = sum(bases[b] for b in reference_groups(wc.set, wc.reference)[wc.rgroup])
-    return BIN_BASES[wc.query][BINS[wc.query].index(wc.qbin)] * rbases / 1e12  # Mbp x Mbp
 
 
 def group_paths(kind, wc):
