@@ -131,7 +131,6 @@ def align_chains(chains: dict, blocks: dict, query: SeqSet, reference: SeqSet, p
     found = pieces(achain, alen, g, gscore, gcounts, abs(dx - dy), params)
     if device_done is not None:
         device_done()
-        clock.mark("device handed on")
     out = finish(found, chains, achain, astrand, ax, ay, alen, g, gat, gcols, ops, query, reference, params, threads)
     clock.mark(f"pieces ({int(out['qstart'].size)})")
     clock.log("alignments")
@@ -232,6 +231,7 @@ def align_chains_cupy(chains: dict, blocks: dict, query: SeqSet, reference: SeqS
         del q, rf, rr, blocks, on_device, qpos, rpos, length, strand, count, at, ax, ay, alen, achain, astrand, owner
         del g, gq, gr, dx, dy, gat, ops, gscore, gcols, gcounts
         device_done()
+        clock.mark("device handed on")
     out = finish(found, chains, *host, query, reference, params, extended=extended)
     clock.mark(f"pieces ({int(out['qstart'].size)})")
     clock.log("alignments on the device")
