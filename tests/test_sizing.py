@@ -258,33 +258,6 @@ def test_align_takes_fast_mode_where_the_workflow_would_and_says_so(tmp_path):
     assert run("poor")[1] == []
 
 
-def test_on_a_gpu_the_largest_compare_jobs_go_first(tmp_path):
-    """With the CuPy backend each compare job's priority is its bin pair's size (query by reference
-    Mbp), so Snakemake starts the longest first and the short ones fill the slots at the end; with
-    NumPy none (the texts' jobs, which free disk, are not put behind them). A dry run prints them."""
-    import random
-
-    from wfhelpers import snakemake
-
-    draw = random.Random(5)
-    records = ["".join(draw.choice("ACGT") for _ in range(n)) for n in (30000, 10000, 5000, 2000)]
-    for name in "ab":
-        (tmp_path / f"{name}.fa").write_text("".join(f">{name}{i}\n{s}\n" for i, s in enumerate(records)))
-    sizes = {"b00001": 30000, "b00002": 10000, "b00003": 7000}  # bins of at most 10 kb; groups of 15 kb
-    for backend in ("cupy", "numpy"):
-        (tmp_path / "c.yaml").write_text(f"genomes: {{A: a.fa, B: b.fa}}\nbackend: {backend}\n"
-                                         "bins: {size: 10000, group_size: 15000}\n")
-        out = snakemake(tmp_path, "-n", "--cores", "1", "--resources", "gpu=1", "--configfile", "c.yaml").stdout
-        jobs = re.findall(r"rule compare:\n(?:.*\n)*?\s+wildcards: .*qbin=(\w+), rgroup=(\w+)\n(?:\s+priority: (\S+)\n)?",
-                          out)
-        assert len(jobs) == 9
-        for qbin, group, priority in jobs:
-            if backend == "numpy":
-                assert priority == ""
-            else:
-                assert float(priority) == pytest.approx(sizes[qbin] * sizes[f"b0000{group[-1]}"] / 1e12)
-
-
 def test_the_jobs_malloc_setting_reuses_large_arrays_without_faulting_pages_in():
     """sizing.MALLOC_TUNABLES, which the Snakefile gives every job: arrays of 8 to 400 MB freed and taken
     again come from the process's heap, with no page faulted in; without it, glibc maps each afresh."""
@@ -310,4 +283,5 @@ def test_the_jobs_malloc_setting_reuses_large_arrays_without_faulting_pages_in()
         return [int(n) for n in done.stdout.split()]
 
     assert faulted(MALLOC_TUNABLES) == [0, 0, 0]
-    assert min(faulted(None)[1:]) > 100  # glibc's default: each 64 and 400 MB array mapped and faulted in afresh
+    # glibc's default: each 64 and 400 MB array mapped and faulted in afresh (at least a fault a 2 MB huge page)
+    assert min(faulted(None)[1:]) >= 3 * 16

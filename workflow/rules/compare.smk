@@ -1,22 +1,6 @@
 # Compare: one job per query bin and group of reference bins (by default the whole reference genome,
 # up to bins.group_size bases), compared at once through the homology pipeline: CuPy started, kernels
 # loaded and the query bin read once. A bin is one chromosome, or many small contigs.
-from snakemake.rules import Rule
-
-
-def compare_priority(wc):
-    """A compare job's size, query by reference Mbp: larger bin pairs first, so that the small ones fill
-    the slots at the end."""
-    bases = dict(zip(BINS[wc.reference], BIN_BASES[wc.reference]))
-    rbases = sum(bases[b] for b in reference_groups(wc.set, wc.reference)[wc.rgroup])
-    return BIN_BASES[wc.query][BINS[wc.query].index(wc.qbin)] * rbases / 1e12
-
-
-# on a GPU, the longest jobs first (Snakemake 9 takes a priority a job; earlier ones, none); on the CPU
-# none, so that the texts' jobs, which free disk, are not left behind the compare jobs
-COMPARE_PRIORITY = (
-    compare_priority if BACKEND == "cupy" and hasattr(Rule, "expand_priority") else 0
-)
 
 
 rule compare:
@@ -36,7 +20,6 @@ rule compare:
         log_path(
             "compare", "set", "query", "reference", "qbin", "rgroup", kind="benchmark"
         )
-    priority: COMPARE_PRIORITY
     conda:
         "../envs/engine.yaml"
     # the CPU stages' threads (words, seeds, extension; on a GPU, the backbone and the alignments' ends):
