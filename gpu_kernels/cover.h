@@ -24,8 +24,11 @@ typedef struct {
     uint16_t *filled;  /* covered bases a superblock, 0 to 4,096 */
 } cover;
 
+/* The bits are not zeroed: a superblock's words are read only while it is partly covered, and written
+ * whole as its count says as it becomes so (cover_mark). So no page of them is touched but those of the
+ * superblocks a round covers partly, whatever the allocator gives (fresh pages or a heap's used ones). */
 static int cover_open(cover *c, int64_t bases) {
-    c->bits = calloc((size_t)(bases / SUPER_BASES + 1) * (SUPER_BASES / 64), 8);  /* whole superblocks */
+    c->bits = malloc((size_t)(bases / SUPER_BASES + 1) * (SUPER_BASES / 64) * 8);  /* whole superblocks */
     c->filled = calloc((size_t)(bases / SUPER_BASES + 1), 2);
     return c->bits && c->filled;
 }
