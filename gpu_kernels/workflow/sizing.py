@@ -44,13 +44,14 @@ def compare_threads(backend: str, jobs_per_gpu: int) -> int:
 
 PART_TEXTS_THREADS = 3  # a compare job's texts' job (the part_texts rule): it keeps about 2.9 cores busy
 
-# glibc's malloc in every job (the Snakefile sets GLIBC_TUNABLES where the user has not): an array of any
-# size taken from the process's heap and its memory kept for the next (up to 1 GB of it free at the heap's
+# glibc's malloc in every job (the Snakefile sets GLIBC_TUNABLES where the user has not): an array under
+# 1 GB taken from the process's heap and its memory kept for the next (up to 1 GB of it free at the heap's
 # top), where by default one over 32 MB is mapped afresh, each of its pages faulted in and zeroed by the
 # kernel, and unmapped when freed. A whole genome's jobs allocate and free arrays of millions of rows
 # step after step: the faults were a third of a compare job's host stages and of `assemble` on the CPU
-# (docs/WORKFLOW.md).
-MALLOC_TUNABLES = "glibc.malloc.mmap_threshold=4294967295:glibc.malloc.trim_threshold=1073741824"
+# (docs/WORKFLOW.md). Larger ones are still mapped: a zeroed array that is mostly left untouched costs
+# nothing then, where the heap's used memory would have to be cleared.
+MALLOC_TUNABLES = "glibc.malloc.mmap_threshold=1073741824:glibc.malloc.trim_threshold=1073741824"
 
 
 def bin_size(configured, genome_bases: int) -> int:
