@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .align import TEXT_PARTS, align_chains, text_of
-from .arrays import concat_columns, places, row_groups, stable_argsort, take_columns, to_host
+from .arrays import concat_columns, places, stable_argsort, take_columns, to_host
 from .backbone import backbone
 from .chains import blocks_of
 from .diagonals import keys_fit
@@ -33,6 +33,7 @@ from .one_to_one import one_to_one
 from .formats.strings import take_texts
 from .params import Params
 from .placement import refine_blocks
+from .ranks import chain_numbers, part_ranks
 from .schema import ALIGNMENT, CHAIN
 from .seqset import SeqSet
 from .turns import take_turn
@@ -60,7 +61,7 @@ class Part:
     """What a part leaves for its pair, on the host, records numbered as in the whole genomes:
     `chains` (the CHAIN record's columns, placed where the chain's blocks were; `head`: the part's
     row of each chain's first HSP; `candidate`: 1 where its alignments are in `alignments`; `tie`:
-    chain_numbers'); `blocks` (chain_blocks' columns BLOCKS: the backbone is chosen on them);
+    ranks.chain_numbers'); `blocks` (chain_blocks' columns BLOCKS: the backbone is chosen on them);
     `pieces` (the blocks as written, PIECES, of the chains placed); `alignments` (ALIGNED columns,
     `chain` the part's chain); `texts` (kind: a string table, a string an alignment); `stats` (the
     comparison's counts and times); `text_parts` (what the texts are made of, where asked for);
@@ -123,7 +124,7 @@ def homology(query: SeqSet, reference: SeqSet, params: Params, backend, texts: t
     for columns in (chains, alignments):
         for side, index in (("qrec", qindex), ("rrec", rindex)):
             columns[side] = columns[side] if index is None else np.asarray(index, dtype=np.int32)[columns[side]]
-    chains["tie"], ranks = _ranks(chains)
+    chains["tie"], ranks = part_ranks(chains)
     ranked = time.perf_counter()
     if first_only:
         # the backbone's first round (within each record pair, whole in a part) holds every chain the
@@ -135,41 +136,6 @@ def homology(query: SeqSet, reference: SeqSet, params: Params, backend, texts: t
         part.text_parts = {name: np.asarray(al[name]) for name in (*TEXT_PARTS, "qrec", "rrec")}  # records: the part's
     log.info("part's chains: ranked %.2f s, first round's cut %.2f s", ranked - clock, time.perf_counter() - ranked)
     return part
-
-
-def _ranks(chains: dict) -> tuple:
-    """What numbers a part's chains among the pair's (score descending, then the head HSP in the
-    canonical order: query record, reference record, its row): each chain's `tie` (the part's
-    chains before it of its score and record pair: a record pair is whole in one part) and the
-    part's count of chains of each (score, query record, reference record). Stable radix sorts, one
-    key at a time (a whole genome's part holds millions of chains)."""
-    score, qrec, rrec = (chains[name].astype(np.int64) for name in ("score", "qrec", "rrec"))
-    number = np.asarray(chains["chain"], dtype=np.int64)
-    order = np.arange(number.size) if bool((number[1:] >= number[:-1]).all()) else stable_argsort(number)
-    for key in (rrec, qrec, -score):
-        order = order[stable_argsort(key[order])]
-    score, qrec, rrec = score[order], qrec[order], rrec[order]
-    new = np.ones(order.size, dtype=bool)
-    new[1:] = (score[1:] != score[:-1]) | (qrec[1:] != qrec[:-1]) | (rrec[1:] != rrec[:-1])
-    starts = np.flatnonzero(new)
-    tie = np.empty(order.size, dtype=np.int64)
-    tie[order] = np.arange(order.size, dtype=np.int64) - starts[np.cumsum(new) - 1]
-    return tie, {"score": score[starts], "qrec": qrec[starts], "rrec": rrec[starts],
-                 "count": np.diff(np.append(starts, order.size)).astype(np.int64)}
-
-
-def chain_numbers(parts: list, chains: dict) -> np.ndarray:
-    """The pair's number of each of the parts' chains kept (concatenated, with `tie`): the chains of
-    every part (part.ranks' counts) before its (score, query record, reference record), then its tie."""
-    counted = {name: np.concatenate([p.ranks[name] for p in parts]) for name in ("score", "qrec", "rrec", "count")}
-    rows = np.concatenate((np.column_stack((-counted["score"], counted["qrec"], counted["rrec"])),
-                           np.column_stack((-chains["score"].astype(np.int64), chains["qrec"].astype(np.int64),
-                                            chains["rrec"].astype(np.int64)))))
-    group = row_groups(rows)
-    n = counted["count"].size
-    total = np.bincount(group[:n], weights=counted["count"], minlength=int(group.max(initial=-1)) + 1)
-    before = np.concatenate(([0], np.cumsum(total)[:-1])).astype(np.int64)
-    return before[group[n:]] + chains["tie"]
 
 
 def _first_round(chains: dict, blocks: dict, pieces: dict, alignments: dict, keep) -> tuple:

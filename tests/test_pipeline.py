@@ -262,26 +262,3 @@ def test_the_backbones_chains_written_alone_are_those_of_every_chain(tmp_path):
         want = every.pieces[name][inside] if name != "chain" else row[every.pieces["chain"][inside]]
         assert np.array_equal(want, alone.pieces[name]), name
 
-
-def test_a_parts_chain_ranks_are_the_plain_sorts():
-    """_ranks (stable radix sorts, a key at a time) against a plain lexsort: each chain's tie among the
-    part's chains of its (score, query record, reference record) in chain order, and each group's count."""
-    from gpu_kernels.pipeline import _ranks
-
-    rng = np.random.default_rng(7)
-    n = 50_000
-    chains = {"chain": rng.permutation(n).astype(np.int64), "score": rng.integers(-3, 40, n).astype(np.int64),
-              "qrec": rng.integers(0, 4, n).astype(np.int32), "rrec": rng.integers(0, 5, n).astype(np.int32)}
-    tie, ranks = _ranks(chains)
-    order = np.lexsort((chains["chain"], chains["rrec"], chains["qrec"], -chains["score"]))
-    want_tie, groups, seen = np.empty(n, dtype=np.int64), [], {}
-    for row in order:
-        key = (int(chains["score"][row]), int(chains["qrec"][row]), int(chains["rrec"][row]))
-        if key not in seen:
-            seen[key] = 0
-            groups.append(key)
-        want_tie[row] = seen[key]
-        seen[key] += 1
-    assert np.array_equal(tie, want_tie)
-    assert [tuple(int(ranks[name][g]) for name in ("score", "qrec", "rrec")) for g in range(len(groups))] == groups
-    assert ranks["count"].tolist() == [seen[key] for key in groups]
