@@ -12,10 +12,10 @@ from .arrays import row_groups, stable_argsort
 def _group_key(score, qrec, rrec):
     """One int64 a row ordering (score descending, query record, reference record) as the three keys do,
     or None where their spans do not fit in 63 bits together."""
-    low, qbits, rbits = int(score.min()), int(qrec.max()).bit_length(), int(rrec.max()).bit_length()
-    if (int(score.max()) - low).bit_length() + qbits + rbits > 63 or int(qrec.min()) < 0 or int(rrec.min()) < 0:
+    top, qbits, rbits = int(score.max()), int(qrec.max()).bit_length(), int(rrec.max()).bit_length()
+    if (top - int(score.min())).bit_length() + qbits + rbits > 63 or int(qrec.min()) < 0 or int(rrec.min()) < 0:
         return None
-    return ((int(score.max()) - score) << (qbits + rbits)) | (qrec << rbits) | rrec
+    return ((top - score) << (qbits + rbits)) | (qrec << rbits) | rrec
 
 
 def part_ranks(chains: dict) -> tuple:

@@ -35,7 +35,6 @@ def compare_group(query: Genome, reference: Genome, qbin: str, rbins: list[str],
     whole, html and max_pair_plots) its share of the pair's coverage tables and pictures (of the
     same HSPs), and a stats table. text_parts_path: where what the texts are made of goes (a file of
     its own, so that it is removed once the texts' job has read it; default: beside the part)."""
-
     start = time.perf_counter()
     log.info("the job's process began %.2f s ago (GLIBC_TUNABLES %s)", process_age(),
              os.environ.get("GLIBC_TUNABLES", "unset"))

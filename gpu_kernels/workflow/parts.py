@@ -155,8 +155,8 @@ def assemble_pair(prefixes: list[str], query, reference, params: Params, paths: 
         log.info("late chains placed and aligned on windows of %d query and %d reference bases (their records: "
                  "%d and %d)", *read, *whole)
         local = dict(chains)
-        for side in ("qrec", "rrec"):  # each chosen chain's own window (the others are not read)
-            local[side] = places(np.asarray(chains[side]).size, chosen).astype(np.int32)
+        window = places(np.asarray(chains["qrec"]).size, chosen).astype(np.int32)
+        local["qrec"], local["rrec"] = window, window  # each chosen chain's own window (the others are not read)
         table, placed, al, made = align_late(*sides, params, texts)(local, blocks, chosen)
         al = dict(al)
         for side, (records, _, _) in zip(("qrec", "rrec"), windows):

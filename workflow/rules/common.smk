@@ -39,8 +39,12 @@ from gpu_kernels.workflow.many import members_digest, rows_of
 from gpu_kernels.workflow.jobs import part_prefix, share_path
 from gpu_kernels.workflow.report import run_description
 from gpu_kernels.workflow.sweep import engine_params, override_set, param_sets
-from gpu_kernels.workflow.sizing import PART_TEXTS_THREADS, bin_size, compare_threads
-from gpu_kernels.workflow.sizing import MALLOC_TUNABLES
+from gpu_kernels.workflow.sizing import (
+    MALLOC_TUNABLES,
+    PART_TEXTS_THREADS,
+    bin_size,
+    compare_threads,
+)
 
 os.environ.setdefault("GLIBC_TUNABLES", MALLOC_TUNABLES)  # the jobs inherit it
 
