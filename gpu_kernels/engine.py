@@ -211,7 +211,7 @@ def search_spaced(qcodes, rcodes, rstarts, params: Params, stats: Stats, backend
             stats.counts["seeds"] += int(sq.size)
             with stats.timed("extend"):
                 hsp = backend.spaced_extend(qcodes, rcodes, (qseed, rseed), sq, sr, care, span, transitions, index,
-                                            ext.hsp_xdrop, bool(ext.entropy))
+                                            ext.hsp_xdrop, bool(ext.entropy), ext.hsp_threshold)
                 kept = int((hsp[2] >= 0).sum())  # the shadowed seeds' score is -1
             stats.counts["kept_seeds"] += kept
             stats.counts["extended_seeds"] += kept

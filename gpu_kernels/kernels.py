@@ -37,12 +37,15 @@ DELTA_BLOCK = 128     # Parquet DELTA_BINARY_PACKED: deltas a block (pages.py an
 MINIBLOCKS = 4        # miniblocks a block
 TANDEM_UNIT = 6       # chains' blocks: the longest unit of a tandem run (docs/DEFINITIONS.md "What a chain is", 6)
 TANDEM_FLANK = 10     # and the columns at a piece's ends in which one is looked for
+SPACED_WALK = 64      # bases a side spaced.cu's first pass walks a seed; a longer walk is a second pass's
+SPACED_LONG = -2      # the score that first pass leaves a seed whose walk went further
 
 assert 32 * PER_LANE <= GAP
 
 DEFINES = {"BORDER": BORDER, "N_CODE": N_CODE, "BLOCK": BLOCK, "WARP": WARP, "SCAN_ITEMS": SCAN_ITEMS, "SELECT_ITEMS": SELECT_ITEMS,
            "PER_LANE": PER_LANE, "MEM_LIGHT": MEM_LIGHT, "MEM_CHUNK": MEM_CHUNK, "DELTA_BLOCK": DELTA_BLOCK,
-           "MINIBLOCKS": MINIBLOCKS, "TANDEM_UNIT": TANDEM_UNIT, "TANDEM_FLANK": TANDEM_FLANK}
+           "MINIBLOCKS": MINIBLOCKS, "TANDEM_UNIT": TANDEM_UNIT, "TANDEM_FLANK": TANDEM_FLANK,
+           "SPACED_WALK": SPACED_WALK, "SPACED_LONG": SPACED_LONG}
 # The ones the compiled CPU code (cpu.h) reads too: native.py passes them to the C compiler.
 C_DEFINES = {"BORDER": BORDER, "N_CODE": N_CODE, "TANDEM_UNIT": TANDEM_UNIT, "TANDEM_FLANK": TANDEM_FLANK}
 

@@ -173,6 +173,7 @@ typedef struct {
     int64_t qn, rn, n;
     const int64_t *sq, *sr;
     int span, xdrop, entropy, transition;
+    int64_t threshold;
     windows index;  /* the reference index and care (take_index) */
     int64_t *qstart, *qend, *score, *ids;
 } seeds_job;
@@ -188,27 +189,29 @@ static void extend_part(void *p, int t, int threads) {
             j->score[i] = -1, j->qstart[i] = j->qend[i] = j->ids[i] = 0;
             continue;
         }
-        j->score[i] = spaced_hsp(j->qc, j->qn, j->rc, j->rn, j->sq[i], j->sr[i], j->span, j->xdrop, j->entropy,
-                                 &j->qstart[i], &j->qend[i], &j->ids[i]);
+        spaced_hsp(j->qc, j->qn, j->rc, j->rn, j->sq[i], j->sr[i], j->span, j->xdrop, j->entropy, j->threshold, 0,
+                   &j->score[i], &j->qstart[i], &j->qend[i], &j->ids[i]);
     }
 }
 
 /* spaced_extend(qcodes, rcodes, qseed, rseed, sq, sr, care, span, transition, rkeys, buckets, shift, rpos,
- * xdrop, entropy, qstart, qend, score, ids, threads): each seed's HSP (spaced_hsp), int64 columns, or
+ * xdrop, entropy, threshold, qstart, qend, score, ids, threads): each seed's HSP (spaced_hsp), int64 columns, or
  * score -1 where a seed shadows it (spaced.h shadowed, on the seed codes qseed and rseed). */
 PyObject *py_spaced_extend(PyObject *self, PyObject *args) {
     Py_buffer b[13] = {{0}};
     seeds_job j = {0};
     unsigned long long care;
     int threads, shift;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*Kiiy*y*iy*iiw*w*w*w*i", &b[0], &b[1], &b[8], &b[9], &b[2], &b[3], &care,
-                          &j.span, &j.transition, &b[10], &b[11], &shift, &b[12], &j.xdrop, &j.entropy, &b[4], &b[5],
+    long long threshold;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*Kiiy*y*iy*iiLw*w*w*w*i", &b[0], &b[1], &b[8], &b[9], &b[2], &b[3], &care,
+                          &j.span, &j.transition, &b[10], &b[11], &shift, &b[12], &j.xdrop, &j.entropy, &threshold, &b[4], &b[5],
                           &b[6], &b[7], &threads))
         return NULL;
     j.qc = b[0].buf, j.qn = b[0].len, j.rc = b[1].buf, j.rn = b[1].len, j.n = b[2].len / 8;
     j.qseed = b[8].buf, j.rseed = b[9].buf;
     j.sq = b[2].buf, j.sr = b[3].buf, j.qstart = b[4].buf, j.qend = b[5].buf, j.score = b[6].buf, j.ids = b[7].buf;
     j.index.care = care;
+    j.threshold = threshold;
     int ok = take_index(&j.index, &b[10], &b[11], shift, &b[12], care);
     if (ok && (b[8].len != j.qn || b[9].len != j.rn)) {
         PyErr_SetString(PyExc_ValueError, "spaced_extend: seed codes as long as the codes expected");

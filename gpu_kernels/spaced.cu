@@ -40,20 +40,37 @@ extern "C" __global__ void spaced_hits(const unsigned char *qcodes, long long qs
 }
 
 // Each seed's HSP (spaced_hsp), or score -1 where another seed shadows it (spaced.h shadowed, read
-// from the seed codes qseed and rseed and the reference index).
+// from the seed codes qseed and rseed and the reference index), or SPACED_LONG where a side's walk went
+// past SPACED_WALK bases: a warp walks as long as its longest walk, so the few long ones (a homologous
+// seed's walk runs the HSP's length, a chance seed's a few dozen bases) are walked apart, 32 a warp
+// (spaced_extend_long), not each beside 31 idle lanes.
 extern "C" __global__ void spaced_extend(const unsigned char *qcodes, long long qsize, const unsigned char *rcodes,
                                          long long rsize, const unsigned char *qseed, const unsigned char *rseed,
                                          const long long *sq, const long long *sr, long long n,
                                          unsigned long long care, int span, int transition,
                                          const unsigned long long *rkeys, const long long *buckets, int shift,
-                                         const long long *rpos, int xdrop, int entropy, long long *qstart,
-                                         long long *qend, long long *score, long long *ids) {
+                                         const long long *rpos, int xdrop, int entropy, long long threshold,
+                                         long long *qstart, long long *qend, long long *score, long long *ids) {
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
         if (shadowed(qseed, qsize, rseed, rsize, sq[i], sr[i], care, span, transition, rkeys, rpos, buckets, shift)) {
             score[i] = -1, qstart[i] = qend[i] = ids[i] = 0;
             continue;
         }
-        score[i] = spaced_hsp(qcodes, qsize, rcodes, rsize, sq[i], sr[i], span, xdrop, entropy, &qstart[i], &qend[i],
-                              &ids[i]);
+        if (!spaced_hsp(qcodes, qsize, rcodes, rsize, sq[i], sr[i], span, xdrop, entropy, threshold, SPACED_WALK,
+                        &score[i], &qstart[i], &qend[i], &ids[i]))
+            score[i] = SPACED_LONG;
+    }
+}
+
+// The HSPs of the seeds listed in which (those spaced_extend left SPACED_LONG), walked to their ends.
+extern "C" __global__ void spaced_extend_long(const unsigned char *qcodes, long long qsize, const unsigned char *rcodes,
+                                              long long rsize, const long long *sq, const long long *sr,
+                                              const long long *which, long long m, int span, int xdrop, int entropy,
+                                              long long threshold, long long *qstart, long long *qend, long long *score,
+                                              long long *ids) {
+    for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < m; j += (long long)gridDim.x * blockDim.x) {
+        const long long i = which[j];
+        spaced_hsp(qcodes, qsize, rcodes, rsize, sq[i], sr[i], span, xdrop, entropy, threshold, 0, &score[i],
+                   &qstart[i], &qend[i], &ids[i]);
     }
 }

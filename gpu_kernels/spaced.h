@@ -24,12 +24,20 @@ typedef uint64_t spaced_u64;
 #define SPACED_N_SCORE (-100)
 
 /* HOXD70 (Chiaromonte, Yap and Miller 2002), LASTZ's default substitution scores, rows and columns
- * A C G T; transitions (A-G, C-T) cost far less than transversions. */
+ * A C G T; transitions (A-G, C-T) cost far less than transversions. Each fits a signed byte: the 16
+ * are packed in two 64-bit words (a * 4 + b's byte), so that a column's score is read from registers,
+ * not from a table in a thread's local memory. */
+#define HOXD70_BYTE(v, at) ((spaced_u64)((v) & 0xff) << (8 * (at)))
+#define HOXD70_LOW (HOXD70_BYTE(91, 0) | HOXD70_BYTE(-114, 1) | HOXD70_BYTE(-31, 2) | HOXD70_BYTE(-123, 3) | \
+                    HOXD70_BYTE(-114, 4) | HOXD70_BYTE(100, 5) | HOXD70_BYTE(-125, 6) | HOXD70_BYTE(-31, 7))
+#define HOXD70_HIGH (HOXD70_BYTE(-31, 0) | HOXD70_BYTE(-125, 1) | HOXD70_BYTE(100, 2) | HOXD70_BYTE(-114, 3) | \
+                     HOXD70_BYTE(-123, 4) | HOXD70_BYTE(-31, 5) | HOXD70_BYTE(-114, 6) | HOXD70_BYTE(91, 7))
 SPACED_FN int hoxd70(unsigned char a, unsigned char b) {
     if (a > 3 || b > 3)
         return SPACED_N_SCORE;
-    const int table[16] = {91, -114, -31, -123, -114, 100, -125, -31, -31, -125, 100, -114, -123, -31, -114, 91};
-    return table[a * 4 + b];
+    const unsigned at = (unsigned)a * 4 + b;
+    const int byte = (int)(((at < 8 ? HOXD70_LOW : HOXD70_HIGH) >> (8 * (at & 7))) & 0xff);
+    return (byte ^ 0x80) - 0x80;  /* the byte read as signed */
 }
 
 /* The key of the window starting at i: the codes at its care positions (bit j of care: position j),
@@ -136,13 +144,18 @@ SPACED_FN int shadowed(const unsigned char *qc, spaced_i64 qn, const unsigned ch
 }
 
 /* One side of a seed walked from (q, r) on by step (1 or -1) with X-drop: the best running score and
- * the bases that reach it (the first of a tie). The walk stops at a border or either side's end. */
+ * the bases that reach it (the first of a tie). The walk stops at a border or either side's end; with
+ * limit above 0, after limit bases, *bases -1 then (a walk not ended). */
 SPACED_FN spaced_i64 walk_side(const unsigned char *qc, spaced_i64 qn, const unsigned char *rc, spaced_i64 rn,
-                               spaced_i64 q, spaced_i64 r, int step, int xdrop, spaced_i64 *bases) {
+                               spaced_i64 q, spaced_i64 r, int step, int xdrop, int limit, spaced_i64 *bases) {
     spaced_i64 s = 0, best = 0, at = 0;
     for (spaced_i64 n = 1;; n++, q += step, r += step) {
         if (q < 0 || r < 0 || q >= qn || r >= rn || qc[q] == BORDER || rc[r] == BORDER)
             break;
+        if (limit > 0 && n > limit) {
+            *bases = -1;
+            return best;
+        }
         s += hoxd70(qc[q], rc[r]);
         if (s > best) {
             best = s;
@@ -180,28 +193,40 @@ SPACED_FN spaced_i64 diversity_scaled(spaced_i64 score, const spaced_i64 *count)
 }
 
 /* The HSP of the seed at (q, r): the seed's window scored, both sides walked on (walk_side); its query
- * span [*qs, *qe), its identical ACGT columns *ids, and its score returned (diversity_scaled where
- * entropy is set). */
-SPACED_FN spaced_i64 spaced_hsp(const unsigned char *qc, spaced_i64 qn, const unsigned char *rc, spaced_i64 rn,
-                                spaced_i64 q, spaced_i64 r, int span, int xdrop, int entropy, spaced_i64 *qs,
-                                spaced_i64 *qe, spaced_i64 *ids) {
+ * span [*qs, *qe), its identical ACGT columns *ids, and its score *score (diversity_scaled where entropy
+ * is set). A score below threshold is left as walked, *ids 0: scaling only lowers a score, so the seed
+ * is dropped either way, and the HSP's columns are not read again (most seeds of two distant genomes
+ * are chance hits, their walks a few dozen columns a side). 0 returned, and nothing written, where a
+ * side's walk passed limit bases (limit above 0: spaced.cu walks the long ones apart); 1 otherwise. */
+SPACED_FN int spaced_hsp(const unsigned char *qc, spaced_i64 qn, const unsigned char *rc, spaced_i64 rn, spaced_i64 q,
+                         spaced_i64 r, int span, int xdrop, int entropy, spaced_i64 threshold, int limit,
+                         spaced_i64 *score_out, spaced_i64 *qs, spaced_i64 *qe, spaced_i64 *ids) {
     spaced_i64 score = 0, right, left;
     for (int j = 0; j < span; j++)
         score += hoxd70(qc[q + j], rc[r + j]);
-    score += walk_side(qc, qn, rc, rn, q + span, r + span, 1, xdrop, &right);
-    score += walk_side(qc, qn, rc, rn, q - 1, r - 1, -1, xdrop, &left);
+    score += walk_side(qc, qn, rc, rn, q + span, r + span, 1, xdrop, limit, &right);
+    if (right < 0)
+        return 0;
+    score += walk_side(qc, qn, rc, rn, q - 1, r - 1, -1, xdrop, limit, &left);
+    if (left < 0)
+        return 0;
     *qs = q - left;
     *qe = q + span + right;
-    spaced_i64 count[4] = {0, 0, 0, 0}, same = 0;
+    *ids = 0;
+    *score_out = score;
+    if (score < threshold)
+        return 1;
+    /* each base's count in a register of its own (an array indexed by the base would live in memory) */
+    spaced_i64 ca = 0, cc = 0, cg = 0, ct = 0, same = 0;
     for (spaced_i64 i = *qs; i < *qe; i++) {
         const unsigned char a = qc[i], b = rc[r - q + i];
-        if (a < 4) {
-            count[a]++;
-            same += a == b;
-        }
+        ca += a == 0, cc += a == 1, cg += a == 2, ct += a == 3;
+        same += a < 4 && a == b;
     }
     *ids = same;
-    return entropy ? diversity_scaled(score, count) : score;
+    const spaced_i64 count[4] = {ca, cc, cg, ct};
+    *score_out = entropy ? diversity_scaled(score, count) : score;
+    return 1;
 }
 
 #endif

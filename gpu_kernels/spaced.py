@@ -23,6 +23,7 @@ import numpy as np
 from . import native
 from .arrays import BLOCK, array_module, blocks, cupy, kernel, select
 from .errors import InputError
+from .kernels import SPACED_LONG
 
 NULL = np.uint64(0)  # a kernel's pointer argument left out
 PATTERNS = {"12of19": "1110100110010101111", "14of22": "1110101100110010101111"}
@@ -138,11 +139,12 @@ def spaced_fill_cupy(qcodes, q0: int, q1: int, care: int, span: int, transition:
 
 
 def spaced_extend(qcodes, rcodes, seeds: tuple, sq, sr, care: int, span: int, transition: bool, index: tuple,
-                  xdrop: int, entropy: bool):
+                  xdrop: int, entropy: bool, threshold: int = 0):
     """Each seed's HSP (spaced.h spaced_hsp): (qstart, qend, score, identities), int64, a row a seed, on
     the query axis; score is HOXD70's, scaled down where entropy is set, and -1 where another seed
     shadows the seed (spaced.h shadowed, on seeds: the (query, reference strand) codes windows are taken
-    from, as spaced_counts'; the extension reads the codes)."""
+    from, as spaced_counts'; the extension reads the codes). A score below threshold (a seed spaced_raw
+    drops) is the walk's, not scaled, with identities 0."""
     n = int(sq.size)
     out = [np.empty(n, dtype=np.int64) for _ in range(4)]
     keys, pos, buckets, shift = index
@@ -150,14 +152,15 @@ def spaced_extend(qcodes, rcodes, seeds: tuple, sq, sr, care: int, span: int, tr
         native.cpu().spaced_extend(np.ascontiguousarray(qcodes), np.ascontiguousarray(rcodes),
                                    *(np.ascontiguousarray(s) for s in seeds), np.ascontiguousarray(sq),
                                    np.ascontiguousarray(sr), care, span, int(transition), np.ascontiguousarray(keys),
-                                   buckets, shift, np.ascontiguousarray(pos), xdrop, int(entropy), *out,
+                                   buckets, shift, np.ascontiguousarray(pos), xdrop, int(entropy), int(threshold), *out,
                                    native.threads())
     return tuple(out)
 
 
 def spaced_extend_cupy(qcodes, rcodes, seeds: tuple, sq, sr, care: int, span: int, transition: bool, index: tuple,
-                       xdrop: int, entropy: bool):
-    """spaced_extend on the device: a thread a seed (spaced.cu)."""
+                       xdrop: int, entropy: bool, threshold: int = 0):
+    """spaced_extend on the device: a thread a seed (spaced.cu), the walks longer than SPACED_WALK bases
+    a side walked apart, a thread each in warps of their own."""
     cp = cupy()
     n = int(sq.size)
     out = [cp.empty(n, dtype=cp.int64) for _ in range(4)]
@@ -167,7 +170,13 @@ def spaced_extend_cupy(qcodes, rcodes, seeds: tuple, sq, sr, care: int, span: in
                                               (qcodes, cp.int64(qcodes.size), rcodes, cp.int64(rcodes.size), *seeds, sq,
                                                sr, cp.int64(n), cp.uint64(care), cp.int32(span),
                                                cp.int32(int(transition)), keys, buckets, cp.int32(shift), pos,
-                                               cp.int32(xdrop), cp.int32(int(entropy)), *out))
+                                               cp.int32(xdrop), cp.int32(int(entropy)), cp.int64(threshold), *out))
+        which = cp.flatnonzero(out[2] == SPACED_LONG)
+        if which.size:
+            kernel("spaced.cu", "spaced_extend_long")(
+                (blocks(int(which.size), cap=2**31 - 1),), (BLOCK,),
+                (qcodes, cp.int64(qcodes.size), rcodes, cp.int64(rcodes.size), sq, sr, which, cp.int64(which.size),
+                 cp.int32(span), cp.int32(xdrop), cp.int32(int(entropy)), cp.int64(threshold), *out))
     return tuple(out)
 
 

@@ -167,3 +167,39 @@ def test_distant_alignments_on_the_gpu_equal_the_cpu(tmp_path):
                         "--preset", "distant", "--backend", backend, "-o", str(path)], check=True)
         out[backend] = path.read_bytes()
     assert out["numpy"] and out["numpy"] == out["cupy"]
+
+
+@pytest.mark.gpu
+def test_long_walks_on_the_gpu_equal_the_cpu(monkeypatch):
+    """spaced.cu walks each seed at most SPACED_WALK bases a side, then the seeds it left walked to their
+    ends apart: every seed's row (scores below the threshold too) is spaced.c's, and some walks did go
+    past SPACED_WALK (homologous seeds' HSPs run the records' length)."""
+    cp = pytest.importorskip("cupy")
+    import numpy as np
+
+    from gpu_kernels import spaced
+    from gpu_kernels.backend import get_backend
+    from gpu_kernels.kernels import SPACED_WALK
+
+    backend = get_backend("cupy")
+    calls = []
+
+    def extend(*args):
+        out = spaced.spaced_extend_cupy(*args)
+        calls.append(([cp.asnumpy(a) if isinstance(a, cp.ndarray) else a for a in args[:5]], args[5:], out))
+        return out
+
+    monkeypatch.setattr(backend, "spaced_extend", extend)
+    query, reference = related_pair(8, 3000, 1, 22)
+    compare(records(query), records(reference), Params(preset="distant", hsp_threshold=800), backend=backend)
+    assert calls
+    longest = 0
+    for (qcodes, rcodes, seeds, sq, sr), rest, gpu in calls:
+        seeds = tuple(cp.asnumpy(s) if isinstance(s, cp.ndarray) else s for s in seeds)
+        index = tuple(cp.asnumpy(a) if isinstance(a, cp.ndarray) else a for a in rest[3])
+        cpu = spaced.spaced_extend(qcodes, rcodes, seeds, sq, sr, *rest[:3], index, *rest[4:])
+        for mine, theirs in zip(cpu, gpu):
+            assert np.array_equal(mine, cp.asnumpy(theirs))
+        kept = cpu[2] >= 0
+        longest = max(longest, int((cpu[1] - cpu[0])[kept].max(initial=0)))
+    assert longest > 2 * SPACED_WALK + 22
