@@ -55,7 +55,10 @@ def spaced_words(codes, care: int, span: int):
 
 def spaced_words_cupy(codes, care: int, span: int):
     """spaced_words on the device: a thread a window (spaced.cu), the valid ones kept in order
-    (select.cu), CuPy's stable sort."""
+    (select.cu), then sorted as one uint64 a word, its key above its position, where both fit in 64
+    bits (a human-sized strand: 28 + 30 bits with 14of22), so that the sort holds a copy of one column,
+    not a stable argsort's indices and both columns gathered (60 GB at its peak for a 900 Mbp
+    reference, which three jobs sharing an 80 GB GPU could not find); else CuPy's stable argsort."""
     cp = cupy()
     n = max(int(codes.size) - span + 1, 0)
     keys, valid = cp.empty(n, dtype=cp.uint64), cp.empty(n, dtype=cp.uint8)
@@ -63,10 +66,19 @@ def spaced_words_cupy(codes, care: int, span: int):
         kernel("spaced.cu", "spaced_keys")((blocks(n, cap=2**31 - 1),), (BLOCK,),
                                             (codes, cp.int64(codes.size), cp.uint64(care), cp.int32(span), keys, valid))
     valid = valid.view(cp.bool_)
-    kept = select("words_count", "words_write", n, (valid, cp.int64(n)), (valid, cp.int64(n), keys, cp.int64(0)),
-                  [cp.uint64, cp.int64])
-    order = cp.argsort(kept[0], kind="stable")
-    return kept[0][order], kept[1][order]
+    kept_keys, kept_pos = select("words_count", "words_write", n, (valid, cp.int64(n)),
+                                 (valid, cp.int64(n), keys, cp.int64(0)), [cp.uint64, cp.int64])
+    del keys, valid
+    pos_bits = max(1, int(n - 1).bit_length())
+    if 2 * bin(care).count("1") + pos_bits > 64:
+        order = cp.argsort(kept_keys, kind="stable")
+        return kept_keys[order], kept_pos[order]
+    words = (kept_keys << cp.uint64(pos_bits)) | kept_pos.view(cp.uint64)
+    del kept_keys, kept_pos
+    words.sort()  # by key, then position: the stable order
+    pos = (words & cp.uint64((1 << pos_bits) - 1)).view(cp.int64)
+    words >>= cp.uint64(pos_bits)
+    return words, pos
 
 
 # the most top-bit buckets of a reference index: 2^20 offsets, 8 MiB

@@ -203,3 +203,25 @@ def test_long_walks_on_the_gpu_equal_the_cpu(monkeypatch):
         kept = cpu[2] >= 0
         longest = max(longest, int((cpu[1] - cpu[0])[kept].max(initial=0)))
     assert longest > 2 * SPACED_WALK + 22
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("pattern", ["14of22", "1" * 32])
+def test_spaced_words_on_the_gpu_equal_the_cpu(pattern):
+    """The reference's words sorted by key, positions in order within a key: on the device as one packed
+    word a window where key and position fit 64 bits (14of22), else by a stable argsort (32 care
+    positions: 64 bits of key)."""
+    cp = pytest.importorskip("cupy")
+    import numpy as np
+
+    from gpu_kernels import spaced
+
+    rng = np.random.default_rng(4)
+    codes = rng.integers(0, 4, 200_000).astype(np.uint8)
+    codes[50_000:50_010] = 4  # N
+    codes[120_000:120_600] = np.tile(codes[:60], 10)  # repeats: many positions a key
+    care, span = spaced.seed_pattern(pattern)
+    keys, pos = spaced.spaced_words(codes, care, span)
+    gkeys, gpos = spaced.spaced_words_cupy(cp.asarray(codes), care, span)
+    assert keys.size > 150_000
+    assert np.array_equal(keys, cp.asnumpy(gkeys)) and np.array_equal(pos, cp.asnumpy(gpos))
